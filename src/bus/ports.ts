@@ -1,0 +1,145 @@
+/**
+ * The bus ports. `local/` (SQL-backed, in-process notifications) and `nats/` (JetStream)
+ * implement them; `test/bus/conformance.ts` holds the one suite both must pass.
+ */
+
+/** Correlation ids of spec 2.5; `{}` for events outside a turn. */
+export interface EventContext {
+  turn_id?: string;
+  input_message_id?: string;
+  exec_id?: string;
+  trace_id?: string;
+  span_id?: string;
+  parent_span_id?: string;
+}
+
+/** A stored, immutable session event (spec 2.5) with its contiguous per-session `sequence`. */
+export interface SessionEvent {
+  id: string;
+  type: string;
+  ts: string;
+  session_id: string;
+  sequence: number;
+  context: EventContext;
+  data: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  tags?: string[];
+}
+
+/** What a writer hands to `append`; the log stamps `sequence`, `ts`, `session_id` and, if absent, `id`. */
+export interface NewEvent {
+  id?: string;
+  type: string;
+  context?: EventContext;
+  data?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  tags?: string[];
+}
+
+export interface AppendOptions {
+  /**
+   * Optimistic concurrency: the sequence the writer believes is the session's last (0 = empty).
+   * When it differs, nothing is written and `{ok:false, currentSequence}` comes back.
+   * Without it the log numbers the events after whatever is there, retrying internally.
+   */
+  expectedSequence?: number;
+}
+
+export type AppendResult =
+  | { ok: true; events: SessionEvent[] }
+  | { ok: false; currentSequence: number };
+
+export interface ReadOptions {
+  /** Return events with sequence > afterSequence (default 0: from the start). */
+  afterSequence?: number;
+  /** Upper bound on the number of events returned (default 1000). */
+  limit?: number;
+}
+
+/** A live, ordered, gap-free feed of a session's events. A second iteration throws. */
+export interface EventSubscription extends AsyncIterable<SessionEvent> {
+  close(): void;
+  /** Resolves when the subscription ends: void on close(), an Error when it broke. */
+  closed(): Promise<void | Error>;
+}
+
+export interface EventLog {
+  /**
+   * Appends events in order with contiguous sequence numbers. Ids are UUIDv7 and increase
+   * within the session. An event whose id is already stored is not written again; the stored
+   * copy is returned in its place.
+   */
+  append(sessionId: string, events: NewEvent[], opts?: AppendOptions): Promise<AppendResult>;
+  /** Events after a position, in order. */
+  read(sessionId: string, opts?: ReadOptions): Promise<SessionEvent[]>;
+  /** The stored event with that id in that session, or null. */
+  findById(sessionId: string, eventId: string): Promise<SessionEvent | null>;
+  /** The session's last sequence (0 when empty). */
+  lastSequence(sessionId: string): Promise<number>;
+  /** Live events with sequence > afterSequence (replays what is stored first). */
+  subscribe(sessionId: string, opts?: { afterSequence?: number }): EventSubscription;
+  /** Deletes every event of the session (session delete); other sessions are untouched. */
+  purge(sessionId: string): Promise<void>;
+}
+
+/** A turn waiting to run. `job` is opaque to the queue. */
+export interface TurnJob {
+  session_id: string;
+  turn_id: string;
+  job: Record<string, unknown>;
+}
+
+/** One worker's exclusive hold on a turn. */
+export interface TurnClaim {
+  readonly turn: TurnJob;
+  /** 1 on first delivery, 2+ after a redelivery; part of the fencing epoch. */
+  readonly deliveryCount: number;
+  /** Keeps the claim alive during long work. */
+  heartbeat(): Promise<void>;
+  /** Done: the session may take its next turn. */
+  ack(): Promise<void>;
+  /** Give the turn back for redelivery after `delayMs` (default 0). */
+  nak(delayMs?: number): Promise<void>;
+  /** False once another worker has taken over this turn (a stale worker must stop writing). */
+  isCurrent(): Promise<boolean>;
+}
+
+export interface ClaimOptions {
+  /** How long to wait for a turn before returning null, in ms (default 1000). */
+  waitMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface TurnQueue {
+  /** Queues a turn; throws SessionBusyError when the session already has one queued or running. */
+  enqueue(turn: TurnJob): Promise<void>;
+  /** Claims the next available turn for this worker, or null after waitMs. */
+  claim(workerId: string, opts?: ClaimOptions): Promise<TurnClaim | null>;
+  /** Whether the session has a turn queued or running. */
+  has(sessionId: string): Promise<boolean>;
+  /** Drops the session's turn, if any (session delete, stuck turn). */
+  remove(sessionId: string): Promise<void>;
+}
+
+/** Control messages between API and workers; at-most-once, so receivers also poll state. */
+export interface Signal {
+  type: 'cancel' | 'tool_results' | 'deleted';
+  session_id: string;
+  turn_id?: string;
+}
+
+export interface Signals {
+  send(signal: Signal): Promise<void>;
+  /** Receives signals for one session until the returned function is called. */
+  subscribe(sessionId: string, onSignal: (signal: Signal) => void): () => void;
+}
+
+export interface Bus {
+  readonly kind: 'local' | 'nats';
+  readonly events: EventLog;
+  readonly turns: TurnQueue;
+  readonly signals: Signals;
+  /** Throws when the bus is unreachable (health check). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,78 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+
+/**
+ * The service configuration, read once from the environment and validated here.
+ * This is the only module that reads `process.env` (style rule 16).
+ */
+const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  NATS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  NATS_EVENT_SHARDS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
+  API_PREFIX: Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', default: '' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  BOOTSTRAP_ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 20 })),
+  ROLE: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { default: 'all' }),
+  INSTANCE_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  EXPECTED_INSTANCES: Type.Integer({ minimum: 1, default: 1 }),
+  MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1_200_000 }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  SSE_HEARTBEAT_MS: Type.Integer({ minimum: 10, default: 30_000 }),
+  SSE_CYCLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
+  SSE_MAX_BUFFER_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  SSE_MAX_PER_SESSION: Type.Integer({ minimum: 1, default: 100 }),
+  SSE_MAX_PER_ORG: Type.Integer({ minimum: 1, default: 10_000 }),
+  SSE_MAX_GLOBAL: Type.Integer({ minimum: 1, default: 100_000 }),
+  ACCESS_TOKEN_TTL_S: Type.Integer({ minimum: 1, default: 900 }),
+  REFRESH_TOKEN_TTL_S: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
+  STREAM_TOKEN_TTL_S: Type.Integer({ minimum: 1, default: 300 }),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  SECRETS_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
+  SECRETS_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
+  TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+  TOOL_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 60_000 }),
+  MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
+  SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
+  OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  GEMINI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+});
+
+export type Config = Readonly<Static<typeof ConfigSchema>> & { readonly mode: 'embedded' | 'distributed' };
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: true });
+const validate = ajv.compile(ConfigSchema);
+
+/** Reads and validates the configuration; throws a one-line ConfigError when it is invalid. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  Object.assign(raw, overrides);
+  if (!validate(raw)) {
+    const e = validate.errors![0]!;
+    const field = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
+    throw new ConfigError(`invalid configuration: ${field} ${e.message ?? 'is invalid'}`);
+  }
+  const cfg = raw as Static<typeof ConfigSchema>;
+  if (Boolean(cfg.DATABASE_URL) !== Boolean(cfg.NATS_URL)) {
+    throw new ConfigError('invalid configuration: DATABASE_URL and NATS_URL must be set together (distributed mode) or both left unset (embedded mode)');
+  }
+  if (cfg.SECRETS_ENCRYPTION_KEY_PREVIOUS && !cfg.SECRETS_ENCRYPTION_KEY) {
+    throw new ConfigError('invalid configuration: SECRETS_ENCRYPTION_KEY_PREVIOUS needs SECRETS_ENCRYPTION_KEY');
+  }
+  return Object.freeze({ ...cfg, mode: cfg.DATABASE_URL ? 'distributed' : 'embedded' } as const);
+}

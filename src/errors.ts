@@ -1,0 +1,114 @@
+/**
+ * The application's error hierarchy. An `AppError` carries the HTTP status it maps to;
+ * `src/http/error-response.ts` is the only place that turns errors into response bodies.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'AppError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export class InvalidRequestError extends AppError {
+  constructor(message = 'Invalid request', options?: ErrorOptions) {
+    super(400, 'invalid_request', message, options);
+    this.name = 'InvalidRequestError';
+  }
+}
+
+export class LimitExceededError extends AppError {
+  constructor(message = 'Input exceeds allowed limits', options?: ErrorOptions) {
+    super(400, 'limit_exceeded', message, options);
+    this.name = 'LimitExceededError';
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(options?: ErrorOptions) {
+    super(401, 'unauthorized', 'Unauthorized', options);
+    this.name = 'UnauthorizedError';
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(options?: ErrorOptions) {
+    super(403, 'forbidden', 'Forbidden', options);
+    this.name = 'ForbiddenError';
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found', options?: ErrorOptions) {
+    super(404, 'not_found', message, options);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  constructor() {
+    super(405, 'method_not_allowed', 'Method not allowed');
+    this.name = 'MethodNotAllowedError';
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message = 'Conflict', options?: ErrorOptions) {
+    super(409, 'conflict', message, options);
+    this.name = 'ConflictError';
+  }
+}
+
+/** A second turn for a session whose turn is still running (spec section 7: 409). */
+export class SessionBusyError extends ConflictError {
+  constructor(options?: ErrorOptions) {
+    super('Session is busy', options);
+    this.name = 'SessionBusyError';
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message = 'Payload too large') {
+    super(413, 'payload_too_large', message);
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message = 'Unsupported media type') {
+    super(415, 'unsupported_media_type', message);
+    this.name = 'UnsupportedMediaTypeError';
+  }
+}
+
+export class UnprocessableError extends AppError {
+  constructor(message = 'Unprocessable entity', options?: ErrorOptions) {
+    super(422, 'unprocessable', message, options);
+    this.name = 'UnprocessableError';
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  readonly retryAfterS: number;
+  constructor(retryAfterS: number, message = 'Too many requests') {
+    super(429, 'too_many_requests', message);
+    this.name = 'TooManyRequestsError';
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(message = 'Service unavailable', options?: ErrorOptions) {
+    super(503, 'unavailable', message, options);
+    this.name = 'ServiceUnavailableError';
+  }
+}
+
+/** Normalises anything thrown into an Error (rule 12). */
+export function ensureError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  return new Error(typeof value === 'string' ? value : JSON.stringify(value));
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { uuidv7 } from 'uuidv7';
+import { InvalidRequestError } from './errors.js';
+
+/** Branded ids: created only by the parsers below, at the HTTP and bus edges. */
+export type OrgId = string & { readonly __brand: 'OrgId' };
+export type SessionId = string & { readonly __brand: 'SessionId' };
+export type EventId = string & { readonly __brand: 'EventId' };
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** A new time-ordered UUIDv7. */
+export function newId(): string {
+  return uuidv7();
+}
+
+/** A UUIDv7 strictly greater than `after` (same millisecond ties are broken upwards). */
+export function newIdAfter(after: string | undefined): string {
+  const id = uuidv7();
+  if (!after || id > after) return id;
+  return incrementUuid(after);
+}
+
+function incrementUuid(id: string): string {
+  // Bump the random tail (last 12 hex digits); the version and variant nibbles stay valid.
+  const tail = BigInt('0x' + id.slice(24)) + 1n + BigInt(randomBytes(2).readUInt16BE());
+  const hex = tail.toString(16).padStart(12, '0');
+  if (hex.length > 12) throw new Error('UUIDv7 tail overflow');
+  return id.slice(0, 24) + hex;
+}
+
+/** The unix milliseconds encoded in the first 48 bits of a UUIDv7. */
+export function uuidv7Millis(id: string): number {
+  return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+}
+
+export function isUuid(value: string, versions: readonly string[] = ['4', '7']): boolean {
+  const m = UUID_RE.exec(value);
+  return m !== null && versions.includes(m[1]!);
+}
+
+export function isAnyUuid(value: string): boolean {
+  return UUID_RE.test(value);
+}
+
+export function parseSessionId(value: string): SessionId {
+  if (!isAnyUuid(value)) throw new InvalidRequestError();
+  return value.toLowerCase() as SessionId;
+}
+
+export function parseEventId(value: string): EventId {
+  if (!isAnyUuid(value)) throw new InvalidRequestError();
+  return value.toLowerCase() as EventId;
+}
+
+export function parseOrgId(value: string): OrgId {
+  if (!isAnyUuid(value)) throw new InvalidRequestError();
+  return value.toLowerCase() as OrgId;
+}
+
+/** A random url-safe token with the given prefix, e.g. `ask_…` for API keys. */
+export function newToken(prefix: string, bytes = 32): string {
+  return prefix + randomBytes(bytes).toString('base64url');
+}

@@ -1,0 +1,8 @@
+// Every entity the ORM knows. Add one line per new entity file.
+import { Organization } from './organization.js';
+import { User } from './user.js';
+import { ApiKey } from './api-key.js';
+
+export { Organization, User, ApiKey };
+
+export const entities = [Organization, User, ApiKey];

@@ -1,0 +1,4 @@
+// Checked-in migrations, applied in this order at start. Append new ones; never edit applied ones.
+import { CoreMigration } from './0001-core.js';
+
+export const migrations = [CoreMigration];

@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { EntityManager, MikroORM } from '@mikro-orm/core';
+import { MikroORM as PostgresOrm } from '@mikro-orm/postgresql';
+import { MikroORM as PgliteOrm } from '@mikro-orm/pglite';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from '../log.js';
+import { entities } from './entities/index.js';
+import { migrations } from './migrations/index.js';
+
+export interface StoreOptions {
+  /** `postgres://…` for distributed mode; absent for embedded PGlite under dataDir. */
+  databaseUrl?: string;
+  dataDir: string;
+  poolMax?: number;
+  log: Logger;
+}
+
+export type Store = Awaited<ReturnType<typeof createStore>>;
+
+/**
+ * Opens the relational store (PostgreSQL or PGlite, one SQL dialect) and applies the
+ * checked-in migrations. Schema auto-sync is never used.
+ */
+export async function createStore({ databaseUrl, dataDir, poolMax = 10, log }: StoreOptions) {
+  const common = {
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, snapshot: false, transactional: true, silent: true },
+    allowGlobalContext: false,
+    debug: false,
+    ensureDatabase: true,
+    logger: (message: string) => log.debug({ orm: true }, message),
+  };
+  let orm: MikroORM;
+  if (databaseUrl) {
+    orm = (await PostgresOrm.init({ ...common, clientUrl: databaseUrl, pool: { min: 0, max: poolMax } })) as unknown as MikroORM;
+  } else {
+    const dir = resolve(dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+    orm = (await PgliteOrm.init({ ...common, dbName: join(dir) })) as unknown as MikroORM;
+  }
+  const applied = await orm.migrator.up();
+  if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
+
+  return {
+    kind: databaseUrl ? ('postgres' as const) : ('pglite' as const),
+    orm,
+    /** A fresh EntityManager with its own identity map (one per request or unit of work). */
+    em(): EntityManager {
+      return orm.em.fork();
+    },
+    /** Raw parameterised SQL (`?` placeholders), for the few places that need it. */
+    async sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
+      return (await orm.em.getConnection().execute(query, params)) as T[];
+    },
+    async ping(): Promise<void> {
+      await orm.em.getConnection().execute('select 1');
+    },
+    async close(): Promise<void> {
+      await orm.close(true);
+    },
+  };
+}
