@@ -42,7 +42,14 @@ const ConfigSchema = Type.Object({
   GEMINI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
 });
 
-export type Config = Readonly<Static<typeof ConfigSchema>> & { readonly mode: 'embedded' | 'distributed' };
+/**
+ * `embedded`: PGlite under DATA_DIR and the in-process bus (no configuration).
+ * `single`: PostgreSQL (DATABASE_URL) with the in-process bus, one instance.
+ * `distributed`: PostgreSQL and NATS (DATABASE_URL + NATS_URL), any number of instances.
+ */
+export type RunMode = 'embedded' | 'single' | 'distributed';
+
+export type Config = Readonly<Static<typeof ConfigSchema>> & { readonly mode: RunMode };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -68,11 +75,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     throw new ConfigError(`invalid configuration: ${field} ${e.message ?? 'is invalid'}`);
   }
   const cfg = raw as Static<typeof ConfigSchema>;
-  if (Boolean(cfg.DATABASE_URL) !== Boolean(cfg.NATS_URL)) {
-    throw new ConfigError('invalid configuration: DATABASE_URL and NATS_URL must be set together (distributed mode) or both left unset (embedded mode)');
+  if (cfg.NATS_URL && !cfg.DATABASE_URL) {
+    throw new ConfigError('invalid configuration: NATS_URL needs DATABASE_URL (instances sharing a bus must share a database)');
   }
   if (cfg.SECRETS_ENCRYPTION_KEY_PREVIOUS && !cfg.SECRETS_ENCRYPTION_KEY) {
     throw new ConfigError('invalid configuration: SECRETS_ENCRYPTION_KEY_PREVIOUS needs SECRETS_ENCRYPTION_KEY');
   }
-  return Object.freeze({ ...cfg, mode: cfg.DATABASE_URL ? 'distributed' : 'embedded' } as const);
+  const mode: RunMode = cfg.NATS_URL ? 'distributed' : cfg.DATABASE_URL ? 'single' : 'embedded';
+  return Object.freeze({ ...cfg, mode });
 }

@@ -1,0 +1,33 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Spec section 7: every error response. */
+export const ErrorResponse = Type.Object(
+  { error: Type.String(), status: Type.Integer() },
+  { $id: 'ErrorResponse', additionalProperties: false },
+);
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time' });
+
+export const IdParams = Type.Object({ id: Uuid });
+
+/** `{data, total}` for non-paginated lists (spec section 1). */
+export function ListOf<T extends TSchema>(item: T, $id: string) {
+  return Type.Object({ data: Type.Array(item), total: Type.Integer({ minimum: 0 }) }, { $id });
+}
+
+/** `{data, total, offset, limit}` for paginated lists. */
+export function PageOf<T extends TSchema>(item: T, $id: string) {
+  return Type.Object(
+    { data: Type.Array(item), total: Type.Integer({ minimum: 0 }), offset: Type.Integer({ minimum: 0 }), limit: Type.Integer({ minimum: 1 }) },
+    { $id },
+  );
+}
+
+export const Health = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('unhealthy')]),
+    checks: Type.Record(Type.String(), Type.String()),
+  },
+  { $id: 'Health' },
+);

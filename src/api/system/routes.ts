@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoutes, type Route } from '../../http/route.js';
+
+export interface HealthCheck {
+  name: string;
+  /** Throws when the dependency is unreachable. */
+  check(): Promise<void>;
+}
+
+/** How long one health probe may take before it counts as failed, in ms. */
+export const HEALTH_CHECK_TIMEOUT_MS = 2000;
+
+/** `GET /health` (no auth, no /v1): 200 when every dependency answers, 503 naming the failing one. */
+export function systemRoutes({ checks, openApi }: { checks: HealthCheck[]; openApi: () => unknown }): Route[] {
+  return defineRoutes([
+    {
+      method: 'GET',
+      path: '/health',
+      auth: 'none',
+      summary: 'Health for load balancers',
+      tags: ['operations'],
+      schema: { response: { 200: Type.Ref('Health'), 503: Type.Ref('Health') } },
+      async handler() {
+        const results = await Promise.all(checks.map(async (c) => [c.name, await probe(c)] as const));
+        const healthy = results.every(([, r]) => r === 'ok');
+        return { status: healthy ? 200 : 503, body: { status: healthy ? 'ok' : 'unhealthy', checks: Object.fromEntries(results) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api-doc/openapi.json',
+      auth: 'none',
+      summary: 'The OpenAPI 3.1 description of this API',
+      tags: ['operations'],
+      schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } },
+      async handler() {
+        return { status: 200, body: openApi() };
+      },
+    },
+  ]);
+}
+
+async function probe(c: HealthCheck): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      c.check(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), HEALTH_CHECK_TIMEOUT_MS))),
+    ]);
+    return 'ok';
+  } catch {
+    return 'unreachable';
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,93 @@
+import type { DestinationStream } from 'pino';
+import { namedSchemas } from '../schemas/index.js';
+import { createApiRoutes } from './api/index.js';
+import { systemRoutes } from './api/system/routes.js';
+import { createAuthenticator, ensureBootstrapAdmin } from './auth/index.js';
+import { createBus } from './bus/index.js';
+import type { Config } from './config.js';
+import { buildOpenApi, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
+import { createLogger, type Logger } from './log.js';
+import type { AppServices } from './services.js';
+import { createStore } from './store/index.js';
+
+export interface AppOptions {
+  /** Where log lines go (tests capture them); default stdout. */
+  logDestination?: DestinationStream;
+}
+
+/**
+ * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
+ * everything in reverse order (style rule 17).
+ */
+export async function createApp(config: Config, { logDestination }: AppOptions = {}) {
+  const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
+  const closers: { name: string; close(): Promise<void> }[] = [];
+  try {
+    const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, log });
+    closers.unshift({ name: 'store', close: () => store.close() });
+    const bus = config.NATS_URL
+      ? await createBus({ kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS })
+      : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
+    closers.unshift({ name: 'bus', close: () => bus.close() });
+
+    await ensureBootstrapAdmin({
+      store,
+      log,
+      adminApiKey: config.BOOTSTRAP_ADMIN_API_KEY,
+      keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
+    });
+
+    const services: AppServices = { config, log, store, bus };
+    const routes: Route[] = [];
+    routes.push(...systemRoutes({
+      checks: [
+        { name: 'database', check: () => store.ping() },
+        { name: 'bus', check: () => bus.ping() },
+      ],
+      openApi: () => openApi,
+    }));
+    if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services));
+    const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: '1.0.0', prefix: config.API_PREFIX });
+
+    const router = createRouter(routes, config.API_PREFIX);
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: createAuthenticator({ store }) });
+    const server = createHttpServer(
+      {
+        host: config.HOST,
+        port: config.PORT,
+        maxBodyBytes: config.MAX_BODY_BYTES,
+        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
+      },
+      { log, router, pipeline },
+    );
+    const port = await server.listen();
+    closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
+    log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
+
+    return {
+      config,
+      log,
+      services,
+      routes,
+      server,
+      port,
+      url: `http://${config.HOST}:${port}`,
+      close: () => closeAll(closers, log),
+    };
+  } catch (err) {
+    await closeAll(closers, log);
+    throw err;
+  }
+}
+
+async function closeAll(closers: { name: string; close(): Promise<void> }[], log: Logger): Promise<void> {
+  for (const c of closers.splice(0)) {
+    try {
+      await c.close();
+    } catch (err) {
+      log.warn({ err, component: c.name }, 'error while closing');
+    }
+  }
+}
+
+export type App = Awaited<ReturnType<typeof createApp>>;

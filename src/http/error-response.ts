@@ -1,0 +1,27 @@
+import { AppError, TooManyRequestsError, ensureError } from '../errors.js';
+import type { Logger } from '../log.js';
+
+export interface ErrorReply {
+  status: number;
+  body: { error: string; status: number };
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one place an error becomes `{error, status}` (spec section 7). 4xx messages pass
+ * through; anything else is logged once with its cause and answered with a generic 500.
+ */
+export function toErrorReply(thrown: unknown, log: Logger): ErrorReply {
+  const err = ensureError(thrown);
+  if (err instanceof AppError && err.status < 500) {
+    const reply: ErrorReply = { status: err.status, body: { error: err.message, status: err.status } };
+    if (err instanceof TooManyRequestsError) reply.headers = { 'Retry-After': String(err.retryAfterS) };
+    return reply;
+  }
+  if (err instanceof AppError && err.status === 503) {
+    log.warn({ err }, 'service unavailable');
+    return { status: 503, body: { error: 'Service unavailable', status: 503 } };
+  }
+  log.error({ err }, 'unexpected error');
+  return { status: 500, body: { error: 'Internal server error', status: 500 } };
+}

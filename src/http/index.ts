@@ -1,0 +1,13 @@
+export { createHttpServer } from './uws-server.js';
+export type { HttpServer, HttpServerOptions } from './uws-server.js';
+export { createRouter } from './router.js';
+export type { Router } from './router.js';
+export { createPipeline, parseQuery } from './pipeline.js';
+export type { Authenticate, Exchange } from './pipeline.js';
+export { createValidation } from './validation.js';
+export type { Validation } from './validation.js';
+export { buildOpenApi } from './openapi.js';
+export { defineRoutes } from './route.js';
+export type { Route, Reply, RequestInput, RequestContext, Principal, AuthMode } from './route.js';
+export { SseStream } from './sse-stream.js';
+export { formatSseFrame } from './sse-frame.js';

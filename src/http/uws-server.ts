@@ -1,0 +1,191 @@
+import { App, us_listen_socket_close, us_socket_local_port, type HttpResponse, type us_listen_socket } from 'uWebSockets.js';
+import { PayloadTooLargeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { toErrorReply } from './error-response.js';
+import type { Exchange } from './pipeline.js';
+import type { Reply } from './route.js';
+import type { Router } from './router.js';
+import { SseStream, type SseStreamOptions } from './sse-stream.js';
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  sse: Omit<SseStreamOptions, 'random'>;
+}
+
+export interface HttpServerDeps {
+  log: Logger;
+  router: Router;
+  pipeline: (ex: Exchange) => Promise<void>;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized',
+  403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large',
+  415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** Per-response state the uWS callbacks share. */
+interface Conn {
+  res: HttpResponse;
+  aborted: boolean;
+  sse?: SseStream;
+}
+
+/**
+ * The only module that talks to uWebSockets.js (style rule 8): reads the request synchronously,
+ * always attaches onAborted/onWritable, corks every write made after an await, caps bodies.
+ */
+export function createHttpServer(opts: HttpServerOptions, { log, router, pipeline }: HttpServerDeps) {
+  const app = App();
+  let listenSocket: us_listen_socket | null = null;
+  let inFlight = 0;
+  let draining = false;
+  const streams = new Set<SseStream>();
+
+  app.any('/*', (res, req) => {
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const url = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => (headers[k] = v));
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const conn: Conn = { res, aborted: false };
+    res.onAborted(() => {
+      conn.aborted = true;
+      conn.sse?.closed();
+    });
+    const ex: Exchange = { method, url, rawQuery, headers, rawBody: Buffer.alloc(0), remoteAddress, startedAt: Date.now(), reqId: '', log, params: {} };
+    if (draining) return writeReply(conn, { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { Connection: 'close' } });
+
+    const m = router.match(method, url);
+    const cap = (m.kind === 'found' && m.match.route.maxBodyBytes) || opts.maxBodyBytes;
+    if (Number(headers['content-length'] ?? 0) > cap) return rejectTooLarge(conn);
+    inFlight++;
+    readBody(conn, cap).then((body) => {
+      if (body === null) return; // too large, already answered
+      ex.rawBody = body;
+      return pipeline(ex).then(() => writeReply(conn, ex.reply ?? { status: 204 }));
+    }).catch((err: unknown) => {
+      const { status, body } = toErrorReply(err, ex.log ?? log);
+      writeReply(conn, { status, body });
+    }).finally(() => inFlight--);
+  });
+
+  function rejectTooLarge(conn: Conn): void {
+    const { status, body } = toErrorReply(new PayloadTooLargeError(), log);
+    writeReply(conn, { status, body, headers: { Connection: 'close' } });
+  }
+
+  function readBody(conn: Conn, cap: number): Promise<Buffer | null> {
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      conn.res.onData((chunk, isLast) => {
+        if (done) return;
+        size += chunk.byteLength;
+        if (size > cap) {
+          done = true;
+          rejectTooLarge(conn);
+          return resolve(null);
+        }
+        // uWS reuses the ArrayBuffer after this callback returns, so copy it.
+        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+        if (isLast) {
+          done = true;
+          resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+        }
+      });
+    });
+  }
+
+  function writeReply(conn: Conn, reply: Reply): void {
+    if (conn.aborted) return;
+    if ('sse' in reply) return openStream(conn, reply.sse);
+    conn.res.cork(() => {
+      conn.res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) conn.res.writeHeader(k, v);
+      if ('raw' in reply) {
+        conn.res.writeHeader('Content-Type', reply.contentType);
+        conn.res.end(reply.raw);
+      } else if (reply.status === 204 || reply.body === undefined) {
+        conn.res.endWithoutBody(0);
+      } else {
+        conn.res.writeHeader('Content-Type', 'application/json');
+        conn.res.end(JSON.stringify(reply.body));
+      }
+    });
+    conn.aborted = true; // the response is finished; uWS invalidates it
+  }
+
+  function openStream(conn: Conn, start: (stream: SseStream) => void): void {
+    const { res } = conn;
+    const stream = new SseStream(
+      {
+        write: (chunk) => (conn.aborted ? false : corked(res, () => res.write(chunk))),
+        end: () => {
+          if (!conn.aborted) corked(res, () => res.end());
+          conn.aborted = true;
+        },
+        abort: () => {
+          if (!conn.aborted) corked(res, () => res.close());
+          conn.aborted = true;
+        },
+      },
+      opts.sse,
+    );
+    conn.sse = stream;
+    streams.add(stream);
+    stream.onClose(() => streams.delete(stream));
+    res.onWritable(() => {
+      stream.drain();
+      return true;
+    });
+    res.cork(() => {
+      res.writeStatus('200 OK')
+        .writeHeader('Content-Type', 'text/event-stream')
+        .writeHeader('Cache-Control', 'no-cache')
+        .writeHeader('X-Accel-Buffering', 'no');
+      res.write(`retry: 100\nevent: connected\ndata: {"status":"connected"}\n\n`);
+    });
+    start(stream);
+  }
+
+  return {
+    listen(): Promise<number> {
+      return new Promise((resolve, reject) => {
+        app.listen(opts.host, opts.port, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${opts.host}:${opts.port}`));
+          listenSocket = socket;
+          resolve(us_socket_local_port(socket as never));
+        });
+      });
+    },
+    /** Stops accepting, ends SSE streams with `disconnecting`, waits for in-flight requests. */
+    async close(timeoutMs: number): Promise<void> {
+      draining = true;
+      if (listenSocket) us_listen_socket_close(listenSocket);
+      listenSocket = null;
+      for (const s of [...streams]) s.disconnect('server_shutdown');
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      if (inFlight > 0) log.warn({ inFlight }, 'shutdown timeout with requests still in flight');
+      app.close();
+    },
+    /** Open SSE streams on this instance. */
+    streamCount: () => streams.size,
+  };
+}
+
+function corked<T>(res: HttpResponse, fn: () => T): T {
+  let out!: T;
+  res.cork(() => {
+    out = fn();
+  });
+  return out;
+}
+
+export type HttpServer = ReturnType<typeof createHttpServer>;

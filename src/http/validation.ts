@@ -1,0 +1,45 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import { InvalidRequestError } from '../errors.js';
+
+// ajv-formats is CommonJS; under NodeNext its plugin is the `.default` of the module object.
+const addFormats = ajvFormats.default;
+
+export type Validate = (value: unknown) => void;
+
+/**
+ * Compiles route schemas once, at registration. Bodies are validated as sent; path and
+ * query values (text on the wire) are coerced to the schema's types (style rule 6).
+ */
+export function createValidation(namedSchemas: TSchema[]) {
+  const strictAjv = build({ coerceTypes: false, useDefaults: true });
+  const coercingAjv = build({ coerceTypes: 'array', useDefaults: true });
+
+  function build(opts: { coerceTypes: boolean | 'array'; useDefaults: boolean }): Ajv {
+    const ajv = new Ajv({ ...opts, strict: true, allErrors: false, removeAdditional: false });
+    addFormats(ajv);
+    for (const s of namedSchemas) ajv.addSchema(s);
+    return ajv;
+  }
+
+  function compile(schema: TSchema, where: 'body' | 'query' | 'params'): Validate {
+    const fn: ValidateFunction = (where === 'body' ? strictAjv : coercingAjv).compile(schema);
+    return (value) => {
+      if (!fn(value)) throw new InvalidRequestError(describe(where, fn.errors?.[0]));
+    };
+  }
+
+  return { compile, ajv: strictAjv };
+}
+
+/** A short, safe message naming the offending field, e.g. `Invalid request: body.name is required`. */
+function describe(where: string, e: ErrorObject | undefined): string {
+  if (!e) return 'Invalid request';
+  const path = [where, ...e.instancePath.split('/').filter(Boolean)].join('.');
+  if (e.keyword === 'required') return `Invalid request: ${path}.${String(e.params['missingProperty'])} is required`;
+  if (e.keyword === 'additionalProperties') return `Invalid request: ${path}.${String(e.params['additionalProperty'])} is not allowed`;
+  return `Invalid request: ${path} ${e.message ?? 'is invalid'}`;
+}
+
+export type Validation = ReturnType<typeof createValidation>;

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { TestContext } from 'node:test';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createTestDatabase } from './postgres.js';
+import { startNatsServer } from './nats-server.js';
+import { request, type RequestOptions, type TestResponse } from './http.js';
+
+export { request };
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export type TestMode = 'pglite' | 'postgres' | 'nats';
+
+export interface TestAppOptions {
+  mode?: TestMode;
+  env?: Record<string, unknown>;
+  /** Reuse a database / NATS server (several instances in one test). */
+  databaseUrl?: string;
+  natsUrl?: string;
+}
+
+export interface TestApp {
+  app: App;
+  url: string;
+  adminKey: string;
+  /** Every log line the app wrote, for redaction checks. */
+  logs: string[];
+  databaseUrl?: string;
+  natsUrl?: string;
+  request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+}
+
+/** Boots the service in-process on a free port; everything it started is torn down after the test. */
+export async function startTestApp(t: TestContext | { after(fn: () => unknown): void }, opts: TestAppOptions = {}): Promise<TestApp> {
+  const mode = opts.mode ?? 'postgres';
+  const dataDir = mkdtempSync(join(tmpdir(), 'ass-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  let databaseUrl = opts.databaseUrl;
+  if (!databaseUrl && mode !== 'pglite') {
+    const db = await createTestDatabase(mode);
+    databaseUrl = db.url;
+    t.after(() => db.drop());
+  }
+  let natsUrl = opts.natsUrl;
+  if (!natsUrl && mode === 'nats') {
+    const nats = await startNatsServer();
+    natsUrl = nats.url;
+    t.after(() => nats.stop());
+  }
+  const config = loadConfig({}, {
+    PORT: 0,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(natsUrl ? { NATS_URL: natsUrl } : {}),
+    ...opts.env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const app = await createApp(config, { logDestination: sink });
+  t.after(() => app.close());
+  const url = app.url;
+  return {
+    app,
+    url,
+    adminKey: TEST_ADMIN_KEY,
+    logs,
+    databaseUrl,
+    natsUrl,
+    request: (method, path, ro = {}) => request(url, method, path, { key: TEST_ADMIN_KEY, ...ro }),
+  };
+}
+

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createRouter, defineRoutes } from '../../src/http/index.js';
+
+const r = (method: 'GET' | 'POST', path: string) => ({ method, path, auth: 'none' as const, summary: '', tags: [], schema: { response: {} }, handler: async () => ({ status: 200 }) });
+
+describe('router', () => {
+  const router = createRouter(defineRoutes([r('GET', '/v1/sessions/:id'), r('POST', '/v1/sessions/chat'), r('GET', '/v1/sessions/:id/fs/*path'), r('GET', '/health')]), '/x/y');
+
+  it('prefers static segments over params', () => {
+    const m = router.match('POST', '/v1/sessions/chat');
+    assert.equal(m.kind, 'found');
+    assert.equal(m.kind === 'found' && m.match.route.path, '/v1/sessions/chat');
+  });
+
+  it('extracts params and a catch-all rest, decoded', () => {
+    const m = router.match('GET', '/v1/sessions/abc/fs/dir/a%20b.txt');
+    assert.ok(m.kind === 'found');
+    assert.deepEqual(m.match.params, { id: 'abc', path: 'dir/a b.txt' });
+  });
+
+  it('reports 405 with the allowed methods when only the method differs', () => {
+    assert.deepEqual(router.match('DELETE', '/v1/sessions/chat'), { kind: 'method_not_allowed', allow: ['POST', 'GET'] });
+  });
+
+  it('strips the API prefix before /v1 only', () => {
+    assert.equal(router.match('GET', '/x/y/v1/sessions/1').kind, 'found');
+    assert.equal(router.match('GET', '/x/y/health').kind, 'not_found');
+    assert.equal(router.match('GET', '/health').kind, 'found');
+  });
+
+  it('rejects malformed percent-encoding as not found', () => {
+    assert.equal(router.match('GET', '/v1/sessions/%E0%A4%A').kind, 'not_found');
+  });
+});

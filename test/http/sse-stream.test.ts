@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { formatSseFrame } from '../../src/http/sse-frame.js';
+import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
+
+function fakeSink(accept = () => true) {
+  const chunks: string[] = [];
+  const state = { ended: false, aborted: false };
+  const sink: SseSink = {
+    write: (c) => { chunks.push(c); return accept(); },
+    end: () => { state.ended = true; },
+    abort: () => { state.aborted = true; },
+  };
+  return { sink, chunks, state };
+}
+
+describe('SSE frames and streams', () => {
+  it('formats frames with id, event and one data line per line', () => {
+    assert.equal(formatSseFrame({ id: 'a', event: 't', data: 'x\ny' }), 'id: a\nevent: t\ndata: x\ndata: y\n\n');
+    assert.throws(() => formatSseFrame({ id: 'a\nb', event: 't', data: '' }));
+  });
+
+  it('sends heartbeats whose retry hint backs off from 100 to 500 while idle, and resets on events', async () => {
+    const { sink, chunks } = fakeSink();
+    const s = new SseStream(sink, { heartbeatMs: 20, cycleMs: 60_000, maxBufferBytes: 1e6, random: () => 0.999 });
+    await sleep(130);
+    const beats = chunks.filter((c) => c.includes(': heartbeat'));
+    assert.ok(beats.length >= 4, `got ${beats.length} heartbeats`);
+    assert.deepEqual(beats.slice(0, 4).map((b) => Number(/retry: (\d+)/.exec(b)![1])), [100, 200, 400, 500]);
+    s.send(formatSseFrame({ id: '1', event: 'x', data: '{}' }));
+    assert.match(chunks.at(-1)!, /^retry: 100\nid: 1\n/);
+    s.end();
+  });
+
+  it('cycles the connection with a disconnecting frame inside ±20% of the cycle', async () => {
+    const { sink, chunks, state } = fakeSink();
+    const closed: string[] = [];
+    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 100, maxBufferBytes: 1e6, random: () => 0 });
+    s.onClose(() => closed.push('closed'));
+    await sleep(70);
+    assert.equal(state.ended, false, 'not before 80% of the cycle');
+    await sleep(40);
+    assert.equal(state.ended, true);
+    assert.equal(s.open, false);
+    assert.deepEqual(closed, ['closed']);
+    assert.match(chunks.at(-1)!, /event: disconnecting\ndata: {"reason":"connection_cycle","retry_ms":100}/);
+  });
+
+  it('buffers under backpressure, drains in order, and drops a client past the bound', () => {
+    let writable = false;
+    const { sink, chunks, state } = fakeSink(() => writable);
+    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 200, random: () => 0.5 });
+    s.send('A\n\n'); // accepted by the socket buffer but reports backpressure
+    s.send('B\n\n');
+    s.send('C\n\n');
+    assert.equal(chunks.length, 1);
+    writable = true;
+    s.drain();
+    assert.deepEqual(chunks.map((c) => c.at(-3)), ['A', 'B', 'C']);
+    writable = false;
+    s.send('D\n\n');
+    for (let i = 0; i < 20; i++) s.send('x'.repeat(20) + '\n\n');
+    assert.equal(state.aborted, true);
+    assert.equal(s.open, false);
+  });
+});
