@@ -31,3 +31,9 @@ export const Health = Type.Object(
   },
   { $id: 'Health' },
 );
+
+/** A capability reference in its object form (spec 2.1); string ids are accepted where noted. */
+export const CapabilityRef = Type.Object(
+  { ref: Type.String({ minLength: 1, maxLength: 128 }), config: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { $id: 'CapabilityRef', additionalProperties: false },
+);

@@ -1,6 +1,7 @@
 // Every named schema ($id) of the API. Route tables reference them; the OpenAPI document
 // lists them under components. Add each new schema module's exports here.
 import type { TSchema } from '@sinclair/typebox';
-import { ErrorResponse, Health } from './common.js';
+import { CapabilityRef, ErrorResponse, Health } from './common.js';
+import { sessionSchemas } from './sessions.js';
 
-export const namedSchemas: TSchema[] = [ErrorResponse, Health];
+export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas];
