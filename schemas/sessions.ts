@@ -1,0 +1,105 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../src/events/event-types.js';
+import { PageOf, Timestamp, Uuid } from './common.js';
+
+const Tag = Type.String({ minLength: 1, maxLength: 256 });
+
+export const SessionStatus = Type.Union(
+  ['started', 'active', 'idle', 'waiting_for_tool_results'].map((s) => Type.Literal(s)),
+  { $id: 'SessionStatus' },
+);
+
+export const Session = Type.Object(
+  {
+    id: Uuid,
+    organization_id: Uuid,
+    harness_id: Uuid,
+    agent_id: Type.Union([Uuid, Type.Null()]),
+    title: Type.Union([Type.String(), Type.Null()]),
+    tags: Type.Array(Type.String()),
+    model_id: Type.Union([Uuid, Type.Null()]),
+    capabilities: Type.Array(Type.Ref('CapabilityRef')),
+    status: Type.Ref('SessionStatus'),
+    features: Type.Array(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Session' },
+);
+
+export const CreateSessionBody = Type.Object(
+  {
+    harness_id: Type.Optional(Uuid),
+    agent_id: Type.Optional(Uuid),
+    title: Type.Optional(Type.String({ maxLength: 2048 })),
+    tags: Type.Optional(Type.Array(Tag, { maxItems: 100 })),
+    capabilities: Type.Optional(Type.Array(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Ref('CapabilityRef')]), { maxItems: 250 })),
+    model_id: Type.Optional(Uuid),
+  },
+  { $id: 'CreateSessionBody', additionalProperties: false },
+);
+
+export const UpdateSessionBody = Type.Object(
+  {
+    title: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
+    tags: Type.Optional(Type.Array(Tag, { maxItems: 100 })),
+    agent_id: Type.Optional(Uuid),
+  },
+  { $id: 'UpdateSessionBody', additionalProperties: false },
+);
+
+export const SessionList = PageOf(Type.Ref('Session'), 'SessionList');
+
+export const ListSessionsQuery = Type.Object({
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  agent_id: Type.Optional(Uuid),
+});
+
+export const Event = Type.Object(
+  {
+    id: Uuid,
+    type: Type.String(),
+    ts: Timestamp,
+    session_id: Uuid,
+    sequence: Type.Integer({ minimum: 1 }),
+    context: Type.Record(Type.String(), Type.String()),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    tags: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: 'Event' },
+);
+
+export const EventList = Type.Object({ data: Type.Array(Type.Ref('Event')) }, { $id: 'EventList' });
+
+const EventTypeName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
+
+/** `types` / `exclude`: repeated keys, at most 25 each, known event types only (spec 6.1). */
+export const EventFilterQuery = {
+  types: Type.Optional(Type.Array(EventTypeName, { maxItems: 25 })),
+  exclude: Type.Optional(Type.Array(EventTypeName, { maxItems: 25 })),
+  since_id: Type.Optional(Uuid),
+};
+
+export const ListEventsQuery = Type.Object({ ...EventFilterQuery, limit: Type.Integer({ minimum: 1, maximum: 1000, default: 1000 }) });
+export const SseQuery = Type.Object({ ...EventFilterQuery, access_token: Type.Optional(Type.String()) });
+
+export const Message = Type.Object(
+  {
+    id: Type.String(),
+    role: Type.Union([Type.Literal('user'), Type.Literal('agent'), Type.Literal('tool_result')]),
+    content: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    created_at: Timestamp,
+  },
+  { $id: 'Message' },
+);
+
+export const MessageList = Type.Object({ data: Type.Array(Type.Ref('Message')), total: Type.Integer() }, { $id: 'MessageList' });
+
+export type SessionView = Static<typeof Session>;
+export type CreateSessionInput = Static<typeof CreateSessionBody>;
+export type UpdateSessionInput = Static<typeof UpdateSessionBody>;
+export type MessageView = Static<typeof Message>;
+
+export const sessionSchemas = [SessionStatus, Session, CreateSessionBody, UpdateSessionBody, SessionList, Event, EventList, Message, MessageList];
