@@ -2,7 +2,8 @@
 import { Organization } from './organization.js';
 import { User } from './user.js';
 import { ApiKey } from './api-key.js';
+import { Session } from './session.js';
 
-export { Organization, User, ApiKey };
+export { Organization, User, ApiKey, Session };
 
-export const entities = [Organization, User, ApiKey];
+export const entities = [Organization, User, ApiKey, Session];

@@ -1,4 +1,5 @@
 // Checked-in migrations, applied in this order at start. Append new ones; never edit applied ones.
 import { CoreMigration } from './0001-core.js';
+import { SessionsMigration } from './0005-sessions.js';
 
-export const migrations = [CoreMigration];
+export const migrations = [CoreMigration, SessionsMigration];

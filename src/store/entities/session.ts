@@ -1,0 +1,39 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { newId } from '../../ids.js';
+
+export type SessionStatus = 'started' | 'active' | 'idle' | 'waiting_for_tool_results';
+
+/** Cumulative token usage of a session (reported by `session.idled`). */
+export interface SessionUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+}
+
+/**
+ * A session row. The transcript lives in the event log; this row holds configuration and the
+ * status the API checks before accepting a message. `chat_user_id` is set only on a user's
+ * global chat session and is unique, which makes that singleton race-free.
+ */
+export const Session = defineEntity({
+  name: 'Session',
+  tableName: 'sessions',
+  properties: {
+    id: p.uuid().primary().onCreate(() => newId()),
+    organization_id: p.uuid().index(),
+    user_id: p.uuid(),
+    harness_id: p.uuid(),
+    agent_id: p.uuid().nullable(),
+    title: p.string().nullable(),
+    tags: p.json<string[]>(),
+    model_id: p.uuid().nullable(),
+    capabilities: p.json<{ ref: string; config?: Record<string, unknown> }[]>(),
+    features: p.json<string[]>(),
+    status: p.string().$type<SessionStatus>(),
+    current_turn_id: p.uuid().nullable(),
+    usage: p.json<SessionUsage>(),
+    chat_user_id: p.uuid().nullable().unique(),
+    created_at: p.datetime().onCreate(() => new Date()),
+    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
