@@ -54,7 +54,8 @@ export interface RequestContext {
 export type Reply =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { status: number; raw: Buffer | string; contentType: string; headers?: Record<string, string> }
-  | { sse: (stream: SseStream) => void };
+  /** `abandon` runs instead of `sse` when the client left before the stream opened. */
+  | { sse: (stream: SseStream) => void; abandon?: () => void };
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

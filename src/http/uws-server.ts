@@ -103,7 +103,10 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
   }
 
   function writeReply(conn: Conn, reply: Reply): void {
-    if (conn.aborted) return;
+    if (conn.aborted) {
+      if ('sse' in reply) reply.abandon?.();
+      return;
+    }
     if ('sse' in reply) return openStream(conn, reply.sse);
     conn.res.cork(() => {
       conn.res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`);

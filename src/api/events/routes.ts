@@ -1,0 +1,69 @@
+import { Type } from '@sinclair/typebox';
+import { IdParams } from '../../../schemas/common.js';
+import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
+import type { Bus } from '../../bus/ports.js';
+import { ForbiddenError } from '../../errors.js';
+import type { ConnectionLimits } from '../../events/connection-limits.js';
+import { eventTypeFilter } from '../../events/event-types.js';
+import { deriveMessages } from '../../events/messages.js';
+import type { SessionHub } from '../../events/session-hub.js';
+import { defineRoutes, type Principal, type Route } from '../../http/route.js';
+import { Session, orgScope, type Store } from '../../store/index.js';
+import { readAll, readFiltered, resolveSince } from './event-reader.js';
+
+const tags = ['events'];
+
+export interface EventRouteDeps {
+  store: Store;
+  bus: Bus;
+  hub: SessionHub;
+  limits: ConnectionLimits;
+}
+
+/** Spec 4.3 and 6.1: the polling listing, derived messages, and the SSE stream. */
+export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[] {
+  async function ownedSession(principal: Principal, id: string) {
+    const row = await orgScope(store.em(), principal.org_id).getOwned(Session, id);
+    if (principal.via === 'stream_token' && principal.stream_session_id !== id) throw new ForbiddenError();
+    return row;
+  }
+
+  return defineRoutes([
+    {
+      method: 'GET', path: '/v1/sessions/:id/events', auth: 'user', summary: 'List events (polling)', tags,
+      schema: { params: IdParams, query: ListEventsQuery, response: { 200: Type.Ref('EventList'), 404: Type.Ref('ErrorResponse') } },
+      async handler({ params, query }, { principal }) {
+        await ownedSession(principal, params.id);
+        const after = await resolveSince(bus.events, params.id, query.since_id);
+        const data = await readFiltered(bus.events, params.id, after, eventTypeFilter(query.types ?? [], query.exclude ?? []), query.limit);
+        return { status: 200, body: { data } };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/sessions/:id/messages', auth: 'user', summary: 'Messages derived from the event log', tags,
+      schema: { params: IdParams, response: { 200: Type.Ref('MessageList'), 404: Type.Ref('ErrorResponse') } },
+      async handler({ params }, { principal }) {
+        await ownedSession(principal, params.id);
+        const data = deriveMessages(await readAll(bus.events, params.id));
+        return { status: 200, body: { data, total: data.length } };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/sessions/:id/sse', auth: 'stream', summary: 'Stream session events (SSE)', tags,
+      schema: { params: IdParams, query: SseQuery, response: { 200: 'text/event-stream', 404: Type.Ref('ErrorResponse'), 429: Type.Ref('ErrorResponse') } },
+      async handler({ params, query, headers }, { principal }) {
+        await ownedSession(principal, params.id);
+        const filter = eventTypeFilter(query.types ?? [], query.exclude ?? []);
+        const afterSequence = await resolveSince(bus.events, params.id, query.since_id ?? (headers['last-event-id'] || undefined));
+        const release = limits.acquire(principal.org_id, params.id);
+        return {
+          sse: (stream) => {
+            stream.onClose(release);
+            hub.attach(params.id, stream, { afterSequence, filter }).catch(() => stream.disconnect('stream_reset'));
+          },
+          abandon: release,
+        };
+      },
+    },
+  ]);
+}

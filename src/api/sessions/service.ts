@@ -1,0 +1,111 @@
+import type { Bus } from '../../bus/ports.js';
+import { InvalidRequestError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Principal } from '../../http/route.js';
+import type { Logger } from '../../log.js';
+import type { Store } from '../../store/index.js';
+import { Session, orgScope } from '../../store/index.js';
+import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
+import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
+import { sessionView } from './session-view.js';
+
+export interface SessionServiceDeps {
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  setup: SessionSetupResolver;
+}
+
+const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 };
+
+/** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
+export function createSessionService({ store, bus, log, setup }: SessionServiceDeps) {
+  async function create(principal: Principal, input: CreateSessionInput) {
+    if (!input.harness_id && !input.agent_id) throw new InvalidRequestError('Invalid request: harness_id or agent_id is required');
+    const resolved = await setup.resolve(principal, input as SessionSetupInput);
+    const scope = orgScope(store.em(), principal.org_id);
+    const row = scope.create(Session, {
+      user_id: principal.user_id,
+      ...resolved,
+      title: input.title ?? null,
+      tags: input.tags ?? [],
+      status: 'started',
+      usage: { ...ZERO_USAGE },
+      current_turn_id: null,
+      chat_user_id: null,
+    });
+    await scope.em.flush();
+    await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
+    return sessionView(row);
+  }
+
+  async function emitCreated(sessionId: string, harnessId: string, agentId: string | null): Promise<void> {
+    // expectedSequence 0: a second `session.created` for the same session can never be written.
+    await bus.events.append(sessionId, [{ type: 'session.created', data: { harness_id: harnessId, agent_id: agentId } }], { expectedSequence: 0 });
+  }
+
+  async function list(principal: Principal, { offset, limit, agent_id }: { offset: number; limit: number; agent_id?: string }) {
+    const scope = orgScope(store.em(), principal.org_id);
+    const where = agent_id ? { agent_id } : {};
+    const [rows, total] = await Promise.all([
+      scope.find(Session, where, { offset, limit, orderBy: { created_at: 'desc', id: 'desc' } }),
+      scope.count(Session, where),
+    ]);
+    return { data: rows.map(sessionView), total, offset, limit };
+  }
+
+  async function get(principal: Principal, id: string) {
+    return sessionView(await orgScope(store.em(), principal.org_id).getOwned(Session, id));
+  }
+
+  async function update(principal: Principal, id: string, input: UpdateSessionInput) {
+    const scope = orgScope(store.em(), principal.org_id);
+    const row = await scope.getOwned(Session, id);
+    if (input.agent_id !== undefined && input.agent_id !== row.agent_id) {
+      // The new agent must exist and be active; the harness and session additions stay (spec 3.4).
+      const resolved = await setup.resolve(principal, { harness_id: row.harness_id, agent_id: input.agent_id, capabilities: row.capabilities, model_id: row.model_id });
+      row.agent_id = resolved.agent_id;
+      row.features = resolved.features;
+    }
+    if (input.title !== undefined) row.title = input.title;
+    if (input.tags !== undefined) row.tags = input.tags;
+    await scope.em.flush();
+    return sessionView(row);
+  }
+
+  /** Permanent: the row (and, by cascade, files, kv, secrets, images), the events and any queued turn. */
+  async function remove(principal: Principal, id: string): Promise<void> {
+    const scope = orgScope(store.em(), principal.org_id);
+    const row = await scope.getOwned(Session, id);
+    await scope.em.remove(row).flush();
+    await bus.turns.remove(id);
+    await bus.events.purge(id);
+    await bus.signals.send({ type: 'deleted', session_id: id });
+    log.info({ sessionId: id }, 'session deleted');
+  }
+
+  /** The caller's global chat session; concurrent calls create exactly one (unique chat_user_id). */
+  async function chat(principal: Principal) {
+    const em = store.em();
+    const existing = await em.findOne(Session, { chat_user_id: principal.user_id });
+    if (existing) return sessionView(existing);
+    const resolved = await setup.resolve(principal, { harness_id: setup.chatHarnessId });
+    const now = new Date();
+    const inserted = await store.sql<{ id: string }>(
+      `insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, status, usage, chat_user_id, created_at, updated_at)
+       values (?, ?, ?, ?, null, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?) on conflict (chat_user_id) do nothing returning id`,
+      [
+        newId(), principal.org_id, principal.user_id, resolved.harness_id, 'Chat',
+        JSON.stringify(['global-chat', `user:${principal.user_id}`]), resolved.model_id, JSON.stringify(resolved.capabilities),
+        JSON.stringify(resolved.features), JSON.stringify(ZERO_USAGE), principal.user_id, now, now,
+      ],
+    );
+    const row = await store.em().findOneOrFail(Session, { chat_user_id: principal.user_id });
+    if (inserted.length) await emitCreated(row.id, row.harness_id, null);
+    return sessionView(row);
+  }
+
+  return { create, list, get, update, remove, chat };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

@@ -1,0 +1,34 @@
+import type { SessionView } from '../../../schemas/sessions.js';
+
+interface SessionRow {
+  id: string;
+  organization_id: string;
+  harness_id: string;
+  agent_id?: string | null;
+  title?: string | null;
+  tags: string[];
+  model_id?: string | null;
+  capabilities: { ref: string; config?: Record<string, unknown> }[];
+  status: string;
+  features: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The public JSON of a session row (spec 2.3). */
+export function sessionView(s: SessionRow): SessionView {
+  return {
+    id: s.id,
+    organization_id: s.organization_id,
+    harness_id: s.harness_id,
+    agent_id: s.agent_id ?? null,
+    title: s.title ?? null,
+    tags: s.tags,
+    model_id: s.model_id ?? null,
+    capabilities: s.capabilities,
+    status: s.status as SessionView['status'],
+    features: s.features,
+    created_at: s.created_at.toISOString(),
+    updated_at: s.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,158 @@
+import type { Bus, EventSubscription, SessionEvent } from '../bus/ports.js';
+import { formatSseFrame } from '../http/sse-frame.js';
+import type { SseStream } from '../http/sse-stream.js';
+import type { Logger } from '../log.js';
+
+/** Frames kept per watched session so a reconnect after cycling replays from memory. */
+const RING_SIZE = 512;
+/** How long a session stays watched after its last client left (absorbs reconnects), in ms. */
+const UNWATCH_GRACE_MS = 5_000;
+const REPLAY_PAGE = 500;
+
+interface Frame {
+  sequence: number;
+  type: string;
+  text: string;
+}
+
+interface Client {
+  stream: SseStream;
+  filter: Set<string> | null;
+  /** Last sequence this client has been sent (or skipped by its filter). */
+  cursor: number;
+  live: boolean;
+}
+
+interface Watch {
+  sessionId: string;
+  clients: Set<Client>;
+  ring: Frame[];
+  lastSequence: number;
+  sub: EventSubscription;
+  stopSignals: () => void;
+  unwatchTimer?: NodeJS.Timeout;
+}
+
+export interface AttachOptions {
+  afterSequence: number;
+  filter: Set<string> | null;
+}
+
+/**
+ * Per-instance SSE fan-out: one bus subscription per watched session, however many clients watch
+ * it; each event is serialised to a frame once and written to every interested client.
+ */
+export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
+  const watches = new Map<string, Promise<Watch>>();
+
+  async function watch(sessionId: string): Promise<Watch> {
+    let w = watches.get(sessionId);
+    if (!w) {
+      w = openWatch(sessionId);
+      watches.set(sessionId, w);
+      w.catch(() => watches.delete(sessionId));
+    }
+    return w;
+  }
+
+  async function openWatch(sessionId: string): Promise<Watch> {
+    const lastSequence = await bus.events.lastSequence(sessionId);
+    const w: Watch = {
+      sessionId,
+      clients: new Set(),
+      ring: [],
+      lastSequence,
+      sub: bus.events.subscribe(sessionId, { afterSequence: lastSequence }),
+      stopSignals: bus.signals.subscribe(sessionId, (s) => {
+        if (s.type === 'deleted') closeSession(sessionId);
+      }),
+    };
+    void pump(w);
+    return w;
+  }
+
+  async function pump(w: Watch): Promise<void> {
+    try {
+      for await (const event of w.sub) publish(w, event);
+    } catch (err) {
+      log.warn({ err, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
+    }
+    // The feed ended (session deleted, bus closed): clients reconnect and resume with since_id.
+    for (const c of w.clients) c.stream.disconnect('stream_reset');
+    drop(w);
+  }
+
+  function publish(w: Watch, event: SessionEvent): void {
+    if (event.sequence <= w.lastSequence) return;
+    w.lastSequence = event.sequence;
+    const frame = toFrame(event);
+    w.ring.push(frame);
+    if (w.ring.length > RING_SIZE) w.ring.shift();
+    for (const c of w.clients) if (c.live) deliver(c, frame);
+  }
+
+  async function attach(sessionId: string, stream: SseStream, { afterSequence, filter }: AttachOptions): Promise<void> {
+    const w = await watch(sessionId);
+    clearTimeout(w.unwatchTimer);
+    const client: Client = { stream, filter, cursor: afterSequence, live: false };
+    w.clients.add(client);
+    stream.onClose(() => detach(w, client));
+    // Replay until caught up with the live feed; no await between the last check and going live.
+    while (stream.open && client.cursor < w.lastSequence) {
+      for (const f of await replayFrames(w, client.cursor)) deliver(client, f);
+    }
+    client.live = true;
+  }
+
+  async function replayFrames(w: Watch, after: number): Promise<Frame[]> {
+    const first = w.ring[0];
+    if (first && first.sequence <= after + 1) return w.ring.filter((f) => f.sequence > after);
+    const events = await bus.events.read(w.sessionId, { afterSequence: after, limit: REPLAY_PAGE });
+    return events.map(toFrame);
+  }
+
+  function deliver(c: Client, f: Frame): void {
+    if (f.sequence <= c.cursor) return;
+    c.cursor = f.sequence;
+    if (!c.filter || c.filter.has(f.type)) c.stream.send(f.text);
+  }
+
+  function detach(w: Watch, c: Client): void {
+    w.clients.delete(c);
+    if (w.clients.size === 0) {
+      clearTimeout(w.unwatchTimer);
+      w.unwatchTimer = setTimeout(() => w.clients.size === 0 && drop(w), UNWATCH_GRACE_MS).unref();
+    }
+  }
+
+  function drop(w: Watch): void {
+    clearTimeout(w.unwatchTimer);
+    w.sub.close();
+    w.stopSignals();
+    watches.delete(w.sessionId);
+  }
+
+  /** Ends every local stream of a deleted session. */
+  function closeSession(sessionId: string): void {
+    void watches.get(sessionId)?.then((w) => {
+      for (const c of [...w.clients]) c.stream.end();
+      drop(w);
+    });
+  }
+
+  return {
+    attach,
+    closeSession,
+    /** Sessions watched on this instance (one bus subscription each). */
+    watchedCount: () => watches.size,
+    close(): void {
+      for (const w of watches.values()) void w.then(drop, () => undefined);
+    },
+  };
+}
+
+function toFrame(event: SessionEvent): Frame {
+  return { sequence: event.sequence, type: event.type, text: formatSseFrame({ id: event.id, event: event.type, data: JSON.stringify(event) }) };
+}
+
+export type SessionHub = ReturnType<typeof createSessionHub>;
