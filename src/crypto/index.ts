@@ -1,0 +1,15 @@
+export { createKeyring, parseKeySpec, KEY_BYTES } from './keyring.js';
+export type { Keyring, KeyringOptions, KeyEncryptionKey } from './keyring.js';
+export { encryptSecret, decryptSecret, rewrap, envelopeKeyId, parseEnvelope, ENVELOPE_VERSION } from './envelope.js';
+export type { Envelope, SecretAad } from './envelope.js';
+export { KeyFormatError, DecryptionError } from './crypto-errors.js';
+export type { DecryptionFailure } from './crypto-errors.js';
+export { loadOrCreateEmbeddedKey, EMBEDDED_KEY_FILE } from './embedded-key.js';
+export type { EmbeddedKey } from './embedded-key.js';
+export { loadKeyring } from './load-keyring.js';
+export type { LoadedKeyring } from './load-keyring.js';
+export { rotateSecrets } from './rotation.js';
+export type { EncryptedRow, RotationSource, RotationReport, RotateOptions } from './rotation.js';
+export { createSqlRotationSource } from './sql-rotation-source.js';
+export type { SqlRotationSourceOptions } from './sql-rotation-source.js';
+export { createRotationSources } from './rotation-sources.js';

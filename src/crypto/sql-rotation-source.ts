@@ -1,0 +1,51 @@
+import type { Store } from '../store/index.js';
+import type { EncryptedRow, RotationSource } from './rotation.js';
+
+export interface SqlRotationSourceOptions {
+  name: string;
+  table: string;
+  /** Primary key column (default `id`). */
+  idColumn: string;
+  /** Organization column (default `organization_id`). */
+  orgColumn: string;
+  /** Column holding the envelope string. */
+  blobColumn: string;
+  /** The AAD purpose the resource seals with (e.g. `llm_provider.api_key`). */
+  purpose: string;
+  /** Rows per page (default 500). */
+  pageSize: number;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * A rotation source over one encrypted column of one table: keyset-paged reads, and
+ * compare-and-set writes so a value updated during rotation is never overwritten.
+ */
+export function createSqlRotationSource(
+  store: Pick<Store, 'sql'>,
+  opts: Partial<SqlRotationSourceOptions> & Pick<SqlRotationSourceOptions, 'name' | 'table' | 'blobColumn' | 'purpose'>,
+): RotationSource {
+  const { name, table, idColumn = 'id', orgColumn = 'organization_id', blobColumn, purpose, pageSize = 500 } = opts;
+  for (const ident of [table, idColumn, orgColumn, blobColumn]) {
+    if (!IDENT.test(ident)) throw new TypeError(`invalid SQL identifier ${JSON.stringify(ident)}`);
+  }
+  type Row = { id: string; org: string; blob: string };
+  const select = `select ${idColumn}::text as id, ${orgColumn}::text as org, ${blobColumn} as blob from ${table} where ${blobColumn} is not null and ${idColumn}::text > ? order by ${idColumn}::text limit ?`;
+  const update = `update ${table} set ${blobColumn} = ? where ${idColumn}::text = ? and ${blobColumn} = ? returning ${idColumn}`;
+  return {
+    name,
+    async *readAll(): AsyncIterable<EncryptedRow> {
+      let after = '';
+      for (;;) {
+        const rows = await store.sql<Row>(select, [after, pageSize]);
+        for (const r of rows) yield { row_id: r.id, org_id: r.org, purpose, blob: r.blob };
+        if (rows.length < pageSize) return;
+        after = rows.at(-1)!.id;
+      }
+    },
+    async write(row, newBlob) {
+      return (await store.sql(update, [newBlob, row.row_id, row.blob])).length === 1;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { Anthropic } from '@anthropic-ai/sdk';
+import { decodeProviderState } from './provider-state.js';
+import type { LlmMessage, LlmReasoningEffort, LlmRequest } from './types.js';
+
+type MessageParam = Anthropic.MessageParam;
+type Block = Exclude<MessageParam['content'], string>[number];
+type MediaType = Anthropic.Base64ImageSource['media_type'];
+
+/** Answer tokens when the request sets no max_tokens (the API requires a value). */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
+/** Thinking budget per reasoning effort; added on top of max_tokens. */
+export const ANTHROPIC_THINKING_BUDGET_TOKENS: Record<LlmReasoningEffort, number> = { low: 1024, medium: 4096, high: 16384 };
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/** Thinking blocks of an earlier step, replayed verbatim (the API checks their signatures). */
+export type AnthropicThinkingBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+
+function thinkingBlocks(state: string | undefined): AnthropicThinkingBlock[] {
+  const blocks = decodeProviderState('anthropic', state)?.['thinking_blocks'];
+  return Array.isArray(blocks) ? (blocks as AnthropicThinkingBlock[]) : [];
+}
+
+function blocksOf(m: LlmMessage, withThinking: boolean): Block[] {
+  if (m.role === 'user') {
+    return m.content.flatMap((p): Block[] => {
+      if (p.type === 'text') return p.text ? [{ type: 'text', text: p.text }] : [];
+      return [{ type: 'image', source: { type: 'base64', media_type: p.media_type as MediaType, data: p.data_base64 } }];
+    });
+  }
+  if (m.role === 'tool') {
+    return [{ type: 'tool_result', tool_use_id: m.tool_call_id, content: m.content, ...(m.is_error ? { is_error: true } : {}) }];
+  }
+  return [
+    ...(withThinking ? thinkingBlocks(m.provider_state) : []),
+    ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+    ...(m.tool_calls ?? []).map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: c.arguments })),
+  ];
+}
+
+/**
+ * Maps neutral messages to Messages API turns. Tool results travel as `tool_result` blocks
+ * in a user turn; consecutive turns of the same role are merged (the API wants alternation),
+ * which also puts all results of a parallel step into one user turn.
+ */
+export function toAnthropicMessages(messages: LlmMessage[], withThinking: boolean): MessageParam[] {
+  const out: MessageParam[] = [];
+  for (const m of messages) {
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = blocksOf(m, withThinking);
+    if (!blocks.length) continue;
+    const last = out.at(-1);
+    if (last && last.role === role) (last.content as Block[]).push(...blocks);
+    else out.push({ role, content: blocks });
+  }
+  return out;
+}
+
+/**
+ * The streaming request body for `POST /v1/messages`. Prompt caching: breakpoints on the
+ * system prompt and on the last tool. With reasoning_effort, extended thinking gets a
+ * budget on top of max_tokens, and temperature is dropped (the API requires the default).
+ */
+export function toAnthropicParams(req: LlmRequest): Anthropic.MessageCreateParamsStreaming {
+  const { max_tokens, temperature, reasoning_effort } = req.controls;
+  const budget = reasoning_effort ? ANTHROPIC_THINKING_BUDGET_TOKENS[reasoning_effort] : 0;
+  const lastTool = req.tools.length - 1;
+  return {
+    model: req.model,
+    max_tokens: (max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS) + budget,
+    stream: true,
+    ...(req.system ? { system: [{ type: 'text' as const, text: req.system, cache_control: EPHEMERAL }] } : {}),
+    messages: toAnthropicMessages(req.messages, budget > 0),
+    ...(req.tools.length
+      ? {
+          tools: req.tools.map((t, i) => ({
+            name: t.name,
+            description: t.description,
+            input_schema: t.parameters as Anthropic.Tool.InputSchema,
+            ...(i === lastTool ? { cache_control: EPHEMERAL } : {}),
+          })),
+        }
+      : {}),
+    ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+    ...(temperature !== undefined && budget === 0 ? { temperature } : {}),
+  };
+}

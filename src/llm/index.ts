@@ -1,0 +1,35 @@
+export { LLM_PROVIDER_TYPES } from './types.js';
+export type {
+  LlmAssistantMessage,
+  LlmControls,
+  LlmImagePart,
+  LlmMessage,
+  LlmModelInfo,
+  LlmProvider,
+  LlmProviderConfig,
+  LlmProviderType,
+  LlmReasoningEffort,
+  LlmRequest,
+  LlmStopReason,
+  LlmStreamEvent,
+  LlmTextPart,
+  LlmToolCall,
+  LlmToolDefinition,
+  LlmToolMessage,
+  LlmUsage,
+  LlmUserMessage,
+  LlmUserPart,
+} from './types.js';
+export { LlmError } from './errors.js';
+export type { LlmErrorKind, LlmErrorDetails } from './errors.js';
+export { createLlmProvider } from './create-llm-provider.js';
+export type { LlmProviderOptions } from './create-llm-provider.js';
+export {
+  DEFAULT_LLM_MAX_RETRIES,
+  DEFAULT_LLM_RETRY_BASE_DELAY_MS,
+  DEFAULT_LLM_RETRY_MAX_DELAY_MS,
+  DEFAULT_LLM_MAX_RETRY_AFTER_MS,
+} from './retry.js';
+export { LLMSIM_MODEL_ID } from './llmsim.js';
+export { createDeltaBatcher, DEFAULT_DELTA_BATCH_INTERVAL_MS } from './delta-batcher.js';
+export type { DeltaBatch, DeltaBatcher, DeltaBatcherOptions } from './delta-batcher.js';

@@ -1,0 +1,116 @@
+import { LlmError } from './errors.js';
+import { parseLlmsimScript, type LlmsimScript } from './llmsim-directives.js';
+import { abortableSleep, streamWithRetries, type LlmRetryOptions } from './retry.js';
+import { toolCallEvent } from './tool-arguments.js';
+import type { LlmMessage, LlmProvider, LlmRequest, LlmStreamEvent, LlmToolMessage, LlmUserMessage } from './types.js';
+
+/** The one model the simulator lists. */
+export const LLMSIM_MODEL_ID = 'llmsim';
+const FILLER = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor'.split(' ');
+const MAX_RESULT_CHARS = 200;
+/** Bound on remembered `@fail … times=N` counters per provider instance. */
+const MAX_TRACKED_FAILURES = 1000;
+
+function words(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+function messageWords(m: LlmMessage): number {
+  if (m.role === 'user') return m.content.reduce((n, p) => n + (p.type === 'text' ? words(p.text) : 1), 0);
+  if (m.role === 'tool') return words(m.content);
+  return words(m.content) + (m.tool_calls?.length ?? 0);
+}
+
+function lastUser(messages: LlmMessage[]): LlmUserMessage | undefined {
+  return messages.findLast((m): m is LlmUserMessage => m.role === 'user');
+}
+
+function userText(m: LlmUserMessage | undefined): string {
+  return (m?.content ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+}
+
+function trailingToolResults(messages: LlmMessage[]): LlmToolMessage[] {
+  const out: LlmToolMessage[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) out.unshift(messages[i] as LlmToolMessage);
+  return out;
+}
+
+function summarise(results: LlmToolMessage[]): string {
+  const parts = results.map((r) => `${r.name}${r.is_error ? ' (error)' : ''}: ${r.content.slice(0, MAX_RESULT_CHARS)}`);
+  return `Received ${results.length} tool result${results.length === 1 ? '' : 's'}. ${parts.join('; ')}`;
+}
+
+/** The visible text of a step: filler tokens, an echo, or a summary of tool results. */
+function replyTokens(req: LlmRequest, script: LlmsimScript, afterTools: boolean): string[] {
+  const spaced = (ws: string[]) => ws.map((w, i) => (i === 0 ? w : ` ${w}`));
+  if (afterTools && !script.loop) return spaced(summarise(trailingToolResults(req.messages)).split(' '));
+  if (script.tokens) return spaced(Array.from({ length: script.tokens.count }, (_, i) => FILLER[i % FILLER.length]!));
+  if (script.tools.length || script.loop) return script.echo && script.text ? spaced(script.text.split(' ')) : [];
+  const images = lastUser(req.messages)?.content.filter((p) => p.type === 'image').length ?? 0;
+  const text = (script.text || 'OK') + (images ? ` [${images} image${images === 1 ? '' : 's'}]` : '');
+  return spaced(text.split(' '));
+}
+
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms > 0) await abortableSleep(ms, signal);
+  else if (signal?.aborted) throw signal.reason;
+}
+
+/** One simulated model call, as a neutral event stream. */
+async function* simulate(req: LlmRequest, script: LlmsimScript, failNow: boolean): AsyncGenerator<LlmStreamEvent> {
+  const afterTools = req.messages.at(-1)?.role === 'tool';
+  const fail = failNow && script.fail ? script.fail : undefined;
+  let emitted = 0;
+  if (script.sleepMs) await pause(script.sleepMs, req.signal);
+  if (fail && fail.after === undefined) throw new LlmError(fail.kind, { retryAfterMs: fail.retryAfterMs, vendorCode: 'llmsim' });
+  for (let i = 0; i < (script.think?.count ?? 0); i++) {
+    await pause(script.think!.delayMs, req.signal);
+    yield { type: 'thinking_delta', text: (i === 0 ? '' : ' ') + `thought${i + 1}` };
+    emitted++;
+  }
+  for (const token of replyTokens(req, script, afterTools)) {
+    if (fail && emitted >= fail.after!) throw new LlmError(fail.kind, { vendorCode: 'llmsim' });
+    await pause(script.tokens?.delayMs ?? 0, req.signal);
+    yield { type: 'text_delta', text: token };
+    emitted++;
+  }
+  if (fail) throw new LlmError(fail.kind, { vendorCode: 'llmsim' });
+  const calls = afterTools && !script.loop ? [] : script.tools.slice();
+  const loopTool = script.loop?.name ?? req.tools[0]?.name;
+  if (script.loop && loopTool && !calls.length) calls.push({ name: loopTool, rawArguments: script.loop.rawArguments });
+  for (const [i, call] of calls.entries()) yield toolCallEvent(`sim_${req.messages.length}_${i}`, call.name, call.rawArguments);
+  const systemWords = words(req.system);
+  yield {
+    type: 'usage',
+    input_tokens: systemWords + req.messages.reduce((n, m) => n + messageWords(m), 0),
+    output_tokens: emitted + calls.length,
+    cache_read_tokens: req.messages.length > 1 ? systemWords : 0,
+  };
+  yield { type: 'done', stop_reason: calls.length ? 'tool_use' : 'end_turn' };
+}
+
+/**
+ * The built-in deterministic provider: driven by `@directives` in the last user message
+ * (docs/llmsim.md). `@fail … times=N` counts attempts per provider instance, so a retried
+ * call can fail N times and then succeed.
+ */
+export function createLlmsimProvider(retry: LlmRetryOptions): LlmProvider {
+  const failures = new Map<string, number>();
+  return {
+    type: 'llmsim',
+    stream(req) {
+      const text = userText(lastUser(req.messages));
+      const script = parseLlmsimScript(text);
+      const key = `${req.messages.length}\u0000${text}`;
+      const open = () => {
+        if (!script.fail) return simulate(req, script, false);
+        const attempts = failures.get(key) ?? 0;
+        if (failures.size >= MAX_TRACKED_FAILURES) failures.clear();
+        failures.set(key, attempts + 1);
+        return simulate(req, script, script.fail.times === undefined || attempts < script.fail.times);
+      };
+      return streamWithRetries(open, req.signal, retry);
+    },
+    listModels: async () => [{ id: LLMSIM_MODEL_ID, display_name: 'LLM simulator' }],
+  };
+}

@@ -1,0 +1,35 @@
+import { OpenAI } from 'openai';
+import type { LlmModelInfo, LlmProviderConfig, LlmUserPart } from './types.js';
+
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** Model ids that are not chat/reasoning models (embeddings, audio, images, moderation…). */
+const NON_CHAT_MODEL = /embedding|whisper|tts|dall-e|davinci|babbage|moderation|transcribe|image|realtime|audio|sora|search/i;
+
+/**
+ * An OpenAI SDK client for one provider record. SDK retries are off: `streamWithRetries`
+ * owns the retry policy. The base URL is always explicit so no environment variable of
+ * the SDK changes where requests go.
+ */
+export function createOpenAiClient(config: Pick<LlmProviderConfig, 'api_key' | 'base_url'>): OpenAI {
+  return new OpenAI({ apiKey: config.api_key, baseURL: config.base_url || DEFAULT_OPENAI_BASE_URL, maxRetries: 0 });
+}
+
+/** `GET /models`, all pages, without the non-chat families; the id doubles as display name. */
+export async function listOpenAiModels(client: OpenAI): Promise<LlmModelInfo[]> {
+  const models: LlmModelInfo[] = [];
+  for await (const model of client.models.list()) {
+    if (!NON_CHAT_MODEL.test(model.id)) models.push({ id: model.id, display_name: model.id });
+  }
+  return models;
+}
+
+/** A data: URL for an inline image part. */
+export function imageDataUrl(part: Extract<LlmUserPart, { type: 'image' }>): string {
+  return `data:${part.media_type};base64,${part.data_base64}`;
+}
+
+/** Tool output as OpenAI sees it: it has no error flag, so errors are marked in the text. */
+export function toolOutputText(content: string, isError: boolean | undefined): string {
+  return isError ? `Error: ${content}` : content;
+}

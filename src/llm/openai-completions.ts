@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { OpenAI } from 'openai';
+import { LlmError } from './errors.js';
+import { createOpenAiClient, DEFAULT_OPENAI_BASE_URL, imageDataUrl, listOpenAiModels, toolOutputText } from './openai-client.js';
+import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
+import { toolCallEvent } from './tool-arguments.js';
+import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmStopReason, LlmStreamEvent } from './types.js';
+
+type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
+type Chunk = OpenAI.Chat.ChatCompletionChunk;
+/** Reasoning text as OpenAI-compatible servers stream it (DeepSeek/vLLM, OpenRouter). */
+type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
+
+/** Maps neutral messages to Chat Completions messages (system prompt first). */
+export function toChatMessages(system: string, messages: LlmMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      const content = m.content.map((p) =>
+        p.type === 'text' ? ({ type: 'text', text: p.text } as const) : ({ type: 'image_url', image_url: { url: imageDataUrl(p) } } as const),
+      );
+      out.push({ role: 'user', content });
+    } else if (m.role === 'assistant') {
+      const calls = (m.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      }));
+      out.push({ role: 'assistant', content: m.content || null, ...(calls.length ? { tool_calls: calls } : {}) });
+    } else {
+      out.push({ role: 'tool', tool_call_id: m.tool_call_id, content: toolOutputText(m.content, m.is_error) });
+    }
+  }
+  return out;
+}
+
+/**
+ * The streaming request body for `POST /chat/completions`. OpenAI itself wants
+ * `max_completion_tokens` (reasoning models reject `max_tokens`); compatible servers behind
+ * a custom base URL mostly know only `max_tokens`.
+ */
+export function toChatParams(req: LlmRequest, officialEndpoint: boolean): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
+  const { max_tokens, temperature, reasoning_effort } = req.controls;
+  return {
+    model: req.model,
+    messages: toChatMessages(req.system, req.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(req.tools.length
+      ? {
+          tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
+          parallel_tool_calls: true,
+        }
+      : {}),
+    ...(max_tokens !== undefined ? (officialEndpoint ? { max_completion_tokens: max_tokens } : { max_tokens }) : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(reasoning_effort ? { reasoning_effort } : {}),
+  };
+}
+
+function stopReasonOf(finish: string, toolCalls: number): LlmStopReason {
+  if (toolCalls > 0 || finish === 'tool_calls' || finish === 'function_call') return 'tool_use';
+  if (finish === 'stop') return 'end_turn';
+  if (finish === 'length') return 'max_tokens';
+  if (finish === 'content_filter') return 'content_filter';
+  return 'other';
+}
+
+/** Translates chunks into neutral events; tool-call fragments are joined by `index`. */
+export async function* mapChatStream(chunks: AsyncIterable<Chunk>): AsyncGenerator<LlmStreamEvent> {
+  const calls = new Map<number, { id: string; name: string; args: string }>();
+  let finish: string | undefined;
+  let usage: Chunk['usage'] | undefined;
+  let flushed = 0;
+  for await (const chunk of chunks) {
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = (choice.delta ?? {}) as Chunk['choices'][number]['delta'] & ReasoningDelta;
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === 'string' && reasoning) yield { type: 'thinking_delta', text: reasoning };
+    if (delta.content) yield { type: 'text_delta', text: delta.content };
+    for (const frag of delta.tool_calls ?? []) {
+      const call = calls.get(frag.index) ?? { id: '', name: '', args: '' };
+      if (frag.id) call.id = frag.id;
+      if (frag.function?.name) call.name += frag.function.name;
+      if (frag.function?.arguments) call.args += frag.function.arguments;
+      calls.set(frag.index, call);
+    }
+    if (choice.finish_reason) finish = choice.finish_reason;
+    if (finish && flushed < calls.size) {
+      for (const [index, call] of [...calls.entries()].sort((a, b) => a[0] - b[0]).slice(flushed)) {
+        yield toolCallEvent(call.id || `call_${index}_${randomUUID()}`, call.name, call.args);
+      }
+      flushed = calls.size;
+    }
+  }
+  if (!finish) throw new LlmError('network', { vendorCode: 'stream_truncated' });
+  yield {
+    type: 'usage',
+    input_tokens: usage?.prompt_tokens ?? 0,
+    output_tokens: usage?.completion_tokens ?? 0,
+    cache_read_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+  };
+  yield { type: 'done', stop_reason: stopReasonOf(finish, calls.size) };
+}
+
+/** Provider type `openai_completions`: Chat Completions, OpenAI or any compatible server. */
+export function createOpenAiCompletionsProvider(config: LlmProviderConfig, retry: LlmRetryOptions): LlmProvider {
+  const client = createOpenAiClient(config);
+  const official = !config.base_url || config.base_url.replace(/\/+$/, '') === DEFAULT_OPENAI_BASE_URL;
+  return {
+    type: 'openai_completions',
+    stream(req) {
+      const open = async function* () {
+        const stream = await client.chat.completions.create(toChatParams(req, official), { signal: req.signal });
+        yield* mapChatStream(stream);
+      };
+      return streamWithRetries(open, req.signal, retry);
+    },
+    listModels: () => callWithRetries(() => listOpenAiModels(client), undefined, retry),
+  };
+}
