@@ -1,0 +1,32 @@
+import { currentTimeCapability } from './current-time.js';
+import { sessionFileSystemCapability } from './file-system/capability.js';
+import { sessionScheduleCapability } from './session-schedule.js';
+import { sessionStorageCapability } from './session-storage.js';
+import { sessionSqlDatabaseCapability } from './sql/capability.js';
+import { statelessTodoListCapability } from './stateless-todo-list.js';
+import type { Capability } from './types.js';
+import { webFetchCapability } from './web-fetch/capability.js';
+
+/** The ids of the built-in capabilities (spec 2.1), in listing order. */
+export const BUILTIN_CAPABILITY_IDS = [
+  'current_time',
+  'web_fetch',
+  'session_file_system',
+  'stateless_todo_list',
+  'session_storage',
+  'session_schedule',
+  'session_sql_database',
+] as const;
+
+/** The seven built-in capabilities, in listing order (a fresh array each call). */
+export function builtinCapabilities(): Capability[] {
+  return [
+    currentTimeCapability,
+    webFetchCapability,
+    sessionFileSystemCapability,
+    statelessTodoListCapability,
+    sessionStorageCapability,
+    sessionScheduleCapability,
+    sessionSqlDatabaseCapability,
+  ];
+}

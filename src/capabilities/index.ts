@@ -1,0 +1,63 @@
+// Public names of the capabilities folder. Other folders import from here only.
+export { ToolError, FEATURES } from './types.js';
+export type {
+  Capability,
+  CapabilityConfig,
+  CapabilityRef,
+  ContentPart,
+  Feature,
+  JsonSchema,
+  ResolvedCapabilities,
+  ResolvedCapabilityRef,
+  ResolvedTool,
+  TextPart,
+  ToolContext,
+  ToolDefinition,
+  ToolResult,
+} from './types.js';
+
+export { MAX_SQL_QUERY_ROWS } from './storage-ports.js';
+export type {
+  CreateScheduleInput,
+  FileStat,
+  GrepMatch,
+  GrepOptions,
+  GrepResult,
+  KvEntry,
+  ScheduleInfo,
+  ScheduleKind,
+  ScheduleStatus,
+  SecretInfo,
+  SessionFs,
+  SessionKv,
+  SessionSchedules,
+  SessionSecrets,
+  SessionSql,
+  SessionSqlDatabase,
+  SqlColumnInfo,
+  SqlDatabaseInfo,
+  SqlExecResult,
+  SqlQueryResult,
+  SqlSchemaObject,
+  SqlValue,
+} from './storage-ports.js';
+
+export { createCapabilityRegistry } from './registry.js';
+export type { CapabilityRegistry, CapabilityRegistryOptions } from './registry.js';
+export { BUILTIN_CAPABILITY_IDS, builtinCapabilities } from './builtin.js';
+export { buildSystemPrompt, normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs } from './resolve.js';
+export type { CapabilityLayers, CapabilityLookup } from './resolve.js';
+export { capabilityView } from './capability-view.js';
+export type { CapabilityView, ToolView } from './capability-view.js';
+export { defineCapability, defineTool, jsonResult, textResult, toToolError } from './define.js';
+export type { CapabilitySpec, ToolSpec } from './define.js';
+
+export { createWebFetchCapability } from './web-fetch/capability.js';
+export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
+export { openDatabase } from './sql/sqlite-engine.js';
+export type { SqliteDatabase } from './sql/sqlite-engine.js';
+export { SQL_DATABASE_NAME_RE } from './sql/capability.js';
+export { cronError, nextCronRun } from './schedule-time.js';
+export { MAX_ACTIVE_SCHEDULES } from './session-schedule.js';
+export { isValidTimeZone } from './time-zone.js';
+export { normalizeSessionPath } from './file-system/paths.js';

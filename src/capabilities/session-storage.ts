@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox';
+import { StringEnum, defineCapability, defineTool, jsonResult } from './define.js';
+import { ToolError } from './types.js';
+
+export const SESSION_STORAGE_ID = 'session_storage';
+export const MAX_KV_KEY_LENGTH = 256;
+export const MAX_KV_VALUE_BYTES = 1024 * 1024;
+export const MAX_SECRET_VALUE_BYTES = 64 * 1024;
+/** Secret names look like environment variables: `GITHUB_TOKEN`, `api.key-2`. */
+export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+const OPERATIONS = ['set', 'get', 'delete', 'list'] as const;
+
+const kvStore = defineTool({
+  name: 'kv_store',
+  display_name: 'Key-Value Store',
+  description:
+    'Persistent key/value storage of this session (survives across turns). operation: set (key, value), get (key), delete (key), list (optional prefix; returns keys only).',
+  parameters: Type.Object(
+    {
+      operation: StringEnum(OPERATIONS, { description: 'set, get, delete or list.' }),
+      key: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_KV_KEY_LENGTH, description: 'The key (set, get, delete).' })),
+      value: Type.Optional(Type.String({ description: 'The value to store (set). Store JSON as a string.' })),
+      prefix: Type.Optional(Type.String({ description: 'Only keys starting with this (list).' })),
+    },
+    { additionalProperties: false },
+  ),
+  async run(args, { kv }) {
+    if (args.operation === 'list') {
+      const entries = await kv.list(args.prefix ? { prefix: args.prefix } : {});
+      return jsonResult({ keys: entries.map((e) => ({ key: e.key, updated_at: e.updated_at })), total: entries.length });
+    }
+    const key = required(args.key, 'key', args.operation);
+    checkKey(key);
+    if (args.operation === 'get') {
+      const value = await kv.get(key);
+      return jsonResult({ key, found: value !== null, value });
+    }
+    if (args.operation === 'delete') return jsonResult({ key, deleted: await kv.delete(key) });
+    const value = required(args.value, 'value', 'set');
+    checkSize(value, MAX_KV_VALUE_BYTES, 'value');
+    await kv.set(key, value);
+    return jsonResult({ key, stored: true, size_bytes: Buffer.byteLength(value) });
+  },
+});
+
+const secretStore = defineTool({
+  name: 'secret_store',
+  display_name: 'Secret Store',
+  description:
+    'Encrypted secret storage of this session (API keys, tokens). operation: set (name, value), get (name), delete (name), list (names only; values are never listed).',
+  parameters: Type.Object(
+    {
+      operation: StringEnum(OPERATIONS, { description: 'set, get, delete or list.' }),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Secret name, e.g. GITHUB_TOKEN (set, get, delete).' })),
+      value: Type.Optional(Type.String({ description: 'The secret value (set).' })),
+    },
+    { additionalProperties: false },
+  ),
+  async run(args, { secrets }) {
+    if (args.operation === 'list') {
+      const names = await secrets.list();
+      return jsonResult({ secrets: names.map((s) => ({ name: s.name, updated_at: s.updated_at })), total: names.length });
+    }
+    const name = required(args.name, 'name', args.operation);
+    if (!SECRET_NAME_RE.test(name)) {
+      throw new ToolError('Invalid secret name: use letters, digits, "_", "." or "-", starting with a letter or "_" (max 128).');
+    }
+    if (args.operation === 'get') {
+      const value = await secrets.get(name);
+      return jsonResult({ name, found: value !== null, value });
+    }
+    if (args.operation === 'delete') return jsonResult({ name, deleted: await secrets.delete(name) });
+    const value = required(args.value, 'value', 'set');
+    checkSize(value, MAX_SECRET_VALUE_BYTES, 'value');
+    await secrets.set(name, value);
+    return jsonResult({ name, stored: true });
+  },
+});
+
+function required(value: string | undefined, field: string, operation: string): string {
+  if (value === undefined) throw new ToolError(`"${field}" is required for operation "${operation}".`);
+  return value;
+}
+
+function checkKey(key: string): void {
+  if (/[\u0000-\u001f\u007f]/.test(key)) throw new ToolError('Keys must not contain control characters.');
+}
+
+function checkSize(value: string, max: number, field: string): void {
+  const size = Buffer.byteLength(value);
+  if (size > max) throw new ToolError(`"${field}" is ${size} bytes; the maximum is ${max}.`);
+}
+
+export const sessionStorageCapability = defineCapability({
+  id: SESSION_STORAGE_ID,
+  name: 'Session Storage',
+  description: 'Persistent key/value storage and encrypted secrets, scoped to the session.',
+  prompt: [
+    'This session has persistent storage that survives across turns:',
+    '`kv_store` for notes, state and intermediate results (values are strings; store JSON as text),',
+    'and `secret_store` for credentials such as API keys.',
+    'Never repeat a secret value in your replies, files or key/value entries; refer to it by name.',
+  ].join(' '),
+  tools: [kvStore, secretStore],
+  configSchema: Type.Object({}, { additionalProperties: false }),
+  features: ['key_value', 'secrets'],
+});

@@ -1,0 +1,119 @@
+/**
+ * The capability model. A capability is a module of tools plus instructions; agents,
+ * harnesses and sessions reference capabilities by id (spec 2.1, 2.3, 3.4).
+ *
+ * Error contract for `ToolDefinition.execute`:
+ * - `ToolError`: an expected failure (bad arguments, file not found, blocked URL). Its
+ *   message is written for the LLM and is safe to show it; the turn engine reports it as the
+ *   tool result with status `error`.
+ * - an abort (the `ToolContext.signal` fired): the turn was cancelled; rethrown as is.
+ * - anything else: a bug or an infrastructure failure. The turn engine logs it and shows the
+ *   LLM a generic message only.
+ */
+import type {
+  SessionFs,
+  SessionKv,
+  SessionSchedules,
+  SessionSecrets,
+  SessionSql,
+} from './storage-ports.js';
+
+/** UI feature strings a capability contributes to a session's `features` (spec 2.3). */
+export const FEATURES = ['file_system', 'secrets', 'key_value', 'schedules', 'sql_database'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+/** A JSON Schema object (plain data; TypeBox schemas qualify). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** A capability's configuration as stored on a harness, agent or session item. */
+export type CapabilityConfig = Readonly<Record<string, unknown>>;
+
+/** One part of a tool result. JSON results are serialised into a `text` part. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+export type ContentPart = TextPart;
+
+export interface ToolResult {
+  content: ContentPart[];
+}
+
+/** What the turn engine hands every tool call. One per call; never shared across sessions. */
+export interface ToolContext {
+  session_id: string;
+  org_id: string;
+  /** The calling capability's resolved config (harness → agent → session merge). */
+  config: CapabilityConfig;
+  /** Fires when the turn is cancelled; tools pass it to any I/O they start. */
+  signal: AbortSignal;
+  /** The clock; tools never read `Date.now()` themselves. */
+  now(): Date;
+  fs: SessionFs;
+  kv: SessionKv;
+  secrets: SessionSecrets;
+  sql: SessionSql;
+  schedules: SessionSchedules;
+}
+
+/** A server-side tool as offered to the LLM. `parameters` is a JSON Schema with `type: object`. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  /** Human-readable name for UIs, e.g. "Get Current Time" for `get_current_time`. */
+  display_name: string;
+  /** Validates `args` against `parameters`, then runs the tool. See the error contract above. */
+  execute(args: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface Capability {
+  id: string;
+  /** Display name. */
+  name: string;
+  description: string;
+  /** Instructions prepended to the agent's system prompt while the capability is active. */
+  prompt: string;
+  tools: ToolDefinition[];
+  /** JSON Schema (compiled by ajv, strict) for the capability's config; every key optional. */
+  configSchema: JsonSchema;
+  features: Feature[];
+  /** Ids of capabilities that are added automatically whenever this one is active. */
+  dependencies: string[];
+  /** Tool name → display name. */
+  displayNames: Readonly<Record<string, string>>;
+}
+
+/** A capability item on a harness, agent or session: an id, or `{ref, config?}`. */
+export type CapabilityRef = string | { ref: string; config?: CapabilityConfig | null };
+
+/** A normalised capability item. */
+export interface ResolvedCapabilityRef {
+  ref: string;
+  config: CapabilityConfig;
+}
+
+/** A tool of an active capability, bound to that capability's resolved config. */
+export interface ResolvedTool extends ToolDefinition {
+  capability_id: string;
+  config: CapabilityConfig;
+}
+
+/** The outcome of capability resolution for one session turn. */
+export interface ResolvedCapabilities {
+  capabilities: ResolvedCapabilityRef[];
+  features: Feature[];
+  tools: ResolvedTool[];
+  /** The capabilities' instructions, joined; empty when none contribute any. */
+  prompt: string;
+  /** Refs the registry does not know; left out of everything above. */
+  unknown: string[];
+}
+
+/** An expected tool failure whose message is written for, and safe to show, the LLM. */
+export class ToolError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ToolError';
+  }
+}

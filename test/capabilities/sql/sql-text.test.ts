@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { forbiddenSql, isBlankSql, managesTransactions, startsReadOnly, sqlWords } from '../../../src/capabilities/sql/sql-text.js';
+
+describe('sql text checks', () => {
+  it('sees keywords outside literals, identifiers and comments only', () => {
+    assert.deepEqual(sqlWords(`SELECT 'attach' AS "detach" -- attach\n/* attach */ FROM t`), ['SELECT', 'AS', 'FROM', 'T']);
+    assert.equal(forbiddenSql("SELECT 'ATTACH'"), null);
+    assert.match(forbiddenSql("attach 'x' as y")!, /ATTACH/);
+    assert.match(forbiddenSql('DETACH y')!, /DETACH/);
+    assert.match(forbiddenSql("vacuum into 'f'")!, /VACUUM INTO/);
+    assert.equal(forbiddenSql('VACUUM'), null);
+  });
+
+  it('recognises transaction control, read-only starts and blank remainders', () => {
+    assert.equal(managesTransactions('BEGIN; INSERT INTO t VALUES (1); COMMIT'), true);
+    assert.equal(managesTransactions("INSERT INTO t VALUES ('BEGIN;')"), false);
+    assert.equal(startsReadOnly('  with x as (select 1) select * from x'), true);
+    assert.equal(startsReadOnly('/* c */ SELECT 1'), true);
+    assert.equal(startsReadOnly('INSERT INTO t VALUES (1)'), false);
+    assert.equal(isBlankSql(' ; -- done\n /* x */ ;'), true);
+    assert.equal(isBlankSql("'x'"), false);
+  });
+});
