@@ -3,7 +3,16 @@ import { Organization } from './organization.js';
 import { User } from './user.js';
 import { ApiKey } from './api-key.js';
 import { Session } from './session.js';
+import { SessionFile } from './session-file.js';
+import { SessionKvEntry } from './session-kv-entry.js';
+import { SessionSecret } from './session-secret.js';
+import { SessionSqlDatabaseRow } from './session-sql-database.js';
+import { SessionSchedule } from './session-schedule.js';
+import { Image } from './image.js';
+import { UserConnection } from './user-connection.js';
 
 export { Organization, User, ApiKey, Session };
+export { SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection };
 
-export const entities = [Organization, User, ApiKey, Session];
+export const entities = [Organization, User, ApiKey, Session,
+  SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection];

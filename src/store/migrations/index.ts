@@ -1,5 +1,6 @@
 // Checked-in migrations, applied in this order at start. Append new ones; never edit applied ones.
 import { CoreMigration } from './0001-core.js';
 import { SessionsMigration } from './0005-sessions.js';
+import { StorageMigration } from './0007-storage.js';
 
-export const migrations = [CoreMigration, SessionsMigration];
+export const migrations = [CoreMigration, SessionsMigration, StorageMigration];

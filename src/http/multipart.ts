@@ -1,0 +1,32 @@
+import { getParts } from 'uWebSockets.js';
+import { InvalidRequestError } from '../errors.js';
+
+/** One field of a `multipart/form-data` body. */
+export interface MultipartPart {
+  name: string;
+  /** The part's bytes (a copy; safe to keep). */
+  data: Buffer;
+  /** The part's own Content-Type, when sent. */
+  contentType?: string;
+  /** Set for file fields. */
+  filename?: string;
+}
+
+/**
+ * Splits a `multipart/form-data` body with uWebSockets.js `getParts` (the only place outside the
+ * server adapter that touches uWS). InvalidRequestError when the body or content type is not
+ * multipart or the body cannot be parsed.
+ */
+export function parseMultipart(body: Buffer, contentType: string | undefined): MultipartPart[] {
+  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType) || !/boundary=/i.test(contentType)) {
+    throw new InvalidRequestError('Invalid request: expected multipart/form-data with a boundary');
+  }
+  const parts = getParts(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), contentType);
+  if (!parts) throw new InvalidRequestError('Invalid request: malformed multipart body');
+  return parts.map((p) => {
+    const part: MultipartPart = { name: p.name, data: Buffer.from(new Uint8Array(p.data).slice()) };
+    if (p.type) part.contentType = p.type;
+    if (p.filename !== undefined) part.filename = p.filename;
+    return part;
+  });
+}

@@ -1,0 +1,80 @@
+import { decryptSecret, encryptSecret, type Keyring } from '../crypto/index.js';
+import { NotFoundError } from '../errors.js';
+import { newId } from '../ids.js';
+import { iso, type StorageDb } from './sql.js';
+
+/** The AAD purpose of connection keys (also used by key rotation). */
+export const USER_CONNECTION_PURPOSE = 'user_connection.api_key';
+/** Provider ids: lower-case letters, digits, `_`, `.`, `-`; 1 to 64 characters. */
+export const PROVIDER_RE = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/** The session secret a connection becomes (spec 2.3). */
+export const connectionSecretName = (provider: string) => `connection:${provider}`;
+
+export interface ConnectionRecord {
+  provider: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConnectionOwner {
+  orgId: string;
+  userId: string;
+}
+
+interface Row {
+  id: string;
+  provider: string;
+  ciphertext: string;
+  created_at: unknown;
+  updated_at: unknown;
+  inserted?: boolean;
+}
+
+/**
+ * Per-user connections to code-hosting accounts on `user_connections`. The key is sealed with
+ * envelope encryption bound to (org, row id, purpose) and never returned; only `keysOf`
+ * (session creation, which turns them into session secrets) decrypts.
+ */
+export function createConnectionStore(db: StorageDb, keyring: Keyring) {
+  const aad = (orgId: string, rowId: string) => ({ org_id: orgId, row_id: rowId, purpose: USER_CONNECTION_PURPOSE });
+  const toRecord = (r: Row): ConnectionRecord => ({ provider: r.provider, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+
+  return {
+    async list({ userId }: ConnectionOwner): Promise<ConnectionRecord[]> {
+      const rows = await db.sql<Row>('select provider, created_at, updated_at from user_connections where user_id = ? order by provider', [userId]);
+      return rows.map(toRecord);
+    },
+
+    async get({ userId }: ConnectionOwner, provider: string): Promise<ConnectionRecord> {
+      const [row] = await db.sql<Row>('select provider, created_at, updated_at from user_connections where user_id = ? and provider = ?', [userId, provider]);
+      if (!row) throw new NotFoundError(`No connection for provider ${provider}`);
+      return toRecord(row);
+    },
+
+    /** Creates or replaces the key; `created` tells which. A fresh row id per write keeps id and AAD consistent. */
+    async put({ orgId, userId }: ConnectionOwner, provider: string, apiKey: string): Promise<{ record: ConnectionRecord; created: boolean }> {
+      const id = newId();
+      const [row] = await db.sql<Row>(
+        `insert into user_connections (id, organization_id, user_id, provider, ciphertext, created_at, updated_at) values (?, ?, ?, ?, ?, now(), now())
+         on conflict (user_id, provider) do update set id = excluded.id, organization_id = excluded.organization_id,
+           ciphertext = excluded.ciphertext, updated_at = now()
+         returning provider, created_at, updated_at, (xmax = 0) as inserted`,
+        [id, orgId, userId, provider, encryptSecret(keyring, apiKey, aad(orgId, id))],
+      );
+      return { record: toRecord(row!), created: row!.inserted === true };
+    },
+
+    async remove({ userId }: ConnectionOwner, provider: string): Promise<void> {
+      const gone = await db.sql('delete from user_connections where user_id = ? and provider = ? returning id', [userId, provider]);
+      if (gone.length === 0) throw new NotFoundError(`No connection for provider ${provider}`);
+    },
+
+    /** Every connection of the user with its decrypted key, for injection into a new session. */
+    async keysOf({ orgId, userId }: ConnectionOwner): Promise<{ provider: string; apiKey: string }[]> {
+      const rows = await db.sql<Row>('select id, provider, ciphertext from user_connections where user_id = ? and organization_id = ? order by provider', [userId, orgId]);
+      return rows.map((r) => ({ provider: r.provider, apiKey: decryptSecret(keyring, r.ciphertext, aad(orgId, r.id)) }));
+    },
+  };
+}
+
+export type ConnectionStore = ReturnType<typeof createConnectionStore>;

@@ -1,0 +1,64 @@
+import { normalizeCapabilityRef, type CapabilityConfig, type CapabilityRef, type Feature } from '../capabilities/index.js';
+import { NotFoundError } from '../errors.js';
+import { Session, orgScope } from '../store/index.js';
+import type { StorageDb } from './sql.js';
+
+/** What storage routes need of a session row. */
+export interface StorageSession {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  harness_id: string;
+  agent_id: string | null;
+  features: string[];
+  capabilities: CapabilityRef[];
+}
+
+/** A session that lacks the capability behind a storage route: 404 (see docs/decisions.md). */
+export class FeatureNotEnabledError extends NotFoundError {
+  constructor(feature: Feature) {
+    super(`Not found: this session has no ${feature} capability`);
+    this.name = 'FeatureNotEnabledError';
+  }
+}
+
+/**
+ * Session lookups for the storage REST routes: the caller's session (404 absent, 403 another
+ * org's), its features, and a capability's config merged harness → agent → session (spec 3.4).
+ */
+export function createSessionAccess(db: StorageDb) {
+  async function owned(orgId: string, sessionId: string): Promise<StorageSession> {
+    return (await orgScope(db.em(), orgId).getOwned(Session, sessionId)) as StorageSession;
+  }
+
+  return {
+    owned,
+
+    /** The caller's session, which must have `feature` among its resolved features. */
+    async withFeature(orgId: string, sessionId: string, feature: Feature): Promise<StorageSession> {
+      const session = await owned(orgId, sessionId);
+      if (!session.features.includes(feature)) throw new FeatureNotEnabledError(feature);
+      return session;
+    },
+
+    /** The merged config of `capabilityId` over the harness, agent and session items ({} when unset). */
+    async capabilityConfig(session: StorageSession, capabilityId: string): Promise<CapabilityConfig> {
+      const [harness] = await db.sql<{ capabilities: CapabilityRef[] }>('select capabilities from harnesses where id = ?', [session.harness_id]);
+      const [agent] = session.agent_id
+        ? await db.sql<{ capabilities: CapabilityRef[] }>('select capabilities from agents where id = ?', [session.agent_id])
+        : [];
+      const items = [...jsonArray(harness?.capabilities), ...jsonArray(agent?.capabilities), ...(session.capabilities ?? [])];
+      let config: CapabilityConfig = {};
+      for (const item of items.map(normalizeCapabilityRef)) if (item.ref === capabilityId) config = { ...config, ...item.config };
+      return config;
+    },
+  };
+}
+
+export type SessionAccess = ReturnType<typeof createSessionAccess>;
+
+/** A jsonb array column (drivers return parsed JSON; tolerate text). */
+function jsonArray(value: unknown): CapabilityRef[] {
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return Array.isArray(parsed) ? (parsed as CapabilityRef[]) : [];
+}

@@ -1,0 +1,83 @@
+import type { SessionFs, SessionKv, SessionSchedules, SessionSecrets, SessionSql } from '../capabilities/index.js';
+import type { Keyring } from '../crypto/index.js';
+import type { Logger } from '../log.js';
+import { connectionSecretName, createConnectionStore } from './connection-store.js';
+import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
+import { createImageStore, DEFAULT_MAX_IMAGE_BYTES } from './image-store.js';
+import { createSessionKv } from './kv-store.js';
+import { createScheduleQueue } from './schedule-queue.js';
+import { createSessionSchedules } from './schedule-store.js';
+import { createSessionAccess } from './session-access.js';
+import { createSessionSecrets } from './secret-store.js';
+import { createSessionSql } from './sql-store.js';
+import type { StorageDb } from './sql.js';
+
+export interface StorageDeps {
+  store: StorageDb;
+  keyring: Keyring;
+  log: Logger;
+}
+
+export interface StorageOptions {
+  /** Total file bytes per session (config SESSION_FS_QUOTA_BYTES; default 100 MiB). */
+  fsQuotaBytes: number;
+  /** Largest image upload in bytes (default 10 MiB). */
+  maxImageBytes: number;
+}
+
+/** Everything one session stores, scoped to that session. */
+export interface SessionStorage {
+  files: SessionFiles;
+  fs: SessionFs;
+  kv: SessionKv;
+  secrets: SessionSecrets & { setMany(values: Record<string, string>): Promise<void> };
+  sql: SessionSql;
+  schedules: SessionSchedules;
+}
+
+/**
+ * The capability storage of the service: per-session stores (files, kv, secrets, SQL,
+ * schedules), images, user connections, session lookups for REST, and the schedule queue.
+ */
+export function createStorage({ store, keyring, log }: StorageDeps, opts: Partial<StorageOptions> = {}) {
+  const { fsQuotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, maxImageBytes = DEFAULT_MAX_IMAGE_BYTES } = opts;
+  const connections = createConnectionStore(store, keyring);
+
+  function forSession(session: { id: string; organization_id: string }): SessionStorage {
+    const scope = { sessionId: session.id, orgId: session.organization_id };
+    const files = createSessionFiles(store, { ...scope, quotaBytes: fsQuotaBytes });
+    return {
+      files,
+      fs: sessionFsPort(files),
+      kv: createSessionKv(store, scope),
+      secrets: createSessionSecrets(store, keyring, scope),
+      sql: createSessionSql(store, scope),
+      schedules: createSessionSchedules(store, scope),
+    };
+  }
+
+  /**
+   * Copies the user's connections into a new session as secrets `connection:<provider>`
+   * (spec 2.3). Returns how many were injected; values are never logged.
+   */
+  async function injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> {
+    const keys = await connections.keysOf({ orgId: session.organization_id, userId: session.user_id });
+    if (keys.length === 0) return 0;
+    const secrets = createSessionSecrets(store, keyring, { sessionId: session.id, orgId: session.organization_id });
+    await secrets.setMany(Object.fromEntries(keys.map((k) => [connectionSecretName(k.provider), k.apiKey])));
+    log.debug({ sessionId: session.id, providers: keys.map((k) => k.provider) }, 'user connections injected as session secrets');
+    return keys.length;
+  }
+
+  return {
+    forSession,
+    injectConnections,
+    connections,
+    images: createImageStore(store, { maxBytes: maxImageBytes }),
+    access: createSessionAccess(store),
+    scheduleQueue: createScheduleQueue(store),
+    fsQuotaBytes,
+  };
+}
+
+export type Storage = ReturnType<typeof createStorage>;
