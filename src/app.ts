@@ -1,9 +1,16 @@
 import type { DestinationStream } from 'pino';
 import { namedSchemas } from '../schemas/index.js';
+import { createAgentService } from './api/agents/index.js';
+import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
+import { createSessionService } from './api/sessions/service.js';
+import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
+import { createConnectionLimits } from './events/connection-limits.js';
+import { createSessionHub } from './events/session-hub.js';
 import { systemRoutes } from './api/system/routes.js';
-import { createAuthenticator, ensureBootstrapAdmin } from './auth/index.js';
+import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus } from './bus/index.js';
+import { createCapabilityRegistry } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { buildOpenApi, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
@@ -37,7 +44,22 @@ export async function createApp(config: Config, { logDestination }: AppOptions =
       keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
     });
 
-    const services: AppServices = { config, log, store, bus };
+    const auth = await createAuthModule({ config, store, log });
+    const capabilities = createCapabilityRegistry();
+    const agents = createAgentService({ store, capabilities });
+    const harnesses = createHarnessService({ store, capabilities });
+    await harnesses.ensureBuiltIns();
+    const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities });
+    const sessions = createSessionService({ store, bus, log, setup });
+    const hub = createSessionHub({ bus, log });
+    closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
+    const streamLimits = createConnectionLimits({
+      perSession: config.SSE_MAX_PER_SESSION,
+      perOrg: config.SSE_MAX_PER_ORG,
+      global: config.SSE_MAX_GLOBAL,
+      expectedInstances: config.EXPECTED_INSTANCES,
+    });
+    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, hub, streamLimits };
     const routes: Route[] = [];
     routes.push(...systemRoutes({
       checks: [
@@ -50,7 +72,7 @@ export async function createApp(config: Config, { logDestination }: AppOptions =
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: '1.0.0', prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: createAuthenticator({ store }) });
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate });
     const server = createHttpServer(
       {
         host: config.HOST,

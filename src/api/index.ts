@@ -1,8 +1,15 @@
 import type { Route } from '../http/route.js';
 import type { AppServices } from '../services.js';
+import { authRoutes } from './auth/routes.js';
+import { orgsRoutes } from './orgs/routes.js';
+import { usersRoutes } from './users/routes.js';
+import { agentsRoutes } from './agents/routes.js';
+import { harnessesRoutes } from './harnesses/routes.js';
+import { capabilitiesRoutes } from './capabilities/routes.js';
+import { sessionRoutes } from './sessions/routes.js';
+import { eventRoutes } from './events/routes.js';
 
 /** Every resource's routes. One line per resource module (src/api/<resource>/routes.ts). */
 export function createApiRoutes(services: AppServices): Route[] {
-  void services;
-  return [];
+  return [...authRoutes(services), ...usersRoutes(services), ...orgsRoutes(services), ...agentsRoutes(services), ...harnessesRoutes(services), ...capabilitiesRoutes(services), ...sessionRoutes(services), ...eventRoutes({ ...services, limits: services.streamLimits })];
 }
