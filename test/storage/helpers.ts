@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { pino } from 'pino';
 import { createKeyring } from '../../src/crypto/index.js';
@@ -23,11 +26,18 @@ export function testKeyring() {
   return createKeyring({ current: `test:${randomBytes(32).toString('base64')}` });
 }
 
-/** A fresh PostgreSQL database with the migrations applied, plus the storage over it. */
-export async function storageFixture(t: TestContext, opts: Partial<StorageOptions> = {}): Promise<StorageFixture> {
-  const db = await createTestDatabase('storage');
-  t.after(() => db.drop());
-  const store = await createStore({ databaseUrl: db.url, dataDir: '/tmp', log: silentLog, poolMax: 4 });
+/** A fresh PostgreSQL database (or PGlite with `pglite`) with the migrations applied, plus the storage over it. */
+export async function storageFixture(t: TestContext, opts: Partial<StorageOptions> & { pglite?: boolean } = {}): Promise<StorageFixture> {
+  let store: Store;
+  if (opts.pglite) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ass-storage-'));
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    store = await createStore({ dataDir, log: silentLog });
+  } else {
+    const db = await createTestDatabase('storage');
+    t.after(() => db.drop());
+    store = await createStore({ databaseUrl: db.url, dataDir: '/tmp', log: silentLog, poolMax: 4 });
+  }
   t.after(() => store.close());
   const storage = createStorage({ store, keyring: testKeyring(), log: silentLog }, opts);
   async function org(): Promise<string> {

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { storageFixture } from './helpers.js';
+
+describe('session key/value and secrets (PostgreSQL)', () => {
+  it('kv: set, overwrite, prefix list (LIKE wildcards are literal), delete; per session', async (t) => {
+    const fx = await storageFixture(t);
+    const { kv } = fx.storage.forSession(await fx.session());
+    const other = fx.storage.forSession(await fx.session()).kv;
+    await kv.set('a_1', 'one');
+    await kv.set('a%2', 'two');
+    await kv.set('ab', 'three');
+    await kv.set('a_1', 'uno');
+    assert.equal(await kv.get('a_1'), 'uno');
+    assert.deepEqual((await kv.list({ prefix: 'a_' })).map((e) => e.key), ['a_1']);
+    assert.deepEqual((await kv.list({ prefix: 'a%' })).map((e) => e.key), ['a%2']);
+    assert.deepEqual((await kv.list()).map((e) => e.key), ['a%2', 'a_1', 'ab']);
+    assert.equal(await other.get('a_1'), null);
+    assert.equal(await kv.delete('ab'), true);
+    assert.equal(await kv.delete('ab'), false);
+  });
+
+  it('secrets: encrypted at rest, names-only listing, bound to their row', async (t) => {
+    const fx = await storageFixture(t);
+    const s1 = await fx.session();
+    const s2 = await fx.session();
+    const one = fx.storage.forSession(s1).secrets;
+    const two = fx.storage.forSession(s2).secrets;
+    await one.set('GITHUB_TOKEN', 'ghp_supersecretvalue');
+    await one.set('GITHUB_TOKEN', 'ghp_rotatedvalue');
+    await two.set('GITHUB_TOKEN', 'other-session-value');
+    assert.equal(await one.get('GITHUB_TOKEN'), 'ghp_rotatedvalue');
+    assert.equal(await one.get('MISSING'), null);
+    const list = await one.list();
+    assert.deepEqual(list.map((s) => Object.keys(s).sort()), [['created_at', 'name', 'updated_at']]);
+
+    const rows = await fx.store.sql<{ session_id: string; ciphertext: string }>('select session_id, ciphertext from session_secrets');
+    for (const r of rows) assert.ok(!r.ciphertext.includes('value') && !r.ciphertext.includes('ghp_'));
+    // A ciphertext copied onto another session's row does not open there.
+    const stolen = rows.find((r) => r.session_id === s1.id)!.ciphertext;
+    await fx.store.sql('update session_secrets set ciphertext = ? where session_id = ?', [stolen, s2.id]);
+    await assert.rejects(two.get('GITHUB_TOKEN'), { name: 'DecryptionError' });
+    assert.equal(await one.delete('GITHUB_TOKEN'), true);
+    assert.deepEqual(await one.list(), []);
+  });
+
+  it('storage rows go with their session (on delete cascade)', async (t) => {
+    const fx = await storageFixture(t);
+    const s = await fx.session();
+    const st = fx.storage.forSession(s);
+    await st.files.write('/f.txt', new Uint8Array([1]));
+    await st.kv.set('k', 'v');
+    await st.secrets.set('S', 'v');
+    await (await st.sql.open('main', { create: true })).exec('create table t (x)');
+    await st.schedules.create({ name: 'n', message: 'm', kind: 'once', scheduled_at: '2099-01-01T00:00:00.000Z', cron_expression: null, timezone: 'UTC', next_run_at: '2099-01-01T00:00:00.000Z', max_active: 5 });
+    await fx.storage.images.create({ orgId: s.organization_id, userId: s.user_id, sessionId: s.id, data: Buffer.from('GIF89a....') });
+    await fx.store.sql('delete from sessions where id = ?', [s.id]);
+    for (const table of ['session_files', 'session_kv', 'session_secrets', 'session_sql_databases', 'session_schedules', 'images']) {
+      const [row] = await fx.store.sql<{ n: string }>(`select count(*) as n from ${table}`);
+      assert.equal(Number(row!.n), 0, table);
+    }
+  });
+});
