@@ -10,9 +10,12 @@ import { SessionSqlDatabaseRow } from './session-sql-database.js';
 import { SessionSchedule } from './session-schedule.js';
 import { Image } from './image.js';
 import { UserConnection } from './user-connection.js';
+import { Agent } from './agent.js';
+import { Harness } from './harness.js';
 
 export { Organization, User, ApiKey, Session };
 export { SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection };
+export { Agent, Harness };
 
 export const entities = [Organization, User, ApiKey, Session,
-  SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection];
+  SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection, Agent, Harness];

@@ -2,5 +2,6 @@
 import { CoreMigration } from './0001-core.js';
 import { SessionsMigration } from './0005-sessions.js';
 import { StorageMigration } from './0007-storage.js';
+import { AgentsMigration } from './0004-agents.js';
 
-export const migrations = [CoreMigration, SessionsMigration, StorageMigration];
+export const migrations = [CoreMigration, SessionsMigration, StorageMigration, AgentsMigration];

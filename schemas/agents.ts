@@ -1,0 +1,122 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ListOf, Timestamp, Uuid } from './common.js';
+import { CapabilityItem, ToolSpec } from './capabilities.js';
+
+/** A `$ref` to a named schema that keeps the target's static type. */
+const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
+
+// Size limits (spec 8) are counted in UTF-8 bytes by the service, not here: a field over its
+// limit must answer 'Input exceeds allowed limits', which a schema `maxLength` would pre-empt.
+
+export const AgentStatus = Type.Union([Type.Literal('active'), Type.Literal('archived')], { $id: 'AgentStatus' });
+
+/** A tool the client executes (spec 2.2). */
+export const ClientTool = Type.Object(
+  {
+    type: Type.Optional(Type.Literal('client', { default: 'client' })),
+    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique per agent; letters, digits, `_`, `-`.' }),
+    description: Type.String(),
+    parameters: Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      description: 'A JSON Schema with `type: "object"` describing the arguments.',
+    }),
+  },
+  { $id: 'ClientTool', additionalProperties: false },
+);
+
+const MaxIterations = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()], {
+  description: 'Maximum reason/act iterations per turn (default 100).',
+});
+
+/** Response-only fields a client may echo back on writes; they are ignored. */
+const EchoedReadOnly = {
+  status: Type.Optional(ref(AgentStatus)),
+  created_at: Type.Optional(Type.String()),
+  updated_at: Type.Optional(Type.String()),
+};
+
+const AgentFields = {
+  name: Type.String({ minLength: 1, description: 'At most 2 KB (UTF-8).' }),
+  system_prompt: Type.String({ description: 'Base prompt, at most 1 MB (UTF-8); capability instructions are prepended at runtime.' }),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'At most 10 KB (UTF-8).' })),
+  default_model_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A model of the organisation; null removes the override.' })),
+  tags: Type.Optional(Type.Array(Type.String())),
+  capabilities: Type.Optional(Type.Array(ref(CapabilityItem), { description: 'At most 250 items.' })),
+  client_tools: Type.Optional(Type.Array(ref(ClientTool))),
+  max_iterations: Type.Optional(MaxIterations),
+};
+
+/** POST /v1/agents, PUT /v1/agents/{id}, and the document of an import. */
+export const AgentCreate = Type.Object(
+  { id: Type.Optional(Type.String({ description: 'Client-supplied UUID v4 or v7.' })), ...AgentFields, ...EchoedReadOnly },
+  { $id: 'AgentCreate', additionalProperties: false },
+);
+
+/** PATCH /v1/agents/{id}: only the given fields change; `status` is never changed. */
+export const AgentPatch = Type.Object(
+  {
+    id: Type.Optional(Type.String()),
+    name: Type.Optional(AgentFields.name),
+    system_prompt: Type.Optional(AgentFields.system_prompt),
+    description: AgentFields.description,
+    default_model_id: AgentFields.default_model_id,
+    tags: AgentFields.tags,
+    capabilities: AgentFields.capabilities,
+    client_tools: AgentFields.client_tools,
+    max_iterations: AgentFields.max_iterations,
+    ...EchoedReadOnly,
+  },
+  { $id: 'AgentPatch', additionalProperties: false },
+);
+
+export const Agent = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    system_prompt: Type.String(),
+    default_model_id: Type.Union([Uuid, Type.Null()]),
+    tags: Type.Array(Type.String()),
+    capabilities: Type.Array(ref(CapabilityItem)),
+    client_tools: Type.Array(ref(ClientTool)),
+    max_iterations: Type.Union([Type.Integer(), Type.Null()]),
+    status: ref(AgentStatus),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Agent', additionalProperties: false },
+);
+
+export const AgentList = ListOf(ref(Agent), 'AgentList');
+
+/** Unknown query keys are ignored (cache busters and the like). */
+export const AgentListQuery = Type.Object(
+  {
+    include_archived: Type.Optional(Type.Boolean({ default: false })),
+    tag: Type.Optional(Type.Array(Type.String(), { description: 'Only agents carrying every given tag (repeat the key for several).' })),
+  },
+);
+
+export const AgentPreviewRequest = Type.Object(
+  {
+    system_prompt: Type.String(),
+    capabilities: Type.Optional(Type.Array(ref(CapabilityItem))),
+    client_tools: Type.Optional(Type.Array(ref(ClientTool))),
+  },
+  { $id: 'AgentPreviewRequest', additionalProperties: false },
+);
+
+export const AgentPreview = Type.Object(
+  { system_prompt: Type.String(), tools: Type.Array(ref(ToolSpec)) },
+  { $id: 'AgentPreview', additionalProperties: false },
+);
+
+export type AgentCreateInput = Static<typeof AgentCreate>;
+export type AgentPatchInput = Static<typeof AgentPatch>;
+export type AgentListQueryInput = Static<typeof AgentListQuery>;
+export type AgentPreviewInput = Static<typeof AgentPreviewRequest>;
+export type ClientToolInput = Static<typeof ClientTool>;
+export type AgentView = Static<typeof Agent>;
+export type AgentStatusValue = Static<typeof AgentStatus>;
+
+export const agentSchemas = [AgentStatus, ClientTool, AgentCreate, AgentPatch, Agent, AgentList, AgentPreviewRequest, AgentPreview];

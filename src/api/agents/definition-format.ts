@@ -1,0 +1,105 @@
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { InvalidRequestError } from '../../errors.js';
+import type { AgentView } from '../../../schemas/agents.js';
+
+/** The three import formats of POST /v1/agents/import (spec 4.1). */
+export type DefinitionFormat = 'markdown' | 'yaml' | 'json';
+
+/** Display names used in error messages. */
+export const FORMAT_NAMES: Record<DefinitionFormat, string> = { markdown: 'Markdown', yaml: 'YAML', json: 'JSON' };
+
+/** `---` line, YAML, `---` line, then the system prompt (one blank line after the fence is skipped). */
+const FRONT_MATTER_RE = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+const MEDIA_TYPES: Record<string, DefinitionFormat> = {
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'application/json': 'json',
+  'text/json': 'json',
+  'application/yaml': 'yaml',
+  'application/x-yaml': 'yaml',
+  'text/yaml': 'yaml',
+  'text/x-yaml': 'yaml',
+};
+
+/** The format named by the Content-Type, else guessed from the text: `{` → JSON, front matter → Markdown, else YAML. */
+export function detectFormat(contentType: string | undefined, text: string): DefinitionFormat {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const named = MEDIA_TYPES[media] ?? (media.endsWith('+json') ? 'json' : media.endsWith('+yaml') ? 'yaml' : undefined);
+  if (named) return named;
+  if (text.trimStart().startsWith('{')) return 'json';
+  if (FRONT_MATTER_RE.test(text)) return 'markdown';
+  return 'yaml';
+}
+
+/**
+ * Parses an agent definition into a plain document (not yet validated). Malformed input
+ * throws 400 naming the format that failed.
+ */
+export function parseDefinition(raw: Buffer, contentType: string | undefined): { format: DefinitionFormat; doc: Record<string, unknown> } {
+  const text = raw.toString('utf8').replace(/^\uFEFF/, '');
+  const format = detectFormat(contentType, text);
+  const fail = (why: string) => new InvalidRequestError(`Invalid request: malformed ${FORMAT_NAMES[format]} agent definition: ${why}`);
+  if (text.trim() === '') throw fail('the body is empty');
+  let doc: unknown;
+  if (format === 'json') {
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      throw fail('not valid JSON');
+    }
+  } else if (format === 'yaml') {
+    doc = yamlDocument(text, fail, 'not valid YAML');
+  } else {
+    doc = markdownDocument(text, fail);
+  }
+  if (!isPlainObject(doc)) throw fail('the document must be an object of agent fields');
+  return { format, doc };
+}
+
+function markdownDocument(text: string, fail: (why: string) => Error): Record<string, unknown> {
+  const m = FRONT_MATTER_RE.exec(text);
+  if (!m) throw fail('it must start with YAML front matter between two --- lines');
+  const front = m[1] === undefined || m[1].trim() === '' ? {} : yamlDocument(m[1], fail, 'the front matter is not valid YAML');
+  if (!isPlainObject(front)) throw fail('the front matter must be a mapping of agent fields');
+  const body = text.slice(m[0].length).replace(/^\r?\n/, '');
+  if ('system_prompt' in front) {
+    if (body.trim() !== '') throw fail('give the system prompt either after the front matter or as system_prompt, not both');
+    return front;
+  }
+  return { ...front, system_prompt: body };
+}
+
+function yamlDocument(text: string, fail: (why: string) => Error, why: string): unknown {
+  try {
+    return parseYaml(text, { prettyErrors: false });
+  } catch (err) {
+    const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    throw fail(pos ? `${why} (line ${pos.line}, column ${pos.col})` : why);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Markdown with YAML front matter that `parseDefinition` reads back to an equal agent: the
+ * front matter holds every set field but the prompt; the prompt follows a blank line verbatim.
+ */
+export function exportMarkdown(agent: AgentView): string {
+  const front: Record<string, unknown> = { name: agent.name };
+  if (agent.description !== null) front['description'] = agent.description;
+  if (agent.tags.length) front['tags'] = agent.tags;
+  if (agent.capabilities.length) front['capabilities'] = agent.capabilities;
+  if (agent.default_model_id !== null) front['default_model_id'] = agent.default_model_id;
+  if (agent.client_tools.length) front['client_tools'] = agent.client_tools;
+  if (agent.max_iterations !== null) front['max_iterations'] = agent.max_iterations;
+  return `---\n${stringifyYaml(front, { lineWidth: 0 })}---\n\n${agent.system_prompt}`;
+}
+
+/** A file name for the export's Content-Disposition, from the agent name. */
+export function exportFileName(name: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+  return `${slug || 'agent'}.md`;
+}

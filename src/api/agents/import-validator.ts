@@ -1,0 +1,34 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import { AgentCreate, AgentStatus, ClientTool, type AgentCreateInput } from '../../../schemas/agents.js';
+import { CapabilityItem } from '../../../schemas/capabilities.js';
+import { CapabilityRef } from '../../../schemas/common.js';
+import { InvalidRequestError } from '../../errors.js';
+import { FORMAT_NAMES, type DefinitionFormat } from './definition-format.js';
+
+// ajv-formats is CommonJS; under NodeNext its plugin is the `.default` of the module object.
+const addFormats = ajvFormats.default;
+
+/**
+ * Validates an imported agent document against the create schema (the same rules as
+ * POST /v1/agents, compiled once); 400 names the format and the first offending field.
+ */
+export function createImportValidator() {
+  const ajv = new Ajv({ strict: true, useDefaults: true, coerceTypes: false, allErrors: false });
+  addFormats(ajv);
+  for (const s of [CapabilityRef, CapabilityItem, ClientTool, AgentStatus]) ajv.addSchema(s);
+  const validate = ajv.compile(AgentCreate);
+
+  return function validateImport(format: DefinitionFormat, doc: Record<string, unknown>): AgentCreateInput {
+    if (validate(doc)) return doc as AgentCreateInput;
+    throw new InvalidRequestError(`Invalid request: ${FORMAT_NAMES[format]} agent definition: ${describe(validate.errors?.[0])}`);
+  };
+}
+
+function describe(e: ErrorObject | undefined): string {
+  if (!e) return 'invalid';
+  const path = e.instancePath.split('/').filter(Boolean).join('.');
+  if (e.keyword === 'required') return `${path ? path + '.' : ''}${String(e.params['missingProperty'])} is required`;
+  if (e.keyword === 'additionalProperties') return `${path ? path + '.' : ''}${String(e.params['additionalProperty'])} is not allowed`;
+  return `${path || 'document'} ${e.message ?? 'is invalid'}`;
+}

@@ -1,0 +1,5 @@
+export { agentsRoutes } from './routes.js';
+export { createAgentService } from './service.js';
+export type { AgentService, AgentServiceDeps } from './service.js';
+export { AGENT_LIMITS, AGENT_MAX_BODY_BYTES, checkAgentLimits } from './limits.js';
+export type { ModelLookup } from './types.js';

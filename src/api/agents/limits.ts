@@ -1,0 +1,35 @@
+import { LimitExceededError } from '../../errors.js';
+
+/** Spec 8, in UTF-8 bytes (name, description, system prompt) and items (capabilities). */
+export const AGENT_LIMITS = {
+  nameBytes: 2048,
+  descriptionBytes: 10240,
+  systemPromptBytes: 1048576,
+  capabilities: 250,
+} as const;
+
+/** Body cap of agent and harness write routes: above the 1 MB prompt limit, so an oversize prompt gets 400, not 413. */
+export const AGENT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The size-limited fields of an agent or harness write; absent fields are not checked. */
+export interface LimitedFields {
+  name?: string | null;
+  description?: string | null;
+  system_prompt?: string | null;
+  capabilities?: readonly unknown[] | null;
+}
+
+/** Throws 400 'Input exceeds allowed limits' when any given field is over its limit (spec 8). */
+export function checkAgentLimits(fields: LimitedFields): void {
+  const over =
+    tooLong(fields.name, AGENT_LIMITS.nameBytes) ||
+    tooLong(fields.description, AGENT_LIMITS.descriptionBytes) ||
+    tooLong(fields.system_prompt, AGENT_LIMITS.systemPromptBytes) ||
+    (Array.isArray(fields.capabilities) && fields.capabilities.length > AGENT_LIMITS.capabilities);
+  if (over) throw new LimitExceededError();
+}
+
+function tooLong(value: unknown, maxBytes: number): boolean {
+  // A UTF-16 string of n code units encodes to at most 3n bytes: skip the count when that fits.
+  return typeof value === 'string' && value.length * 3 > maxBytes && Buffer.byteLength(value, 'utf8') > maxBytes;
+}

@@ -1,0 +1,93 @@
+import { Type } from '@sinclair/typebox';
+import { AgentCreate, AgentList, AgentListQuery, AgentPatch, AgentPreview, AgentPreviewRequest, Agent } from '../../../schemas/agents.js';
+import { ErrorResponse, IdParams } from '../../../schemas/common.js';
+import { defineRoutes, type Route } from '../../http/route.js';
+import type { AppServices } from '../../services.js';
+import { AGENT_MAX_BODY_BYTES } from './limits.js';
+
+const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
+const errors = { 404: ref(ErrorResponse), 422: ref(ErrorResponse) };
+const tags = ['agents'];
+
+/** Spec 4.1: agents of the caller's organisation. */
+export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
+  return defineRoutes([
+    {
+      method: 'POST', path: '/v1/agents', auth: 'user', summary: 'Create an agent', tags, maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      schema: { body: ref(AgentCreate), response: { 201: ref(Agent), 409: ref(ErrorResponse), ...errors } },
+      async handler({ body }, { principal }) {
+        return { status: 201, body: await agents.create(principal.org_id, body) };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/agents', auth: 'user', summary: 'List agents (archived ones with include_archived=true)', tags,
+      schema: { query: AgentListQuery, response: { 200: ref(AgentList) } },
+      async handler({ query }, { principal }) {
+        return { status: 200, body: await agents.list(principal.org_id, query) };
+      },
+    },
+    {
+      method: 'POST', path: '/v1/agents/import', auth: 'user', summary: 'Create an agent from Markdown with YAML front matter, YAML or JSON', tags,
+      bodyKind: 'raw', maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      schema: { response: { 201: ref(Agent), ...errors } },
+      async handler({ rawBody, headers }, { principal }) {
+        return { status: 201, body: await agents.importDefinition(principal.org_id, rawBody, headers['content-type']) };
+      },
+    },
+    {
+      method: 'POST', path: '/v1/agents/preview', auth: 'user', summary: 'The runtime system prompt and tools of an agent definition; nothing is stored', tags,
+      maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
+      async handler({ body }) {
+        return { status: 200, body: agents.preview(body) };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/agents/:id', auth: 'user', summary: 'Get an agent (archived ones too)', tags,
+      schema: { params: IdParams, response: { 200: ref(Agent), 404: ref(ErrorResponse) } },
+      async handler({ params }, { principal }) {
+        return { status: 200, body: await agents.get(principal.org_id, params.id) };
+      },
+    },
+    {
+      method: 'PATCH', path: '/v1/agents/:id', auth: 'user', summary: 'Update the given fields of an agent (never its status)', tags,
+      maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      schema: { params: IdParams, body: ref(AgentPatch), response: { 200: ref(Agent), ...errors } },
+      async handler({ params, body }, { principal }) {
+        return { status: 200, body: await agents.patch(principal.org_id, params.id, body) };
+      },
+    },
+    {
+      method: 'PUT', path: '/v1/agents/:id', auth: 'user', summary: 'Create (201) or replace (200) an agent under a client id (UUID v4/v7)', tags,
+      maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      schema: { params: IdParams, body: ref(AgentCreate), response: { 200: ref(Agent), 201: ref(Agent), ...errors } },
+      async handler({ params, body }, { principal }) {
+        const { created, agent } = await agents.put(principal.org_id, params.id, body);
+        return { status: created ? 201 : 200, body: agent };
+      },
+    },
+    {
+      method: 'DELETE', path: '/v1/agents/:id', auth: 'user', summary: 'Archive an agent', tags,
+      schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
+      async handler({ params }, { principal }) {
+        await agents.archive(principal.org_id, params.id);
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST', path: '/v1/agents/:id/copy', auth: 'user', summary: 'Copy an agent under a new id, named "<name> (copy)"', tags,
+      schema: { params: IdParams, response: { 201: ref(Agent), 404: ref(ErrorResponse) } },
+      async handler({ params }, { principal }) {
+        return { status: 201, body: await agents.copy(principal.org_id, params.id) };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/agents/:id/export', auth: 'user', summary: 'Export an agent as Markdown with YAML front matter (imports back equal)', tags,
+      schema: { params: IdParams, response: { 200: 'text/markdown', 404: ref(ErrorResponse) } },
+      async handler({ params }, { principal }) {
+        const { fileName, markdown } = await agents.exportDefinition(principal.org_id, params.id);
+        return { status: 200, raw: markdown, contentType: 'text/markdown; charset=utf-8', headers: { 'Content-Disposition': `attachment; filename="${fileName}"` } };
+      },
+    },
+  ]);
+}

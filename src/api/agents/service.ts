@@ -1,0 +1,185 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { AgentCreateInput, AgentListQueryInput, AgentPatchInput, AgentPreviewInput, AgentView } from '../../../schemas/agents.js';
+import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
+import { ConflictError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { isUuid } from '../../ids.js';
+import { Agent, orgScope, type OrgScope, type Store } from '../../store/index.js';
+import {
+  buildSystemPrompt,
+  resolveCapabilities,
+  validateCapabilityRefs,
+  type CapabilityRegistry,
+} from '../../capabilities/index.js';
+import { createClientToolChecker } from './client-tools.js';
+import { exportFileName, exportMarkdown, parseDefinition } from './definition-format.js';
+import { createImportValidator } from './import-validator.js';
+import { checkAgentLimits } from './limits.js';
+import type { AgentRow, ModelLookup } from './types.js';
+import { toAgentView } from './view.js';
+
+export interface AgentServiceDeps {
+  store: Store;
+  capabilities: CapabilityRegistry;
+  /** Checks `default_model_id` against the organisation's models; when absent any UUID is accepted. */
+  models?: ModelLookup;
+}
+
+/** The stored, checked fields of an agent (everything but id, organisation, status and times). */
+type AgentFields = Pick<AgentRow, 'name' | 'description' | 'system_prompt' | 'default_model_id' | 'tags' | 'capabilities' | 'client_tools' | 'max_iterations'>;
+
+/**
+ * Agents (spec 2.1, 3.1, 4.1): CRUD, copy, import/export, preview, and `getActive` for
+ * sessions. Check order on writes: size limits (400), client tool shape (400), capability
+ * refs (422), tool name clashes (400), model (404).
+ */
+export function createAgentService({ store, capabilities, models }: AgentServiceDeps) {
+  const checkClientTools = createClientToolChecker();
+  const validateImport = createImportValidator();
+
+  /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
+  async function checkFields(orgId: string, input: AgentCreateInput, modelChanged: boolean): Promise<AgentFields> {
+    checkAgentLimits(input);
+    const items: CapabilityItemInput[] = input.capabilities ?? [];
+    validateCapabilityRefs(items, capabilities);
+    const capabilityTools = new Set(resolveCapabilities({ agent: items }, capabilities).tools.map((t) => t.name));
+    const client_tools = checkClientTools(input.client_tools ?? [], capabilityTools);
+    const default_model_id = input.default_model_id?.toLowerCase() ?? null;
+    if (modelChanged && default_model_id && models && !(await models.exists(orgId, default_model_id))) {
+      throw new NotFoundError('Not found: default_model_id is not a model of this organization');
+    }
+    return {
+      name: input.name,
+      description: input.description ?? null,
+      system_prompt: input.system_prompt,
+      default_model_id,
+      tags: input.tags ?? [],
+      capabilities: items,
+      client_tools,
+      max_iterations: input.max_iterations ?? null,
+    };
+  }
+
+  function clientId(id: string): string {
+    if (!isUuid(id)) throw new InvalidRequestError('Invalid request: id must be a UUID v4 or v7');
+    return id.toLowerCase();
+  }
+
+  async function insert(scope: OrgScope, fields: AgentFields, id?: string): Promise<AgentRow> {
+    const row = scope.create(Agent, { ...fields, ...(id ? { id } : {}), status: 'active' } as never) as AgentRow;
+    try {
+      await scope.em.flush();
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) throw new ConflictError('An agent with this id already exists', { cause: err });
+      throw err;
+    }
+    return row;
+  }
+
+  async function create(orgId: string, input: AgentCreateInput): Promise<AgentView> {
+    const id = input.id === undefined ? undefined : clientId(input.id);
+    const fields = await checkFields(orgId, input, true);
+    return toAgentView(await insert(orgScope(store.em(), orgId), fields, id));
+  }
+
+  async function list(orgId: string, { include_archived = false, tag = [] }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
+    const scope = orgScope(store.em(), orgId);
+    const rows = (await scope.find(Agent, include_archived ? {} : { status: 'active' }, { orderBy: { created_at: 'asc', id: 'asc' } })) as AgentRow[];
+    const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t))).map(toAgentView);
+    return { data, total: data.length };
+  }
+
+  async function get(orgId: string, id: string): Promise<AgentView> {
+    return toAgentView((await orgScope(store.em(), orgId).getOwned(Agent, id)) as AgentRow);
+  }
+
+  /** PATCH: only the given fields change; `capabilities` replaces the array; status never changes. */
+  async function patch(orgId: string, id: string, input: AgentPatchInput): Promise<AgentView> {
+    checkAgentLimits(input);
+    if (input.id !== undefined && input.id.toLowerCase() !== id.toLowerCase()) throw new InvalidRequestError('Invalid request: body.id does not match the path');
+    const scope = orgScope(store.em(), orgId);
+    const row = (await scope.getOwned(Agent, id)) as AgentRow;
+    const { id: _id, status: _status, created_at: _c, updated_at: _u, ...current } = toAgentView(row);
+    const merged: AgentCreateInput = { ...current, ...withoutReadOnly(input) };
+    Object.assign(row, await checkFields(orgId, merged, input.default_model_id !== undefined));
+    await scope.em.flush();
+    return toAgentView(row);
+  }
+
+  /** PUT: creates the agent under the client's id (created: true) or replaces every field but status. */
+  async function put(orgId: string, rawId: string, input: AgentCreateInput): Promise<{ created: boolean; agent: AgentView }> {
+    const id = clientId(rawId);
+    if (input.id !== undefined && input.id.toLowerCase() !== id) throw new InvalidRequestError('Invalid request: body.id does not match the path');
+    const fields = await checkFields(orgId, input, true);
+    const scope = orgScope(store.em(), orgId);
+    const existing = (await scope.em.findOne(Agent, { id })) as AgentRow | null;
+    if (!existing) return { created: true, agent: toAgentView(await insert(scope, fields, id)) };
+    const row = (await scope.getOwned(Agent, id)) as AgentRow;
+    Object.assign(row, fields);
+    await scope.em.flush();
+    return { created: false, agent: toAgentView(row) };
+  }
+
+  /** DELETE: archives (idempotent); the agent stays readable. */
+  async function archive(orgId: string, id: string): Promise<void> {
+    const scope = orgScope(store.em(), orgId);
+    const row = (await scope.getOwned(Agent, id)) as AgentRow;
+    if (row.status !== 'archived') {
+      row.status = 'archived';
+      await scope.em.flush();
+    }
+  }
+
+  /** A new active agent with a new id and every field of the original; named `<name> (copy)`. */
+  async function copy(orgId: string, id: string): Promise<AgentView> {
+    const scope = orgScope(store.em(), orgId);
+    const src = (await scope.getOwned(Agent, id)) as AgentRow;
+    const name = `${src.name} (copy)`;
+    checkAgentLimits({ name });
+    const { id: _id, status: _status, created_at: _c, updated_at: _u, ...fields } = toAgentView(src);
+    return toAgentView(await insert(scope, { ...fields, name }));
+  }
+
+  /** POST import: Markdown with YAML front matter, YAML or JSON; always a new agent. */
+  async function importDefinition(orgId: string, raw: Buffer, contentType: string | undefined): Promise<AgentView> {
+    const { format, doc } = parseDefinition(raw, contentType);
+    const { id: _id, ...definition } = doc;
+    checkAgentLimits(definition as never);
+    return create(orgId, validateImport(format, definition));
+  }
+
+  async function exportDefinition(orgId: string, id: string): Promise<{ fileName: string; markdown: string }> {
+    const agent = await get(orgId, id);
+    return { fileName: exportFileName(agent.name), markdown: exportMarkdown(agent) };
+  }
+
+  /** The runtime prompt and tools of a would-be agent; nothing is stored. */
+  function preview(input: AgentPreviewInput): { system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] } {
+    checkAgentLimits(input);
+    const items = input.capabilities ?? [];
+    validateCapabilityRefs(items, capabilities);
+    const resolved = resolveCapabilities({ agent: items }, capabilities);
+    const clientTools = checkClientTools(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
+    const tools = [...resolved.tools, ...clientTools].map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } }));
+    return { system_prompt: buildSystemPrompt(input.system_prompt, resolved), tools };
+  }
+
+  /**
+   * The agent a session may use (spec 3.1): 404 unknown, 403 another organisation's,
+   * 422 when archived.
+   */
+  async function getActive(scope: OrgScope, id: string): Promise<AgentView> {
+    const row = (await scope.getOwned(Agent, id)) as AgentRow;
+    if (row.status !== 'active') throw new UnprocessableError('Agent is archived');
+    return toAgentView(row);
+  }
+
+  return { create, list, get, patch, put, archive, copy, importDefinition, exportDefinition, preview, getActive };
+}
+
+export type AgentService = ReturnType<typeof createAgentService>;
+
+/** Response-only fields a client may echo back; never written. */
+function withoutReadOnly<T extends { id?: unknown; status?: unknown; created_at?: unknown; updated_at?: unknown }>(input: T) {
+  const { id: _id, status: _status, created_at: _c, updated_at: _u, ...rest } = input;
+  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<T, 'id' | 'status' | 'created_at' | 'updated_at'>;
+}

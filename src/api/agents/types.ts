@@ -1,0 +1,10 @@
+import type { InferEntity } from '@mikro-orm/core';
+import type { Agent } from '../../store/index.js';
+
+/** A loaded agent row. */
+export type AgentRow = InferEntity<typeof Agent>;
+
+/** Says whether a model id names an LLM model of the organisation. */
+export interface ModelLookup {
+  exists(orgId: string, modelId: string): Promise<boolean>;
+}

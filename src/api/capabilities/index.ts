@@ -1,0 +1,1 @@
+export { capabilitiesRoutes } from './routes.js';

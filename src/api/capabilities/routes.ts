@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox';
+import { CapabilityIdParams, CapabilityInfo, CapabilityList } from '../../../schemas/capabilities.js';
+import { ErrorResponse } from '../../../schemas/common.js';
+import { capabilityView } from '../../capabilities/index.js';
+import { NotFoundError } from '../../errors.js';
+import { defineRoutes, type Route } from '../../http/route.js';
+import type { AppServices } from '../../services.js';
+
+const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
+const tags = ['capabilities'];
+
+/** The capability registry, read-only (spec 4.1: GET /v1/capabilities). */
+export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabilities'>): Route[] {
+  return defineRoutes([
+    {
+      method: 'GET', path: '/v1/capabilities', auth: 'user', summary: 'List the available capabilities', tags,
+      schema: { response: { 200: ref(CapabilityList) } },
+      async handler() {
+        const data = capabilities.list().map(capabilityView);
+        return { status: 200, body: { data, total: data.length } };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/capabilities/:id', auth: 'user', summary: 'Get one capability', tags,
+      schema: { params: CapabilityIdParams, response: { 200: ref(CapabilityInfo), 404: ref(ErrorResponse) } },
+      async handler({ params }) {
+        const cap = capabilities.get(params.id);
+        if (!cap) throw new NotFoundError();
+        return { status: 200, body: capabilityView(cap) };
+      },
+    },
+  ]);
+}

@@ -1,0 +1,30 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
+import type { ClientToolInput } from '../../../schemas/agents.js';
+import { newId } from '../../ids.js';
+
+export type AgentStatus = 'active' | 'archived';
+
+/**
+ * An agent (spec 2.1), owned by one organisation. Capability items and client tools are kept
+ * as sent (JSON); `DELETE` archives (`status`), rows are never removed by the API.
+ */
+export const Agent = defineEntity({
+  name: 'Agent',
+  tableName: 'agents',
+  properties: {
+    id: p.uuid().primary().onCreate(() => newId()),
+    organization_id: p.uuid().index(),
+    name: p.text(),
+    description: p.text().nullable(),
+    system_prompt: p.text(),
+    default_model_id: p.uuid().nullable(),
+    tags: p.json<string[]>(),
+    capabilities: p.json<CapabilityItemInput[]>(),
+    client_tools: p.json<ClientToolInput[]>(),
+    max_iterations: p.integer().nullable(),
+    status: p.string().$type<AgentStatus>(),
+    created_at: p.datetime().onCreate(() => new Date()),
+    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
