@@ -3,8 +3,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import { CapabilityRef, ErrorResponse, Health } from './common.js';
 import { sessionSchemas } from './sessions.js';
+import { turnSchemas } from './turns.js';
 import { capabilitySchemas } from './capabilities.js';
 import { agentSchemas } from './agents.js';
 import { harnessSchemas } from './harnesses.js';
 
-export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas];
+export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas];

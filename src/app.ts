@@ -4,6 +4,8 @@ import { createAgentService } from './api/agents/index.js';
 import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
 import { createSessionService } from './api/sessions/service.js';
+import { createTurnService } from './api/turns/service.js';
+import { createTurnEngine, type TurnEngineOptions } from '../actors/index.js';
 import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -20,13 +22,15 @@ import { createStore } from './store/index.js';
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
   logDestination?: DestinationStream;
+  /** Turn engine ports (model resolver, tool storage, images) and runner settings; defaults otherwise. */
+  turnEngine?: TurnEngineOptions;
 }
 
 /**
  * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
  * everything in reverse order (style rule 17).
  */
-export async function createApp(config: Config, { logDestination }: AppOptions = {}) {
+export async function createApp(config: Config, { logDestination, turnEngine }: AppOptions = {}) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   try {
@@ -51,6 +55,8 @@ export async function createApp(config: Config, { logDestination }: AppOptions =
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities });
     const sessions = createSessionService({ store, bus, log, setup });
+    const engine = createTurnEngine({ config, store, bus, log, capabilities }, turnEngine);
+    const turns = createTurnService({ store, bus, log, ...engine.ports });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
     const streamLimits = createConnectionLimits({
@@ -59,7 +65,7 @@ export async function createApp(config: Config, { logDestination }: AppOptions =
       global: config.SSE_MAX_GLOBAL,
       expectedInstances: config.EXPECTED_INSTANCES,
     });
-    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, hub, streamLimits };
+    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits };
     const routes: Route[] = [];
     routes.push(...systemRoutes({
       checks: [
@@ -85,6 +91,10 @@ export async function createApp(config: Config, { logDestination }: AppOptions =
     const port = await server.listen();
     closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
     log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
+    if (config.ROLE !== 'api') {
+      const worker = engine.startWorker();
+      closers.unshift({ name: 'turn-worker', close: () => worker.stop() });
+    }
 
     return {
       config,

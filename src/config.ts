@@ -35,6 +35,7 @@ const ConfigSchema = Type.Object({
   SECRETS_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000 }),
   TOOL_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 60_000 }),
+  TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),

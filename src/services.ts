@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/index.js';
 import type { SessionService } from './api/sessions/service.js';
+import type { TurnService } from './api/turns/service.js';
 import type { SessionHub } from './events/session-hub.js';
 import type { ConnectionLimits } from './events/connection-limits.js';
 
@@ -22,6 +23,8 @@ export interface AppServices {
   agents: AgentService;
   harnesses: HarnessService;
   sessions: SessionService;
+  /** Turns from outside HTTP too (the scheduler): `turns.submitMessage({org_id}, sessionId, content, controls)`. */
+  turns: TurnService;
   /** SSE fan-out of this instance. */
   hub: SessionHub;
   streamLimits: ConnectionLimits;

@@ -1,0 +1,112 @@
+/**
+ * The act phase: server tool calls run in parallel, at most `maxParallel` (10) at a time,
+ * each bracketed by `tool.started` (stored before the tool runs, so a redelivered turn knows
+ * it was interrupted and never runs it twice) and `tool.completed`. Each call has its own
+ * timeout. Failures become `tool.completed` with `success:false` and a short message: a
+ * `ToolError`'s own text, or a generic one for anything else (logged, never shown).
+ */
+import type { NewEvent } from '../src/bus/ports.js';
+import { ToolError, type ResolvedTool, type ToolResult } from '../src/capabilities/index.js';
+import type { Logger } from '../src/log.js';
+import { toolContextFor, type SessionToolStorage, type ToolSessionRef } from './tool-context.js';
+import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
+
+export const DEFAULT_MAX_PARALLEL_TOOLS = 10;
+/** Longest tool error text passed on to the LLM and clients. */
+const MAX_ERROR_CHARS = 1_000;
+export const TOOL_FAILED_MESSAGE = 'Tool execution failed';
+
+export interface ActStepIo {
+  commit(events: NewEvent[]): Promise<void>;
+  newId(): string;
+  now(): Date;
+  log: Logger;
+}
+
+export interface ActStepInput {
+  turn: TurnRef;
+  session: ToolSessionRef;
+  calls: ToolCallRef[];
+  tools: ReadonlyMap<string, ResolvedTool>;
+  storage: SessionToolStorage;
+  /** Fires on cancel (or shutdown): running tools are told, no new ones start. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxParallel: number;
+}
+
+class ToolTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`Tool timed out after ${ms} ms`);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
+/** Runs the calls; resolves when every started call has its `tool.completed` stored (or the turn was aborted). */
+export async function runActStep(io: ActStepIo, p: ActStepInput): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < p.calls.length && !p.signal.aborted) {
+      const call = p.calls[next++]!;
+      await runOne(io, p, call);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(p.maxParallel, p.calls.length) }, worker));
+  if (p.signal.aborted) throw p.signal.reason;
+}
+
+async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef): Promise<void> {
+  const tool = p.tools.get(call.name);
+  const display = tool?.display_name ?? call.name;
+  const execId = io.newId();
+  await io.commit([turnEvents.toolStarted(io.newId(), p.turn, execId, call, display)]);
+  const startedAt = Date.now();
+  let outcome: { result: MessagePart[] } | { error: string };
+  try {
+    if (!tool) throw new ToolError(`Unknown tool: ${call.name}`);
+    const result = await runWithTimeout(tool, call, p);
+    outcome = { result: result.content.map((part) => ({ ...part })) };
+  } catch (err) {
+    // Aborted by cancel: the cancellation pairs this call with a 'cancelled' result.
+    if (p.signal.aborted && !(err instanceof ToolError)) return;
+    outcome = { error: errorText(err, call, io.log) };
+  }
+  const duration_ms = Date.now() - startedAt;
+  const id = io.newId();
+  await io.commit([
+    'result' in outcome
+      ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms })
+      : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms }),
+  ]);
+}
+
+async function runWithTimeout(tool: ResolvedTool, call: ToolCallRef, p: ActStepInput): Promise<ToolResult> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(p.signal.reason);
+  p.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new ToolTimeoutError(p.timeoutMs);
+      ac.abort(err);
+      reject(err);
+    }, p.timeoutMs);
+  });
+  // A tool that ignores its signal still cannot hold the turn past the timeout or a cancel.
+  const aborted = new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason), { once: true }));
+  try {
+    const ctx = toolContextFor(p.session, p.storage, tool.config, ac.signal, () => new Date());
+    return await Promise.race([tool.execute(call.arguments, ctx), timedOut, aborted]);
+  } finally {
+    clearTimeout(timer);
+    p.signal.removeEventListener('abort', onAbort);
+    aborted.catch(() => undefined);
+    timedOut.catch(() => undefined);
+  }
+}
+
+function errorText(err: unknown, call: ToolCallRef, log: Logger): string {
+  if (err instanceof ToolError || err instanceof ToolTimeoutError) return err.message.slice(0, MAX_ERROR_CHARS);
+  log.error({ err, tool: call.name, toolCallId: call.id }, 'tool failed');
+  return TOOL_FAILED_MESSAGE;
+}

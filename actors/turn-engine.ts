@@ -1,0 +1,66 @@
+/**
+ * Assembles the turn engine for the composition root: the ports (model resolver, tool
+ * storage, images, session status) shared by the API side and the worker, and the worker
+ * itself for the `worker` and `all` roles.
+ */
+import { hostname } from 'node:os';
+import type { Bus } from '../src/bus/ports.js';
+import type { CapabilityLookup } from '../src/capabilities/index.js';
+import type { Config } from '../src/config.js';
+import type { Logger } from '../src/log.js';
+import type { Store } from '../src/store/index.js';
+import { noImages, type ImageSource } from './image-source.js';
+import { createBuiltinModelResolver, type ModelResolver } from './model-resolver.js';
+import { createSessionStatus, type SessionStatusStore } from './session-status.js';
+import { unavailableToolStorage, type ToolContextFactory } from './tool-context.js';
+import { createTurnRunner, type TurnRunnerOptions } from './turn-runner.js';
+import { createTurnWorker, type TurnWorker } from './turn-worker.js';
+
+/** Ports another module (providers, storage, images) or a test plugs in; defaults otherwise. */
+export interface TurnEnginePorts {
+  models: ModelResolver;
+  toolStorage: ToolContextFactory;
+  images: ImageSource;
+}
+
+export interface TurnEngineDeps {
+  config: Config;
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  capabilities: CapabilityLookup;
+}
+
+export interface TurnEngineOptions extends Partial<TurnEnginePorts> {
+  /** Runner settings beyond the configuration (tests shorten intervals). */
+  runner?: Partial<TurnRunnerOptions>;
+}
+
+export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions = {}) {
+  const { config, store, bus, log, capabilities } = deps;
+  const status: SessionStatusStore = createSessionStatus(store);
+  const ports: TurnEnginePorts & { status: SessionStatusStore } = {
+    models: opts.models ?? createBuiltinModelResolver(),
+    toolStorage: opts.toolStorage ?? unavailableToolStorage,
+    images: opts.images ?? noImages,
+    status,
+  };
+
+  /** Starts claiming turns; stop the returned worker before closing the bus. */
+  function startWorker(): TurnWorker {
+    const runner = createTurnRunner(
+      { store, bus, log, capabilities, ...ports },
+      { maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS, ...opts.runner },
+    );
+    const worker = createTurnWorker(
+      { turns: bus.turns, runner, log },
+      { workerId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}`, concurrency: config.TURN_CONCURRENCY },
+    );
+    worker.start();
+    return worker;
+  }
+
+  return { ports, startWorker };
+}
+
+export type TurnEngine = ReturnType<typeof createTurnEngine>;

@@ -1,0 +1,37 @@
+/**
+ * How a turn attempt can end besides success (style rule 22): a `TerminalTurnError` ends the
+ * turn with `turn.failed`; a `RetryableTurnError` gives the job back for a later attempt;
+ * `TurnStoppedError` means this worker must stop touching the turn (cancelled work that is
+ * finished elsewhere, a lost claim, a deleted session, shutdown).
+ */
+import type { TurnErrorCode } from './turn-events.js';
+
+export class TerminalTurnError extends Error {
+  readonly errorCode: TurnErrorCode;
+  /** `message` is shown to clients in `turn.failed`: keep it free of internals. */
+  constructor(message: string, errorCode: TurnErrorCode, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TerminalTurnError';
+    this.errorCode = errorCode;
+  }
+}
+
+export class RetryableTurnError extends Error {
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RetryableTurnError';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export type TurnStopReason = 'stale_claim' | 'session_deleted' | 'shutdown';
+
+export class TurnStoppedError extends Error {
+  readonly reason: TurnStopReason;
+  constructor(reason: TurnStopReason) {
+    super(`turn stopped: ${reason}`);
+    this.name = 'TurnStoppedError';
+    this.reason = reason;
+  }
+}

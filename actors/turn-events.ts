@@ -1,0 +1,200 @@
+/**
+ * Builders for every event the turn engine writes (spec 6.2), so each event's data shape
+ * lives in exactly one place. Pure: ids and timestamps come in as arguments.
+ */
+import type { EventContext, NewEvent } from '../src/bus/ports.js';
+
+/** Token usage of one call, a turn, or a whole session (spec 6.2 `session.idled`). */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+}
+
+export const ZERO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 });
+
+export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
+  return {
+    input_tokens: a.input_tokens + (b?.input_tokens ?? 0),
+    output_tokens: a.output_tokens + (b?.output_tokens ?? 0),
+    cache_read_tokens: a.cache_read_tokens + (b?.cache_read_tokens ?? 0),
+  };
+}
+
+/** What identifies a turn on every one of its events (`context`). */
+export interface TurnRef {
+  turn_id: string;
+  input_message_id: string;
+}
+
+/** The model a step ran on, as reported in `output.message.completed` metadata. */
+export interface ModelRef {
+  model: string;
+  model_id: string | null;
+  provider_id: string | null;
+}
+
+export interface ToolCallRef {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** Content parts of a stored message (spec 2.4). */
+export type MessagePart = Record<string, unknown> & { type: string };
+
+export interface StoredMessage {
+  id: string;
+  role: 'user' | 'agent';
+  content: MessagePart[];
+  created_at: string;
+  controls?: Record<string, unknown>;
+  thinking?: string;
+}
+
+/** Text shown to the user when a cancelled turn stops (spec 3.2 step 4). */
+export const CANCELLED_OUTPUT_TEXT = 'Work was cancelled by user.';
+/** The user message the API records on cancel (spec 3.2 step 2). */
+export const CANCEL_INPUT_TEXT = 'User requested to cancel the work.';
+/** Result of a tool that was running when its worker died (architecture 4). */
+export const INTERRUPTED_TOOL_ERROR = 'Tool execution was interrupted';
+export const CANCELLED_TOOL_ERROR = 'Tool execution was cancelled';
+
+function ctx(turn: TurnRef, extra: Partial<EventContext> = {}): EventContext {
+  return { turn_id: turn.turn_id, input_message_id: turn.input_message_id, ...extra };
+}
+
+export const turnEvents = {
+  inputMessage(id: string, message: StoredMessage, turn?: TurnRef): NewEvent {
+    return { id, type: 'input.message', context: turn ? ctx(turn) : {}, data: { message } };
+  },
+  sessionStarted(id: string, turn: TurnRef): NewEvent {
+    return { id, type: 'session.started', context: ctx(turn), data: {} };
+  },
+  turnStarted(id: string, turn: TurnRef): NewEvent {
+    return { id, type: 'turn.started', context: ctx(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };
+  },
+  sessionActivated(id: string, turn: TurnRef): NewEvent {
+    return { id, type: 'session.activated', context: ctx(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };
+  },
+  reasonStarted(id: string, turn: TurnRef, iteration: number): NewEvent {
+    return { id, type: 'reason.started', context: ctx(turn), data: { turn_id: turn.turn_id, iteration } };
+  },
+  outputStarted(id: string, turn: TurnRef, model: string, iteration: number): NewEvent {
+    return { id, type: 'output.message.started', context: ctx(turn), data: { turn_id: turn.turn_id, model, iteration } };
+  },
+  outputDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewEvent {
+    return { id, type: 'output.message.delta', context: ctx(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
+  },
+  thinkingStarted(id: string, turn: TurnRef, model: string): NewEvent {
+    return { id, type: 'reason.thinking.started', context: ctx(turn), data: { turn_id: turn.turn_id, model } };
+  },
+  thinkingDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewEvent {
+    return { id, type: 'reason.thinking.delta', context: ctx(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
+  },
+  thinkingCompleted(id: string, turn: TurnRef, thinking: string): NewEvent {
+    return { id, type: 'reason.thinking.completed', context: ctx(turn), data: { turn_id: turn.turn_id, thinking } };
+  },
+  /**
+   * The agent's message of one step; tool calls are `tool_call` parts. `provider_state`
+   * (opaque vendor continuation data) rides in the event metadata, not in the message.
+   */
+  outputCompleted(
+    id: string,
+    turn: TurnRef,
+    m: { message: StoredMessage; model: ModelRef; usage: Usage; provider_state?: string; cancellation?: boolean },
+  ): NewEvent {
+    const metadata: Record<string, unknown> = {};
+    if (m.provider_state) metadata['provider_state'] = m.provider_state;
+    if (m.cancellation) metadata['cancellation'] = true;
+    const event: NewEvent = {
+      id,
+      type: 'output.message.completed',
+      context: ctx(turn),
+      data: { message: m.message, metadata: { ...m.model }, usage: { input_tokens: m.usage.input_tokens, output_tokens: m.usage.output_tokens } },
+    };
+    if (Object.keys(metadata).length) event.metadata = metadata;
+    return event;
+  },
+  llmGeneration(
+    id: string,
+    turn: TurnRef,
+    g: { iteration: number; model: ModelRef; usage: Usage; stop_reason: string; duration_ms: number },
+  ): NewEvent {
+    return {
+      id,
+      type: 'llm.generation',
+      context: ctx(turn),
+      data: { turn_id: turn.turn_id, iteration: g.iteration, ...g.model, stop_reason: g.stop_reason, duration_ms: g.duration_ms, usage: g.usage },
+      metadata: { usage: g.usage },
+    };
+  },
+  reasonCompleted(id: string, turn: TurnRef, iteration: number, stopReason: string, toolCalls: number): NewEvent {
+    return { id, type: 'reason.completed', context: ctx(turn), data: { turn_id: turn.turn_id, iteration, stop_reason: stopReason, tool_calls: toolCalls } };
+  },
+  actStarted(id: string, turn: TurnRef, iteration: number, calls: ToolCallRef[]): NewEvent {
+    return {
+      id,
+      type: 'act.started',
+      context: ctx(turn),
+      data: { turn_id: turn.turn_id, iteration, tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) },
+    };
+  },
+  actCompleted(id: string, turn: TurnRef, iteration: number, succeeded: number, failed: number): NewEvent {
+    return { id, type: 'act.completed', context: ctx(turn), data: { turn_id: turn.turn_id, iteration, succeeded, failed } };
+  },
+  toolStarted(id: string, turn: TurnRef, execId: string, call: ToolCallRef, displayName: string): NewEvent {
+    return { id, type: 'tool.started', context: ctx(turn, { exec_id: execId }), data: { tool_call: call, display_name: displayName } };
+  },
+  toolSucceeded(id: string, turn: TurnRef, execId: string, t: { call: ToolCallRef; display_name: string; result: MessagePart[]; duration_ms: number }): NewEvent {
+    return {
+      id,
+      type: 'tool.completed',
+      context: ctx(turn, { exec_id: execId }),
+      data: {
+        tool_call_id: t.call.id,
+        tool_name: t.call.name,
+        display_name: t.display_name,
+        success: true,
+        status: 'success',
+        result: t.result,
+        duration_ms: t.duration_ms,
+      },
+    };
+  },
+  toolFailed(id: string, turn: TurnRef, execId: string, t: { call: Pick<ToolCallRef, 'id' | 'name'>; display_name: string; error: string; duration_ms?: number }): NewEvent {
+    const data: Record<string, unknown> = {
+      tool_call_id: t.call.id,
+      tool_name: t.call.name,
+      display_name: t.display_name,
+      success: false,
+      status: 'error',
+      error: t.error,
+    };
+    if (t.duration_ms !== undefined) data['duration_ms'] = t.duration_ms;
+    return { id, type: 'tool.completed', context: ctx(turn, { exec_id: execId }), data };
+  },
+  toolCallRequested(id: string, turn: TurnRef, calls: ToolCallRef[]): NewEvent {
+    return { id, type: 'tool.call_requested', context: ctx(turn), data: { tool_calls: calls } };
+  },
+  turnCompleted(id: string, turn: TurnRef, t: { iterations: number; duration_ms: number; usage: Usage }): NewEvent {
+    return { id, type: 'turn.completed', context: ctx(turn), data: { turn_id: turn.turn_id, ...t } };
+  },
+  turnFailed(id: string, turn: TurnRef, t: { error: string; error_code: TurnErrorCode; iterations: number }): NewEvent {
+    return { id, type: 'turn.failed', context: ctx(turn), data: { turn_id: turn.turn_id, ...t } };
+  },
+  turnCancelled(id: string, turn: TurnRef, usage: Usage): NewEvent {
+    return { id, type: 'turn.cancelled', context: ctx(turn), data: { turn_id: turn.turn_id, reason: 'user_requested', usage } };
+  },
+  sessionIdled(id: string, turn: TurnRef, t: { iterations: number; usage: Usage }): NewEvent {
+    return { id, type: 'session.idled', context: ctx(turn), data: { turn_id: turn.turn_id, ...t } };
+  },
+};
+
+/** `turn.failed` codes: spec 6.2 plus `internal_error` for a turn no worker could finish. */
+export type TurnErrorCode = 'llm_error' | 'max_iterations' | 'internal_error';
+
+/** A text part, the common case of message content. */
+export function textPart(text: string): MessagePart {
+  return { type: 'text', text };
+}

@@ -1,0 +1,36 @@
+/**
+ * The payload of a queued turn. `start` jobs carry the events the API appends when a turn
+ * begins, ids precomputed, so a worker can append them itself (deduplicated by id) if the API
+ * died between enqueueing and appending. `resume` jobs continue a turn that was suspended for
+ * client tool results or is being cancelled while suspended; their queue-level id is fresh
+ * (the queue deduplicates by it), the turn id is in the payload.
+ */
+import type { NewEvent, TurnJob } from '../src/bus/ports.js';
+import { newId } from '../src/ids.js';
+import type { TurnRef } from './turn-events.js';
+
+export interface TurnJobData {
+  kind: 'start' | 'resume';
+  org_id: string;
+  turn_id: string;
+  input_message_id: string;
+  /** `start` only: input.message, (session.started), turn.started, session.activated. */
+  preamble?: NewEvent[];
+}
+
+export function startJob(sessionId: string, data: Omit<TurnJobData, 'kind'>): TurnJob {
+  return { session_id: sessionId, turn_id: data.turn_id, job: { kind: 'start', ...data } };
+}
+
+export function resumeJob(sessionId: string, data: Omit<TurnJobData, 'kind' | 'preamble'>): TurnJob {
+  return { session_id: sessionId, turn_id: newId(), job: { kind: 'resume', ...data } };
+}
+
+/** The job's data; throws on a payload this version cannot read. */
+export function parseTurnJob(turn: TurnJob): TurnJobData & { turn: TurnRef } {
+  const d = turn.job as Partial<TurnJobData>;
+  if ((d.kind !== 'start' && d.kind !== 'resume') || !d.turn_id || !d.input_message_id || !d.org_id) {
+    throw new Error(`unreadable turn job for session ${turn.session_id}`);
+  }
+  return { ...(d as TurnJobData), turn: { turn_id: d.turn_id, input_message_id: d.input_message_id } };
+}

@@ -1,0 +1,95 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Longest text part of a user message (bodies are capped at MAX_BODY_BYTES anyway). */
+export const MAX_TEXT_PART_CHARS = 1_000_000;
+export const MAX_MESSAGE_PARTS = 100;
+
+export const TextInputPart = Type.Object(
+  { type: Type.Literal('text'), text: Type.String({ maxLength: MAX_TEXT_PART_CHARS }) },
+  { $id: 'TextInputPart', additionalProperties: false },
+);
+
+/** An image uploaded first through POST /v1/images, in the caller's organisation (spec 4.2). */
+export const ImageFileInputPart = Type.Object(
+  {
+    type: Type.Literal('image_file'),
+    image_id: Type.String({ minLength: 1, maxLength: 128 }),
+    filename: Type.Optional(Type.Union([Type.String({ maxLength: 1024 }), Type.Null()])),
+  },
+  { $id: 'ImageFileInputPart', additionalProperties: false },
+);
+
+/** Per-message runtime controls (spec 2.4); an unknown `model_id` gives 404. */
+export const MessageControls = Type.Object(
+  {
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+    model_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    reasoning_effort: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+  },
+  { $id: 'MessageControls', additionalProperties: false },
+);
+
+export const InputMessage = Type.Object(
+  {
+    role: Type.Optional(Type.Literal('user')),
+    content: Type.Array(Type.Union([Type.Ref('TextInputPart'), Type.Ref('ImageFileInputPart')]), { minItems: 1, maxItems: MAX_MESSAGE_PARTS }),
+    controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
+  },
+  { $id: 'InputMessage', additionalProperties: false },
+);
+
+/** POST /v1/sessions/{id}/messages. `controls` may also sit next to `message` (earlier clients). */
+export const SubmitMessageBody = Type.Object(
+  {
+    message: Type.Ref('InputMessage'),
+    controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
+  },
+  { $id: 'SubmitMessageBody', additionalProperties: false },
+);
+
+export const CancelTurnResponse = Type.Object(
+  {
+    status: Type.Union([Type.Literal('cancelled'), Type.Literal('no_op')]),
+    message: Type.String(),
+  },
+  { $id: 'CancelTurnResponse' },
+);
+
+/** One client tool's outcome: `result` (any JSON) on success, `error` on failure. */
+export const ClientToolResult = Type.Object(
+  {
+    tool_call_id: Type.String({ minLength: 1, maxLength: 256 }),
+    result: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])),
+  },
+  { $id: 'ClientToolResult', additionalProperties: false },
+);
+
+export const SubmitToolResultsBody = Type.Object(
+  { tool_results: Type.Array(Type.Ref('ClientToolResult'), { minItems: 1, maxItems: 100 }) },
+  { $id: 'SubmitToolResultsBody', additionalProperties: false },
+);
+
+export const SubmitToolResultsResponse = Type.Object(
+  { accepted: Type.Integer({ minimum: 0 }), status: Type.Ref('SessionStatus') },
+  { $id: 'SubmitToolResultsResponse' },
+);
+
+export type TextInputPartValue = Static<typeof TextInputPart>;
+export type ImageFileInputPartValue = Static<typeof ImageFileInputPart>;
+export type InputPart = TextInputPartValue | ImageFileInputPartValue;
+export type MessageControlsInput = Static<typeof MessageControls>;
+export type ClientToolResultInput = Static<typeof ClientToolResult>;
+
+export const turnSchemas = [
+  TextInputPart,
+  ImageFileInputPart,
+  MessageControls,
+  InputMessage,
+  SubmitMessageBody,
+  CancelTurnResponse,
+  ClientToolResult,
+  SubmitToolResultsBody,
+  SubmitToolResultsResponse,
+];

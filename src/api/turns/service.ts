@@ -1,0 +1,256 @@
+import {
+  addUsage,
+  CANCEL_INPUT_TEXT,
+  foldTurn,
+  pickModelId,
+  resumeJob,
+  startJob,
+  textPart,
+  turnEvents,
+  ZERO_USAGE,
+  type ImageSource,
+  type MessagePart,
+  type ModelResolver,
+  type SessionStatusStore,
+  type SessionTurnRow,
+  type StoredMessage,
+  type TurnRef,
+  type Usage,
+} from '../../../actors/index.js';
+import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
+import type { Bus, NewEvent, SessionEvent, TurnJob } from '../../bus/ports.js';
+import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
+import { newId, newIdAfter } from '../../ids.js';
+import type { Logger } from '../../log.js';
+import type { Store } from '../../store/index.js';
+
+export interface TurnServiceDeps {
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  models: ModelResolver;
+  images: ImageSource;
+  status: SessionStatusStore;
+}
+
+/** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
+export interface TurnPrincipal {
+  org_id: string;
+  user_id?: string;
+}
+
+/**
+ * How long a message waits when the queue still holds the previous turn's job although the
+ * session row already says that turn is over (the worker acks right after going idle), in ms.
+ */
+const SETTLE_WAIT_MS = 2_000;
+const SETTLE_POLL_MS = 5;
+/** How long tool results wait for the suspended turn's job to leave the queue, in ms. */
+const RESUME_WAIT_MS = 5_000;
+const READ_PAGE = 1000;
+
+const BUSY_STATUSES = new Set(['active', 'waiting_for_tool_results']);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Turns from the API side (spec 3.2, 4.2): submit a message (start a turn), cancel, and
+ * client tool results. The queue's one-turn-per-session rule is the race-free busy guard;
+ * the session row is the fast check in front of it.
+ */
+export function createTurnService({ store, bus, log, models, images, status }: TurnServiceDeps) {
+  async function owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow> {
+    const row = await status.read(sessionId);
+    if (!row) throw new NotFoundError();
+    if (row.organization_id !== principal.org_id) throw new ForbiddenError();
+    return row;
+  }
+
+  /**
+   * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
+   * while a turn runs or waits for tool results, with nothing appended.
+   */
+  async function submitMessage(principal: TurnPrincipal, sessionId: string, content: InputPart[], controls: MessageControlsInput = {}): Promise<StoredMessage> {
+    const row = await owned(principal, sessionId);
+    if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
+    await checkImages(principal.org_id, content);
+    await checkControls(principal.org_id, sessionId, controls);
+
+    const inputMessageId = newId();
+    const eventId = newIdAfter(inputMessageId);
+    const startedId = newIdAfter(eventId);
+    // turn.started's event id is the turn id: anyone can find where a turn begins with findById.
+    const turnId = newIdAfter(startedId);
+    const turn: TurnRef = { turn_id: turnId, input_message_id: inputMessageId };
+    const message: StoredMessage = { id: inputMessageId, role: 'user', content: content.map(normalizePart), created_at: new Date().toISOString() };
+    if (Object.keys(controls).length) message.controls = { ...controls };
+    const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
+    if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
+    preamble.push(turnEvents.turnStarted(turnId, turn), turnEvents.sessionActivated(newIdAfter(turnId), turn));
+
+    // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
+    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, turn_id: turnId, input_message_id: inputMessageId, preamble }), row);
+    await bus.events.append(sessionId, preamble);
+    await status.markActive(sessionId, turnId);
+    return message;
+  }
+
+  async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {
+    const deadline = Date.now() + SETTLE_WAIT_MS;
+    for (;;) {
+      try {
+        return await bus.turns.enqueue(job);
+      } catch (err) {
+        if (!(err instanceof SessionBusyError)) throw err;
+        // Busy, but the row says the last turn is over: its job is about to be acked. Anything
+        // else (a turn started meanwhile, which moves current_turn_id) is really busy.
+        const now = await status.read(job.session_id);
+        if (!now || BUSY_STATUSES.has(now.status) || now.current_turn_id !== seen.current_turn_id || Date.now() > deadline) throw err;
+        await sleep(SETTLE_POLL_MS);
+      }
+    }
+  }
+
+  async function checkImages(orgId: string, content: InputPart[]): Promise<void> {
+    for (const part of content) {
+      if (part.type === 'image_file' && !(await images.exists(orgId, part.image_id))) throw new NotFoundError();
+    }
+  }
+
+  async function checkControls(orgId: string, sessionId: string, controls: MessageControlsInput): Promise<void> {
+    if (controls.model_id) await models.resolve(orgId, controls.model_id);
+    if (controls.max_tokens === undefined) return;
+    const defaults = await store.sql<{ model_id: string | null; agent_model: string | null; harness_model: string | null }>(
+      `select s.model_id, a.default_model_id as agent_model, h.default_model_id as harness_model
+       from sessions s left join agents a on a.id = s.agent_id left join harnesses h on h.id = s.harness_id where s.id = ?`,
+      [sessionId],
+    );
+    const d = defaults[0];
+    const model = await models.resolve(orgId, pickModelId(controls.model_id, d?.model_id, d?.agent_model, d?.harness_model)).catch(() => null);
+    if (model?.max_output_tokens !== undefined && controls.max_tokens > model.max_output_tokens) {
+      throw new InvalidRequestError('Invalid request: controls.max_tokens exceeds the model maximum');
+    }
+  }
+
+  /** Spec 3.2 steps 1-2; the worker does the rest. 422 when no turn runs. */
+  async function cancel(principal: TurnPrincipal, sessionId: string): Promise<{ status: 'cancelled' | 'no_op'; message: string }> {
+    const row = await owned(principal, sessionId);
+    const turnId = row.current_turn_id;
+    if (!BUSY_STATUSES.has(row.status) || !turnId) throw new UnprocessableError('Cannot cancel session: session is not active');
+    if (row.cancel_requested_turn_id === turnId) return { status: 'no_op', message: 'The turn is already being cancelled' };
+    if (!(await status.requestCancel(sessionId, turnId))) {
+      const now = await status.read(sessionId);
+      if (now?.cancel_requested_turn_id === turnId) return { status: 'no_op', message: 'The turn is already being cancelled' };
+      throw new UnprocessableError('Cannot cancel session: session is not active');
+    }
+    const { turn, usage } = await turnSoFar(sessionId, turnId);
+    const inputId = newId();
+    const message: StoredMessage = { id: inputId, role: 'user', content: [textPart(CANCEL_INPUT_TEXT)], created_at: new Date().toISOString() };
+    const cancelledId = newIdAfter(inputId);
+    await bus.events.append(sessionId, [turnEvents.turnCancelled(cancelledId, turn, usage), turnEvents.inputMessage(newIdAfter(cancelledId), message, turn)]);
+    if (row.status === 'waiting_for_tool_results') {
+      // No job is queued while a turn waits for the client: queue one so a worker closes the turn.
+      await bus.turns.enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn })).catch((err: unknown) => {
+        if (!(err instanceof SessionBusyError)) throw err;
+      });
+    }
+    await bus.signals.send({ type: 'cancel', session_id: sessionId, turn_id: turnId });
+    log.info({ sessionId, turnId }, 'turn cancel requested');
+    return { status: 'cancelled', message: 'Turn cancelled' };
+  }
+
+  /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
+  async function turnSoFar(sessionId: string, turnId: string): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number }> {
+    const started = await bus.events.findById(sessionId, turnId);
+    if (!started) throw new ConflictError('The turn has not started yet');
+    const events: SessionEvent[] = [started];
+    for (let after = started.sequence; ; ) {
+      const page = await bus.events.read(sessionId, { afterSequence: after, limit: READ_PAGE });
+      events.push(...page);
+      if (page.length < READ_PAGE) break;
+      after = page.at(-1)!.sequence;
+    }
+    let usage = ZERO_USAGE;
+    for (const e of events) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.metadata?.['usage'] as Usage);
+    const turn = { turn_id: turnId, input_message_id: String(started.data['input_message_id'] ?? '') };
+    return { turn, usage, events, lastSequence: events.at(-1)!.sequence };
+  }
+
+  /**
+   * Client tool results for the suspended turn. Unknown call ids → 400; a session that is not
+   * waiting → 409. Results for calls answered already are ignored. When the last one is in,
+   * the turn is queued again.
+   */
+  async function submitToolResults(principal: TurnPrincipal, sessionId: string, results: ClientToolResultInput[]): Promise<{ accepted: number; status: string }> {
+    const row = await owned(principal, sessionId);
+    const turnId = row.current_turn_id;
+    if (row.status !== 'waiting_for_tool_results' || !turnId) throw new ConflictError('Session is not waiting for tool results');
+    let accepted = 0;
+    let complete = false;
+    for (let attempt = 0; ; attempt++) {
+      const { turn, events, lastSequence } = await turnSoFar(sessionId, turnId);
+      const step = foldTurn(turn, events).steps.at(-1);
+      const requested = step?.requested ?? new Set<string>();
+      const unknown = results.find((r) => !requested.has(r.tool_call_id));
+      if (unknown) throw new InvalidRequestError('Invalid request: unknown tool_call_id');
+      const open = new Set([...requested].filter((id) => !step!.completed.has(id)));
+      const fresh = dedupe(results.filter((r) => open.has(r.tool_call_id)));
+      const calls = new Map(step!.toolCalls.map((c) => [c.id, c]));
+      const appended = await bus.events.append(
+        sessionId,
+        fresh.map((r) => clientResultEvent(turn, calls.get(r.tool_call_id)!.name, r)),
+        { expectedSequence: lastSequence },
+      );
+      if (!appended.ok) {
+        if (attempt < 20) continue; // another writer got in first: fold again and retry
+        throw new ConflictError('Session is busy');
+      }
+      accepted = fresh.length;
+      complete = fresh.length === open.size;
+      const resume = { org_id: row.organization_id, ...turn };
+      if (complete && (await status.markResumed(sessionId, turnId))) await enqueueResume(resumeJob(sessionId, resume));
+      break;
+    }
+    const now = await status.read(sessionId);
+    return { accepted, status: now?.status ?? 'idle' };
+  }
+
+  async function enqueueResume(job: TurnJob): Promise<void> {
+    const deadline = Date.now() + RESUME_WAIT_MS;
+    for (;;) {
+      try {
+        return await bus.turns.enqueue(job);
+      } catch (err) {
+        // The suspended turn's own job may not be acked yet; if it never is, its redelivery resumes the turn.
+        if (!(err instanceof SessionBusyError) || Date.now() > deadline) {
+          if (err instanceof SessionBusyError) return log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
+          throw err;
+        }
+        await sleep(20);
+      }
+    }
+  }
+
+  return { submitMessage, cancel, submitToolResults };
+}
+
+export type TurnService = ReturnType<typeof createTurnService>;
+
+function normalizePart(part: InputPart): MessagePart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const out: MessagePart = { type: 'image_file', image_id: part.image_id };
+  if (part.filename) out['filename'] = part.filename;
+  return out;
+}
+
+function dedupe(results: ClientToolResultInput[]): ClientToolResultInput[] {
+  const seen = new Map<string, ClientToolResultInput>();
+  for (const r of results) if (!seen.has(r.tool_call_id)) seen.set(r.tool_call_id, r);
+  return [...seen.values()];
+}
+
+function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewEvent {
+  const call = { id: r.tool_call_id, name: toolName };
+  if (r.error !== undefined && r.error !== null) return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error });
+  const text = typeof r.result === 'string' ? r.result : r.result === undefined ? '' : JSON.stringify(r.result);
+  return turnEvents.toolSucceeded(newId(), turn, newId(), { call: { ...call, arguments: {} }, display_name: toolName, result: [textPart(text)], duration_ms: 0 });
+}
