@@ -7,5 +7,6 @@ import { turnSchemas } from './turns.js';
 import { capabilitySchemas } from './capabilities.js';
 import { agentSchemas } from './agents.js';
 import { harnessSchemas } from './harnesses.js';
+import { llmSchemas } from './llm.js';
 
-export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas];
+export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas];

@@ -3,6 +3,7 @@ import { namedSchemas } from '../schemas/index.js';
 import { createAgentService } from './api/agents/index.js';
 import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
+import { createLlmModule } from './api/llm-models/index.js';
 import { createSessionService } from './api/sessions/service.js';
 import { createTurnService } from './api/turns/service.js';
 import { createTurnEngine, type TurnEngineOptions } from '../actors/index.js';
@@ -14,6 +15,8 @@ import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus } from './bus/index.js';
 import { createCapabilityRegistry } from './capabilities/index.js';
 import type { Config } from './config.js';
+import { loadKeyring } from './crypto/index.js';
+import type { LlmProviderType } from './llm/index.js';
 import { buildOpenApi, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { AppServices } from './services.js';
@@ -22,6 +25,8 @@ import { createStore } from './store/index.js';
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
   logDestination?: DestinationStream;
+  /** Tests only: vendor URLs that model sync lists from instead of the vendors' defaults. */
+  llmSyncBaseUrlOverride?: Partial<Record<LlmProviderType, string>>;
   /** Turn engine ports (model resolver, tool storage, images) and runner settings; defaults otherwise. */
   turnEngine?: TurnEngineOptions;
 }
@@ -30,10 +35,12 @@ export interface AppOptions {
  * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
  * everything in reverse order (style rule 17).
  */
-export async function createApp(config: Config, { logDestination, turnEngine }: AppOptions = {}) {
+export async function createApp(config: Config, { logDestination, turnEngine, llmSyncBaseUrlOverride }: AppOptions = {}) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   try {
+    const { keyring, created: keyCreated, path: keyPath } = await loadKeyring(config);
+    if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
     const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, log });
     closers.unshift({ name: 'store', close: () => store.close() });
     const bus = config.NATS_URL
@@ -41,21 +48,25 @@ export async function createApp(config: Config, { logDestination, turnEngine }: 
       : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
     closers.unshift({ name: 'bus', close: () => bus.close() });
 
-    await ensureBootstrapAdmin({
+    const bootstrap = await ensureBootstrapAdmin({
       store,
       log,
       adminApiKey: config.BOOTSTRAP_ADMIN_API_KEY,
       keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
     });
 
+    const llm = createLlmModule({ store, keyring, log, systemDefault: 'llmsim', syncBaseUrlOverride: llmSyncBaseUrlOverride });
+    if (bootstrap.created) await llm.seedFromEnv(config);
+    const { llmProviders, llmModels, modelSync, modelResolver } = llm;
+
     const auth = await createAuthModule({ config, store, log });
     const capabilities = createCapabilityRegistry();
     const agents = createAgentService({ store, capabilities });
     const harnesses = createHarnessService({ store, capabilities });
     await harnesses.ensureBuiltIns();
-    const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities });
+    const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
     const sessions = createSessionService({ store, bus, log, setup });
-    const engine = createTurnEngine({ config, store, bus, log, capabilities }, turnEngine);
+    const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, ...turnEngine });
     const turns = createTurnService({ store, bus, log, ...engine.ports });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
@@ -65,7 +76,7 @@ export async function createApp(config: Config, { logDestination, turnEngine }: 
       global: config.SSE_MAX_GLOBAL,
       expectedInstances: config.EXPECTED_INSTANCES,
     });
-    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits };
+    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits, keyring, llmProviders, llmModels, modelSync, modelResolver };
     const routes: Route[] = [];
     routes.push(...systemRoutes({
       checks: [

@@ -4,6 +4,9 @@ import type { AuthModule } from './auth/index.js';
 import type { Bus } from './bus/ports.js';
 import type { CapabilityRegistry } from './capabilities/index.js';
 import type { Config } from './config.js';
+import type { Keyring } from './crypto/index.js';
+import type { LlmModelResolver, LlmModelService, ModelSyncService } from './api/llm-models/index.js';
+import type { LlmProviderService } from './api/llm-providers/index.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/index.js';
 import type { SessionService } from './api/sessions/service.js';
@@ -23,6 +26,13 @@ export interface AppServices {
   agents: AgentService;
   harnesses: HarnessService;
   sessions: SessionService;
+  /** Key-encryption keyring of the envelope encryption (src/crypto). */
+  keyring: Keyring;
+  llmProviders: LlmProviderService;
+  llmModels: LlmModelService;
+  modelSync: ModelSyncService;
+  /** Model id (or null) → provider, vendor model and ids; for the turn engine. */
+  modelResolver: LlmModelResolver;
   /** Turns from outside HTTP too (the scheduler): `turns.submitMessage({org_id}, sessionId, content, controls)`. */
   turns: TurnService;
   /** SSE fan-out of this instance. */

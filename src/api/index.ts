@@ -8,9 +8,11 @@ import { harnessesRoutes } from './harnesses/routes.js';
 import { capabilitiesRoutes } from './capabilities/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { eventRoutes } from './events/routes.js';
+import { llmProvidersRoutes } from './llm-providers/index.js';
+import { llmModelsRoutes } from './llm-models/index.js';
 import { turnRoutes } from './turns/routes.js';
 
 /** Every resource's routes. One line per resource module (src/api/<resource>/routes.ts). */
 export function createApiRoutes(services: AppServices): Route[] {
-  return [...authRoutes(services), ...usersRoutes(services), ...orgsRoutes(services), ...agentsRoutes(services), ...harnessesRoutes(services), ...capabilitiesRoutes(services), ...sessionRoutes(services), ...turnRoutes(services), ...eventRoutes({ ...services, limits: services.streamLimits })];
+  return [...authRoutes(services), ...usersRoutes(services), ...orgsRoutes(services), ...agentsRoutes(services), ...harnessesRoutes(services), ...capabilitiesRoutes(services), ...sessionRoutes(services), ...llmProvidersRoutes(services), ...llmModelsRoutes(services), ...turnRoutes(services), ...eventRoutes({ ...services, limits: services.streamLimits })];
 }

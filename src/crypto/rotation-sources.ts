@@ -1,5 +1,6 @@
 import type { Store } from '../store/index.js';
 import type { RotationSource } from './rotation.js';
+import { createSqlRotationSource } from './sql-rotation-source.js';
 
 /**
  * Every encrypted column of the service, for `npm run rotate-keys`. A resource that stores
@@ -8,6 +9,7 @@ import type { RotationSource } from './rotation.js';
  * string it passes to `encryptSecret`.
  */
 export function createRotationSources(store: Pick<Store, 'sql'>): RotationSource[] {
-  void store;
-  return [];
+  return [
+    createSqlRotationSource(store, { name: 'llm_providers.api_key', table: 'llm_providers', blobColumn: 'api_key_encrypted', purpose: 'llm_provider.api_key' }),
+  ];
 }

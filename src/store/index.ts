@@ -2,5 +2,6 @@ export { createStore } from './store.js';
 export type { Store, StoreOptions } from './store.js';
 export { Organization, User, ApiKey, Session, entities } from './entities/index.js';
 export { Agent, Harness } from './entities/index.js';
+export { LlmProviderEntity, LlmModelEntity } from './entities/index.js';
 export { orgScope } from './org-scope.js';
 export type { OrgScope, OrgOwned } from './org-scope.js';

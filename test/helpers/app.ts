@@ -8,10 +8,13 @@ import { loadConfig } from '../../src/config.js';
 import { createTestDatabase } from './postgres.js';
 import { startNatsServer } from './nats-server.js';
 import { request, type RequestOptions, type TestResponse } from './http.js';
+import type { AppOptions } from '../../src/app.js';
 
 export { request };
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+/** Distributed mode refuses to start without a shared key-encryption key. */
+export const TEST_SECRETS_KEY = 'test-kek:' + Buffer.alloc(32, 7).toString('base64');
 
 export type TestMode = 'pglite' | 'postgres' | 'nats';
 
@@ -21,6 +24,8 @@ export interface TestAppOptions {
   /** Reuse a database / NATS server (several instances in one test). */
   databaseUrl?: string;
   natsUrl?: string;
+  /** Extra `createApp` options (test-only hooks). */
+  appOptions?: Omit<AppOptions, 'logDestination'>;
 }
 
 export interface TestApp {
@@ -57,7 +62,7 @@ export async function startTestApp(t: TestContext | { after(fn: () => unknown): 
     LOG_LEVEL: 'info',
     BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...(natsUrl ? { NATS_URL: natsUrl } : {}),
+    ...(natsUrl ? { NATS_URL: natsUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
     ...opts.env,
   });
   const logs: string[] = [];
@@ -67,7 +72,7 @@ export async function startTestApp(t: TestContext | { after(fn: () => unknown): 
       cb();
     },
   });
-  const app = await createApp(config, { logDestination: sink });
+  const app = await createApp(config, { ...opts.appOptions, logDestination: sink });
   t.after(() => app.close());
   const url = app.url;
   return {

@@ -12,10 +12,14 @@ import { Image } from './image.js';
 import { UserConnection } from './user-connection.js';
 import { Agent } from './agent.js';
 import { Harness } from './harness.js';
+import { LlmProviderEntity } from './llm-provider.js';
+import { LlmModelEntity } from './llm-model.js';
 
 export { Organization, User, ApiKey, Session };
 export { SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection };
 export { Agent, Harness };
+export { LlmProviderEntity, LlmModelEntity };
 
 export const entities = [Organization, User, ApiKey, Session,
-  SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection, Agent, Harness];
+  SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection, Agent, Harness,
+  LlmProviderEntity, LlmModelEntity];

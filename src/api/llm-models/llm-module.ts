@@ -1,0 +1,42 @@
+import type { Config } from '../../config.js';
+import type { Keyring } from '../../crypto/index.js';
+import type { LlmProviderOptions, LlmProviderType } from '../../llm/index.js';
+import type { Logger } from '../../log.js';
+import { User, type Store } from '../../store/index.js';
+import { createLlmProviderService, seedEnvProviders } from '../llm-providers/index.js';
+import { createModelResolver } from './model-resolver.js';
+import { createLlmModelService } from './service.js';
+import { createModelSyncService } from './sync-service.js';
+
+export interface LlmModuleDeps {
+  store: Store;
+  keyring: Keyring;
+  log: Logger;
+  /** What runs when nothing names a model and the organisation has no default (docs/decisions.md). */
+  systemDefault: 'llmsim' | null;
+  /** Tests only: vendor URLs the sync service lists models from (see `ModelSyncDeps`). */
+  syncBaseUrlOverride?: Partial<Record<LlmProviderType, string>>;
+  llm?: Partial<LlmProviderOptions>;
+}
+
+/**
+ * Builds the providers, models, sync and resolver services with their links: a provider
+ * change drops the resolver's cached client for it.
+ */
+export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUrlOverride, llm }: LlmModuleDeps) {
+  const modelResolver = createModelResolver({ store, keyring, log, systemDefault, llm });
+  const llmProviders = createLlmProviderService({ store, keyring, log, onChanged: (id) => modelResolver.invalidate(id) });
+  const llmModels = createLlmModelService({ store, providers: llmProviders, systemDefault });
+  const modelSync = createModelSyncService({ store, providers: llmProviders, log, baseUrlOverride: syncBaseUrlOverride, llm });
+
+  /** First start: providers for the vendor keys in the environment, in the bootstrap organisation. */
+  async function seedFromEnv(config: Pick<Config, 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY' | 'GEMINI_API_KEY'>): Promise<string[]> {
+    const operator = await store.em().findOne(User, { operator: true }, { orderBy: { created_at: 'asc' } });
+    if (!operator) return [];
+    return seedEnvProviders({ providers: llmProviders, config, log }, operator.organization_id);
+  }
+
+  return { llmProviders, llmModels, modelSync, modelResolver, seedFromEnv };
+}
+
+export type LlmModule = ReturnType<typeof createLlmModule>;

@@ -1,0 +1,147 @@
+import { DecryptionError, type Keyring } from '../../crypto/index.js';
+import { NotFoundError } from '../../errors.js';
+import { isAnyUuid } from '../../ids.js';
+import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, type LlmProvider, type LlmProviderOptions } from '../../llm/index.js';
+import type { Logger } from '../../log.js';
+import { LlmModelEntity, LlmProviderEntity, Organization, orgScope, type Store } from '../../store/index.js';
+import { openProviderKey, type LlmProviderRow } from '../llm-providers/index.js';
+import type { LlmModelRow } from './model-view.js';
+
+/** What a turn runs (same shape as the turn engine's port in actors/model-resolver.ts). */
+export interface ResolvedModel {
+  provider: LlmProvider;
+  /** The vendor's model name sent on the wire. */
+  model: string;
+  /** The model record's id; `llmsim` for the built-in default. */
+  model_id: string;
+  /** The provider record's id; `llmsim` for the built-in default. */
+  provider_id: string;
+  max_output_tokens?: number;
+}
+
+export interface ModelResolverDeps {
+  store: Store;
+  keyring: Keyring;
+  log: Logger;
+  /** `llmsim`: the built-in simulator when nothing is configured; null: such a turn fails (404). */
+  systemDefault: 'llmsim' | null;
+  /** Retry settings of the providers built here (defaults of `createLlmProvider`). */
+  llm?: Partial<LlmProviderOptions>;
+}
+
+export interface ModelResolverOptions {
+  /** How long a built provider (with its opened key) is reused, in ms (default 60 000). */
+  cacheTtlMs: number;
+  /** Most providers kept at once; the least recently used goes first (default 256). */
+  maxCachedProviders: number;
+}
+
+export const DEFAULT_PROVIDER_CACHE_TTL_MS = 60_000;
+export const DEFAULT_MAX_CACHED_PROVIDERS = 256;
+
+interface CachedProvider {
+  /** Type, URL and sealed key of the row it was built from: any change rebuilds it. */
+  fingerprint: string;
+  provider: LlmProvider;
+  expiresAt: number;
+}
+
+const fingerprintOf = (row: LlmProviderRow) => `${row.provider_type}\n${row.base_url ?? ''}\n${row.api_key_encrypted}`;
+
+/**
+ * The model resolver (architecture 6). The turn passes the first model id set among message
+ * controls, session, agent and harness; null falls back to the organisation default, then to
+ * the system default. Providers are built once per row version and cached briefly; a changed
+ * row (key, URL, type) is noticed on the next resolve on every instance, and `invalidate`
+ * drops a provider at once on the instance that changed it.
+ */
+export function createModelResolver(deps: ModelResolverDeps, opts: Partial<ModelResolverOptions> = {}) {
+  const { store, keyring, log, systemDefault, llm } = deps;
+  const { cacheTtlMs = DEFAULT_PROVIDER_CACHE_TTL_MS, maxCachedProviders = DEFAULT_MAX_CACHED_PROVIDERS } = opts;
+  const cache = new Map<string, CachedProvider>();
+  let llmsim: ResolvedModel | undefined;
+
+  function builtin(): ResolvedModel {
+    llmsim ??= {
+      provider: createLlmProvider({ provider_type: 'llmsim', api_key: '' }, llm),
+      model: LLMSIM_MODEL_ID,
+      model_id: LLMSIM_MODEL_ID,
+      provider_id: LLMSIM_MODEL_ID,
+    };
+    return llmsim;
+  }
+
+  function build(row: LlmProviderRow): LlmProvider {
+    let apiKey: string;
+    try {
+      apiKey = openProviderKey(keyring, row);
+    } catch (err) {
+      if (!(err instanceof DecryptionError)) throw err;
+      log.warn({ providerId: row.id, reason: err.reason }, 'llm provider key cannot be decrypted');
+      throw new LlmError('auth', { vendorCode: 'api_key_unavailable', retryable: false }, { cause: err });
+    }
+    return createLlmProvider({ provider_type: row.provider_type, api_key: apiKey, base_url: row.base_url ?? null }, llm);
+  }
+
+  function providerFor(row: LlmProviderRow): LlmProvider {
+    const now = Date.now();
+    const fingerprint = fingerprintOf(row);
+    const hit = cache.get(row.id);
+    cache.delete(row.id);
+    if (hit && hit.fingerprint === fingerprint && hit.expiresAt > now) {
+      cache.set(row.id, hit);
+      return hit.provider;
+    }
+    const provider = build(row);
+    cache.set(row.id, { fingerprint, provider, expiresAt: now + cacheTtlMs });
+    while (cache.size > maxCachedProviders) cache.delete(cache.keys().next().value!);
+    return provider;
+  }
+
+  async function modelRow(orgId: string, modelId: string): Promise<{ model: LlmModelRow; provider: LlmProviderRow } | null> {
+    if (!isAnyUuid(modelId)) return null;
+    const em = store.em();
+    const model = (await orgScope(em, orgId).findOne(LlmModelEntity, { id: modelId.toLowerCase() })) as LlmModelRow | null;
+    if (!model) return null;
+    const provider = (await orgScope(em, orgId).findOne(LlmProviderEntity, { id: model.provider_id })) as LlmProviderRow | null;
+    return provider ? { model, provider } : null;
+  }
+
+  function resolved({ model, provider }: { model: LlmModelRow; provider: LlmProviderRow }): ResolvedModel {
+    return { provider: providerFor(provider), model: model.model_id, model_id: model.id, provider_id: provider.id };
+  }
+
+  function systemFallback(): ResolvedModel {
+    if (systemDefault === 'llmsim') return builtin();
+    throw new NotFoundError('No LLM model is configured: set a default model for the organization');
+  }
+
+  async function resolve(orgId: string, modelId: string | null): Promise<ResolvedModel> {
+    if (modelId === LLMSIM_MODEL_ID && systemDefault === 'llmsim') return builtin();
+    if (modelId !== null) {
+      const found = await modelRow(orgId, modelId);
+      if (!found) throw new NotFoundError();
+      return resolved(found);
+    }
+    const org = await store.em().findOne(Organization, { id: orgId });
+    const defaultId = org?.default_model_id ?? null;
+    if (defaultId) {
+      const found = await modelRow(orgId, defaultId);
+      if (found) return resolved(found);
+      log.warn({ orgId, modelId: defaultId }, 'organization default model no longer exists; using the system default');
+    }
+    return systemFallback();
+  }
+
+  return {
+    resolve,
+    /** Drops the cached provider built from this provider row (its key or URL changed). */
+    invalidate(providerId: string): void {
+      cache.delete(providerId);
+    },
+    /** Number of cached providers (for tests). */
+    cachedCount: () => cache.size,
+  };
+}
+
+export type LlmModelResolver = ReturnType<typeof createModelResolver>;

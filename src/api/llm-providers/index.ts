@@ -1,0 +1,11 @@
+export { llmProvidersRoutes } from './routes.js';
+export { createLlmProviderService } from './service.js';
+export type { LlmProviderService, LlmProviderServiceDeps } from './service.js';
+export { toLlmProviderView } from './provider-view.js';
+export type { LlmProviderRow } from './provider-view.js';
+export { LLM_PROVIDER_KEY_PURPOSE, openProviderKey, sealProviderKey } from './provider-key.js';
+export type { ProviderKeyOwner } from './provider-key.js';
+export { assertModelsUnreferenced, findModelReferences } from './model-references.js';
+export type { ModelReferences } from './model-references.js';
+export { ENV_PROVIDERS, seedEnvProviders } from './env-providers.js';
+export type { EnvProviderSeedDeps } from './env-providers.js';

@@ -1,0 +1,101 @@
+import type { LlmProviderCreateInput, LlmProviderPatchInput, LlmProviderView } from '../../../schemas/llm.js';
+import type { Keyring } from '../../crypto/index.js';
+import { newId } from '../../ids.js';
+import type { LlmProviderConfig } from '../../llm/index.js';
+import type { Logger } from '../../log.js';
+import { LlmModelEntity, LlmProviderEntity, orgScope, type Store } from '../../store/index.js';
+import { assertModelsUnreferenced } from './model-references.js';
+import { openProviderKey, sealProviderKey } from './provider-key.js';
+import { toLlmProviderView, type LlmProviderRow } from './provider-view.js';
+
+export interface LlmProviderServiceDeps {
+  store: Store;
+  keyring: Keyring;
+  log: Logger;
+  /** Called after a provider's key or URL changed or it was deleted (cached clients are dropped). */
+  onChanged?: (providerId: string) => void;
+}
+
+/** A base URL as stored: trimmed, no trailing slash; '' counts as none. */
+function normalizeBaseUrl(url: string | null | undefined): string | null {
+  const trimmed = url?.trim().replace(/\/+$/, '');
+  return trimmed ? trimmed : null;
+}
+
+/**
+ * LLM providers (spec 2.6, 4.4). The API key is sealed on write with AAD bound to the
+ * organisation and the provider row, and only ever opened by `openConfig` for the model
+ * resolver and model sync. Nothing here logs or returns it.
+ */
+export function createLlmProviderService({ store, keyring, log, onChanged }: LlmProviderServiceDeps) {
+  async function create(orgId: string, input: LlmProviderCreateInput): Promise<LlmProviderView> {
+    const scope = orgScope(store.em(), orgId);
+    const id = newId();
+    const row = scope.create(LlmProviderEntity, {
+      id,
+      name: input.name,
+      provider_type: input.provider_type,
+      base_url: normalizeBaseUrl(input.base_url),
+      api_key_encrypted: sealProviderKey(keyring, { id, organization_id: orgId }, input.api_key),
+      last_synced_at: null,
+    } as never) as LlmProviderRow;
+    await scope.em.flush();
+    log.info({ providerId: id, provider_type: row.provider_type }, 'llm provider created');
+    return toLlmProviderView(row);
+  }
+
+  async function list(orgId: string): Promise<{ data: LlmProviderView[]; total: number }> {
+    const rows = (await orgScope(store.em(), orgId).find(LlmProviderEntity, {}, { orderBy: { created_at: 'asc', id: 'asc' } })) as LlmProviderRow[];
+    return { data: rows.map(toLlmProviderView), total: rows.length };
+  }
+
+  /** The row (with its sealed key): 404 unknown, 403 another organisation's. */
+  async function getRow(orgId: string, id: string): Promise<LlmProviderRow> {
+    return (await orgScope(store.em(), orgId).getOwned(LlmProviderEntity, id)) as LlmProviderRow;
+  }
+
+  async function get(orgId: string, id: string): Promise<LlmProviderView> {
+    return toLlmProviderView(await getRow(orgId, id));
+  }
+
+  /** PATCH: only the given fields change; a new `api_key` is sealed again for this row. */
+  async function patch(orgId: string, id: string, input: LlmProviderPatchInput): Promise<LlmProviderView> {
+    const scope = orgScope(store.em(), orgId);
+    const row = (await scope.getOwned(LlmProviderEntity, id)) as LlmProviderRow;
+    if (input.name !== undefined) row.name = input.name;
+    if (input.base_url !== undefined) row.base_url = normalizeBaseUrl(input.base_url);
+    if (input.api_key !== undefined) row.api_key_encrypted = sealProviderKey(keyring, row, input.api_key);
+    row.updated_at = new Date();
+    await scope.em.flush();
+    onChanged?.(row.id);
+    if (input.api_key !== undefined) log.info({ providerId: row.id }, 'llm provider key replaced');
+    return toLlmProviderView(row);
+  }
+
+  /**
+   * DELETE (admin): refused with 409 while one of the provider's models is a default of an
+   * agent, harness, session or the organisation; otherwise the provider and its models go.
+   */
+  async function remove(orgId: string, id: string): Promise<void> {
+    await store.em().transactional(async (em) => {
+      const scope = orgScope(em, orgId);
+      const row = (await scope.getOwned(LlmProviderEntity, id)) as LlmProviderRow;
+      const models = await scope.find(LlmModelEntity, { provider_id: row.id }, { fields: ['id'] as never });
+      await assertModelsUnreferenced(em, orgId, models.map((m) => m.id), 'A model of this provider');
+      await em.nativeDelete(LlmModelEntity, { provider_id: row.id });
+      em.remove(row);
+      await em.flush();
+    });
+    onChanged?.(id);
+    log.info({ providerId: id }, 'llm provider deleted');
+  }
+
+  /** The connection settings with the key opened (throws `DecryptionError` when it cannot be). */
+  function openConfig(row: LlmProviderRow): LlmProviderConfig {
+    return { provider_type: row.provider_type, api_key: openProviderKey(keyring, row), base_url: row.base_url ?? null };
+  }
+
+  return { create, list, get, getRow, patch, remove, openConfig };
+}
+
+export type LlmProviderService = ReturnType<typeof createLlmProviderService>;
