@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { TestContext } from 'node:test';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestDatabase } from './postgres.js';
@@ -40,7 +39,7 @@ export interface TestApp {
 }
 
 /** Boots the service in-process on a free port; everything it started is torn down after the test. */
-export async function startTestApp(t: TestContext | { after(fn: () => unknown): void }, opts: TestAppOptions = {}): Promise<TestApp> {
+export async function startTestApp(t: { after(fn: () => unknown): void }, opts: TestAppOptions = {}): Promise<TestApp> {
   const mode = opts.mode ?? 'postgres';
   const dataDir = mkdtempSync(join(tmpdir(), 'ass-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
