@@ -61,8 +61,8 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
 
     const auth = await createAuthModule({ config, store, log });
     const capabilities = createCapabilityRegistry();
-    const agents = createAgentService({ store, capabilities });
-    const harnesses = createHarnessService({ store, capabilities });
+    const agents = createAgentService({ store, capabilities, models: llmModels.lookup });
+    const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
     const sessions = createSessionService({ store, bus, log, setup });

@@ -11,12 +11,12 @@ export const AGENT_LIMITS = {
 /** Body cap of agent and harness write routes: above the 1 MB prompt limit, so an oversize prompt gets 400, not 413. */
 export const AGENT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The size-limited fields of an agent or harness write; absent fields are not checked. */
+/** The size-limited fields of an agent or harness write; absent fields and other types are not checked. */
 export interface LimitedFields {
-  name?: string | null;
-  description?: string | null;
-  system_prompt?: string | null;
-  capabilities?: readonly unknown[] | null;
+  name?: unknown;
+  description?: unknown;
+  system_prompt?: unknown;
+  capabilities?: unknown;
 }
 
 /** Throws 400 'Input exceeds allowed limits' when any given field is over its limit (spec 8). */

@@ -143,7 +143,7 @@ export function createAgentService({ store, capabilities, models }: AgentService
   async function importDefinition(orgId: string, raw: Buffer, contentType: string | undefined): Promise<AgentView> {
     const { format, doc } = parseDefinition(raw, contentType);
     const { id: _id, ...definition } = doc;
-    checkAgentLimits(definition as never);
+    checkAgentLimits(definition);
     return create(orgId, validateImport(format, definition));
   }
 

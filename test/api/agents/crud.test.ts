@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
 import type { TestMode } from '../../helpers/app.js';
 import { request } from '../../helpers/http.js';
-import { addCaller, agentBody, useSuiteApp } from './helpers.js';
+import { addCaller, addModel, adminOrgId, agentBody, useSuiteApp } from './helpers.js';
 
 /** The agent CRUD rules of spec 3.1 and 4.1 through real HTTP; run once per store mode. */
 function agentCrudSuite(mode: TestMode) {
@@ -103,7 +103,7 @@ function agentCrudSuite(mode: TestMode) {
     });
 
     it('PATCH - changes only the given fields; capabilities replaces the array; null default_model_id removes it', async () => {
-      const model = randomUUID();
+      const model = await addModel(app(), await adminOrgId(app()));
       const agent = await create({ description: 'd', tags: ['t'], capabilities: ['current_time', 'web_fetch'], default_model_id: model, max_iterations: 7 });
       const r = await app().request('PATCH', `/v1/agents/${agent.id}`, { body: { name: 'Renamed', capabilities: [{ ref: 'stateless_todo_list' }] } });
       assert.equal(r.status, 200);
@@ -186,7 +186,7 @@ function agentCrudSuite(mode: TestMode) {
     });
 
     it('GET export - Markdown that POST import turns into an equal agent', async () => {
-      const agent = await create({ name: 'Exporter: "quoted" #1', description: 'multi\nline: yes', tags: ['a', 'b'], capabilities: ['current_time', { ref: 'web_fetch', config: { timeout_ms: 1500 } }], default_model_id: randomUUID(), max_iterations: 12, system_prompt: '\n# Role\n\nYou are ---\n---\nspecial: ü 🎉\n\n' });
+      const agent = await create({ name: 'Exporter: "quoted" #1', description: 'multi\nline: yes', tags: ['a', 'b'], capabilities: ['current_time', { ref: 'web_fetch', config: { timeout_ms: 1500 } }], max_iterations: 12, system_prompt: '\n# Role\n\nYou are ---\n---\nspecial: ü 🎉\n\n', default_model_id: await addModel(app(), await adminOrgId(app())) });
       const exp = await app().request('GET', `/v1/agents/${agent.id}/export`);
       assert.equal(exp.status, 200);
       assert.match(exp.headers.get('content-type') ?? '', /^text\/markdown/);

@@ -1,6 +1,7 @@
 import { after, before } from 'node:test';
 import { hashApiKey } from '../../../src/auth/index.js';
 import { ApiKey, Organization, User } from '../../../src/store/index.js';
+import { uuidv7 } from 'uuidv7';
 import { newToken } from '../../../src/ids.js';
 import { startTestApp, type TestApp, type TestMode } from '../../helpers/app.js';
 import { request, type RequestOptions, type TestResponse } from '../../helpers/http.js';
@@ -50,4 +51,20 @@ export async function adminOrgId(app: TestApp): Promise<string> {
 /** A minimal valid agent body. */
 export function agentBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { name: 'Support', system_prompt: 'You help customers.', ...extra };
+}
+
+/** An LLM provider with one model in the organisation, written straight to the store; returns the model id. */
+export async function addModel(app: TestApp, orgId: string): Promise<string> {
+  const { store } = app.app.services;
+  const providerId = uuidv7();
+  const modelId = uuidv7();
+  await store.sql(
+    `insert into llm_providers (id, organization_id, name, provider_type, api_key_encrypted, created_at, updated_at) values (?, ?, 'test', 'llmsim', 'x', now(), now())`,
+    [providerId, orgId],
+  );
+  await store.sql(
+    `insert into llm_models (id, organization_id, provider_id, model_id, display_name, source, status, created_at, updated_at) values (?, ?, ?, 'sim-1', 'Sim 1', 'manual', 'active', now(), now())`,
+    [modelId, orgId, providerId],
+  );
+  return modelId;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
 import { orgScope } from '../../../src/store/index.js';
-import { addCaller, adminOrgId, agentBody, useSuiteApp } from './helpers.js';
+import { addCaller, addModel, adminOrgId, agentBody, useSuiteApp } from './helpers.js';
 
 const tool = (name: string, parameters: Record<string, unknown> = { type: 'object', properties: {} }) => ({ type: 'client', name, description: `${name} tool`, parameters });
 
@@ -79,6 +79,23 @@ describe('agent capabilities, client tools and preview', () => {
     const agent = (await post({ client_tools: [tool('fetch_url')] })).body;
     const clash = await app().request('PATCH', `/v1/agents/${agent.id}`, { body: { capabilities: ['web_fetch'] } });
     assert.equal(clash.status, 400);
+  });
+
+  it('default_model_id must name a model of the organisation (404 otherwise); null or absent means none', async () => {
+    const mine = await addModel(app(), await adminOrgId(app()));
+    const other = await addCaller(app());
+    const theirs = await addModel(app(), other.orgId);
+    const ok = await post({ default_model_id: mine });
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal(ok.body.default_model_id, mine);
+    assert.equal((await post({ default_model_id: theirs })).status, 404);
+    assert.equal((await post({ default_model_id: uuidv7() })).status, 404);
+    assert.equal((await post({ default_model_id: null })).status, 201);
+    assert.equal((await app().request('PUT', `/v1/agents/${uuidv7()}`, { body: agentBody({ default_model_id: theirs }) })).status, 404);
+    assert.equal((await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { default_model_id: theirs } })).status, 404);
+    const renamed = await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { name: 'kept model' } });
+    assert.equal(renamed.body.default_model_id, mine);
+    assert.equal((await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { default_model_id: null } })).body.default_model_id, null);
   });
 
   it('default_model_id must be a UUID; max_iterations an integer in 1..1000', async () => {

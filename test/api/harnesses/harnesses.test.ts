@@ -5,7 +5,7 @@ import { uuidv7 } from 'uuidv7';
 import { BUILT_IN_HARNESSES, GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID } from '../../../src/api/harnesses/index.js';
 import { createCapabilityRegistry, validateCapabilityRefs } from '../../../src/capabilities/index.js';
 import { startTestApp } from '../../helpers/app.js';
-import { addCaller, adminOrgId, useSuiteApp } from '../agents/helpers.js';
+import { addCaller, addModel, adminOrgId, useSuiteApp } from '../agents/helpers.js';
 
 const harnessBody = (extra: Record<string, unknown> = {}) => ({ name: 'research', system_prompt: 'You research.', ...extra });
 
@@ -70,7 +70,8 @@ describe('harnesses', () => {
   });
 
   it('PATCH - only the given fields; capabilities replaces; null default_model_id removes; status never changes', async () => {
-    const model = randomUUID();
+    const model = await addModel(app(), await adminOrgId(app()));
+    assert.equal((await app().request('POST', '/v1/harnesses', { body: harnessBody({ default_model_id: randomUUID() }) })).status, 404);
     const h = (await app().request('POST', '/v1/harnesses', { body: harnessBody({ description: 'd', capabilities: ['current_time'], default_model_id: model }) })).body;
     const r = await app().request('PATCH', `/v1/harnesses/${h.id}`, { body: { system_prompt: 'New', capabilities: ['stateless_todo_list'] } });
     assert.equal(r.status, 200);
@@ -78,6 +79,7 @@ describe('harnesses', () => {
     assert.deepEqual(r.body.capabilities, ['stateless_todo_list']);
     assert.equal(r.body.description, 'd');
     assert.equal(r.body.default_model_id, model);
+    assert.equal((await app().request('PATCH', `/v1/harnesses/${h.id}`, { body: { default_model_id: randomUUID() } })).status, 404);
     const cleared = await app().request('PATCH', `/v1/harnesses/${h.id}`, { body: { default_model_id: null } });
     assert.equal(cleared.body.default_model_id, null);
     const echoed = await app().request('PATCH', `/v1/harnesses/${h.id}`, { body: { status: 'archived', name: 'renamed' } });
