@@ -83,7 +83,7 @@ export function fakeVendorKey(label = 'sk'): string {
 }
 
 /** POST /v1/llm-providers as the admin; asserts 201. */
-export async function createProvider(app: TestApp, body: Record<string, unknown>, ledger?: ResponseLedger): Promise<Record<string, any>> {
+export async function createProvider(app: TestApp, body: Record<string, unknown> = {}, ledger?: ResponseLedger): Promise<Record<string, any>> {
   const r = await app.request('POST', '/v1/llm-providers', { body: { name: 'P', provider_type: 'llmsim', api_key: fakeVendorKey(), ...body } });
   ledger?.record(r);
   assert.equal(r.status, 201, r.text);
