@@ -8,5 +8,9 @@ import { capabilitySchemas } from './capabilities.js';
 import { agentSchemas } from './agents.js';
 import { harnessSchemas } from './harnesses.js';
 import { llmSchemas } from './llm.js';
+import { fsSchemas } from './fs.js';
+import { storageSchemas } from './storage.js';
+import { imageSchemas } from './images.js';
+import { connectionSchemas } from './connections.js';
 
-export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas];
+export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas, ...fsSchemas, ...storageSchemas, ...imageSchemas, ...connectionSchemas];

@@ -13,6 +13,7 @@ import type { SessionService } from './api/sessions/service.js';
 import type { TurnService } from './api/turns/service.js';
 import type { SessionHub } from './events/session-hub.js';
 import type { ConnectionLimits } from './events/connection-limits.js';
+import type { Storage } from './storage/index.js';
 
 /** What route modules and actors are built from; assembled once in src/app.ts. */
 export interface AppServices {
@@ -38,4 +39,6 @@ export interface AppServices {
   /** SSE fan-out of this instance. */
   hub: SessionHub;
   streamLimits: ConnectionLimits;
+  /** Capability storage: session files, kv, secrets, SQL, schedules; images; user connections. */
+  storage: Storage;
 }

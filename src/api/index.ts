@@ -11,8 +11,12 @@ import { eventRoutes } from './events/routes.js';
 import { llmProvidersRoutes } from './llm-providers/index.js';
 import { llmModelsRoutes } from './llm-models/index.js';
 import { turnRoutes } from './turns/routes.js';
+import { fsRoutes } from './fs/routes.js';
+import { storageRoutes } from './storage/routes.js';
+import { imageRoutes } from './images/routes.js';
+import { connectionRoutes } from './connections/routes.js';
 
 /** Every resource's routes. One line per resource module (src/api/<resource>/routes.ts). */
 export function createApiRoutes(services: AppServices): Route[] {
-  return [...authRoutes(services), ...usersRoutes(services), ...orgsRoutes(services), ...agentsRoutes(services), ...harnessesRoutes(services), ...capabilitiesRoutes(services), ...sessionRoutes(services), ...llmProvidersRoutes(services), ...llmModelsRoutes(services), ...turnRoutes(services), ...eventRoutes({ ...services, limits: services.streamLimits })];
+  return [...authRoutes(services), ...usersRoutes(services), ...orgsRoutes(services), ...agentsRoutes(services), ...harnessesRoutes(services), ...capabilitiesRoutes(services), ...sessionRoutes(services), ...fsRoutes(services), ...storageRoutes(services), ...imageRoutes(services), ...connectionRoutes(services), ...llmProvidersRoutes(services), ...llmModelsRoutes(services), ...turnRoutes(services), ...eventRoutes({ ...services, limits: services.streamLimits })];
 }

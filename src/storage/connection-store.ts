@@ -1,6 +1,7 @@
-import { decryptSecret, encryptSecret, type Keyring } from '../crypto/index.js';
+import { decryptSecret, encryptSecret } from '../crypto/index.js';
 import { NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { KeyringSource } from './keyring-source.js';
 import { iso, type StorageDb } from './sql.js';
 
 /** The AAD purpose of connection keys (also used by key rotation). */
@@ -35,7 +36,7 @@ interface Row {
  * envelope encryption bound to (org, row id, purpose) and never returned; only `keysOf`
  * (session creation, which turns them into session secrets) decrypts.
  */
-export function createConnectionStore(db: StorageDb, keyring: Keyring) {
+export function createConnectionStore(db: StorageDb, keyring: KeyringSource) {
   const aad = (orgId: string, rowId: string) => ({ org_id: orgId, row_id: rowId, purpose: USER_CONNECTION_PURPOSE });
   const toRecord = (r: Row): ConnectionRecord => ({ provider: r.provider, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
 
@@ -59,7 +60,7 @@ export function createConnectionStore(db: StorageDb, keyring: Keyring) {
          on conflict (user_id, provider) do update set id = excluded.id, organization_id = excluded.organization_id,
            ciphertext = excluded.ciphertext, updated_at = now()
          returning provider, created_at, updated_at, (xmax = 0) as inserted`,
-        [id, orgId, userId, provider, encryptSecret(keyring, apiKey, aad(orgId, id))],
+        [id, orgId, userId, provider, encryptSecret(await keyring(), apiKey, aad(orgId, id))],
       );
       return { record: toRecord(row!), created: row!.inserted === true };
     },
@@ -72,7 +73,9 @@ export function createConnectionStore(db: StorageDb, keyring: Keyring) {
     /** Every connection of the user with its decrypted key, for injection into a new session. */
     async keysOf({ orgId, userId }: ConnectionOwner): Promise<{ provider: string; apiKey: string }[]> {
       const rows = await db.sql<Row>('select id, provider, ciphertext from user_connections where user_id = ? and organization_id = ? order by provider', [userId, orgId]);
-      return rows.map((r) => ({ provider: r.provider, apiKey: decryptSecret(keyring, r.ciphertext, aad(orgId, r.id)) }));
+      if (rows.length === 0) return [];
+      const ring = await keyring();
+      return rows.map((r) => ({ provider: r.provider, apiKey: decryptSecret(ring, r.ciphertext, aad(orgId, r.id)) }));
     },
   };
 }

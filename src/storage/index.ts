@@ -15,3 +15,6 @@ export type { ConnectionRecord, ConnectionStore } from './connection-store.js';
 export { SESSION_SECRET_PURPOSE } from './secret-store.js';
 export { createScheduleQueue } from './schedule-queue.js';
 export type { ScheduleClaim, ScheduleQueue } from './schedule-queue.js';
+export { createToolStorageFactory, createImageSource } from './tool-context.js';
+export type { ToolStorage } from './tool-context.js';
+export type { KeyringInput } from './keyring-source.js';

@@ -1,6 +1,7 @@
 import type { SecretInfo, SessionSecrets } from '../capabilities/index.js';
-import { decryptSecret, encryptSecret, type Keyring } from '../crypto/index.js';
+import { decryptSecret, encryptSecret } from '../crypto/index.js';
 import { newId } from '../ids.js';
+import type { KeyringSource } from './keyring-source.js';
 import { iso, type StorageDb } from './sql.js';
 
 /** The AAD purpose of session secret values (also used by key rotation). */
@@ -24,7 +25,7 @@ interface Row {
  * (org, row id, purpose), so a ciphertext moved to another row or org does not open. Lists
  * carry names and timestamps only; only `get` (a tool reading a secret) decrypts.
  */
-export function createSessionSecrets(db: StorageDb, keyring: Keyring, { sessionId, orgId }: SessionSecretsScope): SessionSecrets & {
+export function createSessionSecrets(db: StorageDb, keyring: KeyringSource, { sessionId, orgId }: SessionSecretsScope): SessionSecrets & {
   setMany(values: Record<string, string>): Promise<void>;
 } {
   const aad = (rowId: string) => ({ org_id: orgId, row_id: rowId, purpose: SESSION_SECRET_PURPOSE });
@@ -35,14 +36,14 @@ export function createSessionSecrets(db: StorageDb, keyring: Keyring, { sessionI
     await db.sql(
       `insert into session_secrets (id, session_id, organization_id, name, ciphertext, created_at, updated_at) values (?, ?, ?, ?, ?, now(), now())
        on conflict (session_id, name) do update set id = excluded.id, ciphertext = excluded.ciphertext, updated_at = now()`,
-      [id, sessionId, orgId, name, encryptSecret(keyring, value, aad(id))],
+      [id, sessionId, orgId, name, encryptSecret(await keyring(), value, aad(id))],
     );
   }
 
   return {
     async get(name) {
       const [row] = await db.sql<Row>('select id, ciphertext from session_secrets where session_id = ? and name = ?', [sessionId, name]);
-      return row ? decryptSecret(keyring, row.ciphertext, aad(row.id)) : null;
+      return row ? decryptSecret(await keyring(), row.ciphertext, aad(row.id)) : null;
     },
     set,
     async setMany(values) {

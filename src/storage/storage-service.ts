@@ -1,9 +1,9 @@
 import type { SessionFs, SessionKv, SessionSchedules, SessionSecrets, SessionSql } from '../capabilities/index.js';
-import type { Keyring } from '../crypto/index.js';
 import type { Logger } from '../log.js';
 import { connectionSecretName, createConnectionStore } from './connection-store.js';
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
 import { createImageStore, DEFAULT_MAX_IMAGE_BYTES } from './image-store.js';
+import { keyringSource, type KeyringInput } from './keyring-source.js';
 import { createSessionKv } from './kv-store.js';
 import { createScheduleQueue } from './schedule-queue.js';
 import { createSessionSchedules } from './schedule-store.js';
@@ -11,10 +11,12 @@ import { createSessionAccess } from './session-access.js';
 import { createSessionSecrets } from './secret-store.js';
 import { createSessionSql } from './sql-store.js';
 import type { StorageDb } from './sql.js';
+import { createImageSource, createToolStorageFactory } from './tool-context.js';
 
 export interface StorageDeps {
   store: StorageDb;
-  keyring: Keyring;
+  /** The envelope keyring, or a loader called on first use of a secret (then cached). */
+  keyring: KeyringInput;
   log: Logger;
 }
 
@@ -39,8 +41,9 @@ export interface SessionStorage {
  * The capability storage of the service: per-session stores (files, kv, secrets, SQL,
  * schedules), images, user connections, session lookups for REST, and the schedule queue.
  */
-export function createStorage({ store, keyring, log }: StorageDeps, opts: Partial<StorageOptions> = {}) {
+export function createStorage({ store, keyring: keyringInput, log }: StorageDeps, opts: Partial<StorageOptions> = {}) {
   const { fsQuotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, maxImageBytes = DEFAULT_MAX_IMAGE_BYTES } = opts;
+  const keyring = keyringSource(keyringInput);
   const connections = createConnectionStore(store, keyring);
 
   function forSession(session: { id: string; organization_id: string }): SessionStorage {
@@ -69,14 +72,19 @@ export function createStorage({ store, keyring, log }: StorageDeps, opts: Partia
     return keys.length;
   }
 
+  const images = createImageStore(store, { maxBytes: maxImageBytes });
   return {
     forSession,
     injectConnections,
     connections,
-    images: createImageStore(store, { maxBytes: maxImageBytes }),
+    images,
     access: createSessionAccess(store),
     scheduleQueue: createScheduleQueue(store),
     fsQuotaBytes,
+    /** The turn engine's `toolStorage` port. */
+    toolStorage: createToolStorageFactory({ forSession }),
+    /** The turn engine's `images` port. */
+    imageSource: createImageSource(images),
   };
 }
 

@@ -14,12 +14,14 @@ export interface SessionServiceDeps {
   bus: Bus;
   log: Logger;
   setup: SessionSetupResolver;
+  /** Turns the user's connections into session secrets `connection:<provider>` (spec 2.3); src/storage. */
+  connections?: { injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> };
 }
 
 const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 };
 
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
-export function createSessionService({ store, bus, log, setup }: SessionServiceDeps) {
+export function createSessionService({ store, bus, log, setup, connections }: SessionServiceDeps) {
   async function create(principal: Principal, input: CreateSessionInput) {
     if (!input.harness_id && !input.agent_id) throw new InvalidRequestError('Invalid request: harness_id or agent_id is required');
     const resolved = await setup.resolve(principal, input as SessionSetupInput);
@@ -35,6 +37,7 @@ export function createSessionService({ store, bus, log, setup }: SessionServiceD
       chat_user_id: null,
     });
     await scope.em.flush();
+    await connections?.injectConnections(row);
     await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
     return sessionView(row);
   }

@@ -1,0 +1,35 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListOf, Timestamp } from './common.js';
+
+/** Secret names: letters, digits, `_`, `.`, `-` and `:` (for `connection:<provider>`), up to 128. */
+export const SECRET_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$';
+/** Largest secret value accepted over REST, in characters. */
+export const MAX_SECRET_VALUE_LENGTH = 65536;
+
+export const KvEntry = Type.Object(
+  { key: Type.String(), value: Type.String(), created_at: Timestamp, updated_at: Timestamp },
+  { $id: 'KvEntry' },
+);
+export const KvEntryList = ListOf(Type.Ref('KvEntry'), 'KvEntryList');
+
+/** A secret as listed: the name and timestamps, never the value. */
+export const SecretInfo = Type.Object(
+  { name: Type.String(), created_at: Timestamp, updated_at: Timestamp },
+  { $id: 'SecretInfo', additionalProperties: false },
+);
+export const SecretList = ListOf(Type.Ref('SecretInfo'), 'SecretList');
+
+export const PutSecretsBody = Type.Object(
+  {
+    secrets: Type.Record(Type.String({ pattern: SECRET_NAME_PATTERN }), Type.String({ maxLength: MAX_SECRET_VALUE_LENGTH }), {
+      minProperties: 1,
+      maxProperties: 100,
+      description: 'Name → value; each is created or replaced. Values are write-only.',
+    }),
+  },
+  { $id: 'PutSecretsBody', additionalProperties: false },
+);
+
+export type PutSecretsInput = Static<typeof PutSecretsBody>;
+
+export const storageSchemas = [KvEntry, KvEntryList, SecretInfo, SecretList, PutSecretsBody];

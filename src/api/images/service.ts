@@ -1,0 +1,28 @@
+import { InvalidRequestError } from '../../errors.js';
+import { isAnyUuid } from '../../ids.js';
+import type { Principal } from '../../http/route.js';
+import { parseMultipart } from '../../http/multipart.js';
+import type { ImageRecord, Storage } from '../../storage/index.js';
+
+/** Image upload: a multipart `file` for one of the caller's sessions (`session_id` field or query). */
+export function createImageService({ storage }: { storage: Storage }) {
+  const images = storage.images;
+  return {
+    maxBytes: images.maxBytes,
+
+    async upload(principal: Principal, body: Buffer, contentType: string | undefined, querySessionId?: string): Promise<ImageRecord> {
+      const parts = parseMultipart(body, contentType);
+      const file = parts.find((p) => p.name === 'file' && p.filename !== undefined) ?? parts.find((p) => p.name === 'file');
+      if (!file || file.data.length === 0) throw new InvalidRequestError('Invalid request: multipart field file is required');
+      const sessionId = parts.find((p) => p.name === 'session_id')?.data.toString('utf8').trim() || querySessionId;
+      if (!sessionId || !isAnyUuid(sessionId)) throw new InvalidRequestError('Invalid request: session_id is required');
+      const session = await storage.access.owned(principal.org_id, sessionId.toLowerCase());
+      return images.create({ orgId: principal.org_id, userId: principal.user_id, sessionId: session.id, filename: file.filename, data: file.data });
+    },
+
+    load: (principal: Principal, id: string) => images.load(principal.org_id, id),
+    remove: (principal: Principal, id: string) => images.remove(principal.org_id, id),
+  };
+}
+
+export type ImageService = ReturnType<typeof createImageService>;

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { IdParams } from '../../../schemas/common.js';
+import { defineRoutes, type Route } from '../../http/route.js';
+import type { Storage } from '../../storage/index.js';
+import { createStorageService } from './service.js';
+
+const tags = ['session-storage'];
+const err = Type.Ref('ErrorResponse');
+
+/** Session key/value entries and secrets (`session_storage`); secret values are write-only. */
+export function storageRoutes({ storage }: { storage: Storage }): Route[] {
+  const sessionStorage = createStorageService({ storage });
+  return defineRoutes([
+    {
+      method: 'GET', path: '/v1/sessions/:id/storage/keys', auth: 'user', summary: 'List key/value entries', tags,
+      schema: { params: IdParams, response: { 200: Type.Ref('KvEntryList'), 404: err } },
+      async handler({ params }, { principal }) {
+        return { status: 200, body: await sessionStorage.keys(principal, params.id) };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/sessions/:id/storage/secrets', auth: 'user', summary: 'List secret names (never values)', tags,
+      schema: { params: IdParams, response: { 200: Type.Ref('SecretList'), 404: err } },
+      async handler({ params }, { principal }) {
+        return { status: 200, body: await sessionStorage.secretNames(principal, params.id) };
+      },
+    },
+    {
+      method: 'PUT', path: '/v1/sessions/:id/storage/secrets', auth: 'user', summary: 'Create or replace secrets; answers with all names', tags,
+      schema: { params: IdParams, body: Type.Ref('PutSecretsBody'), response: { 200: Type.Ref('SecretList'), 404: err } },
+      async handler({ params, body }, { principal }) {
+        return { status: 200, body: await sessionStorage.putSecrets(principal, params.id, body) };
+      },
+    },
+  ]);
+}

@@ -1,0 +1,32 @@
+import type { Principal } from '../../http/route.js';
+import type { Storage } from '../../storage/index.js';
+import type { PutSecretsInput } from '../../../schemas/storage.js';
+
+/** Key/value and secrets of a session over REST; each needs its feature (`key_value`, `secrets`), else 404. */
+export function createStorageService({ storage }: { storage: Storage }) {
+  async function secretsOf(principal: Principal, sessionId: string) {
+    return storage.forSession(await storage.access.withFeature(principal.org_id, sessionId, 'secrets')).secrets;
+  }
+
+  return {
+    async keys(principal: Principal, sessionId: string) {
+      const session = await storage.access.withFeature(principal.org_id, sessionId, 'key_value');
+      const data = await storage.forSession(session).kv.list();
+      return { data, total: data.length };
+    },
+
+    async secretNames(principal: Principal, sessionId: string) {
+      const data = await (await secretsOf(principal, sessionId)).list();
+      return { data, total: data.length };
+    },
+
+    async putSecrets(principal: Principal, sessionId: string, input: PutSecretsInput) {
+      const secrets = await secretsOf(principal, sessionId);
+      await secrets.setMany(input.secrets);
+      const data = await secrets.list();
+      return { data, total: data.length };
+    },
+  };
+}
+
+export type StorageService = ReturnType<typeof createStorageService>;
