@@ -26,7 +26,12 @@ export function createLlmModelService({ store, providers, systemDefault }: LlmMo
     return new Map(rows.map((r) => [r.id, r]));
   }
 
-  /** One model of the organisation: 404 when unknown, not a UUID, or another organisation's. */
+  /** A model addressed by the path: 404 when unknown, 403 when another organisation's. */
+  async function getModel(em: EntityManager, orgId: string, id: string): Promise<LlmModelRow> {
+    return (await orgScope(em, orgId).getOwned(LlmModelEntity, id.toLowerCase())) as LlmModelRow;
+  }
+
+  /** A model named as a reference (the default): 404 unless it is a model of the organisation. */
   async function findModel(em: EntityManager, orgId: string, id: string): Promise<LlmModelRow> {
     const row = isAnyUuid(id) ? ((await orgScope(em, orgId).findOne(LlmModelEntity, { id: id.toLowerCase() })) as LlmModelRow | null) : null;
     if (!row) throw new NotFoundError();
@@ -80,12 +85,12 @@ export function createLlmModelService({ store, providers, systemDefault }: LlmMo
 
   async function get(orgId: string, id: string): Promise<LlmModelView> {
     const em = store.em();
-    return viewOf(em, await findModel(em, orgId, id));
+    return viewOf(em, await getModel(em, orgId, id));
   }
 
   async function patch(orgId: string, id: string, input: LlmModelPatchInput): Promise<LlmModelView> {
     const em = store.em();
-    const row = await findModel(em, orgId, id);
+    const row = await getModel(em, orgId, id);
     if (input.display_name !== undefined) row.display_name = input.display_name;
     if (input.capabilities !== undefined) row.capabilities = input.capabilities;
     if (input.enabled !== undefined) row.enabled = input.enabled;
@@ -96,7 +101,7 @@ export function createLlmModelService({ store, providers, systemDefault }: LlmMo
   /** DELETE (admin): 409 while the model is a default anywhere in the organisation. */
   async function remove(orgId: string, id: string): Promise<void> {
     await store.em().transactional(async (em) => {
-      const row = await findModel(em, orgId, id);
+      const row = await getModel(em, orgId, id);
       await assertModelsUnreferenced(em, orgId, [row.id], 'This model');
       em.remove(row);
       await em.flush();

@@ -11,11 +11,15 @@ export interface SuiteAppOptions {
   appOptions?: Omit<AppOptions, 'logDestination'>;
 }
 
-/** One app per describe block: booted in `before`, torn down in `after`. */
-export function useSuiteApp(opts: SuiteAppOptions = {}): () => TestApp {
+/**
+ * One app per describe block: booted in `before`, torn down in `after`. Options may be a
+ * function, read when the app boots (after earlier `before` hooks, e.g. fake vendor servers).
+ */
+export function useSuiteApp(options: SuiteAppOptions | (() => SuiteAppOptions) = {}): () => TestApp {
   let app: TestApp | undefined;
   const cleanups: (() => unknown)[] = [];
   before(async () => {
+    const opts = typeof options === 'function' ? options() : options;
     app = await startTestApp({ after: (fn: () => unknown) => void cleanups.push(fn) }, { mode: opts.mode ?? 'postgres', env: opts.env, appOptions: opts.appOptions });
   });
   after(async () => {
