@@ -4,6 +4,9 @@ import type { TSchema } from '@sinclair/typebox';
 import { CapabilityRef, ErrorResponse, Health } from './common.js';
 import { sessionSchemas } from './sessions.js';
 import { turnSchemas } from './turns.js';
+import { authSchemas } from './auth.js';
+import { userSchemas } from './users.js';
+import { orgSchemas } from './orgs.js';
 import { capabilitySchemas } from './capabilities.js';
 import { agentSchemas } from './agents.js';
 import { harnessSchemas } from './harnesses.js';
@@ -13,4 +16,4 @@ import { storageSchemas } from './storage.js';
 import { imageSchemas } from './images.js';
 import { connectionSchemas } from './connections.js';
 
-export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas, ...fsSchemas, ...storageSchemas, ...imageSchemas, ...connectionSchemas];
+export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...authSchemas, ...userSchemas, ...orgSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas, ...fsSchemas, ...storageSchemas, ...imageSchemas, ...connectionSchemas];

@@ -3,15 +3,14 @@ import type { Authenticate, Exchange } from '../http/pipeline.js';
 import type { Principal } from '../http/route.js';
 import { parseQuery } from '../http/pipeline.js';
 import type { Store } from '../store/index.js';
-import { ApiKey, User } from '../store/index.js';
 import { hashApiKey } from './api-key.js';
 import { looksLikeJwt, parseAuthorization } from './credentials.js';
 
 /** Verifies a token of one kind; returns null when the token is not of its kind. */
 export type TokenVerifier = (token: string) => Promise<Principal | null>;
 
-/** How often last_used_at is written for a busy key, in ms. */
-const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/** How often last_used_at is written for a busy key, in seconds. */
+const LAST_USED_WRITE_INTERVAL_S = 60;
 
 export interface AuthenticatorDeps {
   store: Store;
@@ -35,18 +34,32 @@ export function createAuthenticator({ store, verifyJwt }: AuthenticatorDeps): Au
   };
 }
 
-/** API keys: SHA-256 lookup, expiry and revocation checked on every request (no cache). */
+interface KeyRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  role: 'admin' | 'member';
+  operator: boolean;
+  touch: boolean;
+}
+
+/**
+ * API keys: one indexed query (SHA-256 lookup joined with the user) checks existence, expiry and
+ * revocation on every request. There is deliberately no cache, so a revoked key fails on the very
+ * next request on every instance (see docs/decisions.md, "Authentication").
+ */
 export function createApiKeyVerifier(store: Store): TokenVerifier {
   return async function verifyApiKey(token) {
-    const em = store.em();
-    const key = await em.findOne(ApiKey, { key_hash: hashApiKey(token) });
-    const now = Date.now();
-    if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= now)) return null;
-    const user = await em.findOne(User, { id: key.user_id });
-    if (!user || user.organization_id !== key.organization_id) return null;
-    if (!key.last_used_at || now - key.last_used_at.getTime() > LAST_USED_WRITE_INTERVAL_MS) {
-      await em.nativeUpdate(ApiKey, { id: key.id }, { last_used_at: new Date(now) });
-    }
-    return { org_id: key.organization_id, user_id: user.id, role: user.role, operator: user.operator, via: 'api_key', key_id: key.id };
+    const rows = await store.sql<KeyRow>(
+      `select k.id, k.organization_id, u.id as user_id, u.role, u.operator,
+         (k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?)) as touch
+       from api_keys k join users u on u.id = k.user_id and u.organization_id = k.organization_id
+       where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
+      [LAST_USED_WRITE_INTERVAL_S, hashApiKey(token)],
+    );
+    const key = rows[0];
+    if (!key) return null;
+    if (key.touch) await store.sql('update api_keys set last_used_at = now() where id = ?', [key.id]);
+    return { org_id: key.organization_id, user_id: key.user_id, role: key.role, operator: key.operator, via: 'api_key', key_id: key.id };
   };
 }

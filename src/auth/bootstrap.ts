@@ -23,8 +23,11 @@ export async function ensureBootstrapAdmin({ store, log, adminApiKey, keyFileDir
   return em.transactional(async (tx) => {
     await tx.getConnection().execute('select pg_advisory_xact_lock(424242)', [], 'all', tx.getTransactionContext());
     if ((await tx.count(User, {})) > 0) return { created: false };
+    // Entities declare no relations, so the ORM cannot order inserts by foreign key: flush parents first.
     const org = tx.create(Organization, { name: 'Default' });
+    await tx.flush();
     const user = tx.create(User, { organization_id: org.id, email: 'admin@localhost', name: 'Admin', role: 'admin', operator: true, password_hash: null });
+    await tx.flush();
     const key = adminApiKey ?? generateApiKey().key;
     tx.create(ApiKey, { organization_id: org.id, user_id: user.id, name: 'bootstrap admin', prefix: displayPrefix(key), key_hash: hashApiKey(key) });
     await tx.flush();

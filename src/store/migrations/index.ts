@@ -1,9 +1,10 @@
 // Checked-in migrations, applied in this order at start. Append new ones; never edit applied ones.
 import { CoreMigration } from './0001-core.js';
-import { LlmMigration } from './0006-llm.js';
 import { SessionsMigration } from './0005-sessions.js';
 import { TurnsMigration } from './0008-turns.js';
-import { StorageMigration } from './0007-storage.js';
+import { AuthMigration } from './0003-auth.js';
 import { AgentsMigration } from './0004-agents.js';
+import { StorageMigration } from './0007-storage.js';
+import { LlmMigration } from './0006-llm.js';
 
-export const migrations = [CoreMigration, SessionsMigration, StorageMigration, AgentsMigration, TurnsMigration, LlmMigration];
+export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration];

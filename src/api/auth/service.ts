@@ -1,0 +1,86 @@
+import type { LoginBody, TokenPairBody } from '../../../schemas/auth.js';
+import type { AuthModule } from '../../auth/index.js';
+import { UnauthorizedError } from '../../errors.js';
+import type { Principal } from '../../http/route.js';
+import type { Logger } from '../../log.js';
+import { Organization, Session, User, orgScope, type Store } from '../../store/index.js';
+import { orgView } from '../orgs/service.js';
+import { normalizeEmail, userView, type UserRow } from '../users/user-view.js';
+
+export interface AuthServiceDeps {
+  store: Store;
+  auth: AuthModule;
+}
+
+/** Login, refresh, logout, the caller's identity and session stream tokens. */
+export function createAuthService({ store, auth }: AuthServiceDeps) {
+  async function pair(user: { id: string; organization_id: string }, familyId: string, refreshToken: string): Promise<TokenPairBody> {
+    const access = await auth.tokens.issueAccess(user, familyId);
+    return { access_token: access.token, refresh_token: refreshToken, token_type: 'Bearer', expires_in: access.expires_in };
+  }
+
+  /**
+   * Email + password → a token pair. Unknown email and wrong password answer the same 401 after
+   * the same work (one user lookup, one scrypt); throttled per email and per IP first.
+   */
+  async function login({ email, password }: LoginBody, { ip, log }: { ip: string; log: Logger }): Promise<TokenPairBody> {
+    const normalized = normalizeEmail(email);
+    const attempt = auth.throttle.attempt(normalized, ip);
+    const em = store.em();
+    const user = await em.findOne(User, { email: normalized });
+    const ok = await auth.passwords.verify(user?.password_hash, password);
+    if (!ok || !user) {
+      log.info({ event: 'login_failed' }, 'login failed');
+      throw new UnauthorizedError();
+    }
+    attempt.succeeded();
+    await rehashIfNeeded(user, password);
+    const { token, familyId } = await auth.refreshTokens.start(user);
+    return pair(user, familyId, token);
+  }
+
+  async function rehashIfNeeded(user: UserRow, password: string): Promise<void> {
+    if (!user.password_hash || !auth.passwords.needsRehash(user.password_hash)) return;
+    await store.em().nativeUpdate(User, { id: user.id }, { password_hash: await auth.passwords.hash(password) });
+  }
+
+  /** A used refresh token for its successor; a token presented twice revokes its family. */
+  async function refresh(refreshToken: string, log: Logger): Promise<TokenPairBody> {
+    const r = await auth.refreshTokens.rotate(refreshToken);
+    if (!r.ok) {
+      if (r.reason === 'reused') log.warn({ event: 'refresh_token_reuse' }, 'rotated refresh token presented again: token family revoked');
+      throw new UnauthorizedError();
+    }
+    const user = await store.em().findOne(User, { id: r.userId });
+    if (!user) throw new UnauthorizedError();
+    return pair(user, r.familyId, r.token);
+  }
+
+  /** Ends the login behind an access token: its refresh family and every access token of it. */
+  async function logout(principal: Principal): Promise<void> {
+    const familyId = auth.tokens.familyOf(principal);
+    if (familyId) await auth.refreshTokens.revokeFamily(familyId, 'logout');
+  }
+
+  async function me(principal: Principal) {
+    const em = store.em();
+    const user = await em.findOneOrFail(User, { id: principal.user_id });
+    const org = await em.findOneOrFail(Organization, { id: principal.org_id });
+    return {
+      user: userView(user),
+      organization: orgView(org),
+      via: principal.via as 'api_key' | 'access_token',
+      ...(principal.key_id && principal.via === 'api_key' ? { api_key_id: principal.key_id } : {}),
+    };
+  }
+
+  /** A 5-minute token for one session's SSE; the session must be the caller organisation's. */
+  async function streamToken(principal: Principal, sessionId: string) {
+    await orgScope(store.em(), principal.org_id).getOwned(Session, sessionId);
+    return auth.tokens.issueStream(principal, sessionId);
+  }
+
+  return { login, refresh, logout, me, streamToken };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,37 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/index.js';
+import { createAccessTokens } from './access-tokens.js';
+import { createAuthenticator } from './authenticator.js';
+import { loadJwtSecret } from './jwt-secret.js';
+import { createLoginThrottle } from './login-throttle.js';
+import { createPasswordHasher } from './passwords.js';
+import { createRefreshTokens } from './refresh-tokens.js';
+
+export interface AuthModuleDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+}
+
+/**
+ * Everything authentication needs, built once in the composition root: the JWT key (config or
+ * shared in the database), password hashing, access/stream tokens, refresh-token families, the
+ * login throttle and the request authenticator.
+ */
+export async function createAuthModule({ config, store, log }: AuthModuleDeps) {
+  const secret = await loadJwtSecret({ store, configured: config.JWT_SECRET });
+  log.info({ source: secret.source }, 'JWT signing key loaded');
+  const tokens = createAccessTokens({ store, key: secret.key, accessTtlS: config.ACCESS_TOKEN_TTL_S, streamTtlS: config.STREAM_TOKEN_TTL_S });
+  const refreshTokens = createRefreshTokens({ store, ttlS: config.REFRESH_TOKEN_TTL_S });
+  const passwords = await createPasswordHasher();
+  const throttle = createLoginThrottle({
+    maxPerEmail: config.LOGIN_MAX_ATTEMPTS_PER_EMAIL,
+    maxPerIp: config.LOGIN_MAX_ATTEMPTS_PER_IP,
+    windowMs: config.LOGIN_THROTTLE_WINDOW_S * 1000,
+  });
+  const authenticate = createAuthenticator({ store, verifyJwt: tokens.verify });
+  return { tokens, refreshTokens, passwords, throttle, authenticate };
+}
+
+export type AuthModule = Awaited<ReturnType<typeof createAuthModule>>;
