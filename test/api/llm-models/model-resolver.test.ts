@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { uuidv7 } from 'uuidv7';
+import { createModelResolver } from '../../../src/api/llm-models/index.js';
+import { NotFoundError } from '../../../src/errors.js';
+import type { LlmProvider, LlmStreamEvent } from '../../../src/llm/index.js';
+import type { FakeLlmServer } from '../../llm/fakes/fake-server.js';
+import { startFakeOpenAi } from '../../llm/fakes/openai.js';
+import { addModel, adminOrgId, createOtherOrg, createProvider, useSuiteApp } from '../llm-providers/helpers.js';
+
+async function say(provider: LlmProvider, model: string): Promise<string> {
+  let text = '';
+  for await (const e of provider.stream({ model, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], controls: {} }) as AsyncIterable<LlmStreamEvent>) {
+    if (e.type === 'text_delta') text += e.text;
+  }
+  return text;
+}
+
+describe('llm models: model resolver (postgres)', () => {
+  let fake: FakeLlmServer;
+  before(async () => {
+    fake = await startFakeOpenAi({ api_key: 'key-one' });
+  });
+  after(() => fake.close());
+  const app = useSuiteApp();
+  const services = () => app().app.services;
+
+  it('null resolves to the organisation default, else to the built-in llmsim', async () => {
+    const orgId = await adminOrgId(app());
+    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, null)), { model: 'llmsim', model_id: 'llmsim', provider_id: 'llmsim', type: 'llmsim' });
+    const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
+    const m = await addModel(app(), p.id, { model_id: 'gpt-fake' });
+    assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m.id } })).status, 200);
+    const resolved = await services().modelResolver.resolve(orgId, null);
+    assert.deepEqual(pick(resolved), { model: 'gpt-fake', model_id: m.id, provider_id: p.id, type: 'openai_completions' });
+    assert.equal(await say(resolved.provider, resolved.model), 'ok');
+    assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer key-one');
+
+    await services().store.sql('update organizations set default_model_id = ? where id = ?', [uuidv7(), orgId]);
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim', 'a dangling default falls back');
+    assert.ok(app().logs.some((l) => l.includes('organization default model no longer exists')));
+    await services().store.sql('update organizations set default_model_id = null where id = ?', [orgId]);
+  });
+
+  it('an explicit id resolves to its model; unknown, malformed and foreign ids are NotFoundError', async () => {
+    const orgId = await adminOrgId(app());
+    const p = await createProvider(app(), { provider_type: 'llmsim' });
+    const m = await addModel(app(), p.id, { model_id: 'llmsim' });
+    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, m.id)), { model: 'llmsim', model_id: m.id, provider_id: p.id, type: 'llmsim' });
+    const other = await createOtherOrg(app());
+    for (const id of [uuidv7(), 'gpt-4o', m.id.toUpperCase().replace(/./, 'x')]) {
+      await assert.rejects(services().modelResolver.resolve(orgId, id), NotFoundError);
+    }
+    await assert.rejects(services().modelResolver.resolve(other.orgId, m.id), NotFoundError);
+    assert.equal((await services().modelResolver.resolve(orgId, 'llmsim')).provider_id, 'llmsim');
+  });
+
+  it('providers are cached per row version; a new key is used at once, here and on another instance', async () => {
+    const orgId = await adminOrgId(app());
+    const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
+    const m = await addModel(app(), p.id, { model_id: 'gpt-fake' });
+    const resolver = services().modelResolver;
+    const elsewhere = createModelResolver({ store: services().store, keyring: services().keyring, log: services().log, systemDefault: 'llmsim' });
+    const first = await resolver.resolve(orgId, m.id);
+    assert.equal((await resolver.resolve(orgId, m.id)).provider, first.provider, 'reused');
+    const remote = await elsewhere.resolve(orgId, m.id);
+    assert.equal((await elsewhere.resolve(orgId, m.id)).provider, remote.provider);
+
+    assert.equal((await app().request('PATCH', `/v1/llm-providers/${p.id}`, { body: { api_key: 'key-two' } })).status, 200);
+    for (const r of [resolver, elsewhere]) {
+      const next = await r.resolve(orgId, m.id);
+      assert.notEqual(next.provider, first.provider);
+      assert.notEqual(next.provider, remote.provider);
+      await assert.rejects(say(next.provider, next.model), /rejected the credentials/, 'the fake only knows key-one');
+      assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer key-two');
+    }
+  });
+
+  it('no system default: a turn with no model anywhere is NotFoundError; the cache expires', async () => {
+    const orgId = await adminOrgId(app());
+    const strict = createModelResolver({ store: services().store, keyring: services().keyring, log: services().log, systemDefault: null }, { cacheTtlMs: 0 });
+    await assert.rejects(strict.resolve(orgId, null), (err: unknown) => err instanceof NotFoundError && /No LLM model is configured/.test(err.message));
+    await assert.rejects(strict.resolve(orgId, 'llmsim'), NotFoundError);
+    const p = await createProvider(app(), { provider_type: 'llmsim' });
+    const m = await addModel(app(), p.id, { model_id: 'llmsim' });
+    const a = await strict.resolve(orgId, m.id);
+    assert.notEqual((await strict.resolve(orgId, m.id)).provider, a.provider, 'ttl 0: rebuilt');
+  });
+});
+
+function pick(r: { model: string; model_id: string; provider_id: string; provider: LlmProvider }) {
+  return { model: r.model, model_id: r.model_id, provider_id: r.provider_id, type: r.provider.type };
+}
