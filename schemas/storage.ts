@@ -24,6 +24,7 @@ export const PutSecretsBody = Type.Object(
     secrets: Type.Record(Type.String({ pattern: SECRET_NAME_PATTERN }), Type.String({ maxLength: MAX_SECRET_VALUE_LENGTH }), {
       minProperties: 1,
       maxProperties: 100,
+      additionalProperties: false,
       description: 'Name → value; each is created or replaced. Values are write-only.',
     }),
   },

@@ -41,3 +41,57 @@ export function rawRequest(app: TestApp, method: string, path: string, body?: Bu
 export function upload(app: TestApp, sessionId: string, path: string, content: string | Uint8Array, contentType = 'text/plain') {
   return app.request('POST', `/v1/sessions/${sessionId}/fs/${path.replace(/^\//, '')}`, { raw: content, headers: { 'content-type': contentType } });
 }
+
+export interface ToolOutcome {
+  name: string;
+  success: boolean;
+  /** The tool's JSON result (parsed from its first text part), or the error text. */
+  result: any;
+  error?: string;
+}
+
+/**
+ * Runs one turn whose llmsim reply calls the given tools (`@tool NAME {JSON}` lines, run in
+ * parallel), waits for the turn to end, and returns the tool results in request order.
+ */
+export async function runTools(app: TestApp, sessionId: string, calls: [string, unknown][], { timeoutMs = 20_000, key = app.adminKey } = {}): Promise<ToolOutcome[]> {
+  const ended = async () => (await listAll(app, sessionId, key)).filter((e) => e.type === 'session.idled').length;
+  const before = await ended();
+  const text = calls.map(([name, args]) => `@tool ${name} ${JSON.stringify(args)}`).join('\n');
+  const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { key, body: { message: { content: [{ type: 'text', text }] } } });
+  assert.equal(sent.status, 201, sent.text);
+  const deadline = Date.now() + timeoutMs;
+  while ((await ended()) <= before) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the turn to end');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const events = await listAll(app, sessionId, key);
+  const turnId = events.filter((e) => e.type === 'turn.started').at(-1)!.data.turn_id;
+  const requested = events.find((e) => e.type === 'output.message.completed' && e.context.turn_id === turnId)!.data.message.content as { id: string; name: string }[];
+  const done = events.filter((e) => e.type === 'tool.completed' && e.context.turn_id === turnId);
+  return requested.map((call) => {
+    const c = done.find((e) => e.data.tool_call_id === call.id)!;
+    assert.ok(c, `no tool.completed for ${call.name}`);
+    if (!c.data.success) return { name: call.name, success: false, result: null, error: c.data.error };
+    const textPart = c.data.result[0]?.text ?? '';
+    let result: unknown = textPart;
+    try {
+      result = JSON.parse(textPart);
+    } catch {
+      // plain text result
+    }
+    return { name: call.name, success: true, result };
+  });
+}
+
+/** Every stored event of a session. */
+export async function listAll(app: TestApp, sessionId: string, key = app.adminKey): Promise<any[]> {
+  const out: any[] = [];
+  for (;;) {
+    const since = out.at(-1)?.id;
+    const r = await app.request('GET', `/v1/sessions/${sessionId}/events?limit=1000${since ? `&since_id=${since}` : ''}`, { key });
+    assert.equal(r.status, 200, r.text);
+    out.push(...r.body.data);
+    if (r.body.data.length < 1000) return out;
+  }
+}
