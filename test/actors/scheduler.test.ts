@@ -121,41 +121,45 @@ describe('scheduler (two app instances on one database)', () => {
     assert.equal(after!.result.schedules[0].status, 'completed');
   });
 
-  it('two live instances: due schedules of many sessions each fire once; a busy session gets its message after the running turn', async (t) => {
-    const db = await createTestDatabase('sched2');
-    t.after(() => db.drop());
-    const env = { SECRETS_ENCRYPTION_KEY: `test:${randomBytes(32).toString('base64')}` };
-    const a = await startTestApp(t, { databaseUrl: db.url, env: { ...env, INSTANCE_ID: 'inst-a' } });
-    const b = await startTestApp(t, { databaseUrl: db.url, env: { ...env, INSTANCE_ID: 'inst-b' } });
-    const sessions = await Promise.all(Array.from({ length: 4 }, () => createSession(a, ['session_schedule'])));
-    const busy = sessions[0]!;
-    // A long turn keeps the first session busy while its schedule comes due.
-    const long = await a.request('POST', `/v1/sessions/${busy}/messages`, { body: { message: { content: [{ type: 'text', text: '@tokens 40 delay=100' }] } } });
-    assert.equal(long.status, 201);
-    const due = new Date(Date.now() + 1500);
-    for (const [i, id] of sessions.entries()) {
-      const session = await a.app.services.storage.access.owned((await a.request('GET', `/v1/sessions/${id}`)).body.organization_id, id);
-      await a.app.services.storage.forSession(session).schedules.create(once(due, `job${i}`));
-    }
-    await until('every schedule fired', async () => {
-      const [row] = await a.app.services.store.sql<{ n: string }>(`select count(*) as n from session_schedules where status = 'completed'`);
-      return Number(row!.n) === sessions.length;
-    }, 30_000);
-    for (const id of sessions) {
-      const all = await until('turns done', async () => {
-        const ev = await listAll(a, id);
-        return ev.filter((e) => e.type === 'session.idled').length >= (id === busy ? 2 : 1) ? ev : undefined;
-      });
-      const inputs = all.filter((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message'));
-      assert.equal(inputs.length, 1, `session ${id} got ${inputs.length} scheduled messages`);
-    }
-    const ev = await listAll(a, busy);
-    const firstIdle = ev.findIndex((e) => e.type === 'session.idled');
-    const scheduledAt = ev.findIndex((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message'));
-    assert.ok(firstIdle >= 0 && scheduledAt > firstIdle, 'the scheduled message arrives after the running turn');
-    const [row] = await a.app.services.store.sql<{ n: string }>(`select coalesce(sum(fire_count), 0) as n from session_schedules`);
-    assert.equal(Number(row!.n), sessions.length);
-  });
+  for (const mode of ['postgres', 'nats'] as const) {
+    it(`two live instances (${mode}): due schedules of many sessions each fire once; a busy session gets its message after the running turn`, async (t) => {
+      const db = await createTestDatabase('sched2');
+      t.after(() => db.drop());
+      const env = { SECRETS_ENCRYPTION_KEY: `test:${randomBytes(32).toString('base64')}` };
+      const a = await startTestApp(t, { mode, databaseUrl: db.url, env: { ...env, INSTANCE_ID: 'inst-a' } });
+      await startTestApp(t, { mode, databaseUrl: db.url, ...(a.natsUrl ? { natsUrl: a.natsUrl } : {}), env: { ...env, INSTANCE_ID: 'inst-b' } });
+        const sessions = await Promise.all(Array.from({ length: 4 }, () => createSession(a, ['session_schedule'])));
+      const busy = sessions[0]!;
+      // A long turn keeps the first session busy while its schedule comes due.
+      const long = await a.request('POST', `/v1/sessions/${busy}/messages`, { body: { message: { content: [{ type: 'text', text: '@tokens 40 delay=100' }] } } });
+      assert.equal(long.status, 201);
+      const due = new Date(Date.now() + 1500);
+      for (const [i, id] of sessions.entries()) {
+        const session = await a.app.services.storage.access.owned((await a.request('GET', `/v1/sessions/${id}`)).body.organization_id, id);
+        await a.app.services.storage.forSession(session).schedules.create(once(due, `job${i}`));
+      }
+      await until('every schedule fired', async () => {
+        const [row] = await a.app.services.store.sql<{ n: string }>(`select count(*) as n from session_schedules where status = 'completed'`);
+        return Number(row!.n) === sessions.length;
+      }, 30_000);
+      for (const id of sessions) {
+        const all = await until('turns done', async () => {
+          const ev = await listAll(a, id);
+          return ev.filter((e) => e.type === 'session.idled').length >= (id === busy ? 2 : 1) ? ev : undefined;
+        });
+        const inputs = all.filter((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message'));
+        assert.equal(inputs.length, 1, `session ${id} got ${inputs.length} scheduled messages`);
+      }
+      const ev = await listAll(a, busy);
+      const firstIdle = ev.findIndex((e) => e.type === 'session.idled');
+      const scheduledAt = ev.findIndex((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message'));
+      assert.ok(firstIdle >= 0 && scheduledAt > firstIdle, 'the scheduled message arrives after the running turn');
+      const [row] = await a.app.services.store.sql<{ n: string }>(`select coalesce(sum(fire_count), 0) as n from session_schedules`);
+      assert.equal(Number(row!.n), sessions.length);
+      const claimers = await a.app.services.store.sql<{ n: string }>(`select count(*) as n from session_schedules where claimed_by is not null`);
+      assert.equal(Number(claimers[0]!.n), 0, 'no claim is left behind');
+    });
+  }
 });
 
 describe('schedule tools through turns', () => {
