@@ -128,7 +128,7 @@ describe('scheduler (two app instances on one database)', () => {
       const env = { SECRETS_ENCRYPTION_KEY: `test:${randomBytes(32).toString('base64')}` };
       const a = await startTestApp(t, { mode, databaseUrl: db.url, env: { ...env, INSTANCE_ID: 'inst-a' } });
       await startTestApp(t, { mode, databaseUrl: db.url, ...(a.natsUrl ? { natsUrl: a.natsUrl } : {}), env: { ...env, INSTANCE_ID: 'inst-b' } });
-        const sessions = await Promise.all(Array.from({ length: 4 }, () => createSession(a, ['session_schedule'])));
+      const sessions = await Promise.all(Array.from({ length: 4 }, () => createSession(a, ['session_schedule'])));
       const busy = sessions[0]!;
       // A long turn keeps the first session busy while its schedule comes due.
       const long = await a.request('POST', `/v1/sessions/${busy}/messages`, { body: { message: { content: [{ type: 'text', text: '@tokens 40 delay=100' }] } } });
