@@ -4,6 +4,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { MikroORM as PostgresOrm } from '@mikro-orm/postgresql';
 import { MikroORM as PgliteOrm } from '@mikro-orm/pglite';
 import { Migrator } from '@mikro-orm/migrations';
+import pg from 'pg';
 import type { Logger } from '../log.js';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
@@ -40,7 +41,7 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, log }: S
     mkdirSync(dir, { recursive: true });
     orm = (await PgliteOrm.init({ ...common, dbName: join(dir) })) as unknown as MikroORM;
   }
-  const applied = await orm.migrator.up();
+  const applied = databaseUrl ? await withMigrationLock(databaseUrl, () => orm.migrator.up()) : await orm.migrator.up();
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
 
   return {
@@ -61,4 +62,20 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, log }: S
       await orm.close(true);
     },
   };
+}
+
+/** Lock id serialising migrations of instances that start at once on the same database. */
+const MIGRATION_LOCK_ID = 7_351_001;
+
+/** Runs `fn` while holding a session-level advisory lock on a dedicated connection. */
+async function withMigrationLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    return await fn();
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    await client.end();
+  }
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
-import { ForbiddenError } from '../../errors.js';
+import { assertStreamScope } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/connection-limits.js';
 import { eventTypeFilter } from '../../events/event-types.js';
 import { deriveMessages } from '../../events/messages.js';
@@ -24,7 +24,7 @@ export interface EventRouteDeps {
 export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[] {
   async function ownedSession(principal: Principal, id: string) {
     const row = await orgScope(store.em(), principal.org_id).getOwned(Session, id);
-    if (principal.via === 'stream_token' && principal.stream_session_id !== id) throw new ForbiddenError();
+    assertStreamScope(principal, id);
     return row;
   }
 
