@@ -4,14 +4,13 @@ import { ConflictError, InvalidRequestError, NotFoundError, PayloadTooLargeError
 import { newId } from '../ids.js';
 import { guessContentType } from './content-type.js';
 import { ReadOnlyFileError } from './errors.js';
+import { grepContents } from './fs-grep.js';
 import { compileGlob } from './fs-glob.js';
 import { ancestorsOf, assertStoredPath, baseName, descendantRange } from './fs-paths.js';
 import { bytes, inTransaction, iso, lockKey, num, type Query, type StorageDb } from './sql.js';
 
 /** Default per-session quota: the spec's practical limit of about 100 MB. */
 export const DEFAULT_SESSION_FS_QUOTA_BYTES = 100 * 1024 * 1024;
-/** Files fetched per query while grepping. */
-const GREP_BATCH = 25;
 
 /** A file-system entry as the REST API shows it: the port's `FileStat` plus identity, type and ETag. */
 export interface FileRecord extends FileStat {
@@ -288,43 +287,6 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
 }
 
 export type SessionFiles = ReturnType<typeof createSessionFiles>;
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-async function grepContents(db: StorageDb, candidates: { id: string; path: string }[], re: RegExp, max: number): Promise<GrepResult[]> {
-  const results: GrepResult[] = [];
-  let left = max;
-  for (let i = 0; i < candidates.length && left > 0; i += GREP_BATCH) {
-    const batch = candidates.slice(i, i + GREP_BATCH);
-    const rows = await db.sql<{ id: string; content: unknown }>(
-      `select id, content from session_files where id in (${batch.map(() => '?').join(', ')})`, batch.map((c) => c.id));
-    const byId = new Map(rows.map((r) => [r.id, bytes(r.content)]));
-    for (const c of batch) {
-      const text = decodeText(byId.get(c.id));
-      if (text === null) continue;
-      const matches = [];
-      const lines = text.split('\n');
-      for (let n = 0; n < lines.length && left > 0; n++) {
-        const line = lines[n]!.replace(/\r$/, '');
-        if (!re.test(line)) continue;
-        matches.push({ path: c.path, line_number: n + 1, line });
-        left--;
-      }
-      if (matches.length) results.push({ path: c.path, matches });
-      if (left <= 0) break;
-    }
-  }
-  return results;
-}
-
-function decodeText(content: Buffer | undefined): string | null {
-  if (!content || content.includes(0)) return null;
-  try {
-    return utf8.decode(content);
-  } catch {
-    return null;
-  }
-}
 
 /** The `FileStat` of the port (no identity, type or ETag). */
 export function toFileStat(r: FileRecord): FileStat {
