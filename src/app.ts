@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { DestinationStream } from 'pino';
 import { namedSchemas } from '../schemas/index.js';
 import { createAgentService } from './api/agents/index.js';
@@ -21,6 +22,8 @@ import { buildOpenApi, createHttpServer, createPipeline, createRouter, createVal
 import { createLogger, type Logger } from './log.js';
 import type { AppServices } from './services.js';
 import { createStore } from './store/index.js';
+import { createStorage } from './storage/index.js';
+import { createScheduler } from '../actors/scheduler.js';
 
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -65,8 +68,9 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
-    const sessions = createSessionService({ store, bus, log, setup });
-    const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, ...turnEngine });
+    const storage = createStorage({ store, keyring, log }, { fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES });
+    const sessions = createSessionService({ store, bus, log, setup, connections: storage });
+    const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
     const turns = createTurnService({ store, bus, log, ...engine.ports });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
@@ -76,7 +80,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       global: config.SSE_MAX_GLOBAL,
       expectedInstances: config.EXPECTED_INSTANCES,
     });
-    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits, keyring, llmProviders, llmModels, modelSync, modelResolver };
+    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits, storage, keyring, llmProviders, llmModels, modelSync, modelResolver };
     const routes: Route[] = [];
     routes.push(...systemRoutes({
       checks: [
@@ -105,6 +109,16 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     if (config.ROLE !== 'api') {
       const worker = engine.startWorker();
       closers.unshift({ name: 'turn-worker', close: () => worker.stop() });
+      const scheduler = createScheduler(
+        {
+          queue: storage.scheduleQueue,
+          submit: async (claim, text) => void (await turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }])),
+          log,
+        },
+        { instanceId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}` },
+      );
+      scheduler.start();
+      closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
     }
 
     return {
