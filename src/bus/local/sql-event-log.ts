@@ -1,0 +1,215 @@
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConflictError, InvalidRequestError } from '../../errors.js';
+import { isAnyUuid } from '../../ids.js';
+import type { Logger } from '../../log.js';
+import type { Store } from '../../store/index.js';
+import { createKeyedChain } from '../keyed-chain.js';
+import { OrderedFeed } from '../ordered-feed.js';
+import { stampEvent, type EventTail } from '../session-event.js';
+import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
+
+/** PostgreSQL's unique_violation: another writer took the sequence (or stored the id) first. */
+const PG_UNIQUE_VIOLATION = '23505';
+const PRIMARY_KEY = 'bus_events_pkey';
+const DEFAULT_READ_LIMIT = 1000;
+/** Conflicts are retried this often before append gives up (only under pathological contention). */
+const MAX_APPEND_ATTEMPTS = 50;
+const MAX_CACHED_TAILS = 10_000;
+
+export interface SqlEventLogOptions {
+  store: Store;
+  log: Logger;
+  /** Live subscribers re-read the table after this long without an in-process notification, in ms. */
+  pollMs: number;
+}
+
+/**
+ * The event log on the `bus_events` table. One statement per append reads the session's
+ * tail and inserts the batch numbered after it, so there is no read-then-write window across
+ * round trips; two statements racing for the same sequence collide on the primary key
+ * (session_id, sequence) and the loser simply runs again. That makes appends safe across
+ * processes sharing one PostgreSQL and keeps a busy writer from starving the other (an earlier
+ * read-then-insert version starved one process under load). Within a process a per-session
+ * chain keeps writers from racing each other at all. Ids are minted after the last id this
+ * process knows; the statement refuses ids not above the stored tail, and the retry mints again.
+ *
+ * Live subscribe is notified in process through an EventEmitter. Appends made by other
+ * processes (PostgreSQL mode) are not notified: subscribers re-read the table every `pollMs`
+ * when idle, which bounds their latency. Embedded (PGlite) mode is one process, so the poll is
+ * only a backstop there. A LISTEN/NOTIFY connection would remove the poll, but the store's
+ * pooled connections cannot hold a LISTEN; distributed deployments use the NATS adapter.
+ */
+export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): EventLog & { closeAll(): void } {
+  const live = new EventEmitter();
+  live.setMaxListeners(0);
+  const chain = createKeyedChain();
+  const feeds = new Set<OrderedFeed>();
+  const tails = new Map<string, EventTail>(); // this process's view of each session's last event
+
+  async function tail(sessionId: string): Promise<EventTail> {
+    const rows = await store.sql<{ sequence: number; id: string }>(
+      'select sequence, id from bus_events where session_id = ? order by sequence desc limit 1',
+      [sessionId],
+    );
+    return { sequence: rows[0]?.sequence ?? 0, id: rows[0]?.id };
+  }
+
+  async function storedById(sessionId: string, ids: string[]): Promise<Map<string, SessionEvent>> {
+    if (ids.length === 0) return new Map();
+    const marks = ids.map(() => '?').join(', ');
+    const rows = await store.sql<{ body: SessionEvent }>(
+      `select body from bus_events where session_id = ? and id in (${marks})`,
+      [sessionId, ...ids],
+    );
+    return new Map(rows.map((r) => [r.body.id, r.body]));
+  }
+
+  function rememberTail(sessionId: string, last: EventTail): void {
+    tails.delete(sessionId);
+    tails.set(sessionId, last);
+    if (tails.size > MAX_CACHED_TAILS) tails.delete(tails.keys().next().value!);
+  }
+
+  /** One attempt: null when another writer got in between (retry), else the result. */
+  async function appendOnce(sessionId: string, input: NewEvent[], opts: AppendOptions): Promise<AppendResult | null> {
+    const known = await storedById(sessionId, input.flatMap((e) => (e.id ? [e.id] : [])));
+    // A retry of a batch that is fully stored is a success whatever the expectation was.
+    if (input.every((e) => e.id && known.has(e.id))) return { ok: true, events: input.map((e) => known.get(e.id!)!) };
+    const ts = new Date().toISOString();
+    let prev = tails.get(sessionId) ?? { sequence: 0, id: undefined }; // a guess: the statement decides
+    const fresh: SessionEvent[] = [];
+    const events = input.map((e) => {
+      const stored = e.id ? known.get(e.id) : undefined;
+      if (stored) return stored;
+      const event = stampEvent(sessionId, e, prev, ts);
+      prev = { sequence: event.sequence, id: event.id };
+      fresh.push(event);
+      return event;
+    });
+    const outcome = await insertAtTail(sessionId, fresh, opts.expectedSequence);
+    if (outcome === null) return null;
+    const { tail, inserted } = outcome;
+    if (!inserted) {
+      if (opts.expectedSequence !== undefined && opts.expectedSequence !== tail.sequence) return { ok: false, currentSequence: tail.sequence };
+      rememberTail(sessionId, tail); // our ids were not above the stored tail's: mint them after it
+      return null;
+    }
+    fresh.forEach((e, i) => (e.sequence = tail.sequence + i + 1));
+    rememberTail(sessionId, { sequence: tail.sequence + fresh.length, id: fresh[fresh.length - 1]!.id });
+    live.emit(sessionId, fresh);
+    return { ok: true, events };
+  }
+
+  /**
+   * Stores the batch in one statement that numbers it after the stored tail, provided the
+   * first id is above the tail's id (ids increase within a session) and the tail matches
+   * `expected`. Returns the tail it saw and whether it inserted; null when a concurrent
+   * writer took the same sequence (primary key), which is worth an immediate retry.
+   */
+  async function insertAtTail(sessionId: string, fresh: SessionEvent[], expected: number | undefined): Promise<{ tail: EventTail; inserted: boolean } | null> {
+    const values = fresh.map(() => '(?::int, ?::uuid, ?::jsonb)').join(', ');
+    const rows = fresh.flatMap((e, i) => [i + 1, e.id, JSON.stringify(e)]);
+    const expect = expected ?? null;
+    try {
+      const [r] = await store.sql<{ tail_sequence: number; tail_id: string | null; inserted: number }>(
+        `with tail as (select sequence, id from bus_events where session_id = ? order by sequence desc limit 1),
+         base as (select coalesce((select sequence from tail), 0) as seq, (select id from tail) as id),
+         ins as (
+           insert into bus_events (session_id, sequence, id, body)
+           select ?::uuid, base.seq + v.n, v.id, jsonb_set(v.body, '{sequence}', to_jsonb(base.seq + v.n))
+           from base, (values ${values}) as v(n, id, body)
+           where (base.id is null or base.id < ?::uuid) and (?::int is null or base.seq = ?::int)
+           returning 1)
+         select base.seq as tail_sequence, base.id as tail_id, (select count(*) from ins)::int as inserted from base`,
+        [sessionId, sessionId, ...rows, fresh[0]!.id, expect, expect],
+      );
+      return { tail: { sequence: r!.tail_sequence, id: r!.tail_id ?? undefined }, inserted: r!.inserted > 0 };
+    } catch (err) {
+      const { code, constraint } = err as { code?: string; constraint?: string };
+      if (code !== PG_UNIQUE_VIOLATION) throw err;
+      if (constraint === PRIMARY_KEY) return null;
+      // The id is taken: by this session (a racing retry; the next attempt returns the stored
+      // copy) or by another one, which no retry can fix.
+      const owners = await store.sql<{ session_id: string }>(
+        `select session_id from bus_events where id in (${fresh.map(() => '?').join(', ')})`,
+        fresh.map((e) => e.id),
+      );
+      if (owners.some((o) => o.session_id !== sessionId)) throw new ConflictError('Event id already used by another session', { cause: err });
+      return null;
+    }
+  }
+
+  async function appendWithRetry(sessionId: string, input: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
+    for (let attempt = 1; ; attempt++) {
+      const result = await appendOnce(sessionId, input, opts);
+      if (result) return result;
+      if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`);
+      log.debug({ sessionId, attempt }, 'bus_events sequence conflict, retrying');
+      // Past a few rounds, jitter spreads out the competing processes.
+      if (attempt > 3) await sleep(Math.random() * Math.min(20, attempt));
+    }
+  }
+
+  async function read(sessionId: string, { afterSequence = 0, limit = DEFAULT_READ_LIMIT }: ReadOptions = {}): Promise<SessionEvent[]> {
+    assertUuid(sessionId);
+    const rows = await store.sql<{ body: SessionEvent }>(
+      'select body from bus_events where session_id = ? and sequence > ? order by sequence limit ?',
+      [sessionId, afterSequence, limit],
+    );
+    return rows.map((r) => r.body);
+  }
+
+  return {
+    async append(sessionId, events, opts = {}) {
+      assertUuid(sessionId);
+      for (const e of events) if (e.id !== undefined) assertUuid(e.id);
+      if (events.length === 0) return { ok: true, events: [] };
+      return chain.run(sessionId, () => appendWithRetry(sessionId, events, opts));
+    },
+    read,
+    async findById(sessionId, eventId) {
+      assertUuid(sessionId);
+      if (!isAnyUuid(eventId)) return null;
+      const found = await storedById(sessionId, [eventId]);
+      return found.get(eventId) ?? null;
+    },
+    async lastSequence(sessionId) {
+      assertUuid(sessionId);
+      return (await tail(sessionId)).sequence;
+    },
+    subscribe(sessionId, { afterSequence = 0 } = {}): EventSubscription {
+      assertUuid(sessionId);
+      const feed = new OrderedFeed(
+        {
+          fetch: (after) => read(sessionId, { afterSequence: after, limit: DEFAULT_READ_LIMIT }),
+          listen(push) {
+            const onEvents = (events: SessionEvent[]) => events.forEach(push);
+            live.on(sessionId, onEvents);
+            return { stop: () => live.off(sessionId, onEvents), ready: Promise.resolve() };
+          },
+          idlePollMs: pollMs,
+        },
+        afterSequence,
+      );
+      feeds.add(feed);
+      void feed.closed().then(() => feeds.delete(feed));
+      return feed;
+    },
+    async purge(sessionId) {
+      assertUuid(sessionId);
+      await chain.run(sessionId, async () => {
+        await store.sql('delete from bus_events where session_id = ?', [sessionId]);
+        tails.delete(sessionId);
+      });
+    },
+    closeAll() {
+      for (const feed of feeds) feed.close();
+    },
+  };
+}
+
+function assertUuid(value: string): void {
+  // The columns are uuid-typed; a clear 400 beats a driver error for a malformed id.
+  if (!isAnyUuid(value)) throw new InvalidRequestError(`Invalid id: ${value}`);
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
+import { InvalidRequestError, SessionBusyError } from '../../errors.js';
+import { isAnyUuid } from '../../ids.js';
+import type { Logger } from '../../log.js';
+import type { Store } from '../../store/index.js';
+import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
+
+export interface SqlTurnQueueOptions {
+  store: Store;
+  log: Logger;
+  /** How long a claim lasts without a heartbeat before the turn is redelivered, in ms. */
+  leaseMs: number;
+  /** Idle claimers re-check the table this often (other processes, expired leases), in ms. */
+  pollMs: number;
+}
+
+interface ClaimedRow {
+  session_id: string;
+  turn_id: string;
+  job: Record<string, unknown>;
+  delivery_count: number;
+}
+
+/**
+ * The turn queue on the `bus_turns` table: one row per session (the primary key is the
+ * "one turn per session" rule). A claim sets a random claim token and a lease expiry in one
+ * UPDATE whose row comes from `FOR UPDATE SKIP LOCKED`, so concurrent claimers, in this
+ * process or another one on the same PostgreSQL, never get the same row. A lease that runs
+ * out makes the row claimable again (redelivery); the new claim replaces the token, which is
+ * what fences the stale worker: every later call of the old claim matches no row.
+ * All times are the database's `now()`, so processes with skewed clocks agree on leases.
+ */
+export function createSqlTurnQueue({ store, log, leaseMs, pollMs }: SqlTurnQueueOptions): TurnQueue {
+  // Wakes claimers in this process as soon as a turn is enqueued or given back.
+  const work = new EventEmitter();
+  work.setMaxListeners(0);
+
+  async function claimOnce(workerId: string): Promise<TurnClaim | null> {
+    const token = randomUUID();
+    const rows = await store.sql<ClaimedRow>(
+      `update bus_turns set claimed_by = ?, claim_token = ?, delivery_count = delivery_count + 1,
+         claim_expires_at = now() + (?::int * interval '1 millisecond')
+       where session_id = (
+         select session_id from bus_turns
+         where available_at <= now() and (claim_token is null or claim_expires_at <= now())
+         order by available_at, created_at limit 1
+         for update skip locked)
+       returning session_id, turn_id, job, delivery_count`,
+      [workerId, token, leaseMs],
+    );
+    const row = rows[0];
+    return row ? makeClaim(row, token) : null;
+  }
+
+  function makeClaim(row: ClaimedRow, token: string): TurnClaim {
+    const key = [row.session_id, token];
+    const mine = 'where session_id = ? and claim_token = ?';
+    return {
+      turn: { session_id: row.session_id, turn_id: row.turn_id, job: row.job },
+      deliveryCount: row.delivery_count,
+      async heartbeat() {
+        await store.sql(`update bus_turns set claim_expires_at = now() + (?::int * interval '1 millisecond') ${mine}`, [leaseMs, ...key]);
+      },
+      async ack() {
+        await store.sql(`delete from bus_turns ${mine}`, key);
+      },
+      async nak(delayMs = 0) {
+        await store.sql(
+          `update bus_turns set claim_token = null, claimed_by = null, claim_expires_at = null,
+             available_at = now() + (?::int * interval '1 millisecond') ${mine}`,
+          [Math.max(0, Math.round(delayMs)), ...key],
+        );
+        if (delayMs <= 0) work.emit('work');
+      },
+      async isCurrent() {
+        return (await store.sql(`select 1 from bus_turns ${mine}`, key)).length > 0;
+      },
+    };
+  }
+
+  /** Resolves after `ms`, on a local wake-up, or on abort, whichever comes first. */
+  async function idle(ms: number, signal?: AbortSignal): Promise<void> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), ms);
+    const onAbort = () => ac.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await once(work, 'work', { signal: ac.signal });
+    } catch {
+      // timeout or abort: both just end the wait
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    async enqueue(turn: TurnJob) {
+      assertUuid(turn.session_id);
+      assertUuid(turn.turn_id);
+      const inserted = await store.sql(
+        `insert into bus_turns (session_id, turn_id, job, available_at) values (?, ?, ?, now())
+         on conflict (session_id) do nothing returning turn_id`,
+        [turn.session_id, turn.turn_id, JSON.stringify(turn.job ?? {})],
+      );
+      if (inserted.length === 0) {
+        const rows = await store.sql<{ turn_id: string }>('select turn_id from bus_turns where session_id = ?', [turn.session_id]);
+        // Enqueueing the same turn again is a retry, not a second turn.
+        if (rows[0]?.turn_id.toLowerCase() !== turn.turn_id.toLowerCase()) throw new SessionBusyError();
+        return;
+      }
+      work.emit('work');
+    },
+    async claim(workerId: string, { waitMs = 1000, signal }: ClaimOptions = {}) {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        if (signal?.aborted) return null;
+        const claim = await claimOnce(workerId);
+        if (claim) {
+          log.debug({ sessionId: claim.turn.session_id, turnId: claim.turn.turn_id, workerId, delivery: claim.deliveryCount }, 'turn claimed');
+          return claim;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) return null;
+        await idle(Math.min(left, pollMs), signal);
+      }
+    },
+    async has(sessionId: string) {
+      assertUuid(sessionId);
+      return (await store.sql('select 1 from bus_turns where session_id = ?', [sessionId])).length > 0;
+    },
+    async remove(sessionId: string) {
+      assertUuid(sessionId);
+      await store.sql('delete from bus_turns where session_id = ?', [sessionId]);
+    },
+  };
+}
+
+function assertUuid(value: string): void {
+  if (!isAnyUuid(value)) throw new InvalidRequestError(`Invalid id: ${value}`);
+}

@@ -1,0 +1,170 @@
+import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
+import { isAnyUuid, uuidv7Millis } from '../../ids.js';
+import type { ReadOptions, SessionEvent } from '../ports.js';
+import type { PositionIndex } from './position-index.js';
+import { sessionSubjects, type SessionSubjects } from './topology.js';
+
+const DEFAULT_READ_LIMIT = 1000;
+/** Up to this many events are read with single gets; more are worth an ordered consumer. */
+const SINGLE_GET_MAX = 8;
+/** Pull expiry of scans; they stop on `pending === 0` first, so this only bounds a racing purge, in ms. */
+const SCAN_EXPIRES_MS = 5_000;
+const SCAN_BATCH = 256;
+
+/** The session's last stored event: per-session sequence, stream sequence, id. */
+export interface StreamTail {
+  sequence: number;
+  streamSeq: number;
+  id: string | undefined;
+}
+
+export interface EventReaderDeps {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  shards: number;
+  positions: PositionIndex;
+  /** findById starts this long before the id's timestamp and stops this long after it, in ms. */
+  findSkewMs: number;
+}
+
+interface Located {
+  event: SessionEvent;
+  streamSeq: number;
+}
+
+/**
+ * Reads on the event streams. Point lookups use the stream leader's `STREAM.MSG.GET`
+ * (read-after-write: a writer that just appended sees its event, which a direct get served
+ * by a lagging replica does not promise). Longer reads and findById open a short-lived
+ * ordered consumer filtered on the session subject (server 2.10 has no batch direct get).
+ */
+export function createEventReader({ js, jsm, shards, positions, findSkewMs }: EventReaderDeps) {
+  function located(sessionId: string, sm: StoredMsg | null): Located | null {
+    if (!sm) return null;
+    const event = sm.json<SessionEvent>();
+    positions.record(sessionId, { sequence: event.sequence, streamSeq: sm.seq });
+    return { event, streamSeq: sm.seq };
+  }
+
+  /** The first message of the session at stream sequence >= from. */
+  async function nextFrom(sessionId: string, where: SessionSubjects, from: number): Promise<Located | null> {
+    // The server accepts next_by_subj on STREAM.MSG.GET (2.9+); nats.js only types it for direct get.
+    const query = { seq: from, next_by_subj: where.subject } as unknown as MsgRequest;
+    return located(sessionId, await jsm.streams.getMessage(where.stream, query));
+  }
+
+  async function loadTail(sessionId: string): Promise<StreamTail> {
+    const where = sessionSubjects(sessionId, shards);
+    const last = located(sessionId, await jsm.streams.getMessage(where.stream, { last_by_subj: where.subject }));
+    return last ? { sequence: last.event.sequence, streamSeq: last.streamSeq, id: last.event.id } : { sequence: 0, streamSeq: 0, id: undefined };
+  }
+
+  /**
+   * The stream sequence to start reading at for events after `after`: a known position when
+   * there is one, else the least X whose next session message has sequence > after, by
+   * binary search between the closest known positions (or the stream start and the tail).
+   */
+  async function locate(sessionId: string, where: SessionSubjects, after: number, tail: StreamTail): Promise<{ start: number; hinted: boolean }> {
+    if (after === 0) return { start: 1, hinted: false };
+    const { below, above } = positions.bounds(sessionId, after);
+    if (below?.sequence === after) return { start: below.streamSeq + 1, hinted: true };
+    let lo = below ? below.streamSeq + 1 : 1;
+    let hi = above && above.streamSeq <= tail.streamSeq ? above.streamSeq : tail.streamSeq;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const m = await nextFrom(sessionId, where, mid);
+      if (!m || m.event.sequence > after) hi = mid;
+      else if (m.event.sequence === after) return { start: m.streamSeq + 1, hinted: below !== undefined };
+      else lo = m.streamSeq + 1;
+    }
+    return { start: lo, hinted: below !== undefined || above !== undefined };
+  }
+
+  /** Visits the session's messages from a start position until `visit` returns false or none are left. */
+  async function scan(where: SessionSubjects, start: { seq: number } | { time: Date }, visit: (event: SessionEvent, m: JsMsg) => boolean): Promise<void> {
+    const oc = await js.consumers.get(where.stream, {
+      filter_subjects: where.subject,
+      ...('seq' in start
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start.seq }
+        : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: start.time.toISOString() }),
+    });
+    try {
+      let pending = (await oc.info(true)).num_pending;
+      while (pending > 0) {
+        const batch = await oc.fetch({ max_messages: Math.min(pending, SCAN_BATCH), expires: SCAN_EXPIRES_MS });
+        let more = false;
+        for await (const m of batch) {
+          pending = m.info.pending;
+          if (!visit(m.json<SessionEvent>(), m)) return;
+          more = true;
+          if (pending === 0) break;
+        }
+        if (!more) return; // a purge raced us: nothing came
+      }
+    } finally {
+      // Ordered consumers are ephemeral; deleting now beats waiting for the inactivity sweep.
+      oc.delete().catch(() => undefined);
+    }
+  }
+
+  async function readFrom(sessionId: string, where: SessionSubjects, start: number, after: number, count: number): Promise<SessionEvent[]> {
+    const out: SessionEvent[] = [];
+    if (count <= SINGLE_GET_MAX) {
+      for (let from = start; out.length < count; ) {
+        const m = await nextFrom(sessionId, where, from);
+        if (!m) break;
+        if (m.event.sequence > after) out.push(m.event);
+        from = m.streamSeq + 1;
+      }
+      return out;
+    }
+    await scan(where, { seq: start }, (event, m) => {
+      positions.record(sessionId, { sequence: event.sequence, streamSeq: m.seq });
+      if (event.sequence > after) out.push(event);
+      return out.length < count;
+    });
+    return out;
+  }
+
+  async function read(sessionId: string, { afterSequence = 0, limit = DEFAULT_READ_LIMIT }: ReadOptions = {}): Promise<SessionEvent[]> {
+    const where = sessionSubjects(sessionId, shards);
+    const tail = await loadTail(sessionId);
+    if (tail.sequence <= afterSequence || limit <= 0) return [];
+    const count = Math.min(limit, tail.sequence - afterSequence);
+    const { start, hinted } = await locate(sessionId, where, afterSequence, tail);
+    const out = await readFrom(sessionId, where, start, afterSequence, count);
+    if (hinted && out[0]?.sequence !== afterSequence + 1) {
+      // A stale hint (e.g. the session was purged and refilled): search again without hints.
+      positions.forget(sessionId);
+      return read(sessionId, { afterSequence, limit });
+    }
+    return out;
+  }
+
+  /**
+   * Finds an event by id from the id's UUIDv7 timestamp: an ordered consumer starts at that
+   * time minus the skew margin and stops at the event, or once messages were stored more than
+   * the margin after that time. Ids must therefore be minted within the margin of their append
+   * (true for ids the log generates and for writers that mint ids just before appending).
+   */
+  async function findById(sessionId: string, eventId: string): Promise<SessionEvent | null> {
+    const where = sessionSubjects(sessionId, shards);
+    if (!isAnyUuid(eventId)) return null;
+    const ms = uuidv7Millis(eventId);
+    let found: SessionEvent | null = null;
+    await scan(where, { time: new Date(ms - findSkewMs) }, (event, m) => {
+      if (event.id === eventId) found = event;
+      return found === null && m.time.getTime() <= ms + findSkewMs;
+    });
+    return found;
+  }
+
+  /** The event stored at a stream sequence, whichever session it belongs to (no position is recorded). */
+  async function getByStreamSeq(stream: string, seq: number): Promise<SessionEvent | null> {
+    return (await jsm.streams.getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
+  }
+
+  return { loadTail, read, findById, getByStreamSeq };
+}
+
+export type EventReader = ReturnType<typeof createEventReader>;

@@ -1,0 +1,60 @@
+import { JetStreamApiError } from '@nats-io/jetstream';
+
+/**
+ * The JetStream API error codes this adapter branches on (server `errors.json`). Callers
+ * compare against these names, never bare numbers (style rule 13).
+ */
+export const JetStreamErrorCodes = {
+  /** `Nats-Expected-Last-Subject-Sequence` did not match: someone else appended first. */
+  WrongLastSequence: 10071,
+  /** Same, while another expected-sequence publish on that subject is still in flight. */
+  WrongLastSequenceInFlight: 10164,
+  /** Expected-sequence checks are unavailable for a moment (leader change); retry. */
+  LastSequenceUnavailable: 10163,
+  /** The same Nats-Msg-Id is being stored right now (clustered); retry and it dedups. */
+  DuplicateMsgIdInProcess: 10158,
+  /** The store refused the message; the description says why (e.g. the per-subject limit). */
+  StoreFailed: 10077,
+  /** A stream with this name exists with another configuration. */
+  StreamNameInUse: 10058,
+  /** A durable consumer with this name exists with another configuration. */
+  ConsumerAlreadyExists: 10148,
+  /** Placement found too few peers: normal for a moment while a fresh cluster forms. */
+  ClusterNoPeers: 10005,
+  /** The JetStream cluster (meta leader) is not available yet. */
+  ClusterNotAvailable: 10008,
+} as const;
+
+/** The store error text of `discard_new_per_subject` on a subject that already holds its one message. */
+export const MAX_MSGS_PER_SUBJECT_EXCEEDED = 'maximum messages per subject exceeded';
+
+/** The JetStream API error code of `err`, or undefined for anything else. */
+export function apiErrorCode(err: unknown): number | undefined {
+  return err instanceof JetStreamApiError ? err.code : undefined;
+}
+
+/** True for the conflicts an expected-sequence append resolves by reloading the tail and retrying. */
+export function isSequenceConflict(err: unknown): boolean {
+  return apiErrorCode(err) === JetStreamErrorCodes.WrongLastSequence;
+}
+
+/** True for transient refusals worth a short backoff and a retry. */
+export function isTransientAppendError(err: unknown): boolean {
+  const code = apiErrorCode(err);
+  return (
+    code === JetStreamErrorCodes.WrongLastSequenceInFlight ||
+    code === JetStreamErrorCodes.LastSequenceUnavailable ||
+    code === JetStreamErrorCodes.DuplicateMsgIdInProcess
+  );
+}
+
+/** True when the TURNS stream refused a message because the session already has a turn. */
+export function isSubjectFull(err: unknown): boolean {
+  return apiErrorCode(err) === JetStreamErrorCodes.StoreFailed && err instanceof Error && err.message.includes(MAX_MSGS_PER_SUBJECT_EXCEEDED);
+}
+
+/** True for errors a freshly started cluster gives until its peers know each other. */
+export function isClusterForming(err: unknown): boolean {
+  const code = apiErrorCode(err);
+  return code === JetStreamErrorCodes.ClusterNoPeers || code === JetStreamErrorCodes.ClusterNotAvailable;
+}

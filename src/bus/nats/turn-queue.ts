@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { Consumer, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { SessionBusyError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
+import { isSequenceConflict, isSubjectFull } from './nats-errors.js';
+import { assertUuid, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
+
+/** nats.js refuses pull requests that expire sooner than this, in ms. */
+const MIN_PULL_EXPIRES_MS = 1_000;
+
+/** What the `turn_claims` bucket holds per session while a turn is claimed. */
+interface ClaimRecord {
+  turn_id: string;
+  delivery: number;
+  worker: string;
+  token: string;
+}
+
+export interface NatsTurnQueueOptions {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  kv: KV;
+  log: Logger;
+}
+
+/**
+ * The turn queue on the TURNS work-queue stream (topology.ts): the server refuses a second
+ * message on `turn.<sid>` (→ SessionBusyError), the shared durable `workers` hands each
+ * message to one puller, and an unacked message is redelivered after ack_wait (the lease;
+ * `working()` renews it).
+ *
+ * JetStream alone does not fence a stale worker (one paused past ack_wait): its late ack
+ * would still remove the message another worker is running. So every claim also writes
+ * {turn_id, delivery, worker, token} to the `turn_claims` KV bucket with compare-and-set;
+ * `isCurrent()` compares the token, and ack/nak do nothing for a claim that is not current.
+ */
+export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions): TurnQueue {
+  let consumer: Promise<Consumer> | undefined;
+  const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
+
+  async function readClaim(sessionId: string): Promise<{ record: ClaimRecord | null; revision: number }> {
+    const entry = await kv.get(sessionId);
+    const record = entry && entry.operation === 'PUT' ? entry.json<ClaimRecord>() : null;
+    return { record, revision: entry?.revision ?? 0 };
+  }
+
+  /** Records this delivery as the session's current claim; null when a later delivery already owns the turn. */
+  async function fence(m: JsMsg, workerId: string): Promise<TurnClaim | null> {
+    const turn = m.json<TurnJob>();
+    const record: ClaimRecord = { turn_id: turn.turn_id, delivery: m.info.deliveryCount, worker: workerId, token: randomUUID() };
+    for (;;) {
+      const { record: current, revision } = await readClaim(turn.session_id);
+      if (current && current.turn_id === record.turn_id && current.delivery > record.delivery) {
+        log.warn({ sessionId: turn.session_id, turnId: turn.turn_id, delivery: record.delivery }, 'stale delivery skipped');
+        return null;
+      }
+      try {
+        const rev = await kv.put(turn.session_id, JSON.stringify(record), { previousSeq: revision });
+        return makeClaim(m, turn, record, rev);
+      } catch (err) {
+        if (!isSequenceConflict(err)) throw err; // a concurrent writer: read again and decide again
+      }
+    }
+  }
+
+  function makeClaim(m: JsMsg, turn: TurnJob, record: ClaimRecord, revision: number): TurnClaim {
+    const isCurrent = async () => (await readClaim(turn.session_id)).record?.token === record.token;
+    // Drops our record unless someone replaced it since (then it is theirs to keep).
+    const release = () =>
+      kv.delete(turn.session_id, { previousSeq: revision }).catch((err: unknown) => {
+        if (!isSequenceConflict(err)) throw err;
+      });
+    const lost = (op: string) => log.warn({ sessionId: turn.session_id, turnId: turn.turn_id, delivery: record.delivery, op }, 'claim lost');
+    return {
+      turn,
+      deliveryCount: record.delivery,
+      async heartbeat() {
+        m.working();
+      },
+      async ack() {
+        if (!(await isCurrent())) return lost('ack');
+        await m.ackAck();
+        await release();
+      },
+      async nak(delayMs = 0) {
+        if (!(await isCurrent())) return lost('nak');
+        m.nak(Math.max(0, delayMs));
+        await release();
+      },
+      isCurrent,
+    };
+  }
+
+  /** One pull; an abort returns null at once and gives back a message that arrives later. */
+  async function pull(expires: number, signal?: AbortSignal): Promise<JsMsg | null> {
+    const next = (await workers()).next({ expires });
+    if (!signal) return next;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        resolve(null);
+        next.then((m) => m?.nak(), () => undefined);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      next.then(
+        (m) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(m);
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  return {
+    async enqueue(turn: TurnJob) {
+      assertUuid(turn.turn_id);
+      try {
+        // msgID = turn_id: enqueueing the same turn again within the dedup window is a no-op.
+        await js.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID: turn.turn_id });
+      } catch (err) {
+        if (!isSubjectFull(err)) throw err;
+        // The same turn still queued after the dedup window is a retry too, not a second turn.
+        const queued = await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(turn.session_id) });
+        if (queued?.json<TurnJob>().turn_id !== turn.turn_id) throw new SessionBusyError({ cause: err });
+      }
+    },
+    /** Waits at least 1 s when nothing is queued (the client's minimum pull expiry). */
+    async claim(workerId: string, { waitMs = 1000, signal }: ClaimOptions = {}) {
+      const deadline = Date.now() + waitMs;
+      while (!signal?.aborted) {
+        const m = await pull(Math.max(MIN_PULL_EXPIRES_MS, deadline - Date.now()), signal);
+        if (!m) return null;
+        const claim = await fence(m, workerId);
+        if (claim) return claim;
+        if (Date.now() >= deadline) return null;
+      }
+      return null;
+    },
+    async has(sessionId: string) {
+      return (await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) })) !== null;
+    },
+    async remove(sessionId: string) {
+      await jsm.streams.purge(TURN_STREAM, { filter: turnSubject(sessionId) });
+      await kv.delete(sessionId);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import type { EventSubscription, SessionEvent } from './ports.js';
+
+/** Default cap on live events buffered ahead of a slow reader; beyond it they are re-read from the log. */
+export const DEFAULT_MAX_BUFFERED_EVENTS = 10_000;
+/** Pause before re-reading when a live event is ahead of what the log returned (replica lag), in ms. */
+const GAP_RETRY_MS = 25;
+
+/** What an adapter supplies to turn its log plus its live notifications into one ordered feed. */
+export interface FeedSource {
+  /** Stored events with sequence > afterSequence, in order; a short page is fine. */
+  fetch(afterSequence: number): Promise<SessionEvent[]>;
+  /**
+   * Starts live delivery. Pushed events may repeat, arrive late or skip some; the feed
+   * repairs that from the log. `ready` resolves once nothing appended later can be missed.
+   */
+  listen(push: (event: SessionEvent) => void, fail: (err: Error) => void): { stop(): void; ready: Promise<void> };
+  /** Re-read the log after this long without a push (a cross-process or lost-message backstop), in ms; 0 = never. */
+  idlePollMs: number;
+}
+
+/**
+ * Replay-then-live subscription shared by both adapters. Live events are buffered from the
+ * moment of construction, the log is read from `afterSequence`, and from then on every event
+ * is delivered exactly when its sequence is cursor+1: duplicates are dropped and a jump in
+ * sequence triggers a backfill read, so the output is gap-free and in order.
+ */
+export class OrderedFeed implements EventSubscription {
+  readonly #source: FeedSource;
+  readonly #maxBuffered: number;
+  readonly #listener: { stop(): void; ready: Promise<void> };
+  #cursor: number;
+  #pending: SessionEvent[] = [];
+  #wake: ((timedOut: boolean) => void) | null = null;
+  #done = false;
+  #overflowed = false;
+  #iterated = false;
+  #failure: Error | null = null;
+  #resolveClosed!: (value: void | Error) => void;
+  readonly #closed = new Promise<void | Error>((resolve) => (this.#resolveClosed = resolve));
+
+  constructor(source: FeedSource, afterSequence = 0, maxBuffered = DEFAULT_MAX_BUFFERED_EVENTS) {
+    this.#source = source;
+    this.#cursor = afterSequence;
+    this.#maxBuffered = maxBuffered;
+    this.#listener = source.listen(
+      (event) => this.#push(event),
+      (err) => this.#finish(err),
+    );
+    // A listener that fails to start ends the feed; the iterator reports it.
+    this.#listener.ready.catch((err: unknown) => this.#finish(err instanceof Error ? err : new Error(String(err))));
+  }
+
+  close(): void {
+    this.#finish(null);
+  }
+
+  closed(): Promise<void | Error> {
+    return this.#closed;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
+    if (this.#iterated) throw new Error('EventSubscription can be iterated only once');
+    this.#iterated = true;
+    return this.#run();
+  }
+
+  async *#run(): AsyncGenerator<SessionEvent> {
+    try {
+      await this.#listener.ready;
+      let readLog = true; // replay first
+      let backfilledAt = -1;
+      while (!this.#done) {
+        if (readLog || this.#overflowed) {
+          this.#overflowed = false;
+          const page = await this.#source.fetch(this.#cursor);
+          for (const event of page) {
+            if (this.#done) break;
+            if (event.sequence !== this.#cursor + 1) continue;
+            this.#cursor = event.sequence;
+            yield event;
+          }
+          // Keep reading pages until the log has nothing more; then serve the live buffer.
+          readLog = page.length > 0;
+          continue;
+        }
+        const head = this.#pending.shift();
+        if (head === undefined) {
+          readLog = await this.#sleep(this.#source.idlePollMs);
+        } else if (head.sequence === this.#cursor + 1) {
+          this.#cursor = head.sequence;
+          yield head;
+        } else if (head.sequence > this.#cursor + 1) {
+          // A gap: the missing events are stored (live only carries stored events), so read
+          // them. If a read at this very cursor came back short already (replica lag), wait a bit.
+          this.#pending.unshift(head);
+          if (backfilledAt === this.#cursor) await this.#sleep(GAP_RETRY_MS);
+          backfilledAt = this.#cursor;
+          readLog = true;
+        }
+      }
+      if (this.#failure) throw this.#failure;
+    } catch (err) {
+      // A failed read ends the feed: closed() reports the error, the iterator rethrows it.
+      this.#finish(err instanceof Error ? err : new Error(String(err)));
+      throw err;
+    } finally {
+      this.close();
+    }
+  }
+
+  #push(event: SessionEvent): void {
+    if (this.#done) return;
+    if (this.#pending.length >= this.#maxBuffered) {
+      // A slow reader: stop buffering and let it catch up from the log instead.
+      this.#pending = [];
+      this.#overflowed = true;
+    } else {
+      this.#pending.push(event);
+    }
+    this.#wakeUp(false);
+  }
+
+  /** Resolves true after `ms` (0 = no timer), false as soon as a push or close wakes it. */
+  #sleep(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = ms > 0 ? setTimeout(() => this.#wakeUp(true), ms) : null;
+      this.#wake = (timedOut) => {
+        if (timer) clearTimeout(timer);
+        resolve(timedOut);
+      };
+    });
+  }
+
+  #wakeUp(timedOut: boolean): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.(timedOut);
+  }
+
+  #finish(err: Error | null): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#failure = err;
+    this.#pending = [];
+    this.#listener?.stop();
+    this.#wakeUp(false);
+    this.#resolveClosed(err ?? undefined);
+  }
+}

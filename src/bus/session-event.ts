@@ -1,0 +1,28 @@
+import { newIdAfter } from '../ids.js';
+import type { NewEvent, SessionEvent } from './ports.js';
+
+/** The session's last stored event as far as a writer knows: its sequence and id (0/undefined when empty). */
+export interface EventTail {
+  sequence: number;
+  id: string | undefined;
+}
+
+/**
+ * Stamps a new event to follow `prev`: the next sequence, `ts`, and (unless the writer chose
+ * one) an id greater than the previous one, so ids increase within the session even when
+ * several events share a millisecond.
+ */
+export function stampEvent(sessionId: string, input: NewEvent, prev: EventTail, ts: string): SessionEvent {
+  const event: SessionEvent = {
+    id: input.id ?? newIdAfter(prev.id),
+    type: input.type,
+    ts,
+    session_id: sessionId,
+    sequence: prev.sequence + 1,
+    context: input.context ?? {},
+    data: input.data ?? {},
+  };
+  if (input.metadata !== undefined) event.metadata = input.metadata;
+  if (input.tags !== undefined) event.tags = input.tags;
+  return event;
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OrderedFeed, type FeedSource } from '../../src/bus/ordered-feed.js';
+import type { SessionEvent } from '../../src/bus/ports.js';
+
+function ev(sequence: number): SessionEvent {
+  return { id: `id-${sequence}`, type: 't', ts: '', session_id: 's', sequence, context: {}, data: {} };
+}
+
+/** A log of `stored` events plus a handle to push live events by hand. */
+function fakeSource(stored: SessionEvent[], { idlePollMs = 0, failFetch = false } = {}) {
+  let push: (e: SessionEvent) => void = () => undefined;
+  let fetches = 0;
+  const source: FeedSource = {
+    async fetch(after) {
+      fetches++;
+      if (failFetch) throw new Error('log unreachable');
+      return stored.filter((e) => e.sequence > after).slice(0, 3); // short pages on purpose
+    },
+    listen(p) {
+      push = p;
+      return { stop: () => undefined, ready: Promise.resolve() };
+    },
+    idlePollMs,
+  };
+  return { source, push: (e: SessionEvent) => push(e), fetches: () => fetches };
+}
+
+async function take(feed: OrderedFeed, n: number): Promise<number[]> {
+  const seen: number[] = [];
+  for await (const e of feed) if (seen.push(e.sequence) >= n) break;
+  return seen;
+}
+
+test('ordered feed - replays in pages, then drops duplicate and stale live events', async () => {
+  const stored = [1, 2, 3, 4, 5].map(ev);
+  const src = fakeSource(stored);
+  const feed = new OrderedFeed(src.source, 1);
+  const out = take(feed, 5);
+  await new Promise((r) => setImmediate(r));
+  stored.push(ev(6));
+  src.push(ev(3)); // already replayed
+  src.push(ev(6));
+  src.push(ev(6)); // duplicate
+  assert.deepEqual(await out, [2, 3, 4, 5, 6]);
+});
+
+test('ordered feed - a live event ahead of the cursor back-fills the gap from the log', async () => {
+  const stored = [1, 2].map(ev);
+  const src = fakeSource(stored);
+  const feed = new OrderedFeed(src.source);
+  const out = take(feed, 6);
+  await new Promise((r) => setImmediate(r));
+  stored.push(...[3, 4, 5, 6].map(ev));
+  src.push(ev(6)); // 3..5 were "lost" on the live path
+  assert.deepEqual(await out, [1, 2, 3, 4, 5, 6]);
+  assert.ok(src.fetches() >= 3, 'the gap was read from the log');
+});
+
+test('ordered feed - the idle poll picks up events nobody pushed (other processes)', async () => {
+  const stored = [ev(1)];
+  const src = fakeSource(stored, { idlePollMs: 20 });
+  const out = take(new OrderedFeed(src.source), 2);
+  setTimeout(() => stored.push(ev(2)), 50);
+  assert.deepEqual(await out, [1, 2]);
+});
+
+test('ordered feed - a slow reader past the buffer cap catches up from the log', async () => {
+  const stored = [ev(1)];
+  const src = fakeSource(stored);
+  const feed = new OrderedFeed(src.source, 0, 2);
+  const out = take(feed, 10);
+  await new Promise((r) => setImmediate(r));
+  for (let s = 2; s <= 10; s++) {
+    stored.push(ev(s));
+    src.push(ev(s)); // pushed faster than read: the buffer overflows
+  }
+  assert.deepEqual(await out, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+});
+
+test('ordered feed - a failing read ends iteration with the error, and closed() reports it', async () => {
+  const feed = new OrderedFeed(fakeSource([], { failFetch: true }).source);
+  await assert.rejects(take(feed, 1), /log unreachable/);
+  const closed = await feed.closed();
+  assert.ok(closed instanceof Error && /log unreachable/.test(closed.message));
+});
+
+test('ordered feed - close() before iterating ends it at once; a second iteration throws', async () => {
+  const feed = new OrderedFeed(fakeSource([ev(1)]).source);
+  feed.close();
+  assert.deepEqual(await take(feed, 1), []);
+  assert.equal(await feed.closed(), undefined);
+  assert.throws(() => feed[Symbol.asyncIterator](), /only once/);
+});
