@@ -1,0 +1,107 @@
+/**
+ * The service under test, started from a bench-only entry so the writer can run inside it.
+ *
+ *   node --expose-gc --import tsx bench/sse-fanout/server.ts <control socket>   (service env: PORT, DATABASE_URL, …)
+ *
+ * Exactly what src/main.ts does (createApp(loadConfig())), plus a control socket (control.ts)
+ * through which the parent drives the writer. The local bus notifies live subscribers in process
+ * only, so appends must be made in the process that serves the SSE streams; the parent keeps
+ * the clock and sends `append {n}` ticks, and this process appends n events round robin over
+ * the benchmark's sessions through the service's own EventLog port (`bus.events.append`, the
+ * path the API and workers use). Each event's data carries `bench_t`: CLOCK_MONOTONIC µs taken
+ * just before append, so append→receive latency includes storing the event. No route is added.
+ */
+import { writeHeapSnapshot } from 'node:v8';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { connectControl, nowUs } from './control.js';
+import { BUCKETS, bucketOf, toSparse } from './histogram.js';
+import { windowProfiler } from './profiler.js';
+
+const controlPath = process.argv[2]!;
+/** Appends in flight beyond this are shed (counted) instead of queued without bound. */
+const MAX_IN_FLIGHT = 5_000;
+
+const app = await createApp(loadConfig());
+const { bus, hub } = app.services;
+const profiler = windowProfiler();
+
+let sessions: string[] = [];
+let rr = 0;
+let appended = 0;
+let windowStart = performance.now();
+let failed = 0;
+let shed = 0;
+let inFlight = 0;
+let lastError: string | null = null;
+/** How long `append` took (call → stored and notified), so the latency can be split into store and delivery. */
+const appendHist = new Uint32Array(BUCKETS);
+
+function append(n: number): void {
+  for (let i = 0; i < n; i++) {
+    if (inFlight >= MAX_IN_FLIGHT) {
+      shed++;
+      continue;
+    }
+    const sessionId = sessions[rr++ % sessions.length]!;
+    inFlight++;
+    const t = nowUs();
+    bus.events
+      .append(sessionId, [{ type: 'output.message.delta', data: { delta: 'lorem ipsum dolor sit amet ', bench_t: t } }])
+      .then(
+        () => {
+          appended++;
+          appendHist[bucketOf(nowUs() - t)]!++;
+        },
+        (err: unknown) => {
+          failed++;
+          lastError = err instanceof Error ? err.message : String(err);
+        },
+      )
+      .finally(() => inFlight--);
+  }
+}
+
+connectControl(controlPath, 'service', {
+  sessions: ({ ids }: { ids: string[] }) => {
+    sessions = ids;
+  },
+  append: ({ n }: { n: number }) => sessions.length && append(n),
+  gc: () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    (globalThis as { gc?: () => void }).gc?.();
+  },
+  stats: () => ({
+    windowMs: performance.now() - windowStart,
+    streams: app.server.streamCount(),
+    watchedSessions: hub.watchedCount(),
+    published: appended,
+    appendsInFlight: inFlight,
+    failed,
+    shed,
+    lastError,
+    appendHist: toSparse(appendHist),
+    memory: process.memoryUsage(),
+  }),
+  resetCounters: () => {
+    windowStart = performance.now();
+    appended = 0;
+    appendHist.fill(0);
+    failed = 0;
+    shed = 0;
+  },
+  heapSnapshot: ({ file }: { file: string }) => writeHeapSnapshot(file),
+  profileStart: () => profiler.start(),
+  profileStop: ({ file }: { file: string }) => profiler.stop(file),
+});
+
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  const hard = setTimeout(() => process.exit(1), 15_000);
+  hard.unref();
+  void app.close().then(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
