@@ -61,3 +61,4 @@ export { cronError, nextCronRun } from './schedule-time.js';
 export { MAX_ACTIVE_SCHEDULES } from './session-schedule.js';
 export { isValidTimeZone } from './time-zone.js';
 export { normalizeSessionPath } from './file-system/paths.js';
+export { MAX_FILE_SIZE_LIMIT_BYTES, maxFileSizeBytes } from './file-system/config.js';

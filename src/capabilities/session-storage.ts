@@ -7,7 +7,8 @@ export const MAX_KV_KEY_LENGTH = 256;
 export const MAX_KV_VALUE_BYTES = 1024 * 1024;
 export const MAX_SECRET_VALUE_BYTES = 64 * 1024;
 /** Secret names look like environment variables: `GITHUB_TOKEN`, `api.key-2`. */
-export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+/** Secret names; `:` allows the injected `connection:<provider>` secrets (spec 2.3). */
+export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
 const OPERATIONS = ['set', 'get', 'delete', 'list'] as const;
 
 const kvStore = defineTool({

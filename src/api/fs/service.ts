@@ -1,6 +1,4 @@
-import type { GrepResult } from '../../capabilities/index.js';
-// TODO(capabilities): export these from src/capabilities/index.ts and import them from there.
-import { MAX_FILE_SIZE_LIMIT_BYTES, maxFileSizeBytes } from '../../capabilities/file-system/config.js';
+import { MAX_FILE_SIZE_LIMIT_BYTES, maxFileSizeBytes, type GrepResult } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
 import { cleanContentType, normalizeEntryPath, normalizeFsPath, type FileRecord, type Storage } from '../../storage/index.js';

@@ -104,7 +104,10 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       ],
     );
     const row = await store.em().findOneOrFail(Session, { chat_user_id: principal.user_id });
-    if (inserted.length) await emitCreated(row.id, row.harness_id, null);
+    if (inserted.length) {
+      await connections?.injectConnections(row);
+      await emitCreated(row.id, row.harness_id, null);
+    }
     return sessionView(row);
   }
 
