@@ -17,7 +17,10 @@ const MAX_ERROR_CHARS = 1_000;
 export const TOOL_FAILED_MESSAGE = 'Tool execution failed';
 
 export interface ActStepIo {
+  /** Appends and waits until stored (tool.started: a tool never runs before its start is durable). */
   commit(events: NewEvent[]): Promise<void>;
+  /** Queues for appending without waiting (tool.completed). */
+  push(events: NewEvent[]): void;
   newId(): string;
   now(): Date;
   log: Logger;
@@ -73,7 +76,7 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef): Promis
   }
   const duration_ms = Date.now() - startedAt;
   const id = io.newId();
-  await io.commit([
+  io.push([
     'result' in outcome
       ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms })
       : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms }),

@@ -11,8 +11,8 @@ import type { ResolvedModel } from './model-resolver.js';
 import { textPart, turnEvents, ZERO_USAGE, type MessagePart, type ModelRef, type ToolCallRef, type TurnRef, type Usage } from './turn-events.js';
 
 export interface ReasonStepIo {
-  /** Appends (group-committed, in call order); resolves once stored. */
-  commit(events: NewEvent[]): Promise<void>;
+  /** Queues events for appending (group-committed, in call order); throws once appends have failed. */
+  push(events: NewEvent[]): void;
   newId(): string;
   now(): Date;
 }
@@ -35,17 +35,26 @@ export function modelRef(m: ResolvedModel): ModelRef {
   return { model: m.model, model_id: m.model_id, provider_id: m.provider_id };
 }
 
-/** Streams one LLM call into the log. Rejects with the provider's LlmError or the abort reason. */
+/**
+ * Streams one LLM call into the log (queued, not awaited: the step's result is durable once
+ * the turn log has stored it). Rejects with the provider's LlmError or the abort reason.
+ */
 export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promise<void> {
   const { turn } = p;
   const started = Date.now();
   const opening: NewEvent[] = p.resumed ? [] : [turnEvents.reasonStarted(io.newId(), turn, p.iteration)];
   opening.push(turnEvents.outputStarted(io.newId(), turn, p.model.model, p.iteration));
-  await io.commit(opening);
+  io.push(opening);
 
-  // Deltas are committed without waiting; the first failure is rethrown at the end.
+  // Deltas are queued from timers: a failure is kept and rethrown at the end of the stream.
   let failure: unknown;
-  const send = (events: NewEvent[]) => void io.commit(events).catch((err: unknown) => (failure ??= err));
+  const send = (events: NewEvent[]) => {
+    try {
+      io.push(events);
+    } catch (err) {
+      failure ??= err;
+    }
+  };
   const text = createDeltaBatcher({ intervalMs: p.deltaIntervalMs, onBatch: (b) => send([turnEvents.outputDelta(io.newId(), turn, b.delta, b.accumulated)]) });
   let thinking: DeltaBatcher | null = null;
   const closeThinking = () => {
@@ -100,7 +109,7 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
   for (const c of calls) content.push({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments });
   const message = { id: io.newId(), role: 'agent' as const, content, created_at: io.now().toISOString(), ...(thought ? { thinking: thought } : {}) };
   const model = modelRef(p.model);
-  await io.commit([
+  io.push([
     turnEvents.outputCompleted(io.newId(), turn, { message, model, usage, ...(providerState ? { provider_state: providerState } : {}) }),
     turnEvents.llmGeneration(io.newId(), turn, { iteration: p.iteration, model, usage, stop_reason: stopReason, duration_ms: Date.now() - started }),
     turnEvents.reasonCompleted(io.newId(), turn, p.iteration, stopReason, calls.length),

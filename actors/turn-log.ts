@@ -1,10 +1,20 @@
 /**
  * A running turn's view of its session log: the folded transcript and turn state, and the only
- * way the worker appends. Appends are group-committed (everything queued while one append is in
- * flight goes out in the next), fenced (the claim must still be current before each append),
- * and optimistic (`expectedSequence` = what we have folded): when another writer got in first
- * (the API's cancel, client results, or a second worker) we read and fold its events, then
- * retry the same events with the same ids, which the log deduplicates.
+ * way the worker appends.
+ *
+ * - Group commit: `push` queues events and returns at once; everything queued while one append
+ *   is in flight goes out in the next append. `commit`/`flush` wait until events are stored.
+ *   The shell waits only where durability matters (before a tool runs, before the session
+ *   changes status, before the job is acked), so a turn costs a handful of appends, not one
+ *   per step.
+ * - Optimistic view: `state`/`transcript` already include queued events, so the decider can go
+ *   on while they are being stored. Stored events (ours and other writers') are folded into a
+ *   separate durable view; the optimistic one is that plus whatever is still queued.
+ * - Fenced: the claim must still be current before each append.
+ * - Optimistic concurrency: `expectedSequence` = what the durable view has folded. When another
+ *   writer got in first (the API's cancel, client results, a second worker) its events are read
+ *   and folded, and the same events (same ids, which the log deduplicates) are appended again.
+ * - A failed append (lost claim, broken bus) is sticky: every later push/commit throws it.
  */
 import type { EventLog, NewEvent, SessionEvent, TurnClaim } from '../src/bus/ports.js';
 import { createKeyedChain } from '../src/bus/keyed-chain.js';
@@ -29,22 +39,37 @@ export interface TurnLogOptions {
   claim: Pick<TurnClaim, 'isCurrent'>;
   sessionId: string;
   turn: TurnRef;
-  /** Called (inside the log's lock) after new events were folded. */
-  onFolded?: (state: TurnState, events: readonly SessionEvent[]) => void;
+  /** Called after events of other writers were folded, with the (optimistic) state. */
+  onFolded?: (state: TurnState) => void;
+}
+
+function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
+  const fresh = events.filter((e) => e.sequence > f.transcript.sequence);
+  if (!fresh.length) return f;
+  if (seen) for (const e of fresh) seen.add(e.id);
+  let turn = f.turn;
+  for (const e of fresh) turn = evolveTurn(turn, e);
+  return { transcript: extendTranscript(f.transcript, fresh), turn };
 }
 
 export class TurnLog {
   readonly #o: TurnLogOptions;
   readonly #lock = createKeyedChain();
-  #transcript: Transcript;
-  #state: TurnState;
-  #pending: { events: NewEvent[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  #durable: FoldedSession;
+  #view: FoldedSession;
+  #queue: NewEvent[] = [];
+  #pushed = 0;
+  #stored = 0;
+  #waiters: { upTo: number; resolve: () => void; reject: (err: unknown) => void }[] = [];
   #draining = false;
+  #failure: unknown = null;
+  /** Ids folded into the durable view since this log was opened (a retried append may have stored some already). */
+  readonly #storedIds = new Set<string>();
 
   private constructor(o: TurnLogOptions, folded: FoldedSession) {
     this.#o = o;
-    this.#transcript = folded.transcript;
-    this.#state = folded.turn;
+    this.#durable = folded;
+    this.#view = folded;
   }
 
   /**
@@ -69,29 +94,51 @@ export class TurnLog {
     return log;
   }
 
+  /** The turn state including queued events. */
   get state(): TurnState {
-    return this.#state;
+    return this.#view.turn;
   }
 
+  /** The transcript including queued events. */
   get transcript(): Transcript {
-    return this.#transcript;
+    return this.#view.transcript;
   }
 
-  get sequence(): number {
-    return this.#transcript.sequence;
+  /** The sticky append failure, if appends have failed (the attempt must end). */
+  get failure(): unknown {
+    return this.#failure;
   }
 
+  /** The durable view (what is stored), for the cache. */
   folded(): FoldedSession {
-    return { transcript: this.#transcript, turn: this.#state };
+    return this.#durable;
   }
 
-  /** Appends events (after everything committed before); resolves once they are stored and folded. */
+  /** Queues events to append after everything queued before; throws a sticky append failure. */
+  push(events: NewEvent[]): void {
+    if (this.#failure) throw this.#failure;
+    if (events.length === 0) return;
+    this.#queue.push(...events);
+    this.#pushed += events.length;
+    this.#view = fold(this.#view, this.#provisional(events, this.#view.transcript.sequence));
+    if (!this.#draining) void this.#drain();
+  }
+
+  /** Queues events and resolves once they (and everything before them) are stored. */
   commit(events: NewEvent[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ events, resolve, reject });
-      if (!this.#draining) void this.#drain();
-    });
+    try {
+      this.push(events);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.flush();
+  }
+
+  /** Resolves once everything queued so far is stored. */
+  flush(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#stored >= this.#pushed) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#waiters.push({ upTo: this.#pushed, resolve, reject }));
   }
 
   /** Reads and folds whatever other writers appended. */
@@ -99,32 +146,63 @@ export class TurnLog {
     return this.#lock.run('log', () => this.#readNew());
   }
 
-  /** Like sync, but only reads when the log has grown (one cheap tail lookup). */
+  /** Like sync, but only reads when the log has grown beyond what we stored and queued (one tail lookup). */
   async syncIfBehind(): Promise<void> {
-    if ((await this.#o.events.lastSequence(this.#o.sessionId)) > this.sequence) await this.sync();
+    const last = await this.#o.events.lastSequence(this.#o.sessionId);
+    if (last > this.#durable.transcript.sequence && this.#queue.length === 0 && !this.#draining) await this.sync();
+  }
+
+  /** Queued events as if stored after `after` (ids are ours; sequences are provisional). */
+  #provisional(events: readonly NewEvent[], after: number): SessionEvent[] {
+    const ts = new Date().toISOString();
+    return events.map((e, i) => ({
+      id: e.id!,
+      type: e.type,
+      ts,
+      session_id: this.#o.sessionId,
+      sequence: after + i + 1,
+      context: e.context ?? {},
+      data: e.data ?? {},
+      ...(e.metadata ? { metadata: e.metadata } : {}),
+    }));
   }
 
   async #drain(): Promise<void> {
     this.#draining = true;
     try {
-      while (this.#pending.length) {
-        const batch = this.#pending.splice(0);
+      while (this.#queue.length && !this.#failure) {
         try {
-          await this.#lock.run('log', () => this.#append(batch.flatMap((b) => b.events)));
-          for (const b of batch) b.resolve();
+          await this.#lock.run('log', async () => {
+            const batch = this.#queue.slice();
+            await this.#append(batch);
+            this.#queue.splice(0, batch.length);
+            this.#stored += batch.length;
+          });
         } catch (err) {
-          for (const b of batch) b.reject(err);
+          this.#failure = err;
         }
+        this.#settleWaiters();
       }
     } finally {
       this.#draining = false;
+      this.#settleWaiters();
+    }
+  }
+
+  #settleWaiters(): void {
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiting) {
+      if (this.#failure) w.reject(this.#failure);
+      else if (this.#stored >= w.upTo) w.resolve();
+      else this.#waiters.push(w);
     }
   }
 
   async #append(events: NewEvent[]): Promise<void> {
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
       if (!(await this.#o.claim.isCurrent())) throw new TurnStoppedError('stale_claim');
-      const result = await this.#o.events.append(this.#o.sessionId, events, { expectedSequence: this.sequence });
+      const result = await this.#o.events.append(this.#o.sessionId, events, { expectedSequence: this.#durable.transcript.sequence });
       if (result.ok) return this.#absorb(result.events);
       await this.#readNew();
     }
@@ -133,31 +211,38 @@ export class TurnLog {
 
   /** Folds appended events; a sequence gap (another writer interleaved) is read from the log first. */
   async #absorb(events: readonly SessionEvent[]): Promise<void> {
-    const fresh = events.filter((e) => e.sequence > this.sequence).sort((a, b) => a.sequence - b.sequence);
+    const fresh = events.filter((e) => e.sequence > this.#durable.transcript.sequence).sort((a, b) => a.sequence - b.sequence);
+    let foreign = false;
     for (const e of fresh) {
-      if (e.sequence <= this.sequence) continue;
-      if (e.sequence > this.sequence + 1) await this.#readNew(e.sequence - 1);
-      this.#fold([e]);
+      if (e.sequence <= this.#durable.transcript.sequence) continue;
+      if (e.sequence > this.#durable.transcript.sequence + 1) {
+        await this.#readNew(e.sequence - 1);
+        foreign = true;
+      }
+      this.#durable = fold(this.#durable, [e], this.#storedIds);
     }
+    if (foreign) this.#reproject();
   }
 
   async #readNew(upTo = Number.MAX_SAFE_INTEGER): Promise<void> {
+    let read = false;
     for (;;) {
-      const limit = Math.min(READ_PAGE, upTo - this.sequence);
-      if (limit <= 0) return;
-      const page = await this.#o.events.read(this.#o.sessionId, { afterSequence: this.sequence, limit });
-      if (page.length) this.#fold(page);
-      if (page.length < limit) return;
+      const limit = Math.min(READ_PAGE, upTo - this.#durable.transcript.sequence);
+      if (limit <= 0) break;
+      const page = await this.#o.events.read(this.#o.sessionId, { afterSequence: this.#durable.transcript.sequence, limit });
+      if (page.length) {
+        this.#durable = fold(this.#durable, page, this.#storedIds);
+        read = true;
+      }
+      if (page.length < limit) break;
     }
+    if (read) this.#reproject();
   }
 
-  #fold(events: readonly SessionEvent[]): void {
-    const fresh = events.filter((e) => e.sequence > this.sequence);
-    if (!fresh.length) return;
-    this.#transcript = extendTranscript(this.#transcript, fresh);
-    let s = this.#state;
-    for (const e of fresh) s = evolveTurn(s, e);
-    this.#state = s;
-    this.#o.onFolded?.(s, fresh);
+  /** The optimistic view = the durable view plus what is still queued (other writers' events come first). */
+  #reproject(): void {
+    const unstored = this.#queue.filter((e) => !this.#storedIds.has(e.id!));
+    this.#view = fold(this.#durable, this.#provisional(unstored, this.#durable.transcript.sequence));
+    this.#o.onFolded?.(this.#view.turn);
   }
 }

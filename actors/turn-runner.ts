@@ -198,7 +198,7 @@ class TurnAttempt {
       cached,
     );
     this.#turnLog = turnLog;
-    if (this.#job.preamble && !turnLog.state.hasTurnStarted) await turnLog.commit(this.#job.preamble);
+    if (this.#job.preamble && !turnLog.state.hasTurnStarted) turnLog.push(this.#job.preamble);
     if (this.#job.kind === 'start') await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
     this.#setup = await loadTurnSetup(
       { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
@@ -240,12 +240,13 @@ class TurnAttempt {
         const reason = this.#ac.signal.reason;
         if (reason instanceof TurnStoppedError) throw reason;
         if (err instanceof TurnStoppedError) throw err;
+        if (turnLog.failure) throw turnLog.failure;
         if (turnLog.state.cancelled) continue; // aborted by the cancel: decide again, which closes the turn
         const terminal = asTerminal(err);
         if (!terminal) throw err;
         this.#log.info({ code: terminal.errorCode, error: terminal.message }, 'turn failed');
         const iterations = turnLog.state.steps.length;
-        await turnLog.commit([turnEvents.turnFailed(this.newId(), this.#job.turn, { error: terminal.message, error_code: terminal.errorCode, iterations })]);
+        turnLog.push([turnEvents.turnFailed(this.newId(), this.#job.turn, { error: terminal.message, error_code: terminal.errorCode, iterations })]);
       }
     }
   }
@@ -254,18 +255,21 @@ class TurnAttempt {
   async #perform(turnLog: TurnLog, setup: TurnSetup, d: TurnDecision): Promise<boolean> {
     switch (d.type) {
       case 'done':
+        await turnLog.flush();
         await this.#claim.ack();
         return true;
       case 'emit':
-        await turnLog.commit(d.events);
+        turnLog.push(d.events);
         return false;
       case 'idle':
+        await turnLog.flush();
         if (!(await this.#transition(turnLog, (handled) => this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, handled)))) return false;
         await turnLog.commit(d.events);
         await this.#claim.ack();
         this.#log.info({ iterations: turnLog.state.steps.length }, 'turn finished');
         return true;
       case 'wait_for_client':
+        await turnLog.flush();
         if (!(await this.#transition(turnLog, () => this.#deps.status.markWaiting(this.#sessionId, this.#job.turn_id)))) return false;
         await this.#claim.ack();
         this.#log.info({ pending: d.pending.length }, 'turn waiting for client tool results');
@@ -275,7 +279,7 @@ class TurnAttempt {
         return false;
       case 'act':
         await runActStep(
-          { commit: (events) => turnLog.commit(events), newId: this.newId, now: () => new Date(), log: this.#log },
+          { commit: (events) => turnLog.commit(events), push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date(), log: this.#log },
           {
             turn: this.#job.turn,
             session: { session_id: this.#sessionId, org_id: setup.orgId },
@@ -316,7 +320,7 @@ class TurnAttempt {
     const images = this.#deps.images;
     const messages = await toLlmMessages(turnLog.transcript, async (part: MessagePart) => images.load(setup.orgId, String(part['image_id'])));
     await runReasonStep(
-      { commit: (events) => turnLog.commit(events), newId: this.newId, now: () => new Date() },
+      { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
       {
         turn: this.#job.turn,
         iteration,

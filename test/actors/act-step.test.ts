@@ -15,7 +15,7 @@ function harness(tools: ResolvedTool[], calls: ToolCallRef[], opts: { timeoutMs?
   const committed: NewEvent[] = [];
   let n = 0;
   const run = runActStep(
-    { commit: async (events) => void committed.push(...events), newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
+    { commit: async (events) => void committed.push(...events), push: (events) => void committed.push(...events), newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
     {
       turn: { turn_id: 't', input_message_id: 'm' },
       session: { session_id: 's', org_id: 'o' },
@@ -88,7 +88,10 @@ describe('act step', () => {
     });
     let n = 0;
     await runActStep(
-      { commit: async (events) => void (order.push(...events.map((e) => e.type)), committed.push(...events)), newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
+      {
+        commit: async (events) => void (order.push(...events.map((e) => e.type)), committed.push(...events)),
+        push: (events) => void (order.push(...events.map((e) => e.type)), committed.push(...events)),
+        newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
       { turn: { turn_id: 't', input_message_id: 'm' }, session: { session_id: 's', org_id: 'o' }, calls: [call('a', 't')], tools: new Map([['t', t]]), storage: unavailableToolStorage({ session_id: 's', org_id: 'o' }) as never, signal: new AbortController().signal, timeoutMs: 1000, maxParallel: 10 },
     );
     assert.deepEqual(order, ['tool.started', 'run', 'tool.completed']);

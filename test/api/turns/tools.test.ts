@@ -77,7 +77,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       const text = ['@tool get_current_time {"timezone":"Nope/Zone"}', '@tool no_such_tool {}'].join('\n');
       assert.equal((await sendMessage(app, id, text)).status, 201);
       const events = await sse.until('session.idled');
-      const [bad, unknown] = events.filter((e) => e.type === 'tool.completed');
+      const results = events.filter((e) => e.type === 'tool.completed');
+      const bad = results.find((e) => e.data.tool_name === 'get_current_time');
+      const unknown = results.find((e) => e.data.tool_name === 'no_such_tool');
       assert.equal(bad!.data.success, false);
       assert.equal(bad!.data.status, 'error');
       assert.match(bad!.data.error, /Unknown time zone "Nope\/Zone"/);

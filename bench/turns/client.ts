@@ -1,0 +1,162 @@
+/**
+ * The load generator of bench/turns (a separate process; run.ts spawns it):
+ *
+ *   node --import tsx bench/turns/client.ts '<json options>'
+ *
+ * Creates one agent (capability current_time) and K sessions, opens one SSE stream per session,
+ * then every session runs turns back to back: POST a message that makes llmsim call
+ * get_current_time once (zero model latency), wait for `turn.completed` on its SSE stream
+ * (the overhead sample: POST sent → turn.completed received), wait for `session.idled`, repeat.
+ * Prints one JSON report on stdout.
+ */
+import { createParser } from 'eventsource-parser';
+
+interface ClientOptions {
+  base: string;
+  key: string;
+  sessions: number;
+  warmupS: number;
+  durationS: number;
+  /** One get_current_time call per turn (true) or a plain reply. */
+  tool: boolean;
+}
+
+export interface ClientReport {
+  sessions: number;
+  durationS: number;
+  turns: number;
+  turnsPerSec: number;
+  overheadMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  /** POST answered 409 (the previous turn's job was not released yet) and retried. */
+  busyRetries: number;
+  errors: number;
+  firstError?: string;
+}
+
+const opts = JSON.parse(process.argv[2] ?? '{}') as ClientOptions;
+const auth = { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' };
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(opts.base + path, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** One session's SSE stream; `next(type)` resolves on the next event of that type. */
+async function openStream(sessionId: string) {
+  const waiters = new Map<string, ((at: number) => void)[]>();
+  const ac = new AbortController();
+  const res = await fetch(`${opts.base}/v1/sessions/${sessionId}/sse?types=turn.completed&types=session.idled&types=turn.failed`, {
+    headers: { authorization: auth.authorization, accept: 'text/event-stream' },
+    signal: ac.signal,
+  });
+  if (res.status !== 200) throw new Error(`SSE ${res.status}`);
+  const parser = createParser({
+    onEvent(m) {
+      const at = performance.now();
+      const type = m.event === 'turn.failed' ? 'turn.completed' : m.event ?? '';
+      const list = waiters.get(type);
+      const w = list?.shift();
+      if (w) w(at);
+      if (m.event === 'turn.failed') failures.push(m.data.slice(0, 200));
+    },
+  });
+  void (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // closed
+    }
+  })();
+  return {
+    next(type: string): Promise<number> {
+      return new Promise((resolve) => {
+        const list = waiters.get(type) ?? [];
+        list.push(resolve);
+        waiters.set(type, list);
+      });
+    },
+    close: () => ac.abort(),
+  };
+}
+
+const failures: string[] = [];
+
+async function main(): Promise<void> {
+  const agent = await call('POST', '/v1/agents', { name: 'bench-turns', system_prompt: 'You are a benchmark agent.', capabilities: ['current_time'] });
+  if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.json)}`);
+  const ids: string[] = [];
+  for (let i = 0; i < opts.sessions; i++) {
+    const s = await call('POST', '/v1/sessions', { agent_id: agent.json.id });
+    if (s.status !== 201) throw new Error(`session: ${s.status}`);
+    ids.push(s.json.id);
+  }
+  const streams = await Promise.all(ids.map(openStream));
+  const text = opts.tool ? '@tool get_current_time {"timezone":"UTC"}' : 'hello';
+  const samples: number[] = [];
+  let busyRetries = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  let measuring = false;
+  let stopping = false;
+  let turns = 0;
+
+  async function loop(i: number): Promise<void> {
+    const stream = streams[i]!;
+    while (!stopping) {
+      const completed = stream.next('turn.completed');
+      const idled = stream.next('session.idled');
+      const t0 = performance.now();
+      const r = await call('POST', `/v1/sessions/${ids[i]}/messages`, { message: { content: [{ type: 'text', text }] } });
+      if (r.status === 409) {
+        busyRetries++;
+        await new Promise((res) => setTimeout(res, 2));
+        continue;
+      }
+      if (r.status !== 201) {
+        errors++;
+        firstError ??= `${r.status} ${JSON.stringify(r.json)}`;
+        await new Promise((res) => setTimeout(res, 100));
+        continue;
+      }
+      const at = await completed;
+      if (measuring) {
+        samples.push(at - t0);
+        turns++;
+      }
+      await idled;
+    }
+  }
+
+  const loops = ids.map((_, i) => loop(i));
+  await new Promise((r) => setTimeout(r, opts.warmupS * 1000));
+  measuring = true;
+  const start = performance.now();
+  await new Promise((r) => setTimeout(r, opts.durationS * 1000));
+  measuring = false;
+  const elapsed = (performance.now() - start) / 1000;
+  stopping = true;
+  await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 10_000))]);
+  for (const s of streams) s.close();
+
+  samples.sort((a, b) => a - b);
+  const q = (p: number) => Number((samples[Math.min(samples.length - 1, Math.floor(p * samples.length))] ?? NaN).toFixed(2));
+  const report: ClientReport = {
+    sessions: opts.sessions,
+    durationS: Number(elapsed.toFixed(2)),
+    turns,
+    turnsPerSec: Number((turns / elapsed).toFixed(1)),
+    overheadMs: { p50: q(0.5), p90: q(0.9), p99: q(0.99), max: q(1), mean: Number((samples.reduce((a, b) => a + b, 0) / (samples.length || 1)).toFixed(2)) },
+    busyRetries,
+    errors: errors + failures.length,
+    ...(firstError || failures[0] ? { firstError: firstError ?? failures[0] } : {}),
+  };
+  process.stdout.write(JSON.stringify(report) + '\n');
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`client failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

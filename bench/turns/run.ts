@@ -1,0 +1,205 @@
+/**
+ * Turn benchmark (issue 6): K concurrent sessions (default 100) send turns to `llmsim` with
+ * zero model latency and one tool call per turn. Reports turns/s and the overhead
+ * POST → `turn.completed` received over SSE (p50/p90/p99), per mode:
+ *
+ *   node --import tsx bench/turns/run.ts [--modes embedded,nats] [--sessions 100] [--duration 20]
+ *        [--warmup 5] [--no-tool] [--concurrency 200] [--quiet-wait 60] [--cpu-prof] [--no-write]
+ *
+ * `embedded`: one process, PGlite, in-process bus (the default of `npm start`).
+ * `nats`: PostgreSQL + nats-server (distributed mode), one instance with ROLE=all.
+ * The service and the load generator (bench/turns/client.ts) are separate processes; PostgreSQL
+ * and nats-server run beside them on the same machine. Results: a table on stdout and
+ * `bench/results/turns-<date>.json`. See bench/README.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startNatsServer } from '../../test/helpers/nats-server.js';
+import { createTestDatabase } from '../../test/helpers/postgres.js';
+import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
+import { machineInfo } from '../lib/machine.js';
+import { cpuDelta, freePort, readCpuByCmdline, readSystemCpu, busyShare, spawnProcess, startServer, trackCpu, waitForQuiet } from '../lib/process.js';
+import type { ClientReport } from './client.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
+const MODES = ['embedded', 'nats'] as const;
+type Mode = (typeof MODES)[number];
+/** The issue's targets in NATS mode. */
+const TARGET_TURNS_PER_SEC = 200;
+const TARGET_P50_MS = 15;
+
+const { values: args } = parseArgs({
+  options: {
+    modes: { type: 'string', default: 'embedded,nats' },
+    sessions: { type: 'string', default: '100' },
+    duration: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '200' },
+    'no-tool': { type: 'boolean', default: false },
+    'quiet-wait': { type: 'string', default: '60' },
+    'cpu-prof': { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const modes = args.modes!.split(',').map((m) => {
+  if (!(MODES as readonly string[]).includes(m)) throw new Error(`--modes: unknown mode ${m}`);
+  return m as Mode;
+});
+const sessions = Number(args.sessions);
+const durationS = Number(args.duration);
+const warmupS = Number(args.warmup);
+const log = (msg: string) => process.stderr.write(msg + '\n');
+
+interface ModeResult extends ClientReport {
+  mode: Mode;
+  /** Cores used by the service process during the measured run (1 = one core busy). */
+  serviceCpuCores: number | null;
+  clientCpuCores: number | null;
+  /** Cores used by PostgreSQL backends of the bench database and nats-server. */
+  depsCpuCores: number | null;
+  /** Share of all CPUs busy during the run (everything on the machine). */
+  machineBusyShare: number | null;
+  /** Share of all CPUs busy with other work just before the run. */
+  backgroundBusyShare: number | null;
+  serviceRssKiB: number | null;
+  profile?: string;
+}
+
+async function runMode(mode: Mode): Promise<ModeResult> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bench-turns-'));
+    cleanups.unshift(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const port = await freePort();
+    const env: Record<string, string> = {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
+      DATA_DIR: dataDir,
+      TURN_CONCURRENCY: args.concurrency!,
+      SSE_MAX_PER_SESSION: '10',
+    };
+    const depNeedles: string[] = [];
+    if (mode === 'nats') {
+      const db = await createTestDatabase('bench_turns');
+      cleanups.unshift(() => db.drop());
+      env['DATABASE_URL'] = db.url;
+      depNeedles.push(` ${new URL(db.url).pathname.slice(1)} `);
+      const nats = await startNatsServer();
+      cleanups.unshift(() => nats.stop());
+      env['NATS_URL'] = nats.url;
+      env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
+      depNeedles.push(dirname(nats.storeDir));
+    }
+    const nodeArgs = ['--import', 'tsx'];
+    let profileDir: string | undefined;
+    if (args['cpu-prof']) {
+      profileDir = mkdtempSync(join(tmpdir(), 'bench-turns-prof-'));
+      nodeArgs.unshift('--cpu-prof', '--cpu-prof-dir', profileDir);
+    }
+    const base = `http://127.0.0.1:${port}`;
+    log(`[${mode}] starting the service …`);
+    const service = await startServer({ name: 'service', args: [...nodeArgs, join(ROOT, 'src/main.ts')], env, cwd: ROOT, readyUrl: `${base}/health`, readyTimeoutMs: 120_000 });
+    cleanups.unshift(() => service.stop(20_000));
+
+    const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
+    log(`[${mode}] ${sessions} sessions, ${warmupS} s warm-up + ${durationS} s measured (background busy ${pct(quiet.busy)})`);
+    const client = spawnProcess({
+      name: 'client',
+      args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'] })],
+      cwd: ROOT,
+    });
+    // Sample CPU over the measured window only (setup and warm-up excluded).
+    await new Promise((r) => setTimeout(r, (warmupS + 2) * 1000));
+    const svc0 = service.cpuSeconds();
+    const cli = trackCpu(client.pid);
+    const cli0 = client.cpuSeconds();
+    const deps0 = depNeedles.map(readCpuByCmdline);
+    const sys0 = readSystemCpu();
+    const t0 = Date.now();
+    const code = await client.exited;
+    const wall = (Date.now() - t0) / 1000;
+    const sys1 = readSystemCpu();
+    const svc1 = service.cpuSeconds();
+    const cli1 = cli.stop();
+    const deps1 = depNeedles.map(readCpuByCmdline);
+    if (code !== 0) throw new Error(`client exited with ${code}:\n${client.output().slice(-3000)}`);
+    const report = JSON.parse(client.stdout().trim().split('\n').at(-1)!) as ClientReport;
+    const result: ModeResult = {
+      mode,
+      ...report,
+      serviceCpuCores: svc0 !== null && svc1 !== null ? round((svc1 - svc0) / wall) : null,
+      clientCpuCores: cli0 !== null && cli1 !== null ? round((cli1 - cli0) / wall) : null,
+      depsCpuCores: depNeedles.length ? round(deps0.reduce((sum, before, i) => sum + cpuDelta(before, deps1[i]!), 0) / wall) : null,
+      machineBusyShare: busyShare(sys0, sys1),
+      backgroundBusyShare: quiet.busy,
+      serviceRssKiB: service.memory()?.rssKiB ?? null,
+    };
+    await service.stop(20_000);
+    if (profileDir) {
+      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      if (file) result.profile = formatProfile(summariseCpuProfile(join(profileDir, file), 40), 25);
+    }
+    return result;
+  } finally {
+    for (const c of cleanups) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function pct(share: number | null): string {
+  return share === null ? 'n/a' : `${Math.round(share * 100)} %`;
+}
+
+async function main(): Promise<void> {
+  const machine = machineInfo();
+  const results: ModeResult[] = [];
+  for (const mode of modes) results.push(await runMode(mode));
+  const rows = results.map((r) =>
+    [
+      r.mode.padEnd(9),
+      String(r.sessions).padStart(8),
+      String(r.turnsPerSec).padStart(8),
+      `${r.overheadMs.p50}`.padStart(7),
+      `${r.overheadMs.p90}`.padStart(7),
+      `${r.overheadMs.p99}`.padStart(7),
+      String(r.busyRetries).padStart(6),
+      String(r.errors).padStart(6),
+      String(r.serviceCpuCores ?? '-').padStart(7),
+      String(r.depsCpuCores ?? '-').padStart(6),
+      String(r.clientCpuCores ?? '-').padStart(7),
+    ].join(' '),
+  );
+  process.stdout.write(
+    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu  deps cli cpu', ...rows].join('\n') + '\n',
+  );
+  const nats = results.find((r) => r.mode === 'nats');
+  if (nats) {
+    process.stdout.write(
+      `NATS targets: >= ${TARGET_TURNS_PER_SEC} turns/s → ${nats.turnsPerSec} (${nats.turnsPerSec >= TARGET_TURNS_PER_SEC ? 'met' : 'NOT met'}); ` +
+        `p50 <= ${TARGET_P50_MS} ms → ${nats.overheadMs.p50} (${nats.overheadMs.p50 <= TARGET_P50_MS ? 'met' : 'NOT met'})\n`,
+    );
+  }
+  for (const r of results) if (r.profile) process.stdout.write(`\n--- ${r.mode} service CPU profile ---\n${r.profile}\n`);
+  if (!args['no-write']) {
+    const dir = join(ROOT, 'bench/results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `turns-${machine.date.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, JSON.stringify({ machine, options: { sessions, durationS, warmupS, tool: !args['no-tool'], concurrency: Number(args.concurrency) }, results }, null, 2) + '\n');
+    log(`results: ${file}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  log(`bench failed: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(1);
+});
