@@ -52,7 +52,7 @@ test('login timing - unknown email vs wrong password take about the same time (b
   for (let i = 0; i < 2; i++) await time(acme.email), await time(uniqueEmail('warm'));
   const known: number[] = [];
   const unknown: number[] = [];
-  for (let i = 0; i < 11; i++) {
+  for (let i = 0; i < 21; i++) {
     known.push(await time(acme.email));
     unknown.push(await time(uniqueEmail('ghost')));
   }
@@ -60,7 +60,8 @@ test('login timing - unknown email vs wrong password take about the same time (b
   const mk = median(known);
   const mu = median(unknown);
   t.diagnostic(`median wrong password ${mk.toFixed(1)} ms, unknown email ${mu.toFixed(1)} ms, difference ${(mk - mu).toFixed(1)} ms`);
-  // Both paths do one user lookup and one scrypt; the difference is noise, far below one scrypt.
-  assert.ok(Math.abs(mk - mu) < Math.max(20, 0.25 * Math.min(mk, mu)), `medians ${mk.toFixed(1)} vs ${mu.toFixed(1)} ms`);
+  // Both paths do one user lookup and one scrypt. Skipping scrypt on one path would make it several
+  // times faster than the other; scheduling noise on a loaded machine stays well below half.
+  assert.ok(Math.abs(mk - mu) < Math.max(20, 0.5 * Math.min(mk, mu)), `medians ${mk.toFixed(1)} vs ${mu.toFixed(1)} ms`);
   assert.ok(mu > 20, 'the unknown-email path really runs scrypt');
 });
