@@ -132,7 +132,9 @@ describe('llm providers: CRUD (postgres)', () => {
     ledger.record(await app().request('POST', `/v1/llm-providers/${p.id}/sync-models`));
     ledger.record(await app().request('GET', '/v1/llm-models'));
     ledger.record(await app().request('POST', '/v1/llm-providers', { body: { name: 'bad', provider_type: 'nope', api_key: apiKey } }));
-    ledger.record(await app().request('GET', '/api-doc/openapi.json'));
+    const doc = ledger.record(await app().request('GET', '/api-doc/openapi.json'));
+    assert.equal(doc.status, 200);
+    for (const path of ['/v1/llm-providers', '/v1/llm-providers/{id}/sync-models', '/v1/llm-models/default']) assert.ok(doc.body.paths[path], path);
     for (const secret of [apiKey, replacement]) {
       ledger.assertAbsent(secret);
       assert.ok(!app().logs.join('').includes(secret), 'a log line contains the provider key');
