@@ -1,0 +1,288 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/**
+ * Spawning the processes a benchmark measures (servers, load generators) and reading their
+ * resource use from /proc. Every benchmark under bench/ uses these, so servers and clients
+ * always run in separate processes and are cleaned up the same way.
+ */
+
+/** A TCP port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** True when `taskset` exists and the machine has at least two CPUs to split. */
+export function canPin(): boolean {
+  return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && cpuCount() >= 2;
+}
+
+export function cpuCount(): number {
+  return Number(spawnSync('nproc', [], { encoding: 'utf8' }).stdout.trim()) || 1;
+}
+
+/** Prefixes a command with `taskset -c <cpus>` (taskset execs, so the pid stays the command's). */
+export function pinned(cpus: string | undefined, command: string, args: string[]): [string, string[]] {
+  return cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args];
+}
+
+export interface SpawnOptions {
+  /** Shown in errors and results. */
+  name: string;
+  /** Default: this Node binary. */
+  command?: string;
+  args: string[];
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** CPU list for `taskset -c` (e.g. "0"); unset: not pinned. */
+  cpus?: string;
+}
+
+export interface Proc {
+  name: string;
+  pid: number;
+  child: ChildProcess;
+  /** Everything the process wrote so far (stdout + stderr, last 64 KB). */
+  output(): string;
+  /** Its stdout alone (last 1 MB), for tools that print a JSON report. */
+  stdout(): string;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after `graceMs`. Idempotent. */
+  stop(graceMs?: number): Promise<number | string>;
+  /** Current and peak resident set size in KiB (VmRSS / VmHWM), null after exit. */
+  memory(): { rssKiB: number; peakKiB: number } | null;
+  /** User + system CPU seconds consumed so far, null after exit. */
+  cpuSeconds(): number | null;
+}
+
+const live = new Set<ChildProcess>();
+const interruptCleanups: (() => Promise<unknown>)[] = [];
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    const deadline = new Promise((r) => setTimeout(r, 10_000).unref());
+    void Promise.race([Promise.allSettled(interruptCleanups.map((fn) => fn())), deadline]).finally(() => {
+      for (const p of live) p.kill('SIGKILL');
+      process.exit(130);
+    });
+  });
+}
+
+/** Runs `fn` (e.g. dropping a database) if the benchmark is interrupted by SIGINT/SIGTERM. */
+export function onInterrupt(fn: () => Promise<unknown>): void {
+  interruptCleanups.push(fn);
+}
+
+/** Starts a process; it is SIGKILLed if the benchmark process exits without stopping it. */
+export function spawnProcess(opts: SpawnOptions): Proc {
+  const [command, args] = pinned(opts.cpus, opts.command ?? process.execPath, opts.args);
+  const child = spawn(command, args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  let out = '';
+  let stdout = '';
+  const keep = (chunk: Buffer) => {
+    out = (out + chunk.toString('utf8')).slice(-65536);
+  };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString('utf8')).slice(-1 << 20);
+    keep(chunk);
+  });
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+  const pid = child.pid!;
+  return {
+    name: opts.name,
+    pid,
+    child,
+    output: () => out,
+    stdout: () => stdout,
+    exited,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        try {
+          return await exited;
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+      return exited;
+    },
+    memory: () => readMemory(pid),
+    cpuSeconds: () => readCpuSeconds(pid),
+  };
+}
+
+/**
+ * Samples a process's CPU time while it runs; `stop()` returns the last reading (the kernel
+ * forgets a process's counters once it has been reaped, so they cannot be read after exit).
+ */
+export function trackCpu(pid: number, intervalMs = 200): { stop(): number | null } {
+  let last = readCpuSeconds(pid);
+  const timer = setInterval(() => {
+    last = readCpuSeconds(pid) ?? last;
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return last;
+    },
+  };
+}
+
+/** VmRSS and VmHWM of a process, in KiB. */
+export function readMemory(pid: number): { rssKiB: number; peakKiB: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssKiB: field('VmRSS'), peakKiB: field('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+/** utime + stime of a process (not its children), in seconds. */
+export function readCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (comm) may contain spaces; everything after its closing parenthesis is fixed.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
+    return ticks / clockTicks();
+  } catch {
+    return null;
+  }
+}
+
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  ticksPerSecond ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  return ticksPerSecond;
+}
+
+export interface ServerOptions extends SpawnOptions {
+  /** Polled until it answers with `readyStatus` (default 200). */
+  readyUrl: string;
+  readyStatus?: number;
+  /** Default 60 s (a first PGlite open or migrations take a few seconds). */
+  readyTimeoutMs?: number;
+}
+
+/** Spawns a server and waits until `readyUrl` answers; fails with the server's output otherwise. */
+export async function startServer(opts: ServerOptions): Promise<Proc> {
+  const proc = spawnProcess(opts);
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
+  let last = '';
+  let exitedWith: number | string | undefined;
+  void proc.exited.then((c) => (exitedWith = c));
+  while (Date.now() < deadline) {
+    if (exitedWith !== undefined) break;
+    try {
+      const res = await fetch(opts.readyUrl, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === (opts.readyStatus ?? 200)) return proc;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await proc.stop(2000);
+  throw new Error(
+    `${opts.name} did not become ready at ${opts.readyUrl} (${exitedWith !== undefined ? `exited with ${exitedWith}` : `last: ${last}`}).\n` +
+      `--- ${opts.name} output ---\n${proc.output().slice(-4000)}`,
+  );
+}
+
+/**
+ * Machine-wide CPU counters from /proc/stat, in jiffies: `busy` is everything but idle and iowait;
+ * `processes` is user + nice + system only (interrupt time belongs to no process).
+ */
+export function readSystemCpu(): { busy: number; total: number; processes: number } | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (v[3] ?? 0) + (v[4] ?? 0); // idle + iowait
+    const total = v.slice(0, 8).reduce((a, b) => a + b, 0); // without guest columns (already in user)
+    return { busy: total - idle, total, processes: (v[0] ?? 0) + (v[1] ?? 0) + (v[2] ?? 0) };
+  } catch {
+    return null;
+  }
+}
+
+/** Share of all CPUs that was busy between two readSystemCpu() readings, 0..1. */
+export function busyShare(a: { busy: number; total: number } | null, b: { busy: number; total: number } | null): number | null {
+  if (!a || !b || b.total === a.total) return null;
+  return (b.busy - a.busy) / (b.total - a.total);
+}
+
+/** CPU seconds spent in processes (user + nice + system) between two readSystemCpu() readings. */
+export function processCpuSeconds(a: { processes: number } | null, b: { processes: number } | null): number | null {
+  return a && b ? (b.processes - a.processes) / clockTicks() : null;
+}
+
+/**
+ * CPU seconds used so far by every process whose command line contains `needle` (e.g. the
+ * PostgreSQL backends of one database: their titles name it). Keyed by pid, so a difference of
+ * two readings counts only processes alive at both (or new ones from zero).
+ */
+export function readCpuByCmdline(needle: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (!cmd.includes(needle)) continue;
+      const cpu = readCpuSeconds(Number(entry));
+      if (cpu !== null) out.set(Number(entry), cpu);
+    } catch {
+      // the process exited while we looked
+    }
+  }
+  return out;
+}
+
+/** CPU seconds between two readCpuByCmdline() readings. */
+export function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, cpu] of after) sum += cpu - (before.get(pid) ?? 0);
+  return sum;
+}
+
+/**
+ * Other work on a shared machine skews every figure. Waits (up to `maxWaitMs`) for a one-second
+ * window in which at most `maxBusy` of all CPUs were busy, and returns the last window's share so
+ * the result can carry it.
+ */
+export async function waitForQuiet(maxBusy = 0.1, maxWaitMs = 60_000): Promise<{ busy: number | null; waitedMs: number }> {
+  const start = Date.now();
+  let busy: number | null = null;
+  do {
+    const a = readSystemCpu();
+    await new Promise((r) => setTimeout(r, 1000));
+    busy = busyShare(a, readSystemCpu());
+    if (busy === null || busy <= maxBusy) break;
+  } while (Date.now() - start < maxWaitMs);
+  return { busy, waitedMs: Date.now() - start };
+}
