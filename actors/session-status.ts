@@ -43,12 +43,16 @@ export function createSessionStatus(store: Store) {
         [turnId, sessionId, turnId],
       );
     },
-    /** active → waiting_for_tool_results (the worker suspends for client tools). */
+    /**
+     * → waiting_for_tool_results (the worker suspends for client tools). Also when the API's
+     * markActive for this turn has not landed yet: that late update then finds a turn that is not newer.
+     */
     markWaiting(sessionId: string, turnId: string): Promise<boolean> {
       return changed(
-        `update sessions set status = 'waiting_for_tool_results', updated_at = now()
-         where id = ? and current_turn_id = ?::uuid and status = 'active' and cancel_requested_turn_id is distinct from ?::uuid`,
-        [sessionId, turnId, turnId],
+        `update sessions set status = 'waiting_for_tool_results', current_turn_id = ?::uuid, updated_at = now()
+         where id = ? and (current_turn_id is null or current_turn_id < ?::uuid or (current_turn_id = ?::uuid and status = 'active'))
+           and cancel_requested_turn_id is distinct from ?::uuid`,
+        [turnId, sessionId, turnId, turnId, turnId],
       );
     },
     /** waiting_for_tool_results → active (the API got the last missing client result). */
@@ -64,10 +68,13 @@ export function createSessionStatus(store: Store) {
      * turn is pending and not yet handled (`cancelHandled` false), so an accepted cancel is never lost.
      */
     markIdle(sessionId: string, turnId: string, usage: Usage, cancelHandled: boolean): Promise<boolean> {
+      // `current_turn_id < turn`: the API's markActive has not landed yet; taking the turn id here
+      // makes that late update a no-op instead of leaving the session active for good.
       return changed(
-        `update sessions set status = 'idle', usage = ?::jsonb, updated_at = now()
-         where id = ? and current_turn_id = ?::uuid and (cancel_requested_turn_id is distinct from ?::uuid or ?::boolean)`,
-        [JSON.stringify(usage), sessionId, turnId, turnId, cancelHandled],
+        `update sessions set status = 'idle', usage = ?::jsonb, current_turn_id = ?::uuid, updated_at = now()
+         where id = ? and (current_turn_id is null or current_turn_id <= ?::uuid)
+           and (cancel_requested_turn_id is distinct from ?::uuid or ?::boolean)`,
+        [JSON.stringify(usage), turnId, sessionId, turnId, turnId, cancelHandled],
       );
     },
     /**

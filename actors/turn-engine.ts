@@ -54,7 +54,9 @@ export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions =
     );
     const worker = createTurnWorker(
       { turns: bus.turns, runner, log },
-      { workerId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}`, concurrency: config.TURN_CONCURRENCY },
+      // NATS: two pending pulls keep claiming while one claim is being fenced. SQL: one poller
+      // (every claimer wakes on each enqueue, and all but one find nothing).
+      { workerId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}`, concurrency: config.TURN_CONCURRENCY, claimers: bus.kind === 'nats' ? 2 : 1 },
     );
     worker.start();
     return worker;

@@ -170,6 +170,9 @@ export class TurnLog {
   async #drain(): Promise<void> {
     this.#draining = true;
     try {
+      // Let the current burst of work queue up first (a zero-latency step pushes many events
+      // within one macrotask), so it goes out as one append.
+      await new Promise((resolve) => setImmediate(resolve));
       while (this.#queue.length && !this.#failure) {
         try {
           await this.#lock.run('log', async () => {

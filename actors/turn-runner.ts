@@ -198,8 +198,11 @@ class TurnAttempt {
       cached,
     );
     this.#turnLog = turnLog;
+    // The API appends the preamble and then marks the session active. When the preamble is
+    // not there yet (or this is a redelivery) the API may have died in between: do both here.
+    const apiDone = turnLog.state.hasTurnStarted && this.#claim.deliveryCount === 1;
     if (this.#job.preamble && !turnLog.state.hasTurnStarted) turnLog.push(this.#job.preamble);
-    if (this.#job.kind === 'start') await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
+    if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
     this.#setup = await loadTurnSetup(
       { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
       this.#sessionId,
