@@ -65,6 +65,8 @@ const { values: args } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     'quiet-wait': { type: 'string', default: '15' },
     label: { type: 'string', default: '' },
+    /** 'no-idle-poll': local bus live feeds without the per-session idle poll (see server.ts). */
+    experiment: { type: 'string' },
   },
 });
 
@@ -223,7 +225,7 @@ async function main(): Promise<void> {
         log(`${name}: idle with ${N} streams and no events: server CPU ${pct(idleCpuShare)}` + (idleDbPerSec !== null ? `, ${idleDbPerSec} DB transactions/s` : ''));
         const r: TargetResult = {
           name,
-          description: name === 'bare' ? 'bare uWS SSE broadcast' : `service GET /v1/sessions/{id}/sse (${mode === 'nats' ? 'NATS JetStream' : 'PostgreSQL, local bus'})`,
+          description: name === 'bare' ? 'bare uWS SSE broadcast' : `service GET /v1/sessions/{id}/sse (${mode === 'nats' ? 'NATS JetStream' : 'PostgreSQL, local bus'}${args.experiment ? `, experiment ${args.experiment}` : ''})`,
           connectMs,
           connectsPerSec: Math.round(connectionsOpened / (connectMs / 1000)),
           connectFailures: failures,
@@ -262,7 +264,7 @@ async function main(): Promise<void> {
         r.connectionsHeldAtEnd = reports.reduce((a, x) => a + x.open, 0);
         r.closedByServerDuringRun = reports.reduce((a, x) => a + x.closedAfterOpen, 0);
         r.serverStreamsAtEnd = (await peer.call<{ streams: number }>('stats')).streams;
-        r.maxDeliveredPerSec = Math.round(Math.max(0, ...r.steps.map((s) => s.deliveredPerSec)));
+        r.maxDeliveredPerSec = maxDelivered(r.steps);
         log(`${name}: ${r.connectionsHeldAtEnd} streams held at the end (server counts ${r.serverStreamsAtEnd}); ${r.closedByServerDuringRun} closed during the run`);
         await Promise.all(clients.map((c) => c.call('closeAll', { target: name })));
       } finally {
@@ -292,6 +294,7 @@ async function main(): Promise<void> {
     const report = {
       benchmark: 'sse-fanout',
       label: args.label || null,
+      experiment: args.experiment ?? null,
       machine,
       params: { mode, connections: N, sessions: S, streamsPerSession: fanout, rate: R, rates, durationS, warmupS, clientProcesses: K, pinned: pin, serverCpus: serverCpus ?? null, clientCpus: clientCpus ?? null, tickMs },
       note: 'Load generators share the 2-CPU machine with the servers (and PostgreSQL / nats-server); other engineers ran test suites on the same machine during the run (see backgroundBusyShare / loadavg1 per step). Targets are measured one after the other (bare first).',
@@ -308,7 +311,7 @@ async function main(): Promise<void> {
     if (!args['no-write']) {
       const dir = join(ROOT, 'bench/results');
       mkdirSync(dir, { recursive: true });
-      const file = join(dir, `sse-fanout-${machine.date.slice(0, 16).replace(':', '')}-${mode}${args.label ? '-' + args.label : ''}.json`);
+      const file = join(dir, `sse-fanout-${machine.date.slice(0, 16).replace(':', '')}-${mode}${args.experiment ? '-' + args.experiment : ''}${args.label ? '-' + args.label : ''}.json`);
       writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
       process.stdout.write(`\nwritten: ${file}\n`);
     }
@@ -358,6 +361,7 @@ async function startTarget(name: TargetName, control: string, hub: ReturnType<ty
     // … and no connection cycling during the run, so "held" means held. Heartbeats stay at the default.
     SSE_CYCLE_MS: String(3_600_000),
   };
+  if (args.experiment) env['BENCH_EXPERIMENT'] = args.experiment;
   if (mode === 'nats') {
     const nats = await startNatsServer();
     cleanups.unshift(() => nats.stop());
@@ -389,6 +393,15 @@ async function startTarget(name: TargetName, control: string, hub: ReturnType<ty
     return Number(r.rows[0]?.n ?? 0);
   };
   return { proc, peer, port, sessionIds, dbStatements };
+}
+
+/**
+ * Peak throughput over the steps: per step the smaller of what the server sent and what the
+ * clients received in the window (past saturation a client still draining an earlier backlog
+ * can receive more than was sent in the window, and a server can send more than arrives).
+ */
+function maxDelivered(steps: Step[]): number {
+  return Math.round(Math.max(0, ...steps.map((s) => Math.min(s.deliveredPerSec, s.appendedPerSec * fanout))));
 }
 
 function fmtStep(s: Step): string {

@@ -14,6 +14,9 @@
 import { writeHeapSnapshot } from 'node:v8';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { EventEmitter } from 'node:events';
+import { OrderedFeed } from '../../src/bus/ordered-feed.js';
+import type { SessionEvent } from '../../src/bus/ports.js';
 import { connectControl, nowUs } from './control.js';
 import { BUCKETS, bucketOf, toSparse } from './histogram.js';
 import { windowProfiler } from './profiler.js';
@@ -24,6 +27,39 @@ const MAX_IN_FLIGHT = 5_000;
 
 const app = await createApp(loadConfig());
 const { bus, hub } = app.services;
+
+/**
+ * Experiment (BENCH_EXPERIMENT=no-idle-poll, local bus only), not the service as shipped: live
+ * subscriptions are fed by in-process notifications alone, without the local bus's idle
+ * re-read of the table every 250 ms per watched session. This process is the only writer in the
+ * benchmark, so nothing is missed; it shows what the fan-out costs once that poll is gone (the
+ * recommendation in bench/README.md). Same OrderedFeed, same reads, same append path.
+ */
+if (process.env['BENCH_EXPERIMENT'] === 'no-idle-poll' && bus.kind === 'local') {
+  const events = bus.events;
+  const append = events.append.bind(events);
+  const read = events.read.bind(events);
+  const live = new EventEmitter();
+  live.setMaxListeners(0);
+  events.append = async (sessionId, input, opts) => {
+    const result = await append(sessionId, input, opts);
+    if (result.ok) live.emit(sessionId, result.events);
+    return result;
+  };
+  events.subscribe = (sessionId, { afterSequence = 0 } = {}) =>
+    new OrderedFeed(
+      {
+        fetch: (after) => read(sessionId, { afterSequence: after, limit: 1000 }),
+        listen(push) {
+          const onEvents = (list: SessionEvent[]) => list.forEach(push);
+          live.on(sessionId, onEvents);
+          return { stop: () => live.off(sessionId, onEvents), ready: Promise.resolve() };
+        },
+        idlePollMs: 0,
+      },
+      afterSequence,
+    );
+}
 const profiler = windowProfiler();
 
 let sessions: string[] = [];
