@@ -6,18 +6,9 @@ import type { Logger } from '../../log.js';
 import { LlmModelEntity, LlmProviderEntity, Organization, orgScope, type Store } from '../../store/index.js';
 import { openProviderKey, type LlmProviderRow } from '../llm-providers/index.js';
 import type { LlmModelRow } from './model-view.js';
+import type { ResolvedModel } from '../../../actors/model-resolver.js';
 
-/** What a turn runs (same shape as the turn engine's port in actors/model-resolver.ts). */
-export interface ResolvedModel {
-  provider: LlmProvider;
-  /** The vendor's model name sent on the wire. */
-  model: string;
-  /** The model record's id; `llmsim` for the built-in default. */
-  model_id: string;
-  /** The provider record's id; `llmsim` for the built-in default. */
-  provider_id: string;
-  max_output_tokens?: number;
-}
+export type { ResolvedModel };
 
 export interface ModelResolverDeps {
   store: Store;
