@@ -8,6 +8,15 @@ const RING_SIZE = 512;
 /** How long a session stays watched after its last client left (absorbs reconnects), in ms. */
 const UNWATCH_GRACE_MS = 5_000;
 const REPLAY_PAGE = 500;
+/**
+ * A session feed that fails (e.g. a log read timing out under load) is reopened from the last
+ * delivered sequence up to this many times in a row before its clients are reset: resetting
+ * makes every client of the session reconnect at once, which is heavier than one re-subscribe.
+ */
+const FEED_RETRIES = 3;
+const FEED_RETRY_MS = 200;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Frame {
   sequence: number;
@@ -31,6 +40,7 @@ interface Watch {
   sub: EventSubscription;
   stopSignals: () => void;
   unwatchTimer?: NodeJS.Timeout;
+  dropped: boolean;
 }
 
 export interface AttachOptions {
@@ -55,8 +65,24 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
     return w;
   }
 
+  /**
+   * Log reads behind attach (the tail, replay pages) are retried a few times: a transient failure
+   * (a read timing out under load) would otherwise reset every stream waiting on it.
+   */
+  async function withRetries<T>(sessionId: string, what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (attempt > FEED_RETRIES) throw err;
+        log.warn({ err, sessionId, attempt }, `${what} failed; retrying`);
+        await sleep(FEED_RETRY_MS * attempt);
+      }
+    }
+  }
+
   async function openWatch(sessionId: string): Promise<Watch> {
-    const lastSequence = await bus.events.lastSequence(sessionId);
+    const lastSequence = await withRetries(sessionId, 'reading the session tail', () => bus.events.lastSequence(sessionId));
     const w: Watch = {
       sessionId,
       clients: new Set(),
@@ -66,18 +92,41 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
       stopSignals: bus.signals.subscribe(sessionId, (s) => {
         if (s.type === 'deleted') closeSession(sessionId);
       }),
+      dropped: false,
     };
     void pump(w);
     return w;
   }
 
   async function pump(w: Watch): Promise<void> {
-    try {
-      for await (const event of w.sub) publish(w, event);
-    } catch (err) {
-      log.warn({ err, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
+    let failures = 0;
+    for (;;) {
+      try {
+        for await (const event of w.sub) {
+          publish(w, event);
+          failures = 0;
+        }
+        break; // closed: the watch was dropped, the session deleted or the bus closed
+      } catch (err) {
+        failures++;
+        if (w.dropped || failures > FEED_RETRIES) {
+          log.warn({ err, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
+          break;
+        }
+        log.warn({ err, sessionId: w.sessionId, attempt: failures }, 'session event subscription failed; reopening it');
+        w.sub.close();
+        await sleep(FEED_RETRY_MS * failures);
+        if (w.dropped) break;
+        try {
+          // Resumes exactly after the last event published to this session's clients.
+          w.sub = bus.events.subscribe(w.sessionId, { afterSequence: w.lastSequence });
+        } catch (err2) {
+          log.warn({ err: err2, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
+          break;
+        }
+      }
     }
-    // The feed ended (session deleted, bus closed): clients reconnect and resume with since_id.
+    // The feed ended (session deleted, bus closed, repeated failures): clients reconnect and resume with since_id.
     for (const c of w.clients) c.stream.disconnect('stream_reset');
     drop(w);
   }
@@ -107,7 +156,7 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
   async function replayFrames(w: Watch, after: number): Promise<Frame[]> {
     const first = w.ring[0];
     if (first && first.sequence <= after + 1) return w.ring.filter((f) => f.sequence > after);
-    const events = await bus.events.read(w.sessionId, { afterSequence: after, limit: REPLAY_PAGE });
+    const events = await withRetries(w.sessionId, 'replay read', () => bus.events.read(w.sessionId, { afterSequence: after, limit: REPLAY_PAGE }));
     return events.map(toFrame);
   }
 
@@ -126,6 +175,9 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
   }
 
   function drop(w: Watch): void {
+    // Once only: a later call must not remove a newer watch of the same session from the map.
+    if (w.dropped) return;
+    w.dropped = true;
     clearTimeout(w.unwatchTimer);
     w.sub.close();
     w.stopSignals();
