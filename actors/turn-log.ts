@@ -41,6 +41,12 @@ export interface TurnLogOptions {
   turn: TurnRef;
   /** Called after events of other writers were folded, with the (optimistic) state. */
   onFolded?: (state: TurnState) => void;
+  /**
+   * The job may be older than the cached fold (a redelivery, a resume): then a missing
+   * `turn.started` is looked up instead of assumed to be on its way. False for a fresh start,
+   * whose preamble the API may simply not have appended yet.
+   */
+  mayPredateCache?: boolean;
 }
 
 function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
@@ -83,7 +89,7 @@ export class TurnLog {
       : { transcript: emptyTranscript(), turn: initialTurnState(o.turn) };
     let log = new TurnLog(o, start);
     await log.sync();
-    if (cached && !sameTurn && !log.state.hasTurnStarted) {
+    if (cached && !sameTurn && !log.state.hasTurnStarted && o.mayPredateCache) {
       // `turn.started` carries the turn id as its event id: stored before the cached point?
       const started = await o.events.findById(o.sessionId, o.turn.turn_id);
       if (started && started.sequence <= cached.transcript.sequence) {
@@ -102,6 +108,11 @@ export class TurnLog {
   /** The transcript including queued events. */
   get transcript(): Transcript {
     return this.#view.transcript;
+  }
+
+  /** True when an event with this id was stored and folded since this view was opened. */
+  hasStored(id: string): boolean {
+    return this.#storedIds.has(id);
   }
 
   /** The sticky append failure, if appends have failed (the attempt must end). */

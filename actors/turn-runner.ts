@@ -11,6 +11,7 @@ import { LlmError, type LlmControls } from '../src/llm/index.js';
 import type { Logger } from '../src/log.js';
 import type { Store } from '../src/store/index.js';
 import { runActStep, DEFAULT_MAX_PARALLEL_TOOLS } from './act-step.js';
+import { lazyChildLogger } from './lazy-logger.js';
 import type { ImageSource } from './image-source.js';
 import { pickModelId, type ModelResolver, type ResolvedModel } from './model-resolver.js';
 import { modelRef, runReasonStep } from './reason-step.js';
@@ -53,6 +54,8 @@ export interface TurnRunnerOptions {
   cancelEventsWaitMs: number;
   /** Sessions whose folded log is kept between turns (default 2000). */
   cacheSize: number;
+  /** How long a fresh turn waits for the API to append its first events before doing it itself, in ms (default 1000). */
+  preambleWaitMs: number;
 }
 
 export function defaultTurnRunnerOptions(): TurnRunnerOptions {
@@ -66,6 +69,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     maxDeliveries: 10,
     cancelEventsWaitMs: 5_000,
     cacheSize: 2_000,
+    preambleWaitMs: 1_000,
   };
 }
 
@@ -103,7 +107,7 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
       await claim.ack().catch(() => undefined);
       return;
     }
-    const log = deps.log.child({ sessionId, turnId: job.turn_id });
+    const log = lazyChildLogger(deps.log, { sessionId, turnId: job.turn_id });
     log.info({ delivery: claim.deliveryCount, kind: job.kind }, 'turn claimed');
     const attempt = new TurnAttempt(deps, o, claim, job, log);
     const onShutdown = () => attempt.abort(new TurnStoppedError('shutdown'));
@@ -194,14 +198,20 @@ class TurnAttempt {
         onFolded: (state) => {
           if (state.cancelled) this.abort(new TurnCancelled());
         },
+        mayPredateCache: this.#claim.deliveryCount > 1 || this.#job.kind === 'resume',
       },
       cached,
     );
     this.#turnLog = turnLog;
-    // The API appends the preamble and then marks the session active. When the preamble is
-    // not there yet (or this is a redelivery) the API may have died in between: do both here.
-    const apiDone = turnLog.state.hasTurnStarted && this.#claim.deliveryCount === 1;
-    if (this.#job.preamble && !turnLog.state.hasTurnStarted) turnLog.push(this.#job.preamble);
+    // The API enqueues, then appends the preamble, then marks the session active; a worker
+    // often claims in between. Give the API a moment (appending it ourselves at the same time
+    // would only make both writers conflict); if it never comes, the API died: do both here.
+    // The API's append is not atomic on every bus: wait for its last event, not just turn.started.
+    const lastOfPreamble = this.#job.preamble?.at(-1)?.id;
+    const preambleStored = () => !lastOfPreamble || turnLog.hasStored(lastOfPreamble) || (turnLog.state.hasTurnStarted && this.#claim.deliveryCount > 1);
+    if (!preambleStored()) await this.#awaitPreamble(turnLog, preambleStored);
+    const apiDone = preambleStored() && this.#claim.deliveryCount === 1;
+    if (this.#job.preamble && !preambleStored()) turnLog.push(this.#job.preamble);
     if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
     this.#setup = await loadTurnSetup(
       { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
@@ -210,6 +220,15 @@ class TurnAttempt {
     if (!this.#setup) throw new TurnStoppedError('session_deleted');
     this.#watch(turnLog);
     return this.#loop(turnLog, this.#setup);
+  }
+
+  /** Polls for the API's preamble with a growing pause, up to `preambleWaitMs` in all. */
+  async #awaitPreamble(turnLog: TurnLog, stored: () => boolean): Promise<void> {
+    const deadline = Date.now() + this.#o.preambleWaitMs;
+    for (let pause = 1; !stored() && Date.now() < deadline; pause = Math.min(pause * 2, 50)) {
+      await new Promise((r) => setTimeout(r, pause));
+      await turnLog.syncIfBehind();
+    }
   }
 
   #watch(turnLog: TurnLog): void {

@@ -132,10 +132,12 @@ async function main(): Promise<void> {
   const loops = ids.map((_, i) => loop(i));
   await new Promise((r) => setTimeout(r, opts.warmupS * 1000));
   measuring = true;
+  process.stdout.write('{"phase":"measure"}\n');
   const start = performance.now();
   await new Promise((r) => setTimeout(r, opts.durationS * 1000));
   measuring = false;
   const elapsed = (performance.now() - start) / 1000;
+  process.stdout.write('{"phase":"done"}\n');
   stopping = true;
   await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 10_000))]);
   for (const s of streams) s.close();

@@ -3,11 +3,13 @@
  * zero model latency and one tool call per turn. Reports turns/s and the overhead
  * POST → `turn.completed` received over SSE (p50/p90/p99), per mode:
  *
- *   node --import tsx bench/turns/run.ts [--modes embedded,nats] [--sessions 100] [--duration 20]
+ *   node --import tsx bench/turns/run.ts [--modes embedded,nats] [--sessions 1,10,100] [--duration 20]
  *        [--warmup 5] [--no-tool] [--concurrency 200] [--quiet-wait 60] [--cpu-prof] [--no-write]
  *
  * `embedded`: one process, PGlite, in-process bus (the default of `npm start`).
  * `nats`: PostgreSQL + nats-server (distributed mode), one instance with ROLE=all.
+ * Each K in `--sessions` is a separate measured run against the same service (fresh sessions):
+ * K=1 shows the overhead of one turn on an idle service, K=100 the throughput under load.
  * The service and the load generator (bench/turns/client.ts) are separate processes; PostgreSQL
  * and nats-server run beside them on the same machine. Results: a table on stdout and
  * `bench/results/turns-<date>.json`. See bench/README.md.
@@ -22,7 +24,7 @@ import { startNatsServer } from '../../test/helpers/nats-server.js';
 import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
-import { cpuDelta, freePort, readCpuByCmdline, readSystemCpu, busyShare, spawnProcess, startServer, trackCpu, waitForQuiet } from '../lib/process.js';
+import { cpuDelta, freePort, readCpuByCmdline, readSystemCpu, busyShare, spawnProcess, startServer, trackCpu, waitForQuiet, type Proc } from '../lib/process.js';
 import type { ClientReport } from './client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,7 +38,7 @@ const TARGET_P50_MS = 15;
 const { values: args } = parseArgs({
   options: {
     modes: { type: 'string', default: 'embedded,nats' },
-    sessions: { type: 'string', default: '100' },
+    sessions: { type: 'string', default: '1,10,100' },
     duration: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '200' },
@@ -50,7 +52,11 @@ const modes = args.modes!.split(',').map((m) => {
   if (!(MODES as readonly string[]).includes(m)) throw new Error(`--modes: unknown mode ${m}`);
   return m as Mode;
 });
-const sessions = Number(args.sessions);
+const sessionCounts = args.sessions!.split(',').map((k) => {
+  const n = Number(k);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--sessions: ${k} is not a positive integer`);
+  return n;
+});
 const durationS = Number(args.duration);
 const warmupS = Number(args.warmup);
 const log = (msg: string) => process.stderr.write(msg + '\n');
@@ -70,7 +76,7 @@ interface ModeResult extends ClientReport {
   profile?: string;
 }
 
-async function runMode(mode: Mode): Promise<ModeResult> {
+async function runMode(mode: Mode): Promise<ModeResult[]> {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     const dataDir = mkdtempSync(join(tmpdir(), 'bench-turns-'));
@@ -108,47 +114,64 @@ async function runMode(mode: Mode): Promise<ModeResult> {
     const service = await startServer({ name: 'service', args: [...nodeArgs, join(ROOT, 'src/main.ts')], env, cwd: ROOT, readyUrl: `${base}/health`, readyTimeoutMs: 120_000 });
     cleanups.unshift(() => service.stop(20_000));
 
-    const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
-    log(`[${mode}] ${sessions} sessions, ${warmupS} s warm-up + ${durationS} s measured (background busy ${pct(quiet.busy)})`);
-    const client = spawnProcess({
-      name: 'client',
-      args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'] })],
-      cwd: ROOT,
-    });
-    // Sample CPU over the measured window only (setup and warm-up excluded).
-    await new Promise((r) => setTimeout(r, (warmupS + 2) * 1000));
-    const svc0 = service.cpuSeconds();
-    const cli = trackCpu(client.pid);
-    const cli0 = client.cpuSeconds();
-    const deps0 = depNeedles.map(readCpuByCmdline);
-    const sys0 = readSystemCpu();
-    const t0 = Date.now();
-    const code = await client.exited;
-    const wall = (Date.now() - t0) / 1000;
-    const sys1 = readSystemCpu();
-    const svc1 = service.cpuSeconds();
-    const cli1 = cli.stop();
-    const deps1 = depNeedles.map(readCpuByCmdline);
-    if (code !== 0) throw new Error(`client exited with ${code}:\n${client.output().slice(-3000)}`);
-    const report = JSON.parse(client.stdout().trim().split('\n').at(-1)!) as ClientReport;
-    const result: ModeResult = {
-      mode,
-      ...report,
-      serviceCpuCores: svc0 !== null && svc1 !== null ? round((svc1 - svc0) / wall) : null,
-      clientCpuCores: cli0 !== null && cli1 !== null ? round((cli1 - cli0) / wall) : null,
-      depsCpuCores: depNeedles.length ? round(deps0.reduce((sum, before, i) => sum + cpuDelta(before, deps1[i]!), 0) / wall) : null,
-      machineBusyShare: busyShare(sys0, sys1),
-      backgroundBusyShare: quiet.busy,
-      serviceRssKiB: service.memory()?.rssKiB ?? null,
-    };
+    const results: ModeResult[] = [];
+    for (const sessions of sessionCounts) results.push(await measure(mode, sessions, base, service, depNeedles));
     await service.stop(20_000);
     if (profileDir) {
       const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-      if (file) result.profile = formatProfile(summariseCpuProfile(join(profileDir, file), 40), 25);
+      if (file) results.at(-1)!.profile = formatProfile(summariseCpuProfile(join(profileDir, file), 40), 25);
     }
-    return result;
+    return results;
   } finally {
     for (const c of cleanups) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
+  }
+}
+
+/** One measured run with K sessions against a running service. */
+async function measure(mode: Mode, sessions: number, base: string, service: Proc, depNeedles: string[]): Promise<ModeResult> {
+  const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
+  log(`[${mode}] ${sessions} sessions, ${warmupS} s warm-up + ${durationS} s measured (background busy ${pct(quiet.busy)})`);
+  const client = spawnProcess({
+    name: 'client',
+    args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'] })],
+    cwd: ROOT,
+  });
+  // Sample CPU over the measured window only (setup and warm-up excluded): the client marks it.
+  await waitForLine(client, '"phase":"measure"');
+  const svc0 = service.cpuSeconds();
+  const cli = trackCpu(client.pid);
+  const cli0 = client.cpuSeconds();
+  const deps0 = depNeedles.map(readCpuByCmdline);
+  const sys0 = readSystemCpu();
+  const t0 = Date.now();
+  await waitForLine(client, '"phase":"done"');
+  const wall = (Date.now() - t0) / 1000;
+  const sys1 = readSystemCpu();
+  const svc1 = service.cpuSeconds();
+  const cli1 = cli.stop();
+  const deps1 = depNeedles.map(readCpuByCmdline);
+  const code = await client.exited;
+  if (code !== 0) throw new Error(`client exited with ${code}:\n${client.output().slice(-3000)}`);
+  const report = JSON.parse(client.stdout().trim().split('\n').at(-1)!) as ClientReport;
+  return {
+    mode,
+    ...report,
+    serviceCpuCores: svc0 !== null && svc1 !== null ? round((svc1 - svc0) / wall) : null,
+    clientCpuCores: cli0 !== null && cli1 !== null ? round((cli1 - cli0) / wall) : null,
+    depsCpuCores: depNeedles.length ? round(deps0.reduce((sum, before, i) => sum + cpuDelta(before, deps1[i]!), 0) / wall) : null,
+    machineBusyShare: busyShare(sys0, sys1),
+    backgroundBusyShare: quiet.busy,
+    serviceRssKiB: service.memory()?.rssKiB ?? null,
+  };
+}
+
+/** Resolves once the process printed a line containing `marker` (or rejects when it exits first). */
+async function waitForLine(proc: Proc, marker: string): Promise<void> {
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  while (!proc.stdout().includes(marker)) {
+    if (exited) throw new Error(`${proc.name} exited before printing ${marker}:\n${proc.output().slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -163,7 +186,7 @@ function pct(share: number | null): string {
 async function main(): Promise<void> {
   const machine = machineInfo();
   const results: ModeResult[] = [];
-  for (const mode of modes) results.push(await runMode(mode));
+  for (const mode of modes) results.push(...(await runMode(mode)));
   const rows = results.map((r) =>
     [
       r.mode.padEnd(9),
@@ -177,16 +200,19 @@ async function main(): Promise<void> {
       String(r.serviceCpuCores ?? '-').padStart(7),
       String(r.depsCpuCores ?? '-').padStart(6),
       String(r.clientCpuCores ?? '-').padStart(7),
+      pct(r.machineBusyShare).padStart(8),
+      pct(r.backgroundBusyShare).padStart(6),
     ].join(' '),
   );
   process.stdout.write(
-    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu  deps cli cpu', ...rows].join('\n') + '\n',
+    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu  deps cli cpu machine   bg', ...rows].join('\n') + '\n',
   );
-  const nats = results.find((r) => r.mode === 'nats');
+  const nats = results.filter((r) => r.mode === 'nats').at(-1);
+  const natsIdle = results.filter((r) => r.mode === 'nats')[0];
   if (nats) {
     process.stdout.write(
       `NATS targets: >= ${TARGET_TURNS_PER_SEC} turns/s → ${nats.turnsPerSec} (${nats.turnsPerSec >= TARGET_TURNS_PER_SEC ? 'met' : 'NOT met'}); ` +
-        `p50 <= ${TARGET_P50_MS} ms → ${nats.overheadMs.p50} (${nats.overheadMs.p50 <= TARGET_P50_MS ? 'met' : 'NOT met'})\n`,
+        `p50 <= ${TARGET_P50_MS} ms → ${natsIdle!.overheadMs.p50} at K=${natsIdle!.sessions}, ${nats.overheadMs.p50} at K=${nats.sessions}\n`,
     );
   }
   for (const r of results) if (r.profile) process.stdout.write(`\n--- ${r.mode} service CPU profile ---\n${r.profile}\n`);
@@ -194,7 +220,7 @@ async function main(): Promise<void> {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `turns-${machine.date.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ machine, options: { sessions, durationS, warmupS, tool: !args['no-tool'], concurrency: Number(args.concurrency) }, results }, null, 2) + '\n');
+    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], concurrency: Number(args.concurrency) }, results }, null, 2) + '\n');
     log(`results: ${file}`);
   }
 }

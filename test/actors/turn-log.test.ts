@@ -93,6 +93,9 @@ describe('turn log', () => {
     let reads = 0;
     const counting: EventLog = { ...mem.log, read: (s, o) => (reads++, mem.log.read(s, o)) };
     const second = await TurnLog.open({ events: counting, claim: { isCurrent: async () => true }, sessionId: 's', turn: turn2 }, first.folded());
+    // A redelivered old turn opened on a newer cache is found again (turn.started's id is the turn id).
+    const stale = await TurnLog.open({ events: mem.log, claim: { isCurrent: async () => true }, sessionId: 's', turn, mayPredateCache: true }, second.folded());
+    assert.equal(stale.state.hasTurnStarted, true);
     assert.equal(second.state.hasTurnStarted, true);
     assert.equal(second.folded().transcript.sequence, 3);
     assert.equal(reads, 1);
