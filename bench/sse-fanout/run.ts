@@ -136,6 +136,7 @@ interface TargetResult {
   /** process.memoryUsage() of the server before its streams opened and with them idle (after GC). */
   memoryBefore: NodeJS.MemoryUsage;
   memoryIdle: NodeJS.MemoryUsage;
+  serverWarnings?: string[];
   steps: Step[];
   maxDeliveredPerSec: number;
 }
@@ -266,6 +267,9 @@ async function main(): Promise<void> {
         r.serverStreamsAtEnd = (await peer.call<{ streams: number }>('stats')).streams;
         r.maxDeliveredPerSec = maxDelivered(r.steps);
         log(`${name}: ${r.connectionsHeldAtEnd} streams held at the end (server counts ${r.serverStreamsAtEnd}); ${r.closedByServerDuringRun} closed during the run`);
+        // Warnings the server logged (e.g. a session feed that failed and reset its streams).
+        r.serverWarnings = proc.output().split('\n').filter((l) => /"level":(40|50|60)/.test(l)).slice(-20);
+        if (r.serverWarnings.length) log(`${name}: last server warnings:\n  ${r.serverWarnings.join('\n  ')}`);
         await Promise.all(clients.map((c) => c.call('closeAll', { target: name })));
       } finally {
         for (const c of phaseCleanups) await c().catch(() => undefined);

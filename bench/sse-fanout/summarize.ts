@@ -38,7 +38,7 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 
 const lines = [
-  '| run (file) | target | held / N | connects/s | RSS per idle stream (heap used) | idle server CPU, DB tx/s | delivered/s at R | p50 / p99 ms at R (append p99) | server CPU at R | max delivered/s | machine busy at R (before) |',
+  '| run (file) | target | held / N | connects/s | RSS per idle stream (heap used) | idle server CPU, DB tx/s | delivered/s at R | p50 / p99 ms at R (append p99) | server CPU at R (µs per delivery) | peak delivered/s | machine busy at R (before) |',
   '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 for (const file of process.argv.slice(2)) {
@@ -51,7 +51,7 @@ for (const file of process.argv.slice(2)) {
       `| ${basename(file, '.json').replace('sse-fanout-', '')} | ${t.description} | ${n(t.connectionsHeldAtEnd)} / ${n(t.connectionsRequested)} | ${t.connectsPerSec ?? 'n/a'} | ` +
         `${t.rssPerIdleConnKiB} KiB (${(t.heapUsedPerIdleConnBytes / 1024).toFixed(1)} KiB) | ${pct(t.idleServerCpuShare)}${t.idleDbTransactionsPerSec != null ? `, ${n(t.idleDbTransactionsPerSec)}` : ''} | ` +
         `${s ? `${n(s.deliveredPerSec)} of ${n(s.offeredDeliveriesPerSec)}` : 'n/a'} | ${s ? `${s.latencyMs.p50} / ${s.latencyMs.p99}${s.appendMs ? ` (${s.appendMs.p99})` : ''}` : 'n/a'} | ` +
-        `${pct(s?.serverCpuShare)} | ${n(peak)} | ${pct(s?.machineBusyShare)} (${pct(s?.backgroundBusyShare)}) |`,
+        `${pct(s?.serverCpuShare)}${s?.serverCpuShare != null && s.deliveredPerSec ? ` (${Math.round((s.serverCpuShare * 1e6) / s.deliveredPerSec)})` : ''} | ${n(peak)} | ${pct(s?.machineBusyShare)} (${pct(s?.backgroundBusyShare)}) |`,
     );
   }
 }
