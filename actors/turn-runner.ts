@@ -162,6 +162,8 @@ class TurnAttempt {
   #turnLog: TurnLog | null = null;
   #setup: TurnSetup | null = null;
   #model: ResolvedModel | null = null;
+  /** The model resolution started early (fresh turns); its failure surfaces at the first reason step. */
+  #modelLoading: Promise<ResolvedModel | null> | null = null;
   #lastId: string | undefined;
 
   constructor(deps: TurnRunnerDeps, o: TurnRunnerOptions, claim: TurnClaim, job: ReturnType<typeof parseTurnJob>, log: Logger) {
@@ -203,6 +205,18 @@ class TurnAttempt {
       cached,
     );
     this.#turnLog = turnLog;
+    // The setup does not depend on the log: load it while the preamble may still be on its way.
+    const setupLoading = loadTurnSetup(
+      { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
+      this.#sessionId,
+    );
+    setupLoading.catch(() => undefined);
+    // So does the model, for a fresh turn whose controls travel in the job.
+    if (this.#job.preamble) {
+      const input = this.#job.preamble.find((e) => e.type === 'input.message')?.data?.['message'] as { controls?: Record<string, unknown> } | undefined;
+      this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, input?.controls?.['model_id'] as string | undefined) : null));
+      this.#modelLoading.catch(() => undefined);
+    }
     // The API enqueues, then appends the preamble, then marks the session active; a worker
     // often claims in between. Give the API a moment (appending it ourselves at the same time
     // would only make both writers conflict); if it never comes, the API died: do both here.
@@ -213,20 +227,20 @@ class TurnAttempt {
     const apiDone = preambleStored() && this.#claim.deliveryCount === 1;
     if (this.#job.preamble && !preambleStored()) turnLog.push(this.#job.preamble);
     if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
-    this.#setup = await loadTurnSetup(
-      { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
-      this.#sessionId,
-    );
+    this.#setup = await setupLoading;
     if (!this.#setup) throw new TurnStoppedError('session_deleted');
     this.#watch(turnLog);
     return this.#loop(turnLog, this.#setup);
   }
 
-  /** Polls for the API's preamble with a growing pause, up to `preambleWaitMs` in all. */
+  /**
+   * Polls for the API's preamble, up to `preambleWaitMs` in all: every millisecond or so at
+   * first (the API is usually one append behind), then every 20 ms.
+   */
   async #awaitPreamble(turnLog: TurnLog, stored: () => boolean): Promise<void> {
-    const deadline = Date.now() + this.#o.preambleWaitMs;
-    for (let pause = 1; !stored() && Date.now() < deadline; pause = Math.min(pause * 2, 50)) {
-      await new Promise((r) => setTimeout(r, pause));
+    const start = Date.now();
+    while (!stored() && Date.now() - start < this.#o.preambleWaitMs) {
+      await new Promise((r) => setTimeout(r, Date.now() - start < 50 ? 1 : 20));
       await turnLog.syncIfBehind();
     }
   }
@@ -338,7 +352,7 @@ class TurnAttempt {
 
   async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
     const controls = turnLog.state.controls;
-    this.#model ??= await this.#resolveModel(setup, controls['model_id'] as string | undefined);
+    this.#model ??= (await this.#modelLoading) ?? (await this.#resolveModel(setup, controls['model_id'] as string | undefined));
     const images = this.#deps.images;
     const messages = await toLlmMessages(turnLog.transcript, async (part: MessagePart) => images.load(setup.orgId, String(part['image_id'])));
     await runReasonStep(
