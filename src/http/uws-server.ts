@@ -52,17 +52,30 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     const headers: Record<string, string> = {};
     req.forEach((k, v) => (headers[k] = v));
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const conn = watchAbort(res);
+    if (draining) return writeReply(conn, { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { Connection: 'close' } });
+    const ex: Exchange = { method, url, rawQuery, headers, rawBody: Buffer.alloc(0), remoteAddress, startedAt: Date.now(), reqId: '', log, params: {} };
+    dispatch(conn, ex);
+  });
+
+  /**
+   * The abort handler lives as long as the response (for SSE: the whole stream). It is built
+   * here, apart from the request's closures, so its V8 context holds `conn` only and the
+   * request's Exchange (headers, loggers, reply) can be collected once the stream is open.
+   */
+  function watchAbort(res: HttpResponse): Conn {
     const conn: Conn = { res, aborted: false };
     res.onAborted(() => {
       conn.aborted = true;
       conn.sse?.closed();
     });
-    const ex: Exchange = { method, url, rawQuery, headers, rawBody: Buffer.alloc(0), remoteAddress, startedAt: Date.now(), reqId: '', log, params: {} };
-    if (draining) return writeReply(conn, { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { Connection: 'close' } });
+    return conn;
+  }
 
-    const m = router.match(method, url);
+  function dispatch(conn: Conn, ex: Exchange): void {
+    const m = router.match(ex.method, ex.url);
     const cap = (m.kind === 'found' && m.match.route.maxBodyBytes) || opts.maxBodyBytes;
-    if (Number(headers['content-length'] ?? 0) > cap) return rejectTooLarge(conn);
+    if (Number(ex.headers['content-length'] ?? 0) > cap) return rejectTooLarge(conn);
     inFlight++;
     readBody(conn, cap).then((body) => {
       if (body === null) return; // too large, already answered
@@ -72,7 +85,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
       const { status, body } = toErrorReply(err, ex.log ?? log);
       writeReply(conn, { status, body });
     }).finally(() => inFlight--);
-  });
+  }
 
   function rejectTooLarge(conn: Conn): void {
     const { status, body } = toErrorReply(new PayloadTooLargeError(), log);
