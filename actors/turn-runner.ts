@@ -1,29 +1,23 @@
 /**
- * The imperative shell of a turn (style rule 21): load, fold, decide, do, append, repeat.
- * One `run(claim)` is one attempt at a claimed turn job. Everything durable is in the log, so
- * an attempt can die anywhere and the next one (on any worker) continues from the log.
+ * The turn runner: runs one attempt (turn-attempt.ts) per claimed job and settles it — ack,
+ * give back with backoff, or fail for good — and keeps each session's folded log between
+ * turns. Everything durable is in the log, so an attempt can die anywhere and the next one
+ * (on any worker) continues from the log.
  */
 import type { Bus, TurnClaim } from '../src/bus/ports.js';
 import type { CapabilityLookup } from '../src/capabilities/index.js';
-import { NotFoundError } from '../src/errors.js';
-import { newIdAfter } from '../src/ids.js';
-import { LlmError, type LlmControls } from '../src/llm/index.js';
 import type { Logger } from '../src/log.js';
 import type { Store } from '../src/store/index.js';
-import { runActStep, DEFAULT_MAX_PARALLEL_TOOLS } from './act-step.js';
-import { lazyChildLogger } from './lazy-logger.js';
+import { DEFAULT_MAX_PARALLEL_TOOLS } from './act-step.js';
 import type { ImageSource } from './image-source.js';
-import { pickModelId, type ModelResolver, type ResolvedModel } from './model-resolver.js';
-import { modelRef, runReasonStep } from './reason-step.js';
+import { lazyChildLogger } from './lazy-logger.js';
+import type { ModelResolver } from './model-resolver.js';
 import type { SessionStatusStore } from './session-status.js';
 import type { ToolContextFactory } from './tool-context.js';
-import { decideTurnStep, type TurnDecision } from './turn-decider.js';
-import { RetryableTurnError, TerminalTurnError, TurnStoppedError } from './turn-errors.js';
-import { turnEvents, type MessagePart } from './turn-events.js';
+import { TurnAttempt } from './turn-attempt.js';
+import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
 import { parseTurnJob } from './turn-job.js';
-import { TurnLog, type FoldedSession } from './turn-log.js';
-import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
-import { toLlmMessages } from './transcript.js';
+import type { FoldedSession } from './turn-log.js';
 
 export interface TurnRunnerDeps {
   store: Store;
@@ -71,14 +65,6 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cacheSize: 2_000,
     preambleWaitMs: 1_000,
   };
-}
-
-/** Marks a turn attempt aborted because the user cancelled (the loop then closes the turn). */
-class TurnCancelled extends Error {
-  constructor() {
-    super('turn cancelled');
-    this.name = 'TurnCancelled';
-  }
 }
 
 /** Backoff before a retry of an attempt that failed for internal reasons, in ms. */
@@ -149,268 +135,3 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
 
 export type TurnRunner = ReturnType<typeof createTurnRunner>;
 
-/** One attempt's state: the log view, watchers, and the lazily loaded setup and model. */
-class TurnAttempt {
-  readonly #deps: TurnRunnerDeps;
-  readonly #o: TurnRunnerOptions;
-  readonly #claim: TurnClaim;
-  readonly #job: ReturnType<typeof parseTurnJob>;
-  readonly #log: Logger;
-  readonly #ac = new AbortController();
-  readonly #timers: NodeJS.Timeout[] = [];
-  #unsubscribe: (() => void) | null = null;
-  #turnLog: TurnLog | null = null;
-  #setup: TurnSetup | null = null;
-  #model: ResolvedModel | null = null;
-  /** The model resolution started early (fresh turns); its failure surfaces at the first reason step. */
-  #modelLoading: Promise<ResolvedModel | null> | null = null;
-  #lastId: string | undefined;
-
-  constructor(deps: TurnRunnerDeps, o: TurnRunnerOptions, claim: TurnClaim, job: ReturnType<typeof parseTurnJob>, log: Logger) {
-    this.#deps = deps;
-    this.#o = o;
-    this.#claim = claim;
-    this.#job = job;
-    this.#log = log;
-  }
-
-  get #sessionId(): string {
-    return this.#claim.turn.session_id;
-  }
-
-  readonly newId = (): string => (this.#lastId = newIdAfter(this.#lastId));
-
-  abort(reason: Error): void {
-    if (!this.#ac.signal.aborted) this.#ac.abort(reason);
-  }
-
-  close(): void {
-    for (const t of this.#timers) clearInterval(t);
-    this.#unsubscribe?.();
-  }
-
-  /** Runs the turn until it is done, suspended or idle; returns the fold to cache. */
-  async run(cached: FoldedSession | undefined): Promise<FoldedSession | null> {
-    const turnLog = await TurnLog.open(
-      {
-        events: this.#deps.bus.events,
-        claim: this.#claim,
-        sessionId: this.#sessionId,
-        turn: this.#job.turn,
-        onFolded: (state) => {
-          if (state.cancelled) this.abort(new TurnCancelled());
-        },
-        mayPredateCache: this.#claim.deliveryCount > 1 || this.#job.kind === 'resume',
-      },
-      cached,
-    );
-    this.#turnLog = turnLog;
-    // The setup does not depend on the log: load it while the preamble may still be on its way.
-    const setupLoading = loadTurnSetup(
-      { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
-      this.#sessionId,
-    );
-    setupLoading.catch(() => undefined);
-    // So does the model, for a fresh turn whose controls travel in the job.
-    if (this.#job.preamble) {
-      const input = this.#job.preamble.find((e) => e.type === 'input.message')?.data?.['message'] as { controls?: Record<string, unknown> } | undefined;
-      this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, input?.controls?.['model_id'] as string | undefined) : null));
-      this.#modelLoading.catch(() => undefined);
-    }
-    // The API enqueues, then appends the preamble, then marks the session active; a worker
-    // often claims in between. Give the API a moment (appending it ourselves at the same time
-    // would only make both writers conflict); if it never comes, the API died: do both here.
-    // The API's append is not atomic on every bus: wait for its last event, not just turn.started.
-    const lastOfPreamble = this.#job.preamble?.at(-1)?.id;
-    const preambleStored = () => !lastOfPreamble || turnLog.hasStored(lastOfPreamble) || (turnLog.state.hasTurnStarted && this.#claim.deliveryCount > 1);
-    if (!preambleStored()) await this.#awaitPreamble(turnLog, preambleStored);
-    const apiDone = preambleStored() && this.#claim.deliveryCount === 1;
-    if (this.#job.preamble && !preambleStored()) turnLog.push(this.#job.preamble);
-    if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
-    this.#setup = await setupLoading;
-    if (!this.#setup) throw new TurnStoppedError('session_deleted');
-    this.#watch(turnLog);
-    return this.#loop(turnLog, this.#setup);
-  }
-
-  /**
-   * Polls for the API's preamble, up to `preambleWaitMs` in all: every millisecond or so at
-   * first (the API is usually one append behind), then every 20 ms.
-   */
-  async #awaitPreamble(turnLog: TurnLog, stored: () => boolean): Promise<void> {
-    const start = Date.now();
-    while (!stored() && Date.now() - start < this.#o.preambleWaitMs) {
-      await new Promise((r) => setTimeout(r, Date.now() - start < 50 ? 1 : 20));
-      await turnLog.syncIfBehind();
-    }
-  }
-
-  #watch(turnLog: TurnLog): void {
-    const every = (ms: number, fn: () => Promise<unknown>, what: string) => {
-      const t = setInterval(() => void fn().catch((err: unknown) => this.#log.warn({ err }, what)), ms);
-      t.unref();
-      this.#timers.push(t);
-    };
-    every(Math.max(100, Math.floor(this.#o.leaseMs / 3)), () => this.#claim.heartbeat(), 'claim heartbeat failed');
-    every(this.#o.pollMs, () => turnLog.syncIfBehind(), 'log poll failed');
-    this.#unsubscribe = this.#deps.bus.signals.subscribe(this.#sessionId, (signal) => {
-      if (signal.type === 'deleted') this.abort(new TurnStoppedError('session_deleted'));
-      else if (signal.type === 'cancel') void turnLog.sync().catch((err: unknown) => this.#log.warn({ err }, 'log sync on cancel failed'));
-    });
-  }
-
-  async #loop(turnLog: TurnLog, setup: TurnSetup): Promise<FoldedSession | null> {
-    for (;;) {
-      const decision = decideTurnStep(turnLog.state, {
-        maxIterations: setup.maxIterations,
-        clientToolNames: setup.clientToolNames,
-        sessionUsage: turnLog.transcript.usage,
-        model: this.#model ? modelRef(this.#model) : null,
-        now: new Date(),
-        newId: this.newId,
-      });
-      try {
-        const ended = await this.#perform(turnLog, setup, decision);
-        if (ended) return turnLog.folded();
-      } catch (err) {
-        const reason = this.#ac.signal.reason;
-        if (reason instanceof TurnStoppedError) throw reason;
-        if (err instanceof TurnStoppedError) throw err;
-        if (turnLog.failure) throw turnLog.failure;
-        if (turnLog.state.cancelled) continue; // aborted by the cancel: decide again, which closes the turn
-        const terminal = asTerminal(err);
-        if (!terminal) throw err;
-        this.#log.info({ code: terminal.errorCode, error: terminal.message }, 'turn failed');
-        const iterations = turnLog.state.steps.length;
-        turnLog.push([turnEvents.turnFailed(this.newId(), this.#job.turn, { error: terminal.message, error_code: terminal.errorCode, iterations })]);
-      }
-    }
-  }
-
-  /** Does what the decision says; true when the attempt is over. */
-  async #perform(turnLog: TurnLog, setup: TurnSetup, d: TurnDecision): Promise<boolean> {
-    switch (d.type) {
-      case 'done':
-        await turnLog.flush();
-        await this.#claim.ack();
-        return true;
-      case 'emit':
-        turnLog.push(d.events);
-        return false;
-      case 'idle':
-        await turnLog.flush();
-        if (!(await this.#transition(turnLog, (handled) => this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, handled)))) return false;
-        await turnLog.commit(d.events);
-        await this.#claim.ack();
-        this.#log.info({ iterations: turnLog.state.steps.length }, 'turn finished');
-        return true;
-      case 'wait_for_client':
-        await turnLog.flush();
-        if (!(await this.#transition(turnLog, () => this.#deps.status.markWaiting(this.#sessionId, this.#job.turn_id)))) return false;
-        await this.#claim.ack();
-        this.#log.info({ pending: d.pending.length }, 'turn waiting for client tool results');
-        return true;
-      case 'reason':
-        await this.#reason(turnLog, setup, d.iteration, d.resumed);
-        return false;
-      case 'act':
-        await runActStep(
-          { commit: (events) => turnLog.commit(events), push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date(), log: this.#log },
-          {
-            turn: this.#job.turn,
-            session: { session_id: this.#sessionId, org_id: setup.orgId },
-            calls: d.calls,
-            tools: setup.serverTools,
-            storage: await this.#deps.toolStorage({ session_id: this.#sessionId, org_id: setup.orgId }),
-            signal: this.#ac.signal,
-            timeoutMs: this.#o.toolTimeoutMs,
-            maxParallel: this.#o.maxParallelTools,
-          },
-        );
-        return false;
-    }
-  }
-
-  /**
-   * A status change that a pending, not yet logged cancel may refuse (session-status.ts). Then
-   * waits for the cancel's events and returns false so the loop closes the turn as cancelled.
-   */
-  async #transition(turnLog: TurnLog, change: (cancelHandled: boolean) => Promise<boolean>): Promise<boolean> {
-    if (await change(turnLog.state.cancelled)) return true;
-    const row = await this.#deps.status.read(this.#sessionId);
-    if (!row) throw new TurnStoppedError('session_deleted');
-    if (row.cancel_requested_turn_id !== this.#job.turn_id || turnLog.state.cancelled) return true;
-    const deadline = Date.now() + this.#o.cancelEventsWaitMs;
-    while (!turnLog.state.cancelled && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      await turnLog.sync();
-    }
-    if (turnLog.state.cancelled) return false;
-    this.#log.warn('cancel requested but its events never arrived; finishing the turn');
-    return change(true);
-  }
-
-  async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
-    const controls = turnLog.state.controls;
-    this.#model ??= (await this.#modelLoading) ?? (await this.#resolveModel(setup, controls['model_id'] as string | undefined));
-    const images = this.#deps.images;
-    const messages = await toLlmMessages(turnLog.transcript, async (part: MessagePart) => images.load(setup.orgId, String(part['image_id'])));
-    await runReasonStep(
-      { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
-      {
-        turn: this.#job.turn,
-        iteration,
-        resumed,
-        model: this.#model,
-        system: setup.system,
-        messages,
-        tools: setup.llmTools,
-        controls: llmControls(controls),
-        signal: this.#ac.signal,
-        deltaIntervalMs: this.#o.deltaIntervalMs,
-      },
-    );
-  }
-
-  async #resolveModel(setup: TurnSetup, controlsModelId: string | undefined): Promise<ResolvedModel> {
-    const id = pickModelId(controlsModelId, setup.modelIds.session, setup.modelIds.agent, setup.modelIds.harness);
-    try {
-      return await this.#deps.models.resolve(setup.orgId, id);
-    } catch (err) {
-      if (err instanceof NotFoundError) throw new TerminalTurnError('Model not found', 'llm_error', { cause: err });
-      if (err instanceof LlmError) throw new TerminalTurnError(err.message, 'llm_error', { cause: err });
-      throw err;
-    }
-  }
-
-  /** After too many failed attempts: record the failure so the session is usable again. */
-  async failForGood(): Promise<void> {
-    const turnLog =
-      this.#turnLog ??
-      (await TurnLog.open({ events: this.#deps.bus.events, claim: this.#claim, sessionId: this.#sessionId, turn: this.#job.turn }));
-    const s = turnLog.state;
-    if (!s.outcome && !s.idled) {
-      const failed = turnEvents.turnFailed(this.newId(), this.#job.turn, { error: 'Internal error', error_code: 'internal_error', iterations: s.steps.length });
-      await turnLog.commit([failed]);
-    }
-    if (!turnLog.state.idled) {
-      await this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, true);
-      await turnLog.commit([turnEvents.sessionIdled(this.newId(), this.#job.turn, { iterations: s.steps.length, usage: turnLog.transcript.usage })]);
-    }
-    await this.#claim.ack();
-  }
-}
-
-function asTerminal(err: unknown): TerminalTurnError | null {
-  if (err instanceof TerminalTurnError) return err;
-  if (err instanceof LlmError) return new TerminalTurnError(err.message, 'llm_error', { cause: err });
-  return null;
-}
-
-function llmControls(c: Readonly<Record<string, unknown>>): LlmControls {
-  const out: LlmControls = {};
-  if (typeof c['max_tokens'] === 'number') out.max_tokens = c['max_tokens'];
-  if (typeof c['temperature'] === 'number') out.temperature = c['temperature'];
-  if (c['reasoning_effort'] === 'low' || c['reasoning_effort'] === 'medium' || c['reasoning_effort'] === 'high') out.reasoning_effort = c['reasoning_effort'];
-  return out;
-}
