@@ -11,12 +11,12 @@ async function newSession(app: TestApp): Promise<string> {
   return (await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id } })).body.id;
 }
 
-/** Appends TOTAL-1 events (after session.created) in small batches while readers run. */
+/** Appends TOTAL-1 events (after session.created) in small batches over at least ~2.4 s, so readers cycle. */
 async function writer(app: TestApp, sid: string): Promise<void> {
   for (let i = 1; i < TOTAL; i += 10) {
     const batch = Array.from({ length: Math.min(10, TOTAL - i) }, (_, k) => ({ type: 'output.message.delta', data: { n: i + k } }));
     await app.app.services.bus.events.append(sid, batch);
-    await sleep(2);
+    await sleep(12);
   }
 }
 
