@@ -6,7 +6,7 @@
 import type { TurnClaim } from '../src/bus/ports.js';
 import { NotFoundError } from '../src/errors.js';
 import { newIdAfter } from '../src/ids.js';
-import { LlmError, type LlmControls } from '../src/llm/index.js';
+import { LlmError, type LlmControls, type LlmImagePart } from '../src/llm/index.js';
 import type { Logger } from '../src/log.js';
 import { runActStep } from './act-step.js';
 import { pickModelId, type ResolvedModel } from './model-resolver.js';
@@ -44,6 +44,7 @@ export class TurnAttempt {
   /** The model resolution started early (fresh turns); its failure surfaces at the first reason step. */
   #modelLoading: Promise<ResolvedModel | null> | null = null;
   #lastId: string | undefined;
+  readonly #images = new Map<string, Promise<LlmImagePart | null>>();
 
   constructor(deps: TurnRunnerDeps, o: TurnRunnerOptions, claim: TurnClaim, job: TurnJobData & { turn: TurnRef }, log: Logger) {
     this.#deps = deps;
@@ -232,8 +233,7 @@ export class TurnAttempt {
   async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
     const controls = turnLog.state.controls;
     this.#model ??= (await this.#modelLoading) ?? (await this.#resolveModel(setup, controls['model_id'] as string | undefined));
-    const images = this.#deps.images;
-    const messages = await toLlmMessages(turnLog.transcript, async (part: MessagePart) => images.load(setup.orgId, String(part['image_id'])));
+    const messages = await toLlmMessages(turnLog.transcript, (part: MessagePart) => this.#image(setup.orgId, String(part['image_id'])));
     await runReasonStep(
       { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
       {
@@ -249,6 +249,16 @@ export class TurnAttempt {
         deltaIntervalMs: this.#o.deltaIntervalMs,
       },
     );
+  }
+
+  /** An image of the history, loaded once per attempt (every reason step sends the whole history). */
+  #image(orgId: string, imageId: string): Promise<LlmImagePart | null> {
+    let loading = this.#images.get(imageId);
+    if (!loading) {
+      loading = this.#deps.images.load(orgId, imageId);
+      this.#images.set(imageId, loading);
+    }
+    return loading;
   }
 
   async #resolveModel(setup: TurnSetup, controlsModelId: string | undefined): Promise<ResolvedModel> {
