@@ -227,14 +227,24 @@ export class TurnLog {
   async #absorb(events: readonly SessionEvent[]): Promise<void> {
     const fresh = events.filter((e) => e.sequence > this.#durable.transcript.sequence).sort((a, b) => a.sequence - b.sequence);
     let foreign = false;
+    // Contiguous runs are folded at once (one copy of the transcript per run, not per event).
+    let run: SessionEvent[] = [];
+    const flushRun = () => {
+      if (run.length) this.#durable = fold(this.#durable, run, this.#storedIds);
+      run = [];
+    };
     for (const e of fresh) {
-      if (e.sequence <= this.#durable.transcript.sequence) continue;
-      if (e.sequence > this.#durable.transcript.sequence + 1) {
+      const last = run.at(-1)?.sequence ?? this.#durable.transcript.sequence;
+      if (e.sequence <= last) continue;
+      if (e.sequence > last + 1) {
+        flushRun();
         await this.#readNew(e.sequence - 1);
         foreign = true;
+        if (e.sequence <= this.#durable.transcript.sequence) continue;
       }
-      this.#durable = fold(this.#durable, [e], this.#storedIds);
+      run.push(e);
     }
+    flushRun();
     if (foreign) this.#reproject();
   }
 

@@ -4,7 +4,8 @@
  *   node --import tsx bench/turns/client.ts '<json options>'
  *
  * Creates one agent (capability current_time) and K sessions, opens one SSE stream per session,
- * then every session runs turns back to back: POST a message that makes llmsim call
+ * then every session slot runs turns back to back (moving to a fresh session every
+ * `turnsPerSession` turns): POST a message that makes llmsim call
  * get_current_time once (zero model latency), wait for `turn.completed` on its SSE stream
  * (the overhead sample: POST sent → turn.completed received), wait for `session.idled`, repeat.
  * Prints one JSON report on stdout.
@@ -19,6 +20,12 @@ interface ClientOptions {
   durationS: number;
   /** One get_current_time call per turn (true) or a plain reply. */
   tool: boolean;
+  /**
+   * Turns per session before the slot moves on to a fresh session (0 = never). Keeps histories
+   * at a realistic length: every LLM call carries the whole history, so a session with
+   * thousands of zero-latency turns would measure history size, not turn overhead.
+   */
+  turnsPerSession: number;
 }
 
 export interface ClientReport {
@@ -29,6 +36,8 @@ export interface ClientReport {
   overheadMs: { p50: number; p90: number; p99: number; max: number; mean: number };
   /** POST answered 409 (the previous turn's job was not released yet) and retried. */
   busyRetries: number;
+  /** Median time to create a session and open its SSE stream (rotation), in ms. */
+  sessionSetupMsP50: number | null;
   errors: number;
   firstError?: string;
 }
@@ -86,15 +95,16 @@ const failures: string[] = [];
 async function main(): Promise<void> {
   const agent = await call('POST', '/v1/agents', { name: 'bench-turns', system_prompt: 'You are a benchmark agent.', capabilities: ['current_time'] });
   if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.json)}`);
-  const ids: string[] = [];
-  for (let i = 0; i < opts.sessions; i++) {
+  async function newSession(): Promise<{ id: string; stream: Awaited<ReturnType<typeof openStream>> }> {
     const s = await call('POST', '/v1/sessions', { agent_id: agent.json.id });
     if (s.status !== 201) throw new Error(`session: ${s.status}`);
-    ids.push(s.json.id);
+    return { id: s.json.id, stream: await openStream(s.json.id) };
   }
-  const streams = await Promise.all(ids.map(openStream));
+  const slots: Awaited<ReturnType<typeof newSession>>[] = [];
+  for (let i = 0; i < opts.sessions; i++) slots.push(await newSession());
   const text = opts.tool ? '@tool get_current_time {"timezone":"UTC"}' : 'hello';
   const samples: number[] = [];
+  const setups: number[] = [];
   let busyRetries = 0;
   let errors = 0;
   let firstError: string | undefined;
@@ -103,12 +113,23 @@ async function main(): Promise<void> {
   let turns = 0;
 
   async function loop(i: number): Promise<void> {
-    const stream = streams[i]!;
+    let done = 0;
     while (!stopping) {
+      if (opts.turnsPerSession > 0 && done >= opts.turnsPerSession) {
+        // Set up the next conversation outside the measured path.
+        const s0 = performance.now();
+        const next = await newSession();
+        if (measuring) setups.push(performance.now() - s0);
+        slots[i]!.stream.close();
+        slots[i] = next;
+        done = 0;
+        continue;
+      }
+      const { id, stream } = slots[i]!;
       const completed = stream.next('turn.completed');
       const idled = stream.next('session.idled');
       const t0 = performance.now();
-      const r = await call('POST', `/v1/sessions/${ids[i]}/messages`, { message: { content: [{ type: 'text', text }] } });
+      const r = await call('POST', `/v1/sessions/${id}/messages`, { message: { content: [{ type: 'text', text }] } });
       if (r.status === 409) {
         busyRetries++;
         await new Promise((res) => setTimeout(res, 2));
@@ -126,10 +147,11 @@ async function main(): Promise<void> {
         turns++;
       }
       await idled;
+      done++;
     }
   }
 
-  const loops = ids.map((_, i) => loop(i));
+  const loops = slots.map((_, i) => loop(i));
   await new Promise((r) => setTimeout(r, opts.warmupS * 1000));
   measuring = true;
   process.stdout.write('{"phase":"measure"}\n');
@@ -140,7 +162,7 @@ async function main(): Promise<void> {
   process.stdout.write('{"phase":"done"}\n');
   stopping = true;
   await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 10_000))]);
-  for (const s of streams) s.close();
+  for (const s of slots) s.stream.close();
 
   samples.sort((a, b) => a - b);
   const q = (p: number) => Number((samples[Math.min(samples.length - 1, Math.floor(p * samples.length))] ?? NaN).toFixed(2));
@@ -151,6 +173,7 @@ async function main(): Promise<void> {
     turnsPerSec: Number((turns / elapsed).toFixed(1)),
     overheadMs: { p50: q(0.5), p90: q(0.9), p99: q(0.99), max: q(1), mean: Number((samples.reduce((a, b) => a + b, 0) / (samples.length || 1)).toFixed(2)) },
     busyRetries,
+    sessionSetupMsP50: setups.length ? Number(setups.sort((a, b) => a - b)[Math.floor(setups.length / 2)]!.toFixed(1)) : null,
     errors: errors + failures.length,
     ...(firstError || failures[0] ? { firstError: firstError ?? failures[0] } : {}),
   };

@@ -4,7 +4,8 @@
  * POST → `turn.completed` received over SSE (p50/p90/p99), per mode:
  *
  *   node --import tsx bench/turns/run.ts [--modes embedded,nats] [--sessions 1,10,100] [--duration 20]
- *        [--warmup 5] [--no-tool] [--concurrency 200] [--quiet-wait 60] [--cpu-prof] [--no-write]
+ *        [--warmup 5] [--no-tool] [--turns-per-session 20] [--concurrency 200] [--quiet-wait 60]
+ *        [--cpu-prof] [--no-write]
  *
  * `embedded`: one process, PGlite, in-process bus (the default of `npm start`).
  * `nats`: PostgreSQL + nats-server (distributed mode), one instance with ROLE=all.
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '200' },
     'no-tool': { type: 'boolean', default: false },
+    'turns-per-session': { type: 'string', default: '20' },
     'quiet-wait': { type: 'string', default: '60' },
     'cpu-prof': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
@@ -133,7 +135,7 @@ async function measure(mode: Mode, sessions: number, base: string, service: Proc
   log(`[${mode}] ${sessions} sessions, ${warmupS} s warm-up + ${durationS} s measured (background busy ${pct(quiet.busy)})`);
   const client = spawnProcess({
     name: 'client',
-    args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'] })],
+    args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']) })],
     cwd: ROOT,
   });
   // Sample CPU over the measured window only (setup and warm-up excluded): the client marks it.
@@ -220,7 +222,7 @@ async function main(): Promise<void> {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `turns-${machine.date.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], concurrency: Number(args.concurrency) }, results }, null, 2) + '\n');
+    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), concurrency: Number(args.concurrency) }, results }, null, 2) + '\n');
     log(`results: ${file}`);
   }
 }
