@@ -200,6 +200,7 @@ async function main(): Promise<void> {
       String(r.busyRetries).padStart(6),
       String(r.errors).padStart(6),
       String(r.serviceCpuCores ?? '-').padStart(7),
+      String(r.serviceCpuCores !== null && r.turnsPerSec > 0 ? round((r.serviceCpuCores * 1000) / r.turnsPerSec) : '-').padStart(9),
       String(r.depsCpuCores ?? '-').padStart(6),
       String(r.clientCpuCores ?? '-').padStart(7),
       pct(r.machineBusyShare).padStart(8),
@@ -207,8 +208,9 @@ async function main(): Promise<void> {
     ].join(' '),
   );
   process.stdout.write(
-    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu  deps cli cpu machine   bg', ...rows].join('\n') + '\n',
+    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu ms/turn¹  deps cli cpu machine   bg', ...rows].join('\n') + '\n',
   );
+  process.stdout.write('¹ service CPU time per turn (service cores / turns per second), the figure least disturbed by other load\n');
   const nats = results.filter((r) => r.mode === 'nats').at(-1);
   const natsIdle = results.filter((r) => r.mode === 'nats')[0];
   if (nats) {
