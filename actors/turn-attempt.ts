@@ -71,6 +71,7 @@ export class TurnAttempt {
 
   /** Runs the turn until it is done, suspended or idle; returns the fold to cache. */
   async run(cached: FoldedSession | undefined): Promise<FoldedSession | null> {
+    const setupLoading = this.#loadSetupEarly();
     const turnLog = await TurnLog.open(
       {
         events: this.#deps.bus.events,
@@ -85,32 +86,46 @@ export class TurnAttempt {
       cached,
     );
     this.#turnLog = turnLog;
-    // The setup does not depend on the log: load it while the preamble may still be on its way.
+    await this.#ensurePreamble(turnLog);
+    this.#setup = await setupLoading;
+    if (!this.#setup) throw new TurnStoppedError('session_deleted');
+    this.#watch(turnLog);
+    return this.#loop(turnLog, this.#setup);
+  }
+
+  /**
+   * The setup and (for a fresh turn, whose controls travel in the job) the model do not depend
+   * on the log: load them while the API's first events may still be on their way.
+   */
+  #loadSetupEarly(): Promise<TurnSetup | null> {
     const setupLoading = loadTurnSetup(
       { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
       this.#sessionId,
     );
     setupLoading.catch(() => undefined);
-    // So does the model, for a fresh turn whose controls travel in the job.
     if (this.#job.preamble) {
       const input = this.#job.preamble.find((e) => e.type === 'input.message')?.data?.['message'] as { controls?: Record<string, unknown> } | undefined;
-      this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, input?.controls?.['model_id'] as string | undefined) : null));
+      const controlsModelId = input?.controls?.['model_id'] as string | undefined;
+      this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, controlsModelId) : null));
       this.#modelLoading.catch(() => undefined);
     }
-    // The API enqueues, then appends the preamble, then marks the session active; a worker
-    // often claims in between. Give the API a moment (appending it ourselves at the same time
-    // would only make both writers conflict); if it never comes, the API died: do both here.
-    // The API's append is not atomic on every bus: wait for its last event, not just turn.started.
-    const lastOfPreamble = this.#job.preamble?.at(-1)?.id;
-    const preambleStored = () => !lastOfPreamble || turnLog.hasStored(lastOfPreamble) || (turnLog.state.hasTurnStarted && this.#claim.deliveryCount > 1);
-    if (!preambleStored()) await this.#awaitPreamble(turnLog, preambleStored);
-    const apiDone = preambleStored() && this.#claim.deliveryCount === 1;
-    if (this.#job.preamble && !preambleStored()) turnLog.push(this.#job.preamble);
+    return setupLoading;
+  }
+
+  /**
+   * The API enqueues, then appends the preamble, then marks the session active; a worker often
+   * claims in between. Give the API a moment (appending it ourselves at the same time would only
+   * make both writers conflict); if it never comes, the API died: do both here. The API's
+   * append is not atomic on every bus, so wait for its last event, not just turn.started.
+   */
+  async #ensurePreamble(turnLog: TurnLog): Promise<void> {
+    const last = this.#job.preamble?.at(-1)?.id;
+    const redelivered = this.#claim.deliveryCount > 1;
+    const stored = () => !last || turnLog.hasStored(last) || (turnLog.state.hasTurnStarted && redelivered);
+    if (!stored()) await this.#awaitPreamble(turnLog, stored);
+    const apiDone = stored() && !redelivered;
+    if (this.#job.preamble && !stored()) turnLog.push(this.#job.preamble);
     if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
-    this.#setup = await setupLoading;
-    if (!this.#setup) throw new TurnStoppedError('session_deleted');
-    this.#watch(turnLog);
-    return this.#loop(turnLog, this.#setup);
   }
 
   /**
