@@ -28,9 +28,11 @@ export function createRouter(routes: Route[], prefix = '') {
   function match(method: string, url: string): MatchResult {
     if (prefix && url.startsWith(prefix + '/v1')) url = url.slice(prefix.length);
     const parts = url.split('/').filter(Boolean);
+    // Decoded once per request, not once per candidate route (null: not valid percent-encoding).
+    const decoded = parts.map(safeDecode);
     const allow = new Set<string>();
     for (const c of compiled) {
-      const params = matchSegments(c, parts);
+      const params = matchSegments(c, parts, decoded);
       if (!params) continue;
       if (c.route.method === method) return { kind: 'found', match: { route: c.route, params } };
       allow.add(c.route.method);
@@ -46,12 +48,12 @@ function score(c: CompiledRoute): number {
   return c.segments.length * 100 + statics * 10 + (c.rest ? 0 : 1);
 }
 
-function matchSegments(c: CompiledRoute, parts: string[]): Record<string, string> | null {
+function matchSegments(c: CompiledRoute, parts: string[], decoded: (string | null)[]): Record<string, string> | null {
   if (c.rest ? parts.length <= c.segments.length : parts.length !== c.segments.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < c.segments.length; i++) {
     const seg = c.segments[i]!;
-    const part = safeDecode(parts[i]!);
+    const part = decoded[i] ?? null;
     if (part === null) return null;
     if (seg.startsWith(':')) params[seg.slice(1)] = part;
     else if (seg !== part) return null;
@@ -65,6 +67,7 @@ function matchSegments(c: CompiledRoute, parts: string[]): Record<string, string
 }
 
 function safeDecode(s: string): string | null {
+  if (!s.includes('%')) return s; // nothing to decode; decodeURIComponent would return it unchanged
   try {
     return decodeURIComponent(s);
   } catch {
