@@ -5,7 +5,8 @@
  *   node --import tsx bench/http/run.ts [--duration 10] [--connections 50] [--warmup 3]
  *        [--rounds 3] [--tool autocannon|wrk] [--mode postgres|nats|pglite] [--no-pin]
  *        [--only bare,bare-async,pipeline,health,auth,auth-static] [--auth-path /v1/...]
- *        [--cpu-prof] [--quiet-wait 120] [--max-other 0.15] [--attempts 4] [--no-write]
+ *        [--cpu-prof] [--quiet-wait 120] [--max-other 0.15] [--attempts 4] [--node-option=--flag]…
+ *        [--label name] [--no-write]
  *
  * Every server runs in its own process and the load generator in another. With two or more CPUs
  * the servers are pinned to CPU 0 and the load generator to CPU 1 (PostgreSQL and nats-server
@@ -24,7 +25,7 @@ import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { runLoad, type LoadResult, type LoadTool } from '../lib/load.js';
 import { machineInfo } from '../lib/machine.js';
-import { busyShare, canPin, cpuDelta, freePort, onInterrupt, processCpuSeconds, readCpuByCmdline, readSystemCpu, startServer, waitForQuiet, type Proc } from '../lib/process.js';
+import { busyShare, canPin, cpuDelta, freePort, onInterrupt, processCpuSeconds, readCpuByCmdline, readSystemCpu, startServer, stealShare, waitForQuiet, type Proc } from '../lib/process.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
@@ -32,8 +33,11 @@ const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
 const TARGET_RATIO = 0.6;
 /** Preferred authenticated GET routes, first present wins (must answer 200 after auth). */
 const AUTH_ROUTE_PREFERENCE = ['/v1/auth/me', '/v1/capabilities', '/v1/agents'];
-/** Diagnostic: an authenticated route whose handler does no I/O, to separate auth from handler cost. */
-const STATIC_AUTH_ROUTE = '/v1/capabilities';
+/**
+ * Diagnostic: an authenticated route whose handler does no I/O and answers a small body (one
+ * built-in capability, ~1.4 KB), to separate the cost of authentication from the handler's.
+ */
+const STATIC_AUTH_ROUTE = { documented: '/v1/capabilities/{id}', path: '/v1/capabilities/current_time' };
 /** Fraction of all CPUs that may be busy with other work before a run starts. */
 const QUIET_SHARE = 0.1;
 
@@ -62,6 +66,13 @@ interface TargetResult {
   latencyMs: { p50: number; p99: number; mean: number };
   /** CPU used by the server process / wall time (1 = one core fully busy). */
   serverCpuShare: number | null;
+  /**
+   * Server CPU time per request in µs (median over rounds). Unlike requests/s this hardly moves
+   * when other work competes for the CPU, so it is the figure to compare across runs.
+   */
+  serverCpuUsPerRequest: number | null;
+  /** The same for the service's dependencies (PostgreSQL backends, nats-server). */
+  depsCpuUsPerRequest: number | null;
   clientCpuShare: number | null;
   /** Share of all CPUs that was busy during the run (everything on the machine). */
   machineBusyShare: number | null;
@@ -69,6 +80,8 @@ interface TargetResult {
   depsCpuShare: number | null;
   /** CPU of everything else on the machine during the run, in cores: interference (should be ~0). */
   otherCpuCores: number | null;
+  /** Share of all CPUs the hypervisor gave to other guests during the run (a noisy host). */
+  stealShare: number | null;
   /** Share of all CPUs busy with other work in the second before the run. */
   backgroundBusyShare: number | null;
   serverRssKiB: number | null;
@@ -91,6 +104,10 @@ const { values: args } = parseArgs({
     'max-other': { type: 'string', default: '0.15' },
     attempts: { type: 'string', default: '4' },
     'no-write': { type: 'boolean', default: false },
+    /** Extra Node option for the service process (repeatable), e.g. --experimental-async-context-frame. */
+    'node-option': { type: 'string', multiple: true, default: [] },
+    /** Label appended to the result file name (experiments). */
+    label: { type: 'string' },
   },
 });
 
@@ -115,6 +132,9 @@ async function main(): Promise<void> {
   const targets: Target[] = [];
   let authPath: string | undefined;
   let profileDir: string | undefined;
+  /** When the service was spawned and when the load began, to cut start-up out of its CPU profile. */
+  let serviceSpawnedAt = 0;
+  let loadStartedAt = 0;
   /** Command-line fragments that identify the service's dependency processes. */
   const depNeedles: string[] = [];
   onInterrupt(async () => {
@@ -137,7 +157,7 @@ async function main(): Promise<void> {
       });
       cleanups.unshift(() => proc.stop());
       const description = name === 'bare' ? 'bare uWS hello world (reply in the handler)' : 'bare uWS, reply after a microtask (onAborted + cork)';
-      targets.push({ name, description, url, headers: {}, proc });
+      targets.push({ name, description, url, headers: {}, proc, bodyBytes: 15 });
     }
 
     if (only.some((t) => t !== 'bare' && t !== 'bare-async')) {
@@ -160,13 +180,14 @@ async function main(): Promise<void> {
       }
       const port = await freePort();
       env['PORT'] = String(port);
-      const nodeArgs = ['--import', 'tsx'];
+      const nodeArgs = [...(args['node-option'] ?? []), '--import', 'tsx'];
       if (args['cpu-prof']) {
         profileDir = mkdtempSync(join(tmpdir(), 'bench-http-prof-'));
         nodeArgs.unshift('--cpu-prof', '--cpu-prof-dir', profileDir);
       }
       const base = `http://127.0.0.1:${port}`;
       log(`starting the service (${mode}) …`);
+      serviceSpawnedAt = performance.now();
       const app = await startServer({
         name: 'service',
         args: [...nodeArgs, join(ROOT, 'src/main.ts')],
@@ -192,13 +213,13 @@ async function main(): Promise<void> {
           await probe(url, {}, 401);
           targets.push({ name, description: `service authenticated GET ${authPath}`, url, headers: auth, proc: app, bodyBytes: await probe(url, auth, 200) });
         } else if (name === 'auth-static') {
-          if (!getPaths.includes(STATIC_AUTH_ROUTE)) {
-            log(`  (auth-static skipped: ${STATIC_AUTH_ROUTE} is not registered)`);
+          if (!getPaths.includes(STATIC_AUTH_ROUTE.documented)) {
+            log(`  (auth-static skipped: ${STATIC_AUTH_ROUTE.documented} is not registered)`);
             continue;
           }
-          const url = base + STATIC_AUTH_ROUTE;
+          const url = base + STATIC_AUTH_ROUTE.path;
           await probe(url, {}, 401);
-          targets.push({ name, description: `service authenticated GET ${STATIC_AUTH_ROUTE} (no handler I/O)`, url, headers: auth, proc: app, bodyBytes: await probe(url, auth, 200) });
+          targets.push({ name, description: `service authenticated GET ${STATIC_AUTH_ROUTE.path} (no handler I/O)`, url, headers: auth, proc: app, bodyBytes: await probe(url, auth, 200) });
         }
       }
     }
@@ -206,7 +227,7 @@ async function main(): Promise<void> {
     // --- load -----------------------------------------------------------------------------
     log(`load: ${tool}, ${connections} connections, ${durationS} s per run (+${warmupS} s warm-up), ${rounds} round(s), ` +
       (pin ? 'servers on CPU 0, load generator on CPU 1' : 'not pinned'));
-    interface Sample { load: LoadResult; serverCpu: number | null; machineBusy: number | null; background: number | null; deps: number | null; other: number | null }
+    interface Sample { load: LoadResult; serverCpu: number | null; machineBusy: number | null; background: number | null; deps: number | null; other: number | null; steal: number | null }
     const samples = new Map<TargetName, Sample[]>();
     const readDeps = () => depNeedles.map((n) => readCpuByCmdline(n));
     const measure = async (t: Target): Promise<Sample> => {
@@ -239,9 +260,11 @@ async function main(): Promise<void> {
         background: quiet.busy,
         deps: t.proc.name === 'service' ? round2(deps / durationS) : null, // busy during the load only
         other: other === null ? null : round2(other),
+        steal: stealShare(sys0, sys1),
       };
     };
 
+    loadStartedAt = performance.now();
     // On a shared machine other work steals CPU: a run with more than `maxOther` cores of other
     // work is repeated (up to `attempts` times) and the least disturbed attempt is kept.
     for (let round = 0; round < rounds; round++) {
@@ -277,10 +300,13 @@ async function main(): Promise<void> {
           mean: round2(median(list.map((s) => s.load.latency.mean))),
         },
         serverCpuShare: nullableMedian(list.map((s) => s.serverCpu)),
+        serverCpuUsPerRequest: nullableMedian(list.map((s) => (s.serverCpu === null ? null : Math.round((s.serverCpu * 1e6) / s.load.requestsPerSec)))),
+        depsCpuUsPerRequest: nullableMedian(list.map((s) => (s.deps === null ? null : Math.round((s.deps * 1e6) / s.load.requestsPerSec)))),
         clientCpuShare: nullableMedian(list.map((s) => (s.load.clientCpuSeconds === null ? null : s.load.clientCpuSeconds / durationS))),
         machineBusyShare: nullableMedian(list.map((s) => s.machineBusy)),
         depsCpuShare: nullableMedian(list.map((s) => s.deps)),
         otherCpuCores: nullableMedian(list.map((s) => s.other)),
+        stealShare: nullableMedian(list.map((s) => s.steal)),
         backgroundBusyShare: nullableMedian(list.map((s) => s.background)),
         serverRssKiB: mem?.rssKiB ?? null,
         serverPeakRssKiB: mem?.peakKiB ?? null,
@@ -307,7 +333,7 @@ async function main(): Promise<void> {
         mkdirSync(keep, { recursive: true });
         const dest = join(keep, `http-${machine.date.replace(/[:.]/g, '-')}.cpuprofile`);
         copyFileSync(join(profileDir, file), dest);
-        profile = { file: dest, ...summariseCpuProfile(dest, 40) };
+        profile = { file: dest, ...summariseCpuProfile(dest, 40, { fromMs: Math.max(0, loadStartedAt - serviceSpawnedAt) }) };
       }
       rmSync(profileDir, { recursive: true, force: true });
     }
@@ -315,7 +341,10 @@ async function main(): Promise<void> {
     const report = {
       benchmark: 'http',
       machine,
-      params: { tool, mode, connections, durationS, warmupS, rounds, attempts, maxOtherCores: maxOther, pinned: pin, authPath: authPath ?? null },
+      params: {
+        tool, mode, connections, durationS, warmupS, rounds, attempts, maxOtherCores: maxOther, pinned: pin, authPath: authPath ?? null,
+        serviceNodeOptions: args['node-option'] ?? [], label: args.label ?? null,
+      },
       results,
       ratios,
       target: { authOverBare: TARGET_RATIO, met: authRatio === null ? null : authRatio >= TARGET_RATIO },
@@ -328,7 +357,8 @@ async function main(): Promise<void> {
     if (!args['no-write']) {
       const dir = join(ROOT, 'bench/results');
       mkdirSync(dir, { recursive: true });
-      const file = join(dir, `http-${machine.date.slice(0, 10)}${tool === 'wrk' ? '-wrk' : ''}.json`);
+      const suffix = (tool === 'wrk' ? '-wrk' : '') + (args.label ? `-${args.label.replace(/[^A-Za-z0-9_-]/g, '_')}` : '');
+      const file = join(dir, `http-${machine.date.slice(0, 10)}${suffix}.json`);
       writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
       process.stdout.write(`\nwritten: ${file}\n`);
     }
@@ -337,19 +367,19 @@ async function main(): Promise<void> {
   }
 }
 
-/** GET routes under /v1 without path parameters, from the service's own OpenAPI document. */
+/** GET routes under /v1, from the service's own OpenAPI document. */
 async function listGetRoutes(base: string): Promise<string[]> {
   const res = await fetch(`${base}/api-doc/openapi.json`);
   const doc = (await res.json()) as { paths?: Record<string, Record<string, unknown>> };
   return Object.entries(doc.paths ?? {})
-    .filter(([p, ops]) => ops['get'] && p.includes('/v1/') && !p.includes('{'))
+    .filter(([p, ops]) => ops['get'] && p.includes('/v1/'))
     .map(([p]) => p)
     .sort();
 }
 
 /** The first preferred route present, else any GET /v1 route without path parameters. */
 function pickAuthenticatedRoute(gets: string[]): string {
-  const pick = AUTH_ROUTE_PREFERENCE.find((p) => gets.includes(p)) ?? gets[0];
+  const pick = AUTH_ROUTE_PREFERENCE.find((p) => gets.includes(p)) ?? gets.find((p) => !p.includes('{'));
   if (!pick) {
     throw new Error(
       'no authenticated GET route without path parameters is registered (e.g. GET /v1/auth/me, /v1/capabilities, /v1/agents); ' +
@@ -372,13 +402,14 @@ async function probe(url: string, headers: Record<string, string>, status: numbe
 function markdownTable(results: TargetResult[], bare: number | undefined): string {
   const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)} %`);
   const lines = [
-    '| target | req/s | vs bare | p50 ms | p99 ms | server CPU | deps CPU | client CPU | other CPU | server RSS MiB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| target | body B | req/s | vs bare | p50 ms | p99 ms | server CPU | server µs/req | deps µs/req | client CPU | other CPU | server RSS MiB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.description} | ${r.requestsPerSec.toLocaleString('en-US')} | ${bare ? pct(r.requestsPerSec / bare) : 'n/a'} | ` +
-        `${r.latencyMs.p50.toFixed(2)} | ${r.latencyMs.p99.toFixed(2)} | ${pct(r.serverCpuShare)} | ${pct(r.depsCpuShare)} | ${pct(r.clientCpuShare)} | ${pct(r.otherCpuCores)} | ` +
+      `| ${r.description} | ${r.bodyBytes ?? 'n/a'} | ${r.requestsPerSec.toLocaleString('en-US')} | ${bare ? pct(r.requestsPerSec / bare) : 'n/a'} | ` +
+        `${r.latencyMs.p50.toFixed(2)} | ${r.latencyMs.p99.toFixed(2)} | ${pct(r.serverCpuShare)} | ${r.serverCpuUsPerRequest ?? 'n/a'} | ` +
+        `${r.depsCpuUsPerRequest ?? 'n/a'} | ${pct(r.clientCpuShare)} | ${pct(r.otherCpuCores)} | ` +
         `${r.serverRssKiB === null ? 'n/a' : Math.round(r.serverRssKiB / 1024)} |`,
     );
   }

@@ -35,13 +35,21 @@ export interface ProfileSummary {
   repoInclusive: ProfileRow[];
 }
 
-export function summariseCpuProfile(file: string, top = 25): ProfileSummary {
+/**
+ * `fromMs`: ignore the samples of the first milliseconds after the profile started (start-up:
+ * module loading, migrations), so the summary shows the steady state under load.
+ */
+export function summariseCpuProfile(file: string, top = 25, { fromMs = 0 }: { fromMs?: number } = {}): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
+  let t = 0;
   for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    t += delta;
+    if (t < fromMs * 1000) continue;
     const id = profile.samples[i]!;
-    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    self.set(id, (self.get(id) ?? 0) + delta);
   }
   const areas = new Map<string, number>();
   const fns = new Map<string, number>();

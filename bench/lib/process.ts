@@ -217,15 +217,16 @@ export async function startServer(opts: ServerOptions): Promise<Proc> {
 
 /**
  * Machine-wide CPU counters from /proc/stat, in jiffies: `busy` is everything but idle and iowait;
- * `processes` is user + nice + system only (interrupt time belongs to no process).
+ * `processes` is user + nice + system only (interrupt time belongs to no process); `steal` is
+ * time the hypervisor gave this VM's CPUs to someone else (a noisy host).
  */
-export function readSystemCpu(): { busy: number; total: number; processes: number } | null {
+export function readSystemCpu(): { busy: number; total: number; processes: number; steal: number } | null {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
     const v = line.trim().split(/\s+/).slice(1).map(Number);
     const idle = (v[3] ?? 0) + (v[4] ?? 0); // idle + iowait
     const total = v.slice(0, 8).reduce((a, b) => a + b, 0); // without guest columns (already in user)
-    return { busy: total - idle, total, processes: (v[0] ?? 0) + (v[1] ?? 0) + (v[2] ?? 0) };
+    return { busy: total - idle, total, processes: (v[0] ?? 0) + (v[1] ?? 0) + (v[2] ?? 0), steal: v[7] ?? 0 };
   } catch {
     return null;
   }
@@ -235,6 +236,12 @@ export function readSystemCpu(): { busy: number; total: number; processes: numbe
 export function busyShare(a: { busy: number; total: number } | null, b: { busy: number; total: number } | null): number | null {
   if (!a || !b || b.total === a.total) return null;
   return (b.busy - a.busy) / (b.total - a.total);
+}
+
+/** Share of all CPUs stolen by the hypervisor between two readSystemCpu() readings, 0..1. */
+export function stealShare(a: { steal: number; total: number } | null, b: { steal: number; total: number } | null): number | null {
+  if (!a || !b || b.total === a.total) return null;
+  return (b.steal - a.steal) / (b.total - a.total);
 }
 
 /** CPU seconds spent in processes (user + nice + system) between two readSystemCpu() readings. */
