@@ -26,6 +26,7 @@ import { formatProfile, summariseCpuProfile, type ProfileSummary } from '../lib/
 import { runLoad, type LoadResult, type LoadTool } from '../lib/load.js';
 import { machineInfo } from '../lib/machine.js';
 import { busyShare, canPin, cpuDelta, freePort, onInterrupt, processCpuSeconds, readCpuByCmdline, readSystemCpu, startServer, stealShare, waitForQuiet, type Proc } from '../lib/process.js';
+import { oneOf, positiveInt, round2, round3 } from '../lib/args.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
@@ -427,24 +428,9 @@ function nullableMedian(xs: (number | null)[]): number | null {
   return v.length ? round2(median(v)) : null;
 }
 
-function round2(x: number): number {
-  return Math.round(x * 100) / 100;
-}
 
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
-}
 
-function positiveInt(name: string, v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${v}'`);
-  return n;
-}
 
-function oneOf<T extends string>(name: string, v: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(v)) throw new Error(`--${name} must be one of ${allowed.join(', ')}, got '${v}'`);
-  return v as T;
-}
 
 main().catch((err: unknown) => {
   process.stderr.write(`bench/http: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -33,6 +33,7 @@ import { machineInfo } from '../lib/machine.js';
 import { busyShare, canPin, cpuCount, freePort, readSystemCpu, spawnProcess, startServer, waitForQuiet, type Proc } from '../lib/process.js';
 import { createControlHub, type Peer } from './control.js';
 import { BUCKETS, mergeSparse, percentilesMs } from './histogram.js';
+import { oneOf, positiveInt, round2 } from '../lib/args.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const HERE = join(ROOT, 'bench/sse-fanout');
@@ -570,20 +571,8 @@ function pct(x: number | null): string {
   return x === null ? 'n/a' : `${Math.round(x * 100)} %`;
 }
 
-function round2(x: number): number {
-  return Math.round(x * 100) / 100;
-}
 
-function positiveInt(name: string, v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${v}'`);
-  return n;
-}
 
-function oneOf<T extends string>(name: string, v: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(v)) throw new Error(`--${name} must be one of ${allowed.join(', ')}, got '${v}'`);
-  return v as T;
-}
 
 main().catch((err: unknown) => {
   process.stderr.write(`bench/sse-fanout: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
