@@ -204,7 +204,7 @@ export async function startNatsServer({ t, readyTimeoutMs = 15_000 }: NatsServer
 }
 
 /** Spawns an n-node JetStream cluster (routes on free ports) and waits until every node is healthy. */
-export async function startNatsCluster(n = 3, { t, readyTimeoutMs = 30_000 }: NatsServerOptions = {}): Promise<NatsCluster> {
+export async function startNatsCluster(n = 3, { t, readyTimeoutMs = 90_000 }: NatsServerOptions = {}): Promise<NatsCluster> {
   const bin = natsServerBin();
   const root = tempRoot('nats-cluster-');
   const bases = await Promise.all(Array.from({ length: n }, (_, i) => nodeSpec(root, `n${i + 1}`)));
