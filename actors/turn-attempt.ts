@@ -124,7 +124,7 @@ export class TurnAttempt {
     const stored = () => !last || turnLog.hasStored(last) || (turnLog.state.hasTurnStarted && redelivered);
     if (!stored()) await this.#awaitPreamble(turnLog, stored);
     const apiDone = stored() && !redelivered;
-    if (this.#job.preamble && !stored()) turnLog.push(this.#job.preamble);
+    if (this.#job.preamble && !stored()) turnLog.push(this.#job.preamble, { shared: true });
     if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
   }
 

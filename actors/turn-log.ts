@@ -14,6 +14,8 @@
  * - Optimistic concurrency: `expectedSequence` = what the durable view has folded. When another
  *   writer got in first (the API's cancel, client results, a second worker) its events are read
  *   and folded, and the same events (same ids, which the log deduplicates) are appended again.
+ * - Events the worker minted are appended with `newIds` (one round trip on NATS); events it
+ *   only re-sends (the API's preamble, `shared`) are not.
  * - A failed append (lost claim, broken bus) is sticky: every later push/commit throws it.
  */
 import type { EventLog, NewEvent, SessionEvent, TurnClaim } from '../src/bus/ports.js';
@@ -64,6 +66,8 @@ export class TurnLog {
   #durable: FoldedSession;
   #view: FoldedSession;
   #queue: NewEvent[] = [];
+  /** Ids of queued events another writer knows too (they may be stored already). */
+  readonly #shared = new Set<string>();
   #pushed = 0;
   #stored = 0;
   #waiters: { upTo: number; resolve: () => void; reject: (err: unknown) => void }[] = [];
@@ -125,10 +129,14 @@ export class TurnLog {
     return this.#durable;
   }
 
-  /** Queues events to append after everything queued before; throws a sticky append failure. */
-  push(events: NewEvent[]): void {
+  /**
+   * Queues events to append after everything queued before; throws a sticky append failure.
+   * `shared`: another writer has these events too (the API's preamble), so they may be stored.
+   */
+  push(events: NewEvent[], { shared = false } = {}): void {
     if (this.#failure) throw this.#failure;
     if (events.length === 0) return;
+    if (shared) for (const e of events) this.#shared.add(e.id!);
     this.#queue.push(...events);
     this.#pushed += events.length;
     this.#view = fold(this.#view, this.#provisional(events, this.#view.transcript.sequence));
@@ -157,10 +165,13 @@ export class TurnLog {
     return this.#lock.run('log', () => this.#readNew());
   }
 
-  /** Like sync, but only reads when the log has grown beyond what we stored and queued (one tail lookup). */
+  /**
+   * Like sync, but not while our own appends are queued or in flight (the log is ahead of us
+   * only because of them). A read that finds nothing new costs one tail lookup, so no separate
+   * lookup comes first.
+   */
   async syncIfBehind(): Promise<void> {
-    const last = await this.#o.events.lastSequence(this.#o.sessionId);
-    if (last > this.#durable.transcript.sequence && this.#queue.length === 0 && !this.#draining) await this.sync();
+    if (this.#queue.length === 0 && !this.#draining) await this.sync();
   }
 
   /** Queued events as if stored after `after` (ids are ours; sequences are provisional). */
@@ -214,10 +225,14 @@ export class TurnLog {
   }
 
   async #append(events: NewEvent[]): Promise<void> {
+    const newIds = !events.some((e) => this.#shared.has(e.id!));
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
       if (!(await this.#o.claim.isCurrent())) throw new TurnStoppedError('stale_claim');
-      const result = await this.#o.events.append(this.#o.sessionId, events, { expectedSequence: this.#durable.transcript.sequence });
-      if (result.ok) return this.#absorb(result.events);
+      const result = await this.#o.events.append(this.#o.sessionId, events, { expectedSequence: this.#durable.transcript.sequence, newIds });
+      if (result.ok) {
+        for (const e of events) this.#shared.delete(e.id!);
+        return this.#absorb(result.events);
+      }
       await this.#readNew();
     }
     throw new RetryableTurnError('event log kept conflicting', CONFLICT_RETRY_DELAY_MS);

@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(bash scripts/bootstrap.sh)"
 [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
-exec node --import tsx src/main.ts
+# Node flags: see docs/decisions.md, "Runtime flags".
+exec node --experimental-async-context-frame --max-semi-space-size=32 --import tsx src/main.ts

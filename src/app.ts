@@ -18,7 +18,7 @@ import { createCapabilityRegistry } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
-import { buildOpenApi, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
+import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { AppServices } from './services.js';
 import { createStore } from './store/index.js';
@@ -44,10 +44,13 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
   try {
     const { keyring, created: keyCreated, path: keyPath } = await loadKeyring(config);
     if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
-    const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, log });
+    const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log });
     closers.unshift({ name: 'store', close: () => store.close() });
     const bus = config.NATS_URL
-      ? await createBus({ kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS })
+      ? await createBus({
+          kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
+          replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
+        })
       : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
     closers.unshift({ name: 'bus', close: () => bus.close() });
 
@@ -99,6 +102,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
         host: config.HOST,
         port: config.PORT,
         maxBodyBytes: config.MAX_BODY_BYTES,
+        clientAddress: createClientAddressResolver(config.TRUST_PROXY),
         sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
       },
       { log, router, pipeline },

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
+// Direct, not through http/index.js: the parser is pure and config must not load uWebSockets.js.
+import { parseTrustedProxies } from './http/client-address.js';
 
 /**
  * The service configuration, read once from the environment and validated here.
@@ -13,6 +15,8 @@ const ConfigSchema = Type.Object({
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   NATS_URL: Type.Optional(Type.String({ minLength: 1 })),
   NATS_EVENT_SHARDS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
+  /** `auto`: min(3, servers in the NATS cluster); 1-5 fixes the replicas of every stream and bucket. */
+  NATS_REPLICAS: Type.String({ pattern: '^(auto|[1-5])$', default: 'auto' }),
   API_PREFIX: Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', default: '' }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   BOOTSTRAP_ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 20 })),
@@ -28,12 +32,16 @@ const ConfigSchema = Type.Object({
   SSE_MAX_PER_ORG: Type.Integer({ minimum: 1, default: 10_000 }),
   SSE_MAX_GLOBAL: Type.Integer({ minimum: 1, default: 100_000 }),
   ACCESS_TOKEN_TTL_S: Type.Integer({ minimum: 1, default: 900 }),
+  AUTH_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
+  AUTH_CACHE_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),
   REFRESH_TOKEN_TTL_S: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
   STREAM_TOKEN_TTL_S: Type.Integer({ minimum: 1, default: 300 }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   LOGIN_MAX_ATTEMPTS_PER_EMAIL: Type.Integer({ minimum: 1, default: 5 }),
   LOGIN_MAX_ATTEMPTS_PER_IP: Type.Integer({ minimum: 1, default: 30 }),
   LOGIN_THROTTLE_WINDOW_S: Type.Integer({ minimum: 1, default: 900 }),
+  /** Comma-separated IPs/CIDRs (or `loopback`, `private`) whose X-Forwarded-For is believed; empty: nobody's. */
+  TRUST_PROXY: Type.String({ default: '' }),
   SECRETS_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   SECRETS_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000 }),
@@ -84,6 +92,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   }
   if (cfg.SECRETS_ENCRYPTION_KEY_PREVIOUS && !cfg.SECRETS_ENCRYPTION_KEY) {
     throw new ConfigError('invalid configuration: SECRETS_ENCRYPTION_KEY_PREVIOUS needs SECRETS_ENCRYPTION_KEY');
+  }
+  try {
+    parseTrustedProxies(cfg.TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: TRUST_PROXY ${(err as Error).message}`);
   }
   const mode: RunMode = cfg.NATS_URL ? 'distributed' : cfg.DATABASE_URL ? 'single' : 'embedded';
   return Object.freeze({ ...cfg, mode });

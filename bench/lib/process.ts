@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /**
  * Spawning the processes a benchmark measures (servers, load generators) and reading their
@@ -8,17 +7,11 @@ import { createServer } from 'node:net';
  * always run in separate processes and are cleaned up the same way.
  */
 
-/** A TCP port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
+/** A TCP port that was free a moment ago (one helper for tests and benches). */
+export { freePort } from '../../test/helpers/nats-server.js';
+
+/** Node flags the service runs with in production (scripts/start.sh, deploy/Dockerfile; docs/decisions.md, "Runtime flags"). */
+export const SERVICE_NODE_FLAGS = ['--experimental-async-context-frame', '--max-semi-space-size=32'];
 
 /** True when `taskset` exists and the machine has at least two CPUs to split. */
 export function canPin(): boolean {

@@ -16,7 +16,7 @@
  * `bench/results/turns-<date>.json`. See bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,7 +75,42 @@ interface ModeResult extends ClientReport {
   /** Share of all CPUs busy with other work just before the run. */
   backgroundBusyShare: number | null;
   serviceRssKiB: number | null;
+  /**
+   * NATS messages per turn on the service's connection (nats mode): `sent` = publishes and
+   * requests it sent, `received` = replies and deliveries. Independent of other load on the
+   * machine, so it compares builds where turns/s cannot.
+   */
+  natsMsgsPerTurn: { sent: number; received: number } | null;
   profile?: string;
+}
+
+/** The service's connection name on the NATS server (src/bus/nats/nats-bus.ts default). */
+const SERVICE_CONNECTION = 'agent-session-service';
+
+interface ConnCounters {
+  in: number;
+  out: number;
+}
+
+/** The monitoring URL of a test nats-server, from the config file the helper writes beside its store. */
+function natsMonitorUrl(storeDir: string): string | null {
+  const dir = dirname(storeDir);
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.conf'))) {
+    const m = /^http:\s*(\S+)$/m.exec(readFileSync(join(dir, f), 'utf8'));
+    if (m) return `http://${m[1]}`;
+  }
+  return null;
+}
+
+/** Messages the service's connection sent (server in_msgs) and received (out_msgs) so far. */
+async function serviceNatsCounters(monitorUrl: string | null): Promise<ConnCounters | null> {
+  if (!monitorUrl) return null;
+  const res = await fetch(`${monitorUrl}/connz?limit=1024`).catch(() => null);
+  if (!res?.ok) return null;
+  const { connections = [] } = (await res.json()) as { connections?: { name?: string; in_msgs: number; out_msgs: number }[] };
+  const mine = connections.filter((c) => c.name === SERVICE_CONNECTION);
+  if (mine.length === 0) return null;
+  return { in: mine.reduce((n, c) => n + c.in_msgs, 0), out: mine.reduce((n, c) => n + c.out_msgs, 0) };
 }
 
 async function runMode(mode: Mode): Promise<ModeResult[]> {
@@ -94,6 +129,7 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
       SSE_MAX_PER_SESSION: '10',
     };
     const depNeedles: string[] = [];
+    let monitorUrl: string | null = null;
     if (mode === 'nats') {
       const db = await createTestDatabase('bench_turns');
       cleanups.unshift(() => db.drop());
@@ -104,6 +140,7 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
       env['NATS_URL'] = nats.url;
       env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
       depNeedles.push(dirname(nats.storeDir));
+      monitorUrl = natsMonitorUrl(nats.storeDir);
     }
     const nodeArgs = ['--import', 'tsx'];
     let profileDir: string | undefined;
@@ -117,7 +154,7 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
     cleanups.unshift(() => service.stop(20_000));
 
     const results: ModeResult[] = [];
-    for (const sessions of sessionCounts) results.push(await measure(mode, sessions, base, service, depNeedles));
+    for (const sessions of sessionCounts) results.push(await measure(mode, sessions, base, service, depNeedles, monitorUrl));
     await service.stop(20_000);
     if (profileDir) {
       const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
@@ -130,7 +167,7 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
 }
 
 /** One measured run with K sessions against a running service. */
-async function measure(mode: Mode, sessions: number, base: string, service: Proc, depNeedles: string[]): Promise<ModeResult> {
+async function measure(mode: Mode, sessions: number, base: string, service: Proc, depNeedles: string[], monitorUrl: string | null): Promise<ModeResult> {
   const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
   log(`[${mode}] ${sessions} sessions, ${warmupS} s warm-up + ${durationS} s measured (background busy ${pct(quiet.busy)})`);
   const client = spawnProcess({
@@ -145,8 +182,10 @@ async function measure(mode: Mode, sessions: number, base: string, service: Proc
   const cli0 = client.cpuSeconds();
   const deps0 = depNeedles.map(readCpuByCmdline);
   const sys0 = readSystemCpu();
+  const nats0 = await serviceNatsCounters(monitorUrl);
   const t0 = Date.now();
   await waitForLine(client, '"phase":"done"');
+  const nats1 = await serviceNatsCounters(monitorUrl);
   const wall = (Date.now() - t0) / 1000;
   const sys1 = readSystemCpu();
   const svc1 = service.cpuSeconds();
@@ -164,6 +203,10 @@ async function measure(mode: Mode, sessions: number, base: string, service: Proc
     machineBusyShare: busyShare(sys0, sys1),
     backgroundBusyShare: quiet.busy,
     serviceRssKiB: service.memory()?.rssKiB ?? null,
+    natsMsgsPerTurn:
+      nats0 && nats1 && report.turns > 0
+        ? { sent: round((nats1.in - nats0.in) / report.turns), received: round((nats1.out - nats0.out) / report.turns) }
+        : null,
   };
 }
 
@@ -202,15 +245,17 @@ async function main(): Promise<void> {
       String(r.serviceCpuCores ?? '-').padStart(7),
       String(r.serviceCpuCores !== null && r.turnsPerSec > 0 ? round((r.serviceCpuCores * 1000) / r.turnsPerSec) : '-').padStart(9),
       String(r.depsCpuCores ?? '-').padStart(6),
+      (r.natsMsgsPerTurn ? `${r.natsMsgsPerTurn.sent}/${r.natsMsgsPerTurn.received}` : '-').padStart(11),
       String(r.clientCpuCores ?? '-').padStart(7),
       pct(r.machineBusyShare).padStart(8),
       pct(r.backgroundBusyShare).padStart(6),
     ].join(' '),
   );
   process.stdout.write(
-    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu ms/turn¹  deps cli cpu machine   bg', ...rows].join('\n') + '\n',
+    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu ms/turn¹  deps nats msgs² cli cpu machine   bg', ...rows].join('\n') + '\n',
   );
   process.stdout.write('¹ service CPU time per turn (service cores / turns per second), the figure least disturbed by other load\n');
+  process.stdout.write('² NATS messages per turn the service sent / received (its connection on the server), independent of other load\n');
   const nats = results.filter((r) => r.mode === 'nats').at(-1);
   const natsIdle = results.filter((r) => r.mode === 'nats')[0];
   if (nats) {

@@ -35,6 +35,7 @@ interface Holder {
   organization_id: string;
   family_ok: boolean;
   key_ok: boolean;
+  key_expires_at: Date | string | null;
 }
 
 /**
@@ -72,7 +73,7 @@ export function createAccessTokens({ store, key, accessTtlS, streamTtlS }: Acces
   const verify: TokenVerifier = async (token) => {
     let payload: Claims;
     try {
-      ({ payload } = await jwtVerify<Claims>(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience: [AUD_API, AUD_SSE] }));
+      ({ payload } = await jwtVerify<Claims>(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience: [AUD_API, AUD_SSE], requiredClaims: ['exp'] }));
     } catch {
       return null;
     }
@@ -86,7 +87,8 @@ export function createAccessTokens({ store, key, accessTtlS, streamTtlS }: Acces
     if (stream) principal.stream_session_id = sid as string;
     if (typeof kid === 'string') principal.key_id = kid;
     if (typeof fam === 'string') families.set(principal, fam);
-    return principal;
+    const keyEnd = holder.key_expires_at === null ? Infinity : new Date(holder.key_expires_at).getTime();
+    return { principal, validUntil: Math.min(payload.exp! * 1000, keyEnd) };
   };
 
   async function loadHolder(userId: string, familyId: string | null, keyId: string | null): Promise<Holder | null> {
@@ -94,9 +96,10 @@ export function createAccessTokens({ store, key, accessTtlS, streamTtlS }: Acces
       `select u.role, u.operator, u.organization_id,
          (?::uuid is null or exists (select 1 from token_families f where f.id = ?::uuid and f.user_id = u.id and f.revoked_at is null)) as family_ok,
          (?::uuid is null or exists (select 1 from api_keys k where k.id = ?::uuid and k.user_id = u.id and k.revoked_at is null
-            and (k.expires_at is null or k.expires_at > now()))) as key_ok
+            and (k.expires_at is null or k.expires_at > now()))) as key_ok,
+         (select k.expires_at from api_keys k where k.id = ?::uuid) as key_expires_at
        from users u where u.id = ?::uuid`,
-      [familyId, familyId, keyId, keyId, userId],
+      [familyId, familyId, keyId, keyId, keyId, userId],
     );
     return rows[0] ?? null;
   }

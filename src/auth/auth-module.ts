@@ -6,6 +6,7 @@ import { createAuthenticator } from './authenticator.js';
 import { loadJwtSecret } from './jwt-secret.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { createPasswordHasher } from './passwords.js';
+import { createPrincipalCache } from './principal-cache.js';
 import { createRefreshTokens } from './refresh-tokens.js';
 
 export interface AuthModuleDeps {
@@ -17,7 +18,7 @@ export interface AuthModuleDeps {
 /**
  * Everything authentication needs, built once in the composition root: the JWT key (config or
  * shared in the database), password hashing, access/stream tokens, refresh-token families, the
- * login throttle and the request authenticator.
+ * login throttle, the cache of recent credential checks and the request authenticator.
  */
 export async function createAuthModule({ config, store, log }: AuthModuleDeps) {
   const secret = await loadJwtSecret({ store, configured: config.JWT_SECRET });
@@ -30,8 +31,9 @@ export async function createAuthModule({ config, store, log }: AuthModuleDeps) {
     maxPerIp: config.LOGIN_MAX_ATTEMPTS_PER_IP,
     windowMs: config.LOGIN_THROTTLE_WINDOW_S * 1000,
   });
-  const authenticate = createAuthenticator({ store, verifyJwt: tokens.verify });
-  return { tokens, refreshTokens, passwords, throttle, authenticate };
+  const principals = createPrincipalCache({ ttlMs: config.AUTH_CACHE_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES, shared: store.kind === 'postgres' });
+  const authenticate = createAuthenticator({ store, verifyJwt: tokens.verify, cache: principals });
+  return { tokens, refreshTokens, passwords, throttle, principals, authenticate };
 }
 
 export type AuthModule = Awaited<ReturnType<typeof createAuthModule>>;

@@ -16,3 +16,5 @@ export type { LoginThrottle, LoginThrottleOptions } from './login-throttle.js';
 export { loadJwtSecret } from './jwt-secret.js';
 export type { JwtSecretOptions } from './jwt-secret.js';
 export { assertStreamScope } from './stream-scope.js';
+export { createPrincipalCache } from './principal-cache.js';
+export type { PrincipalCache, PrincipalCacheOptions, Verified } from './principal-cache.js';

@@ -11,9 +11,14 @@ export interface FeedSource {
   fetch(afterSequence: number): Promise<SessionEvent[]>;
   /**
    * Starts live delivery. Pushed events may repeat, arrive late or skip some; the feed
-   * repairs that from the log. `ready` resolves once nothing appended later can be missed.
+   * repairs that from the log. `stale()` says the log moved without a push (another process
+   * appended): the feed re-reads it. `ready` resolves once nothing appended later can be missed.
    */
-  listen(push: (event: SessionEvent) => void, fail: (err: Error) => void): { stop(): void; ready: Promise<void> };
+  listen(
+    push: (event: SessionEvent) => void,
+    fail: (err: Error) => void,
+    stale: () => void,
+  ): { stop(): void; ready: Promise<void> };
   /** Re-read the log after this long without a push (a cross-process or lost-message backstop), in ms; 0 = never. */
   idlePollMs: number;
 }
@@ -33,6 +38,8 @@ export class OrderedFeed implements EventSubscription {
   #wake: ((timedOut: boolean) => void) | null = null;
   #done = false;
   #overflowed = false;
+  /** Set by stale(); kept until the loop reads the log, so a hint arriving mid-delivery is not lost. */
+  #stale = false;
   #iterated = false;
   #failure: Error | null = null;
   #resolveClosed!: (value: void | Error) => void;
@@ -45,6 +52,7 @@ export class OrderedFeed implements EventSubscription {
     this.#listener = source.listen(
       (event) => this.#push(event),
       (err) => this.#finish(err),
+      () => this.#markStale(),
     );
     // A listener that fails to start ends the feed; the iterator reports it.
     this.#listener.ready.catch((err: unknown) => this.#finish(err instanceof Error ? err : new Error(String(err))));
@@ -70,8 +78,9 @@ export class OrderedFeed implements EventSubscription {
       let readLog = true; // replay first
       let backfilledAt = -1;
       while (!this.#done) {
-        if (readLog || this.#overflowed) {
+        if (readLog || this.#overflowed || this.#stale) {
           this.#overflowed = false;
+          this.#stale = false;
           const page = await this.#source.fetch(this.#cursor);
           for (const event of page) {
             if (this.#done) break;
@@ -118,6 +127,12 @@ export class OrderedFeed implements EventSubscription {
       this.#pending.push(event);
     }
     this.#wakeUp(false);
+  }
+
+  #markStale(): void {
+    if (this.#done) return;
+    this.#stale = true;
+    this.#wakeUp(true);
   }
 
   /** Resolves true after `ms` (0 = no timer), false as soon as a push or close wakes it. */

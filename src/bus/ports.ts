@@ -43,6 +43,13 @@ export interface AppendOptions {
    * Without it the log numbers the events after whatever is there, retrying internally.
    */
   expectedSequence?: number;
+  /**
+   * The caller promises that every id it set was minted for this append, is known to no other
+   * writer and was not appended before (a retry after `{ok:false}` is fine: nothing was
+   * written). None can be stored already, so the log skips its duplicate lookups and the NATS
+   * log publishes the whole batch back to back. Default false.
+   */
+  newIds?: boolean;
 }
 
 export type AppendResult =

@@ -1,10 +1,40 @@
 /** Time-zone arithmetic on top of `Intl` (IANA zones from the runtime's ICU data). */
 
+/**
+ * Formatters by zone. Building an `Intl.DateTimeFormat` loads the zone's ICU rules and costs far
+ * more than formatting (it showed in turn benchmarks); zones are few, so they are kept.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Bounds the cache against callers that send many distinct (valid) zone spellings. */
+const MAX_CACHED_ZONES = 1_000;
+
+/** The formatter of `zone`; throws RangeError for a zone `Intl` does not know. */
+function formatterOf(zone: string): Intl.DateTimeFormat {
+  let fmt = formatters.get(zone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      weekday: 'long',
+      timeZoneName: 'longOffset',
+    });
+    if (formatters.size >= MAX_CACHED_ZONES) formatters.delete(formatters.keys().next().value!);
+    formatters.set(zone, fmt);
+  }
+  return fmt;
+}
+
 /** True when `Intl` knows the zone, e.g. `Europe/Paris`, `UTC`. */
 export function isValidTimeZone(zone: string): boolean {
   if (zone.trim() === '') return false;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    formatterOf(zone);
     return true;
   } catch {
     return false;
@@ -66,20 +96,8 @@ export function parseDateTimeInZone(text: string, zone: string): Date | null {
 }
 
 function partsOf(instant: Date, zone: string): Record<string, string> {
-  const fmt = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-    weekday: 'long',
-    timeZoneName: 'longOffset',
-  });
   const out: Record<string, string> = {};
-  for (const part of fmt.formatToParts(instant)) out[part.type] = part.value;
+  for (const part of formatterOf(zone).formatToParts(instant)) out[part.type] = part.value;
   return out;
 }
 

@@ -1,6 +1,6 @@
 import type { Bus, EventSubscription, SessionEvent } from '../bus/ports.js';
 import { formatSseFrame } from '../http/sse-frame.js';
-import type { SseStream } from '../http/sse-stream.js';
+import { flowingFrame, type SseStream } from '../http/sse-stream.js';
 import type { Logger } from '../log.js';
 
 /** Frames kept per watched session so a reconnect after cycling replays from memory. */
@@ -21,6 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Frame {
   sequence: number;
   type: string;
+  /** The frame with the flowing `retry:` hint, built once per event and written to every client as is. */
   text: string;
 }
 
@@ -163,7 +164,7 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
   function deliver(c: Client, f: Frame): void {
     if (f.sequence <= c.cursor) return;
     c.cursor = f.sequence;
-    if (!c.filter || c.filter.has(f.type)) c.stream.send(f.text);
+    if (!c.filter || c.filter.has(f.type)) c.stream.sendFlowing(f.text);
   }
 
   function detach(w: Watch, c: Client): void {
@@ -204,7 +205,8 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
 }
 
 function toFrame(event: SessionEvent): Frame {
-  return { sequence: event.sequence, type: event.type, text: formatSseFrame({ id: event.id, event: event.type, data: JSON.stringify(event) }) };
+  const text = flowingFrame(formatSseFrame({ id: event.id, event: event.type, data: JSON.stringify(event) }));
+  return { sequence: event.sequence, type: event.type, text };
 }
 
 export type SessionHub = ReturnType<typeof createSessionHub>;

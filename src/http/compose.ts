@@ -7,18 +7,19 @@ export type Stage<T> = (ctx: T, next: () => Promise<void>) => Promise<void>;
  */
 export function compose<T>(stages: Stage<T>[]): (ctx: T) => Promise<void> {
   return function run(ctx: T): Promise<void> {
-    let last = -1;
-    function dispatch(i: number): Promise<void> {
-      if (i <= last) return Promise.reject(new Error('next() called multiple times'));
-      last = i;
-      const stage = stages[i];
-      if (!stage) return Promise.resolve();
-      try {
-        return stage(ctx, () => dispatch(i + 1));
-      } catch (err) {
-        return Promise.reject(err);
-      }
-    }
-    return dispatch(0);
+    return step(stages, ctx, 0, { last: -1 });
   };
+}
+
+// A module-level function rather than a closure made per request: this runs for every request.
+function step<T>(stages: Stage<T>[], ctx: T, i: number, state: { last: number }): Promise<void> {
+  if (i <= state.last) return Promise.reject(new Error('next() called multiple times'));
+  state.last = i;
+  const stage = stages[i];
+  if (!stage) return Promise.resolve();
+  try {
+    return stage(ctx, () => step(stages, ctx, i + 1, state));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }

@@ -1,42 +1,88 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, InvalidRequestError, UnauthorizedError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { compose, type Stage } from './compose.js';
 import { toErrorReply } from './error-response.js';
 import type { Principal, Reply, RequestInput, Route } from './route.js';
-import type { Router } from './router.js';
+import type { MatchResult, Router } from './router.js';
 import type { Validate, Validation } from './validation.js';
 
-/** One request travelling through the pipeline. */
-export interface Exchange {
+/** What the transport read from the request before handing it to the pipeline. */
+export interface IncomingRequest {
   method: string;
   url: string;
   rawQuery: string;
   headers: Record<string, string>;
-  rawBody: Buffer;
-  remoteAddress: string;
-  startedAt: number;
-  reqId: string;
-  log: Logger;
+  /** Read on demand: the transport's peer address costs an allocation few routes need (login). */
+  remoteAddress: () => string;
+}
+
+/** One request travelling through the pipeline. */
+export class Exchange {
+  readonly method: string;
+  readonly url: string;
+  readonly rawQuery: string;
+  readonly headers: Record<string, string>;
+  #remoteAddress: (() => string) | string;
+  readonly startedAt = Date.now();
+  rawBody: Buffer = EMPTY_BODY;
+  reqId = '';
+  /** The router's answer, when the transport already needed it (for the route's body cap). */
+  match?: MatchResult;
   route?: Route;
-  params: Record<string, string>;
+  params: Record<string, string> = {};
   principal?: Principal;
   input?: RequestInput;
   reply?: Reply;
+  readonly rootLog: Logger;
+  #log?: Logger;
+
+  constructor(req: IncomingRequest, rootLog: Logger) {
+    this.method = req.method;
+    this.url = req.url;
+    this.rawQuery = req.rawQuery;
+    this.headers = req.headers;
+    this.#remoteAddress = req.remoteAddress;
+    this.rootLog = rootLog;
+  }
+
+  /** The client's address (behind a trusted proxy: from X-Forwarded-For); '' once the client has gone. */
+  get remoteAddress(): string {
+    if (typeof this.#remoteAddress === 'function') this.#remoteAddress = this.#remoteAddress();
+    return this.#remoteAddress;
+  }
+
+  /**
+   * The request's child logger, built on first use: pino children cost a few microseconds each
+   * and most requests log nothing but their access line, which goes through the root logger.
+   */
+  get log(): Logger {
+    return (this.#log ??= this.rootLog.child(this.principal ? { reqId: this.reqId, orgId: this.principal.org_id, userId: this.principal.user_id } : { reqId: this.reqId }));
+  }
+
+  /** Sets the caller; a logger built before now is rebuilt with the caller's ids. */
+  identify(principal: Principal): void {
+    this.principal = principal;
+    this.#log = undefined;
+  }
 }
+
+const EMPTY_BODY = Buffer.alloc(0);
 
 /** Resolves the caller; throws UnauthorizedError. `allowQueryToken` is true only on SSE routes. */
 export type Authenticate = (ex: Exchange, opts: { allowQueryToken: boolean }) => Promise<Principal>;
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Generated ids: a random per-process prefix and a counter, unique across instances and cheap. */
+const REQUEST_ID_PREFIX = `${randomBytes(6).toString('hex')}-`;
+let requestCounter = 0;
 
 /** Distrusts the client's X-Request-Id: odd or long values are replaced. */
 export function requestIdStage(): Stage<Exchange> {
-  return async function requestId(ex, next) {
+  return function requestId(ex, next) {
     const given = ex.headers['x-request-id'];
-    ex.reqId = given && REQUEST_ID_RE.test(given) ? given : randomUUID();
-    ex.log = ex.log.child({ reqId: ex.reqId });
-    await next();
+    ex.reqId = given && REQUEST_ID_RE.test(given) ? given : REQUEST_ID_PREFIX + (++requestCounter).toString(36);
+    return next();
   };
 }
 
@@ -44,8 +90,11 @@ export function requestIdStage(): Stage<Exchange> {
 export function accessLogStage(): Stage<Exchange> {
   return async function accessLog(ex, next) {
     await next();
+    if (!ex.rootLog.isLevelEnabled('info')) return;
     const status = ex.reply && 'status' in ex.reply ? ex.reply.status : 200;
-    ex.log.info({ method: ex.method, url: redactUrl(ex.url + (ex.rawQuery ? '?' + ex.rawQuery : '')), status, ms: Date.now() - ex.startedAt }, 'request');
+    const url = redactUrl(ex.rawQuery ? `${ex.url}?${ex.rawQuery}` : ex.url);
+    const { principal } = ex;
+    ex.rootLog.info({ reqId: ex.reqId, orgId: principal?.org_id, userId: principal?.user_id, method: ex.method, url, status, ms: Date.now() - ex.startedAt }, 'request');
   };
 }
 
@@ -62,13 +111,13 @@ export function errorStage(): Stage<Exchange> {
 }
 
 export function routeStage(router: Router): Stage<Exchange> {
-  return async function route(ex, next) {
-    const m = router.match(ex.method, ex.url);
+  return function route(ex, next) {
+    const m = ex.match ?? router.match(ex.method, ex.url);
     if (m.kind === 'not_found') throw new NotFoundError();
     if (m.kind === 'method_not_allowed') throw new MethodNotAllowedError();
     ex.route = m.match.route;
     ex.params = m.match.params;
-    await next();
+    return next();
   };
 }
 
@@ -80,8 +129,7 @@ export function authStage(authenticate: Authenticate): Stage<Exchange> {
       if (principal.via === 'stream_token' && mode !== 'stream') throw new UnauthorizedError();
       if (mode === 'admin' && principal.role !== 'admin') throw new ForbiddenError();
       if (mode === 'operator' && !principal.operator) throw new ForbiddenError();
-      ex.principal = principal;
-      ex.log = ex.log.child({ orgId: principal.org_id, userId: principal.user_id });
+      ex.identify(principal);
     }
     await next();
   };
@@ -103,12 +151,12 @@ export function validateStage(validation: Validation, routes: Route[]): Stage<Ex
       body: r.schema.body && validation.compile(r.schema.body, 'body'),
     });
   }
-  return async function validate(ex, next) {
+  return function validate(ex, next) {
     const route = ex.route!;
     const v = compiled.get(route)!;
     const params = { ...ex.params };
     v.params?.(params);
-    const query = parseQuery(ex.rawQuery);
+    const query = ex.rawQuery ? parseQuery(ex.rawQuery) : {};
     v.query?.(query);
     let body: unknown = undefined;
     if ((route.bodyKind ?? 'json') === 'json' && route.schema.body) {
@@ -116,7 +164,7 @@ export function validateStage(validation: Validation, routes: Route[]): Stage<Ex
       v.body?.(body);
     }
     ex.input = { params, query, body, rawBody: ex.rawBody, headers: ex.headers, rawQuery: ex.rawQuery };
-    await next();
+    return next();
   };
 }
 
@@ -124,9 +172,13 @@ export function handlerStage(): Stage<Exchange> {
   return async function handle(ex) {
     ex.reply = await ex.route!.handler(ex.input!, {
       reqId: ex.reqId,
-      log: ex.log,
+      get log() {
+        return ex.log;
+      },
       principal: ex.principal!,
-      remoteAddress: ex.remoteAddress,
+      get remoteAddress() {
+        return ex.remoteAddress;
+      },
     });
   };
 }

@@ -2,16 +2,19 @@ import { App, us_listen_socket_close, us_socket_local_port, type HttpResponse, t
 import { PayloadTooLargeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { toErrorReply } from './error-response.js';
-import type { Exchange } from './pipeline.js';
+import { Exchange } from './pipeline.js';
 import type { Reply } from './route.js';
 import type { Router } from './router.js';
-import { SseStream, type SseStreamOptions } from './sse-stream.js';
+import { SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
+import { SseTimerWheel } from './sse-timers.js';
 
 export interface HttpServerOptions {
   host: string;
   port: number;
   maxBodyBytes: number;
   sse: Omit<SseStreamOptions, 'random'>;
+  /** Client address from the peer and X-Forwarded-For (client-address.ts); default: the peer. */
+  clientAddress?: (peer: string, forwardedFor: string | undefined) => string;
 }
 
 export interface HttpServerDeps {
@@ -26,6 +29,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+const STATUS_LINE: Record<number, string> = Object.fromEntries(Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]));
 
 /** Per-response state the uWS callbacks share. */
 interface Conn {
@@ -44,19 +48,31 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
   let inFlight = 0;
   let draining = false;
   const streams = new Set<SseStream>();
+  const forgetStream = (stream: SseStream) => streams.delete(stream);
+  // Heartbeats beat up to 1/20 of their interval late, cycles never before 80 % of theirs.
+  const sseTimers = new SseTimerWheel({ shortestMs: Math.min(opts.sse.heartbeatMs, opts.sse.cycleMs * 0.8) });
 
   app.any('/*', (res, req) => {
-    const method = req.getCaseSensitiveMethod().toUpperCase();
-    const url = req.getUrl();
-    const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
     req.forEach((k, v) => (headers[k] = v));
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     const conn = watchAbort(res);
+    const incoming = {
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      url: req.getUrl(),
+      rawQuery: req.getQuery() ?? '',
+      headers,
+      remoteAddress: () => clientAddressOf(conn, headers['x-forwarded-for']),
+    };
     if (draining) return writeReply(conn, { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { Connection: 'close' } });
-    const ex: Exchange = { method, url, rawQuery, headers, rawBody: Buffer.alloc(0), remoteAddress, startedAt: Date.now(), reqId: '', log, params: {} };
-    dispatch(conn, ex);
+    dispatch(conn, new Exchange(incoming, log));
   });
+
+  /** '' once the response is finished or aborted: uWS forbids touching it then. */
+  function clientAddressOf(conn: Conn, forwardedFor: string | undefined): string {
+    if (conn.aborted) return '';
+    const peer = Buffer.from(conn.res.getRemoteAddressAsText()).toString();
+    return opts.clientAddress ? opts.clientAddress(peer, forwardedFor) : peer;
+  }
 
   /**
    * The abort handler lives as long as the response (for SSE: the whole stream). It is built
@@ -73,16 +89,19 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
   }
 
   function dispatch(conn: Conn, ex: Exchange): void {
-    const m = router.match(ex.method, ex.url);
+    const m = (ex.match = router.match(ex.method, ex.url));
     const cap = (m.kind === 'found' && m.match.route.maxBodyBytes) || opts.maxBodyBytes;
-    if (Number(ex.headers['content-length'] ?? 0) > cap) return rejectTooLarge(conn);
+    const length = ex.headers['content-length'];
+    if (Number(length ?? 0) > cap) return rejectTooLarge(conn);
     inFlight++;
-    readBody(conn, cap).then((body) => {
+    // RFC 9112 6.3: with neither Content-Length nor Transfer-Encoding there is no body to wait for.
+    const bodiless = (length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined;
+    (bodiless ? Promise.resolve(ex.rawBody) : readBody(conn, cap)).then((body) => {
       if (body === null) return; // too large, already answered
       ex.rawBody = body;
       return pipeline(ex).then(() => writeReply(conn, ex.reply ?? { status: 204 }));
     }).catch((err: unknown) => {
-      const { status, body } = toErrorReply(err, ex.log ?? log);
+      const { status, body } = toErrorReply(err, ex.log);
       writeReply(conn, { status, body });
     }).finally(() => inFlight--);
   }
@@ -122,8 +141,8 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     }
     if ('sse' in reply) return openStream(conn, reply.sse);
     conn.res.cork(() => {
-      conn.res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`);
-      for (const [k, v] of Object.entries(reply.headers ?? {})) conn.res.writeHeader(k, v);
+      conn.res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status));
+      if (reply.headers) for (const k in reply.headers) conn.res.writeHeader(k, reply.headers[k]!);
       if ('raw' in reply) {
         conn.res.writeHeader('Content-Type', reply.contentType);
         conn.res.end(reply.raw);
@@ -139,27 +158,11 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
 
   function openStream(conn: Conn, start: (stream: SseStream) => void): void {
     const { res } = conn;
-    const stream = new SseStream(
-      {
-        write: (chunk) => (conn.aborted ? false : corked(res, () => res.write(chunk))),
-        end: () => {
-          if (!conn.aborted) corked(res, () => res.end());
-          conn.aborted = true;
-        },
-        abort: () => {
-          if (!conn.aborted) corked(res, () => res.close());
-          conn.aborted = true;
-        },
-      },
-      opts.sse,
-    );
+    const stream = new SseStream(new UwsSseSink(conn), opts.sse, sseTimers);
     conn.sse = stream;
     streams.add(stream);
-    stream.onClose(() => streams.delete(stream));
-    res.onWritable(() => {
-      stream.drain();
-      return true;
-    });
+    stream.onClose(forgetStream);
+    watchWritable(conn);
     res.cork(() => {
       res.writeStatus('200 OK')
         .writeHeader('Content-Type', 'text/event-stream')
@@ -168,6 +171,14 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
       res.write(`retry: 100\nevent: connected\ndata: {"status":"connected"}\n\n`);
     });
     start(stream);
+  }
+
+  /** Like watchAbort: a callback for the life of the stream whose context holds `conn` only. */
+  function watchWritable(conn: Conn): void {
+    conn.res.onWritable(() => {
+      conn.sse?.drain();
+      return true;
+    });
   }
 
   return {
@@ -194,6 +205,35 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     /** Open SSE streams on this instance. */
     streamCount: () => streams.size,
   };
+}
+
+/** The SSE sink over a uWS response: shared methods instead of three closures per stream. */
+class UwsSseSink implements SseSink {
+  readonly #conn: Conn;
+
+  constructor(conn: Conn) {
+    this.#conn = conn;
+  }
+
+  write(chunk: string): boolean {
+    const conn = this.#conn;
+    if (conn.aborted) return false;
+    let ok = false;
+    conn.res.cork(() => (ok = conn.res.write(chunk)));
+    return ok;
+  }
+
+  end(): void {
+    const conn = this.#conn;
+    if (!conn.aborted) corked(conn.res, () => conn.res.end());
+    conn.aborted = true;
+  }
+
+  abort(): void {
+    const conn = this.#conn;
+    if (!conn.aborted) corked(conn.res, () => conn.res.close());
+    conn.aborted = true;
+  }
 }
 
 function corked<T>(res: HttpResponse, fn: () => T): T {

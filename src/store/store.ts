@@ -8,12 +8,15 @@ import pg from 'pg';
 import type { Logger } from '../log.js';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
+import { EXTRA_CONNECTIONS_PER_INSTANCE, poolSizingWarning } from './pool-sizing.js';
 
 export interface StoreOptions {
   /** `postgres://…` for distributed mode; absent for embedded PGlite under dataDir. */
   databaseUrl?: string;
   dataDir: string;
   poolMax?: number;
+  /** EXPECTED_INSTANCES, for the pool sizing warning (PostgreSQL only; default 1). */
+  expectedInstances?: number;
   log: Logger;
 }
 
@@ -23,7 +26,7 @@ export type Store = Awaited<ReturnType<typeof createStore>>;
  * Opens the relational store (PostgreSQL or PGlite, one SQL dialect) and applies the
  * checked-in migrations. Schema auto-sync is never used.
  */
-export async function createStore({ databaseUrl, dataDir, poolMax = 10, log }: StoreOptions) {
+export async function createStore({ databaseUrl, dataDir, poolMax = 10, expectedInstances = 1, log }: StoreOptions) {
   const common = {
     entities,
     extensions: [Migrator],
@@ -36,6 +39,7 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, log }: S
   let orm: MikroORM;
   if (databaseUrl) {
     orm = (await PostgresOrm.init({ ...common, clientUrl: databaseUrl, pool: { min: 0, max: poolMax } })) as unknown as MikroORM;
+    await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
   } else {
     const dir = resolve(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
@@ -62,6 +66,16 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, log }: S
       await orm.close(true);
     },
   };
+}
+
+/** Logs the spec's pool sizing warning when pool × instances does not fit PostgreSQL's max_connections. */
+async function warnOnPoolSizing(orm: MikroORM, sizing: { poolMax: number; instances: number }, log: Logger): Promise<void> {
+  const [row] = (await orm.em.getConnection().execute('show max_connections')) as { max_connections: string }[];
+  const maxConnections = Number(row?.max_connections);
+  if (!Number.isFinite(maxConnections)) return;
+  const input = { ...sizing, maxConnections, extraPerInstance: EXTRA_CONNECTIONS_PER_INSTANCE };
+  const warning = poolSizingWarning(input);
+  if (warning) log.warn({ component: 'store', ...input }, warning);
 }
 
 /** Lock id serialising migrations of instances that start at once on the same database. */

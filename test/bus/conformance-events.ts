@@ -32,8 +32,8 @@ async function collect(sub: AsyncIterable<SessionEvent>, n: number): Promise<Ses
   return got;
 }
 
-/** Starts append-child.ts processes, lets them go at the same moment, and returns the wall time. */
-async function raceChildren(t: TestContext, env: Record<string, string>, workers: string[]): Promise<number> {
+/** Starts append-child.ts processes, lets them go at the same moment, and returns the wall time (also used by local.test.ts). */
+export async function raceChildren(t: TestContext, env: Record<string, string>, workers: string[]): Promise<number> {
   const children = workers.map((worker) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
       cwd: ROOT,

@@ -9,17 +9,21 @@ import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { createStore } from '../../src/store/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import type { SessionEvent } from '../../src/bus/index.js';
+import type { Store } from '../../src/store/index.js';
+import { raceChildren, within } from './conformance-events.js';
 import { CASES, runBusConformance, type BusHarness } from './conformance.js';
 
 const LEASE_MS = 1000;
 const log = createLogger('silent');
 
 /** Local buses sharing one store: PGlite when databaseUrl is absent, else that PostgreSQL. */
-async function localHarness(database?: { url: string; drop(): Promise<void> }): Promise<BusHarness> {
+async function localHarness(database?: { url: string; drop(): Promise<void> }): Promise<BusHarness & { store: Store }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bus-local-'));
   const store = await createStore({ dataDir, databaseUrl: database?.url, log });
   const buses: Bus[] = [];
   return {
+    store,
     leaseMs: LEASE_MS,
     childEnv: database ? { BUS_KIND: 'local', BUS_DATABASE_URL: database.url } : undefined,
     async connect() {
@@ -54,4 +58,92 @@ test('local - an event id stored in another session is refused with ConflictErro
   const id = newId();
   assert.ok((await bus.events.append(newId(), [{ id, type: 'a' }])).ok);
   await assert.rejects(bus.events.append(newId(), [{ id, type: 'a' }]), ConflictError);
+});
+
+/** Records the SQL the store runs from now on (the bus calls store.sql for every statement). */
+function countQueries(store: Store): { texts: string[]; params: unknown[][] } {
+  const seen = { texts: [] as string[], params: [] as unknown[][] };
+  const sql = store.sql.bind(store);
+  store.sql = ((query: string, params: unknown[] = []) => {
+    seen.texts.push(query);
+    seen.params.push(params);
+    return sql(query, params);
+  }) as Store['sql'];
+  return seen;
+}
+
+/** Subscribes to each session and resolves each entry with its first `n` events. */
+function firstEvents(bus: Bus, sessions: string[], n: number): Promise<SessionEvent[]>[] {
+  return sessions.map(async (sid) => {
+    const got: SessionEvent[] = [];
+    for await (const e of bus.events.subscribe(sid)) if (got.push(e) >= n) break;
+    return got;
+  });
+}
+
+test('local on PGlite - idle subscriptions run no query; appends still reach them', async (t) => {
+  const harness = await localHarness();
+  t.after(() => harness.close());
+  const bus = await harness.connect();
+  const sessions = Array.from({ length: 20 }, () => newId());
+  const received = firstEvents(bus, sessions, 1);
+  await new Promise((r) => setTimeout(r, 200)); // replay reads done
+  const queries = countQueries(harness.store);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.deepEqual(queries.texts, [], 'no query while 20 subscriptions wait');
+  for (const sid of sessions) await bus.events.append(sid, [{ type: 'ping' }]);
+  const got = await within(Promise.all(received), 5000, 'every subscription to get its event');
+  assert.deepEqual(got.map((events) => events[0]!.session_id), sessions);
+  assert.ok(!queries.texts.some((q) => /max\(sequence\)/.test(q)), 'nothing polled the tails');
+});
+
+test('local on PostgreSQL - appends by another process wake the feed; one tail query per poll for all watched sessions', async (t) => {
+  const database = await createTestDatabase('bus_tails');
+  const harness = await localHarness(database);
+  const bus = await createBus({ kind: 'local', store: harness.store, log, pollMs: 100 });
+  t.after(async () => {
+    await bus.close();
+    await harness.close();
+  });
+  const sessions = Array.from({ length: 50 }, () => newId());
+  const received = firstEvents(bus, sessions.slice(0, 1), 6);
+  const idle = firstEvents(bus, sessions.slice(1), 1);
+  await new Promise((r) => setTimeout(r, 300)); // replay reads and the first poll done
+  const queries = countQueries(harness.store);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleQueries = queries.texts.length;
+  // 50 watched sessions: ~10 polls in 1 s; one poll per feed would be ~500 queries.
+  assert.ok(idleQueries >= 5 && idleQueries <= 15, `${idleQueries} queries in 1 s idle (expected ~10)`);
+  assert.ok(queries.texts.every((q) => /max\(sequence\)/.test(q)), 'only tail polls while idle');
+
+  await raceChildren(t, { ...harness.childEnv!, SESSION_ID: sessions[0]!, COUNT: '6', CONCURRENCY: '1' }, ['other']);
+  const events = await within(received[0]!, 5000, 'the feed to get the other process\'s events');
+  assert.deepEqual(events.map((e) => [e.sequence, e.data['worker']]), [1, 2, 3, 4, 5, 6].map((s) => [s, 'other']));
+  // Only the session whose tail moved was re-read.
+  const readSessions = queries.texts.flatMap((q, i) => (/^select body from bus_events where session_id = \? and sequence >/.test(q) ? [queries.params[i]![0]] : []));
+  assert.ok(readSessions.length >= 1, 'the log was read after the foreign appends');
+  assert.deepEqual(new Set(readSessions), new Set([sessions[0]]), 'no other session was read');
+  for (const p of idle) void p.catch(() => undefined);
+});
+
+test('local on PostgreSQL - concurrent appends to many sessions share statements; a failed expectation stays that session\'s', async (t) => {
+  const harness = await localHarness(await createTestDatabase('bus_group'));
+  t.after(() => harness.close());
+  const bus = await harness.connect();
+  const sessions = Array.from({ length: 100 }, () => newId());
+  await bus.events.append(sessions[0]!, [{ type: 'first' }]);
+  const queries = countQueries(harness.store);
+  const results = await Promise.all(
+    sessions.map((sid, i) => bus.events.append(sid, [{ type: 'a', data: { i } }, { type: 'b', data: { i } }], { expectedSequence: 0 })),
+  );
+  const inserts = queries.texts.filter((q) => /insert into bus_events/.test(q)).length;
+  assert.ok(inserts <= 10, `${inserts} INSERT statements for 100 sessions (grouped)`);
+  assert.deepEqual(results[0], { ok: false, currentSequence: 1 }, 'the session that had an event reports its tail');
+  for (const [i, r] of results.entries()) {
+    if (i === 0) continue;
+    assert.ok(r.ok, `session ${i} appended`);
+    assert.deepEqual(r.events.map((e) => [e.sequence, e.type, e.data['i']]), [[1, 'a', i], [2, 'b', i]]);
+    assert.deepEqual((await bus.events.read(sessions[i]!)).map((e) => e.id), r.events.map((e) => e.id), 'stored as returned');
+  }
+  assert.deepEqual((await bus.events.read(sessions[0]!)).map((e) => e.type), ['first']);
 });

@@ -10,6 +10,7 @@ function ev(sequence: number): SessionEvent {
 /** A log of `stored` events plus a handle to push live events by hand. */
 function fakeSource(stored: SessionEvent[], { idlePollMs = 0, failFetch = false } = {}) {
   let push: (e: SessionEvent) => void = () => undefined;
+  let stale: () => void = () => undefined;
   let fetches = 0;
   const source: FeedSource = {
     async fetch(after) {
@@ -17,13 +18,14 @@ function fakeSource(stored: SessionEvent[], { idlePollMs = 0, failFetch = false 
       if (failFetch) throw new Error('log unreachable');
       return stored.filter((e) => e.sequence > after).slice(0, 3); // short pages on purpose
     },
-    listen(p) {
+    listen(p, _fail, s) {
       push = p;
+      stale = s;
       return { stop: () => undefined, ready: Promise.resolve() };
     },
     idlePollMs,
   };
-  return { source, push: (e: SessionEvent) => push(e), fetches: () => fetches };
+  return { source, push: (e: SessionEvent) => push(e), stale: () => stale(), fetches: () => fetches };
 }
 
 async function take(feed: OrderedFeed, n: number): Promise<number[]> {
@@ -63,6 +65,33 @@ test('ordered feed - the idle poll picks up events nobody pushed (other processe
   const out = take(new OrderedFeed(src.source), 2);
   setTimeout(() => stored.push(ev(2)), 50);
   assert.deepEqual(await out, [1, 2]);
+});
+
+test('ordered feed - stale() makes a feed without idle poll re-read the log, also when it comes mid-delivery', { timeout: 5000 }, async () => {
+  const stored = [ev(1)];
+  const src = fakeSource(stored); // idlePollMs 0: nothing but stale() or a push wakes it
+  const feed = new OrderedFeed(src.source);
+  const seen: number[] = [];
+  const loop = (async () => {
+    for await (const e of feed) {
+      seen.push(e.sequence);
+      if (e.sequence === 2) {
+        // Appended elsewhere while this consumer still handles event 2: the hint must not be lost.
+        stored.push(ev(3));
+        src.stale();
+      }
+      if (e.sequence === 3) break;
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(seen, [1]);
+  const fetchesWhileIdle = src.fetches();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(src.fetches(), fetchesWhileIdle, 'no poll');
+  stored.push(ev(2));
+  src.push(ev(2)); // live, so 3's hint comes while the feed is not reading the log
+  await loop;
+  assert.deepEqual(seen, [1, 2, 3]);
 });
 
 test('ordered feed - a slow reader past the buffer cap catches up from the log', async () => {

@@ -23,6 +23,20 @@ describe('router', () => {
     assert.deepEqual(router.match('DELETE', '/v1/sessions/chat'), { kind: 'method_not_allowed', allow: ['POST', 'GET'] });
   });
 
+  it('finds routes with a param among their first two segments next to static-prefix ones, in score order', () => {
+    const mixed = createRouter(defineRoutes([r('GET', '/:tenant/items/:id'), r('GET', '/v1/items/:id'), r('POST', '/v1/items/new'), r('GET', '/v1/:kind/:id'), r('GET', '/v1/files/*path')]));
+    const path = (method: 'GET' | 'POST', url: string) => { const m = mixed.match(method, url); return m.kind === 'found' ? m.match.route.path : m.kind; };
+    assert.equal(path('GET', '/v1/items/7'), '/v1/items/:id');
+    assert.equal(path('POST', '/v1/items/new'), '/v1/items/new');
+    assert.equal(path('GET', '/acme/items/7'), '/:tenant/items/:id');
+    assert.equal(path('GET', '/v1/agents/7'), '/v1/:kind/:id');
+    assert.equal(path('GET', '/v1/files/7'), '/v1/:kind/:id', 'an exact route outranks a catch-all');
+    assert.equal(path('GET', '/v1/files/a/b'), '/v1/files/*path');
+    assert.equal(path('GET', '/v1%2Fitems/x/7'), 'not_found', 'a decoded slash in a segment matches nothing by accident');
+    assert.equal(path('GET', '/acme%2Fx/items/7'), '/:tenant/items/:id', 'a decoded slash still reaches param routes');
+    assert.deepEqual(mixed.match('DELETE', '/v1/items/new'), { kind: 'method_not_allowed', allow: ['POST', 'GET'] });
+  });
+
   it('strips the API prefix before /v1 only', () => {
     assert.equal(router.match('GET', '/x/y/v1/sessions/1').kind, 'found');
     assert.equal(router.match('GET', '/x/y/health').kind, 'not_found');

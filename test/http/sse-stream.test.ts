@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatSseFrame } from '../../src/http/sse-frame.js';
 import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
+import { SseTimerWheel } from '../../src/http/sse-timers.js';
 
 function fakeSink(accept = () => true) {
   const chunks: string[] = [];
@@ -23,7 +24,7 @@ describe('SSE frames and streams', () => {
 
   it('sends heartbeats whose retry hint backs off from 100 to 500 while idle, and resets on events', async () => {
     const { sink, chunks } = fakeSink();
-    const s = new SseStream(sink, { heartbeatMs: 20, cycleMs: 60_000, maxBufferBytes: 1e6, random: () => 0.999 });
+    const s = new SseStream(sink, { heartbeatMs: 20, cycleMs: 60_000, maxBufferBytes: 1e6, random: () => 0.999 }, new SseTimerWheel({ shortestMs: 20 }));
     await sleep(130);
     const beats = chunks.filter((c) => c.includes(': heartbeat'));
     assert.ok(beats.length >= 4, `got ${beats.length} heartbeats`);
@@ -36,7 +37,7 @@ describe('SSE frames and streams', () => {
   it('cycles the connection with a disconnecting frame inside ±20% of the cycle', async () => {
     const { sink, chunks, state } = fakeSink();
     const closed: string[] = [];
-    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 100, maxBufferBytes: 1e6, random: () => 0 });
+    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 100, maxBufferBytes: 1e6, random: () => 0 }, new SseTimerWheel({ shortestMs: 80 }));
     s.onClose(() => closed.push('closed'));
     await sleep(70);
     assert.equal(state.ended, false, 'not before 80% of the cycle');
@@ -47,10 +48,41 @@ describe('SSE frames and streams', () => {
     assert.match(chunks.at(-1)!, /event: disconnecting\ndata: {"reason":"connection_cycle","retry_ms":100}/);
   });
 
+  it('streams sharing one timer wheel each beat on their own schedule and cycle in ±20%; closed ones leave the wheel', async () => {
+    const wheel = new SseTimerWheel({ shortestMs: 40 });
+    const opts = { heartbeatMs: 40, cycleMs: 400, maxBufferBytes: 1e6 };
+    let r = 0;
+    const random = () => [0, 0.999, 0.5][r++ % 3]!; // beat jitter, then cycle jitter, per stream
+    const streams = Array.from({ length: 30 }, () => {
+      const { sink, chunks, state } = fakeSink();
+      const started = performance.now();
+      const s = new SseStream(sink, { ...opts, random }, wheel);
+      const endedAt: number[] = [];
+      s.onClose(() => endedAt.push(performance.now() - started));
+      return { s, chunks, state, endedAt };
+    });
+    assert.equal(wheel.size, 30, 'one pending deadline per stream');
+    streams[0]!.s.end();
+    assert.equal(wheel.size, 29, 'an ended stream leaves the wheel');
+    await sleep(250);
+    for (const { chunks } of streams.slice(1)) {
+      const beats = chunks.filter((c) => c.includes(': heartbeat')).length;
+      // First beat at 20-40 ms, then every 40 ms (+ at most one 5 ms tick each): 5-6 beats by 250 ms.
+      assert.ok(beats >= 4 && beats <= 7, `${beats} heartbeats in 250 ms at 40 ms`);
+    }
+    await sleep(300);
+    for (const { state, endedAt, chunks } of streams.slice(1)) {
+      assert.equal(state.ended, true);
+      assert.match(chunks.at(-1)!, /connection_cycle/);
+      assert.ok(endedAt[0]! >= 320 && endedAt[0]! <= 520, `cycled after ${endedAt[0]} ms (400 ms ±20 %)`);
+    }
+    assert.equal(wheel.size, 0, 'nothing left on the wheel');
+  });
+
   it('buffers under backpressure, drains in order, and drops a client past the bound', () => {
     let writable = false;
     const { sink, chunks, state } = fakeSink(() => writable);
-    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 200, random: () => 0.5 });
+    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 200, random: () => 0.5 }, new SseTimerWheel({ shortestMs: 10_000 }));
     s.send('A\n\n'); // accepted by the socket buffer but reports backpressure
     s.send('B\n\n');
     s.send('C\n\n');

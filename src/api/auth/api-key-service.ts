@@ -1,6 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { ApiKeyCreateBody, ApiKeyInfoBody } from '../../../schemas/auth.js';
-import { generateApiKey, hashApiKey } from '../../auth/index.js';
+import { generateApiKey, hashApiKey, type PrincipalCache } from '../../auth/index.js';
 import { ForbiddenError, InvalidRequestError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
 import { ApiKey, orgScope, type Store } from '../../store/index.js';
@@ -18,7 +18,7 @@ function keyView(k: InferEntity<typeof ApiKey>): ApiKeyInfoBody {
 }
 
 /** API keys: everyone manages their own; admins also list and revoke any key of their organisation. */
-export function createApiKeyService({ store }: { store: Store }) {
+export function createApiKeyService({ store, principals }: { store: Store; principals: PrincipalCache }) {
   async function list(principal: Principal, scope: 'own' | 'org') {
     if (scope === 'org' && principal.role !== 'admin') throw new ForbiddenError();
     const where = { revoked_at: null, ...(scope === 'own' ? { user_id: principal.user_id } : {}) };
@@ -37,12 +37,14 @@ export function createApiKeyService({ store }: { store: Store }) {
     return { ...keyView(row), last_used_at: null, key };
   }
 
-  /** Revokes at once on every instance: keys are checked against the database on each request. */
+  /** When this answers, the key fails on every instance (the credential cache has been outwaited). */
   async function revoke(principal: Principal, id: string): Promise<void> {
     const em = store.em();
     const key = await orgScope(em, principal.org_id).getOwned(ApiKey, id);
     if (key.user_id !== principal.user_id && principal.role !== 'admin') throw new ForbiddenError();
-    if (!key.revoked_at) await em.nativeUpdate(ApiKey, { id: key.id, revoked_at: null }, { revoked_at: new Date() });
+    if (key.revoked_at) return;
+    await em.nativeUpdate(ApiKey, { id: key.id, revoked_at: null }, { revoked_at: new Date() });
+    await principals.invalidate();
   }
 
   return { list, create, revoke };

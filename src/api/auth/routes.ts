@@ -12,7 +12,7 @@ const err = Type.Ref('ErrorResponse');
 /** Login, token refresh and logout, the caller's identity, API keys, and session stream tokens. */
 export function authRoutes({ store, auth }: AppServices): Route[] {
   const svc = createAuthService({ store, auth });
-  const keys = createApiKeyService({ store });
+  const keys = createApiKeyService({ store, principals: auth.principals });
   return defineRoutes([
     {
       method: 'POST', path: '/v1/auth/login', auth: 'none', summary: 'Exchange email and password for an access and a refresh token', tags,

@@ -3,9 +3,26 @@ import type { AuthModule } from '../../auth/index.js';
 import { UnauthorizedError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
 import type { Logger } from '../../log.js';
-import { Organization, Session, User, orgScope, type Store } from '../../store/index.js';
+import { Session, User, orgScope, type Organization, type Store } from '../../store/index.js';
+import type { InferEntity } from '@mikro-orm/core';
 import { orgView } from '../orgs/service.js';
 import { normalizeEmail, userView, type UserRow } from '../users/user-view.js';
+
+type OrgRow = InferEntity<typeof Organization>;
+
+interface MeRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string;
+  role: 'admin' | 'member';
+  operator: boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+  org_name: string;
+  org_created_at: Date | string;
+  org_updated_at: Date | string;
+}
 
 export interface AuthServiceDeps {
   store: Store;
@@ -48,7 +65,10 @@ export function createAuthService({ store, auth }: AuthServiceDeps) {
   async function refresh(refreshToken: string, log: Logger): Promise<TokenPairBody> {
     const r = await auth.refreshTokens.rotate(refreshToken);
     if (!r.ok) {
-      if (r.reason === 'reused') log.warn({ event: 'refresh_token_reuse' }, 'rotated refresh token presented again: token family revoked');
+      if (r.reason === 'reused') {
+        log.warn({ event: 'refresh_token_reuse' }, 'rotated refresh token presented again: token family revoked');
+        await auth.principals.invalidate();
+      }
       throw new UnauthorizedError();
     }
     const user = await store.em().findOne(User, { id: r.userId });
@@ -59,16 +79,23 @@ export function createAuthService({ store, auth }: AuthServiceDeps) {
   /** Ends the login behind an access token: its refresh family and every access token of it. */
   async function logout(principal: Principal): Promise<void> {
     const familyId = auth.tokens.familyOf(principal);
-    if (familyId) await auth.refreshTokens.revokeFamily(familyId, 'logout');
+    if (familyId && (await auth.refreshTokens.revokeFamily(familyId, 'logout'))) await auth.principals.invalidate();
   }
 
+  /** One indexed query, no ORM: this is the route clients call to check their credentials. */
   async function me(principal: Principal) {
-    const em = store.em();
-    const user = await em.findOneOrFail(User, { id: principal.user_id });
-    const org = await em.findOneOrFail(Organization, { id: principal.org_id });
+    const [row] = await store.sql<MeRow>(
+      `select u.id, u.organization_id, u.email, u.name, u.role, u.operator, u.created_at, u.updated_at,
+         o.name as org_name, o.created_at as org_created_at, o.updated_at as org_updated_at
+       from users u join organizations o on o.id = u.organization_id
+       where u.id = ? and o.id = ?`,
+      [principal.user_id, principal.org_id],
+    );
+    if (!row) throw new UnauthorizedError(); // deleted since its credential was checked
+    const { org_name, org_created_at, org_updated_at, ...user } = row;
     return {
-      user: userView(user),
-      organization: orgView(org),
+      user: userView({ ...user, created_at: new Date(user.created_at), updated_at: new Date(user.updated_at) } as UserRow),
+      organization: orgView({ id: row.organization_id, name: org_name, created_at: new Date(org_created_at), updated_at: new Date(org_updated_at) } as OrgRow),
       via: principal.via as 'api_key' | 'access_token',
       ...(principal.key_id && principal.via === 'api_key' ? { api_key_id: principal.key_id } : {}),
     };

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CapabilityIdParams, CapabilityInfo, CapabilityList } from '../../../schemas/capabilities.js';
 import { ErrorResponse } from '../../../schemas/common.js';
-import { capabilityView } from '../../capabilities/index.js';
+import { capabilityView, type Capability } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
 import { defineRoutes, type Route } from '../../http/route.js';
 import type { AppServices } from '../../services.js';
@@ -11,13 +11,17 @@ const tags = ['capabilities'];
 
 /** The capability registry, read-only (spec 4.1: GET /v1/capabilities). */
 export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabilities'>): Route[] {
+  // A registered capability never changes, so its JSON is built once and replies only copy it out.
+  const json = new WeakMap<Capability, string>();
+  const jsonOf = (cap: Capability): string => json.get(cap) ?? json.set(cap, JSON.stringify(capabilityView(cap))).get(cap)!;
+  const reply = (raw: string) => ({ status: 200, raw, contentType: 'application/json' });
   return defineRoutes([
     {
       method: 'GET', path: '/v1/capabilities', auth: 'user', summary: 'List the available capabilities', tags,
       schema: { response: { 200: ref(CapabilityList) } },
       async handler() {
-        const data = capabilities.list().map(capabilityView);
-        return { status: 200, body: { data, total: data.length } };
+        const list = capabilities.list();
+        return reply(`{"data":[${list.map(jsonOf).join(',')}],"total":${list.length}}`);
       },
     },
     {
@@ -26,7 +30,7 @@ export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabili
       async handler({ params }) {
         const cap = capabilities.get(params.id);
         if (!cap) throw new NotFoundError();
-        return { status: 200, body: capabilityView(cap) };
+        return reply(jsonOf(cap));
       },
     },
   ]);

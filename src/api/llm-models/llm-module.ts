@@ -21,12 +21,12 @@ export interface LlmModuleDeps {
 
 /**
  * Builds the providers, models, sync and resolver services with their links: a provider
- * change drops the resolver's cached client for it.
+ * change drops the resolver's cached client for it, a new organisation default its cached default.
  */
 export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUrlOverride, llm }: LlmModuleDeps) {
   const modelResolver = createModelResolver({ store, keyring, log, systemDefault, llm });
   const llmProviders = createLlmProviderService({ store, keyring, log, onChanged: (id) => modelResolver.invalidate(id) });
-  const llmModels = createLlmModelService({ store, providers: llmProviders, systemDefault });
+  const llmModels = createLlmModelService({ store, providers: llmProviders, systemDefault, onDefaultChanged: (orgId) => modelResolver.invalidateDefault(orgId) });
   const modelSync = createModelSyncService({ store, providers: llmProviders, log, baseUrlOverride: syncBaseUrlOverride, llm });
 
   /** First start: providers for the vendor keys in the environment, in the bootstrap organisation. */

@@ -25,10 +25,18 @@ export interface ModelResolverOptions {
   cacheTtlMs: number;
   /** Most providers kept at once; the least recently used goes first (default 256). */
   maxCachedProviders: number;
+  /**
+   * How long an organisation's default model id is reused, in ms (default 5 000). A change made
+   * through this instance (`invalidateDefault`) is seen at once, one made elsewhere within this time.
+   */
+  defaultCacheTtlMs: number;
 }
 
 export const DEFAULT_PROVIDER_CACHE_TTL_MS = 60_000;
 export const DEFAULT_MAX_CACHED_PROVIDERS = 256;
+export const DEFAULT_ORG_DEFAULT_CACHE_TTL_MS = 5_000;
+/** Organisations whose default is remembered at once; the oldest entry goes first. */
+const MAX_CACHED_ORG_DEFAULTS = 10_000;
 
 interface CachedProvider {
   /** Type, URL and sealed key of the row it was built from: any change rebuilds it. */
@@ -48,8 +56,14 @@ const fingerprintOf = (row: LlmProviderRow) => `${row.provider_type}\n${row.base
  */
 export function createModelResolver(deps: ModelResolverDeps, opts: Partial<ModelResolverOptions> = {}) {
   const { store, keyring, log, systemDefault, llm } = deps;
-  const { cacheTtlMs = DEFAULT_PROVIDER_CACHE_TTL_MS, maxCachedProviders = DEFAULT_MAX_CACHED_PROVIDERS } = opts;
+  const {
+    cacheTtlMs = DEFAULT_PROVIDER_CACHE_TTL_MS,
+    maxCachedProviders = DEFAULT_MAX_CACHED_PROVIDERS,
+    defaultCacheTtlMs = DEFAULT_ORG_DEFAULT_CACHE_TTL_MS,
+  } = opts;
   const cache = new Map<string, CachedProvider>();
+  // Every turn without a model override asks for its organisation's default: one ORM query each.
+  const orgDefaults = new Map<string, { modelId: string | null; expiresAt: number }>();
   let llmsim: ResolvedModel | undefined;
 
   function builtin(): ResolvedModel {
@@ -107,6 +121,20 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     throw new NotFoundError('No LLM model is configured: set a default model for the organization');
   }
 
+  async function orgDefaultId(orgId: string): Promise<string | null> {
+    const now = Date.now();
+    const hit = orgDefaults.get(orgId);
+    if (hit && hit.expiresAt > now) return hit.modelId;
+    const org = await store.em().findOne(Organization, { id: orgId });
+    const modelId = org?.default_model_id ?? null;
+    if (defaultCacheTtlMs > 0) {
+      orgDefaults.delete(orgId);
+      orgDefaults.set(orgId, { modelId, expiresAt: now + defaultCacheTtlMs });
+      if (orgDefaults.size > MAX_CACHED_ORG_DEFAULTS) orgDefaults.delete(orgDefaults.keys().next().value!);
+    }
+    return modelId;
+  }
+
   async function resolve(orgId: string, modelId: string | null): Promise<ResolvedModel> {
     if (modelId === LLMSIM_MODEL_ID && systemDefault === 'llmsim') return builtin();
     if (modelId !== null) {
@@ -114,8 +142,7 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
       if (!found) throw new NotFoundError();
       return resolved(found);
     }
-    const org = await store.em().findOne(Organization, { id: orgId });
-    const defaultId = org?.default_model_id ?? null;
+    const defaultId = await orgDefaultId(orgId);
     if (defaultId) {
       const found = await modelRow(orgId, defaultId);
       if (found) return resolved(found);
@@ -129,6 +156,10 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     /** Drops the cached provider built from this provider row (its key or URL changed). */
     invalidate(providerId: string): void {
       cache.delete(providerId);
+    },
+    /** Forgets the organisation's cached default model id (it was just changed). */
+    invalidateDefault(orgId: string): void {
+      orgDefaults.delete(orgId);
     },
     /** Number of cached providers (for tests). */
     cachedCount: () => cache.size,

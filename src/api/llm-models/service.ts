@@ -12,6 +12,8 @@ export interface LlmModelServiceDeps {
   providers: Pick<LlmProviderService, 'getRow'>;
   /** What a turn runs when nothing names a model and the organisation has no default. */
   systemDefault: 'llmsim' | null;
+  /** Called after an organisation's default model changed (the resolver caches it). */
+  onDefaultChanged?: (orgId: string) => void;
 }
 
 const ORDER = { orderBy: { created_at: 'asc', id: 'asc' } } as const;
@@ -20,7 +22,7 @@ const ORDER = { orderBy: { created_at: 'asc', id: 'asc' } } as const;
  * LLM models: manual additions, listing, PATCH/DELETE, and the organisation default (stored
  * as `organizations.default_model_id`). Discovery lives in the sync service.
  */
-export function createLlmModelService({ store, providers, systemDefault }: LlmModelServiceDeps) {
+export function createLlmModelService({ store, providers, systemDefault, onDefaultChanged }: LlmModelServiceDeps) {
   async function providerMap(em: EntityManager, orgId: string): Promise<Map<string, LlmProviderRow>> {
     const rows = (await orgScope(em, orgId).find(LlmProviderEntity, {})) as LlmProviderRow[];
     return new Map(rows.map((r) => [r.id, r]));
@@ -126,6 +128,7 @@ export function createLlmModelService({ store, providers, systemDefault }: LlmMo
     const org = await em.findOneOrFail(Organization, { id: orgId });
     org.default_model_id = row ? row.id : null;
     await em.flush();
+    onDefaultChanged?.(orgId);
     return defaultView(em, orgId, org.default_model_id);
   }
 

@@ -1,3 +1,4 @@
+import { ZERO_USAGE } from '../../../actors/index.js';
 import type { Bus } from '../../bus/ports.js';
 import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -17,8 +18,6 @@ export interface SessionServiceDeps {
   /** Turns the user's connections into session secrets `connection:<provider>` (spec 2.3); src/storage. */
   connections?: { injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> };
 }
-
-const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 };
 
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
 export function createSessionService({ store, bus, log, setup, connections }: SessionServiceDeps) {

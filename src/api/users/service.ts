@@ -32,9 +32,11 @@ export function createUserService({ store, auth }: UserServiceDeps) {
 
   async function update(principal: Principal, id: string, body: UserUpdateBody) {
     const password_hash = body.password === undefined ? undefined : await auth.passwords.hash(body.password);
+    let roleChanged = false;
     const user = await store.em().transactional(async (tx) => {
       const u = await orgScope(tx, principal.org_id).getOwned(User, id);
-      if (body.role && body.role !== u.role) await assertRoleChangeAllowed(tx, u);
+      roleChanged = body.role !== undefined && body.role !== u.role;
+      if (roleChanged) await assertRoleChangeAllowed(tx, u);
       if (body.name !== undefined) u.name = body.name;
       if (body.role !== undefined) u.role = body.role;
       if (password_hash) u.password_hash = password_hash;
@@ -42,6 +44,7 @@ export function createUserService({ store, auth }: UserServiceDeps) {
     });
     // A new password ends every login of the user (refresh families and their access tokens).
     if (password_hash) await auth.refreshTokens.revokeUser(user.id, 'password_changed');
+    if (password_hash || roleChanged) await auth.principals.invalidate();
     return userView(user);
   }
 
@@ -52,6 +55,7 @@ export function createUserService({ store, auth }: UserServiceDeps) {
       if (u.role === 'admin') await assertNotLastAdmin(tx, u);
       tx.remove(u); // API keys, token families and refresh tokens go with it (on delete cascade)
     });
+    await auth.principals.invalidate();
   }
 
   return { list, get, create, update, remove };

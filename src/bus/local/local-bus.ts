@@ -6,10 +6,11 @@ import { createSqlEventLog } from './sql-event-log.js';
 import { createSqlTurnQueue } from './sql-turn-queue.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
-/** PostgreSQL: other processes append too, so idle subscribers look at the table this often. */
+/**
+ * PostgreSQL: other processes append too, so the instance checks the tails of its watched
+ * sessions this often (one query for all of them). PGlite is one process: no poll at all.
+ */
 export const DEFAULT_POSTGRES_POLL_MS = 250;
-/** PGlite: one process, every append is notified; the poll is only a backstop. */
-export const DEFAULT_PGLITE_POLL_MS = 2_000;
 export const DEFAULT_CLAIM_POLL_MS = 200;
 
 export interface LocalBusOptions {
@@ -17,7 +18,7 @@ export interface LocalBusOptions {
   log: Logger;
   /** Turn claim lease, in ms (default 60000); heartbeat() extends it by this much. */
   leaseMs?: number;
-  /** Idle live subscribers re-read the log this often, in ms (default 250 on PostgreSQL, 2000 on PGlite). */
+  /** PostgreSQL: the instance looks for other processes' appends this often, in ms (default 250); unused on PGlite. */
   pollMs?: number;
   /** Idle claimers re-check the queue this often, in ms (default 200). */
   claimPollMs?: number;
@@ -31,12 +32,13 @@ export async function createLocalBus({
   store,
   log,
   leaseMs = DEFAULT_LEASE_MS,
-  pollMs = store.kind === 'postgres' ? DEFAULT_POSTGRES_POLL_MS : DEFAULT_PGLITE_POLL_MS,
+  pollMs = DEFAULT_POSTGRES_POLL_MS,
   claimPollMs = DEFAULT_CLAIM_POLL_MS,
 }: LocalBusOptions): Promise<Bus> {
   if (leaseMs <= 0 || pollMs <= 0 || claimPollMs <= 0) throw new RangeError('leaseMs, pollMs and claimPollMs must be > 0');
   const busLog = log.child({ component: 'bus', kind: 'local' });
-  const events = createSqlEventLog({ store, log: busLog, pollMs });
+  // PGlite is embedded in this process: every append is notified in process, nothing to poll for.
+  const events = createSqlEventLog({ store, log: busLog, pollMs: store.kind === 'postgres' ? pollMs : 0 });
   return {
     kind: 'local',
     events,

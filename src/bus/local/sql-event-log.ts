@@ -6,6 +6,8 @@ import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
+import { createGroupInsert, type TailInsert, type TailInsertOutcome } from './group-insert.js';
+import { createTailWatch } from './tail-watch.js';
 import { stampEvent, type EventTail } from '../session-event.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
 
@@ -20,7 +22,7 @@ const MAX_CACHED_TAILS = 10_000;
 export interface SqlEventLogOptions {
   store: Store;
   log: Logger;
-  /** Live subscribers re-read the table after this long without an in-process notification, in ms. */
+  /** How often the instance looks for appends by other processes, in ms; 0 = never (PGlite). */
   pollMs: number;
 }
 
@@ -33,12 +35,13 @@ export interface SqlEventLogOptions {
  * read-then-insert version starved one process under load). Within a process a per-session
  * chain keeps writers from racing each other at all. Ids are minted after the last id this
  * process knows; the statement refuses ids not above the stored tail, and the retry mints again.
+ * Appends of other sessions that arrive while a statement is in flight share the next one
+ * (group-insert.ts): one INSERT and one commit for all of them.
  *
- * Live subscribe is notified in process through an EventEmitter. Appends made by other
- * processes (PostgreSQL mode) are not notified: subscribers re-read the table every `pollMs`
- * when idle, which bounds their latency. Embedded (PGlite) mode is one process, so the poll is
- * only a backstop there. A LISTEN/NOTIFY connection would remove the poll, but the store's
- * pooled connections cannot hold a LISTEN; distributed deployments use the NATS adapter.
+ * Live subscribe is notified in process through an EventEmitter, which costs no query. Appends
+ * made by other processes sharing a PostgreSQL are found by one query per `pollMs` for the
+ * whole instance (tail-watch.ts), which wakes only the feeds whose session's tail moved past
+ * what this process knows. Embedded (PGlite) mode is one process, so nothing polls there.
  */
 export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): EventLog & { closeAll(): void } {
   const live = new EventEmitter();
@@ -46,6 +49,8 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
   const chain = createKeyedChain();
   const feeds = new Set<OrderedFeed>();
   const tails = new Map<string, EventTail>(); // this process's view of each session's last event
+  const tailWatch = createTailWatch({ store, log, pollMs });
+  const group = createGroupInsert({ store, insertOne: insertAtTail });
 
   async function tail(sessionId: string): Promise<EventTail> {
     const rows = await store.sql<{ sequence: number; id: string }>(
@@ -87,7 +92,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
       fresh.push(event);
       return event;
     });
-    const outcome = await insertAtTail(sessionId, fresh, opts.expectedSequence);
+    const outcome = await group.insert({ sessionId, fresh, expected: opts.expectedSequence });
     if (outcome === null) return null;
     const { tail, inserted } = outcome;
     if (!inserted) {
@@ -97,6 +102,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
     }
     fresh.forEach((e, i) => (e.sequence = tail.sequence + i + 1));
     rememberTail(sessionId, { sequence: tail.sequence + fresh.length, id: fresh[fresh.length - 1]!.id });
+    tailWatch.seen(sessionId, tail.sequence + fresh.length);
     live.emit(sessionId, fresh);
     return { ok: true, events };
   }
@@ -107,7 +113,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
    * `expected`. Returns the tail it saw and whether it inserted; null when a concurrent
    * writer took the same sequence (primary key), which is worth an immediate retry.
    */
-  async function insertAtTail(sessionId: string, fresh: SessionEvent[], expected: number | undefined): Promise<{ tail: EventTail; inserted: boolean } | null> {
+  async function insertAtTail({ sessionId, fresh, expected }: TailInsert): Promise<TailInsertOutcome> {
     const values = fresh.map(() => '(?::int, ?::uuid, ?::jsonb)').join(', ');
     const rows = fresh.flatMap((e, i) => [i + 1, e.id, JSON.stringify(e)]);
     const expect = expected ?? null;
@@ -183,12 +189,19 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
       const feed = new OrderedFeed(
         {
           fetch: (after) => read(sessionId, { afterSequence: after, limit: DEFAULT_READ_LIMIT }),
-          listen(push) {
+          listen(push, _fail, stale) {
             const onEvents = (events: SessionEvent[]) => events.forEach(push);
             live.on(sessionId, onEvents);
-            return { stop: () => live.off(sessionId, onEvents), ready: Promise.resolve() };
+            const unwatch = tailWatch.watch(sessionId, stale);
+            return {
+              stop() {
+                live.off(sessionId, onEvents);
+                unwatch();
+              },
+              ready: Promise.resolve(),
+            };
           },
-          idlePollMs: pollMs,
+          idlePollMs: 0,
         },
         afterSequence,
       );
@@ -201,10 +214,12 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
       await chain.run(sessionId, async () => {
         await store.sql('delete from bus_events where session_id = ?', [sessionId]);
         tails.delete(sessionId);
+        tailWatch.reset(sessionId);
       });
     },
     closeAll() {
       for (const feed of feeds) feed.close();
+      tailWatch.close();
     },
   };
 }

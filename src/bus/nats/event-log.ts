@@ -1,20 +1,16 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { headers, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConflictError } from '../../errors.js';
 import { uuidv7Millis } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
-import type { AppendResult, EventLog, EventSubscription, NewEvent, SessionEvent } from '../ports.js';
-import { stampEvent } from '../session-event.js';
+import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, SessionEvent } from '../ports.js';
+import { publishRound } from './event-append.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
-import { isSequenceConflict, isTransientAppendError } from './nats-errors.js';
 import { PositionIndex } from './position-index.js';
 import { assertUuid, sessionSubjects, type SessionSubjects } from './topology.js';
 
-/** Header carrying the per-session sequence next to the JSON copy (readable without parsing). */
-export const SEQUENCE_HEADER = 'Sess-Seq';
 const MAX_APPEND_ATTEMPTS = 50;
 const MAX_CACHED_TAILS = 10_000;
 /** Writer-supplied ids older than the dedup window minus this margin are looked up before appending, in ms. */
@@ -32,18 +28,20 @@ export interface NatsEventLogOptions {
   findSkewMs: number;
 }
 
-type AppendOne = { ok: true; event: SessionEvent; fresh: boolean } | { ok: false; currentSequence: number };
+/** What one run of an append stored (its first events, at least one), or the OCC refusal. */
+type AppendRun = { ok: true; events: SessionEvent[]; wrote: boolean } | { ok: false; currentSequence: number };
 
 /**
  * The event log on JetStream (layout in topology.ts). Appends run one at a time per session
- * in this process (a promise chain) because expected-sequence publishes on one subject must
- * not be pipelined. Each publish carries `Nats-Msg-Id = event.id` (dedup) and
- * `expect.lastSubjectSequence` = the stream sequence of the session's last event (OCC), so
- * writers in other processes cannot fork the sequence: the loser reloads the tail and retries.
+ * in this process (a promise chain). Each publish carries `Nats-Msg-Id = event.id` (dedup);
+ * the first of a round `expect.lastSubjectSequence` = the stream sequence of the session's last
+ * event (OCC), so writers in other processes cannot fork the sequence: the loser reloads the
+ * tail and retries. With `newIds` the rest of the batch is chained onto it (event-append.ts),
+ * so such an append usually takes one round trip; otherwise each event is a round of its own.
  *
- * Server 2.10 has no atomic batch publish, so an N-event append is N publishes. Each is
- * numbered after the previous, so sequences stay contiguous, but a writer in another process
- * may interleave between them; `expectedSequence` is checked before the first new event only.
+ * Server 2.10 has no atomic batch publish: a writer in another process may interleave between
+ * the events of one append (then the rest goes out in another round); sequences stay
+ * contiguous, and `expectedSequence` is checked before the first new event only.
  */
 export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAll(): void } {
   const { nc, js, shards, log } = o;
@@ -65,12 +63,20 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     return tail;
   }
 
-  async function appendOne(sessionId: string, where: SessionSubjects, input: NewEvent, expected: number | undefined): Promise<AppendOne> {
-    if (input.id && uuidv7Millis(input.id) < Date.now() - o.duplicateWindowMs + DEDUP_WINDOW_MARGIN_MS) {
-      // Beyond the server's dedup window: look the id up ourselves.
-      const stored = await reader.findById(sessionId, input.id);
-      if (stored) return { ok: true, event: stored, fresh: false };
-    }
+  const isBeyondDedupWindow = (e: NewEvent) =>
+    e.id !== undefined && uuidv7Millis(e.id) < Date.now() - o.duplicateWindowMs + DEDUP_WINDOW_MARGIN_MS;
+
+  const roundDeps = {
+    js,
+    reader,
+    onStored(event: SessionEvent, streamSeq: number) {
+      rememberTail(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
+      positions.record(event.session_id, { sequence: event.sequence, streamSeq });
+    },
+  };
+
+  /** Appends the first events of `run` (numbered after the tail), retrying while other writers get in first. */
+  async function appendRun(sessionId: string, where: SessionSubjects, run: NewEvent[], expected: number | undefined, newIds: boolean): Promise<AppendRun> {
     let fromServer = false;
     for (let attempt = 1; ; attempt++) {
       const cached = fromServer ? undefined : tails.get(sessionId);
@@ -78,51 +84,43 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
       fromServer = true;
       if (expected !== undefined && tail.sequence !== expected) {
         if (cached) continue; // the cache may be stale: the server decides
-        const stored = input.id ? await reader.findById(sessionId, input.id) : null;
-        return stored ? { ok: true, event: stored, fresh: false } : { ok: false, currentSequence: tail.sequence };
+        const head = run[0]!;
+        const stored = head.id && !newIds ? await reader.findById(sessionId, head.id) : null;
+        return stored ? { ok: true, events: [stored], wrote: false } : { ok: false, currentSequence: tail.sequence };
       }
-      const event = stampEvent(sessionId, input, tail, new Date().toISOString());
-      try {
-        return await publish(sessionId, where, event, tail);
-      } catch (err) {
-        if (!isSequenceConflict(err) && !isTransientAppendError(err)) throw err;
-        if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`, { cause: err });
-        tails.delete(sessionId);
-        log.debug({ sessionId, attempt }, 'event append conflict, retrying');
-        if (attempt > 2) await sleep(Math.random() * Math.min(50, attempt));
-      }
+      const round = await publishRound(roundDeps, sessionId, where, run, tail);
+      if (round.type === 'stored') return { ok: true, events: round.events, wrote: round.wrote };
+      if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`, { cause: round.err });
+      tails.delete(sessionId);
+      log.debug({ sessionId, attempt }, 'event append conflict, retrying');
+      if (attempt > 2) await sleep(Math.random() * Math.min(50, attempt));
     }
   }
 
-  async function publish(sessionId: string, where: SessionSubjects, event: SessionEvent, tail: StreamTail): Promise<AppendOne> {
-    const h = headers();
-    h.set(SEQUENCE_HEADER, String(event.sequence));
-    const ack = await js.publish(where.subject, JSON.stringify(event), {
-      msgID: event.id,
-      expect: { lastSubjectSequence: tail.streamSeq },
-      headers: h,
-    });
-    if (ack.duplicate) {
-      // The id is stored already (a retry): hand back the stored copy, the tail is unchanged.
-      const stored = await reader.getByStreamSeq(where.stream, ack.seq);
-      if (!stored) throw new Error(`event ${event.id} was deduplicated against a message that is gone (purged?)`);
-      if (stored.session_id !== sessionId) throw new ConflictError('Event id already used by another session');
-      return { ok: true, event: stored, fresh: false };
-    }
-    rememberTail(sessionId, { sequence: event.sequence, streamSeq: ack.seq, id: event.id });
-    positions.record(sessionId, { sequence: event.sequence, streamSeq: ack.seq });
-    return { ok: true, event, fresh: true };
-  }
-
-  async function appendSerial(sessionId: string, input: NewEvent[], expectedSequence: number | undefined): Promise<AppendResult> {
+  /**
+   * With `newIds` the whole batch is one run (chained, event-append.ts). Otherwise every event is
+   * its own run: an id that may be stored already must not have events chained onto it, since
+   * its stored copy may be numbered differently from ours.
+   */
+  async function appendEvents(sessionId: string, input: NewEvent[], { expectedSequence, newIds = false }: AppendOptions): Promise<AppendResult> {
     const where = sessionSubjects(sessionId, shards);
     const events: SessionEvent[] = [];
     let expected = expectedSequence;
-    for (const e of input) {
-      const r = await appendOne(sessionId, where, e, expected);
+    for (let i = 0; i < input.length; ) {
+      if (!newIds && isBeyondDedupWindow(input[i]!)) {
+        // The server no longer remembers ids this old: look it up ourselves.
+        const stored = await reader.findById(sessionId, input[i]!.id!);
+        if (stored) {
+          events.push(stored);
+          i++;
+          continue;
+        }
+      }
+      const r = await appendRun(sessionId, where, newIds ? input.slice(i) : [input[i]!], expected, newIds);
       if (!r.ok) return r; // nothing new was written yet: `expected` is cleared after the first write
-      events.push(r.event);
-      if (r.fresh) expected = undefined;
+      events.push(...r.events);
+      i += r.events.length;
+      if (r.wrote) expected = undefined;
     }
     return { ok: true, events };
   }
@@ -170,7 +168,12 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
       sessionSubjects(sessionId, shards);
       for (const e of events) if (e.id !== undefined) assertUuid(e.id);
       if (events.length === 0) return { ok: true, events: [] };
-      return chain.run(sessionId, () => appendSerial(sessionId, events, opts.expectedSequence));
+      return chain.run(sessionId, () =>
+        appendEvents(sessionId, events, opts).catch((err: unknown) => {
+          tails.delete(sessionId); // what was stored is unknown now
+          throw err;
+        }),
+      );
     },
     read: reader.read,
     findById: reader.findById,

@@ -3,12 +3,13 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../log.js';
 import type { Bus } from '../ports.js';
 import { createNatsEventLog } from './event-log.js';
+import { chooseReplicas, type ReplicasSetting } from './replicas.js';
 import { createNatsSignals } from './signals.js';
+import { coalesceSocketWrites } from './write-coalescing.js';
 import { ensureTopology } from './topology.js';
 import { createNatsTurnQueue } from './turn-queue.js';
 
 export const DEFAULT_SHARDS = 1;
-export const DEFAULT_REPLICAS = 1;
 export const DEFAULT_ACK_WAIT_MS = 60_000;
 export const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
 export const DEFAULT_RECONNECT_WAIT_MS = 250;
@@ -23,8 +24,8 @@ export interface NatsBusOptions {
   log: Logger;
   /** Event streams EVENTS_0..N-1 (default 1). Fixed once data exists: it decides where sessions live. */
   shards?: number;
-  /** Stream and bucket replicas (default 1; 3 in a cluster). */
-  replicas?: number;
+  /** Stream and bucket replicas, 1-5, or `auto` (default): min(3, servers in the cluster); see replicas.ts. */
+  replicas?: ReplicasSetting;
   /** Turn lease: redelivery after this long without ack or heartbeat, in ms (default 60000). */
   ackWaitMs?: number;
   /** Stream dedup window, in ms (default 120000). */
@@ -54,16 +55,26 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   if (ackWaitMs < 1000) throw new RangeError('ackWaitMs must be >= 1000');
   const log = opts.log.child({ component: 'bus', kind: 'nats' });
 
+  const servers = opts.url.split(',').map((s) => s.trim()).filter(Boolean);
   const nc = await connect({
-    servers: opts.url.split(',').map((s) => s.trim()).filter(Boolean),
+    servers,
     name: opts.name ?? 'agent-session-service',
     maxReconnectAttempts: -1,
     reconnectTimeWait: opts.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
+    // Otherwise nats.js captures a stack trace (new Error) for every request and publish, about
+    // 8 % of the service's CPU under turn load; errors still carry the server's message and code.
+    noAsyncTraces: true,
   });
   try {
+    if (!coalesceSocketWrites(nc)) log.warn('nats.js transport changed shape: socket writes are not coalesced');
     const js = jetstream(nc, { timeout });
     const jsm = await jetstreamManager(nc, { timeout });
-    const kv = await ensureTopology(jsm, js, { shards, replicas: opts.replicas ?? DEFAULT_REPLICAS, duplicateWindowMs, ackWaitMs }, log);
+    const choice = chooseReplicas(opts.replicas ?? 'auto', nc.info, servers);
+    if (choice.source === 'auto' && choice.counted === 'configured_urls' && choice.servers === 1) {
+      log.warn({ cluster: nc.info?.cluster }, 'NATS cluster does not advertise its servers (no_advertise) and NATS_URL names one; using 1 replica, set NATS_REPLICAS');
+    }
+    log.info({ replicas: choice.replicas, source: choice.source, servers: choice.servers, counted: choice.counted }, 'JetStream replicas');
+    const kv = await ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log);
     void watchStatus(nc, log);
     const events = createNatsEventLog({
       nc, js, jsm, shards, log, duplicateWindowMs,

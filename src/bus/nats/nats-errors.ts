@@ -9,12 +9,16 @@ export const JetStreamErrorCodes = {
   WrongLastSequence: 10071,
   /** Same, while another expected-sequence publish on that subject is still in flight. */
   WrongLastSequenceInFlight: 10164,
+  /** `Nats-Expected-Last-Msg-Id` did not match: another message was stored in between. */
+  WrongLastMsgId: 10070,
   /** Expected-sequence checks are unavailable for a moment (leader change); retry. */
   LastSequenceUnavailable: 10163,
   /** The same Nats-Msg-Id is being stored right now (clustered); retry and it dedups. */
   DuplicateMsgIdInProcess: 10158,
   /** The store refused the message; the description says why (e.g. the per-subject limit). */
   StoreFailed: 10077,
+  /** No stream with this name (yet). */
+  StreamNotFound: 10059,
   /** A stream with this name exists with another configuration. */
   StreamNameInUse: 10058,
   /** A durable consumer with this name exists with another configuration. */
@@ -36,6 +40,11 @@ export function apiErrorCode(err: unknown): number | undefined {
 /** True for the conflicts an expected-sequence append resolves by reloading the tail and retrying. */
 export function isSequenceConflict(err: unknown): boolean {
   return apiErrorCode(err) === JetStreamErrorCodes.WrongLastSequence;
+}
+
+/** True when a chained publish was refused because its predecessor is not the stream's last message. */
+export function isChainBroken(err: unknown): boolean {
+  return apiErrorCode(err) === JetStreamErrorCodes.WrongLastMsgId;
 }
 
 /** True for transient refusals worth a short backoff and a retry. */

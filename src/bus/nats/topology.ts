@@ -19,6 +19,8 @@ import { apiErrorCode, isClusterForming, JetStreamErrorCodes } from './nats-erro
 export const TURN_STREAM = 'TURNS';
 export const TURN_CONSUMER = 'workers';
 export const CLAIM_BUCKET = 'turn_claims';
+/** The stream behind the claims bucket (KV buckets are streams named KV_<bucket>). */
+export const CLAIM_STREAM = `KV_${CLAIM_BUCKET}`;
 /** Claim records outlive any turn; the TTL only sweeps records of sessions that vanished. */
 const CLAIM_TTL_MS = 7 * 24 * 3600_000;
 /** Upper bound on turns in flight across all workers (the consumer's max_ack_pending). */
@@ -29,7 +31,7 @@ const CLUSTER_FORMING_WAIT_MS = 30_000;
 export interface TopologyOptions {
   /** Number of event streams (EVENTS_0..N-1); fixed once data exists. */
   shards: number;
-  /** Replicas of every stream and of the KV bucket (1 single node, 3 in a cluster). */
+  /** Replicas of every stream and of the KV bucket (1 single node, 3 in a cluster); existing ones are raised, never lowered. */
   replicas: number;
   /** Dedup window of the streams, in ms. */
   duplicateWindowMs: number;
@@ -136,14 +138,66 @@ async function whileClusterForms<T>(op: () => Promise<T>, log: Logger): Promise<
 }
 
 async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }, log: Logger): Promise<void> {
+  const current = await whileClusterForms(() => currentReplicas(jsm, config.name), log);
+  const target = { ...config, num_replicas: replicasToKeep(config.name, current, config.num_replicas ?? 1, log) };
   try {
-    await whileClusterForms(() => jsm.streams.add(config), log);
+    await whileClusterForms(() => jsm.streams.add(target), log);
   } catch (err) {
     if (apiErrorCode(err) !== JetStreamErrorCodes.StreamNameInUse) throw err;
-    // Exists with other settings (e.g. a changed duplicate window): converge on ours.
+    // Exists with other settings (e.g. a changed duplicate window or fewer replicas): converge on ours.
     log.info({ stream: config.name }, 'updating stream configuration');
-    await jsm.streams.update(config.name, config);
+    await whileClusterForms(() => jsm.streams.update(config.name, target), log);
   }
+  if (current !== null && current < target.num_replicas) await waitForReplicas(jsm, config.name, target.num_replicas, log);
+}
+
+/**
+ * After a replica change the stream elects a new leader, and until then its API requests
+ * (message gets, publishes) go unanswered; start-up waits so the first append does not time out.
+ * Gives up with a warning after CLUSTER_FORMING_WAIT_MS: the stream still works once it settles.
+ */
+async function waitForReplicas(jsm: JetStreamManager, stream: string, replicas: number, log: Logger): Promise<void> {
+  const deadline = Date.now() + CLUSTER_FORMING_WAIT_MS;
+  while (Date.now() < deadline) {
+    const cluster = await jsm.streams.info(stream).then((i) => i.cluster, () => undefined);
+    const peers = cluster?.replicas ?? [];
+    if (cluster?.leader && peers.length === replicas - 1 && peers.every((p) => p.current)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log.warn({ stream, replicas }, 'stream replicas not settled yet; continuing');
+}
+
+/** Replicas of an existing stream, or null when there is none yet. */
+async function currentReplicas(jsm: JetStreamManager, stream: string): Promise<number | null> {
+  try {
+    return (await jsm.streams.info(stream)).config.num_replicas;
+  } catch (err) {
+    if (apiErrorCode(err) === JetStreamErrorCodes.StreamNotFound) return null;
+    throw err;
+  }
+}
+
+/**
+ * Raises replicas to the wanted count but never lowers them: `auto` may see fewer servers
+ * while a cluster restarts, and shrinking a replicated stream is an operator's decision.
+ */
+function replicasToKeep(stream: string, current: number | null, wanted: number, log: Logger): number {
+  if (current === null || current === wanted) return wanted;
+  if (current < wanted) {
+    log.info({ stream, from: current, to: wanted }, 'raising stream replicas');
+    return wanted;
+  }
+  log.info({ stream, replicas: current, wanted }, 'stream keeps more replicas than wanted; lower them with the nats CLI if intended');
+  return current;
+}
+
+/** The claims bucket exists with fewer replicas than wanted: raise them (Kvm.create leaves an existing bucket as it is). */
+async function ensureBucketReplicas(jsm: JetStreamManager, stream: string, wanted: number, log: Logger): Promise<void> {
+  const info = await jsm.streams.info(stream);
+  const replicas = replicasToKeep(stream, info.config.num_replicas, wanted, log);
+  if (replicas === info.config.num_replicas) return;
+  await whileClusterForms(() => jsm.streams.update(stream, { ...info.config, num_replicas: replicas }), log);
+  await waitForReplicas(jsm, stream, replicas, log);
 }
 
 async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig>, log: Logger): Promise<void> {
@@ -161,5 +215,7 @@ export async function ensureTopology(jsm: JetStreamManager, js: JetStreamClient,
   for (let k = 0; k < o.shards; k++) await ensureStream(jsm, eventStreamConfig(k, o), log);
   await ensureStream(jsm, turnStreamConfig(o), log);
   await whileClusterForms(() => ensureConsumer(jsm, TURN_STREAM, workersConfig(o), log), log);
-  return whileClusterForms(() => new Kvm(js).create(CLAIM_BUCKET, { history: 1, replicas: o.replicas, ttl: CLAIM_TTL_MS }), log);
+  const kv = await whileClusterForms(() => new Kvm(js).create(CLAIM_BUCKET, { history: 1, replicas: o.replicas, ttl: CLAIM_TTL_MS }), log);
+  await ensureBucketReplicas(jsm, CLAIM_STREAM, o.replicas, log);
+  return kv;
 }

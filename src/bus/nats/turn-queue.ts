@@ -34,7 +34,8 @@ export interface NatsTurnQueueOptions {
  * JetStream alone does not fence a stale worker (one paused past ack_wait): its late ack
  * would still remove the message another worker is running. So every claim also writes
  * {turn_id, delivery, worker, token} to the `turn_claims` KV bucket with compare-and-set;
- * `isCurrent()` compares the token, and ack/nak do nothing for a claim that is not current.
+ * `isCurrent()` compares the token, and ack/nak first delete that record with compare-and-set
+ * and do nothing more when it was replaced (the claim is not current).
  */
 export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions): TurnQueue {
   let consumer: Promise<Consumer> | undefined;
@@ -67,11 +68,18 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
 
   function makeClaim(m: JsMsg, turn: TurnJob, record: ClaimRecord, revision: number): TurnClaim {
     const isCurrent = async () => (await readClaim(turn.session_id)).record?.token === record.token;
-    // Drops our record unless someone replaced it since (then it is theirs to keep).
+    /**
+     * Drops our record unless someone replaced it since (then it is theirs to keep). The
+     * compare-and-set is the fence check of ack and nak: true means the claim was still ours.
+     */
     const release = () =>
-      kv.delete(turn.session_id, { previousSeq: revision }).catch((err: unknown) => {
-        if (!isSequenceConflict(err)) throw err;
-      });
+      kv.delete(turn.session_id, { previousSeq: revision }).then(
+        () => true,
+        (err: unknown) => {
+          if (!isSequenceConflict(err)) throw err;
+          return false;
+        },
+      );
     const lost = (op: string) => log.warn({ sessionId: turn.session_id, turnId: turn.turn_id, delivery: record.delivery, op }, 'claim lost');
     return {
       turn,
@@ -80,14 +88,12 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
         m.working();
       },
       async ack() {
-        if (!(await isCurrent())) return lost('ack');
+        if (!(await release())) return lost('ack');
         await m.ackAck();
-        await release();
       },
       async nak(delayMs = 0) {
-        if (!(await isCurrent())) return lost('nak');
+        if (!(await release())) return lost('nak');
         m.nak(Math.max(0, delayMs));
-        await release();
       },
       isCurrent,
     };

@@ -28,8 +28,11 @@ test('two instances on one database - shared JWT secret, immediate key revocatio
     const k = await createKey(a, acme.key, 'doomed', secrets);
     // Warm both instances with the key first, so any cache would hold it.
     for (const app of [a, b, a, b]) assert.equal((await me(app.url, k.key)).status, 200);
+    const started = performance.now();
     const revoke = await request(a.url, 'DELETE', `/v1/auth/api-keys/${k.id}`, { key: acme.key });
     assert.equal(revoke.status, 204);
+    // The answer waits out the other instances' credential caches (AUTH_CACHE_TTL_MS, 1000 by default).
+    assert.ok(performance.now() - started >= 990, 'the revocation answered only after the cache window');
     const [onB, onA] = await Promise.all([me(b.url, k.key), me(a.url, k.key)]);
     assert.deepEqual(onB.body, { error: 'Unauthorized', status: 401 });
     assert.equal(onA.status, 401);
@@ -73,6 +76,41 @@ test('two instances on one database - shared JWT secret, immediate key revocatio
   await t.test('logs of both instances contain no secret used here', () => {
     secrets.add(acme.password);
     secrets.assertAbsentFrom([...a.logs, ...b.logs]);
+  });
+});
+
+test('credential checks are reused for AUTH_CACHE_TTL_MS, and only then', async (t) => {
+  const ttlMs = 1500;
+  const app = await startTestApp(t, { mode: 'postgres', env: { AUTH_CACHE_TTL_MS: ttlMs } });
+  const secrets = new SecretLedger();
+  const acme = await createOrgWithAdmin(app, 'Cached', secrets);
+  const me = (credential: string) => request(app.url, 'GET', '/v1/auth/me', { key: credential });
+
+  await t.test('a key revoked behind the service (no API call, so no invalidation) works until the window ends', async () => {
+    const k = await createKey(app, acme.key, 'behind-the-back', secrets);
+    assert.equal((await me(k.key)).status, 200);
+    const checkedAt = performance.now();
+    await app.app.services.store.sql('update api_keys set revoked_at = now() where id = ?', [k.id]);
+    assert.equal((await me(k.key)).status, 200, 'served from the cache, not the database');
+    await new Promise((r) => setTimeout(r, ttlMs - (performance.now() - checkedAt) + 50));
+    assert.equal((await me(k.key)).status, 401, 'the database is asked again once the window is over');
+  });
+
+  await t.test('a failed check is not cached: the same unknown key is looked up every time', async () => {
+    const k = await createKey(app, acme.key, 'flip', secrets);
+    await app.app.services.store.sql('update api_keys set revoked_at = now() where id = ?', [k.id]);
+    assert.equal((await me(k.key)).status, 401);
+    await app.app.services.store.sql('update api_keys set revoked_at = null where id = ?', [k.id]);
+    assert.equal((await me(k.key)).status, 200);
+  });
+
+  await t.test('an API revocation clears the cache at once and answers after the window', async () => {
+    const k = await createKey(app, acme.key, 'api-revoked', secrets);
+    assert.equal((await me(k.key)).status, 200);
+    const started = performance.now();
+    assert.equal((await request(app.url, 'DELETE', `/v1/auth/api-keys/${k.id}`, { key: acme.key })).status, 204);
+    assert.ok(performance.now() - started >= ttlMs - 10);
+    assert.equal((await me(k.key)).status, 401);
   });
 });
 

@@ -73,17 +73,20 @@ describe('SSE resume correctness', () => {
     assert.ok(killed.connections > cycling.connections, `killed client reconnected ${killed.connections} times`);
   });
 
-  it('events appended through instance A reach an SSE client on instance B (NATS)', async (t) => {
-    const a = await startTestApp(t, { mode: 'nats' });
-    const b = await startTestApp(t, { mode: 'nats', databaseUrl: a.databaseUrl, natsUrl: a.natsUrl });
-    const sid = await newSession(a);
-    const conn = await openSse(`${b.url}/v1/sessions/${sid}/sse`, { key: b.adminKey });
-    t.after(() => conn.close());
-    await conn.waitFor((e) => e.event === 'session.created');
-    await a.app.services.bus.events.append(sid, [{ type: 'session.started' }, { type: 'turn.started' }]);
-    const got = await conn.waitFor((e) => e.event === 'turn.started');
-    assert.equal(JSON.parse(got[0]!.data).sequence, 3);
-    const listing = await b.request('GET', `/v1/sessions/${sid}/events`);
-    assert.deepEqual(listing.body.data.map((e: { sequence: number }) => e.sequence), [1, 2, 3]);
-  });
+  // Local bus: instance B learns of A's appends from its one tail poll for all watched sessions.
+  for (const mode of ['nats', 'postgres'] as const) {
+    it(`events appended through instance A reach an SSE client on instance B (${mode === 'nats' ? 'NATS' : 'PostgreSQL, local bus'})`, async (t) => {
+      const a = await startTestApp(t, { mode });
+      const b = await startTestApp(t, { mode, databaseUrl: a.databaseUrl, natsUrl: a.natsUrl });
+      const sid = await newSession(a);
+      const conn = await openSse(`${b.url}/v1/sessions/${sid}/sse`, { key: b.adminKey });
+      t.after(() => conn.close());
+      await conn.waitFor((e) => e.event === 'session.created');
+      await a.app.services.bus.events.append(sid, [{ type: 'session.started' }, { type: 'turn.started' }]);
+      const got = await conn.waitFor((e) => e.event === 'turn.started');
+      assert.equal(JSON.parse(got[0]!.data).sequence, 3);
+      const listing = await b.request('GET', `/v1/sessions/${sid}/events`);
+      assert.deepEqual(listing.body.data.map((e: { sequence: number }) => e.sequence), [1, 2, 3]);
+    });
+  }
 });

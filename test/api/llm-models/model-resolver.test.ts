@@ -36,10 +36,31 @@ describe('llm models: model resolver (postgres)', () => {
     assert.equal(await say(resolved.provider, resolved.model), 'ok');
     assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer key-one');
 
+    // A direct SQL change bypasses the service, so the cached default stays until invalidated
+    // (another instance's PUT is seen after the cache TTL).
     await services().store.sql('update organizations set default_model_id = ? where id = ?', [uuidv7(), orgId]);
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m.id, 'cached default');
+    services().modelResolver.invalidateDefault(orgId);
     assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim', 'a dangling default falls back');
     assert.ok(app().logs.some((l) => l.includes('organization default model no longer exists')));
     await services().store.sql('update organizations set default_model_id = null where id = ?', [orgId]);
+    services().modelResolver.invalidateDefault(orgId);
+  });
+
+  it('the organisation default is cached: a PUT here is seen at once, a resolver without the cache reads every time', async () => {
+    const orgId = await adminOrgId(app());
+    const uncached = createModelResolver({ store: services().store, keyring: services().keyring, log: services().log, systemDefault: 'llmsim' }, { defaultCacheTtlMs: 0 });
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim');
+    const p = await createProvider(app(), { provider_type: 'llmsim' });
+    const m = await addModel(app(), p.id, { model_id: 'llmsim' });
+    assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m.id } })).status, 200);
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m.id, 'invalidated by the PUT');
+    assert.equal((await uncached.resolve(orgId, null)).model_id, m.id);
+    await services().store.sql('update organizations set default_model_id = null where id = ?', [orgId]);
+    assert.equal((await uncached.resolve(orgId, null)).model_id, 'llmsim');
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m.id, 'still cached');
+    assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: null } })).status, 200);
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim');
   });
 
   it('an explicit id resolves to its model; unknown, malformed and foreign ids are NotFoundError', async () => {

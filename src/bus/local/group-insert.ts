@@ -1,0 +1,119 @@
+import type { Store } from '../../store/index.js';
+import type { EventTail } from '../session-event.js';
+import type { SessionEvent } from '../ports.js';
+
+/** One session's batch, numbered after the stored tail if its first id is above the tail's and the tail is `expected`. */
+export interface TailInsert {
+  sessionId: string;
+  fresh: SessionEvent[];
+  expected: number | undefined;
+}
+
+/** The tail the statement saw and whether it inserted; null = a concurrent writer took the sequence (retry). */
+export type TailInsertOutcome = { tail: EventTail; inserted: boolean } | null;
+
+export interface GroupInsertOptions {
+  store: Store;
+  /** The single-session statement, with the exact conflict handling; used alone and as the fallback. */
+  insertOne: (insert: TailInsert) => Promise<TailInsertOutcome>;
+  /** Events per grouped statement (default 1000). */
+  maxEvents?: number;
+}
+
+interface Pending {
+  insert: TailInsert;
+  resolve: (outcome: TailInsertOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit across sessions: one statement in flight at a time, and the appends of every
+ * session that arrive meanwhile go out together in the next one, so they share one INSERT and
+ * one commit (one fsync) instead of one each. The caller's per-session chain guarantees at most
+ * one pending insert per session, so a statement never holds two batches of one session. A
+ * grouped statement that fails (a unique violation from another process, an id taken) is
+ * retried session by session with `insertOne`, which knows how to classify the error.
+ */
+export function createGroupInsert({ store, insertOne, maxEvents = 1000 }: GroupInsertOptions) {
+  let queue: Pending[] = [];
+  let running = false;
+
+  async function run(): Promise<void> {
+    running = true;
+    try {
+      while (queue.length > 0) {
+        const batch = takeBatch();
+        if (batch.length === 1) await settle(batch[0]!);
+        else await insertGroup(batch);
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  function takeBatch(): Pending[] {
+    let events = 0;
+    let n = 0;
+    while (n < queue.length && (n === 0 || events + queue[n]!.insert.fresh.length <= maxEvents)) events += queue[n++]!.insert.fresh.length;
+    const batch = queue.slice(0, n);
+    queue = queue.slice(n);
+    return batch;
+  }
+
+  async function settle(p: Pending): Promise<void> {
+    try {
+      p.resolve(await insertOne(p.insert));
+    } catch (err) {
+      p.reject(err);
+    }
+  }
+
+  async function insertGroup(batch: Pending[]): Promise<void> {
+    let rows: { k: number; tail_sequence: number; tail_id: string | null; inserted: number }[];
+    try {
+      rows = await store.sql(groupStatement(batch), groupParams(batch));
+    } catch {
+      // Whatever failed the whole statement, each session's own statement classifies it.
+      await Promise.all(batch.map(settle));
+      return;
+    }
+    for (const r of rows) batch[r.k]!.resolve({ tail: { sequence: r.tail_sequence, id: r.tail_id ?? undefined }, inserted: r.inserted > 0 });
+  }
+
+  return {
+    insert(insert: TailInsert): Promise<TailInsertOutcome> {
+      return new Promise((resolve, reject) => {
+        queue.push({ insert, resolve, reject });
+        if (!running) void run();
+      });
+    },
+  };
+}
+
+/** The single-session statement of sql-event-log.ts, for many sessions: each its tail, its checks, its count. */
+function groupStatement(batch: Pending[]): string {
+  const requests = batch.map(() => '(?::int, ?::uuid, ?::uuid, ?::int)').join(', ');
+  const values = batch.flatMap((p) => p.insert.fresh.map(() => '(?::int, ?::int, ?::uuid, ?::jsonb)')).join(', ');
+  return `with req (k, sid, first_id, expect) as (values ${requests}),
+    v (k, n, id, body) as (values ${values}),
+    base as (
+      select req.k, req.sid, coalesce(t.sequence, 0) as seq, t.id as tail_id,
+        (t.id is null or t.id < req.first_id) and (req.expect is null or coalesce(t.sequence, 0) = req.expect) as ok
+      from req left join lateral (
+        select sequence, id from bus_events where session_id = req.sid order by sequence desc limit 1) t on true),
+    ins as (
+      insert into bus_events (session_id, sequence, id, body)
+      select base.sid, base.seq + v.n, v.id, jsonb_set(v.body, '{sequence}', to_jsonb(base.seq + v.n))
+      from base join v on v.k = base.k
+      where base.ok
+      returning session_id),
+    counted as (select session_id, count(*)::int as inserted from ins group by session_id)
+    select base.k, base.seq as tail_sequence, base.tail_id, coalesce(counted.inserted, 0) as inserted
+    from base left join counted on counted.session_id = base.sid`;
+}
+
+function groupParams(batch: Pending[]): unknown[] {
+  const requests = batch.flatMap((p, k) => [k, p.insert.sessionId, p.insert.fresh[0]!.id, p.insert.expected ?? null]);
+  const values = batch.flatMap((p, k) => p.insert.fresh.flatMap((e, i) => [k, i + 1, e.id, JSON.stringify(e)]));
+  return [...requests, ...values];
+}
