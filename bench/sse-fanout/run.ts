@@ -30,7 +30,7 @@ import { createTestDatabase, TEST_PG_URL } from '../../test/helpers/postgres.js'
 import { startNatsServer } from '../../test/helpers/nats-server.js';
 import { formatProfile, summariseCpuProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
-import { busyShare, canPin, cpuCount, freePort, readSystemCpu, spawnProcess, startServer, waitForQuiet, type Proc } from '../lib/process.js';
+import { SERVICE_NODE_FLAGS, busyShare, canPin, cpuCount, freePort, readSystemCpu, spawnProcess, startServer, waitForQuiet, type Proc } from '../lib/process.js';
 import { createControlHub, type Peer } from './control.js';
 import { BUCKETS, mergeSparse, percentilesMs } from './histogram.js';
 import { oneOf, positiveInt, round2 } from '../lib/args.js';
@@ -68,6 +68,8 @@ const { values: args } = parseArgs({
     label: { type: 'string', default: '' },
     /** 'no-idle-poll': local bus live feeds without the per-session idle poll (see server.ts). */
     experiment: { type: 'string' },
+    /** Extra Node/V8 flags for both servers, after the production ones (SERVICE_NODE_FLAGS). */
+    'node-option': { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -88,6 +90,8 @@ const pin = args.pin && !args['no-pin'] && canPin();
 const serverCpus = pin ? '0' : undefined;
 const clientCpus = pin ? String(cpuCount() - 1) : undefined;
 const fanout = N / S;
+/** Both servers run with the service's production flags (npm start, Dockerfile), so GC settings match. */
+const nodeFlags = [...SERVICE_NODE_FLAGS, ...(args['node-option'] ?? []), '--expose-gc'];
 
 if (N / K > 15_000) throw new Error(`--connections / --clients = ${N / K} sockets per client process; keep it <= 15000 (open-files limit 20000)`);
 if (N > 15_000) throw new Error('--connections above 15000 would exceed the open-files limit (20000) of the one server process');
@@ -211,7 +215,9 @@ async function main(): Promise<void> {
         await peer.call('gc');
         await sleep(1000);
         const idle = proc.memory()!.rssKiB;
-        const mem1 = (await peer.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
+        const stats1 = await peer.call<{ memory: NodeJS.MemoryUsage; heapSpaces?: Record<string, [number, number]> }>('stats');
+        const mem1 = stats1.memory;
+        if (stats1.heapSpaces) log(`${name}: V8 heap ${Math.round(mem1.heapTotal / 1048576)} MiB committed; per space [committed, used] MiB ${JSON.stringify(stats1.heapSpaces)}`);
         const heap1 = mem1.heapUsed;
         if (args['heap-snapshots']) await peer.call('heapSnapshot', { file: join(resolve(args['heap-snapshots']), `${name}-idle.heapsnapshot`) });
         const per = connectionsOpened ? (idle - baseline) / connectionsOpened : 0;
@@ -339,7 +345,7 @@ async function startTarget(name: TargetName, control: string, hub: ReturnType<ty
   if (name === 'bare') {
     const proc = await startServer({
       name: 'bare',
-      args: ['--expose-gc', '--import', 'tsx', join(HERE, 'bare-server.ts'), control],
+      args: [...nodeFlags, '--import', 'tsx', join(HERE, 'bare-server.ts'), control],
       env: { PORT: String(port), HOST: '127.0.0.1' },
       cwd: ROOT,
       cpus: serverCpus,
@@ -376,7 +382,7 @@ async function startTarget(name: TargetName, control: string, hub: ReturnType<ty
   log(`starting the service (${mode}) …`);
   const proc = await startServer({
     name: 'service',
-    args: ['--expose-gc', '--import', 'tsx', join(HERE, 'server.ts'), control],
+    args: [...nodeFlags, '--import', 'tsx', join(HERE, 'server.ts'), control],
     env,
     cwd: ROOT,
     cpus: serverCpus,

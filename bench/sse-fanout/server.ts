@@ -11,7 +11,7 @@
  * path the API and workers use). Each event's data carries `bench_t`: CLOCK_MONOTONIC µs taken
  * just before append, so append→receive latency includes storing the event. No route is added.
  */
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { EventEmitter } from 'node:events';
@@ -118,6 +118,7 @@ connectControl(controlPath, 'service', {
     lastError,
     appendHist: toSparse(appendHist),
     memory: process.memoryUsage(),
+    heapSpaces: heapSpaces(),
   }),
   resetCounters: () => {
     windowStart = performance.now();
@@ -130,6 +131,12 @@ connectControl(controlPath, 'service', {
   profileStart: () => profiler.start(),
   profileStop: ({ file }: { file: string }) => profiler.stop(file),
 });
+
+/** Committed and used MiB per V8 heap space: where the RSS of a burst stays. */
+function heapSpaces(): Record<string, [committedMiB: number, usedMiB: number]> {
+  const mib = (b: number) => Math.round(b / 1048576);
+  return Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [mib(s.space_size), mib(s.space_used_size)]]));
+}
 
 let stopping = false;
 const stop = () => {

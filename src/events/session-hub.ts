@@ -2,8 +2,12 @@ import type { Bus, EventSubscription, SessionEvent } from '../bus/ports.js';
 import { formatSseFrame } from '../http/sse-frame.js';
 import { flowingFrame, type SseStream } from '../http/sse-stream.js';
 import type { Logger } from '../log.js';
+import { FrameRing, type Frame } from './frame-ring.js';
 
-/** Frames kept per watched session so a reconnect after cycling replays from memory. */
+/**
+ * Frames kept per watched session so a reconnect after cycling, and every client after the
+ * first to replay a session's history, is served from memory.
+ */
 const RING_SIZE = 512;
 /** How long a session stays watched after its last client left (absorbs reconnects), in ms. */
 const UNWATCH_GRACE_MS = 5_000;
@@ -18,13 +22,6 @@ const FEED_RETRY_MS = 200;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Frame {
-  sequence: number;
-  type: string;
-  /** The frame with the flowing `retry:` hint, built once per event and written to every client as is. */
-  text: string;
-}
-
 interface Client {
   stream: SseStream;
   filter: Set<string> | null;
@@ -36,7 +33,9 @@ interface Client {
 interface Watch {
   sessionId: string;
   clients: Set<Client>;
-  ring: Frame[];
+  ring: FrameRing;
+  /** Log reads in flight by start position: clients resuming from the same point share one. */
+  replays: Map<number, Promise<Frame[]>>;
   lastSequence: number;
   sub: EventSubscription;
   stopSignals: () => void;
@@ -87,7 +86,8 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
     const w: Watch = {
       sessionId,
       clients: new Set(),
-      ring: [],
+      ring: new FrameRing(RING_SIZE),
+      replays: new Map(),
       lastSequence,
       sub: bus.events.subscribe(sessionId, { afterSequence: lastSequence }),
       stopSignals: bus.signals.subscribe(sessionId, (s) => {
@@ -137,7 +137,6 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
     w.lastSequence = event.sequence;
     const frame = toFrame(event);
     w.ring.push(frame);
-    if (w.ring.length > RING_SIZE) w.ring.shift();
     for (const c of w.clients) if (c.live) deliver(c, frame);
   }
 
@@ -154,11 +153,28 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
     client.live = true;
   }
 
-  async function replayFrames(w: Watch, after: number): Promise<Frame[]> {
-    const first = w.ring[0];
-    if (first && first.sequence <= after + 1) return w.ring.filter((f) => f.sequence > after);
-    const events = await withRetries(w.sessionId, 'replay read', () => bus.events.read(w.sessionId, { afterSequence: after, limit: REPLAY_PAGE }));
-    return events.map(toFrame);
+  function replayFrames(w: Watch, after: number): Frame[] | Promise<Frame[]> {
+    const cached = w.ring.after(after);
+    if (cached) return cached;
+    let read = w.replays.get(after);
+    if (!read) {
+      read = withRetries(w.sessionId, 'replay read', () => bus.events.read(w.sessionId, { afterSequence: after, limit: REPLAY_PAGE }))
+        .then((events) => {
+          const frames = events.map(toFrame);
+          // Kept when it joins what the ring holds, so the session's next clients skip the read.
+          w.ring.prepend(frames, w.lastSequence);
+          return frames;
+        })
+        .finally(() => w.replays.delete(after));
+      w.replays.set(after, read);
+    }
+    return read;
+  }
+
+  /** The sequence of a recent event of a session watched here, from memory; undefined when not kept. */
+  async function recentSequence(sessionId: string, eventId: string): Promise<number | undefined> {
+    const w = watches.get(sessionId);
+    return w ? (await w.catch(() => undefined))?.ring.sequenceOf(eventId) : undefined;
   }
 
   function deliver(c: Client, f: Frame): void {
@@ -195,6 +211,7 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
 
   return {
     attach,
+    recentSequence,
     closeSession,
     /** Sessions watched on this instance (one bus subscription each). */
     watchedCount: () => watches.size,
@@ -206,7 +223,7 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
 
 function toFrame(event: SessionEvent): Frame {
   const text = flowingFrame(formatSseFrame({ id: event.id, event: event.type, data: JSON.stringify(event) }));
-  return { sequence: event.sequence, type: event.type, text };
+  return { id: event.id, sequence: event.sequence, type: event.type, text };
 }
 
 export type SessionHub = ReturnType<typeof createSessionHub>;

@@ -4,6 +4,7 @@ import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
 import { assertStreamScope } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/connection-limits.js';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { eventTypeFilter } from '../../events/event-types.js';
 import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
@@ -26,6 +27,17 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
     const row = await orgScope(store.em(), principal.org_id).getOwned(Session, id);
     assertStreamScope(principal, id);
     return row;
+  }
+
+  /**
+   * ownedSession without loading the entity: stream opens come in bursts (every client of an
+   * instance reconnecting at once), and an ORM unit of work per open was most of their memory.
+   */
+  async function assertSessionOwned(principal: Principal, id: string): Promise<void> {
+    const [row] = await store.sql<{ organization_id: string }>('select organization_id from sessions where id = ?', [id]);
+    if (!row) throw new NotFoundError();
+    if (row.organization_id !== principal.org_id) throw new ForbiddenError();
+    assertStreamScope(principal, id);
   }
 
   return defineRoutes([
@@ -52,9 +64,12 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       method: 'GET', path: '/v1/sessions/:id/sse', auth: 'stream', summary: 'Stream session events (SSE)', tags,
       schema: { params: IdParams, query: SseQuery, response: { 200: 'text/event-stream', 404: Type.Ref('ErrorResponse'), 429: Type.Ref('ErrorResponse') } },
       async handler({ params, query, headers }, { principal }) {
-        await ownedSession(principal, params.id);
+        await assertSessionOwned(principal, params.id);
         const filter = eventTypeFilter(query.types ?? [], query.exclude ?? []);
-        const afterSequence = await resolveSince(bus.events, params.id, query.since_id ?? (headers['last-event-id'] || undefined));
+        const sinceId = (query.since_id ?? (headers['last-event-id'] || undefined))?.toLowerCase();
+        // A client resuming after cycling names a recent event, usually still in the hub's memory.
+        const recent = sinceId ? await hub.recentSequence(params.id, sinceId) : undefined;
+        const afterSequence = recent ?? (await resolveSince(bus.events, params.id, sinceId));
         const release = limits.acquire(principal.org_id, params.id);
         return {
           sse: (stream) => {

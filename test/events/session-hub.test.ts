@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createBus, type Bus } from '../../src/bus/index.js';
+import { createSessionHub, type SessionHub } from '../../src/events/session-hub.js';
+import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
+import { SseTimerWheel } from '../../src/http/sse-timers.js';
+import { newId } from '../../src/ids.js';
+import { createLogger } from '../../src/log.js';
+import { createStore, type Store } from '../../src/store/index.js';
+
+const log = createLogger('silent');
+const wheel = new SseTimerWheel({ shortestMs: 60_000 });
+
+/** An SSE stream over a sink that records the ids of the event frames written to it. */
+function recordingStream() {
+  const ids: string[] = [];
+  const sink: SseSink = {
+    write: (chunk) => {
+      for (const m of chunk.matchAll(/^id: (\S+)$/gm)) ids.push(m[1]!);
+      return true;
+    },
+    end: () => undefined,
+    abort: () => undefined,
+  };
+  return { stream: new SseStream(sink, { heartbeatMs: 60_000, cycleMs: 3_600_000, maxBufferBytes: 1 << 20 }, wheel), ids };
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await sleep(10);
+  assert.ok(cond(), what);
+}
+
+describe('session hub - replays served from memory', () => {
+  let dataDir: string;
+  let store: Store;
+  let bus: Bus;
+  let hub: SessionHub;
+  let reads = 0;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'hub-'));
+    store = await createStore({ dataDir, log });
+    bus = await createBus({ kind: 'local', store, log, leaseMs: 1000 });
+    const read = bus.events.read;
+    bus.events.read = (...args) => {
+      reads++;
+      return read.apply(bus.events, args);
+    };
+    hub = createSessionHub({ bus, log });
+  });
+  after(async () => {
+    hub.close();
+    await bus.close();
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function sessionWithHistory(n: number): Promise<{ sessionId: string; ids: string[] }> {
+    const sessionId = newId();
+    const r = await bus.events.append(sessionId, Array.from({ length: n }, (_, i) => ({ type: 'input.message', data: { i } })));
+    assert.ok(r.ok);
+    return { sessionId, ids: r.events.map((e) => e.id) };
+  }
+
+  it('the second client replaying a session reads nothing from the log and gets the same events', async () => {
+    const { sessionId, ids } = await sessionWithHistory(30);
+    const a = recordingStream();
+    const readsBefore = reads;
+    await hub.attach(sessionId, a.stream, { afterSequence: 0, filter: null });
+    assert.deepEqual(a.ids, ids);
+    assert.equal(reads - readsBefore, 1, 'the first replay reads the log once');
+
+    const b = recordingStream();
+    await hub.attach(sessionId, b.stream, { afterSequence: 0, filter: null });
+    const c = recordingStream();
+    await hub.attach(sessionId, c.stream, { afterSequence: 10, filter: null });
+    assert.deepEqual(b.ids, ids);
+    assert.deepEqual(c.ids, ids.slice(10));
+    assert.equal(reads - readsBefore, 1, 'later clients replay from memory');
+
+    const live = await bus.events.append(sessionId, [{ type: 'turn.started' }]);
+    assert.ok(live.ok);
+    await until(() => a.ids.length === 31 && b.ids.length === 31 && c.ids.length === 21, 'every client gets the live event');
+    assert.equal(b.ids.at(-1), live.events[0]!.id);
+    for (const s of [a, b, c]) s.stream.end();
+  });
+
+  it('clients resuming from the same point at once share one log read', async () => {
+    const { sessionId, ids } = await sessionWithHistory(12);
+    const readsBefore = reads;
+    const clients = Array.from({ length: 8 }, recordingStream);
+    await Promise.all(clients.map((c) => hub.attach(sessionId, c.stream, { afterSequence: 0, filter: null })));
+    for (const c of clients) assert.deepEqual(c.ids, ids);
+    assert.equal(reads - readsBefore, 1);
+    for (const c of clients) c.stream.end();
+  });
+
+  it('knows the sequence of recent events of a watched session, and nothing of other sessions', async () => {
+    const { sessionId, ids } = await sessionWithHistory(5);
+    const other = await sessionWithHistory(2);
+    assert.equal(await hub.recentSequence(sessionId, ids[3]!), undefined, 'not watched yet');
+    const a = recordingStream();
+    await hub.attach(sessionId, a.stream, { afterSequence: 0, filter: null });
+    assert.equal(await hub.recentSequence(sessionId, ids[3]!), 4);
+    assert.equal(await hub.recentSequence(sessionId, other.ids[0]!), undefined, "another session's event id");
+    assert.equal(await hub.recentSequence(other.sessionId, ids[3]!), undefined);
+    a.stream.end();
+  });
+});
