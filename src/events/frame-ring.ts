@@ -8,8 +8,9 @@ export interface Frame {
 }
 
 /**
- * The last `capacity` frames of one session with contiguous sequences, in a circular buffer
- * (no array shifting per event). New frames go at the back; frames replayed from the log can
+ * The last frames of one session with contiguous sequences, at most `capacity` of them and
+ * `maxChars` of text (large events must not make a watched session hold megabytes), in a
+ * circular buffer (no array shifting per event). New frames go at the back; frames replayed from the log can
  * be added at the front while there is room, so the next client resuming from that far back
  * replays from memory instead of reading and serialising the same events again.
  */
@@ -17,8 +18,12 @@ export class FrameRing {
   readonly #slots: (Frame | undefined)[];
   #head = 0;
   #size = 0;
+  #chars = 0;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    readonly maxChars = Infinity,
+  ) {
     this.#slots = new Array<Frame | undefined>(capacity);
   }
 
@@ -39,13 +44,10 @@ export class FrameRing {
   /** Appends the session's next frame (sequence lastSequence + 1), dropping the oldest when full. */
   push(frame: Frame): void {
     if (this.#size && frame.sequence !== this.lastSequence! + 1) this.clear(); // never keep a gap
-    if (this.#size === this.capacity) {
-      this.#slots[this.#head] = frame;
-      this.#head = (this.#head + 1) % this.capacity;
-    } else {
-      this.#slots[(this.#head + this.#size) % this.capacity] = frame;
-      this.#size++;
-    }
+    while (this.#size && (this.#size === this.capacity || this.#chars + frame.text.length > this.maxChars)) this.#dropOldest();
+    this.#slots[(this.#head + this.#size) % this.capacity] = frame;
+    this.#size++;
+    this.#chars += frame.text.length;
   }
 
   /**
@@ -59,9 +61,11 @@ export class FrameRing {
     for (let i = frames.length - 1; i >= 0 && this.#size < this.capacity; i--) {
       const f = frames[i]!;
       if (i < frames.length - 1 && f.sequence !== frames[i + 1]!.sequence - 1) return;
+      if (this.#chars + f.text.length > this.maxChars) return;
       this.#head = (this.#head - 1 + this.capacity) % this.capacity;
       this.#slots[this.#head] = f;
       this.#size++;
+      this.#chars += f.text.length;
     }
   }
 
@@ -87,6 +91,14 @@ export class FrameRing {
     this.#slots.fill(undefined);
     this.#head = 0;
     this.#size = 0;
+    this.#chars = 0;
+  }
+
+  #dropOldest(): void {
+    this.#chars -= this.#at(0).text.length;
+    this.#slots[this.#head] = undefined;
+    this.#head = (this.#head + 1) % this.capacity;
+    this.#size--;
   }
 
   #at(i: number): Frame {

@@ -9,6 +9,8 @@ import { FrameRing, type Frame } from './frame-ring.js';
  * first to replay a session's history, is served from memory.
  */
 const RING_SIZE = 512;
+/** …and at most this much frame text (UTF-16 code units), so large events do not pin megabytes per session. */
+const RING_MAX_CHARS = 512 * 1024;
 /** How long a session stays watched after its last client left (absorbs reconnects), in ms. */
 const UNWATCH_GRACE_MS = 5_000;
 const REPLAY_PAGE = 500;
@@ -86,7 +88,7 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
     const w: Watch = {
       sessionId,
       clients: new Set(),
-      ring: new FrameRing(RING_SIZE),
+      ring: new FrameRing(RING_SIZE, RING_MAX_CHARS),
       replays: new Map(),
       lastSequence,
       sub: bus.events.subscribe(sessionId, { afterSequence: lastSequence }),

@@ -210,17 +210,24 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
 /** The SSE sink over a uWS response: shared methods instead of three closures per stream. */
 class UwsSseSink implements SseSink {
   readonly #conn: Conn;
+  #chunk = '';
+  #written = false;
+  /** One corked-write callback per stream instead of a closure per frame written. */
+  readonly #corkedWrite = (): void => {
+    this.#written = this.#conn.res.write(this.#chunk);
+  };
 
   constructor(conn: Conn) {
     this.#conn = conn;
   }
 
   write(chunk: string): boolean {
-    const conn = this.#conn;
-    if (conn.aborted) return false;
-    let ok = false;
-    conn.res.cork(() => (ok = conn.res.write(chunk)));
-    return ok;
+    if (this.#conn.aborted) return false;
+    this.#chunk = chunk;
+    this.#written = false;
+    this.#conn.res.cork(this.#corkedWrite);
+    this.#chunk = '';
+    return this.#written;
   }
 
   end(): void {

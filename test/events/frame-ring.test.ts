@@ -63,3 +63,25 @@ describe('FrameRing', () => {
     assert.equal(ring.after(2), undefined);
   });
 });
+
+describe('FrameRing - size in characters', () => {
+  const big = (sequence: number, chars: number): Frame => ({ id: `e${sequence}`, sequence, type: 't', text: 'x'.repeat(chars) });
+
+  it('drops the oldest frames to stay within maxChars, always keeping the newest', () => {
+    const ring = new FrameRing(100, 1000);
+    for (let s = 1; s <= 5; s++) ring.push(big(s, 300));
+    assert.deepEqual([ring.firstSequence, ring.lastSequence], [3, 5], '3 × 300 fit in 1000');
+    ring.push(big(6, 5000));
+    assert.deepEqual([ring.firstSequence, ring.lastSequence, ring.size], [6, 6, 1], 'an oversized frame is kept alone');
+    ring.push(big(7, 10));
+    assert.deepEqual([ring.firstSequence, ring.size], [7, 1]);
+  });
+
+  it('prepends only what fits within maxChars', () => {
+    const ring = new FrameRing(100, 999);
+    ring.push(big(10, 400));
+    ring.prepend([big(7, 300), big(8, 300), big(9, 300)], 10);
+    assert.deepEqual(seqs(ring.after(8)), [9, 10]);
+    assert.equal(ring.after(7), undefined);
+  });
+});

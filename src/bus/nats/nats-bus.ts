@@ -5,6 +5,7 @@ import type { Bus } from '../ports.js';
 import { createNatsEventLog } from './event-log.js';
 import { chooseReplicas, type ReplicasSetting } from './replicas.js';
 import { createNatsSignals } from './signals.js';
+import { shareRequestCancelError } from './request-cancel.js';
 import { coalesceSocketWrites } from './write-coalescing.js';
 import { ensureTopology } from './topology.js';
 import { createNatsTurnQueue } from './turn-queue.js';
@@ -67,6 +68,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   });
   try {
     if (!coalesceSocketWrites(nc)) log.warn('nats.js transport changed shape: socket writes are not coalesced');
+    if (!shareRequestCancelError()) log.warn('nats.js request class changed shape: every request still builds a cancel error');
     const js = jetstream(nc, { timeout });
     const jsm = await jetstreamManager(nc, { timeout });
     const choice = chooseReplicas(opts.replicas ?? 'auto', nc.info, servers);
