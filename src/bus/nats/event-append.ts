@@ -13,8 +13,11 @@ export const SEQUENCE_HEADER = 'Sess-Seq';
 export interface AppendRoundDeps {
   js: JetStreamClient;
   reader: Pick<EventReader, 'getByStreamSeq'>;
-  /** A fresh event was stored at this stream sequence (tail cache, position hints). */
-  onStored(event: SessionEvent, streamSeq: number): void;
+  /**
+   * A fresh event was stored at `streamSeq`, right behind the session's message at
+   * `prevStreamSeq` (0: the first) (tail cache, position hints, recent events).
+   */
+  onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number): void;
 }
 
 /**
@@ -70,7 +73,9 @@ export async function publishRound(deps: AppendRoundDeps, sessionId: string, whe
       continue;
     }
     if (offChain) throw new Error(`session ${sessionId}: event ${stamped[i]!.id} was stored after a copy numbered differently; its sequence is wrong`);
-    deps.onStored(stamped[i]!, ack.seq);
+    // What the server checked before storing it: the tail (first event) or the predecessor.
+    const prevStreamSeq = i === 0 ? tail.streamSeq : (acks[i - 1] as PromiseFulfilledResult<PubAck>).value.seq;
+    deps.onStored(stamped[i]!, ack.seq, prevStreamSeq);
     events.push(stamped[i]!);
     wrote = true;
   }

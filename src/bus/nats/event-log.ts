@@ -69,9 +69,10 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   const roundDeps = {
     js,
     reader,
-    onStored(event: SessionEvent, streamSeq: number) {
+    onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number) {
       rememberTail(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
       positions.record(event.session_id, { sequence: event.sequence, streamSeq });
+      reader.recent.remember({ event, streamSeq, prevStreamSeq });
     },
   };
 
@@ -98,14 +99,17 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   }
 
   /**
-   * With `newIds` the whole batch is one run (chained, event-append.ts). Otherwise every event is
-   * its own run: an id that may be stored already must not have events chained onto it, since
-   * its stored copy may be numbered differently from ours.
+   * With `newIds` the whole batch is one run (chained, event-append.ts). Otherwise an id may be
+   * stored already, and events must not be chained onto a stored copy numbered differently from
+   * ours: events go one per run until one of them is stored fresh (at the position we numbered,
+   * which the server checked), then the rest is chained behind it. So a batch of ids another
+   * writer may hold too (the API's preamble) takes two round trips instead of one per event.
    */
   async function appendEvents(sessionId: string, input: NewEvent[], { expectedSequence, newIds = false }: AppendOptions): Promise<AppendResult> {
     const where = sessionSubjects(sessionId, shards);
     const events: SessionEvent[] = [];
     let expected = expectedSequence;
+    let chained = newIds;
     for (let i = 0; i < input.length; ) {
       if (!newIds && isBeyondDedupWindow(input[i]!)) {
         // The server no longer remembers ids this old: look it up ourselves.
@@ -116,11 +120,15 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
           continue;
         }
       }
-      const r = await appendRun(sessionId, where, newIds ? input.slice(i) : [input[i]!], expected, newIds);
+      const r = await appendRun(sessionId, where, chained ? input.slice(i) : [input[i]!], expected, chained);
       if (!r.ok) return r; // nothing new was written yet: `expected` is cleared after the first write
       events.push(...r.events);
       i += r.events.length;
-      if (r.wrote) expected = undefined;
+      if (r.wrote) {
+        expected = undefined;
+        // Ids the server may have forgotten are looked up one by one above, so they are never chained.
+        chained ||= !input.slice(i).some(isBeyondDedupWindow);
+      }
     }
     return { ok: true, events };
   }
