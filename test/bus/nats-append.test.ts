@@ -177,3 +177,15 @@ describe('nats event append - shared ids and reads of our own appends', () => {
     assert.deepEqual(seen.map((e) => [e.type, e.sequence]), [['mine', 5], ['theirs', 6]]);
   });
 });
+
+it('nats event log - settled() resolves once the appends under way in this process have finished', async (t) => {
+  const server = await startNatsServer({ t });
+  const bus = await createBus({ kind: 'nats', url: server.url, log });
+  t.after(() => bus.close());
+  const sid = newId();
+  await bus.events.settled!(sid);
+  const appending = bus.events.append(sid, [{ type: 'a' }, { type: 'b' }, { type: 'c' }]);
+  await bus.events.settled!(sid);
+  assert.deepEqual((await bus.events.read(sid)).map((e) => e.type), ['a', 'b', 'c'], 'read after settled sees the append');
+  assert.ok((await appending).ok);
+});

@@ -185,6 +185,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     },
     read: reader.read,
     findById: reader.findById,
+    settled: (sessionId) => chain.settled(sessionId),
     async lastSequence(sessionId) {
       return (await freshTail(sessionId)).sequence;
     },
