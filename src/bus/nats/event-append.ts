@@ -1,6 +1,7 @@
-import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
+import type { PubAck } from '@nats-io/jetstream';
 import { headers } from '@nats-io/transport-node';
 import { ConflictError } from '../../errors.js';
+import type { AckedPublisher } from './acked-publisher.js';
 import type { NewEvent, SessionEvent } from '../ports.js';
 import { stampEvent } from '../session-event.js';
 import type { EventReader, StreamTail } from './event-reader.js';
@@ -11,7 +12,8 @@ import type { SessionSubjects } from './topology.js';
 export const SEQUENCE_HEADER = 'Sess-Seq';
 
 export interface AppendRoundDeps {
-  js: JetStreamClient;
+  /** `js.publish`, or the same publish without nats.js's per-request overhead (acked-publisher.ts). */
+  js: Pick<AckedPublisher, 'publish'>;
   reader: Pick<EventReader, 'getByStreamSeq'>;
   /**
    * A fresh event was stored at `streamSeq`, right behind the session's message at
@@ -82,7 +84,7 @@ export async function publishRound(deps: AppendRoundDeps, sessionId: string, whe
   return { type: 'stored', events, wrote };
 }
 
-function publish(js: JetStreamClient, subject: string, event: SessionEvent, expect: { lastSubjectSequence: number } | { lastMsgID: string }): Promise<PubAck> {
+function publish(js: AppendRoundDeps['js'], subject: string, event: SessionEvent, expect: { lastSubjectSequence: number } | { lastMsgID: string }): Promise<PubAck> {
   const h = headers();
   h.set(SEQUENCE_HEADER, String(event.sequence));
   return js.publish(subject, JSON.stringify(event), { msgID: event.id, expect, headers: h });

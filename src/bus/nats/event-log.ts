@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, SessionEvent } from '../ports.js';
+import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
 import { PositionIndex } from './position-index.js';
@@ -19,6 +20,8 @@ const DEDUP_WINDOW_MARGIN_MS = 5_000;
 export interface NatsEventLogOptions {
   nc: NatsConnection;
   js: JetStreamClient;
+  /** Publishes events with acks; default `js`. */
+  publisher?: Pick<AckedPublisher, 'publish'>;
   jsm: JetStreamManager;
   shards: number;
   log: Logger;
@@ -67,7 +70,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     e.id !== undefined && uuidv7Millis(e.id) < Date.now() - o.duplicateWindowMs + DEDUP_WINDOW_MARGIN_MS;
 
   const roundDeps = {
-    js,
+    js: o.publisher ?? js,
     reader,
     onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number) {
       rememberTail(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });

@@ -5,6 +5,7 @@ import { Empty, headers } from '@nats-io/transport-node';
 import { SessionBusyError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
+import type { AckedPublisher } from './acked-publisher.js';
 import { isSequenceConflict, isSubjectFull } from './nats-errors.js';
 import { assertUuid, CLAIM_BUCKET, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
 
@@ -23,6 +24,8 @@ interface ClaimRecord {
 
 export interface NatsTurnQueueOptions {
   js: JetStreamClient;
+  /** Publishes with acks (enqueue, claim release); default `js`. */
+  publisher?: Pick<AckedPublisher, 'publish'>;
   jsm: JetStreamManager;
   kv: KV;
   log: Logger;
@@ -40,7 +43,7 @@ export interface NatsTurnQueueOptions {
  * `isCurrent()` compares the token, and ack/nak first delete that record with compare-and-set
  * and do nothing more when it was replaced (the claim is not current).
  */
-export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions): TurnQueue {
+export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTurnQueueOptions): TurnQueue {
   let consumer: Promise<Consumer> | undefined;
   const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
   /**
@@ -77,7 +80,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
   async function deleteClaim(sessionId: string, previousSeq: number): Promise<number> {
     const h = headers();
     h.set('KV-Operation', 'DEL');
-    const ack = await js.publish(`$KV.${CLAIM_BUCKET}.${sessionId}`, Empty, { headers: h, expect: { lastSubjectSequence: previousSeq } });
+    const ack = await publisher.publish(`$KV.${CLAIM_BUCKET}.${sessionId}`, Empty, { headers: h, expect: { lastSubjectSequence: previousSeq } });
     return ack.seq;
   }
 
@@ -172,7 +175,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
       assertUuid(turn.turn_id);
       try {
         // msgID = turn_id: enqueueing the same turn again within the dedup window is a no-op.
-        await js.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID: turn.turn_id });
+        await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID: turn.turn_id });
       } catch (err) {
         if (!isSubjectFull(err)) throw err;
         // The same turn still queued after the dedup window is a retry too, not a second turn.
