@@ -72,6 +72,9 @@ export class TurnAttempt {
   /** Runs the turn until it is done, suspended or idle; returns the fold to cache. */
   async run(cached: FoldedSession | undefined): Promise<FoldedSession | null> {
     const setupLoading = this.#loadSetupEarly();
+    // The API of this process may still be appending the turn's first events: reading after
+    // that saves a read that finds nothing and the polls behind it.
+    if (this.#job.preamble) await this.#deps.bus.events.settled?.(this.#sessionId);
     const turnLog = await TurnLog.open(
       {
         events: this.#deps.bus.events,

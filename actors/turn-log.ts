@@ -10,7 +10,8 @@
  * - Optimistic view: `state`/`transcript` already include queued events, so the decider can go
  *   on while they are being stored. Stored events (ours and other writers') are folded into a
  *   separate durable view; the optimistic one is that plus whatever is still queued.
- * - Fenced: the claim must still be current before each append.
+ * - Fenced: the claim must still be current before each append (the check of a burst's first
+ *   append starts with its first event, the append waits for its answer).
  * - Optimistic concurrency: `expectedSequence` = what the durable view has folded. When another
  *   writer got in first (the API's cancel, client results, a second worker) its events are read
  *   and folded, and the same events (same ids, which the log deduplicates) are appended again.
@@ -191,15 +192,22 @@ export class TurnLog {
 
   async #drain(): Promise<void> {
     this.#draining = true;
+    // The fence check of the first append goes out with the burst's first event: its answer
+    // is back about when the burst is complete instead of one round trip after that. It is
+    // still awaited before anything is appended.
+    let fence: Promise<boolean> | undefined = this.#o.claim.isCurrent();
+    fence.catch(() => undefined);
     try {
       // Let the current burst of work queue up first (a zero-latency step pushes many events
       // within one macrotask), so it goes out as one append.
       await new Promise((resolve) => setImmediate(resolve));
       while (this.#queue.length && !this.#failure) {
         try {
+          const checked = fence;
+          fence = undefined;
           await this.#lock.run('log', async () => {
             const batch = this.#queue.slice();
-            await this.#append(batch);
+            await this.#append(batch, checked);
             this.#queue.splice(0, batch.length);
             this.#stored += batch.length;
           });
@@ -224,10 +232,12 @@ export class TurnLog {
     }
   }
 
-  async #append(events: NewEvent[]): Promise<void> {
+  /** Appends after checking the claim (`fence`: that check, started already, for the first attempt). */
+  async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
     const newIds = !events.some((e) => this.#shared.has(e.id!));
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      if (!(await this.#o.claim.isCurrent())) throw new TurnStoppedError('stale_claim');
+      const current = attempt === 1 && fence ? fence : this.#o.claim.isCurrent();
+      if (!(await current)) throw new TurnStoppedError('stale_claim');
       const result = await this.#o.events.append(this.#o.sessionId, events, { expectedSequence: this.#durable.transcript.sequence, newIds });
       if (result.ok) {
         for (const e of events) this.#shared.delete(e.id!);

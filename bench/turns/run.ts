@@ -11,6 +11,7 @@
  * `nats`: PostgreSQL + nats-server (distributed mode), one instance with ROLE=all.
  * Each K in `--sessions` is a separate measured run against the same service (fresh sessions):
  * K=1 shows the overhead of one turn on an idle service, K=100 the throughput under load.
+ * The service runs with the Node flags of `npm start` (bench/lib SERVICE_NODE_FLAGS).
  * The service and the load generator (bench/turns/client.ts) are separate processes; PostgreSQL
  * and nats-server run beside them on the same machine. Results: a table on stdout and
  * `bench/results/turns-<date>.json`. See bench/README.md.
@@ -25,7 +26,7 @@ import { startNatsServer } from '../../test/helpers/nats-server.js';
 import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
-import { cpuDelta, freePort, readCpuByCmdline, readSystemCpu, busyShare, spawnProcess, startServer, trackCpu, waitForQuiet, type Proc } from '../lib/process.js';
+import { SERVICE_NODE_FLAGS, cpuDelta, freePort, readCpuByCmdline, readSystemCpu, busyShare, spawnProcess, startServer, trackCpu, waitForQuiet, type Proc } from '../lib/process.js';
 import type { ClientReport } from './client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -142,7 +143,8 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
       depNeedles.push(dirname(nats.storeDir));
       monitorUrl = natsMonitorUrl(nats.storeDir);
     }
-    const nodeArgs = ['--import', 'tsx'];
+    // The flags of `npm start` and the Docker image: the service as it runs in production.
+    const nodeArgs = [...SERVICE_NODE_FLAGS, '--import', 'tsx'];
     let profileDir: string | undefined;
     if (args['cpu-prof']) {
       profileDir = mkdtempSync(join(tmpdir(), 'bench-turns-prof-'));
@@ -269,7 +271,7 @@ async function main(): Promise<void> {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `turns-${machine.date.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), concurrency: Number(args.concurrency) }, results }, null, 2) + '\n');
+    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), concurrency: Number(args.concurrency), serviceNodeFlags: SERVICE_NODE_FLAGS }, results }, null, 2) + '\n');
     log(`results: ${file}`);
   }
 }

@@ -11,8 +11,26 @@ const MAX_RESULT_CHARS = 200;
 /** Bound on remembered `@fail … times=N` counters per provider instance. */
 const MAX_TRACKED_FAILURES = 1000;
 
-function words(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
+/** The code points `\s` matches (ECMAScript WhiteSpace and LineTerminator). */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * Whitespace-separated words, as `text.split(/\s+/).filter(Boolean).length` counts them, without
+ * the arrays: every call counts the whole history, once per simulated model call.
+ */
+export function words(text: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i));
+    if (!space && !inWord) n++;
+    inWord = !space;
+  }
+  return n;
 }
 
 function messageWords(m: LlmMessage): number {

@@ -84,6 +84,28 @@ describe('turn log', () => {
     assert.ok(tl.failure instanceof TurnStoppedError);
   });
 
+  it('the fence check of a burst starts with its first event; nothing is appended before its answer', async () => {
+    const mem = memoryLog();
+    const answers: ((current: boolean) => void)[] = [];
+    const claim = { isCurrent: () => new Promise<boolean>((resolve) => answers.push(resolve)) };
+    const tl = await TurnLog.open({ events: mem.log, claim, sessionId: 's', turn });
+    tl.push(started());
+    assert.equal(answers.length, 1, 'asked at once, with the first event');
+    tl.push([reason()]);
+    const stored = tl.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(mem.appends(), 0, 'waits for the answer');
+    answers[0]!(true);
+    await stored;
+    assert.equal(mem.events.length, 3, 'the burst went out as one append');
+    assert.equal(mem.appends(), 1);
+    const refused = tl.commit([reason()]);
+    assert.equal(answers.length, 2, 'the next burst is checked again');
+    answers[1]!(false);
+    await assert.rejects(refused, TurnStoppedError);
+    assert.equal(mem.events.length, 3);
+  });
+
   it('opens from a cached fold and reads only what came after it', async () => {
     const mem = memoryLog();
     const first = await TurnLog.open({ events: mem.log, claim: { isCurrent: async () => true }, sessionId: 's', turn });

@@ -129,3 +129,63 @@ describe('nats event append - against a server', () => {
     assert.deepEqual((await b.events.read(sid)).map((e) => e.type), ['one', 'two', 'three']);
   });
 });
+
+describe('nats event append - shared ids and reads of our own appends', () => {
+  it('a batch two writers append at once (the API preamble and a worker re-sending it): each event once, contiguous, in order', async (t) => {
+    const server = await startNatsServer({ t });
+    const [a, b] = [await createBus({ kind: 'nats', url: server.url, log }), await createBus({ kind: 'nats', url: server.url, log })];
+    t.after(() => Promise.all([a.close(), b.close()]));
+    for (let s = 0; s < 30; s++) {
+      const sid = newId();
+      assert.ok((await a.events.append(sid, [{ type: 'before' }])).ok);
+      const batch = ['input.message', 'session.started', 'turn.started', 'session.activated'].map((type) => ({ id: newId(), type }));
+      const [ra, rb] = await Promise.all([a.events.append(sid, batch), b.events.append(sid, batch)]);
+      for (const r of [ra, rb]) {
+        assert.ok(r.ok);
+        assert.deepEqual(r.events.map((e) => [e.id, e.sequence]), batch.map((e, i) => [e.id, i + 2]));
+      }
+      const all = await b.events.read(sid);
+      assert.deepEqual(all.map((e) => e.type), ['before', ...batch.map((e) => e.type)]);
+      assert.deepEqual(all.map((e) => e.sequence), [1, 2, 3, 4, 5]);
+    }
+  });
+
+  it('a shared batch whose first events are stored already is completed behind them', async (t) => {
+    const server = await startNatsServer({ t });
+    const bus = await createBus({ kind: 'nats', url: server.url, log });
+    t.after(() => bus.close());
+    const sid = newId();
+    const batch = ['a', 'b', 'c', 'd'].map((type) => ({ id: newId(), type }));
+    assert.ok((await bus.events.append(sid, batch.slice(0, 2))).ok);
+    const r = await bus.events.append(sid, batch);
+    assert.ok(r.ok);
+    assert.deepEqual(r.events.map((e) => [e.type, e.sequence]), [['a', 1], ['b', 2], ['c', 3], ['d', 4]]);
+    assert.deepEqual((await bus.events.read(sid)).map((e) => e.type), ['a', 'b', 'c', 'd']);
+  });
+
+  it('reads behind our own appends equal the server copy; another writer appending sends them to the server', async (t) => {
+    const server = await startNatsServer({ t });
+    const [a, b] = [await createBus({ kind: 'nats', url: server.url, log }), await createBus({ kind: 'nats', url: server.url, log })];
+    t.after(() => Promise.all([a.close(), b.close()]));
+    const sid = newId();
+    assert.ok((await a.events.append(sid, [{ type: 'one', data: { n: 1 } }, { type: 'two' }])).ok);
+    assert.ok((await a.events.append(sid, Array.from({ length: 3 }, (_, i) => ({ id: newId(), type: 'mine', data: { i } })), { newIds: true })).ok);
+    assert.deepEqual(await a.events.read(sid, { afterSequence: 1 }), await b.events.read(sid, { afterSequence: 1 }));
+    assert.deepEqual(await a.events.read(sid, { afterSequence: 2, limit: 2 }), await b.events.read(sid, { afterSequence: 2, limit: 2 }));
+    assert.ok((await b.events.append(sid, [{ type: 'theirs' }])).ok);
+    const seen = await a.events.read(sid, { afterSequence: 4 });
+    assert.deepEqual(seen.map((e) => [e.type, e.sequence]), [['mine', 5], ['theirs', 6]]);
+  });
+});
+
+it('nats event log - settled() resolves once the appends under way in this process have finished', async (t) => {
+  const server = await startNatsServer({ t });
+  const bus = await createBus({ kind: 'nats', url: server.url, log });
+  t.after(() => bus.close());
+  const sid = newId();
+  await bus.events.settled!(sid);
+  const appending = bus.events.append(sid, [{ type: 'a' }, { type: 'b' }, { type: 'c' }]);
+  await bus.events.settled!(sid);
+  assert.deepEqual((await bus.events.read(sid)).map((e) => e.type), ['a', 'b', 'c'], 'read after settled sees the append');
+  assert.ok((await appending).ok);
+});

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createLlmProvider, LlmError, type LlmMessage, type LlmStreamEvent } from '../../src/llm/index.js';
 import { parseLlmsimScript } from '../../src/llm/llmsim-directives.js';
+import { words } from '../../src/llm/llmsim.js';
 import { collect, collectUntilError, request } from './provider-conformance.js';
 
 const user = (text: string): LlmMessage => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -106,5 +107,13 @@ describe('llmsim', () => {
 
   test('llmsim - lists one model', async () => {
     assert.deepEqual(await sim().listModels!(), [{ id: 'llmsim', display_name: 'LLM simulator' }]);
+  });
+});
+
+describe('llmsim word count', () => {
+  test('counts words exactly like split(/\\s+/) without empty strings, for every whitespace character', () => {
+    const spaces = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+    const texts = ['', ' ', 'one', ' one ', 'one two', 'a\u200bb', 'é ü\u0085x', ...spaces.map((s) => `${s}x${s}${s}y z${s}`)];
+    for (const text of texts) assert.equal(words(text), text.split(/\s+/).filter(Boolean).length, JSON.stringify(text));
   });
 });

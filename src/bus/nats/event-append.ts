@@ -1,6 +1,7 @@
-import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
+import type { PubAck } from '@nats-io/jetstream';
 import { headers } from '@nats-io/transport-node';
 import { ConflictError } from '../../errors.js';
+import type { AckedPublisher } from './acked-publisher.js';
 import type { NewEvent, SessionEvent } from '../ports.js';
 import { stampEvent } from '../session-event.js';
 import type { EventReader, StreamTail } from './event-reader.js';
@@ -11,10 +12,14 @@ import type { SessionSubjects } from './topology.js';
 export const SEQUENCE_HEADER = 'Sess-Seq';
 
 export interface AppendRoundDeps {
-  js: JetStreamClient;
+  /** `js.publish`, or the same publish without nats.js's per-request overhead (acked-publisher.ts). */
+  js: Pick<AckedPublisher, 'publish'>;
   reader: Pick<EventReader, 'getByStreamSeq'>;
-  /** A fresh event was stored at this stream sequence (tail cache, position hints). */
-  onStored(event: SessionEvent, streamSeq: number): void;
+  /**
+   * A fresh event was stored at `streamSeq`, right behind the session's message at
+   * `prevStreamSeq` (0: the first) (tail cache, position hints, recent events).
+   */
+  onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number): void;
 }
 
 /**
@@ -70,14 +75,16 @@ export async function publishRound(deps: AppendRoundDeps, sessionId: string, whe
       continue;
     }
     if (offChain) throw new Error(`session ${sessionId}: event ${stamped[i]!.id} was stored after a copy numbered differently; its sequence is wrong`);
-    deps.onStored(stamped[i]!, ack.seq);
+    // What the server checked before storing it: the tail (first event) or the predecessor.
+    const prevStreamSeq = i === 0 ? tail.streamSeq : (acks[i - 1] as PromiseFulfilledResult<PubAck>).value.seq;
+    deps.onStored(stamped[i]!, ack.seq, prevStreamSeq);
     events.push(stamped[i]!);
     wrote = true;
   }
   return { type: 'stored', events, wrote };
 }
 
-function publish(js: JetStreamClient, subject: string, event: SessionEvent, expect: { lastSubjectSequence: number } | { lastMsgID: string }): Promise<PubAck> {
+function publish(js: AppendRoundDeps['js'], subject: string, event: SessionEvent, expect: { lastSubjectSequence: number } | { lastMsgID: string }): Promise<PubAck> {
   const h = headers();
   h.set(SEQUENCE_HEADER, String(event.sequence));
   return js.publish(subject, JSON.stringify(event), { msgID: event.id, expect, headers: h });

@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, SessionEvent } from '../ports.js';
+import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
 import { PositionIndex } from './position-index.js';
@@ -19,6 +20,8 @@ const DEDUP_WINDOW_MARGIN_MS = 5_000;
 export interface NatsEventLogOptions {
   nc: NatsConnection;
   js: JetStreamClient;
+  /** Publishes events with acks; default `js`. */
+  publisher?: Pick<AckedPublisher, 'publish'>;
   jsm: JetStreamManager;
   shards: number;
   log: Logger;
@@ -67,11 +70,12 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     e.id !== undefined && uuidv7Millis(e.id) < Date.now() - o.duplicateWindowMs + DEDUP_WINDOW_MARGIN_MS;
 
   const roundDeps = {
-    js,
+    js: o.publisher ?? js,
     reader,
-    onStored(event: SessionEvent, streamSeq: number) {
+    onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number) {
       rememberTail(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
       positions.record(event.session_id, { sequence: event.sequence, streamSeq });
+      reader.recent.remember({ event, streamSeq, prevStreamSeq });
     },
   };
 
@@ -98,14 +102,17 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   }
 
   /**
-   * With `newIds` the whole batch is one run (chained, event-append.ts). Otherwise every event is
-   * its own run: an id that may be stored already must not have events chained onto it, since
-   * its stored copy may be numbered differently from ours.
+   * With `newIds` the whole batch is one run (chained, event-append.ts). Otherwise an id may be
+   * stored already, and events must not be chained onto a stored copy numbered differently from
+   * ours: events go one per run until one of them is stored fresh (at the position we numbered,
+   * which the server checked), then the rest is chained behind it. So a batch of ids another
+   * writer may hold too (the API's preamble) takes two round trips instead of one per event.
    */
   async function appendEvents(sessionId: string, input: NewEvent[], { expectedSequence, newIds = false }: AppendOptions): Promise<AppendResult> {
     const where = sessionSubjects(sessionId, shards);
     const events: SessionEvent[] = [];
     let expected = expectedSequence;
+    let chained = newIds;
     for (let i = 0; i < input.length; ) {
       if (!newIds && isBeyondDedupWindow(input[i]!)) {
         // The server no longer remembers ids this old: look it up ourselves.
@@ -116,11 +123,15 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
           continue;
         }
       }
-      const r = await appendRun(sessionId, where, newIds ? input.slice(i) : [input[i]!], expected, newIds);
+      const r = await appendRun(sessionId, where, chained ? input.slice(i) : [input[i]!], expected, chained);
       if (!r.ok) return r; // nothing new was written yet: `expected` is cleared after the first write
       events.push(...r.events);
       i += r.events.length;
-      if (r.wrote) expected = undefined;
+      if (r.wrote) {
+        expected = undefined;
+        // Ids the server may have forgotten are looked up one by one above, so they are never chained.
+        chained ||= !input.slice(i).some(isBeyondDedupWindow);
+      }
     }
     return { ok: true, events };
   }
@@ -177,6 +188,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     },
     read: reader.read,
     findById: reader.findById,
+    settled: (sessionId) => chain.settled(sessionId),
     async lastSequence(sessionId) {
       return (await freshTail(sessionId)).sequence;
     },

@@ -2,6 +2,7 @@ import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg,
 import { isAnyUuid, uuidv7Millis } from '../../ids.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
 import type { PositionIndex } from './position-index.js';
+import { RecentEvents } from './recent-events.js';
 import { sessionSubjects, type SessionSubjects } from './topology.js';
 
 const DEFAULT_READ_LIMIT = 1000;
@@ -39,6 +40,9 @@ interface Located {
  * ordered consumer filtered on the session subject (server 2.10 has no batch direct get).
  */
 export function createEventReader({ js, jsm, shards, positions, findSkewMs }: EventReaderDeps) {
+  /** What this process appended lately: reads behind a tail that is one of ours need no gets. */
+  const recent = new RecentEvents();
+
   function located(sessionId: string, sm: StoredMsg | null): Located | null {
     if (!sm) return null;
     const event = sm.json<SessionEvent>();
@@ -130,6 +134,8 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
     const where = sessionSubjects(sessionId, shards);
     const tail = await loadTail(sessionId);
     if (tail.sequence <= afterSequence || limit <= 0) return [];
+    const known = recent.after(sessionId, afterSequence, tail, limit);
+    if (known) return known;
     const count = Math.min(limit, tail.sequence - afterSequence);
     const { start, hinted } = await locate(sessionId, where, afterSequence, tail);
     const out = await readFrom(sessionId, where, start, afterSequence, count);
@@ -164,7 +170,7 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
     return (await jsm.streams.getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
   }
 
-  return { loadTail, read, findById, getByStreamSeq };
+  return { loadTail, read, findById, getByStreamSeq, recent };
 }
 
 export type EventReader = ReturnType<typeof createEventReader>;

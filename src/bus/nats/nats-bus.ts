@@ -2,6 +2,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../log.js';
 import type { Bus } from '../ports.js';
+import { createAckedPublisher } from './acked-publisher.js';
 import { createNatsEventLog } from './event-log.js';
 import { chooseReplicas, type ReplicasSetting } from './replicas.js';
 import { createNatsSignals } from './signals.js';
@@ -78,15 +79,16 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
     log.info({ replicas: choice.replicas, source: choice.source, servers: choice.servers, counted: choice.counted }, 'JetStream replicas');
     const kv = await ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log);
     void watchStatus(nc, log);
+    const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
     const events = createNatsEventLog({
-      nc, js, jsm, shards, log, duplicateWindowMs,
+      nc, js, jsm, shards, log, duplicateWindowMs, publisher,
       livePollMs: opts.livePollMs ?? DEFAULT_LIVE_POLL_MS,
       findSkewMs: opts.findSkewMs ?? DEFAULT_FIND_SKEW_MS,
     });
     return {
       kind: 'nats',
       events,
-      turns: createNatsTurnQueue({ js, jsm, kv, log }),
+      turns: createNatsTurnQueue({ js, jsm, kv, log, publisher }),
       signals: createNatsSignals({ nc, log }),
       async ping() {
         await nc.rtt(); // throws at once while disconnected
@@ -95,6 +97,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
       async close() {
         events.closeAll();
         await closeConnection(nc);
+        publisher.close();
       },
     };
   } catch (err) {

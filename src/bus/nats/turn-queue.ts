@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { Empty, headers } from '@nats-io/transport-node';
 import { SessionBusyError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
+import type { AckedPublisher } from './acked-publisher.js';
 import { isSequenceConflict, isSubjectFull } from './nats-errors.js';
-import { assertUuid, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
+import { assertUuid, CLAIM_BUCKET, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
 
 /** nats.js refuses pull requests that expire sooner than this, in ms. */
 const MIN_PULL_EXPIRES_MS = 1_000;
+/** Sessions whose claim record revision this process remembers (its own releases). */
+const MAX_REMEMBERED_RELEASES = 10_000;
 
 /** What the `turn_claims` bucket holds per session while a turn is claimed. */
 interface ClaimRecord {
@@ -20,6 +24,8 @@ interface ClaimRecord {
 
 export interface NatsTurnQueueOptions {
   js: JetStreamClient;
+  /** Publishes with acks (enqueue, claim release); default `js`. */
+  publisher?: Pick<AckedPublisher, 'publish'>;
   jsm: JetStreamManager;
   kv: KV;
   log: Logger;
@@ -37,9 +43,46 @@ export interface NatsTurnQueueOptions {
  * `isCurrent()` compares the token, and ack/nak first delete that record with compare-and-set
  * and do nothing more when it was replaced (the claim is not current).
  */
-export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions): TurnQueue {
+export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTurnQueueOptions): TurnQueue {
   let consumer: Promise<Consumer> | undefined;
   const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
+  /**
+   * The revision of the delete marker this process left when it released a session's claim:
+   * the next claim of that session (usually its next turn, here) puts its record with
+   * compare-and-set against it at once. A match proves nobody wrote since, so there is no
+   * record to read; a mismatch falls back to reading it.
+   */
+  const released = new Map<string, number>();
+
+  function rememberRelease(sessionId: string, revision: number): void {
+    released.delete(sessionId);
+    released.set(sessionId, revision);
+    if (released.size > MAX_REMEMBERED_RELEASES) released.delete(released.keys().next().value!);
+  }
+
+  /** Our own release's marker still current: the record is put in one round trip, else null. */
+  async function putAfterOwnRelease(sessionId: string, record: ClaimRecord): Promise<number | null> {
+    const revision = released.get(sessionId);
+    if (revision === undefined) return null;
+    released.delete(sessionId);
+    try {
+      return await kv.put(sessionId, JSON.stringify(record), { previousSeq: revision });
+    } catch (err) {
+      if (!isSequenceConflict(err)) throw err;
+      return null;
+    }
+  }
+
+  /**
+   * `kv.delete` with compare-and-set that also returns the marker's revision (nats.js does not):
+   * the same message, a `KV-Operation: DEL` header on the key's subject (ADR-8).
+   */
+  async function deleteClaim(sessionId: string, previousSeq: number): Promise<number> {
+    const h = headers();
+    h.set('KV-Operation', 'DEL');
+    const ack = await publisher.publish(`$KV.${CLAIM_BUCKET}.${sessionId}`, Empty, { headers: h, expect: { lastSubjectSequence: previousSeq } });
+    return ack.seq;
+  }
 
   async function readClaim(sessionId: string): Promise<{ record: ClaimRecord | null; revision: number }> {
     const entry = await kv.get(sessionId);
@@ -51,6 +94,8 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
   async function fence(m: JsMsg, workerId: string): Promise<TurnClaim | null> {
     const turn = m.json<TurnJob>();
     const record: ClaimRecord = { turn_id: turn.turn_id, delivery: m.info.deliveryCount, worker: workerId, token: randomUUID() };
+    const quick = await putAfterOwnRelease(turn.session_id, record);
+    if (quick !== null) return makeClaim(m, turn, record, quick);
     for (;;) {
       const { record: current, revision } = await readClaim(turn.session_id);
       if (current && current.turn_id === record.turn_id && current.delivery > record.delivery) {
@@ -73,8 +118,11 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
      * compare-and-set is the fence check of ack and nak: true means the claim was still ours.
      */
     const release = () =>
-      kv.delete(turn.session_id, { previousSeq: revision }).then(
-        () => true,
+      deleteClaim(turn.session_id, revision).then(
+        (marker) => {
+          rememberRelease(turn.session_id, marker);
+          return true;
+        },
         (err: unknown) => {
           if (!isSequenceConflict(err)) throw err;
           return false;
@@ -127,7 +175,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
       assertUuid(turn.turn_id);
       try {
         // msgID = turn_id: enqueueing the same turn again within the dedup window is a no-op.
-        await js.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID: turn.turn_id });
+        await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID: turn.turn_id });
       } catch (err) {
         if (!isSubjectFull(err)) throw err;
         // The same turn still queued after the dedup window is a retry too, not a second turn.
@@ -152,6 +200,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log }: NatsTurnQueueOptions):
     },
     async remove(sessionId: string) {
       await jsm.streams.purge(TURN_STREAM, { filter: turnSubject(sessionId) });
+      released.delete(sessionId);
       await kv.delete(sessionId);
     },
   };

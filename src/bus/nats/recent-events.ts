@@ -1,0 +1,74 @@
+import type { SessionEvent } from '../ports.js';
+import type { StreamTail } from './event-reader.js';
+
+/** An event this process stored, where it landed, and the session's message just before it. */
+export interface KnownEvent {
+  event: SessionEvent;
+  streamSeq: number;
+  /** Stream sequence of the session's previous message (0: none); what the append expected. */
+  prevStreamSeq: number;
+}
+
+export const DEFAULT_RECENT_SESSIONS = 1_000;
+export const DEFAULT_RECENT_PER_SESSION = 32;
+
+/**
+ * The last events this process appended, per session, linked the way the server stored them:
+ * each one was stored only behind `prevStreamSeq` (the first of a round by its expected last
+ * subject sequence, a chained one by its predecessor being the stream's last message). A read
+ * that finds the tail among them can follow those links back instead of fetching each event:
+ * on a single instance the worker's reads of the API's preamble (and the other way round) cost
+ * the tail lookup only. The links make it exact: a tail that is not one of ours, or any link
+ * that does not meet the event before it, sends the read to the server. Events are shared, not
+ * copied: like everything a read returns, callers treat them as immutable.
+ */
+export class RecentEvents {
+  readonly #sessions = new Map<string, KnownEvent[]>();
+  readonly #maxSessions: number;
+  readonly #perSession: number;
+
+  constructor(maxSessions = DEFAULT_RECENT_SESSIONS, perSession = DEFAULT_RECENT_PER_SESSION) {
+    this.#maxSessions = maxSessions;
+    this.#perSession = perSession;
+  }
+
+  remember(known: KnownEvent): void {
+    const sessionId = known.event.session_id;
+    const list = this.#sessions.get(sessionId) ?? [];
+    this.#sessions.delete(sessionId);
+    this.#sessions.set(sessionId, list);
+    if (this.#sessions.size > this.#maxSessions) this.#sessions.delete(this.#sessions.keys().next().value!);
+    let i = list.length;
+    while (i > 0 && list[i - 1]!.event.sequence > known.event.sequence) i--; // usually appends at the end
+    if (i > 0 && list[i - 1]!.event.sequence === known.event.sequence) list[i - 1] = known;
+    else list.splice(i, 0, known);
+    if (list.length > this.#perSession) list.shift();
+  }
+
+  /**
+   * The events after `after` (at most `limit`), when the session's stored tail is one of ours
+   * and every event from there back to `after + 1` is known and linked to the one before it;
+   * otherwise null (read them from the server).
+   */
+  after(sessionId: string, after: number, tail: StreamTail, limit: number): SessionEvent[] | null {
+    const list = this.#sessions.get(sessionId);
+    if (!list || tail.sequence <= after) return null;
+    let i = list.length - 1;
+    while (i >= 0 && list[i]!.event.sequence > tail.sequence) i--;
+    if (i < 0 || list[i]!.streamSeq !== tail.streamSeq || list[i]!.event.sequence !== tail.sequence) return null;
+    const run: SessionEvent[] = [];
+    for (let k = i; ; k--) {
+      const cur = list[k]!;
+      run.push(cur.event);
+      if (cur.event.sequence === after + 1) break;
+      const prev = list[k - 1];
+      if (!prev || prev.event.sequence !== cur.event.sequence - 1 || prev.streamSeq !== cur.prevStreamSeq) return null;
+    }
+    run.reverse();
+    return run.length > limit ? run.slice(0, limit) : run;
+  }
+
+  forget(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+  }
+}
