@@ -9,8 +9,13 @@ export interface KnownEvent {
   prevStreamSeq: number;
 }
 
+/**
+ * Bounds on memory (events hold whole messages and tool results). A read that needs more than
+ * is kept goes to the server. A turn's preamble and the worker's largest append are both well
+ * under 16 events.
+ */
 export const DEFAULT_RECENT_SESSIONS = 1_000;
-export const DEFAULT_RECENT_PER_SESSION = 32;
+export const DEFAULT_RECENT_PER_SESSION = 16;
 
 /**
  * The last events this process appended, per session, linked the way the server stored them:
