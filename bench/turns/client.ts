@@ -8,6 +8,9 @@
  * `turnsPerSession` turns): POST a message that makes llmsim call
  * get_current_time once (zero model latency), wait for `turn.completed` on its SSE stream
  * (the overhead sample: POST sent → turn.completed received), wait for `session.idled`, repeat.
+ * With `rate` > 0 the slots are paced instead: each sends a turn every `sessions / rate` seconds
+ * (staggered), or at once when it is behind, so the service sees about `rate` turns/s and the
+ * overhead is measured below saturation rather than as closed-loop queueing.
  * Prints one JSON report on stdout.
  */
 import { createParser } from 'eventsource-parser';
@@ -26,10 +29,14 @@ interface ClientOptions {
    * thousands of zero-latency turns would measure history size, not turn overhead.
    */
   turnsPerSession: number;
+  /** Turns/s offered in total, paced per slot; 0 = back to back (closed loop). */
+  rate: number;
 }
 
 export interface ClientReport {
   sessions: number;
+  /** Turns/s offered (paced), or 0 when every slot ran turns back to back. */
+  offeredTurnsPerSec: number;
   durationS: number;
   turns: number;
   turnsPerSec: number;
@@ -112,8 +119,11 @@ async function main(): Promise<void> {
   let stopping = false;
   let turns = 0;
 
+  const periodMs = opts.rate > 0 ? (opts.sessions / opts.rate) * 1000 : 0;
+
   async function loop(i: number): Promise<void> {
     let done = 0;
+    let nextAt = performance.now() + (periodMs * i) / opts.sessions;
     while (!stopping) {
       if (opts.turnsPerSession > 0 && done >= opts.turnsPerSession) {
         // Set up the next conversation outside the measured path.
@@ -124,6 +134,12 @@ async function main(): Promise<void> {
         slots[i] = next;
         done = 0;
         continue;
+      }
+      if (periodMs) {
+        const wait = nextAt - performance.now();
+        if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+        nextAt = Math.max(nextAt + periodMs, performance.now()); // behind: no burst to catch up
+        if (stopping) break;
       }
       const { id, stream } = slots[i]!;
       const completed = stream.next('turn.completed');
@@ -168,6 +184,7 @@ async function main(): Promise<void> {
   const q = (p: number) => Number((samples[Math.min(samples.length - 1, Math.floor(p * samples.length))] ?? NaN).toFixed(2));
   const report: ClientReport = {
     sessions: opts.sessions,
+    offeredTurnsPerSec: opts.rate,
     durationS: Number(elapsed.toFixed(2)),
     turns,
     turnsPerSec: Number((turns / elapsed).toFixed(1)),

@@ -5,8 +5,10 @@
  *
  *   node --import tsx bench/turns/run.ts [--modes embedded,nats] [--sessions 1,10,100] [--duration 20]
  *        [--warmup 5] [--no-tool] [--turns-per-session 20] [--concurrency 200] [--quiet-wait 60]
- *        [--cpu-prof] [--no-write]
+ *        [--rate 0] [--cpu-prof] [--no-write]
  *
+ * `--rate R` paces the sessions so R turns/s are offered in total (each session sends its next
+ * turn every K/R s, at once when behind): overhead below saturation. Default 0: back to back.
  * `embedded`: one process, PGlite, in-process bus (the default of `npm start`).
  * `nats`: PostgreSQL + nats-server (distributed mode), one instance with ROLE=all.
  * Each K in `--sessions` is a separate measured run against the same service (fresh sessions):
@@ -46,6 +48,8 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '200' },
     'no-tool': { type: 'boolean', default: false },
     'turns-per-session': { type: 'string', default: '20' },
+    /** Turns/s offered in total, paced per session (0 = back to back, the default). */
+    rate: { type: 'string', default: '0' },
     'quiet-wait': { type: 'string', default: '60' },
     'cpu-prof': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
@@ -61,6 +65,8 @@ const sessionCounts = args.sessions!.split(',').map((k) => {
   return n;
 });
 const durationS = Number(args.duration);
+const rate = Number(args.rate);
+if (!(rate >= 0)) throw new Error(`--rate: ${args.rate} is not a number >= 0`);
 const warmupS = Number(args.warmup);
 const log = (msg: string) => process.stderr.write(msg + '\n');
 
@@ -174,7 +180,7 @@ async function measure(mode: Mode, sessions: number, base: string, service: Proc
   log(`[${mode}] ${sessions} sessions, ${warmupS} s warm-up + ${durationS} s measured (background busy ${pct(quiet.busy)})`);
   const client = spawnProcess({
     name: 'client',
-    args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']) })],
+    args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), rate })],
     cwd: ROOT,
   });
   // Sample CPU over the measured window only (setup and warm-up excluded): the client marks it.
@@ -254,13 +260,17 @@ async function main(): Promise<void> {
     ].join(' '),
   );
   process.stdout.write(
+    (rate > 0 ? `offered ${rate} turns/s in total (paced)\n` : '') +
     ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu ms/turn¹  deps nats msgs² cli cpu machine   bg', ...rows].join('\n') + '\n',
   );
   process.stdout.write('¹ service CPU time per turn (service cores / turns per second), the figure least disturbed by other load\n');
   process.stdout.write('² NATS messages per turn the service sent / received (its connection on the server), independent of other load\n');
   const nats = results.filter((r) => r.mode === 'nats').at(-1);
   const natsIdle = results.filter((r) => r.mode === 'nats')[0];
-  if (nats) {
+  if (nats && rate > 0) {
+    // Paced: throughput is whatever was offered; the question is the overhead at that load.
+    process.stdout.write(`NATS paced at ${rate} turns/s: ${nats.turnsPerSec} turns/s served, p50 ${nats.overheadMs.p50} ms at K=${nats.sessions} (target <= ${TARGET_P50_MS} ms)\n`);
+  } else if (nats) {
     process.stdout.write(
       `NATS targets: >= ${TARGET_TURNS_PER_SEC} turns/s → ${nats.turnsPerSec} (${nats.turnsPerSec >= TARGET_TURNS_PER_SEC ? 'met' : 'NOT met'}); ` +
         `p50 <= ${TARGET_P50_MS} ms → ${natsIdle!.overheadMs.p50} at K=${natsIdle!.sessions}, ${nats.overheadMs.p50} at K=${nats.sessions}\n`,
@@ -271,7 +281,7 @@ async function main(): Promise<void> {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `turns-${machine.date.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), concurrency: Number(args.concurrency), serviceNodeFlags: SERVICE_NODE_FLAGS }, results }, null, 2) + '\n');
+    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), rate, concurrency: Number(args.concurrency), serviceNodeFlags: SERVICE_NODE_FLAGS }, results }, null, 2) + '\n');
     log(`results: ${file}`);
   }
 }
