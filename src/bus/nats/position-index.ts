@@ -1,3 +1,5 @@
+import { SessionLists } from './session-lists.js';
+
 /** Where a session event sits in its stream: per-session sequence and stream sequence. */
 export interface StreamPosition {
   sequence: number;
@@ -15,28 +17,20 @@ export const DEFAULT_POSITIONS_PER_SESSION = 64;
  * read, never a wrong result. Least recently used sessions are dropped.
  */
 export class PositionIndex {
-  readonly #sessions = new Map<string, StreamPosition[]>();
-  readonly #maxSessions: number;
-  readonly #perSession: number;
+  readonly #lists: SessionLists<StreamPosition>;
 
   constructor(maxSessions = DEFAULT_INDEXED_SESSIONS, perSession = DEFAULT_POSITIONS_PER_SESSION) {
-    this.#maxSessions = maxSessions;
-    this.#perSession = perSession;
+    this.#lists = new SessionLists(maxSessions, perSession, (pos) => pos.sequence);
   }
 
   record(sessionId: string, pos: StreamPosition): void {
     if (pos.sequence <= 0 || pos.streamSeq <= 0) return;
-    const list = this.#touch(sessionId);
-    let i = list.length;
-    while (i > 0 && list[i - 1]!.sequence > pos.sequence) i--; // usually appends at the end
-    if (i > 0 && list[i - 1]!.sequence === pos.sequence) list[i - 1] = pos;
-    else list.splice(i, 0, pos);
-    if (list.length > this.#perSession) list.shift(); // keep the newest positions
+    this.#lists.put(sessionId, pos);
   }
 
   /** The closest known positions at or below `sequence` and above it. */
   bounds(sessionId: string, sequence: number): { below?: StreamPosition; above?: StreamPosition } {
-    const list = this.#sessions.get(sessionId);
+    const list = this.#lists.get(sessionId);
     if (!list) return {};
     let below: StreamPosition | undefined;
     for (const pos of list) {
@@ -47,16 +41,6 @@ export class PositionIndex {
   }
 
   forget(sessionId: string): void {
-    this.#sessions.delete(sessionId);
-  }
-
-  #touch(sessionId: string): StreamPosition[] {
-    const list = this.#sessions.get(sessionId) ?? [];
-    this.#sessions.delete(sessionId);
-    this.#sessions.set(sessionId, list);
-    if (this.#sessions.size > this.#maxSessions) {
-      this.#sessions.delete(this.#sessions.keys().next().value!);
-    }
-    return list;
+    this.#lists.forget(sessionId);
   }
 }

@@ -1,5 +1,6 @@
 import type { SessionEvent } from '../ports.js';
 import type { StreamTail } from './event-reader.js';
+import { SessionLists } from './session-lists.js';
 
 /** An event this process stored, where it landed, and the session's message just before it. */
 export interface KnownEvent {
@@ -28,26 +29,14 @@ export const DEFAULT_RECENT_PER_SESSION = 16;
  * copied: like everything a read returns, callers treat them as immutable.
  */
 export class RecentEvents {
-  readonly #sessions = new Map<string, KnownEvent[]>();
-  readonly #maxSessions: number;
-  readonly #perSession: number;
+  readonly #lists: SessionLists<KnownEvent>;
 
   constructor(maxSessions = DEFAULT_RECENT_SESSIONS, perSession = DEFAULT_RECENT_PER_SESSION) {
-    this.#maxSessions = maxSessions;
-    this.#perSession = perSession;
+    this.#lists = new SessionLists(maxSessions, perSession, (known) => known.event.sequence);
   }
 
   remember(known: KnownEvent): void {
-    const sessionId = known.event.session_id;
-    const list = this.#sessions.get(sessionId) ?? [];
-    this.#sessions.delete(sessionId);
-    this.#sessions.set(sessionId, list);
-    if (this.#sessions.size > this.#maxSessions) this.#sessions.delete(this.#sessions.keys().next().value!);
-    let i = list.length;
-    while (i > 0 && list[i - 1]!.event.sequence > known.event.sequence) i--; // usually appends at the end
-    if (i > 0 && list[i - 1]!.event.sequence === known.event.sequence) list[i - 1] = known;
-    else list.splice(i, 0, known);
-    if (list.length > this.#perSession) list.shift();
+    this.#lists.put(known.event.session_id, known);
   }
 
   /**
@@ -56,7 +45,7 @@ export class RecentEvents {
    * otherwise null (read them from the server).
    */
   after(sessionId: string, after: number, tail: StreamTail, limit: number): SessionEvent[] | null {
-    const list = this.#sessions.get(sessionId);
+    const list = this.#lists.get(sessionId);
     if (!list || tail.sequence <= after) return null;
     let i = list.length - 1;
     while (i >= 0 && list[i]!.event.sequence > tail.sequence) i--;
@@ -74,6 +63,6 @@ export class RecentEvents {
   }
 
   forget(sessionId: string): void {
-    this.#sessions.delete(sessionId);
+    this.#lists.forget(sessionId);
   }
 }

@@ -1,0 +1,36 @@
+/**
+ * Small per-session lists ordered by per-session sequence, for the NATS log's in-memory hints:
+ * at most `perSession` items per session (the newest kept) and `maxSessions` sessions (the one
+ * least recently written to is dropped). Reads do not count as use.
+ */
+export class SessionLists<T> {
+  readonly #lists = new Map<string, T[]>();
+
+  constructor(
+    readonly maxSessions: number,
+    readonly perSession: number,
+    readonly sequenceOf: (item: T) => number,
+  ) {}
+
+  /** Inserts `item` in sequence order, replacing one with the same sequence. */
+  put(sessionId: string, item: T): void {
+    const list = this.#lists.get(sessionId) ?? [];
+    this.#lists.delete(sessionId); // re-inserted last: Map order is the recency order
+    this.#lists.set(sessionId, list);
+    if (this.#lists.size > this.maxSessions) this.#lists.delete(this.#lists.keys().next().value!);
+    const sequence = this.sequenceOf(item);
+    let i = list.length;
+    while (i > 0 && this.sequenceOf(list[i - 1]!) > sequence) i--; // usually appends at the end
+    if (i > 0 && this.sequenceOf(list[i - 1]!) === sequence) list[i - 1] = item;
+    else list.splice(i, 0, item);
+    if (list.length > this.perSession) list.shift();
+  }
+
+  get(sessionId: string): readonly T[] | undefined {
+    return this.#lists.get(sessionId);
+  }
+
+  forget(sessionId: string): void {
+    this.#lists.delete(sessionId);
+  }
+}

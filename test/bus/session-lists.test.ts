@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SessionLists } from '../../src/bus/nats/session-lists.js';
+
+const seqs = (l: SessionLists<{ s: number; v?: string }>, id: string) => l.get(id)?.map((x) => x.s);
+
+test('session lists - kept in sequence order, same sequence replaced, newest per session kept', () => {
+  const lists = new SessionLists<{ s: number; v?: string }>(10, 3, (x) => x.s);
+  for (const s of [2, 1, 4, 3]) lists.put('a', { s });
+  assert.deepEqual(seqs(lists, 'a'), [2, 3, 4], 'sorted, and the oldest dropped beyond 3');
+  lists.put('a', { s: 3, v: 'new' });
+  assert.deepEqual(lists.get('a')?.map((x) => x.v ?? '-'), ['-', 'new', '-']);
+  lists.forget('a');
+  assert.equal(lists.get('a'), undefined);
+});
+
+test('session lists - the session least recently written to is dropped, reads do not count', () => {
+  const lists = new SessionLists<{ s: number }>(2, 5, (x) => x.s);
+  lists.put('a', { s: 1 });
+  lists.put('b', { s: 1 });
+  lists.put('a', { s: 2 }); // a is now the most recent
+  lists.get('b');
+  lists.put('c', { s: 1 });
+  assert.equal(lists.get('b'), undefined);
+  assert.deepEqual(seqs(lists, 'a'), [1, 2]);
+  assert.deepEqual(seqs(lists, 'c'), [1]);
+});
