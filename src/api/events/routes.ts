@@ -9,7 +9,7 @@ import { eventTypeFilter } from '../../events/event-types.js';
 import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
 import { defineRoutes, type Principal, type Route } from '../../http/route.js';
-import { Session, orgScope, type Store } from '../../store/index.js';
+import type { Store } from '../../store/index.js';
 import { readAll, readFiltered, resolveSince } from './event-reader.js';
 
 const tags = ['events'];
@@ -23,15 +23,10 @@ export interface EventRouteDeps {
 
 /** Spec 4.3 and 6.1: the polling listing, derived messages, and the SSE stream. */
 export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[] {
-  async function ownedSession(principal: Principal, id: string) {
-    const row = await orgScope(store.em(), principal.org_id).getOwned(Session, id);
-    assertStreamScope(principal, id);
-    return row;
-  }
-
   /**
-   * ownedSession without loading the entity: stream opens come in bursts (every client of an
-   * instance reconnecting at once), and an ORM unit of work per open was most of their memory.
+   * 404 / 403 as orgScope.getOwned, without an ORM unit of work and entity load: stream opens
+   * come in bursts (every client of an instance reconnecting at once), and that was most of
+   * their memory. None of these routes needs the session row itself.
    */
   async function assertSessionOwned(principal: Principal, id: string): Promise<void> {
     const [row] = await store.sql<{ organization_id: string }>('select organization_id from sessions where id = ?', [id]);
@@ -45,7 +40,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       method: 'GET', path: '/v1/sessions/:id/events', auth: 'user', summary: 'List events (polling)', tags,
       schema: { params: IdParams, query: ListEventsQuery, response: { 200: Type.Ref('EventList'), 404: Type.Ref('ErrorResponse') } },
       async handler({ params, query }, { principal }) {
-        await ownedSession(principal, params.id);
+        await assertSessionOwned(principal, params.id);
         const after = await resolveSince(bus.events, params.id, query.since_id);
         const data = await readFiltered(bus.events, params.id, after, eventTypeFilter(query.types ?? [], query.exclude ?? []), query.limit);
         return { status: 200, body: { data } };
@@ -55,7 +50,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       method: 'GET', path: '/v1/sessions/:id/messages', auth: 'user', summary: 'Messages derived from the event log', tags,
       schema: { params: IdParams, response: { 200: Type.Ref('MessageList'), 404: Type.Ref('ErrorResponse') } },
       async handler({ params }, { principal }) {
-        await ownedSession(principal, params.id);
+        await assertSessionOwned(principal, params.id);
         const data = deriveMessages(await readAll(bus.events, params.id));
         return { status: 200, body: { data, total: data.length } };
       },

@@ -101,6 +101,17 @@ describe('GET /v1/sessions/:id/sse', () => {
     const other = await openSse(`${app.url}/v1/sessions/${sid}/sse`, { key: login.body.access_token });
     assert.equal(other.status, 403);
     assert.deepEqual(other.errorBody, { error: 'Forbidden', status: 403 });
+    // The same ownership check guards the polling listing and the derived messages.
+    const missing = '01900000-0000-7000-8000-000000000000';
+    for (const path of [`/v1/sessions/${sid}/events`, `/v1/sessions/${sid}/messages`]) {
+      const r = await app.request('GET', path, { key: login.body.access_token });
+      assert.deepEqual([r.status, r.body], [403, { error: 'Forbidden', status: 403 }], path);
+      const own = await app.request('GET', path);
+      assert.equal(own.status, 200, path);
+      const gone = await app.request('GET', path.replace(sid, missing));
+      assert.deepEqual([gone.status, gone.body], [404, { error: 'Not found', status: 404 }], path);
+    }
+    assert.equal((await openSse(`${app.url}/v1/sessions/${missing}/sse`, { key: app.adminKey })).status, 404);
   });
 
   it('deleting the session ends its open streams', async (t) => {
