@@ -65,13 +65,22 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     if (bootstrap.created) await llm.seedFromEnv(config);
     const { llmProviders, llmModels, modelSync, modelResolver } = llm;
 
-    const auth = await createAuthModule({ config, store, log });
+    const auth = await createAuthModule({ config, store, log, keyring });
     const capabilities = createCapabilityRegistry();
     const agents = createAgentService({ store, capabilities, models: llmModels.lookup });
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
-    const storage = createStorage({ store, keyring, log }, { fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES });
+    const storage = createStorage({ store, keyring, log }, {
+      fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES,
+      kvMaxEntries: config.SESSION_KV_MAX_ENTRIES,
+      kvMaxBytes: config.SESSION_KV_MAX_BYTES,
+      maxSecrets: config.SESSION_MAX_SECRETS,
+      maxSchedules: config.SESSION_MAX_SCHEDULES,
+      maxImagesPerSession: config.SESSION_MAX_IMAGES,
+      imageQuotaBytes: config.SESSION_IMAGE_QUOTA_BYTES,
+      maxConnections: config.USER_MAX_CONNECTIONS,
+    });
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
     const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
     const turns = createTurnService({ store, bus, log, ...engine.ports });

@@ -12,9 +12,13 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     await kv.set('ab', 'three');
     await kv.set('a_1', 'uno');
     assert.equal(await kv.get('a_1'), 'uno');
-    assert.deepEqual((await kv.list({ prefix: 'a_' })).map((e) => e.key), ['a_1']);
-    assert.deepEqual((await kv.list({ prefix: 'a%' })).map((e) => e.key), ['a%2']);
-    assert.deepEqual((await kv.list()).map((e) => e.key), ['a%2', 'a_1', 'ab']);
+    assert.deepEqual((await kv.list({ prefix: 'a_' })).entries.map((e) => e.key), ['a_1']);
+    assert.deepEqual((await kv.list({ prefix: 'a%' })).entries.map((e) => e.key), ['a%2']);
+    assert.deepEqual((await kv.list()).entries.map((e) => e.key), ['a%2', 'a_1', 'ab']);
+    const page = await kv.list({ limit: 1, offset: 1, include_values: true });
+    assert.deepEqual(page.entries.map((e) => [e.key, e.value]), [['a_1', 'uno']]);
+    assert.equal(page.total, 3);
+    assert.equal((await kv.list()).entries[0]!.value, undefined, 'no values unless asked');
     assert.equal(await other.get('a_1'), null);
     assert.equal(await kv.delete('ab'), true);
     assert.equal(await kv.delete('ab'), false);
