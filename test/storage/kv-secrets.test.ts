@@ -64,4 +64,17 @@ describe('session key/value and secrets (PostgreSQL)', () => {
       assert.equal(Number(row!.n), 0, table);
     }
   });
+
+  it('kv quota under parallel writers: 409 past the entries, 413 past the bytes, nothing written beyond', async (t) => {
+    const fx = await storageFixture(t, { kvMaxEntries: 5, kvMaxBytes: 64 });
+    const { kv } = fx.storage.forSession(await fx.session());
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => kv.set(`k${i}`, 'v')));
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5, 'the lock makes the count exact');
+    const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!.reason;
+    assert.deepEqual([refused.status, refused.code], [409, 'quota_exceeded']);
+    const first = (await kv.list()).entries[0]!.key;
+    await assert.rejects(kv.set(first, 'x'.repeat(64)), (e: any) => e.status === 413 && /64 bytes/.test(e.message));
+    assert.equal(await kv.get(first), 'v');
+    assert.equal((await kv.list()).total, 5);
+  });
 });
