@@ -94,6 +94,8 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     access: createSessionAccess(store),
     scheduleQueue: createScheduleQueue(store),
     fsQuotaBytes,
+    /** Where SQL runs; `stats()` shows its workers and queue. */
+    sqlSandbox,
     /** The turn engine's `toolStorage` port. */
     toolStorage: createToolStorageFactory({ forSession }),
     /** The turn engine's `images` port. */

@@ -95,7 +95,9 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
     slots.add(slot);
     worker.on('message', (msg: SqlJobReply | { ready: true }) => {
       if ('ready' in msg) {
+        // A starting worker holds the process (calls may wait for it); an idle one does not.
         slot.ready = true;
+        worker.unref();
       } else if (slot.current?.id === msg.id) {
         const { call, timer } = slot.current;
         clearTimeout(timer);
@@ -110,8 +112,6 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
     // A worker that dies (its JS heap past resourceLimits, or a crash) fails its call and is replaced.
     worker.on('error', (err: Error & { code?: string }) => retire(slot, err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? memoryError() : engineError(err.message)));
     worker.on('exit', () => retire(slot, engineError('the SQL worker stopped')));
-    // After the listeners: adding a 'message' listener refs the worker again.
-    worker.unref();
   }
 
   /** Takes a slot out of the pool, fails its call, and starts a replacement if still needed. */
