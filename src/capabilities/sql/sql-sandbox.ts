@@ -29,6 +29,8 @@ export interface SqlSandboxOptions {
   queueMaxPerKey: number;
   /** Largest total size of one query's rows. */
   maxResultBytes: number;
+  /** The worker's JS heap in MiB; default: room for the SQLite heap and four results. */
+  workerHeapMb?: number;
 }
 
 export const DEFAULT_SQL_SANDBOX_OPTIONS: SqlSandboxOptions = {
@@ -81,7 +83,7 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
   const opts = { ...DEFAULT_SQL_SANDBOX_OPTIONS, ...options };
   const workerData: SqlWorkerData = { heapBytes: opts.memoryBytes, maxResultBytes: opts.maxResultBytes };
   // The JS heap holds the rows of one result (UTF-16 strings) and their structured-clone copy.
-  const heapMb = Math.ceil((opts.memoryBytes + 4 * opts.maxResultBytes) / (1024 * 1024)) + 64;
+  const heapMb = opts.workerHeapMb ?? Math.ceil((opts.memoryBytes + 4 * opts.maxResultBytes) / (1024 * 1024)) + 64;
   const slots = new Set<Slot>();
   const queue: Pending[] = [];
   const perKey = new Map<string, number>();

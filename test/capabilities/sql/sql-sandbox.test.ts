@@ -62,6 +62,18 @@ describe('SQL sandbox (worker threads)', () => {
     assert.equal(sandbox.stats().replaced, 0, 'SQLite refused these itself; no worker had to die');
   });
 
+  it('kills and replaces a worker whose JS heap outgrows its resource limit (413), then serves the next call', async (t) => {
+    // A result cap far above the heap so that only resourceLimits can stop this query.
+    const sandbox = await warmSandbox(t, { workers: 1, workerHeapMb: 32, maxResultBytes: 2 ** 31 });
+    const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
+    await assert.rejects(
+      sandbox.query('s', bytes.slice(), "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT printf('%.*c', 1000000, 'x') || i FROM c"),
+      status(413, /exceeded the memory limit and was stopped/),
+    );
+    assert.equal(sandbox.stats().replaced, 1);
+    assert.deepEqual((await sandbox.query('s', bytes.slice(), 'SELECT 1')).rows, [[1]]);
+  });
+
   it('caps rows at the query limit even when the statement could produce millions', async (t) => {
     const sandbox = await warmSandbox(t, { workers: 1 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
