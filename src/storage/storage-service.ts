@@ -1,4 +1,4 @@
-import type { SessionFs, SessionKv, SessionSchedules, SessionSecrets, SessionSql } from '../capabilities/index.js';
+import { createSqlSandbox, type SessionFs, type SessionKv, type SessionSchedules, type SessionSecrets, type SessionSql, type SqlSandbox } from '../capabilities/index.js';
 import type { Logger } from '../log.js';
 import { connectionSecretName, createConnectionStore } from './connection-store.js';
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
@@ -9,7 +9,7 @@ import { createScheduleQueue } from './schedule-queue.js';
 import { createSessionSchedules } from './schedule-store.js';
 import { createSessionAccess } from './session-access.js';
 import { createSessionSecrets } from './secret-store.js';
-import { createSessionSql } from './sql-store.js';
+import { createSessionSql, DEFAULT_MAX_SQL_DATABASE_BYTES, DEFAULT_MAX_SQL_DATABASES } from './sql-store.js';
 import type { StorageDb } from './sql.js';
 import { createImageSource, createToolStorageFactory } from './tool-context.js';
 
@@ -25,6 +25,12 @@ export interface StorageOptions {
   fsQuotaBytes: number;
   /** Largest image upload in bytes (default 10 MiB). */
   maxImageBytes: number;
+  /** Where SQL runs (worker threads with a deadline); default: a pool with default limits. */
+  sqlSandbox: SqlSandbox;
+  /** Largest SQL database file (config SQL_DATABASE_MAX_BYTES; default 50 MiB). */
+  maxSqlDatabaseBytes: number;
+  /** SQL databases per session (config SQL_DATABASES_PER_SESSION; default 20). */
+  maxSqlDatabases: number;
 }
 
 /** Everything one session stores, scoped to that session. */
@@ -42,7 +48,14 @@ export interface SessionStorage {
  * schedules), images, user connections, session lookups for REST, and the schedule queue.
  */
 export function createStorage({ store, keyring: keyringInput, log }: StorageDeps, opts: Partial<StorageOptions> = {}) {
-  const { fsQuotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, maxImageBytes = DEFAULT_MAX_IMAGE_BYTES } = opts;
+  const {
+    fsQuotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES,
+    maxImageBytes = DEFAULT_MAX_IMAGE_BYTES,
+    maxSqlDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES,
+    maxSqlDatabases = DEFAULT_MAX_SQL_DATABASES,
+  } = opts;
+  // Idle workers do not hold the process open, so a default pool needs no closing.
+  const sqlSandbox = opts.sqlSandbox ?? createSqlSandbox();
   const keyring = keyringSource(keyringInput);
   const connections = createConnectionStore(store, keyring);
 
@@ -54,7 +67,7 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
       fs: sessionFsPort(files),
       kv: createSessionKv(store, scope),
       secrets: createSessionSecrets(store, keyring, scope),
-      sql: createSessionSql(store, scope),
+      sql: createSessionSql(store, { sessionId: session.id, sandbox: sqlSandbox, maxDatabaseBytes: maxSqlDatabaseBytes, maxDatabases: maxSqlDatabases }),
       schedules: createSessionSchedules(store, scope),
     };
   }
@@ -81,6 +94,8 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     access: createSessionAccess(store),
     scheduleQueue: createScheduleQueue(store),
     fsQuotaBytes,
+    /** Where SQL runs; `stats()` shows its workers and queue. */
+    sqlSandbox,
     /** The turn engine's `toolStorage` port. */
     toolStorage: createToolStorageFactory({ forSession }),
     /** The turn engine's `images` port. */
