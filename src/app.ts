@@ -14,7 +14,7 @@ import { createSessionHub } from './events/session-hub.js';
 import { systemRoutes } from './api/system/routes.js';
 import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus } from './bus/index.js';
-import { createCapabilityRegistry } from './capabilities/index.js';
+import { createCapabilityRegistry, createSqlSandbox } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
@@ -71,8 +71,19 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
+    const sqlSandbox = createSqlSandbox({
+      workers: config.SQL_WORKERS,
+      timeoutMs: config.SQL_STATEMENT_TIMEOUT_MS,
+      memoryBytes: config.SQL_MEMORY_LIMIT_MB * 1024 * 1024,
+      queueMax: config.SQL_QUEUE_MAX,
+      queueMaxPerKey: config.SQL_QUEUE_MAX_PER_SESSION,
+    });
+    closers.unshift({ name: 'sql-sandbox', close: () => sqlSandbox.close() });
     const storage = createStorage({ store, keyring, log }, {
       fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES,
+      sqlSandbox,
+      maxSqlDatabaseBytes: config.SQL_DATABASE_MAX_BYTES,
+      maxSqlDatabases: config.SQL_DATABASES_PER_SESSION,
       kvMaxEntries: config.SESSION_KV_MAX_ENTRIES,
       kvMaxBytes: config.SESSION_KV_MAX_BYTES,
       maxSecrets: config.SESSION_MAX_SECRETS,

@@ -58,6 +58,8 @@ export { createWebFetchCapability } from './web-fetch/capability.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
 export { openDatabase } from './sql/sqlite-engine.js';
 export type { SqliteDatabase } from './sql/sqlite-engine.js';
+export { createSqlSandbox, DEFAULT_SQL_SANDBOX_OPTIONS, SqlTimeoutError } from './sql/sql-sandbox.js';
+export type { SqlSandbox, SqlSandboxOptions } from './sql/sql-sandbox.js';
 export { SQL_DATABASE_NAME_RE } from './sql/capability.js';
 export { cronError, nextCronRun } from './schedule-time.js';
 export { MAX_ACTIVE_SCHEDULES } from './session-schedule.js';

@@ -1,6 +1,6 @@
-import type { SessionFs, SessionKv, SessionSchedules, SessionSecrets, SessionSql } from '../capabilities/index.js';
+import { createSqlSandbox, type SessionFs, type SessionKv, type SessionSchedules, type SessionSecrets, type SessionSql, type SqlSandbox } from '../capabilities/index.js';
 import type { Logger } from '../log.js';
-import { connectionSecretName, createConnectionStore } from './connection-store.js';
+import { connectionSecretName, createConnectionStore, DEFAULT_MAX_CONNECTIONS } from './connection-store.js';
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
 import { createImageStore, DEFAULT_MAX_IMAGE_BYTES, DEFAULT_SESSION_IMAGE_QUOTA_BYTES, DEFAULT_SESSION_MAX_IMAGES } from './image-store.js';
 import { keyringSource, type KeyringInput } from './keyring-source.js';
@@ -9,8 +9,7 @@ import { createScheduleQueue } from './schedule-queue.js';
 import { createSessionSchedules, DEFAULT_MAX_SCHEDULES } from './schedule-store.js';
 import { createSessionAccess } from './session-access.js';
 import { createSessionSecrets, DEFAULT_MAX_SECRETS } from './secret-store.js';
-import { DEFAULT_MAX_CONNECTIONS } from './connection-store.js';
-import { createSessionSql } from './sql-store.js';
+import { createSessionSql, DEFAULT_MAX_SQL_DATABASE_BYTES, DEFAULT_MAX_SQL_DATABASES } from './sql-store.js';
 import type { StorageDb } from './sql.js';
 import { createImageSource, createToolStorageFactory } from './tool-context.js';
 
@@ -38,6 +37,12 @@ export interface StorageOptions {
   maxSchedules: number;
   /** Connections per user (USER_MAX_CONNECTIONS). */
   maxConnections: number;
+  /** Where SQL runs (worker threads with a deadline); default: a pool with default limits. */
+  sqlSandbox: SqlSandbox;
+  /** Largest SQL database file (config SQL_DATABASE_MAX_BYTES; default 50 MiB). */
+  maxSqlDatabaseBytes: number;
+  /** SQL databases per session (config SQL_DATABASES_PER_SESSION; default 20). */
+  maxSqlDatabases: number;
 }
 
 /** Everything one session stores, scoped to that session. */
@@ -65,7 +70,11 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     maxSecrets = DEFAULT_MAX_SECRETS,
     maxSchedules = DEFAULT_MAX_SCHEDULES,
     maxConnections = DEFAULT_MAX_CONNECTIONS,
+    maxSqlDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES,
+    maxSqlDatabases = DEFAULT_MAX_SQL_DATABASES,
   } = opts;
+  // Idle workers do not hold the process open, so a default pool needs no closing.
+  const sqlSandbox = opts.sqlSandbox ?? createSqlSandbox();
   const keyring = keyringSource(keyringInput);
   const connections = createConnectionStore(store, keyring, { maxPerUser: maxConnections });
   const secretsOf = (scope: { sessionId: string; orgId: string }) => createSessionSecrets(store, keyring, { ...scope, maxSecrets });
@@ -78,7 +87,7 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
       fs: sessionFsPort(files),
       kv: createSessionKv(store, { ...scope, quota: { maxEntries: kvMaxEntries, maxBytes: kvMaxBytes } }),
       secrets: secretsOf(scope),
-      sql: createSessionSql(store, scope),
+      sql: createSessionSql(store, { sessionId: session.id, sandbox: sqlSandbox, maxDatabaseBytes: maxSqlDatabaseBytes, maxDatabases: maxSqlDatabases }),
       schedules: createSessionSchedules(store, { ...scope, maxSchedules }),
     };
   }
@@ -105,6 +114,8 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     access: createSessionAccess(store),
     scheduleQueue: createScheduleQueue(store),
     fsQuotaBytes,
+    /** Where SQL runs; `stats()` shows its workers and queue. */
+    sqlSandbox,
     /** The turn engine's `toolStorage` port. */
     toolStorage: createToolStorageFactory({ forSession }),
     /** The turn engine's `images` port. */
