@@ -99,7 +99,8 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
   async function injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> {
     const keys = await connections.keysOf({ orgId: session.organization_id, userId: session.user_id });
     if (keys.length === 0) return 0;
-    const secrets = secretsOf({ sessionId: session.id, orgId: session.organization_id });
+    // Never refused: the session row exists already, and connections have their own cap (USER_MAX_CONNECTIONS).
+    const secrets = createSessionSecrets(store, keyring, { sessionId: session.id, orgId: session.organization_id, maxSecrets: Number.POSITIVE_INFINITY });
     await secrets.setMany(Object.fromEntries(keys.map((k) => [connectionSecretName(k.provider), k.apiKey])));
     log.debug({ sessionId: session.id, providers: keys.map((k) => k.provider) }, 'user connections injected as session secrets');
     return keys.length;
