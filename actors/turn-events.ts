@@ -71,8 +71,10 @@ export const turnEvents = {
   sessionStarted(id: string, turn: TurnRef): NewEvent {
     return { id, type: 'session.started', context: ctx(turn), data: {} };
   },
-  turnStarted(id: string, turn: TurnRef): NewEvent {
-    return { id, type: 'turn.started', context: ctx(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };
+  /** `user_id`: who sent the message (absent for the scheduler); a resumed turn acts for them only if they resume it. */
+  turnStarted(id: string, turn: TurnRef, userId?: string): NewEvent {
+    const data = { turn_id: turn.turn_id, input_message_id: turn.input_message_id, ...(userId ? { user_id: userId } : {}) };
+    return { id, type: 'turn.started', context: ctx(turn), data };
   },
   sessionActivated(id: string, turn: TurnRef): NewEvent {
     return { id, type: 'session.activated', context: ctx(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };

@@ -14,6 +14,11 @@ export interface TurnJobData {
   org_id: string;
   turn_id: string;
   input_message_id: string;
+  /**
+   * The user whose request made this job (the message's or the tool results' sender); absent
+   * for the scheduler. Tools use the session creator's connections only when it is the creator.
+   */
+  user_id?: string;
   /** `start` only: input.message, (session.started), turn.started, session.activated. */
   preamble?: NewEvent[];
 }

@@ -23,6 +23,8 @@ export interface ClientToolDef {
 export interface TurnSetup {
   sessionId: string;
   orgId: string;
+  /** The user who created the session. */
+  ownerUserId: string;
   system: string;
   serverTools: ReadonlyMap<string, ResolvedTool>;
   clientToolNames: ReadonlySet<string>;
@@ -35,6 +37,7 @@ export interface TurnSetup {
 interface SetupRow {
   id: string;
   organization_id: string;
+  user_id: string;
   model_id: string | null;
   session_capabilities: CapabilityRef[];
   agent_id: string | null;
@@ -50,7 +53,7 @@ interface SetupRow {
 }
 
 const SETUP_QUERY = `
-  select s.id, s.organization_id, s.model_id, s.capabilities as session_capabilities, s.agent_id,
+  select s.id, s.organization_id, s.user_id, s.model_id, s.capabilities as session_capabilities, s.agent_id,
     a.system_prompt as agent_prompt, a.capabilities as agent_capabilities, a.client_tools as agent_client_tools,
     a.default_model_id as agent_model_id, a.max_iterations as agent_max_iterations,
     h.system_prompt as harness_prompt, h.capabilities as harness_capabilities,
@@ -82,6 +85,7 @@ export async function loadTurnSetup({ store, capabilities, defaultMaxIterations 
   return {
     sessionId: row.id,
     orgId: row.organization_id,
+    ownerUserId: row.user_id,
     system: buildSystemPrompt(base, resolved),
     serverTools,
     clientToolNames: new Set(clientTools.map((t) => t.name)),

@@ -65,7 +65,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     if (bootstrap.created) await llm.seedFromEnv(config);
     const { llmProviders, llmModels, modelSync, modelResolver } = llm;
 
-    const auth = await createAuthModule({ config, store, log });
+    const auth = await createAuthModule({ config, store, log, keyring });
     const capabilities = createCapabilityRegistry();
     const agents = createAgentService({ store, capabilities, models: llmModels.lookup });
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
@@ -84,6 +84,13 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       sqlSandbox,
       maxSqlDatabaseBytes: config.SQL_DATABASE_MAX_BYTES,
       maxSqlDatabases: config.SQL_DATABASES_PER_SESSION,
+      kvMaxEntries: config.SESSION_KV_MAX_ENTRIES,
+      kvMaxBytes: config.SESSION_KV_MAX_BYTES,
+      maxSecrets: config.SESSION_MAX_SECRETS,
+      maxSchedules: config.SESSION_MAX_SCHEDULES,
+      maxImagesPerSession: config.SESSION_MAX_IMAGES,
+      imageQuotaBytes: config.SESSION_IMAGE_QUOTA_BYTES,
+      maxConnections: config.USER_MAX_CONNECTIONS,
     });
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
     const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });

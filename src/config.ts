@@ -49,6 +49,14 @@ const ConfigSchema = Type.Object({
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
+  /** Tenant quotas (docs/decisions.md, "Secrets by reference and tenant quotas"). */
+  SESSION_KV_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),
+  SESSION_KV_MAX_BYTES: Type.Integer({ minimum: 1, default: 32 * 1024 * 1024 }),
+  SESSION_MAX_SECRETS: Type.Integer({ minimum: 1, default: 100 }),
+  SESSION_MAX_SCHEDULES: Type.Integer({ minimum: 1, default: 500 }),
+  SESSION_MAX_IMAGES: Type.Integer({ minimum: 1, default: 100 }),
+  SESSION_IMAGE_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 200 * 1024 * 1024 }),
+  USER_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 20 }),
   /** `session_sql_database` sandbox (docs/decisions.md, "SQL sandbox"). */
   SQL_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 5000 }),
   SQL_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),

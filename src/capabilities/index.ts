@@ -16,7 +16,7 @@ export type {
   ToolResult,
 } from './types.js';
 
-export { MAX_SQL_QUERY_ROWS } from './storage-ports.js';
+export { MAX_SQL_QUERY_ROWS, DEFAULT_KV_LIST_LIMIT, MAX_KV_LIST_LIMIT, CONNECTION_SECRET_PREFIX } from './storage-ports.js';
 export type {
   CreateScheduleInput,
   FileStat,
@@ -24,6 +24,8 @@ export type {
   GrepOptions,
   GrepResult,
   KvEntry,
+  KvListOptions,
+  KvPage,
   ScheduleInfo,
   ScheduleKind,
   ScheduleStatus,

@@ -8,6 +8,8 @@ export interface SqlRotationSourceOptions {
   idColumn: string;
   /** Organization column (default `organization_id`). */
   orgColumn: string;
+  /** For a table of instance-wide values: the organisation every row was sealed for (no column then). */
+  fixedOrgId?: string;
   /** Column holding the envelope string. */
   blobColumn: string;
   /** The AAD purpose the resource seals with (e.g. `llm_provider.api_key`). */
@@ -26,12 +28,13 @@ export function createSqlRotationSource(
   store: Pick<Store, 'sql'>,
   opts: Partial<SqlRotationSourceOptions> & Pick<SqlRotationSourceOptions, 'name' | 'table' | 'blobColumn' | 'purpose'>,
 ): RotationSource {
-  const { name, table, idColumn = 'id', orgColumn = 'organization_id', blobColumn, purpose, pageSize = 500 } = opts;
+  const { name, table, idColumn = 'id', orgColumn = 'organization_id', fixedOrgId, blobColumn, purpose, pageSize = 500 } = opts;
   for (const ident of [table, idColumn, orgColumn, blobColumn]) {
     if (!IDENT.test(ident)) throw new TypeError(`invalid SQL identifier ${JSON.stringify(ident)}`);
   }
   type Row = { id: string; org: string; blob: string };
-  const select = `select ${idColumn}::text as id, ${orgColumn}::text as org, ${blobColumn} as blob from ${table} where ${blobColumn} is not null and ${idColumn}::text > ? order by ${idColumn}::text limit ?`;
+  const org = fixedOrgId === undefined ? `${orgColumn}::text` : 'null';
+  const select = `select ${idColumn}::text as id, ${org} as org, ${blobColumn} as blob from ${table} where ${blobColumn} is not null and ${idColumn}::text > ? order by ${idColumn}::text limit ?`;
   const update = `update ${table} set ${blobColumn} = ? where ${idColumn}::text = ? and ${blobColumn} = ? returning ${idColumn}`;
   return {
     name,
@@ -39,7 +42,7 @@ export function createSqlRotationSource(
       let after = '';
       for (;;) {
         const rows = await store.sql<Row>(select, [after, pageSize]);
-        for (const r of rows) yield { row_id: r.id, org_id: r.org, purpose, blob: r.blob };
+        for (const r of rows) yield { row_id: r.id, org_id: fixedOrgId ?? r.org, purpose, blob: r.blob };
         if (rows.length < pageSize) return;
         after = rows.at(-1)!.id;
       }

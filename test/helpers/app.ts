@@ -60,8 +60,9 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...(natsUrl ? { NATS_URL: natsUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
+    // Instances sharing a database share the secrets key (the stored JWT signing key is sealed with it).
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
+    ...(natsUrl ? { NATS_URL: natsUrl } : {}),
     ...opts.env,
   });
   const logs: string[] = [];

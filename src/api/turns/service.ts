@@ -85,10 +85,11 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     if (Object.keys(controls).length) message.controls = { ...controls };
     const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
     if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
-    preamble.push(turnEvents.turnStarted(turnId, turn), turnEvents.sessionActivated(newIdAfter(turnId), turn));
+    preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
+    const actingUser = principal.user_id ? { user_id: principal.user_id } : {};
 
     // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
-    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, turn_id: turnId, input_message_id: inputMessageId, preamble }), row);
+    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, turn_id: turnId, input_message_id: inputMessageId, ...actingUser, preamble }), row);
     await bus.events.append(sessionId, preamble);
     await status.markActive(sessionId, turnId);
     return message;
@@ -159,7 +160,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
   }
 
   /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
-  async function turnSoFar(sessionId: string, turnId: string): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number }> {
+  async function turnSoFar(sessionId: string, turnId: string): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number; startedBy: string | undefined }> {
     const started = await bus.events.findById(sessionId, turnId);
     if (!started) throw new ConflictError('The turn has not started yet');
     const events: SessionEvent[] = [started];
@@ -172,7 +173,8 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     let usage = ZERO_USAGE;
     for (const e of events) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.metadata?.['usage'] as Usage);
     const turn = { turn_id: turnId, input_message_id: String(started.data['input_message_id'] ?? '') };
-    return { turn, usage, events, lastSequence: events.at(-1)!.sequence };
+    const startedBy = typeof started.data['user_id'] === 'string' ? started.data['user_id'] : undefined;
+    return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
   }
 
   /**
@@ -187,7 +189,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     let accepted = 0;
     let complete = false;
     for (let attempt = 0; ; attempt++) {
-      const { turn, events, lastSequence } = await turnSoFar(sessionId, turnId);
+      const { turn, events, lastSequence, startedBy } = await turnSoFar(sessionId, turnId);
       const step = foldTurn(turn, events).steps.at(-1);
       const requested = step?.requested ?? new Set<string>();
       const unknown = results.find((r) => !requested.has(r.tool_call_id));
@@ -206,7 +208,9 @@ export function createTurnService({ store, bus, log, models, images, status }: T
       }
       accepted = fresh.length;
       complete = fresh.length === open.size;
-      const resume = { org_id: row.organization_id, ...turn };
+      // The resumed turn acts for a user only when that user both sent its message and its results.
+      const actingUser = principal.user_id && principal.user_id === startedBy ? { user_id: principal.user_id } : {};
+      const resume = { org_id: row.organization_id, ...turn, ...actingUser };
       if (complete && (await status.markResumed(sessionId, turnId))) await enqueueResume(resumeJob(sessionId, resume));
       break;
     }

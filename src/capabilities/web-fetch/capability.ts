@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from '../define.js';
 import type { Capability, CapabilityConfig, ContentPart } from '../types.js';
 import { FETCH_FORMATS, renderBody } from './content.js';
+import { MAX_FETCH_HEADERS, MAX_FETCH_HEADER_VALUE_CHARS, resolveRequestHeaders } from './request-headers.js';
 import { safeFetch, type Resolver, type SafeFetchResult } from './safe-fetch.js';
 
 export const WEB_FETCH_ID = 'web_fetch';
@@ -81,11 +82,19 @@ function createFetchUrlTool({ honourAllowHosts = true, resolve }: WebFetchCapabi
         url: Type.String({ minLength: 1, maxLength: 8192, description: 'Absolute http or https URL.' }),
         method: Type.Optional(StringEnum(['GET', 'HEAD'], { description: 'GET (default) or HEAD for headers only.' })),
         format: Type.Optional(StringEnum(FETCH_FORMATS, { description: 'How to return HTML: markdown (default), text, or raw HTML.' })),
+        headers: Type.Optional(
+          Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.String({ maxLength: MAX_FETCH_HEADER_VALUE_CHARS }), {
+            maxProperties: MAX_FETCH_HEADERS,
+            description:
+              'Request headers, e.g. {"Authorization": "Bearer {{secret:GITHUB_TOKEN}}"}. {{secret:NAME}} is replaced by the session secret NAME when the request is sent; the value is never shown. Not sent on to another origin after a redirect.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
     async run(args, ctx) {
       const s = webFetchSettings(ctx.config);
+      const headers = args.headers ? await resolveRequestHeaders(args.headers, (name) => ctx.secrets.get(name)) : undefined;
       const result = await safeFetch(args.url, {
         method: args.method ?? 'GET',
         timeoutMs: s.timeoutMs,
@@ -94,6 +103,7 @@ function createFetchUrlTool({ honourAllowHosts = true, resolve }: WebFetchCapabi
         allowHosts: honourAllowHosts ? s.allowHosts : [],
         signal: ctx.signal,
         userAgent: FETCH_USER_AGENT,
+        ...(headers ? { headers } : {}),
         ...(resolve ? { resolve } : {}),
       });
       return present(result, args.method ?? 'GET', args.format ?? 'markdown');

@@ -28,6 +28,11 @@ export interface SafeFetchOptions {
   /** Cancellation by the caller (turn cancelled); its reason is rethrown as is. */
   signal: AbortSignal;
   userAgent: string;
+  /**
+   * Extra request headers (they win over the defaults). Sent to the first URL's origin only:
+   * a redirect to another origin drops them, as browsers drop Authorization.
+   */
+  headers?: Readonly<Record<string, string>>;
   resolve?: Resolver;
 }
 
@@ -67,8 +72,9 @@ async function followRedirects(start: URL, opts: SafeFetchOptions, signal: Abort
   const redirects: string[] = [];
   let current = start;
   let method = opts.method;
+  let extraHeaders = opts.headers;
   for (;;) {
-    const res = await requestHop(current, method, opts, signal);
+    const res = await requestHop(current, method, opts, signal, extraHeaders);
     const location = res.headers.location;
     if (!REDIRECT_STATUSES.has(res.status) || !location) {
       const { body, truncated } = method === 'HEAD' ? { body: Buffer.alloc(0), truncated: false } : await res.readBody(opts.maxBytes);
@@ -77,17 +83,19 @@ async function followRedirects(start: URL, opts: SafeFetchOptions, signal: Abort
     res.discard();
     if (redirects.length >= opts.maxRedirects) throw new ToolError(`Too many redirects (more than ${opts.maxRedirects}).`);
     current = checkUrl(new URL(location, current).href);
+    if (current.origin !== start.origin) extraHeaders = undefined;
     if (res.status === 303) method = method === 'HEAD' ? 'HEAD' : 'GET';
     redirects.push(current.href);
   }
 }
 
-async function requestHop(url: URL, method: 'GET' | 'HEAD', opts: SafeFetchOptions, signal: AbortSignal): Promise<PinnedResponse> {
+async function requestHop(url: URL, method: 'GET' | 'HEAD', opts: SafeFetchOptions, signal: AbortSignal, extraHeaders?: Readonly<Record<string, string>>): Promise<PinnedResponse> {
   const target = await resolveTarget(url, opts, signal);
   const headers = {
     'user-agent': opts.userAgent,
     accept: 'text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5',
     'accept-encoding': 'gzip, deflate, br',
+    ...extraHeaders,
   };
   return requestPinned({ url, method, address: target.address, family: target.family, headers, signal });
 }
