@@ -60,6 +60,8 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
+    // The fake LLM vendors of the tests listen on loopback; a test overrides this to check the refusal.
+    LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost,::1',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(natsUrl ? { NATS_URL: natsUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
     ...opts.env,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from '../define.js';
 import type { Capability, CapabilityConfig, ContentPart } from '../types.js';
 import { FETCH_FORMATS, renderBody } from './content.js';
+import type { HostRule } from './address-policy.js';
 import { safeFetch, type Resolver, type SafeFetchResult } from './safe-fetch.js';
 
 export const WEB_FETCH_ID = 'web_fetch';
@@ -22,7 +23,8 @@ export const WebFetchConfig = Type.Object(
     allow_hosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
         maxItems: 100,
-        description: 'Hosts exempt from the private-address check (exact names/IPs or *.example.com). Cloud metadata addresses stay refused.',
+        description:
+          'Accepted for compatibility and ignored: a tenant cannot lift the private-address check. Private hosts are reachable only when the operator lists them in WEB_FETCH_ALLOWED_PRIVATE_HOSTS.',
       }),
     ),
   },
@@ -49,8 +51,8 @@ export function webFetchSettings(config: CapabilityConfig): WebFetchSettings {
 }
 
 export interface WebFetchCapabilityOptions {
-  /** Honour `allow_hosts` from capability config (default true). Operators may turn it off so tenants cannot reach internal hosts. */
-  honourAllowHosts?: boolean;
+  /** The operator's private hosts `fetch_url` may reach (`WEB_FETCH_ALLOWED_PRIVATE_HOSTS`; default none). */
+  allowPrivateHosts?: readonly HostRule[];
   /** DNS resolution (default: the system resolver). */
   resolve?: Resolver;
 }
@@ -70,7 +72,7 @@ export function createWebFetchCapability(opts: WebFetchCapabilityOptions = {}): 
   });
 }
 
-function createFetchUrlTool({ honourAllowHosts = true, resolve }: WebFetchCapabilityOptions) {
+function createFetchUrlTool({ allowPrivateHosts = [], resolve }: WebFetchCapabilityOptions) {
   return defineTool({
     name: 'fetch_url',
     display_name: 'Fetch URL',
@@ -91,7 +93,7 @@ function createFetchUrlTool({ honourAllowHosts = true, resolve }: WebFetchCapabi
         timeoutMs: s.timeoutMs,
         maxBytes: s.maxBytes,
         maxRedirects: s.maxRedirects,
-        allowHosts: honourAllowHosts ? s.allowHosts : [],
+        allowPrivateHosts,
         signal: ctx.signal,
         userAgent: FETCH_USER_AGENT,
         ...(resolve ? { resolve } : {}),
