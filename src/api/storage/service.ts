@@ -5,12 +5,12 @@ import type { PutSecretsInput } from '../../../schemas/storage.js';
 /** Key/value and secrets of a session over REST; each needs its feature (`key_value`, `secrets`), else 404. */
 export function createStorageService({ storage }: { storage: Storage }) {
   async function secretsOf(principal: Principal, sessionId: string) {
-    return storage.forSession(await storage.access.withFeature(principal.org_id, sessionId, 'secrets')).secrets;
+    return storage.forSession(await storage.access.withFeature(principal, sessionId, 'secrets')).secrets;
   }
 
   return {
     async keys(principal: Principal, sessionId: string) {
-      const session = await storage.access.withFeature(principal.org_id, sessionId, 'key_value');
+      const session = await storage.access.withFeature(principal, sessionId, 'key_value');
       const data = await storage.forSession(session).kv.list();
       return { data, total: data.length };
     },
