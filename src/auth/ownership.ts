@@ -14,22 +14,37 @@ import type { Principal } from '../http/route.js';
  */
 export type Actor = Pick<Principal, 'org_id'> & Partial<Pick<Principal, 'user_id' | 'role'>>;
 
-/** What members may do with rows other users of their organisation created. */
-export const MEMBER_OWNERSHIP_RULES = {
-  /** Agents: everyone reads, uses and copies them; only the creator or an admin changes or archives one. */
-  agents: 'change_own',
-  /** Sessions (with their events, messages, files, storage, images and stream tokens): only the creator or an admin, read or write. */
-  sessions: 'own_only',
-} as const;
+/**
+ * `change_own`: every member reads (and copies or uses) the row; PATCH, PUT and DELETE need
+ * its creator or an admin. `own_only`: every route that addresses the row needs its creator
+ * or an admin. Keyed by collection path; collections not listed belong to the organisation
+ * and follow the route's `auth` mode alone.
+ */
+export type OwnershipRule = 'change_own' | 'own_only';
+
+/** What members may do with rows other users of their organisation created (the test reads this). */
+export const MEMBER_OWNERSHIP_RULES: Readonly<Record<string, OwnershipRule>> = {
+  /** Everyone reads, uses and copies agents; only the creator or an admin changes or archives one. */
+  '/v1/agents': 'change_own',
+  /** Members revoke their own keys only. */
+  '/v1/auth/api-keys': 'change_own',
+  /** A session with its events, messages, stream, files, storage and stream tokens: creator or admin only. */
+  '/v1/sessions': 'own_only',
+  /** An image is its session's. */
+  '/v1/images': 'own_only',
+};
 
 /** True when `actor` is a member acting on a row someone else created (or nobody: rows from before creators were recorded count as the admins'). */
 function isOthers(actor: Actor, createdBy: string | null | undefined): boolean {
   return actor.role === 'member' && createdBy !== actor.user_id;
 }
 
-/** Agents: 403 when a member changes, replaces or archives an agent another user (or an admin before 0012) created. */
-export function assertMayChangeAgent(actor: Actor, row: { created_by?: string | null }): void {
-  if (isOthers(actor, row.created_by)) throw new ForbiddenError();
+/**
+ * `change_own` rows (agents, API keys): 403 when a member changes, replaces, archives or
+ * revokes one another user created (agents from before 0012 have no creator: the admins').
+ */
+export function assertMayChange(actor: Actor, createdBy: string | null | undefined): void {
+  if (isOthers(actor, createdBy)) throw new ForbiddenError();
 }
 
 /**

@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AgentCreateInput, AgentListQueryInput, AgentPatchInput, AgentPreviewInput, AgentView } from '../../../schemas/agents.js';
 import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
 import { ConflictError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
-import { assertMayChangeAgent, type Actor } from '../../auth/index.js';
+import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
 import { Agent, orgScope, type OrgScope, type Store } from '../../store/index.js';
 import {
@@ -100,7 +100,7 @@ export function createAgentService({ store, capabilities, models }: AgentService
     const orgId = actor.org_id;
     const scope = orgScope(store.em(), orgId);
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
-    assertMayChangeAgent(actor, row);
+    assertMayChange(actor, row.created_by);
     const { id: _id, status: _status, created_at: _c, updated_at: _u, ...current } = toAgentView(row);
     const merged: AgentCreateInput = { ...current, ...withoutReadOnly(input) };
     Object.assign(row, await checkFields(orgId, merged, input.default_model_id !== undefined));
@@ -117,7 +117,7 @@ export function createAgentService({ store, capabilities, models }: AgentService
     const existing = (await scope.em.findOne(Agent, { id })) as AgentRow | null;
     if (!existing) return { created: true, agent: toAgentView(await insert(scope, actor, fields, id)) };
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
-    assertMayChangeAgent(actor, row);
+    assertMayChange(actor, row.created_by);
     Object.assign(row, fields);
     await scope.em.flush();
     return { created: false, agent: toAgentView(row) };
@@ -127,7 +127,7 @@ export function createAgentService({ store, capabilities, models }: AgentService
   async function archive(actor: Actor, id: string): Promise<void> {
     const scope = orgScope(store.em(), actor.org_id);
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
-    assertMayChangeAgent(actor, row);
+    assertMayChange(actor, row.created_by);
     if (row.status !== 'archived') {
       row.status = 'archived';
       await scope.em.flush();
