@@ -33,8 +33,9 @@ function normalizeBaseUrl(url: string | null | undefined): string | null {
 
 /**
  * LLM providers (spec 2.6, 4.4). The API key is sealed on write with AAD bound to the
- * organisation and the provider row, and only ever opened by `openConfig` for the model
- * resolver and model sync. Nothing here logs or returns it.
+ * organisation, the provider row, its type and base URL, and only ever opened by `openConfig`
+ * for the model resolver and model sync. Nothing here logs or returns it. Base URLs from the
+ * API go through `assertBaseUrlAllowed` (private addresses need the operator's allowlist).
  */
 export function createLlmProviderService({ store, keyring, log, onChanged, assertBaseUrlAllowed = async () => {} }: LlmProviderServiceDeps) {
   async function create(orgId: string, input: LlmProviderCreateInput, { source }: ProviderWriteOptions = { source: 'api' }): Promise<LlmProviderView> {
