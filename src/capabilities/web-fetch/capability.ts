@@ -35,18 +35,15 @@ export interface WebFetchSettings {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  allowHosts: string[];
 }
 
 /** The effective settings of a resolved config, defaults filled in. */
 export function webFetchSettings(config: CapabilityConfig): WebFetchSettings {
   const int = (key: string, fallback: number) => (typeof config[key] === 'number' ? (config[key] as number) : fallback);
-  const hosts = config['allow_hosts'];
   return {
     timeoutMs: int('timeout_ms', DEFAULT_FETCH_TIMEOUT_MS),
     maxBytes: int('max_bytes', DEFAULT_FETCH_MAX_BYTES),
     maxRedirects: int('max_redirects', DEFAULT_FETCH_MAX_REDIRECTS),
-    allowHosts: Array.isArray(hosts) ? hosts.filter((h): h is string => typeof h === 'string') : [],
   };
 }
 
