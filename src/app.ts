@@ -14,7 +14,7 @@ import { createSessionHub } from './events/session-hub.js';
 import { systemRoutes } from './api/system/routes.js';
 import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus } from './bus/index.js';
-import { createCapabilityRegistry, createSqlSandbox } from './capabilities/index.js';
+import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
@@ -61,12 +61,16 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
     });
 
-    const llm = createLlmModule({ store, keyring, log, systemDefault: 'llmsim', syncBaseUrlOverride: llmSyncBaseUrlOverride });
+    const llm = createLlmModule({
+      store, keyring, log, systemDefault: 'llmsim', syncBaseUrlOverride: llmSyncBaseUrlOverride,
+      allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),
+    });
+    await llm.upgradeLegacyKeys();
     if (bootstrap.created) await llm.seedFromEnv(config);
     const { llmProviders, llmModels, modelSync, modelResolver } = llm;
 
     const auth = await createAuthModule({ config, store, log, keyring });
-    const capabilities = createCapabilityRegistry();
+    const capabilities = createCapabilityRegistry({ builtin: { webFetch: { allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS) } } });
     const agents = createAgentService({ store, capabilities, models: llmModels.lookup });
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();

@@ -2,6 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 // Direct, not through http/index.js: the parser is pure and config must not load uWebSockets.js.
 import { parseTrustedProxies } from './http/client-address.js';
+// Direct as well: a pure parser, and the capabilities index would load every capability.
+import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
 
 /**
  * The service configuration, read once from the environment and validated here.
@@ -65,6 +67,14 @@ const ConfigSchema = Type.Object({
   SQL_QUEUE_MAX_PER_SESSION: Type.Integer({ minimum: 1, default: 8 }),
   SQL_DATABASE_MAX_BYTES: Type.Integer({ minimum: 65536, default: 50 * 1024 * 1024 }),
   SQL_DATABASES_PER_SESSION: Type.Integer({ minimum: 1, default: 20 }),
+  /**
+   * Comma-separated hosts (`host`, `host:port`, `*.domain`, `*`) that `fetch_url` may reach
+   * although they resolve to private, loopback or link-local addresses; empty: none. Tenants
+   * (agent and session `allow_hosts`) cannot add to it.
+   */
+  WEB_FETCH_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
+  LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GEMINI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -113,6 +123,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     parseTrustedProxies(cfg.TRUST_PROXY);
   } catch (err) {
     throw new ConfigError(`invalid configuration: TRUST_PROXY ${(err as Error).message}`);
+  }
+  for (const key of ['WEB_FETCH_ALLOWED_PRIVATE_HOSTS', 'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS'] as const) {
+    try {
+      parseHostAllowlist(cfg[key]);
+    } catch (err) {
+      throw new ConfigError(`invalid configuration: ${key} ${(err as Error).message}`);
+    }
   }
   const mode: RunMode = cfg.NATS_URL ? 'distributed' : cfg.DATABASE_URL ? 'single' : 'embedded';
   return Object.freeze({ ...cfg, mode });

@@ -55,6 +55,10 @@ export { defineCapability, defineTool, jsonResult, textResult, toToolError } fro
 export type { CapabilitySpec, ToolSpec } from './define.js';
 
 export { createWebFetchCapability } from './web-fetch/capability.js';
+export { blockedAddressReason, isHostRuleMatch, metadataAddressReason, parseHostAllowlist } from './web-fetch/address-policy.js';
+export type { HostRule } from './web-fetch/address-policy.js';
+export { portOf, systemResolver } from './web-fetch/safe-fetch.js';
+export type { ResolvedAddress, Resolver } from './web-fetch/safe-fetch.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
 export { openDatabase } from './sql/sqlite-engine.js';
 export type { SqliteDatabase } from './sql/sqlite-engine.js';

@@ -1,6 +1,7 @@
 import { normalizeCapabilityRef, type CapabilityConfig, type CapabilityRef, type Feature } from '../capabilities/index.js';
+import { assertSessionAccess, type Actor } from '../auth/index.js';
 import { NotFoundError } from '../errors.js';
-import { Session, orgScope } from '../store/index.js';
+import { Session } from '../store/index.js';
 import type { StorageDb } from './sql.js';
 
 /** What storage routes need of a session row. */
@@ -24,19 +25,22 @@ export class FeatureNotEnabledError extends NotFoundError {
 
 /**
  * Session lookups for the storage REST routes: the caller's session (404 absent, 403 another
- * org's), its features, and a capability's config merged harness → agent → session (spec 3.4).
+ * org's or, for a member, another user's: `assertSessionAccess`), its features, and a
+ * capability's config merged harness → agent → session (spec 3.4).
  */
 export function createSessionAccess(db: StorageDb) {
-  async function owned(orgId: string, sessionId: string): Promise<StorageSession> {
-    return (await orgScope(db.em(), orgId).getOwned(Session, sessionId)) as StorageSession;
+  async function owned(actor: Actor, sessionId: string): Promise<StorageSession> {
+    const row = (await db.em().findOne(Session, { id: sessionId })) as StorageSession | null;
+    assertSessionAccess(actor, row);
+    return row!;
   }
 
   return {
     owned,
 
     /** The caller's session, which must have `feature` among its resolved features. */
-    async withFeature(orgId: string, sessionId: string, feature: Feature): Promise<StorageSession> {
-      const session = await owned(orgId, sessionId);
+    async withFeature(actor: Actor, sessionId: string, feature: Feature): Promise<StorageSession> {
+      const session = await owned(actor, sessionId);
       if (!session.features.includes(feature)) throw new FeatureNotEnabledError(feature);
       return session;
     },

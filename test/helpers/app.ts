@@ -63,6 +63,8 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     // Instances sharing a database share the secrets key (the stored JWT signing key is sealed with it).
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
     ...(natsUrl ? { NATS_URL: natsUrl } : {}),
+    // The fake LLM vendors of the tests listen on loopback; a test overrides this to check the refusal.
+    LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost,::1',
     ...opts.env,
   });
   const logs: string[] = [];

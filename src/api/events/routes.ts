@@ -2,9 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
-import { assertStreamScope } from '../../auth/index.js';
+import { assertSessionAccess, assertStreamScope } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/connection-limits.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { eventTypeFilter } from '../../events/event-types.js';
 import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
@@ -24,14 +23,13 @@ export interface EventRouteDeps {
 /** Spec 4.3 and 6.1: the polling listing, derived messages, and the SSE stream. */
 export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[] {
   /**
-   * 404 / 403 as orgScope.getOwned, without an ORM unit of work and entity load: stream opens
+   * 404 / 403 as `assertSessionAccess`, without an ORM unit of work and entity load: stream opens
    * come in bursts (every client of an instance reconnecting at once), and that was most of
    * their memory. None of these routes needs the session row itself.
    */
   async function assertSessionOwned(principal: Principal, id: string): Promise<void> {
-    const [row] = await store.sql<{ organization_id: string }>('select organization_id from sessions where id = ?', [id]);
-    if (!row) throw new NotFoundError();
-    if (row.organization_id !== principal.org_id) throw new ForbiddenError();
+    const [row] = await store.sql<{ organization_id: string; user_id: string }>('select organization_id, user_id from sessions where id = ?', [id]);
+    assertSessionAccess(principal, row);
     assertStreamScope(principal, id);
   }
 

@@ -18,8 +18,9 @@ import {
   type Usage,
 } from '../../../actors/index.js';
 import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
+import { assertSessionAccess, type Actor } from '../../auth/index.js';
 import type { Bus, NewEvent, SessionEvent, TurnJob } from '../../bus/ports.js';
-import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
@@ -34,10 +35,7 @@ export interface TurnServiceDeps {
 }
 
 /** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
-export interface TurnPrincipal {
-  org_id: string;
-  user_id?: string;
-}
+export type TurnPrincipal = Actor;
 
 /**
  * How long a message waits when the queue still holds the previous turn's job although the
@@ -60,9 +58,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function createTurnService({ store, bus, log, models, images, status }: TurnServiceDeps) {
   async function owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow> {
     const row = await status.read(sessionId);
-    if (!row) throw new NotFoundError();
-    if (row.organization_id !== principal.org_id) throw new ForbiddenError();
-    return row;
+    assertSessionAccess(principal, row);
+    return row!;
   }
 
   /**

@@ -7,7 +7,7 @@ import { lookup } from 'node:dns/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { ToolError } from '../types.js';
-import { blockedAddressReason, isHostAllowlisted, metadataAddressReason } from './address-policy.js';
+import { blockedAddressReason, isHostRuleMatch, metadataAddressReason, type HostRule } from './address-policy.js';
 import { requestPinned, type PinnedResponse } from './pinned-request.js';
 
 export interface ResolvedAddress {
@@ -23,8 +23,11 @@ export interface SafeFetchOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  /** Hosts exempt from the address check (exact names, or `*.example.com`). */
-  allowHosts: readonly string[];
+  /**
+   * The operator's hosts exempt from the private-address check (`WEB_FETCH_ALLOWED_PRIVATE_HOSTS`);
+   * never a tenant's setting. Cloud metadata addresses stay refused.
+   */
+  allowPrivateHosts: readonly HostRule[];
   /** Cancellation by the caller (turn cancelled); its reason is rethrown as is. */
   signal: AbortSignal;
   userAgent: string;
@@ -111,14 +114,19 @@ async function resolveTarget(url: URL, opts: SafeFetchOptions, signal: AbortSign
         throw new ToolError(`Could not resolve host "${host}".`, { cause: err });
       });
   if (addresses.length === 0) throw new ToolError(`Could not resolve host "${host}".`);
-  const allowlisted = isHostAllowlisted(host, opts.allowHosts);
+  const allowlisted = isHostRuleMatch(host, portOf(url), opts.allowPrivateHosts);
   for (const a of addresses) {
     const reason = allowlisted ? metadataAddressReason(a.address) : blockedAddressReason(a.address);
     if (reason) {
-      throw new ToolError(`Refused to fetch ${url.origin}: ${host} resolves to ${a.address} (${reason}). Only public internet addresses can be fetched.`);
+      throw new ToolError(`Refused to fetch ${url.origin}: ${host} resolves to ${a.address} (${reason}). Only public internet addresses can be fetched (an operator can allow private hosts with WEB_FETCH_ALLOWED_PRIVATE_HOSTS).`);
     }
   }
   return addresses[0]!;
+}
+
+/** The URL's port, the scheme's default when none is written. */
+export function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
 /** Parses and vets a URL: http(s) only, no embedded credentials. */
