@@ -10,7 +10,7 @@ import type { RequestOptions } from '../../helpers/http.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { addCaller, adminOrgId } from '../agents/helpers.js';
 import { createSession, listAll, runTools, upload } from '../fs/helpers.js';
-import { LOCAL_WEB_FETCH } from '../turns/slow-server.js';
+import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV } from '../turns/slow-server.js';
 
 /** Recognisable values: any of them anywhere the service answers or logs is a leak. */
 const SECRET = 'sk-live-7c1e-never-comes-back-out';
@@ -51,7 +51,7 @@ async function startEchoServer(t: { after(fn: () => unknown): void }) {
 const leaks = (text: string) => [SECRET, CONN_TOKEN, FILE_SECRET].filter((v) => text.includes(v));
 
 test('secrets never come back out: by reference in fetch_url, redacted from results, connections only for their owner', async (t) => {
-  const app = await startTestApp(t, { mode: 'postgres' });
+  const app = await startTestApp(t, { mode: 'postgres', env: LOCAL_WEB_FETCH_ENV });
   const echo = await startEchoServer(t);
   const org = await adminOrgId(app);
   const ownerCaller = await addCaller(app, { role: 'member', orgId: org });
@@ -90,12 +90,15 @@ test('secrets never come back out: by reference in fetch_url, redacted from resu
     assert.match(results, /password: \[secret:DB_PASSWORD\]/, 'a secret found in a file is redacted too');
   });
 
-  await t.test("another member cannot use or read the owner's connection", async () => {
+  await t.test("no one else can use or read the owner's connection: not an admin in the owner's session, not another member", async () => {
     const before = echo.seen.length;
-    const [used, got] = await runTools(member, sessionId, [
+    // Members reach only their own sessions; an admin may run a turn in the owner's session, but
+    // that turn is the admin's and the owner's personal token reads as absent in it.
+    assert.equal((await member.request('GET', `/v1/sessions/${sessionId}`)).status, 403);
+    const [used, got] = await runTools(app, sessionId, [
       ['fetch_url', { url: `${echo.url}/c`, headers: { 'X-Conn': '{{secret:connection:github}}' } }],
       ['secret_store', { operation: 'get', name: 'connection:github' }],
-    ], { key: memberCaller.key });
+    ]);
     assert.equal(used!.success, false);
     assert.match(used!.error!, /cannot use here/);
     assert.equal(echo.seen.length, before, 'nothing was sent');
@@ -126,7 +129,7 @@ test('secrets never come back out: by reference in fetch_url, redacted from resu
 });
 
 test('the JWT signing key is stored sealed with the secrets keyring, a plain-text one is sealed on start, rotation covers it', async (t) => {
-  const app = await startTestApp(t, { mode: 'postgres' });
+  const app = await startTestApp(t, { mode: 'postgres', env: LOCAL_WEB_FETCH_ENV });
   const { store, keyring } = app.app.services;
   const stored = async () => (await store.sql<{ value: string }>(`select value from auth_secrets where name = 'jwt_hs256'`))[0]!.value;
   const sealed = JSON.parse(await stored());

@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { webFetchCapability } from '../../../src/capabilities/web-fetch/capability.js';
+import { createWebFetchCapability } from '../../../src/capabilities/web-fetch/capability.js';
+import { parseHostAllowlist } from '../../../src/capabilities/web-fetch/address-policy.js';
 import { ToolError } from '../../../src/capabilities/types.js';
 import { withoutConnections } from '../../../src/storage/tool-context.js';
 import { createFakeToolContext, toolOf } from '../fakes.js';
 
 const TOKEN = 'tok-9f3a-request-headers-secret';
-const fetchTool = toolOf(webFetchCapability, 'fetch_url');
+// The local origins are loopback: reachable only through the operator's allowlist.
+const fetchTool = toolOf(createWebFetchCapability({ allowPrivateHosts: parseHostAllowlist('127.0.0.1') }), 'fetch_url');
 const refused = (pattern: RegExp) => (e: unknown) => e instanceof ToolError && pattern.test(e.message) && !e.message.includes(TOKEN);
 
 /** Two local origins (two ports): `/echo` records the headers; `/away` redirects to the other origin. */
@@ -46,7 +48,7 @@ after(() => {
 });
 
 async function contextWithSecret() {
-  const ctx = createFakeToolContext({ config: { allow_hosts: ['127.0.0.1'] } });
+  const ctx = createFakeToolContext();
   await ctx.secrets.set('API_TOKEN', TOKEN);
   return ctx;
 }
