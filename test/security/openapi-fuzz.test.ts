@@ -339,6 +339,42 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
   const spareOrg = await createOrgWithAdmin(app, 'Fuzz Spare Org');
   ids.set('/v1/orgs', spareOrg.orgId);
 
+  await t.test('every numeric path and query parameter has a maximum', () => {
+    const unbounded: string[] = [];
+    for (const route of app.app.routes) {
+      for (const [where, schema] of [['params', route.schema.params], ['query', route.schema.query]] as const) {
+        for (const [name, prop] of Object.entries(resolve(schema)?.['properties'] ?? {})) {
+          const types = [prop, ...((prop as any).anyOf ?? [])].map((p: any) => resolve(p)?.['type']);
+          if (types.some((ty) => ty === 'integer' || ty === 'number') && (prop as any).maximum === undefined) unbounded.push(`${route.method} ${route.path} ${where}.${name}`);
+        }
+      }
+    }
+    assert.deepEqual(unbounded, []);
+  });
+
+  await t.test('the hostile inputs the issue names answer 400 {error, status}', async () => {
+    const sid = ids.get('/v1/sessions')!;
+    const deepResult = '{"tool_results":[{"tool_call_id":"call_1","result":' + deepObject(10_000) + '}]}';
+    const cases: FuzzRequest[] = [
+      ...['limit=1e309', 'limit=-1', 'limit=1.5', 'limit=NaN', 'offset=99999999999999999999', 'offset=1e309'].map((q) => ({ label: q, method: 'GET', path: '/v1/sessions', query: q, headers: {} })),
+      ...['limit=1e309', 'limit=Infinity', 'limit=0'].map((q) => ({ label: q, method: 'GET', path: `/v1/sessions/${sid}/events`, query: q, headers: {} })),
+      { label: '10,000-level tool result', method: 'POST', path: `/v1/sessions/${sid}/tool-results`, query: '', body: deepResult, headers: { 'content-type': 'application/json' } },
+      { label: 'NUL title', method: 'PATCH', path: `/v1/sessions/${sid}`, query: '', body: '{"title":"a\\u0000b"}', headers: { 'content-type': 'application/json' } },
+      { label: 'lone surrogate title', method: 'PATCH', path: `/v1/sessions/${sid}`, query: '', body: '{"title":"a\\ud800b"}', headers: { 'content-type': 'application/json' } },
+      { label: 'NUL in a path parameter', method: 'GET', path: `/v1/sessions/${sid}%00`, query: '', headers: {} },
+      { label: 'NUL in a file path', method: 'GET', path: `/v1/sessions/${sid}/fs/a%00.txt`, query: '', headers: {} },
+      { label: 'NUL in a query value', method: 'GET', path: '/v1/agents', query: 'tag=a%00', headers: {} },
+      { label: 'NUL in an image file name', method: 'POST', path: '/v1/images', query: '', body: multipartBody(sid, [{ name: 'file', value: PNG, filename: 'a\u0000b.png' }]), headers: {} },
+    ];
+    for (const c of cases) {
+      const o = await send(app, org.key, c);
+      assert.equal(o.status, 400, `${c.label}: ${o.status} ${o.text.slice(0, 200)}`);
+      assert.equal(problemWith(o), null, c.label);
+      if (c.label.startsWith('10,000')) assert.match(o.text, /nests deeper than 64 levels/);
+      if (c.label.includes('NUL') || c.label.includes('surrogate')) assert.match(o.text, /NUL character or an unpaired surrogate|not-a|Invalid request/);
+    }
+  });
+
   const random = prng(SEED);
   // Deletes last, so the resources they remove serve every other route first.
   const routes = [...app.app.routes].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
