@@ -141,7 +141,8 @@ const HEADER_MUTATIONS: Record<string, string>[] = [
 ];
 const RAW_BODIES: (string | Buffer)[] = [
   '', Buffer.from([0, 1, 2, 0xff, 0xfe]), '---\nname: fuzz\n---\nhello', 'name: [\n', 'name: "\\0"\n', '{"name":"\\u0000"}', '{"name":"\\ud800"}',
-  nest(10_000, '[', ']'), deepObject(10_000), 'a: &a [1]\nb: &b [*a,*a,*a,*a]\nc: [*b,*b,*b,*b]\n', '\ufeff{}', PNG, 'x'.repeat(100_000),
+  nest(10_000, '[', ']'), deepObject(10_000), `tags:\n${'- '.repeat(10_000)}x`, 'a: &a [1]\nb: &b [*a,*a,*a,*a]\nc: [*b,*b,*b,*b]\n', '\ufeff{}', PNG, 'x'.repeat(100_000),
+  '---\nname: x\n---\nNUL \u0000 here', 'name: "\\ud800"\nsystem_prompt: y\n',
 ];
 
 interface FuzzRequest {
@@ -168,8 +169,8 @@ function multipartBody(sessionId: string, parts: { name: string; value: string |
   return fd;
 }
 
-/** Every single-mutation request for one route; the caller samples a share of them. */
-function mutationsFor(route: Route, ids: Map<string, string>, random: () => number): FuzzRequest[] {
+/** Every single-mutation request for one route; samplePlan picks a share of them. */
+function mutationsFor(route: Route, ids: Map<string, string>): FuzzRequest[] {
   const pathParams = route.path.split('/').filter((s) => s.startsWith(':') || s.startsWith('*'));
   const validParam = (seg: string): string => {
     if (seg.startsWith('*')) return 'fuzz/notes.txt';
@@ -231,7 +232,38 @@ function mutationsFor(route: Route, ids: Map<string, string>, random: () => numb
   for (const ct of CONTENT_TYPES) add(`content-type ${ct}`, { headers: { 'content-type': ct } });
   add('no content-type', { headers: {} });
   for (const h of HEADER_MUTATIONS) add(`header ${JSON.stringify(h).slice(0, 50)}`, { headers: { ...baseHeaders, ...h } });
-  return shuffle(out, random);
+  return out;
+}
+
+/** The mutation's slot: which parameter, field or part of the request it changes. */
+function slotOf(label: string): string {
+  const eq = label.indexOf('=');
+  if (eq > 0 && /^(path|query|body\.|multipart session_id)/.test(label)) return label.slice(0, eq);
+  return label.split(' ').slice(0, 2).join(' ');
+}
+
+/**
+ * Picks `budget` requests round-robin over every (route, slot) pair, each slot's mutations in
+ * seeded random order, so every parameter and field of every route gets its share.
+ */
+function samplePlan(perRoute: { route: Route; requests: FuzzRequest[] }[], budget: number, random: () => number): { route: Route; r: FuzzRequest }[] {
+  const queues: { route: Route; items: FuzzRequest[] }[] = [];
+  for (const { route, requests } of perRoute) {
+    const bySlot = new Map<string, FuzzRequest[]>();
+    for (const r of requests) bySlot.set(slotOf(r.label), [...(bySlot.get(slotOf(r.label)) ?? []), r]);
+    for (const items of bySlot.values()) queues.push({ route, items: shuffle(items, random) });
+  }
+  const chosen: { route: Route; r: FuzzRequest }[] = [];
+  for (let round = 0; chosen.length < budget && queues.some((q) => q.items.length > round); round++) {
+    for (const q of shuffle(queues, random)) {
+      if (chosen.length >= budget) break;
+      const r = q.items[round];
+      if (r) chosen.push({ route: q.route, r });
+    }
+  }
+  // Deletes last, so the resources they remove serve every other route first.
+  const order = new Map(perRoute.map(({ route }, i) => [route, i]));
+  return chosen.sort((a, b) => order.get(a.route)! - order.get(b.route)!);
 }
 
 function decodeURIComponentSafe(v: string): string {
@@ -364,22 +396,29 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
       { label: 'NUL in a path parameter', method: 'GET', path: `/v1/sessions/${sid}%00`, query: '', headers: {} },
       { label: 'NUL in a file path', method: 'GET', path: `/v1/sessions/${sid}/fs/a%00.txt`, query: '', headers: {} },
       { label: 'NUL in a query value', method: 'GET', path: '/v1/agents', query: 'tag=a%00', headers: {} },
+      ...([
+        ['a 10,000-level YAML flow sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags: ${nest(10_000, '[', ']', '')}\n`],
+        ['a 10,000-level YAML block sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags:\n${'- '.repeat(10_000)}x\n`],
+        ['a 10,000-level JSON definition', 'application/json', `{"name":"x","system_prompt":"y","client_tools":[{"name":"t","description":"d","parameters":${deepObject(10_000)}}]}`],
+        ['NUL in a YAML definition', 'application/yaml', 'name: "x\\0"\nsystem_prompt: y\n'],
+        ['a lone surrogate in a YAML definition', 'application/yaml', 'name: "x\\ud800"\nsystem_prompt: y\n'],
+        ['NUL in a JSON definition', 'application/json', '{"name":"x\\u0000","system_prompt":"y"}'],
+        ['NUL in a Markdown prompt', 'text/markdown', '---\nname: x\n---\nhello \u0000 world'],
+      ] as const).map(([label, ct, body]) => ({ label, method: 'POST', path: '/v1/agents/import', query: '', body, headers: { 'content-type': ct } })),
       { label: 'NUL in an image file name', method: 'POST', path: '/v1/images', query: '', body: multipartBody(sid, [{ name: 'file', value: PNG, filename: 'a\u0000b.png' }]), headers: {} },
     ];
     for (const c of cases) {
       const o = await send(app, org.key, c);
       assert.equal(o.status, 400, `${c.label}: ${o.status} ${o.text.slice(0, 200)}`);
       assert.equal(problemWith(o), null, c.label);
-      if (c.label.startsWith('10,000')) assert.match(o.text, /nests deeper than 64 levels/);
+      if (c.label.includes('10,000')) assert.match(o.text, /nests deeper than 64 levels/);
       if (c.label.includes('NUL') || c.label.includes('surrogate')) assert.match(o.text, /NUL character or an unpaired surrogate|not-a|Invalid request/);
     }
   });
 
   const random = prng(SEED);
-  // Deletes last, so the resources they remove serve every other route first.
   const routes = [...app.app.routes].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
-  const perRoute = Math.ceil(BUDGET / routes.length);
-  const plan = routes.flatMap((route) => mutationsFor(route, ids, random).slice(0, perRoute).map((r) => ({ route, r })));
+  const plan = samplePlan(routes.map((route) => ({ route, requests: mutationsFor(route, ids) })), BUDGET, random);
   t.diagnostic(`seed ${SEED}: ${plan.length} requests over ${routes.length} routes`);
   assert.ok(routes.length >= 40 && plan.length >= 2000, `a real run: ${routes.length} routes, ${plan.length} requests`);
 
