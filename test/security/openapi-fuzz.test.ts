@@ -398,6 +398,8 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
       { label: 'NUL in a query value', method: 'GET', path: '/v1/agents', query: 'tag=a%00', headers: {} },
       ...([
         ['a 10,000-level YAML flow sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags: ${nest(10_000, '[', ']', '')}\n`],
+        // Before the depth check this one aborted the whole process (V8's regexp compiler ran out of stack).
+        ['a 10,000-level YAML flow mapping', 'application/yaml', `{"name":"x","system_prompt":"y","metadata":${deepObject(10_000)}}`],
         ['a 10,000-level YAML block sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags:\n${'- '.repeat(10_000)}x\n`],
         ['a 10,000-level JSON definition', 'application/json', `{"name":"x","system_prompt":"y","client_tools":[{"name":"t","description":"d","parameters":${deepObject(10_000)}}]}`],
         ['NUL in a YAML definition', 'application/yaml', 'name: "x\\0"\nsystem_prompt: y\n'],
