@@ -414,7 +414,7 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
       assert.equal(o.status, 400, `${c.label}: ${o.status} ${o.text.slice(0, 200)}`);
       assert.equal(problemWith(o), null, c.label);
       if (c.label.includes('10,000')) assert.match(o.text, /nests deeper than 64 levels/);
-      if (c.label.includes('NUL') || c.label.includes('surrogate')) assert.match(o.text, /NUL character or an unpaired surrogate|not-a|Invalid request/);
+      if (c.label.includes('NUL') || c.label.includes('surrogate')) assert.match(o.text, /NUL character or an unpaired surrogate/);
     }
   });
 
