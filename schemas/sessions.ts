@@ -51,7 +51,7 @@ export const UpdateSessionBody = Type.Object(
 export const SessionList = PageOf(Type.Ref('Session'), 'SessionList');
 
 export const ListSessionsQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   agent_id: Type.Optional(Uuid),
 });

@@ -120,7 +120,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: '1.0.0', prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate });
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH });
     const server = createHttpServer(
       {
         host: config.HOST,

@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import { parseTrustedProxies } from './http/client-address.js';
 // Direct as well: a pure parser, and the capabilities index would load every capability.
 import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
+import { DEFAULT_MAX_JSON_DEPTH } from './http/input-hygiene.js';
 
 /**
  * The service configuration, read once from the environment and validated here.
@@ -26,6 +27,8 @@ const ConfigSchema = Type.Object({
   INSTANCE_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   EXPECTED_INSTANCES: Type.Integer({ minimum: 1, default: 1 }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1_200_000 }),
+  /** Deepest nesting of arrays and objects in a JSON request body; deeper bodies get 400. */
+  MAX_JSON_DEPTH: Type.Integer({ minimum: 8, maximum: 1000, default: DEFAULT_MAX_JSON_DEPTH }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 10, default: 30_000 }),
   SSE_CYCLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),

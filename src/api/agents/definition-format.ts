@@ -1,5 +1,7 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { InvalidRequestError } from '../../errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, scanJson } from '../../http/input-hygiene.js';
+import { hasUncleanString, yamlNestsDeeperThan } from './definition-hygiene.js';
 import type { AgentView } from '../../../schemas/agents.js';
 
 /** The three import formats of POST /v1/agents/import (spec 4.1). */
@@ -43,6 +45,8 @@ export function parseDefinition(raw: Buffer, contentType: string | undefined): {
   if (text.trim() === '') throw fail('the body is empty');
   let doc: unknown;
   if (format === 'json') {
+    const problem = scanJson(raw, DEFAULT_MAX_JSON_DEPTH);
+    if (problem === 'too_deep') throw fail(`it nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
     try {
       doc = JSON.parse(text);
     } catch {
@@ -54,6 +58,7 @@ export function parseDefinition(raw: Buffer, contentType: string | undefined): {
     doc = markdownDocument(text, fail);
   }
   if (!isPlainObject(doc)) throw fail('the document must be an object of agent fields');
+  if (hasUncleanString(doc)) throw fail('a string contains a NUL character or an unpaired surrogate');
   return { format, doc };
 }
 
@@ -71,6 +76,7 @@ function markdownDocument(text: string, fail: (why: string) => Error): Record<st
 }
 
 function yamlDocument(text: string, fail: (why: string) => Error, why: string): unknown {
+  if (yamlNestsDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)) throw fail(`it nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
   try {
     return parseYaml(text, { prettyErrors: false });
   } catch (err) {
