@@ -49,8 +49,8 @@ export function createImageSource(images: Pick<ImageStore, 'get' | 'load'>) {
     }
   }
   return {
-    async exists(orgId: string, imageId: string): Promise<boolean> {
-      return (await orNull(images.get(orgId, imageId))) !== null;
+    async sessionOf(orgId: string, imageId: string): Promise<string | null> {
+      return (await orNull(images.get(orgId, imageId)))?.session_id ?? null;
     },
     async load(orgId: string, imageId: string): Promise<LlmImagePart | null> {
       const found = await orNull(images.load(orgId, imageId));

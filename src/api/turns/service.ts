@@ -69,7 +69,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
   async function submitMessage(principal: TurnPrincipal, sessionId: string, content: InputPart[], controls: MessageControlsInput = {}): Promise<StoredMessage> {
     const row = await owned(principal, sessionId);
     if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
-    await checkImages(principal.org_id, content);
+    await checkImages(principal, sessionId, content);
     await checkControls(principal.org_id, sessionId, controls);
 
     const inputMessageId = newId();
@@ -108,9 +108,13 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     }
   }
 
-  async function checkImages(orgId: string, content: InputPart[]): Promise<void> {
+  async function checkImages(principal: TurnPrincipal, sessionId: string, content: InputPart[]): Promise<void> {
     for (const part of content) {
-      if (part.type === 'image_file' && !(await images.exists(orgId, part.image_id))) throw new NotFoundError();
+      if (part.type !== 'image_file') continue;
+      const imageSession = await images.sessionOf(principal.org_id, part.image_id);
+      if (!imageSession) throw new NotFoundError();
+      // An image is its session's: a member may attach only images of sessions they may reach.
+      if (imageSession !== sessionId) await owned(principal, imageSession);
     }
   }
 
