@@ -43,6 +43,8 @@ export interface NatsServer {
   auth: NatsAuthOptions;
   /** The certificates, when TLS is on. */
   pki?: TestPki;
+  /** What the server logged lately (stderr; e.g. permission violations). */
+  log(): string;
   port: number;
   storeDir: string;
   /** Stops the process (SIGTERM, SIGKILL after 5 s). Idempotent. */
@@ -210,11 +212,15 @@ async function waitHealthy(spec: NodeSpec, proc: ChildProcess, timeoutMs: number
   throw new Error(`nats-server ${spec.name} not healthy after ${timeoutMs} ms: ${last}`);
 }
 
-function launch(bin: string, spec: NodeSpec, env?: Record<string, string>): ChildProcess {
+/** The last this many characters of a server's log are kept (NatsServer.log()). */
+const LOG_TAIL_CHARS = 256 * 1024;
+
+function launch(bin: string, spec: NodeSpec, env: Record<string, string> | undefined, onLog: (text: string) => void): ChildProcess {
   const proc = spawn(bin, ['-c', spec.config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let tail = '';
   proc.stderr?.on('data', (d: Buffer) => {
     tail = (tail + d.toString()).slice(-4000);
+    onLog(d.toString());
   });
   proc.once('exit', (code) => {
     live.delete(proc);
@@ -238,8 +244,9 @@ function stopProcess(proc: ChildProcess | null): Promise<void> {
 
 function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: number, waitReady: boolean) {
   let proc: ChildProcess | null = null;
+  let log = '';
   const start = async (): Promise<void> => {
-    proc = launch(bin, spec, sec.env);
+    proc = launch(bin, spec, sec.env, (text) => (log = (log + text).slice(-LOG_TAIL_CHARS)));
     if (waitReady) await waitHealthy(spec, proc, readyTimeoutMs);
   };
   const server: NatsServer = {
@@ -247,6 +254,7 @@ function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: num
     address: `nats://127.0.0.1:${spec.port}`,
     auth: clientAuth(sec),
     pki: sec.pki,
+    log: () => log,
     port: spec.port,
     storeDir: spec.storeDir,
     stop: () => stopProcess(proc),
