@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { describe, it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, nkeys, type NatsConnection } from '@nats-io/transport-node';
@@ -50,6 +51,22 @@ async function subscriptionError(nc: NatsConnection, subject: string, ms = 1000)
   return result;
 }
 
+/** Logs in over plain TCP (what nats.js never does when the server asks for TLS): the INFO line and whatever comes back. */
+async function plaintextLogin(port: number, user: string, pass: string): Promise<{ info: Record<string, unknown>; reply: string; closed: boolean }> {
+  const sock = createConnection({ host: '127.0.0.1', port });
+  let text = '';
+  sock.on('data', (d: Buffer) => void (text += d.toString()));
+  const closed = new Promise<boolean>((resolve) => sock.once('close', () => resolve(true)));
+  sock.on('error', () => undefined);
+  while (!text.includes('\r\n')) await new Promise((r) => setTimeout(r, 10));
+  const info = JSON.parse(text.slice('INFO '.length, text.indexOf('\r\n'))) as Record<string, unknown>;
+  text = '';
+  sock.write(`CONNECT ${JSON.stringify({ user, pass, verbose: false, protocol: 1 })}\r\nPING\r\n`);
+  const hungUp = await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+  sock.destroy();
+  return { info, reply: text, closed: hungUp };
+}
+
 const { options: conformanceServer, passwords: conformancePasswords } = rolesServer();
 runBusConformance({
   name: 'nats over TLS, logged in as deploy/nats/auth.conf user `service` (ROLE=all)',
@@ -97,8 +114,11 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
       const nc = await connect({ ...o, reconnect: false, timeout: 3000 });
       await nc.close();
     };
-    await assert.rejects(attempt({ servers: server.address, user: 'api', pass: passwords.api }), 'plain TCP is refused (TLS required)');
-    await assert.rejects(attempt({ servers: server.address, user: 'api', pass: passwords.api, tls: { caFile: server.pki!.caFile } }), 'TLS without a client certificate is refused');
+    const plain = await plaintextLogin(server.port, 'api', passwords.api);
+    assert.equal(plain.info['tls_required'], true);
+    assert.equal(plain.reply, '', 'a plaintext login is not answered');
+    assert.ok(plain.closed, 'and the server hangs up');
+    await assert.rejects(attempt({ servers: server.address, user: 'api', pass: passwords.api, tls: { caFile: server.pki!.caFile } }), /certificate required/, 'TLS without a client certificate');
     await assert.rejects(attempt(await natsClientOptions({ url: server.address, auth: server.auth })), /Authorization Violation/i, 'no credentials');
     await assert.rejects(attempt(await natsClientOptions(as(server, 'api', 'wrong-password'))), /Authorization Violation/i, 'wrong password');
     await assert.rejects(attempt(await natsClientOptions(as(server, 'nobody', passwords.api))), /Authorization Violation/i, 'unknown user');
