@@ -12,6 +12,7 @@ import { startTestApp } from '../helpers/app.js';
 import { natsClientOptions, natsServiceEnv, startNatsServer, type NatsServer, type NatsServerOptions } from '../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, getSession, sendMessage, watch } from '../api/turns/helpers.js';
 import { runBusConformance } from './conformance.js';
+import { createTestOperator } from '../helpers/nats-jwt.js';
 import { natsHarness } from './nats-harness.js';
 
 const log = createLogger('silent');
@@ -198,5 +199,26 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     const byFile = await createBus({ kind: 'nats', url: nkeyServer.url, log, auth: { nkeySeed: seedFile } });
     t.after(() => byFile.close());
     assert.deepEqual((await byFile.events.read(sid)).map((e) => e.type), ['a']);
+  });
+
+  it('a .creds file in NATS_CREDS (operator mode: user JWT signed by the account, nkey seed)', async (t) => {
+    const operator = createTestOperator();
+    const server = await startNatsServer({ t, secure: false, config: operator.serverConfig });
+    const creds = (name: string, text: string) => {
+      const path = `${server.storeDir}.${name}.creds`;
+      writeFileSync(path, text, { mode: 0o600 });
+      return path;
+    };
+    const stranger = creds('stranger', createTestOperator().userCreds());
+    await assert.rejects(createBus({ kind: 'nats', url: server.url, log, auth: { credsFile: stranger } }), /Authorization Violation/i, 'a user of another operator');
+    await assert.rejects(createBus({ kind: 'nats', url: server.url, log }), /Authorization Violation/i, 'no creds');
+    const bus = await createBus({ kind: 'nats', url: server.url, log, auth: { credsFile: creds('user', operator.userCreds()) } });
+    t.after(() => bus.close());
+    const sid = newId();
+    assert.ok((await bus.events.append(sid, [{ type: 'a' }])).ok);
+    await bus.turns.enqueue({ session_id: sid, turn_id: newId(), job: {} });
+    const claim = await bus.turns.claim('w1', { waitMs: 3000 });
+    assert.equal(claim?.turn.session_id, sid);
+    await claim.ack();
   });
 });
