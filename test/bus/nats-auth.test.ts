@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, nkeys, type NatsConnection } from '@nats-io/transport-node';
@@ -9,7 +11,7 @@ import { createBus } from '../../src/bus/index.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { startTestApp } from '../helpers/app.js';
-import { natsClientOptions, natsServiceEnv, startNatsServer, type NatsServer, type NatsServerOptions } from '../helpers/nats-server.js';
+import { natsClientOptions, natsServerBin, natsServiceEnv, startNatsServer, type NatsServer, type NatsServerOptions } from '../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, getSession, sendMessage, watch } from '../api/turns/helpers.js';
 import { runBusConformance } from './conformance.js';
 import { createTestOperator } from '../helpers/nats-jwt.js';
@@ -75,6 +77,20 @@ runBusConformance({
 });
 
 describe('nats authentication: TLS, users and per-role permissions from deploy/nats/auth.conf', () => {
+  it('the shipped server configs include auth.conf, and do not start without its passwords', () => {
+    const passwords = { NATS_API_PASSWORD: 'a', NATS_WORKER_PASSWORD: 'b', NATS_SERVICE_PASSWORD: 'c' };
+    for (const name of ['nats-server.conf', 'n1.conf', 'n2.conf', 'n3.conf']) {
+      const file = fileURLToPath(new URL(`../../deploy/nats/${name}`, import.meta.url));
+      assert.match(readFileSync(file, 'utf8'), /^include \.\/auth\.conf$/m, name);
+      const check = (env: Record<string, string>) => spawnSync(natsServerBin(), ['-c', file, '-t'], { encoding: 'utf8', env: { PATH: process.env['PATH'], ...env } });
+      assert.equal(check(passwords).status, 0, `${name}: ${check(passwords).stderr}`);
+      const { NATS_WORKER_PASSWORD: _, ...withoutWorker } = passwords;
+      const without = check(withoutWorker);
+      assert.notEqual(without.status, 0);
+      assert.match(without.stderr, /NATS_WORKER_PASSWORD/);
+    }
+  });
+
   it('an api instance and a worker instance, each with its role user, run a turn end to end and delete the session', async (t) => {
     const { options, passwords } = rolesServer();
     const server = await startNatsServer({ ...options, t });
