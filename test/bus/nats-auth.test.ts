@@ -108,6 +108,10 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     await sse.until('session.idled');
     assertLogIntegrity(sse.events());
     assert.equal((await getSession(api, id)).status, 'idle');
+    // A listing after an id looks the id up in the log (an ordered consumer from its timestamp).
+    const since = await api.request('GET', `/v1/sessions/${id}/events?since_id=${events[0]!.id}`);
+    assert.equal(since.status, 200, since.text);
+    assert.equal(since.body.data[0].id, events[1]!.id);
     // Deletion purges events and the turn queue, deletes the claim record and signals (API user).
     assert.equal((await api.request('DELETE', `/v1/sessions/${id}`)).status, 204);
     assert.equal((await api.request('GET', `/v1/sessions/${id}/events`)).status, 404);
