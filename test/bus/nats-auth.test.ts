@@ -151,7 +151,7 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
       () => assert.fail('started with a wrong NATS password'),
       (e: Error) => e,
     );
-    assert.match(err.message, /Authorization Violation/i);
+    assert.match(err.message, new RegExp(`^cannot connect to NATS \\(nats://127\\.0\\.0\\.1:${server.port}\\): Authorization Violation`, 'i'));
     assert.ok(!err.message.includes(wrong) && !err.message.includes(encodeURIComponent(wrong)));
   });
 

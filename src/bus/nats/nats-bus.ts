@@ -73,6 +73,9 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
     // Otherwise nats.js captures a stack trace (new Error) for every request and publish, about
     // 8 % of the service's CPU under turn load; errors still carry the server's message and code.
     noAsyncTraces: true,
+  }).catch((err: unknown) => {
+    // The servers as configured, without credentials: "Authorization Violation" alone says not where.
+    throw new Error(`cannot connect to NATS (${servers.join(',')}): ${(err as Error).message}`, { cause: err });
   });
   try {
     if (!coalesceSocketWrites(nc)) log.warn('nats.js transport changed shape: socket writes are not coalesced');
