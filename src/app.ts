@@ -49,6 +49,11 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const bus = config.NATS_URL
       ? await createBus({
           kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
+          auth: {
+            credsFile: config.NATS_CREDS,
+            nkeySeed: config.NATS_NKEY_SEED,
+            tls: { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY },
+          },
           replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
         })
       : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });

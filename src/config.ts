@@ -5,6 +5,7 @@ import { parseTrustedProxies } from './http/client-address.js';
 // Direct as well: a pure parser, and the capabilities index would load every capability.
 import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './http/input-hygiene.js';
+import { parseNatsUrl } from './bus/nats/nats-url.js';
 
 /**
  * The service configuration, read once from the environment and validated here.
@@ -17,6 +18,14 @@ const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   NATS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  /** Path of a `.creds` file (user JWT + nkey seed) to authenticate to NATS. */
+  NATS_CREDS: Type.Optional(Type.String({ minLength: 1 })),
+  /** A user nkey seed (`SU…`), or the path of a file holding one. */
+  NATS_NKEY_SEED: Type.Optional(Type.String({ minLength: 1 })),
+  /** PEM files: the CA of the NATS servers' certificates; this client's certificate and key (mutual TLS). */
+  NATS_TLS_CA: Type.Optional(Type.String({ minLength: 1 })),
+  NATS_TLS_CERT: Type.Optional(Type.String({ minLength: 1 })),
+  NATS_TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   NATS_EVENT_SHARDS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
   /** `auto`: min(3, servers in the NATS cluster); 1-5 fixes the replicas of every stream and bucket. */
   NATS_REPLICAS: Type.String({ pattern: '^(auto|[1-5])$', default: 'auto' }),
@@ -119,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   if (cfg.NATS_URL && !cfg.DATABASE_URL) {
     throw new ConfigError('invalid configuration: NATS_URL needs DATABASE_URL (instances sharing a bus must share a database)');
   }
+  checkNatsAuth(cfg);
   if (cfg.SECRETS_ENCRYPTION_KEY_PREVIOUS && !cfg.SECRETS_ENCRYPTION_KEY) {
     throw new ConfigError('invalid configuration: SECRETS_ENCRYPTION_KEY_PREVIOUS needs SECRETS_ENCRYPTION_KEY');
   }
@@ -136,4 +146,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   }
   const mode: RunMode = cfg.NATS_URL ? 'distributed' : cfg.DATABASE_URL ? 'single' : 'embedded';
   return Object.freeze({ ...cfg, mode });
+}
+
+/** NATS_URL parses (without echoing it: it may hold a password); one way to authenticate; TLS settings that belong together. */
+function checkNatsAuth(cfg: Static<typeof ConfigSchema>): void {
+  const others = (['NATS_CREDS', 'NATS_NKEY_SEED', 'NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY'] as const).filter((k) => cfg[k] !== undefined);
+  if (!cfg.NATS_URL) {
+    if (others.length) throw new ConfigError(`invalid configuration: ${others[0]} needs NATS_URL`);
+    return;
+  }
+  let inUrl: boolean;
+  try {
+    inUrl = parseNatsUrl(cfg.NATS_URL).credentials !== undefined;
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: NATS_URL ${(err as Error).message}`);
+  }
+  const methods = [inUrl && 'credentials in NATS_URL', cfg.NATS_CREDS && 'NATS_CREDS', cfg.NATS_NKEY_SEED && 'NATS_NKEY_SEED'].filter(Boolean);
+  if (methods.length > 1) throw new ConfigError(`invalid configuration: use one of ${methods.join(', ')} to authenticate to NATS, not several`);
+  if (Boolean(cfg.NATS_TLS_CERT) !== Boolean(cfg.NATS_TLS_KEY)) throw new ConfigError('invalid configuration: NATS_TLS_CERT and NATS_TLS_KEY go together');
 }
