@@ -64,6 +64,7 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     const scope = orgScope(store.em(), principal.org_id);
     const row = await scope.getOwned(Session, id);
     if (input.agent_id !== undefined && input.agent_id !== row.agent_id) {
+      await scope.em.populate(row, ['config']);
       // The new agent must exist and be active; its configuration is snapshotted now and used from
       // the next turn on. The harness snapshot and the session additions stay (spec 3.4 rule 2).
       const resolved = await setup.resolve(principal, {

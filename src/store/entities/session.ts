@@ -30,8 +30,12 @@ export const Session = defineEntity({
     model_id: p.uuid().nullable(),
     capabilities: p.json<{ ref: string; config?: Record<string, unknown> }[]>(),
     features: p.json<string[]>(),
-    /** The harness and agent configuration the session runs with (store/session-config.ts); null only on rows written before 0010. */
-    config: p.json<SessionConfig>().nullable(),
+    /**
+     * The harness and agent configuration the session runs with (store/session-config.ts); null
+     * only on rows written by a pre-0010 instance. Lazy: it holds the prompts (up to 1 MB each),
+     * which listings and status checks do not need.
+     */
+    config: p.json<SessionConfig>().nullable().lazy(),
     status: p.string().$type<SessionStatus>(),
     current_turn_id: p.uuid().nullable(),
     usage: p.json<SessionUsage>(),

@@ -57,6 +57,23 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.ok(second.inputTokens > 1000, `the new agent's prompt was used (${second.inputTokens} input tokens)`);
     });
 
+    it('the harness is fixed at creation: editing it later, even before an agent switch, does not reach the session', async (t) => {
+      const app = await startTestApp(t, { mode });
+      const h = await app.request('POST', '/v1/harnesses', { body: { name: 'base', system_prompt: 'Base.', capabilities: ['current_time'] } });
+      assert.equal(h.status, 201, h.text);
+      const agentA = await createAgent(app);
+      const created = await app.request('POST', '/v1/sessions', { body: { harness_id: h.body.id, agent_id: agentA } });
+      assert.equal(created.status, 201, created.text);
+      assert.equal((await app.request('PATCH', `/v1/harnesses/${h.body.id}`, { body: { capabilities: ['current_time', 'session_storage'] } })).status, 200);
+      const agentB = await createAgent(app, { capabilities: ['session_file_system'] });
+      const switched = await app.request('PATCH', `/v1/sessions/${created.body.id}`, { body: { agent_id: agentB } });
+      assert.equal(switched.status, 200, switched.text);
+      assert.deepEqual(switched.body.features, ['file_system'], 'the new agent applies, the edited harness does not');
+      const turn = await runToolTurn(app, created.body.id, 1);
+      assert.equal(turn.results.get('kv_store')?.error, 'Unknown tool: kv_store');
+      assert.equal(turn.results.get('get_current_time')?.success, true, 'the harness as created still applies');
+    });
+
     it('a session without a snapshot (pre-0010 row) is backfilled with the live agent and its features recomputed', async (t) => {
       const app = await startTestApp(t, { mode });
       const sql = app.app.services.store.sql.bind(app.app.services.store);
