@@ -95,6 +95,17 @@ for (const mode of ['postgres', 'pglite'] as const) {
       const turn = await runToolTurn(app, id, 1);
       assert.equal(turn.results.get('kv_store')?.success, true);
       assert.equal(turn.results.get('get_current_time')?.error, 'Unknown tool: get_current_time');
+
+      // A row written without a copy after the migration (a pre-0010 instance in a rolling
+      // upgrade) runs with the live rows, and its first turn stores the copy and its features.
+      const late = (await app.request('POST', '/v1/sessions', { body: { agent_id: agent } })).body.id as string;
+      await sql(`update sessions set config = null, features = '[]' where id = ?`, [late]);
+      assert.equal((await app.request('PATCH', `/v1/agents/${agent}`, { body: { capabilities: ['current_time', 'session_storage'] } })).status, 200);
+      const lateTurn = await runToolTurn(app, late, 1);
+      assert.equal(lateTurn.results.get('kv_store')?.success, true);
+      const [stored] = await sql<{ config: any }>(`select config from sessions where id = ?`, [late]);
+      assert.deepEqual(stored!.config.agent.capabilities, ['current_time', 'session_storage']);
+      assert.deepEqual([...(await getSession(app, late)).features].sort(), ['key_value', 'secrets']);
     });
   });
 }
