@@ -82,7 +82,8 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   const tool = p.tools.get(call.name);
   const display = tool?.display_name ?? call.name;
   const execId = io.newId();
-  await io.commit([turnEvents.toolStarted(io.newId(), p.turn, execId, call, display)]);
+  const source = tool?.capability_id ?? null;
+  await io.commit([turnEvents.toolStarted(io.newId(), p.turn, execId, call, display, source)]);
   const startedAt = Date.now();
   let outcome: { result: MessagePart[] } | { error: string };
   try {
@@ -107,8 +108,8 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   const id = io.newId();
   io.push([
     'result' in outcome
-      ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms })
-      : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms }),
+      ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source })
+      : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source }),
   ]);
 }
 

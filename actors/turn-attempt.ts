@@ -162,6 +162,7 @@ export class TurnAttempt {
       const decision = decideTurnStep(turnLog.state, {
         maxIterations: setup.maxIterations,
         clientToolNames: setup.clientToolNames,
+        toolSource: (name) => setup.serverTools.get(name)?.capability_id ?? null,
         sessionUsage: turnLog.transcript.usage,
         model: this.#model ? modelRef(this.#model) : null,
         now: new Date(),

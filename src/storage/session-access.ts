@@ -1,7 +1,7 @@
 import { normalizeCapabilityRef, type CapabilityConfig, type CapabilityRef, type Feature } from '../capabilities/index.js';
 import { assertSessionAccess, type Actor } from '../auth/index.js';
 import { NotFoundError } from '../errors.js';
-import { Session } from '../store/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, parseSessionConfig, Session, SESSION_LAYERS_JOIN_SQL } from '../store/index.js';
 import type { StorageDb } from './sql.js';
 
 /** What storage routes need of a session row. */
@@ -45,13 +45,11 @@ export function createSessionAccess(db: StorageDb) {
       return session;
     },
 
-    /** The merged config of `capabilityId` over the harness, agent and session items ({} when unset). */
+    /** The merged config of `capabilityId` over the session's harness, agent (its configuration snapshot) and session items ({} when unset). */
     async capabilityConfig(session: StorageSession, capabilityId: string): Promise<CapabilityConfig> {
-      const [harness] = await db.sql<{ capabilities: CapabilityRef[] }>('select capabilities from harnesses where id = ?', [session.harness_id]);
-      const [agent] = session.agent_id
-        ? await db.sql<{ capabilities: CapabilityRef[] }>('select capabilities from agents where id = ?', [session.agent_id])
-        : [];
-      const items = [...jsonArray(harness?.capabilities), ...jsonArray(agent?.capabilities), ...(session.capabilities ?? [])];
+      const [row] = await db.sql<{ config: unknown }>(`select ${EFFECTIVE_SESSION_CONFIG_SQL} as config from ${SESSION_LAYERS_JOIN_SQL} where s.id = ?`, [session.id]);
+      const { harness, agent } = parseSessionConfig(row?.config);
+      const items = [...harness.capabilities, ...(agent?.capabilities ?? []), ...(session.capabilities ?? [])];
       let config: CapabilityConfig = {};
       for (const item of items.map(normalizeCapabilityRef)) if (item.ref === capabilityId) config = { ...config, ...item.config };
       return config;
@@ -60,9 +58,3 @@ export function createSessionAccess(db: StorageDb) {
 }
 
 export type SessionAccess = ReturnType<typeof createSessionAccess>;
-
-/** A jsonb array column (drivers return parsed JSON; tolerate text). */
-function jsonArray(value: unknown): CapabilityRef[] {
-  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
-  return Array.isArray(parsed) ? (parsed as CapabilityRef[]) : [];
-}

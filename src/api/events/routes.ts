@@ -4,7 +4,7 @@ import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
 import { assertSessionAccess, assertStreamScope } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/connection-limits.js';
-import { eventTypeFilter } from '../../events/event-types.js';
+import { eventFilter } from '../../events/event-filter.js';
 import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
 import { defineRoutes, type Principal, type Route } from '../../http/route.js';
@@ -40,7 +40,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       async handler({ params, query }, { principal }) {
         await assertSessionOwned(principal, params.id);
         const after = await resolveSince(bus.events, params.id, query.since_id);
-        const data = await readFiltered(bus.events, params.id, after, eventTypeFilter(query.types ?? [], query.exclude ?? []), query.limit);
+        const data = await readFiltered(bus.events, params.id, after, eventFilter(query), query.limit);
         return { status: 200, body: { data } };
       },
     },
@@ -58,7 +58,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       schema: { params: IdParams, query: SseQuery, response: { 200: 'text/event-stream', 404: Type.Ref('ErrorResponse'), 429: Type.Ref('ErrorResponse') } },
       async handler({ params, query, headers }, { principal }) {
         await assertSessionOwned(principal, params.id);
-        const filter = eventTypeFilter(query.types ?? [], query.exclude ?? []);
+        const filter = eventFilter(query);
         const sinceId = (query.since_id ?? (headers['last-event-id'] || undefined))?.toLowerCase();
         // A client resuming after cycling names a recent event, usually still in the hub's memory.
         const recent = sinceId ? await hub.recentSequence(params.id, sinceId) : undefined;

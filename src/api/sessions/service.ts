@@ -74,10 +74,19 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     const scope = orgScope(store.em(), principal.org_id);
     const row = await owned(scope, principal, id);
     if (input.agent_id !== undefined && input.agent_id !== row.agent_id) {
-      // The new agent must exist and be active; the harness and session additions stay (spec 3.4).
-      const resolved = await setup.resolve(principal, { harness_id: row.harness_id, agent_id: input.agent_id, capabilities: row.capabilities, model_id: row.model_id });
+      await scope.em.populate(row, ['config']);
+      // The new agent must exist and be active; its configuration is snapshotted now and used from
+      // the next turn on. The harness snapshot and the session additions stay (spec 3.4 rule 2).
+      const resolved = await setup.resolve(principal, {
+        harness_id: row.harness_id,
+        harness_snapshot: row.config?.harness,
+        agent_id: input.agent_id,
+        capabilities: row.capabilities,
+        model_id: row.model_id,
+      });
       row.agent_id = resolved.agent_id;
       row.features = resolved.features;
+      row.config = resolved.config;
     }
     if (input.title !== undefined) row.title = input.title;
     if (input.tags !== undefined) row.tags = input.tags;
@@ -104,12 +113,12 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     const resolved = await setup.resolve(principal, { harness_id: setup.chatHarnessId });
     const now = new Date();
     const inserted = await store.sql<{ id: string }>(
-      `insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, status, usage, chat_user_id, created_at, updated_at)
-       values (?, ?, ?, ?, null, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?) on conflict (chat_user_id) do nothing returning id`,
+      `insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, chat_user_id, created_at, updated_at)
+       values (?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?) on conflict (chat_user_id) do nothing returning id`,
       [
         newId(), principal.org_id, principal.user_id, resolved.harness_id, 'Chat',
         JSON.stringify(['global-chat', `user:${principal.user_id}`]), resolved.model_id, JSON.stringify(resolved.capabilities),
-        JSON.stringify(resolved.features), JSON.stringify(ZERO_USAGE), principal.user_id, now, now,
+        JSON.stringify(resolved.features), JSON.stringify(resolved.config), JSON.stringify(ZERO_USAGE), principal.user_id, now, now,
       ],
     );
     const row = await store.em().findOneOrFail(Session, { chat_user_id: principal.user_id });

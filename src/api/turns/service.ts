@@ -1,6 +1,7 @@
 import {
   addUsage,
   CANCEL_INPUT_TEXT,
+  CLIENT_TOOL_SOURCE,
   foldTurn,
   pickModelId,
   resumeJob,
@@ -23,7 +24,7 @@ import type { Bus, NewEvent, SessionEvent, TurnJob } from '../../bus/ports.js';
 import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../../store/index.js';
 
 export interface TurnServiceDeps {
   store: Store;
@@ -66,7 +67,13 @@ export function createTurnService({ store, bus, log, models, images, status }: T
    * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
    * while a turn runs or waits for tool results, with nothing appended.
    */
-  async function submitMessage(principal: TurnPrincipal, sessionId: string, content: InputPart[], controls: MessageControlsInput = {}): Promise<StoredMessage> {
+  async function submitMessage(
+    principal: TurnPrincipal,
+    sessionId: string,
+    content: InputPart[],
+    controls: MessageControlsInput = {},
+    tags: readonly string[] = [],
+  ): Promise<StoredMessage> {
     const row = await owned(principal, sessionId);
     if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
     await checkImages(principal, sessionId, content);
@@ -80,13 +87,16 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     const turn: TurnRef = { turn_id: turnId, input_message_id: inputMessageId };
     const message: StoredMessage = { id: inputMessageId, role: 'user', content: content.map(normalizePart), created_at: new Date().toISOString() };
     if (Object.keys(controls).length) message.controls = { ...controls };
+    // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
+    const uniqueTags = [...new Set(tags)];
+    if (uniqueTags.length) message.tags = turn.tags = uniqueTags;
     const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
     if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
     preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
     const actingUser = principal.user_id ? { user_id: principal.user_id } : {};
 
     // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
-    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, turn_id: turnId, input_message_id: inputMessageId, ...actingUser, preamble }), row);
+    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble }), row);
     await bus.events.append(sessionId, preamble);
     await status.markActive(sessionId, turnId);
     return message;
@@ -121,9 +131,10 @@ export function createTurnService({ store, bus, log, models, images, status }: T
   async function checkControls(orgId: string, sessionId: string, controls: MessageControlsInput): Promise<void> {
     if (controls.model_id) await models.resolve(orgId, controls.model_id);
     if (controls.max_tokens === undefined) return;
+    // The model defaults the turn will use: the session's configuration snapshot (spec 3.4).
     const defaults = await store.sql<{ model_id: string | null; agent_model: string | null; harness_model: string | null }>(
-      `select s.model_id, a.default_model_id as agent_model, h.default_model_id as harness_model
-       from sessions s left join agents a on a.id = s.agent_id left join harnesses h on h.id = s.harness_id where s.id = ?`,
+      `select s.model_id, c.config #>> '{agent,default_model_id}' as agent_model, c.config #>> '{harness,default_model_id}' as harness_model
+       from ${SESSION_LAYERS_JOIN_SQL}, lateral (select ${EFFECTIVE_SESSION_CONFIG_SQL} as config) c where s.id = ?`,
       [sessionId],
     );
     const d = defaults[0];
@@ -173,7 +184,8 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     }
     let usage = ZERO_USAGE;
     for (const e of events) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.metadata?.['usage'] as Usage);
-    const turn = { turn_id: turnId, input_message_id: String(started.data['input_message_id'] ?? '') };
+    const turn: TurnRef = { turn_id: turnId, input_message_id: String(started.data['input_message_id'] ?? '') };
+    if (started.tags?.length) turn.tags = [...started.tags];
     const startedBy = typeof started.data['user_id'] === 'string' ? started.data['user_id'] : undefined;
     return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
   }
@@ -255,7 +267,8 @@ function dedupe(results: ClientToolResultInput[]): ClientToolResultInput[] {
 
 function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewEvent {
   const call = { id: r.tool_call_id, name: toolName };
-  if (r.error !== undefined && r.error !== null) return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error });
+  const source = CLIENT_TOOL_SOURCE;
+  if (r.error !== undefined && r.error !== null) return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error, source });
   const text = typeof r.result === 'string' ? r.result : r.result === undefined ? '' : JSON.stringify(r.result);
-  return turnEvents.toolSucceeded(newId(), turn, newId(), { call: { ...call, arguments: {} }, display_name: toolName, result: [textPart(text)], duration_ms: 0 });
+  return turnEvents.toolSucceeded(newId(), turn, newId(), { call: { ...call, arguments: {} }, display_name: toolName, result: [textPart(text)], duration_ms: 0, source });
 }
