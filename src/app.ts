@@ -14,12 +14,13 @@ import { createSessionHub } from './events/session-hub.js';
 import { systemRoutes } from './api/system/routes.js';
 import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus } from './bus/index.js';
-import { createCapabilityRegistry } from './capabilities/index.js';
+import { builtinCapabilities, createCapabilityRegistry } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
 import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
+import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
 import { createStore } from './store/index.js';
 import { createStorage } from './storage/index.js';
@@ -66,8 +67,10 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const { llmProviders, llmModels, modelSync, modelResolver } = llm;
 
     const auth = await createAuthModule({ config, store, log });
-    const capabilities = createCapabilityRegistry();
-    const agents = createAgentService({ store, capabilities, models: llmModels.lookup });
+    const parsePool = createParsePool({ workers: config.PARSE_WORKERS, timeoutMs: config.PARSE_TIMEOUT_MS, memoryMb: config.PARSE_WORKER_MEMORY_MB, queueMax: config.PARSE_QUEUE_MAX });
+    closers.unshift({ name: 'parse-pool', close: () => parsePool.close() });
+    const capabilities = createCapabilityRegistry({ capabilities: builtinCapabilities({ webFetch: { convertHtml: htmlConverterOf(parsePool) } }) });
+    const agents = createAgentService({ store, capabilities, models: llmModels.lookup, parse: parsePool.run });
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });

@@ -49,6 +49,11 @@ const ConfigSchema = Type.Object({
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
+  /** Parse pool (agent definitions, client tool schemas, fetched HTML): threads, deadline per job, heap per thread, waiting jobs. */
+  PARSE_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  PARSE_WORKER_MEMORY_MB: Type.Integer({ minimum: 32, default: 256 }),
+  PARSE_QUEUE_MAX: Type.Integer({ minimum: 1, default: 64 }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GEMINI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),

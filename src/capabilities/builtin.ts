@@ -5,7 +5,7 @@ import { sessionStorageCapability } from './session-storage.js';
 import { sessionSqlDatabaseCapability } from './sql/capability.js';
 import { statelessTodoListCapability } from './stateless-todo-list.js';
 import type { Capability } from './types.js';
-import { webFetchCapability } from './web-fetch/capability.js';
+import { createWebFetchCapability, webFetchCapability, type WebFetchCapabilityOptions } from './web-fetch/capability.js';
 
 /** The ids of the built-in capabilities (spec 2.1), in listing order. */
 export const BUILTIN_CAPABILITY_IDS = [
@@ -18,11 +18,16 @@ export const BUILTIN_CAPABILITY_IDS = [
   'session_sql_database',
 ] as const;
 
+export interface BuiltinCapabilitiesOptions {
+  /** Options of `web_fetch` (default: its defaults). */
+  webFetch?: WebFetchCapabilityOptions;
+}
+
 /** The seven built-in capabilities, in listing order (a fresh array each call). */
-export function builtinCapabilities(): Capability[] {
+export function builtinCapabilities(opts: BuiltinCapabilitiesOptions = {}): Capability[] {
   return [
     currentTimeCapability,
-    webFetchCapability,
+    opts.webFetch ? createWebFetchCapability(opts.webFetch) : webFetchCapability,
     sessionFileSystemCapability,
     statelessTodoListCapability,
     sessionStorageCapability,

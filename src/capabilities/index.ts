@@ -45,6 +45,7 @@ export type {
 export { createCapabilityRegistry } from './registry.js';
 export type { CapabilityRegistry, CapabilityRegistryOptions } from './registry.js';
 export { BUILTIN_CAPABILITY_IDS, builtinCapabilities } from './builtin.js';
+export type { BuiltinCapabilitiesOptions } from './builtin.js';
 export { buildSystemPrompt, normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs } from './resolve.js';
 export type { CapabilityLayers, CapabilityLookup } from './resolve.js';
 export { capabilityView } from './capability-view.js';
@@ -54,6 +55,7 @@ export type { CapabilitySpec, ToolSpec } from './define.js';
 
 export { createWebFetchCapability } from './web-fetch/capability.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
+export type { HtmlConverter } from './web-fetch/content.js';
 export { openDatabase } from './sql/sqlite-engine.js';
 export type { SqliteDatabase } from './sql/sqlite-engine.js';
 export { SQL_DATABASE_NAME_RE } from './sql/capability.js';

@@ -1,12 +1,18 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { InvalidRequestError } from '../../errors.js';
 import type { AgentView } from '../../../schemas/agents.js';
+import { AGENT_MAX_BODY_BYTES } from './limits.js';
 
 /** The three import formats of POST /v1/agents/import (spec 4.1). */
 export type DefinitionFormat = 'markdown' | 'yaml' | 'json';
 
 /** Display names used in error messages. */
 export const FORMAT_NAMES: Record<DefinitionFormat, string> = { markdown: 'Markdown', yaml: 'YAML', json: 'JSON' };
+
+/** Deepest nesting of objects and arrays in a definition (as the JSON body limit, MAX_JSON_DEPTH). */
+export const MAX_DEFINITION_DEPTH = 64;
+/** YAML alias expansions allowed (the `yaml` default, stated): `&a [*b, *b]` chains grow exponentially. */
+const MAX_YAML_ALIASES = 100;
 
 /** `---` line, YAML, `---` line, then the system prompt (one blank line after the fence is skipped). */
 const FRONT_MATTER_RE = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
@@ -54,6 +60,8 @@ export function parseDefinition(raw: Buffer, contentType: string | undefined): {
     doc = markdownDocument(text, fail);
   }
   if (!isPlainObject(doc)) throw fail('the document must be an object of agent fields');
+  const excess = excessOf(doc, MAX_DEFINITION_DEPTH, AGENT_MAX_BODY_BYTES);
+  if (excess) throw fail(excess);
   return { format, doc };
 }
 
@@ -72,11 +80,34 @@ function markdownDocument(text: string, fail: (why: string) => Error): Record<st
 
 function yamlDocument(text: string, fail: (why: string) => Error, why: string): unknown {
   try {
-    return parseYaml(text, { prettyErrors: false });
+    return parseYaml(text, { prettyErrors: false, maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
+    if (err instanceof ReferenceError && /alias/i.test(err.message)) throw fail(`${why}: too many alias expansions (at most ${MAX_YAML_ALIASES})`);
     const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
     throw fail(pos ? `${why} (line ${pos.line}, column ${pos.col})` : why);
   }
+}
+
+/**
+ * Why a parsed document is out of bounds, or null: nested deeper than `maxDepth`, or larger than
+ * `maxUnits` once YAML aliases are expanded (strings count their length, other values 1). The
+ * walk stops as soon as a bound is passed, so it costs at most `maxUnits` steps.
+ */
+export function excessOf(doc: unknown, maxDepth: number, maxUnits: number): string | null {
+  let units = 0;
+  const stack: [unknown, number][] = [[doc, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    units += typeof value === 'string' ? value.length + 1 : 1;
+    if (units > maxUnits) return `it expands to more than ${maxUnits} characters (YAML aliases count each time they are used)`;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > maxDepth) return `it is nested deeper than ${maxDepth} levels`;
+    for (const [key, child] of Object.entries(value)) {
+      units += key.length;
+      stack.push([child, depth + 1]);
+    }
+  }
+  return null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
