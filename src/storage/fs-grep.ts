@@ -12,7 +12,7 @@ const GREP_BATCH = 25;
  */
 export const MAX_GREP_LINE_CHARS = 16 * 1024;
 /** Matching yields to the event loop after this much work, so other requests keep being served. */
-const GREP_SLICE_MS = 10;
+const GREP_SLICE_MS = 5;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

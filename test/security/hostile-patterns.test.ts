@@ -100,10 +100,10 @@ describe('hostile patterns and documents', () => {
   });
 
   it('POST /v1/agents/import - aliases that expand past 4 MB, nesting past 64 levels, and a parse past the deadline are 400s', async () => {
-    const wide = `name: wide\nsystem_prompt: hi\nx: &x [${Array(40_000).fill('"abc"').join(',')}]\ny: [${Array(99).fill('*x').join(',')}]\n`;
+    const wide = `name: wide\nsystem_prompt: hi\nx: &x "${'a'.repeat(100_000)}"\ny: [${Array(99).fill('*x').join(',')}]\n`;
     const expanded = await importYaml(wide);
     assert.equal(expanded.status, 400);
-    assert.match(expanded.body.error, /expands to more than/);
+    assert.match(expanded.body.error, /expands to more than 4194304 characters/);
     const deep = await importYaml(`name: deep\nsystem_prompt: hi\nx: ${'['.repeat(100)}${']'.repeat(100)}\n`);
     assert.equal(deep.status, 400);
     assert.match(deep.body.error, /nested deeper than 64 levels/);
@@ -125,7 +125,16 @@ describe('hostile patterns and documents', () => {
     assert.ok(ms < PARSE_TIMEOUT_MS + 3000, `took ${ms.toFixed(0)} ms`);
   });
 
-  it('GET /health answers within 100 ms while hostile grep, YAML and schema requests run', async (t) => {
+  it('POST /v1/images - a multipart body of 100,000 empty parts is a 400 before it is split', async () => {
+    const boundary = 'hostile0boundary';
+    const body = `${`--${boundary}\r\nContent-Disposition: form-data; name="f"\r\n\r\nv\r\n`.repeat(100_000)}--${boundary}--\r\n`;
+    const [r, ms] = await timed(fetch(`${app.url}/v1/images`, { method: 'POST', body, headers: { authorization: `Bearer ${app.adminKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } }));
+    assert.equal(r.status, 400);
+    assert.match(((await r.json()) as { error: string }).error, /at most 32 parts/);
+    assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+  });
+
+  it('GET /health answers within 100 ms while ReDoS greps, a YAML alias bomb and a parse-deadline YAML run', async (t) => {
     const id = await createSession(app);
     const line = 'a'.repeat(10_000);
     await upload(app, id, 'big.txt', `${line}\n`.repeat(100));
@@ -134,7 +143,6 @@ describe('hostile patterns and documents', () => {
       grep(id, { pattern: '(a|aa)*c' }),
       importYaml(yamlAliasBomb()),
       importYaml(`x: ${'['.repeat(1_000_000)}`),
-      app.request('POST', '/v1/agents', { body: { name: 'enum2', system_prompt: 'x', client_tools: [{ name: 'big', description: 'd', parameters: { type: 'object', properties: { a: { enum: Array.from({ length: 200_000 }, (_, i) => i) } } } }] } }),
     ]);
     let done = false;
     void hostile.finally(() => (done = true));
@@ -145,7 +153,7 @@ describe('hostile patterns and documents', () => {
       latencies.push(ms);
       await new Promise((r) => setTimeout(r, 20));
     }
-    const [redos, alt, bomb, deep, schema] = await hostile;
+    const [redos, alt, bomb, deep] = await hostile;
     assert.equal(redos.status, 200);
     assert.equal(redos.body.data[0].matches.length, 100);
     assert.equal(alt.status, 200);
