@@ -2,21 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createSession, runTools, upload } from '../api/fs/helpers.js';
+import { deepYaml, redosFile, yamlAliasBomb } from '../helpers/hostile-inputs.js';
 
 /** Hostile inputs from issue 12: caller regexes, globs, YAML and JSON Schemas must not stall the service. */
 
 const PARSE_TIMEOUT_MS = 1000;
-
-/** `a: &a [lol × 9]`, `b: &b [*a × 9]`, … `j`: a billion laughs if every alias were expanded. */
-export function yamlAliasBomb(): string {
-  let doc = 'name: bomb\nsystem_prompt: hi\nx:\n  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
-  let prev = 'a';
-  for (const n of 'bcdefghij') {
-    doc += `  ${n}: &${n} [${Array(9).fill(`*${prev}`).join(',')}]\n`;
-    prev = n;
-  }
-  return doc;
-}
 
 async function timed<T>(work: Promise<T>): Promise<[T, number]> {
   const start = performance.now();
@@ -108,7 +98,7 @@ describe('hostile patterns and documents', () => {
     assert.equal(deep.status, 400);
     assert.match(deep.body.error, /nested deeper than 64 levels/);
     // Measured: 1M nested flow sequences keep the yaml parser busy for ~12 s.
-    const [slow, ms] = await timed(importYaml(`x: ${'['.repeat(1_000_000)}`));
+    const [slow, ms] = await timed(importYaml(deepYaml()));
     assert.equal(slow.status, 400);
     assert.match(slow.body.error, /too large or too complex to process \(stopped after 1 s\)/);
     assert.ok(ms < PARSE_TIMEOUT_MS + 2000, `deep import took ${ms.toFixed(0)} ms`);
@@ -136,13 +126,12 @@ describe('hostile patterns and documents', () => {
 
   it('GET /health answers within 100 ms while ReDoS greps, a YAML alias bomb and a parse-deadline YAML run', async (t) => {
     const id = await createSession(app);
-    const line = 'a'.repeat(10_000);
-    await upload(app, id, 'big.txt', `${line}\n`.repeat(100));
+    await upload(app, id, 'big.txt', redosFile());
     const hostile = Promise.all([
       grep(id, { pattern: '^(a+)+$' }),
       grep(id, { pattern: '(a|aa)*c' }),
       importYaml(yamlAliasBomb()),
-      importYaml(`x: ${'['.repeat(1_000_000)}`),
+      importYaml(deepYaml()),
     ]);
     let done = false;
     void hostile.finally(() => (done = true));
