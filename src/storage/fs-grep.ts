@@ -6,7 +6,7 @@ import { bytes, type StorageDb } from './sql.js';
 /** Files fetched per query while grepping. */
 const GREP_BATCH = 25;
 /**
- * A longer line is matched on its first this many characters only: RE2 is linear in the input
+ * A longer line is matched (and returned) on its first this many characters only: RE2 is linear in the input
  * but its constant grows with the pattern (a 1000-character pattern costs up to a few µs per
  * character), so one 100 MB single-line file must not hold the event loop for minutes.
  */
@@ -39,8 +39,9 @@ export async function grepContents(db: StorageDb, candidates: { id: string; path
           await nextTurn();
           sliceStart = performance.now();
         }
-        const line = lines[n]!.replace(/\r$/, '');
-        if (!re.test(line.length > MAX_GREP_LINE_CHARS ? line.slice(0, MAX_GREP_LINE_CHARS) : line)) continue;
+        const whole = lines[n]!.replace(/\r$/, '');
+        const line = whole.length > MAX_GREP_LINE_CHARS ? whole.slice(0, MAX_GREP_LINE_CHARS) : whole;
+        if (!re.test(line)) continue;
         matches.push({ path: c.path, line_number: n + 1, line });
         left--;
       }

@@ -56,6 +56,14 @@ describe('hostile patterns and documents', () => {
     assert.equal((await grep(id, { pattern: 'caf\\u00e9' })).body.data[0].matches[0].line_number, 1);
   });
 
+  it('POST fs/_/grep - a line is matched and returned on its first 16,384 characters', async () => {
+    const id = await createSession(app);
+    await upload(app, id, 'long.txt', `${'x'.repeat(20_000)}end\n`);
+    assert.deepEqual((await grep(id, { pattern: 'end' })).body.data, []);
+    const hit = await grep(id, { pattern: '^x+$' });
+    assert.equal(hit.body.data[0].matches[0].line.length, 16_384);
+  });
+
   it('POST fs/_/grep - globs still select files, and a backtracking-hostile glob is fast', async () => {
     const id = await createSession(app);
     const longName = `${'a'.repeat(200)}.txt`;
