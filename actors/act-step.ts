@@ -3,18 +3,24 @@
  * each bracketed by `tool.started` (stored before the tool runs, so a redelivered turn knows
  * it was interrupted and never runs it twice) and `tool.completed`. Each call has its own
  * timeout. Failures become `tool.completed` with `success:false` and a short message: a
- * `ToolError`'s own text, or a generic one for anything else (logged, never shown).
+ * `ToolError`'s own text, or a generic one for anything else (logged, never shown). Results and
+ * error texts are redacted of the session's secret values before they are recorded.
  */
 import type { NewEvent } from '../src/bus/ports.js';
 import { ToolError, type ResolvedTool, type ToolResult } from '../src/capabilities/index.js';
 import type { Logger } from '../src/log.js';
-import { toolContextFor, type SessionToolStorage, type ToolSessionRef } from './tool-context.js';
+import { redactSecrets, redactionTable } from './secret-redaction.js';
+import { STORAGE_UNAVAILABLE_MESSAGE, toolContextFor, type SessionToolStorage, type ToolSessionRef } from './tool-context.js';
 import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
 
 export const DEFAULT_MAX_PARALLEL_TOOLS = 10;
 /** Longest tool error text passed on to the LLM and clients. */
 const MAX_ERROR_CHARS = 1_000;
 export const TOOL_FAILED_MESSAGE = 'Tool execution failed';
+/** Shown instead of a result that could not be checked for secret values (fail closed). */
+export const RESULT_WITHHELD_MESSAGE = 'Tool result withheld: it could not be checked for secret values';
+
+type Redactor = (text: string) => string;
 
 export interface ActStepIo {
   /** Appends and waits until stored (tool.started: a tool never runs before its start is durable). */
@@ -48,21 +54,36 @@ class ToolTimeoutError extends Error {
 /** Runs the calls; resolves when every started call has its `tool.completed` stored (or the turn was aborted). */
 export async function runActStep(io: ActStepIo, p: ActStepInput): Promise<void> {
   let next = 0;
+  let redactor: Promise<Redactor> | undefined;
+  // Loaded after the first call finishes (a call may have set a secret), then shared by the step.
+  const loadRedactor = () => (redactor ??= secretRedactor(p.storage));
   const worker = async () => {
     while (next < p.calls.length && !p.signal.aborted) {
       const call = p.calls[next++]!;
-      await runOne(io, p, call);
+      await runOne(io, p, call, loadRedactor);
     }
   };
   await Promise.all(Array.from({ length: Math.min(p.maxParallel, p.calls.length) }, worker));
   if (p.signal.aborted) throw p.signal.reason;
 }
 
-async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef): Promise<void> {
+/** Redacts with the session's secret values; no storage (tests, storage not wired) means no secrets. */
+async function secretRedactor(storage: SessionToolStorage): Promise<Redactor> {
+  try {
+    const table = redactionTable(await storage.secrets.allValues());
+    return (text) => redactSecrets(text, table);
+  } catch (err) {
+    if (err instanceof ToolError && err.message === STORAGE_UNAVAILABLE_MESSAGE) return (text) => text;
+    throw err;
+  }
+}
+
+async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRedactor: () => Promise<Redactor>): Promise<void> {
   const tool = p.tools.get(call.name);
   const display = tool?.display_name ?? call.name;
   const execId = io.newId();
-  await io.commit([turnEvents.toolStarted(io.newId(), p.turn, execId, call, display)]);
+  const source = tool?.capability_id ?? null;
+  await io.commit([turnEvents.toolStarted(io.newId(), p.turn, execId, call, display, source)]);
   const startedAt = Date.now();
   let outcome: { result: MessagePart[] } | { error: string };
   try {
@@ -74,12 +95,21 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef): Promis
     if (p.signal.aborted && !(err instanceof ToolError)) return;
     outcome = { error: errorText(err, call, io.log) };
   }
+  try {
+    const redact = await loadRedactor();
+    outcome = 'result' in outcome
+      ? { result: outcome.result.map((part) => (typeof part['text'] === 'string' ? { ...part, text: redact(part['text']) } : part)) }
+      : { error: redact(outcome.error) };
+  } catch (err) {
+    io.log.error({ err, tool: call.name, toolCallId: call.id }, 'could not load secrets to redact a tool result');
+    outcome = { error: RESULT_WITHHELD_MESSAGE };
+  }
   const duration_ms = Date.now() - startedAt;
   const id = io.newId();
   io.push([
     'result' in outcome
-      ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms })
-      : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms }),
+      ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source })
+      : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source }),
   ]);
 }
 

@@ -6,13 +6,13 @@
 import type { LlmImagePart } from '../src/llm/index.js';
 
 export interface ImageSource {
-  /** True when the image exists in the organisation. */
-  exists(orgId: string, imageId: string): Promise<boolean>;
+  /** The session the image was uploaded to, or null when the organisation has no such image. */
+  sessionOf(orgId: string, imageId: string): Promise<string | null>;
   /** The image as an inline LLM part, or null when it is gone. */
   load(orgId: string, imageId: string): Promise<LlmImagePart | null>;
 }
 
 export const noImages: ImageSource = {
-  exists: async () => false,
+  sessionOf: async () => null,
   load: async () => null,
 };

@@ -18,14 +18,16 @@ export type { DecideInput, StepState, TurnDecision, TurnState } from './turn-dec
 export {
   addUsage,
   CANCEL_INPUT_TEXT,
+  CLIENT_TOOL_SOURCE,
   CANCELLED_OUTPUT_TEXT,
   CANCELLED_TOOL_ERROR,
   INTERRUPTED_TOOL_ERROR,
   textPart,
+  toolTags,
   turnEvents,
   ZERO_USAGE,
 } from './turn-events.js';
-export type { MessagePart, ModelRef, StoredMessage, ToolCallRef, TurnErrorCode, TurnRef, Usage } from './turn-events.js';
+export type { MessagePart, ModelRef, StoredMessage, ToolCallRef, ToolSource, TurnErrorCode, TurnRef, Usage } from './turn-events.js';
 export { TerminalTurnError, RetryableTurnError, TurnStoppedError } from './turn-errors.js';
 export { createTurnEngine } from './turn-engine.js';
 export type { TurnEngine, TurnEngineDeps, TurnEngineOptions, TurnEnginePorts } from './turn-engine.js';

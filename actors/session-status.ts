@@ -17,6 +17,8 @@ export type TurnSessionStatus = 'started' | 'idle' | 'active' | 'waiting_for_too
 export interface SessionTurnRow {
   id: string;
   organization_id: string;
+  /** The creator (ownership: members reach only their own sessions). */
+  user_id: string;
   status: TurnSessionStatus;
   current_turn_id: string | null;
   cancel_requested_turn_id: string | null;
@@ -30,7 +32,7 @@ export function createSessionStatus(store: Store) {
   return {
     async read(sessionId: string): Promise<SessionTurnRow | null> {
       const rows = await store.sql<SessionTurnRow>(
-        'select id, organization_id, status, current_turn_id, cancel_requested_turn_id from sessions where id = ?',
+        'select id, organization_id, user_id, status, current_turn_id, cancel_requested_turn_id from sessions where id = ?',
         [sessionId],
       );
       return rows[0] ?? null;

@@ -9,6 +9,11 @@ import { ToolError, type CapabilityConfig, type ToolContext } from '../src/capab
 export interface ToolSessionRef {
   session_id: string;
   org_id: string;
+  /**
+   * True when the turn acts for the user who created the session: only then may tools use
+   * that user's connection secrets (`connection:<provider>`).
+   */
+  may_use_connections?: boolean;
 }
 
 /** The per-session storage members of a `ToolContext`. */

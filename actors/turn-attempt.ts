@@ -162,6 +162,7 @@ export class TurnAttempt {
       const decision = decideTurnStep(turnLog.state, {
         maxIterations: setup.maxIterations,
         clientToolNames: setup.clientToolNames,
+        toolSource: (name) => setup.serverTools.get(name)?.capability_id ?? null,
         sessionUsage: turnLog.transcript.usage,
         model: this.#model ? modelRef(this.#model) : null,
         now: new Date(),
@@ -211,21 +212,23 @@ export class TurnAttempt {
       case 'reason':
         await this.#reason(turnLog, setup, d.iteration, d.resumed);
         return false;
-      case 'act':
+      case 'act': {
+        const session = { session_id: this.#sessionId, org_id: setup.orgId, may_use_connections: this.#job.user_id === setup.ownerUserId };
         await runActStep(
           { commit: (events) => turnLog.commit(events), push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date(), log: this.#log },
           {
             turn: this.#job.turn,
-            session: { session_id: this.#sessionId, org_id: setup.orgId },
+            session,
             calls: d.calls,
             tools: setup.serverTools,
-            storage: await this.#deps.toolStorage({ session_id: this.#sessionId, org_id: setup.orgId }),
+            storage: await this.#deps.toolStorage(session),
             signal: this.#ac.signal,
             timeoutMs: this.#o.toolTimeoutMs,
             maxParallel: this.#o.maxParallelTools,
           },
         );
         return false;
+      }
     }
   }
 

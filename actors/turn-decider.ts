@@ -8,6 +8,7 @@ import type { NewEvent, SessionEvent } from '../src/bus/ports.js';
 import type { EventType } from '../src/events/event-types.js';
 import {
   addUsage,
+  CLIENT_TOOL_SOURCE,
   CANCELLED_OUTPUT_TEXT,
   CANCELLED_TOOL_ERROR,
   INTERRUPTED_TOOL_ERROR,
@@ -16,6 +17,7 @@ import {
   ZERO_USAGE,
   type ModelRef,
   type ToolCallRef,
+  type ToolSource,
   type TurnRef,
   type Usage,
 } from './turn-events.js';
@@ -198,6 +200,8 @@ export interface DecideInput {
   maxIterations: number;
   /** Names of the agent's client tools (spec 2.2): their calls go to the client. */
   clientToolNames: ReadonlySet<string>;
+  /** A tool's capability id, `client` for a client tool, null when unknown (for event tags). */
+  toolSource?: (name: string) => ToolSource;
   /** The session's cumulative usage including this turn (for `session.idled`). */
   sessionUsage: Usage;
   /** The model the turn runs on, when resolved (metadata of a cancellation message). */
@@ -212,6 +216,7 @@ const NO_MODEL: ModelRef = { model: '', model_id: null, provider_id: null };
 export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
   const { turn } = s;
   const id = input.newId;
+  const sourceOf = toolSourceOf(input);
   const iterations = s.steps.length;
   if (s.idled) return { type: 'done' };
   if (s.cancelled && !s.cancelClosed) return { type: 'emit', events: closeCancellation(s, input) };
@@ -229,10 +234,12 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
   if (interrupted.length) {
     return {
       type: 'emit',
-      events: interrupted.map((c) => turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), { call: c, display_name: c.name, error: INTERRUPTED_TOOL_ERROR })),
+      events: interrupted.map((c) =>
+        turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), { call: c, display_name: c.name, error: INTERRUPTED_TOOL_ERROR, source: sourceOf(c.name) }),
+      ),
     };
   }
-  if (!step.actStarted) return { type: 'emit', events: [turnEvents.actStarted(id(), turn, step.iteration, [...step.toolCalls])] };
+  if (!step.actStarted) return { type: 'emit', events: [turnEvents.actStarted(id(), turn, step.iteration, [...step.toolCalls], sourceOf)] };
   const isClient = (c: ToolCallRef) => input.clientToolNames.has(c.name);
   const unrequested = step.toolCalls.filter((c) => open(c) && isClient(c) && !step.requested.has(c.id));
   if (unrequested.length) return { type: 'emit', events: [turnEvents.toolCallRequested(id(), turn, unrequested)] };
@@ -252,15 +259,21 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
 }
 
 /** Spec 3.2 step 4, keeping the transcript consistent: every open tool call gets a result first. */
+/** The tool's source for its event tags; client tools are known by name even without `toolSource`. */
+function toolSourceOf(input: DecideInput): (name: string) => ToolSource {
+  return (name) => input.toolSource?.(name) ?? (input.clientToolNames.has(name) ? CLIENT_TOOL_SOURCE : null);
+}
+
 function closeCancellation(s: TurnState, input: DecideInput): NewEvent[] {
   const { turn } = s;
   const id = input.newId;
+  const sourceOf = toolSourceOf(input);
   const events: NewEvent[] = [];
   const step = s.steps.at(-1);
   if (step?.llmDone) {
     for (const c of step.toolCalls) {
       if (step.completed.has(c.id)) continue;
-      events.push(turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), { call: c, display_name: c.name, error: CANCELLED_TOOL_ERROR }));
+      events.push(turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), { call: c, display_name: c.name, error: CANCELLED_TOOL_ERROR, source: sourceOf(c.name) }));
     }
     if (step.actStarted && !step.actCompleted) {
       const failed = step.toolCalls.length - [...step.completed.values()].filter(Boolean).length;

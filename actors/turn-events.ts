@@ -25,7 +25,20 @@ export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
 export interface TurnRef {
   turn_id: string;
   input_message_id: string;
+  /** The input message's tags (spec 2.5), carried by every event of the turn. */
+  tags?: string[];
 }
+
+/** Where a tool comes from: its capability id, `client` for a client tool (spec 2.2), null when unknown. */
+export type ToolSource = string | null;
+
+/** Tags of a tool's events: `tool:<name>` and `capability:<id>` (or `client_tool`). */
+export function toolTags(name: string, source: ToolSource): string[] {
+  if (source === CLIENT_TOOL_SOURCE) return [`tool:${name}`, 'client_tool'];
+  return source ? [`tool:${name}`, `capability:${source}`] : [`tool:${name}`];
+}
+
+export const CLIENT_TOOL_SOURCE = 'client';
 
 /** The model a step ran on, as reported in `output.message.completed` metadata. */
 export interface ModelRef {
@@ -49,6 +62,7 @@ export interface StoredMessage {
   content: MessagePart[];
   created_at: string;
   controls?: Record<string, unknown>;
+  tags?: string[];
   thinking?: string;
 }
 
@@ -64,36 +78,44 @@ function ctx(turn: TurnRef, extra: Partial<EventContext> = {}): EventContext {
   return { turn_id: turn.turn_id, input_message_id: turn.input_message_id, ...extra };
 }
 
+/** `context` and `tags` of an event of the turn: the message's tags, then the event's own. */
+function on(turn: TurnRef, extra: Partial<EventContext> = {}, own: readonly string[] = []): Pick<NewEvent, 'context' | 'tags'> {
+  const tags = [...new Set([...(turn.tags ?? []), ...own])];
+  return tags.length ? { context: ctx(turn, extra), tags } : { context: ctx(turn, extra) };
+}
+
 export const turnEvents = {
   inputMessage(id: string, message: StoredMessage, turn?: TurnRef): NewEvent {
-    return { id, type: 'input.message', context: turn ? ctx(turn) : {}, data: { message } };
+    return { id, type: 'input.message', ...(turn ? on(turn) : { context: {} }), data: { message } };
   },
   sessionStarted(id: string, turn: TurnRef): NewEvent {
-    return { id, type: 'session.started', context: ctx(turn), data: {} };
+    return { id, type: 'session.started', ...on(turn), data: {} };
   },
-  turnStarted(id: string, turn: TurnRef): NewEvent {
-    return { id, type: 'turn.started', context: ctx(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };
+  /** `user_id`: who sent the message (absent for the scheduler); a resumed turn acts for them only if they resume it. */
+  turnStarted(id: string, turn: TurnRef, userId?: string): NewEvent {
+    const data = { turn_id: turn.turn_id, input_message_id: turn.input_message_id, ...(userId ? { user_id: userId } : {}) };
+    return { id, type: 'turn.started', ...on(turn), data };
   },
   sessionActivated(id: string, turn: TurnRef): NewEvent {
-    return { id, type: 'session.activated', context: ctx(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };
+    return { id, type: 'session.activated', ...on(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };
   },
   reasonStarted(id: string, turn: TurnRef, iteration: number): NewEvent {
-    return { id, type: 'reason.started', context: ctx(turn), data: { turn_id: turn.turn_id, iteration } };
+    return { id, type: 'reason.started', ...on(turn), data: { turn_id: turn.turn_id, iteration } };
   },
   outputStarted(id: string, turn: TurnRef, model: string, iteration: number): NewEvent {
-    return { id, type: 'output.message.started', context: ctx(turn), data: { turn_id: turn.turn_id, model, iteration } };
+    return { id, type: 'output.message.started', ...on(turn), data: { turn_id: turn.turn_id, model, iteration } };
   },
   outputDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewEvent {
-    return { id, type: 'output.message.delta', context: ctx(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
+    return { id, type: 'output.message.delta', ...on(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
   },
   thinkingStarted(id: string, turn: TurnRef, model: string): NewEvent {
-    return { id, type: 'reason.thinking.started', context: ctx(turn), data: { turn_id: turn.turn_id, model } };
+    return { id, type: 'reason.thinking.started', ...on(turn), data: { turn_id: turn.turn_id, model } };
   },
   thinkingDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewEvent {
-    return { id, type: 'reason.thinking.delta', context: ctx(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
+    return { id, type: 'reason.thinking.delta', ...on(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
   },
   thinkingCompleted(id: string, turn: TurnRef, thinking: string): NewEvent {
-    return { id, type: 'reason.thinking.completed', context: ctx(turn), data: { turn_id: turn.turn_id, thinking } };
+    return { id, type: 'reason.thinking.completed', ...on(turn), data: { turn_id: turn.turn_id, thinking } };
   },
   /**
    * The agent's message of one step; tool calls are `tool_call` parts. `provider_state`
@@ -110,7 +132,7 @@ export const turnEvents = {
     const event: NewEvent = {
       id,
       type: 'output.message.completed',
-      context: ctx(turn),
+      ...on(turn),
       data: { message: m.message, metadata: { ...m.model }, usage: { input_tokens: m.usage.input_tokens, output_tokens: m.usage.output_tokens } },
     };
     if (Object.keys(metadata).length) event.metadata = metadata;
@@ -124,33 +146,39 @@ export const turnEvents = {
     return {
       id,
       type: 'llm.generation',
-      context: ctx(turn),
+      ...on(turn),
       data: { turn_id: turn.turn_id, iteration: g.iteration, ...g.model, stop_reason: g.stop_reason, duration_ms: g.duration_ms, usage: g.usage },
       metadata: { usage: g.usage },
     };
   },
   reasonCompleted(id: string, turn: TurnRef, iteration: number, stopReason: string, toolCalls: number): NewEvent {
-    return { id, type: 'reason.completed', context: ctx(turn), data: { turn_id: turn.turn_id, iteration, stop_reason: stopReason, tool_calls: toolCalls } };
+    return { id, type: 'reason.completed', ...on(turn), data: { turn_id: turn.turn_id, iteration, stop_reason: stopReason, tool_calls: toolCalls } };
   },
-  actStarted(id: string, turn: TurnRef, iteration: number, calls: ToolCallRef[]): NewEvent {
+  /** Tagged with every tool of the batch (`sourceOf` names each one's capability). */
+  actStarted(id: string, turn: TurnRef, iteration: number, calls: ToolCallRef[], sourceOf: (name: string) => ToolSource = () => null): NewEvent {
     return {
       id,
       type: 'act.started',
-      context: ctx(turn),
+      ...on(turn, {}, calls.flatMap((c) => toolTags(c.name, sourceOf(c.name)))),
       data: { turn_id: turn.turn_id, iteration, tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) },
     };
   },
   actCompleted(id: string, turn: TurnRef, iteration: number, succeeded: number, failed: number): NewEvent {
-    return { id, type: 'act.completed', context: ctx(turn), data: { turn_id: turn.turn_id, iteration, succeeded, failed } };
+    return { id, type: 'act.completed', ...on(turn), data: { turn_id: turn.turn_id, iteration, succeeded, failed } };
   },
-  toolStarted(id: string, turn: TurnRef, execId: string, call: ToolCallRef, displayName: string): NewEvent {
-    return { id, type: 'tool.started', context: ctx(turn, { exec_id: execId }), data: { tool_call: call, display_name: displayName } };
+  toolStarted(id: string, turn: TurnRef, execId: string, call: ToolCallRef, displayName: string, source: ToolSource = null): NewEvent {
+    return { id, type: 'tool.started', ...on(turn, { exec_id: execId }, toolTags(call.name, source)), data: { tool_call: call, display_name: displayName } };
   },
-  toolSucceeded(id: string, turn: TurnRef, execId: string, t: { call: ToolCallRef; display_name: string; result: MessagePart[]; duration_ms: number }): NewEvent {
+  toolSucceeded(
+    id: string,
+    turn: TurnRef,
+    execId: string,
+    t: { call: ToolCallRef; display_name: string; result: MessagePart[]; duration_ms: number; source?: ToolSource },
+  ): NewEvent {
     return {
       id,
       type: 'tool.completed',
-      context: ctx(turn, { exec_id: execId }),
+      ...on(turn, { exec_id: execId }, toolTags(t.call.name, t.source ?? null)),
       data: {
         tool_call_id: t.call.id,
         tool_name: t.call.name,
@@ -162,7 +190,12 @@ export const turnEvents = {
       },
     };
   },
-  toolFailed(id: string, turn: TurnRef, execId: string, t: { call: Pick<ToolCallRef, 'id' | 'name'>; display_name: string; error: string; duration_ms?: number }): NewEvent {
+  toolFailed(
+    id: string,
+    turn: TurnRef,
+    execId: string,
+    t: { call: Pick<ToolCallRef, 'id' | 'name'>; display_name: string; error: string; duration_ms?: number; source?: ToolSource },
+  ): NewEvent {
     const data: Record<string, unknown> = {
       tool_call_id: t.call.id,
       tool_name: t.call.name,
@@ -172,22 +205,22 @@ export const turnEvents = {
       error: t.error,
     };
     if (t.duration_ms !== undefined) data['duration_ms'] = t.duration_ms;
-    return { id, type: 'tool.completed', context: ctx(turn, { exec_id: execId }), data };
+    return { id, type: 'tool.completed', ...on(turn, { exec_id: execId }, toolTags(t.call.name, t.source ?? null)), data };
   },
   toolCallRequested(id: string, turn: TurnRef, calls: ToolCallRef[]): NewEvent {
-    return { id, type: 'tool.call_requested', context: ctx(turn), data: { tool_calls: calls } };
+    return { id, type: 'tool.call_requested', ...on(turn, {}, calls.flatMap((c) => toolTags(c.name, CLIENT_TOOL_SOURCE))), data: { tool_calls: calls } };
   },
   turnCompleted(id: string, turn: TurnRef, t: { iterations: number; duration_ms: number; usage: Usage }): NewEvent {
-    return { id, type: 'turn.completed', context: ctx(turn), data: { turn_id: turn.turn_id, ...t } };
+    return { id, type: 'turn.completed', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
   turnFailed(id: string, turn: TurnRef, t: { error: string; error_code: TurnErrorCode; iterations: number }): NewEvent {
-    return { id, type: 'turn.failed', context: ctx(turn), data: { turn_id: turn.turn_id, ...t } };
+    return { id, type: 'turn.failed', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
   turnCancelled(id: string, turn: TurnRef, usage: Usage): NewEvent {
-    return { id, type: 'turn.cancelled', context: ctx(turn), data: { turn_id: turn.turn_id, reason: 'user_requested', usage } };
+    return { id, type: 'turn.cancelled', ...on(turn), data: { turn_id: turn.turn_id, reason: 'user_requested', usage } };
   },
   sessionIdled(id: string, turn: TurnRef, t: { iterations: number; usage: Usage }): NewEvent {
-    return { id, type: 'session.idled', context: ctx(turn), data: { turn_id: turn.turn_id, ...t } };
+    return { id, type: 'session.idled', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
 };
 

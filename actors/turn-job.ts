@@ -14,6 +14,13 @@ export interface TurnJobData {
   org_id: string;
   turn_id: string;
   input_message_id: string;
+  /**
+   * The user whose request made this job (the message's or the tool results' sender); absent
+   * for the scheduler. Tools use the session creator's connections only when it is the creator.
+   */
+  user_id?: string;
+  /** The input message's tags, carried by every event of the turn. */
+  tags?: string[];
   /** `start` only: input.message, (session.started), turn.started, session.activated. */
   preamble?: NewEvent[];
 }
@@ -32,5 +39,7 @@ export function parseTurnJob(turn: TurnJob): TurnJobData & { turn: TurnRef } {
   if ((d.kind !== 'start' && d.kind !== 'resume') || !d.turn_id || !d.input_message_id || !d.org_id) {
     throw new Error(`unreadable turn job for session ${turn.session_id}`);
   }
-  return { ...(d as TurnJobData), turn: { turn_id: d.turn_id, input_message_id: d.input_message_id } };
+  const turnRef: TurnRef = { turn_id: d.turn_id, input_message_id: d.input_message_id };
+  if (Array.isArray(d.tags) && d.tags.length) turnRef.tags = d.tags.map(String);
+  return { ...(d as TurnJobData), turn: turnRef };
 }

@@ -27,9 +27,12 @@ export const LlmProviderCreate = Type.Object(
   { $id: 'LlmProviderCreate', additionalProperties: false },
 );
 
-/** PATCH /v1/llm-providers/{id}: only the given fields change; `api_key` replaces the key. */
+/**
+ * PATCH /v1/llm-providers/{id}: only the given fields change; `api_key` replaces the key. A new
+ * `base_url` or `provider_type` needs a new `api_key` in the same request.
+ */
 export const LlmProviderPatch = Type.Object(
-  { name: Type.Optional(ProviderName), api_key: Type.Optional(ApiKey), base_url: Type.Optional(BaseUrl) },
+  { name: Type.Optional(ProviderName), provider_type: Type.Optional(ref(LlmProviderType)), api_key: Type.Optional(ApiKey), base_url: Type.Optional(BaseUrl) },
   { $id: 'LlmProviderPatch', additionalProperties: false },
 );
 

@@ -34,7 +34,8 @@ export const CreateSessionBody = Type.Object(
     title: Type.Optional(Type.String({ maxLength: 2048 })),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 100 })),
     capabilities: Type.Optional(Type.Array(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Ref('CapabilityRef')]), { maxItems: 250 })),
-    model_id: Type.Optional(Uuid),
+    // Any text: a value that names no model of the organisation, a malformed one included, is 404 (spec 4.2).
+    model_id: Type.Optional(Type.String({ maxLength: 1024 })),
   },
   { $id: 'CreateSessionBody', additionalProperties: false },
 );
@@ -51,7 +52,7 @@ export const UpdateSessionBody = Type.Object(
 export const SessionList = PageOf(Type.Ref('Session'), 'SessionList');
 
 export const ListSessionsQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   agent_id: Type.Optional(Uuid),
 });
@@ -73,12 +74,17 @@ export const Event = Type.Object(
 
 export const EventList = Type.Object({ data: Type.Array(Type.Ref('Event')) }, { $id: 'EventList' });
 
-const EventTypeName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
+/** A known event type, or empty (`types=`: an empty filter means all types, spec 6.1). */
+const EventTypeName = Type.Union([...EVENT_TYPES.map((t) => Type.Literal(t)), Type.Literal('')]);
 
-/** `types` / `exclude`: repeated keys, at most 25 each, known event types only (spec 6.1). */
+/**
+ * `types` / `exclude`: repeated keys, at most 25 each, known event types only (spec 6.1).
+ * `tags`: repeated or comma-separated, an event passes with any of them (src/events/event-filter.ts).
+ */
 export const EventFilterQuery = {
   types: Type.Optional(Type.Array(EventTypeName, { maxItems: 25 })),
   exclude: Type.Optional(Type.Array(EventTypeName, { maxItems: 25 })),
+  tags: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 25 })),
   since_id: Type.Optional(Uuid),
 };
 
@@ -91,6 +97,7 @@ export const Message = Type.Object(
     role: Type.Union([Type.Literal('user'), Type.Literal('agent'), Type.Literal('tool_result')]),
     content: Type.Array(Type.Record(Type.String(), Type.Unknown())),
     created_at: Timestamp,
+    tags: Type.Optional(Type.Array(Type.String())),
   },
   { $id: 'Message' },
 );

@@ -1,16 +1,33 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListOf, Timestamp } from './common.js';
+import { ListOf, PageOf, Timestamp } from './common.js';
 
 /** Secret names: letters, digits, `_`, `.`, `-` and `:` (for `connection:<provider>`), up to 128. */
 export const SECRET_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$';
 /** Largest secret value accepted over REST, in characters. */
 export const MAX_SECRET_VALUE_LENGTH = 65536;
 
+/** Largest page of `GET …/storage/keys` (and of the kv_store tool's list). */
+export const MAX_KV_PAGE = 1000;
+
 export const KvEntry = Type.Object(
-  { key: Type.String(), value: Type.String(), created_at: Timestamp, updated_at: Timestamp },
+  {
+    key: Type.String(),
+    value: Type.Optional(Type.String({ description: 'Only with include_values=true.' })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
   { $id: 'KvEntry' },
 );
-export const KvEntryList = ListOf(Type.Ref('KvEntry'), 'KvEntryList');
+export const KvEntryList = PageOf(Type.Ref('KvEntry'), 'KvEntryList');
+
+/** Keys are listed by name; values only when asked, since a page of values can be large. */
+export const KvListQuery = Type.Object({
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: MAX_KV_PAGE, default: 100 }),
+  prefix: Type.Optional(Type.String({ maxLength: 256 })),
+  include_values: Type.Boolean({ default: false }),
+});
+export type KvListQueryInput = Static<typeof KvListQuery>;
 
 /** A secret as listed: the name and timestamps, never the value. */
 export const SecretInfo = Type.Object(

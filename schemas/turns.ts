@@ -30,9 +30,16 @@ export const MessageControls = Type.Object(
   { $id: 'MessageControls', additionalProperties: false },
 );
 
+/** Most tags one message may carry; every event of its turn repeats them (spec 2.5). */
+export const MAX_MESSAGE_TAGS = 20;
+
+/** A message tag: no commas (tag filters are comma-separated) and no control characters. */
+export const MessageTag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[^,\\u0000-\\u001f\\u007f]+$' });
+
 export const InputMessage = Type.Object(
   {
     role: Type.Optional(Type.Literal('user')),
+    tags: Type.Optional(Type.Array(MessageTag, { maxItems: MAX_MESSAGE_TAGS })),
     content: Type.Array(Type.Union([Type.Ref('TextInputPart'), Type.Ref('ImageFileInputPart')]), { minItems: 1, maxItems: MAX_MESSAGE_PARTS }),
     controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
   },

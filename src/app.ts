@@ -14,7 +14,7 @@ import { createSessionHub } from './events/session-hub.js';
 import { systemRoutes } from './api/system/routes.js';
 import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus } from './bus/index.js';
-import { builtinCapabilities, createCapabilityRegistry } from './capabilities/index.js';
+import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
@@ -50,6 +50,11 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const bus = config.NATS_URL
       ? await createBus({
           kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
+          auth: {
+            credsFile: config.NATS_CREDS,
+            nkeySeed: config.NATS_NKEY_SEED,
+            tls: { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY },
+          },
           replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
         })
       : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
@@ -62,19 +67,45 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
     });
 
-    const llm = createLlmModule({ store, keyring, log, systemDefault: 'llmsim', syncBaseUrlOverride: llmSyncBaseUrlOverride });
+    const llm = createLlmModule({
+      store, keyring, log, systemDefault: 'llmsim', syncBaseUrlOverride: llmSyncBaseUrlOverride,
+      allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),
+    });
+    await llm.upgradeLegacyKeys();
     if (bootstrap.created) await llm.seedFromEnv(config);
     const { llmProviders, llmModels, modelSync, modelResolver } = llm;
 
-    const auth = await createAuthModule({ config, store, log });
+    const auth = await createAuthModule({ config, store, log, keyring });
     const parsePool = createParsePool({ workers: config.PARSE_WORKERS, timeoutMs: config.PARSE_TIMEOUT_MS, memoryMb: config.PARSE_WORKER_MEMORY_MB, queueMax: config.PARSE_QUEUE_MAX });
     closers.unshift({ name: 'parse-pool', close: () => parsePool.close() });
-    const capabilities = createCapabilityRegistry({ capabilities: builtinCapabilities({ webFetch: { convertHtml: htmlConverterOf(parsePool) } }) });
+    const capabilities = createCapabilityRegistry({
+      builtin: { webFetch: { allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS), convertHtml: htmlConverterOf(parsePool) } },
+    });
     const agents = createAgentService({ store, capabilities, models: llmModels.lookup, parse: parsePool.run });
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
-    const storage = createStorage({ store, keyring, log }, { fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES });
+    const sqlSandbox = createSqlSandbox({
+      workers: config.SQL_WORKERS,
+      timeoutMs: config.SQL_STATEMENT_TIMEOUT_MS,
+      memoryBytes: config.SQL_MEMORY_LIMIT_MB * 1024 * 1024,
+      queueMax: config.SQL_QUEUE_MAX,
+      queueMaxPerKey: config.SQL_QUEUE_MAX_PER_SESSION,
+    });
+    closers.unshift({ name: 'sql-sandbox', close: () => sqlSandbox.close() });
+    const storage = createStorage({ store, keyring, log }, {
+      fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES,
+      sqlSandbox,
+      maxSqlDatabaseBytes: config.SQL_DATABASE_MAX_BYTES,
+      maxSqlDatabases: config.SQL_DATABASES_PER_SESSION,
+      kvMaxEntries: config.SESSION_KV_MAX_ENTRIES,
+      kvMaxBytes: config.SESSION_KV_MAX_BYTES,
+      maxSecrets: config.SESSION_MAX_SECRETS,
+      maxSchedules: config.SESSION_MAX_SCHEDULES,
+      maxImagesPerSession: config.SESSION_MAX_IMAGES,
+      imageQuotaBytes: config.SESSION_IMAGE_QUOTA_BYTES,
+      maxConnections: config.USER_MAX_CONNECTIONS,
+    });
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
     const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
     const turns = createTurnService({ store, bus, log, ...engine.ports });
@@ -99,7 +130,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: '1.0.0', prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate });
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH });
     const server = createHttpServer(
       {
         host: config.HOST,

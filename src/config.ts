@@ -2,6 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 // Direct, not through http/index.js: the parser is pure and config must not load uWebSockets.js.
 import { parseTrustedProxies } from './http/client-address.js';
+// Direct as well: a pure parser, and the capabilities index would load every capability.
+import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
+import { DEFAULT_MAX_JSON_DEPTH } from './http/input-hygiene.js';
+import { parseNatsUrl } from './bus/nats/nats-url.js';
 
 /**
  * The service configuration, read once from the environment and validated here.
@@ -14,6 +18,14 @@ const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   NATS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  /** Path of a `.creds` file (user JWT + nkey seed) to authenticate to NATS. */
+  NATS_CREDS: Type.Optional(Type.String({ minLength: 1 })),
+  /** A user nkey seed (`SU…`), or the path of a file holding one. */
+  NATS_NKEY_SEED: Type.Optional(Type.String({ minLength: 1 })),
+  /** PEM files: the CA of the NATS servers' certificates; this client's certificate and key (mutual TLS). */
+  NATS_TLS_CA: Type.Optional(Type.String({ minLength: 1 })),
+  NATS_TLS_CERT: Type.Optional(Type.String({ minLength: 1 })),
+  NATS_TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   NATS_EVENT_SHARDS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
   /** `auto`: min(3, servers in the NATS cluster); 1-5 fixes the replicas of every stream and bucket. */
   NATS_REPLICAS: Type.String({ pattern: '^(auto|[1-5])$', default: 'auto' }),
@@ -24,6 +36,8 @@ const ConfigSchema = Type.Object({
   INSTANCE_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   EXPECTED_INSTANCES: Type.Integer({ minimum: 1, default: 1 }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1_200_000 }),
+  /** Deepest nesting of arrays and objects in a JSON request body; deeper bodies get 400. */
+  MAX_JSON_DEPTH: Type.Integer({ minimum: 8, maximum: 1000, default: DEFAULT_MAX_JSON_DEPTH }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 10, default: 30_000 }),
   SSE_CYCLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
@@ -49,6 +63,30 @@ const ConfigSchema = Type.Object({
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
+  /** Tenant quotas (docs/decisions.md, "Secrets by reference and tenant quotas"). */
+  SESSION_KV_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),
+  SESSION_KV_MAX_BYTES: Type.Integer({ minimum: 1, default: 32 * 1024 * 1024 }),
+  SESSION_MAX_SECRETS: Type.Integer({ minimum: 1, default: 100 }),
+  SESSION_MAX_SCHEDULES: Type.Integer({ minimum: 1, default: 500 }),
+  SESSION_MAX_IMAGES: Type.Integer({ minimum: 1, default: 100 }),
+  SESSION_IMAGE_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 200 * 1024 * 1024 }),
+  USER_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 20 }),
+  /** `session_sql_database` sandbox (docs/decisions.md, "SQL sandbox"). */
+  SQL_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 5000 }),
+  SQL_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  SQL_MEMORY_LIMIT_MB: Type.Integer({ minimum: 8, maximum: 4096, default: 64 }),
+  SQL_QUEUE_MAX: Type.Integer({ minimum: 1, default: 100 }),
+  SQL_QUEUE_MAX_PER_SESSION: Type.Integer({ minimum: 1, default: 8 }),
+  SQL_DATABASE_MAX_BYTES: Type.Integer({ minimum: 65536, default: 50 * 1024 * 1024 }),
+  SQL_DATABASES_PER_SESSION: Type.Integer({ minimum: 1, default: 20 }),
+  /**
+   * Comma-separated hosts (`host`, `host:port`, `*.domain`, `*`) that `fetch_url` may reach
+   * although they resolve to private, loopback or link-local addresses; empty: none. Tenants
+   * (agent and session `allow_hosts`) cannot add to it.
+   */
+  WEB_FETCH_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
+  LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /** Parse pool (agent definitions, client tool schemas, fetched HTML): threads, deadline per job, heap per thread, waiting jobs. */
   PARSE_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
@@ -95,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   if (cfg.NATS_URL && !cfg.DATABASE_URL) {
     throw new ConfigError('invalid configuration: NATS_URL needs DATABASE_URL (instances sharing a bus must share a database)');
   }
+  checkNatsAuth(cfg);
   if (cfg.SECRETS_ENCRYPTION_KEY_PREVIOUS && !cfg.SECRETS_ENCRYPTION_KEY) {
     throw new ConfigError('invalid configuration: SECRETS_ENCRYPTION_KEY_PREVIOUS needs SECRETS_ENCRYPTION_KEY');
   }
@@ -103,6 +142,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   } catch (err) {
     throw new ConfigError(`invalid configuration: TRUST_PROXY ${(err as Error).message}`);
   }
+  for (const key of ['WEB_FETCH_ALLOWED_PRIVATE_HOSTS', 'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS'] as const) {
+    try {
+      parseHostAllowlist(cfg[key]);
+    } catch (err) {
+      throw new ConfigError(`invalid configuration: ${key} ${(err as Error).message}`);
+    }
+  }
   const mode: RunMode = cfg.NATS_URL ? 'distributed' : cfg.DATABASE_URL ? 'single' : 'embedded';
   return Object.freeze({ ...cfg, mode });
+}
+
+/** NATS_URL parses (without echoing it: it may hold a password); one way to authenticate; TLS settings that belong together. */
+function checkNatsAuth(cfg: Static<typeof ConfigSchema>): void {
+  const others = (['NATS_CREDS', 'NATS_NKEY_SEED', 'NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY'] as const).filter((k) => cfg[k] !== undefined);
+  if (!cfg.NATS_URL) {
+    if (others.length) throw new ConfigError(`invalid configuration: ${others[0]} needs NATS_URL`);
+    return;
+  }
+  let inUrl: boolean;
+  try {
+    inUrl = parseNatsUrl(cfg.NATS_URL).credentials !== undefined;
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: NATS_URL ${(err as Error).message}`);
+  }
+  const methods = [inUrl && 'credentials in NATS_URL', cfg.NATS_CREDS && 'NATS_CREDS', cfg.NATS_NKEY_SEED && 'NATS_NKEY_SEED'].filter(Boolean);
+  if (methods.length > 1) throw new ConfigError(`invalid configuration: use one of ${methods.join(', ')} to authenticate to NATS, not several`);
+  if (Boolean(cfg.NATS_TLS_CERT) !== Boolean(cfg.NATS_TLS_KEY)) throw new ConfigError('invalid configuration: NATS_TLS_CERT and NATS_TLS_KEY go together');
 }

@@ -82,6 +82,17 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * A tenant quota is reached and nothing was changed: 413 when a size total would be exceeded,
+ * 409 when a count is (docs/decisions.md, "Secrets by reference and tenant quotas").
+ */
+export class QuotaExceededError extends AppError {
+  constructor(kind: 'count' | 'bytes', message: string) {
+    super(kind === 'bytes' ? 413 : 409, 'quota_exceeded', message);
+    this.name = 'QuotaExceededError';
+  }
+}
+
 export class UnsupportedMediaTypeError extends AppError {
   constructor(message = 'Unsupported media type') {
     super(415, 'unsupported_media_type', message);

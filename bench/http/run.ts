@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startNatsServer } from '../../test/helpers/nats-server.js';
+import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.js';
 import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { runLoad, type LoadResult, type LoadTool } from '../lib/load.js';
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
         if (mode === 'nats') {
           const nats = await startNatsServer();
           cleanups.unshift(() => nats.stop());
-          env['NATS_URL'] = nats.url;
+          Object.assign(env, natsServiceEnv(nats)); // NATS_URL, and TLS files under NATS_TEST_SECURE=1
           depNeedles.push(dirname(nats.storeDir));
           env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
         }

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createTestDatabase, TEST_PG_URL } from '../../test/helpers/postgres.js';
-import { startNatsServer } from '../../test/helpers/nats-server.js';
+import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.js';
 import { formatProfile, summariseCpuProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
 import { SERVICE_NODE_FLAGS, busyShare, canPin, cpuCount, freePort, readSystemCpu, spawnProcess, startServer, waitForQuiet, type Proc } from '../lib/process.js';
@@ -376,7 +376,7 @@ async function startTarget(name: TargetName, control: string, hub: ReturnType<ty
   if (mode === 'nats') {
     const nats = await startNatsServer();
     cleanups.unshift(() => nats.stop());
-    env['NATS_URL'] = nats.url;
+    Object.assign(env, natsServiceEnv(nats)); // NATS_URL, and TLS files under NATS_TEST_SECURE=1
     env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
   }
   log(`starting the service (${mode}) …`);

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startNatsServer } from '../../test/helpers/nats-server.js';
+import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.js';
 import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
@@ -144,7 +144,7 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
       depNeedles.push(` ${new URL(db.url).pathname.slice(1)} `);
       const nats = await startNatsServer();
       cleanups.unshift(() => nats.stop());
-      env['NATS_URL'] = nats.url;
+      Object.assign(env, natsServiceEnv(nats)); // NATS_URL, and TLS files under NATS_TEST_SECURE=1
       env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
       depNeedles.push(dirname(nats.storeDir));
       monitorUrl = natsMonitorUrl(nats.storeDir);

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Keyring } from '../crypto/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { createAccessTokens } from './access-tokens.js';
@@ -13,6 +14,8 @@ export interface AuthModuleDeps {
   config: Config;
   store: Store;
   log: Logger;
+  /** Seals the stored JWT signing key. */
+  keyring: Keyring;
 }
 
 /**
@@ -20,8 +23,9 @@ export interface AuthModuleDeps {
  * shared in the database), password hashing, access/stream tokens, refresh-token families, the
  * login throttle, the cache of recent credential checks and the request authenticator.
  */
-export async function createAuthModule({ config, store, log }: AuthModuleDeps) {
-  const secret = await loadJwtSecret({ store, configured: config.JWT_SECRET });
+export async function createAuthModule({ config, store, log, keyring }: AuthModuleDeps) {
+  const secret = await loadJwtSecret({ store, keyring, configured: config.JWT_SECRET });
+  if (secret.sealedNow) log.warn('the stored JWT signing key was in plain text; it is now sealed with the secrets keyring');
   log.info({ source: secret.source }, 'JWT signing key loaded');
   const tokens = createAccessTokens({ store, key: secret.key, accessTtlS: config.ACCESS_TOKEN_TTL_S, streamTtlS: config.STREAM_TOKEN_TTL_S });
   const refreshTokens = createRefreshTokens({ store, ttlS: config.REFRESH_TOKEN_TTL_S });

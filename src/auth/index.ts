@@ -18,3 +18,5 @@ export type { JwtSecretOptions } from './jwt-secret.js';
 export { assertStreamScope } from './stream-scope.js';
 export { createPrincipalCache } from './principal-cache.js';
 export type { PrincipalCache, PrincipalCacheOptions, Verified } from './principal-cache.js';
+export { MEMBER_OWNERSHIP_RULES, assertMayChange, assertSessionAccess, sessionListOwner } from './ownership.js';
+export type { Actor, OwnershipRule } from './ownership.js';

@@ -18,13 +18,13 @@ export const BUILTIN_CAPABILITY_IDS = [
   'session_sql_database',
 ] as const;
 
-export interface BuiltinCapabilitiesOptions {
-  /** Options of `web_fetch` (default: its defaults). */
+/** Operator settings of the built-in capabilities (defaults: none). */
+export interface BuiltinCapabilityOptions {
   webFetch?: WebFetchCapabilityOptions;
 }
 
 /** The seven built-in capabilities, in listing order (a fresh array each call). */
-export function builtinCapabilities(opts: BuiltinCapabilitiesOptions = {}): Capability[] {
+export function builtinCapabilities(opts: BuiltinCapabilityOptions = {}): Capability[] {
   return [
     currentTimeCapability,
     opts.webFetch ? createWebFetchCapability(opts.webFetch) : webFetchCapability,

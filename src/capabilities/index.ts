@@ -16,7 +16,7 @@ export type {
   ToolResult,
 } from './types.js';
 
-export { MAX_SQL_QUERY_ROWS } from './storage-ports.js';
+export { MAX_SQL_QUERY_ROWS, DEFAULT_KV_LIST_LIMIT, MAX_KV_LIST_LIMIT, CONNECTION_SECRET_PREFIX } from './storage-ports.js';
 export type {
   CreateScheduleInput,
   FileStat,
@@ -24,6 +24,8 @@ export type {
   GrepOptions,
   GrepResult,
   KvEntry,
+  KvListOptions,
+  KvPage,
   ScheduleInfo,
   ScheduleKind,
   ScheduleStatus,
@@ -45,7 +47,6 @@ export type {
 export { createCapabilityRegistry } from './registry.js';
 export type { CapabilityRegistry, CapabilityRegistryOptions } from './registry.js';
 export { BUILTIN_CAPABILITY_IDS, builtinCapabilities } from './builtin.js';
-export type { BuiltinCapabilitiesOptions } from './builtin.js';
 export { buildSystemPrompt, normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs } from './resolve.js';
 export type { CapabilityLayers, CapabilityLookup } from './resolve.js';
 export { capabilityView } from './capability-view.js';
@@ -54,10 +55,16 @@ export { defineCapability, defineTool, jsonResult, textResult, toToolError } fro
 export type { CapabilitySpec, ToolSpec } from './define.js';
 
 export { createWebFetchCapability } from './web-fetch/capability.js';
+export { blockedAddressReason, isHostRuleMatch, metadataAddressReason, parseHostAllowlist } from './web-fetch/address-policy.js';
+export type { HostRule } from './web-fetch/address-policy.js';
+export { portOf, systemResolver } from './web-fetch/safe-fetch.js';
+export type { ResolvedAddress, Resolver } from './web-fetch/safe-fetch.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
 export type { HtmlConverter } from './web-fetch/content.js';
 export { openDatabase } from './sql/sqlite-engine.js';
 export type { SqliteDatabase } from './sql/sqlite-engine.js';
+export { createSqlSandbox, DEFAULT_SQL_SANDBOX_OPTIONS, SqlTimeoutError } from './sql/sql-sandbox.js';
+export type { SqlSandbox, SqlSandboxOptions } from './sql/sql-sandbox.js';
 export { SQL_DATABASE_NAME_RE } from './sql/capability.js';
 export { cronError, nextCronRun } from './schedule-time.js';
 export { MAX_ACTIVE_SCHEDULES } from './session-schedule.js';

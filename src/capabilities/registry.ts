@@ -1,11 +1,13 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { builtinCapabilities } from './builtin.js';
+import { builtinCapabilities, type BuiltinCapabilityOptions } from './builtin.js';
 import { isValidTimeZone } from './time-zone.js';
 import type { Capability } from './types.js';
 
 export interface CapabilityRegistryOptions {
   /** The capabilities to serve (default: the seven built-ins). */
   capabilities?: Capability[];
+  /** Operator settings of the built-ins (ignored when `capabilities` is given). */
+  builtin?: BuiltinCapabilityOptions;
 }
 
 /**
@@ -14,7 +16,7 @@ export interface CapabilityRegistryOptions {
  * Throws at construction when any of that fails.
  */
 export function createCapabilityRegistry(opts: CapabilityRegistryOptions = {}) {
-  const capabilities = [...(opts.capabilities ?? builtinCapabilities())];
+  const capabilities = [...(opts.capabilities ?? builtinCapabilities(opts.builtin))];
   const byId = new Map(capabilities.map((c) => [c.id, c]));
   checkIntegrity(capabilities, byId);
   const ajv = new Ajv({ strict: true, allErrors: true });

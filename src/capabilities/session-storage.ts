@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from './define.js';
+import { CONNECTION_SECRET_PREFIX, DEFAULT_KV_LIST_LIMIT, MAX_KV_LIST_LIMIT } from './storage-ports.js';
 import { ToolError } from './types.js';
 
 export const SESSION_STORAGE_ID = 'session_storage';
@@ -15,20 +16,24 @@ const kvStore = defineTool({
   name: 'kv_store',
   display_name: 'Key-Value Store',
   description:
-    'Persistent key/value storage of this session (survives across turns). operation: set (key, value), get (key), delete (key), list (optional prefix; returns keys only).',
+    `Persistent key/value storage of this session (survives across turns). operation: set (key, value), get (key), delete (key), list (optional prefix, limit up to ${MAX_KV_LIST_LIMIT} (default ${DEFAULT_KV_LIST_LIMIT}), offset; returns keys only).`,
   parameters: Type.Object(
     {
       operation: StringEnum(OPERATIONS, { description: 'set, get, delete or list.' }),
       key: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_KV_KEY_LENGTH, description: 'The key (set, get, delete).' })),
       value: Type.Optional(Type.String({ description: 'The value to store (set). Store JSON as a string.' })),
       prefix: Type.Optional(Type.String({ description: 'Only keys starting with this (list).' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_KV_LIST_LIMIT, description: `Keys per page (list; default ${DEFAULT_KV_LIST_LIMIT}).` })),
+      offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Keys to skip (list; default 0).' })),
     },
     { additionalProperties: false },
   ),
   async run(args, { kv }) {
     if (args.operation === 'list') {
-      const entries = await kv.list(args.prefix ? { prefix: args.prefix } : {});
-      return jsonResult({ keys: entries.map((e) => ({ key: e.key, updated_at: e.updated_at })), total: entries.length });
+      const limit = args.limit ?? DEFAULT_KV_LIST_LIMIT;
+      const offset = args.offset ?? 0;
+      const page = await kv.list({ ...(args.prefix ? { prefix: args.prefix } : {}), limit, offset });
+      return jsonResult({ keys: page.entries.map((e) => ({ key: e.key, updated_at: e.updated_at })), total: page.total, offset, limit });
     }
     const key = required(args.key, 'key', args.operation);
     checkKey(key);
@@ -48,7 +53,7 @@ const secretStore = defineTool({
   name: 'secret_store',
   display_name: 'Secret Store',
   description:
-    'Encrypted secret storage of this session (API keys, tokens). operation: set (name, value), get (name), delete (name), list (names only; values are never listed).',
+    'Encrypted secret storage of this session (API keys, tokens). Values never come back out: use a secret by reference, e.g. a fetch_url header `Authorization: Bearer {{secret:NAME}}`. operation: set (name, value), get (name; tells whether it exists, not its value), delete (name), list (names only).',
   parameters: Type.Object(
     {
       operation: StringEnum(OPERATIONS, { description: 'set, get, delete or list.' }),
@@ -67,9 +72,11 @@ const secretStore = defineTool({
       throw new ToolError('Invalid secret name: use letters, digits, "_", "." or "-", starting with a letter or "_" (max 128).');
     }
     if (args.operation === 'get') {
-      const value = await secrets.get(name);
-      return jsonResult({ name, found: value !== null, value });
+      // Existence and timestamps only: a value in a tool result would reach the transcript and the LLM.
+      const info = (await secrets.list()).find((s) => s.name === name);
+      return jsonResult({ name, found: info !== undefined, ...(info ? { created_at: info.created_at, updated_at: info.updated_at } : {}), use_as: `{{secret:${name}}}` });
     }
+    if (name.startsWith(CONNECTION_SECRET_PREFIX)) throw new ToolError(`Names starting with "${CONNECTION_SECRET_PREFIX}" belong to the user's connections and cannot be changed here.`);
     if (args.operation === 'delete') return jsonResult({ name, deleted: await secrets.delete(name) });
     const value = required(args.value, 'value', 'set');
     checkSize(value, MAX_SECRET_VALUE_BYTES, 'value');
@@ -100,7 +107,7 @@ export const sessionStorageCapability = defineCapability({
     'This session has persistent storage that survives across turns:',
     '`kv_store` for notes, state and intermediate results (values are strings; store JSON as text),',
     'and `secret_store` for credentials such as API keys.',
-    'Never repeat a secret value in your replies, files or key/value entries; refer to it by name.',
+    'Secret values are never shown to you; use them by reference with `{{secret:NAME}}` where a tool accepts it (fetch_url headers).',
   ].join(' '),
   tools: [kvStore, secretStore],
   configSchema: Type.Object({}, { additionalProperties: false }),

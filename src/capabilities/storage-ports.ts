@@ -84,23 +84,52 @@ export interface SessionFs {
 
 export interface KvEntry {
   key: string;
-  value: string;
+  /** Present only when the listing asked for values (`include_values`), and on `get`. */
+  value?: string;
   created_at: string;
   updated_at: string;
 }
 
+export interface KvListOptions {
+  /** Only keys starting with this. */
+  prefix?: string;
+  /** Page size (callers bound it; see MAX_KV_LIST_LIMIT). */
+  limit?: number;
+  offset?: number;
+  /** Include each entry's value (default: names and timestamps only). */
+  include_values?: boolean;
+}
+
+/** One page of entries, sorted by key, and how many match in all. */
+export interface KvPage {
+  entries: KvEntry[];
+  total: number;
+}
+
+export const DEFAULT_KV_LIST_LIMIT = 100;
+export const MAX_KV_LIST_LIMIT = 1000;
+
 export interface SessionKv {
   /** The value, or null when the key is absent. */
   get(key: string): Promise<string | null>;
-  /** Creates or replaces. */
+  /**
+   * Creates or replaces. QuotaExceededError when the session would hold more entries (409) or
+   * more key + value bytes (413) than its quota; then nothing changes.
+   */
   set(key: string, value: string): Promise<void>;
   /** True when something was deleted. */
   delete(key: string): Promise<boolean>;
-  /** Entries sorted by key, optionally only keys starting with `prefix`. */
-  list(opts?: { prefix?: string }): Promise<KvEntry[]>;
+  /** A page of entries sorted by key (default the first DEFAULT_KV_LIST_LIMIT, no values). */
+  list(opts?: KvListOptions): Promise<KvPage>;
 }
 
 // ---------------------------------------------------------------- secrets
+
+/**
+ * The names of the secrets a user's connection injects (`connection:<provider>`, spec 2.3).
+ * Tools cannot overwrite or delete them, and only turns acting for the session's creator can use them.
+ */
+export const CONNECTION_SECRET_PREFIX = 'connection:';
 
 /** A secret's name and timestamps; values are never listed. */
 export interface SecretInfo {
@@ -111,12 +140,18 @@ export interface SecretInfo {
 
 /** Encrypted at rest by the implementation (AES-256-GCM envelope, architecture 6). */
 export interface SessionSecrets {
-  /** The decrypted value, or null when absent. */
+  /**
+   * The decrypted value, or null when absent. Only for using a secret by reference (e.g. a
+   * `{{secret:NAME}}` header of `fetch_url`); no tool returns it.
+   */
   get(name: string): Promise<string | null>;
+  /** Creates or replaces; QuotaExceededError (409) past the session's secret count. */
   set(name: string, value: string): Promise<void>;
   delete(name: string): Promise<boolean>;
   /** Sorted by name. */
   list(): Promise<SecretInfo[]>;
+  /** Every name with its decrypted value: only for redacting tool results, never shown. */
+  allValues(): Promise<{ name: string; value: string }[]>;
 }
 
 // ---------------------------------------------------------------- SQL databases

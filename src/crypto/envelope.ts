@@ -20,6 +20,17 @@ export interface SecretAad {
   row_id: string;
   /** The column or use, e.g. `llm_provider.api_key`, `session_secret.value`. */
   purpose: string;
+  /**
+   * Further values the secret may only be used with (e.g. a provider key's type and base
+   * URL, see `aadBinding`); absent = none, which is also how every value sealed before this
+   * field existed was bound.
+   */
+  binding?: string;
+}
+
+/** The `binding` of values that must stay what they were when the secret was sealed. */
+export function aadBinding(values: readonly (string | null)[]): string {
+  return JSON.stringify(values);
 }
 
 /** The stored form, serialised as JSON. Binary fields are base64. */
@@ -38,6 +49,8 @@ function associatedData(layer: 'dek' | 'data', aad: SecretAad, kid?: string): Bu
     if (typeof aad[field] !== 'string' || aad[field] === '') throw new TypeError(`secret AAD ${field} must be a non-empty string`);
   }
   const parts = layer === 'dek' ? [kid, aad.org_id, aad.row_id, aad.purpose] : [aad.org_id, aad.row_id, aad.purpose];
+  // Appended only when set, so values sealed without a binding open exactly as before.
+  if (aad.binding !== undefined) parts.push(aad.binding);
   return Buffer.from(JSON.stringify(['ass-envelope', ENVELOPE_VERSION, layer, ...parts]), 'utf8');
 }
 

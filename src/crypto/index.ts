@@ -1,6 +1,6 @@
 export { createKeyring, parseKeySpec, KEY_BYTES } from './keyring.js';
 export type { Keyring, KeyringOptions, KeyEncryptionKey } from './keyring.js';
-export { encryptSecret, decryptSecret, rewrap, envelopeKeyId, parseEnvelope, ENVELOPE_VERSION } from './envelope.js';
+export { aadBinding, encryptSecret, decryptSecret, rewrap, envelopeKeyId, parseEnvelope, ENVELOPE_VERSION } from './envelope.js';
 export type { Envelope, SecretAad } from './envelope.js';
 export { KeyFormatError, DecryptionError } from './crypto-errors.js';
 export type { DecryptionFailure } from './crypto-errors.js';

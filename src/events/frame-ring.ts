@@ -3,6 +3,8 @@ export interface Frame {
   id: string;
   sequence: number;
   type: string;
+  /** The event's tags, for tag filters (absent when it has none). */
+  tags?: readonly string[];
   /** The frame with the flowing `retry:` hint, written to every client as is. */
   text: string;
 }

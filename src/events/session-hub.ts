@@ -2,6 +2,7 @@ import type { Bus, EventSubscription, SessionEvent } from '../bus/ports.js';
 import { formatSseFrame } from '../http/sse-frame.js';
 import { flowingFrame, type SseStream } from '../http/sse-stream.js';
 import type { Logger } from '../log.js';
+import { passesFilter, type EventFilter } from './event-filter.js';
 import { FrameRing, type Frame } from './frame-ring.js';
 
 /**
@@ -26,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Client {
   stream: SseStream;
-  filter: Set<string> | null;
+  filter: EventFilter | null;
   /** Last sequence this client has been sent (or skipped by its filter). */
   cursor: number;
   live: boolean;
@@ -47,7 +48,7 @@ interface Watch {
 
 export interface AttachOptions {
   afterSequence: number;
-  filter: Set<string> | null;
+  filter: EventFilter | null;
 }
 
 /**
@@ -182,7 +183,7 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
   function deliver(c: Client, f: Frame): void {
     if (f.sequence <= c.cursor) return;
     c.cursor = f.sequence;
-    if (!c.filter || c.filter.has(f.type)) c.stream.sendFlowing(f.text);
+    if (passesFilter(c.filter, f)) c.stream.sendFlowing(f.text);
   }
 
   function detach(w: Watch, c: Client): void {
@@ -225,7 +226,9 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
 
 function toFrame(event: SessionEvent): Frame {
   const text = flowingFrame(formatSseFrame({ id: event.id, event: event.type, data: JSON.stringify(event) }));
-  return { id: event.id, sequence: event.sequence, type: event.type, text };
+  const frame: Frame = { id: event.id, sequence: event.sequence, type: event.type, text };
+  if (event.tags?.length) frame.tags = event.tags;
+  return frame;
 }
 
 export type SessionHub = ReturnType<typeof createSessionHub>;

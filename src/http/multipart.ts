@@ -1,5 +1,6 @@
 import { getParts } from 'uWebSockets.js';
 import { InvalidRequestError } from '../errors.js';
+import { isCleanString } from './input-hygiene.js';
 
 /**
  * Parts one body may have. Uploads need a few; splitting is linear but costs ~2 µs a part on
@@ -21,7 +22,8 @@ export interface MultipartPart {
 /**
  * Splits a `multipart/form-data` body with uWebSockets.js `getParts` (the only place outside the
  * server adapter that touches uWS). InvalidRequestError when the body or content type is not
- * multipart or the body cannot be parsed.
+ * multipart, the body cannot be parsed, or a part's name, file name or type is not a clean
+ * string (input-hygiene.ts).
  */
 export function parseMultipart(body: Buffer, contentType: string | undefined): MultipartPart[] {
   if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType) || !/boundary=/i.test(contentType)) {
@@ -33,6 +35,9 @@ export function parseMultipart(body: Buffer, contentType: string | undefined): M
   const parts = getParts(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), contentType);
   if (!parts) throw new InvalidRequestError('Invalid request: malformed multipart body');
   return parts.map((p) => {
+    if (!isCleanString(p.name) || (p.filename !== undefined && !isCleanString(p.filename)) || (p.type !== undefined && !isCleanString(p.type))) {
+      throw new InvalidRequestError('Invalid request: a multipart name contains a NUL character or an unpaired surrogate');
+    }
     const part: MultipartPart = { name: p.name, data: Buffer.from(new Uint8Array(p.data).slice()) };
     if (p.type) part.contentType = p.type;
     if (p.filename !== undefined) part.filename = p.filename;

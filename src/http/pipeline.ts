@@ -5,6 +5,7 @@ import { compose, type Stage } from './compose.js';
 import { toErrorReply } from './error-response.js';
 import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
+import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
 
 /** What the transport read from the request before handing it to the pipeline. */
@@ -141,8 +142,12 @@ interface CompiledValidators {
   body?: Validate;
 }
 
-/** Validates params, query and body against the route's schemas, compiled once per route. */
-export function validateStage(validation: Validation, routes: Route[]): Stage<Exchange> {
+/**
+ * Validates params, query and body against the route's schemas, compiled once per route, after
+ * the input hygiene every route shares (input-hygiene.ts): clean strings everywhere a handler can
+ * read one, finite path and query numbers, JSON nested at most `maxJsonDepth` levels.
+ */
+export function validateStage(validation: Validation, routes: Route[], maxJsonDepth: number): Stage<Exchange> {
   const compiled = new Map<Route, CompiledValidators>();
   for (const r of routes) {
     compiled.set(r, {
@@ -154,13 +159,18 @@ export function validateStage(validation: Validation, routes: Route[]): Stage<Ex
   return function validate(ex, next) {
     const route = ex.route!;
     const v = compiled.get(route)!;
+    assertCleanStrings(ex.headers, 'headers');
     const params = { ...ex.params };
+    assertCleanStrings(params, 'params');
     v.params?.(params);
     const query = ex.rawQuery ? parseQuery(ex.rawQuery) : {};
+    if (ex.rawQuery) assertCleanStrings(query, 'query');
     v.query?.(query);
+    if (v.params) assertFiniteNumbers(params, 'params');
+    if (v.query) assertFiniteNumbers(query, 'query');
     let body: unknown = undefined;
     if ((route.bodyKind ?? 'json') === 'json' && route.schema.body) {
-      body = parseJson(ex.rawBody);
+      body = parseJson(ex.rawBody, maxJsonDepth);
       v.body?.(body);
     }
     ex.input = { params, query, body, rawBody: ex.rawBody, headers: ex.headers, rawQuery: ex.rawQuery };
@@ -193,8 +203,10 @@ export function parseQuery(raw: string): Record<string, string | string[]> {
   return out;
 }
 
-function parseJson(raw: Buffer): unknown {
+function parseJson(raw: Buffer, maxDepth: number): unknown {
   if (raw.length === 0) throw new InvalidRequestError('Invalid request: body must be JSON');
+  const problem = scanJson(raw, maxDepth);
+  if (problem) throw jsonProblemError(problem, maxDepth);
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
@@ -206,17 +218,19 @@ export interface PipelineDeps {
   router: Router;
   validation: Validation;
   authenticate: Authenticate;
+  /** Deepest nesting of arrays and objects a JSON body may have (MAX_JSON_DEPTH). */
+  maxJsonDepth?: number;
 }
 
 /** The fixed pipeline: requestId → log → errors → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate }: PipelineDeps) {
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH }: PipelineDeps) {
   return compose<Exchange>([
     requestIdStage(),
     accessLogStage(),
     errorStage(),
     routeStage(router),
     authStage(authenticate),
-    validateStage(validation, router.routes),
+    validateStage(validation, router.routes, maxJsonDepth),
     handlerStage(),
   ]);
 }

@@ -1,3 +1,4 @@
+import * as uws from 'uWebSockets.js';
 import { App, us_listen_socket_close, us_socket_local_port, type HttpResponse, type us_listen_socket } from 'uWebSockets.js';
 import { PayloadTooLargeError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -43,6 +44,7 @@ interface Conn {
  * always attaches onAborted/onWritable, corks every write made after an await, caps bodies.
  */
 export function createHttpServer(opts: HttpServerOptions, { log, router, pipeline }: HttpServerDeps) {
+  silenceServerBanner();
   const app = App();
   let listenSocket: us_listen_socket | null = null;
   let inFlight = 0;
@@ -241,6 +243,15 @@ class UwsSseSink implements SseSink {
     if (!conn.aborted) corked(conn.res, () => conn.res.close());
     conn.aborted = true;
   }
+}
+
+/**
+ * uWS writes a `uWebSockets: 20` header on every response unless its loop is "silent"; the only
+ * switch is the undocumented, untyped `_cfg('silent')` of uWebSockets.js. Its canned 400/431/505
+ * pages still name the library (docs/decisions.md, "Input hygiene and the transport edge").
+ */
+function silenceServerBanner(): void {
+  (uws as unknown as { _cfg?: (key: string) => void })._cfg?.('silent');
 }
 
 function corked<T>(res: HttpResponse, fn: () => T): T {

@@ -1,11 +1,24 @@
 import { createHash } from 'node:crypto';
-import { ForbiddenError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { ForbiddenError, NotFoundError, PayloadTooLargeError, QuotaExceededError, UnsupportedMediaTypeError } from '../errors.js';
 import { newId } from '../ids.js';
 import { cleanFilename, detectImageType } from './image-types.js';
-import { bytes, iso, num, type StorageDb } from './sql.js';
+import { bytes, inTransaction, iso, lockKey, num, type StorageDb } from './sql.js';
 
 /** Largest accepted image: 10 MiB. */
 export const DEFAULT_MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+/** Images per session (config SESSION_MAX_IMAGES). */
+export const DEFAULT_SESSION_MAX_IMAGES = 100;
+/** Image bytes per session (config SESSION_IMAGE_QUOTA_BYTES): 200 MiB. */
+export const DEFAULT_SESSION_IMAGE_QUOTA_BYTES = 200 * 1024 * 1024;
+
+export interface ImageStoreOptions {
+  /** Largest single image. */
+  maxBytes: number;
+  /** Most images one session holds. */
+  maxPerSession: number;
+  /** Most image bytes one session holds. */
+  quotaBytesPerSession: number;
+}
 /** `img_` followed by 32 lower-case hex digits (a UUIDv7 without dashes: ids sort by time). */
 export const IMAGE_ID_RE = /^img_[0-9a-f]{32}$/;
 
@@ -42,7 +55,8 @@ const COLUMNS = 'id, organization_id, session_id, filename, content_type, size_b
  * Uploaded images on the `images` table: org-owned, tied to a session (deleted with it). The
  * type comes from the magic bytes; the caller checks that the session is the caller's.
  */
-export function createImageStore(db: StorageDb, { maxBytes = DEFAULT_MAX_IMAGE_BYTES }: { maxBytes?: number } = {}) {
+export function createImageStore(db: StorageDb, opts: Partial<ImageStoreOptions> = {}) {
+  const { maxBytes = DEFAULT_MAX_IMAGE_BYTES, maxPerSession = DEFAULT_SESSION_MAX_IMAGES, quotaBytesPerSession = DEFAULT_SESSION_IMAGE_QUOTA_BYTES } = opts;
   const toRecord = (r: Row): ImageRecord => ({
     id: r.id, session_id: r.session_id, filename: r.filename, content_type: r.content_type, size_bytes: num(r.size_bytes), created_at: iso(r.created_at),
   });
@@ -63,12 +77,22 @@ export function createImageStore(db: StorageDb, { maxBytes = DEFAULT_MAX_IMAGE_B
       const type = detectImageType(data);
       if (!type) throw new UnsupportedMediaTypeError('Unsupported image type: PNG, JPEG, GIF or WebP expected');
       const id = 'img_' + newId().replaceAll('-', '');
-      const [row] = await db.sql<Row>(
-        `insert into images (id, organization_id, session_id, user_id, filename, content_type, size_bytes, sha256, content, created_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, now()) returning ${COLUMNS}`,
-        [id, orgId, sessionId, userId, cleanFilename(filename, type), type, data.length,
-          createHash('sha256').update(data).digest('hex'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
-      );
+      // The session's images are counted under its lock, so parallel uploads cannot pass the quota together.
+      const row = await inTransaction(db, async (q) => {
+        await lockKey(q, `images:${sessionId}`);
+        const [held] = await q<{ n: unknown; bytes: unknown }>('select count(*) as n, coalesce(sum(size_bytes), 0) as bytes from images where session_id = ?', [sessionId]);
+        if (num(held?.n) + 1 > maxPerSession) throw new QuotaExceededError('count', `Image quota reached: a session holds at most ${maxPerSession} images`);
+        if (num(held?.bytes) + data.length > quotaBytesPerSession) {
+          throw new QuotaExceededError('bytes', `Image quota reached: a session holds at most ${quotaBytesPerSession} bytes of images`);
+        }
+        const [inserted] = await q<Row>(
+          `insert into images (id, organization_id, session_id, user_id, filename, content_type, size_bytes, sha256, content, created_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, now()) returning ${COLUMNS}`,
+          [id, orgId, sessionId, userId, cleanFilename(filename, type), type, data.length,
+            createHash('sha256').update(data).digest('hex'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
+        );
+        return inserted;
+      });
       return toRecord(row!);
     },
 

@@ -1,9 +1,20 @@
-import type { KvEntry, SessionKv } from '../capabilities/index.js';
-import { iso, type StorageDb } from './sql.js';
+import { DEFAULT_KV_LIST_LIMIT, type KvEntry, type KvListOptions, type SessionKv } from '../capabilities/index.js';
+import { QuotaExceededError } from '../errors.js';
+import { inTransaction, iso, lockKey, num, type StorageDb } from './sql.js';
+
+/** Entries per session (config SESSION_KV_MAX_ENTRIES). */
+export const DEFAULT_KV_MAX_ENTRIES = 10_000;
+/** Key + value bytes per session (config SESSION_KV_MAX_BYTES). */
+export const DEFAULT_KV_MAX_BYTES = 32 * 1024 * 1024;
+
+export interface KvQuota {
+  maxEntries: number;
+  maxBytes: number;
+}
 
 interface Row {
   key: string;
-  value: string;
+  value?: string;
   created_at: unknown;
   updated_at: unknown;
 }
@@ -13,29 +24,49 @@ function likePrefix(prefix: string): string {
   return prefix.replace(/[\\%_]/g, '\\$&') + '%';
 }
 
-/** One session's key/value entries on the `session_kv` table (the `SessionKv` port). */
-export function createSessionKv(db: StorageDb, { sessionId }: { sessionId: string }): SessionKv {
-  const toEntry = (r: Row): KvEntry => ({ key: r.key, value: r.value, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+/**
+ * One session's key/value entries on the `session_kv` table (the `SessionKv` port). Writes are
+ * serialised per session (an advisory lock) so the entry and byte quotas hold under parallel
+ * tool calls: the check and the write see the same totals.
+ */
+export function createSessionKv(db: StorageDb, { sessionId, quota }: { sessionId: string; quota: KvQuota }): SessionKv {
+  const toEntry = (r: Row): KvEntry => ({ key: r.key, ...(r.value !== undefined ? { value: r.value } : {}), created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
   return {
     async get(key) {
       const [row] = await db.sql<{ value: string }>('select value from session_kv where session_id = ? and key = ?', [sessionId, key]);
       return row ? row.value : null;
     },
     async set(key, value) {
-      await db.sql(
-        `insert into session_kv (session_id, key, value, created_at, updated_at) values (?, ?, ?, now(), now())
-         on conflict (session_id, key) do update set value = excluded.value, updated_at = now()`,
-        [sessionId, key, value],
-      );
+      await inTransaction(db, async (q) => {
+        await lockKey(q, `session_kv:${sessionId}`);
+        const [others] = await q<{ n: unknown; bytes: unknown }>(
+          `select count(*) as n, coalesce(sum(octet_length(key) + octet_length(value)), 0) as bytes
+           from session_kv where session_id = ? and key <> ?`,
+          [sessionId, key],
+        );
+        const entries = num(others?.n) + 1;
+        const bytes = num(others?.bytes) + Buffer.byteLength(key) + Buffer.byteLength(value);
+        if (entries > quota.maxEntries) throw new QuotaExceededError('count', `Key/value quota reached: a session holds at most ${quota.maxEntries} entries`);
+        if (bytes > quota.maxBytes) throw new QuotaExceededError('bytes', `Key/value quota reached: a session holds at most ${quota.maxBytes} bytes of keys and values`);
+        await q(
+          `insert into session_kv (session_id, key, value, created_at, updated_at) values (?, ?, ?, now(), now())
+           on conflict (session_id, key) do update set value = excluded.value, updated_at = now()`,
+          [sessionId, key, value],
+        );
+      });
     },
     async delete(key) {
       return (await db.sql('delete from session_kv where session_id = ? and key = ? returning key', [sessionId, key])).length > 0;
     },
-    async list({ prefix } = {}) {
-      const rows = prefix
-        ? await db.sql<Row>(`select key, value, created_at, updated_at from session_kv where session_id = ? and key like ? escape '\\' order by key`, [sessionId, likePrefix(prefix)])
-        : await db.sql<Row>('select key, value, created_at, updated_at from session_kv where session_id = ? order by key', [sessionId]);
-      return rows.map(toEntry);
+    async list({ prefix, limit = DEFAULT_KV_LIST_LIMIT, offset = 0, include_values = false }: KvListOptions = {}) {
+      const where = prefix ? `session_id = ? and key like ? escape '\\'` : 'session_id = ?';
+      const params = prefix ? [sessionId, likePrefix(prefix)] : [sessionId];
+      const columns = include_values ? 'key, value, created_at, updated_at' : 'key, created_at, updated_at';
+      const [rows, [count]] = await Promise.all([
+        db.sql<Row>(`select ${columns} from session_kv where ${where} order by key limit ? offset ?`, [...params, limit, offset]),
+        db.sql<{ n: unknown }>(`select count(*) as n from session_kv where ${where}`, params),
+      ]);
+      return { entries: rows.map(toEntry), total: num(count?.n) };
     },
   };
 }

@@ -1,11 +1,16 @@
 import type { CreateScheduleInput, ScheduleInfo, SessionSchedules } from '../capabilities/index.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, QuotaExceededError } from '../errors.js';
 import { isAnyUuid, newId } from '../ids.js';
 import { inTransaction, iso, isoOrNull, lockKey, type StorageDb } from './sql.js';
+
+/** Schedule rows per session, finished and cancelled ones included (config SESSION_MAX_SCHEDULES). */
+export const DEFAULT_MAX_SCHEDULES = 500;
 
 export interface SessionSchedulesScope {
   sessionId: string;
   orgId: string;
+  /** Most schedule rows the session keeps in any status (the active limit is the tool's). */
+  maxSchedules: number;
 }
 
 export interface ScheduleRow {
@@ -37,13 +42,19 @@ export function toScheduleInfo(r: ScheduleRow): ScheduleInfo {
  * the session's schedule lock, so the active limit holds under concurrent calls. Firing is the
  * scheduler's job (`schedule-queue.ts`, `actors/scheduler.ts`).
  */
-export function createSessionSchedules(db: StorageDb, { sessionId, orgId }: SessionSchedulesScope): SessionSchedules {
+export function createSessionSchedules(db: StorageDb, { sessionId, orgId, maxSchedules }: SessionSchedulesScope): SessionSchedules {
   return {
     create: (input: CreateScheduleInput) =>
       inTransaction(db, async (q) => {
         await lockKey(q, `schedules:${sessionId}`);
-        const [count] = await q<{ n: unknown }>(`select count(*) as n from session_schedules where session_id = ? and status = 'active'`, [sessionId]);
+        const [count] = await q<{ n: unknown; total: unknown }>(
+          `select count(*) filter (where status = 'active') as n, count(*) as total from session_schedules where session_id = ?`,
+          [sessionId],
+        );
         const active = Number(count?.n ?? 0);
+        if (Number(count?.total ?? 0) >= maxSchedules) {
+          throw new QuotaExceededError('count', `Schedule quota reached: a session keeps at most ${maxSchedules} schedules, finished and cancelled ones included`);
+        }
         if (active >= input.max_active) throw new ConflictError(`${active} schedules are already active (maximum ${input.max_active}). Cancel one first.`);
         const [row] = await q<ScheduleRow>(
           `insert into session_schedules (id, session_id, organization_id, name, message, kind, scheduled_at, cron_expression, timezone, status, next_run_at, created_at, updated_at)

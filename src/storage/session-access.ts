@@ -1,6 +1,7 @@
 import { normalizeCapabilityRef, type CapabilityConfig, type CapabilityRef, type Feature } from '../capabilities/index.js';
+import { assertSessionAccess, type Actor } from '../auth/index.js';
 import { NotFoundError } from '../errors.js';
-import { Session, orgScope } from '../store/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, parseSessionConfig, Session, SESSION_LAYERS_JOIN_SQL } from '../store/index.js';
 import type { StorageDb } from './sql.js';
 
 /** What storage routes need of a session row. */
@@ -24,30 +25,31 @@ export class FeatureNotEnabledError extends NotFoundError {
 
 /**
  * Session lookups for the storage REST routes: the caller's session (404 absent, 403 another
- * org's), its features, and a capability's config merged harness → agent → session (spec 3.4).
+ * org's or, for a member, another user's: `assertSessionAccess`), its features, and a
+ * capability's config merged harness → agent → session (spec 3.4).
  */
 export function createSessionAccess(db: StorageDb) {
-  async function owned(orgId: string, sessionId: string): Promise<StorageSession> {
-    return (await orgScope(db.em(), orgId).getOwned(Session, sessionId)) as StorageSession;
+  async function owned(actor: Actor, sessionId: string): Promise<StorageSession> {
+    const row = (await db.em().findOne(Session, { id: sessionId })) as StorageSession | null;
+    assertSessionAccess(actor, row);
+    return row!;
   }
 
   return {
     owned,
 
     /** The caller's session, which must have `feature` among its resolved features. */
-    async withFeature(orgId: string, sessionId: string, feature: Feature): Promise<StorageSession> {
-      const session = await owned(orgId, sessionId);
+    async withFeature(actor: Actor, sessionId: string, feature: Feature): Promise<StorageSession> {
+      const session = await owned(actor, sessionId);
       if (!session.features.includes(feature)) throw new FeatureNotEnabledError(feature);
       return session;
     },
 
-    /** The merged config of `capabilityId` over the harness, agent and session items ({} when unset). */
+    /** The merged config of `capabilityId` over the session's harness, agent (its configuration snapshot) and session items ({} when unset). */
     async capabilityConfig(session: StorageSession, capabilityId: string): Promise<CapabilityConfig> {
-      const [harness] = await db.sql<{ capabilities: CapabilityRef[] }>('select capabilities from harnesses where id = ?', [session.harness_id]);
-      const [agent] = session.agent_id
-        ? await db.sql<{ capabilities: CapabilityRef[] }>('select capabilities from agents where id = ?', [session.agent_id])
-        : [];
-      const items = [...jsonArray(harness?.capabilities), ...jsonArray(agent?.capabilities), ...(session.capabilities ?? [])];
+      const [row] = await db.sql<{ config: unknown }>(`select ${EFFECTIVE_SESSION_CONFIG_SQL} as config from ${SESSION_LAYERS_JOIN_SQL} where s.id = ?`, [session.id]);
+      const { harness, agent } = parseSessionConfig(row?.config);
+      const items = [...harness.capabilities, ...(agent?.capabilities ?? []), ...(session.capabilities ?? [])];
       let config: CapabilityConfig = {};
       for (const item of items.map(normalizeCapabilityRef)) if (item.ref === capabilityId) config = { ...config, ...item.config };
       return config;
@@ -56,9 +58,3 @@ export function createSessionAccess(db: StorageDb) {
 }
 
 export type SessionAccess = ReturnType<typeof createSessionAccess>;
-
-/** A jsonb array column (drivers return parsed JSON; tolerate text). */
-function jsonArray(value: unknown): CapabilityRef[] {
-  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
-  return Array.isArray(parsed) ? (parsed as CapabilityRef[]) : [];
-}

@@ -1,35 +1,35 @@
-import { openDatabase, type SessionSql, type SessionSqlDatabase, type SqliteDatabase, type SqlDatabaseInfo } from '../capabilities/index.js';
-import { NotFoundError, PayloadTooLargeError } from '../errors.js';
-import { bytes, inTransaction, iso, num, type StorageDb } from './sql.js';
+import type { SessionSql, SessionSqlDatabase, SqlDatabaseInfo, SqlSandbox } from '../capabilities/index.js';
+import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors.js';
+import { bytes, inTransaction, iso, lockKey, num, type StorageDb } from './sql.js';
 
-/** Largest database file a session may keep, per database: 50 MiB. */
+/** Largest database file a session may keep, per database: 50 MiB (config SQL_DATABASE_MAX_BYTES). */
 export const DEFAULT_MAX_SQL_DATABASE_BYTES = 50 * 1024 * 1024;
+/** Databases one session may have (config SQL_DATABASES_PER_SESSION). */
+export const DEFAULT_MAX_SQL_DATABASES = 20;
 
 export interface SessionSqlScope {
   sessionId: string;
+  /** Runs the SQL off the event loop, with a deadline and memory caps. */
+  sandbox: SqlSandbox;
   maxDatabaseBytes?: number;
+  maxDatabases?: number;
 }
 
 /**
  * One session's SQLite databases on `session_sql_databases`: each call loads the database file's
- * bytes for (session, name) into sql.js, runs, and `exec` saves the new bytes. Writers of one
- * database are serialised by a row lock (`select … for update`), so no update is lost; a
- * session can reach only rows with its own id, which is what isolates sessions.
+ * bytes for (session, name), hands them to the SQL sandbox (a worker thread) and, after `exec`,
+ * saves the new bytes. Writers of one database are serialised by a row lock (`select … for
+ * update`), so no update is lost; a session can reach only rows with its own id, which is what
+ * isolates sessions. A failed, stopped or oversized call saves nothing.
  */
-export function createSessionSql(db: StorageDb, { sessionId, maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES }: SessionSqlScope): SessionSql {
+export function createSessionSql(
+  db: StorageDb,
+  { sessionId, sandbox, maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES, maxDatabases = DEFAULT_MAX_SQL_DATABASES }: SessionSqlScope,
+): SessionSql {
   async function load(name: string): Promise<Buffer> {
     const [row] = await db.sql<{ content: unknown }>('select content from session_sql_databases where session_id = ? and name = ?', [sessionId, name]);
     if (!row) throw new NotFoundError(`No such database: ${name}`);
     return bytes(row.content);
-  }
-
-  async function withEngine<T>(content: Uint8Array, fn: (engine: SqliteDatabase) => T): Promise<T> {
-    const engine = await openDatabase(content.length > 0 ? content : null);
-    try {
-      return fn(engine);
-    } finally {
-      engine.close();
-    }
   }
 
   function handle(name: string): SessionSqlDatabase {
@@ -38,16 +38,34 @@ export function createSessionSql(db: StorageDb, { sessionId, maxDatabaseBytes = 
         inTransaction(db, async (q) => {
           const [row] = await q<{ content: unknown }>('select content from session_sql_databases where session_id = ? and name = ? for update', [sessionId, name]);
           if (!row) throw new NotFoundError(`No such database: ${name}`);
-          const { result, next } = await withEngine(bytes(row.content), (engine) => ({ result: engine.exec(sql, params), next: engine.export() }));
+          const { result, bytes: next } = await sandbox.exec(sessionId, bytes(row.content), sql, params, { maxDatabaseBytes });
           if (next.length > maxDatabaseBytes) throw new PayloadTooLargeError(`Database ${name} would be ${next.length} bytes; the maximum is ${maxDatabaseBytes}`);
           await q('update session_sql_databases set content = ?, size_bytes = ?, version = version + 1, updated_at = now() where session_id = ? and name = ?',
             [Buffer.from(next.buffer, next.byteOffset, next.byteLength), next.length, sessionId, name]);
           return result;
         }),
-      query: async (sql, params, opts) => withEngine(await load(name), (engine) => engine.query(sql, params, opts)),
-      schema: async () => withEngine(await load(name), (engine) => engine.schema()),
+      query: async (sql, params, opts) => sandbox.query(sessionId, await load(name), sql, params, opts),
+      schema: async () => sandbox.schema(sessionId, await load(name)),
       close: async () => undefined,
     };
+  }
+
+  /** Inserts an empty database unless it exists; the per-session count is checked under a lock. */
+  async function create(name: string): Promise<void> {
+    const empty = await sandbox.create(sessionId);
+    await inTransaction(db, async (q) => {
+      await lockKey(q, `sql-databases:${sessionId}`);
+      const [row] = await q<{ n: unknown; present: unknown }>(
+        'select count(*) as n, count(*) filter (where name = ?) as present from session_sql_databases where session_id = ?', [name, sessionId]);
+      if (num(row?.present) > 0) return;
+      if (num(row?.n) >= maxDatabases) {
+        throw new ConflictError(`This session already has ${maxDatabases} SQL databases, the maximum; reuse or drop one`);
+      }
+      await q(
+        `insert into session_sql_databases (session_id, name, content, size_bytes, version, created_at, updated_at)
+         values (?, ?, ?, ?, 1, now(), now()) on conflict (session_id, name) do nothing`,
+        [sessionId, name, Buffer.from(empty.buffer, empty.byteOffset, empty.byteLength), empty.length]);
+    });
   }
 
   return {
@@ -56,15 +74,11 @@ export function createSessionSql(db: StorageDb, { sessionId, maxDatabaseBytes = 
         'select name, size_bytes, created_at, updated_at from session_sql_databases where session_id = ? order by name', [sessionId]);
       return rows.map((r) => ({ name: r.name, size_bytes: num(r.size_bytes), created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
     },
-    async open(name, { create = false } = {}) {
+    async open(name, { create: allowCreate = false } = {}) {
       const [row] = await db.sql('select 1 from session_sql_databases where session_id = ? and name = ?', [sessionId, name]);
       if (!row) {
-        if (!create) throw new NotFoundError(`No such database: ${name}`);
-        const empty = await withEngine(new Uint8Array(0), (engine) => engine.export());
-        await db.sql(
-          `insert into session_sql_databases (session_id, name, content, size_bytes, version, created_at, updated_at)
-           values (?, ?, ?, ?, 1, now(), now()) on conflict (session_id, name) do nothing`,
-          [sessionId, name, Buffer.from(empty), empty.length]);
+        if (!allowCreate) throw new NotFoundError(`No such database: ${name}`);
+        await create(name);
       }
       return handle(name);
     },

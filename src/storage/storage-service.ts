@@ -1,15 +1,15 @@
-import type { SessionFs, SessionKv, SessionSchedules, SessionSecrets, SessionSql } from '../capabilities/index.js';
+import { createSqlSandbox, type SessionFs, type SessionKv, type SessionSchedules, type SessionSecrets, type SessionSql, type SqlSandbox } from '../capabilities/index.js';
 import type { Logger } from '../log.js';
-import { connectionSecretName, createConnectionStore } from './connection-store.js';
+import { connectionSecretName, createConnectionStore, DEFAULT_MAX_CONNECTIONS } from './connection-store.js';
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
-import { createImageStore, DEFAULT_MAX_IMAGE_BYTES } from './image-store.js';
+import { createImageStore, DEFAULT_MAX_IMAGE_BYTES, DEFAULT_SESSION_IMAGE_QUOTA_BYTES, DEFAULT_SESSION_MAX_IMAGES } from './image-store.js';
 import { keyringSource, type KeyringInput } from './keyring-source.js';
-import { createSessionKv } from './kv-store.js';
+import { createSessionKv, DEFAULT_KV_MAX_BYTES, DEFAULT_KV_MAX_ENTRIES } from './kv-store.js';
 import { createScheduleQueue } from './schedule-queue.js';
-import { createSessionSchedules } from './schedule-store.js';
+import { createSessionSchedules, DEFAULT_MAX_SCHEDULES } from './schedule-store.js';
 import { createSessionAccess } from './session-access.js';
-import { createSessionSecrets } from './secret-store.js';
-import { createSessionSql } from './sql-store.js';
+import { createSessionSecrets, DEFAULT_MAX_SECRETS } from './secret-store.js';
+import { createSessionSql, DEFAULT_MAX_SQL_DATABASE_BYTES, DEFAULT_MAX_SQL_DATABASES } from './sql-store.js';
 import type { StorageDb } from './sql.js';
 import { createImageSource, createToolStorageFactory } from './tool-context.js';
 
@@ -25,6 +25,24 @@ export interface StorageOptions {
   fsQuotaBytes: number;
   /** Largest image upload in bytes (default 10 MiB). */
   maxImageBytes: number;
+  /** Images per session (SESSION_MAX_IMAGES) and their total bytes (SESSION_IMAGE_QUOTA_BYTES). */
+  maxImagesPerSession: number;
+  imageQuotaBytes: number;
+  /** Key/value entries per session (SESSION_KV_MAX_ENTRIES) and their key + value bytes (SESSION_KV_MAX_BYTES). */
+  kvMaxEntries: number;
+  kvMaxBytes: number;
+  /** Secrets per session (SESSION_MAX_SECRETS). */
+  maxSecrets: number;
+  /** Schedule rows per session in any status (SESSION_MAX_SCHEDULES). */
+  maxSchedules: number;
+  /** Connections per user (USER_MAX_CONNECTIONS). */
+  maxConnections: number;
+  /** Where SQL runs (worker threads with a deadline); default: a pool with default limits. */
+  sqlSandbox: SqlSandbox;
+  /** Largest SQL database file (config SQL_DATABASE_MAX_BYTES; default 50 MiB). */
+  maxSqlDatabaseBytes: number;
+  /** SQL databases per session (config SQL_DATABASES_PER_SESSION; default 20). */
+  maxSqlDatabases: number;
 }
 
 /** Everything one session stores, scoped to that session. */
@@ -42,9 +60,24 @@ export interface SessionStorage {
  * schedules), images, user connections, session lookups for REST, and the schedule queue.
  */
 export function createStorage({ store, keyring: keyringInput, log }: StorageDeps, opts: Partial<StorageOptions> = {}) {
-  const { fsQuotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, maxImageBytes = DEFAULT_MAX_IMAGE_BYTES } = opts;
+  const {
+    fsQuotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES,
+    maxImageBytes = DEFAULT_MAX_IMAGE_BYTES,
+    maxImagesPerSession = DEFAULT_SESSION_MAX_IMAGES,
+    imageQuotaBytes = DEFAULT_SESSION_IMAGE_QUOTA_BYTES,
+    kvMaxEntries = DEFAULT_KV_MAX_ENTRIES,
+    kvMaxBytes = DEFAULT_KV_MAX_BYTES,
+    maxSecrets = DEFAULT_MAX_SECRETS,
+    maxSchedules = DEFAULT_MAX_SCHEDULES,
+    maxConnections = DEFAULT_MAX_CONNECTIONS,
+    maxSqlDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES,
+    maxSqlDatabases = DEFAULT_MAX_SQL_DATABASES,
+  } = opts;
+  // Idle workers do not hold the process open, so a default pool needs no closing.
+  const sqlSandbox = opts.sqlSandbox ?? createSqlSandbox();
   const keyring = keyringSource(keyringInput);
-  const connections = createConnectionStore(store, keyring);
+  const connections = createConnectionStore(store, keyring, { maxPerUser: maxConnections });
+  const secretsOf = (scope: { sessionId: string; orgId: string }) => createSessionSecrets(store, keyring, { ...scope, maxSecrets });
 
   function forSession(session: { id: string; organization_id: string }): SessionStorage {
     const scope = { sessionId: session.id, orgId: session.organization_id };
@@ -52,10 +85,10 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     return {
       files,
       fs: sessionFsPort(files),
-      kv: createSessionKv(store, scope),
-      secrets: createSessionSecrets(store, keyring, scope),
-      sql: createSessionSql(store, scope),
-      schedules: createSessionSchedules(store, scope),
+      kv: createSessionKv(store, { ...scope, quota: { maxEntries: kvMaxEntries, maxBytes: kvMaxBytes } }),
+      secrets: secretsOf(scope),
+      sql: createSessionSql(store, { sessionId: session.id, sandbox: sqlSandbox, maxDatabaseBytes: maxSqlDatabaseBytes, maxDatabases: maxSqlDatabases }),
+      schedules: createSessionSchedules(store, { ...scope, maxSchedules }),
     };
   }
 
@@ -66,13 +99,14 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
   async function injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> {
     const keys = await connections.keysOf({ orgId: session.organization_id, userId: session.user_id });
     if (keys.length === 0) return 0;
-    const secrets = createSessionSecrets(store, keyring, { sessionId: session.id, orgId: session.organization_id });
+    // Never refused: the session row exists already, and connections have their own cap (USER_MAX_CONNECTIONS).
+    const secrets = createSessionSecrets(store, keyring, { sessionId: session.id, orgId: session.organization_id, maxSecrets: Number.POSITIVE_INFINITY });
     await secrets.setMany(Object.fromEntries(keys.map((k) => [connectionSecretName(k.provider), k.apiKey])));
     log.debug({ sessionId: session.id, providers: keys.map((k) => k.provider) }, 'user connections injected as session secrets');
     return keys.length;
   }
 
-  const images = createImageStore(store, { maxBytes: maxImageBytes });
+  const images = createImageStore(store, { maxBytes: maxImageBytes, maxPerSession: maxImagesPerSession, quotaBytesPerSession: imageQuotaBytes });
   return {
     forSession,
     injectConnections,
@@ -81,6 +115,8 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     access: createSessionAccess(store),
     scheduleQueue: createScheduleQueue(store),
     fsQuotaBytes,
+    /** Where SQL runs; `stats()` shows its workers and queue. */
+    sqlSandbox,
     /** The turn engine's `toolStorage` port. */
     toolStorage: createToolStorageFactory({ forSession }),
     /** The turn engine's `images` port. */

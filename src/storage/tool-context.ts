@@ -2,7 +2,7 @@
  * The storage side of the turn engine's ports: per-session tool storage (`ToolContextFactory`
  * in actors/tool-context.ts) and the images of `image_file` parts (`ImageSource`).
  */
-import type { SessionFs, SessionKv, SessionSchedules, SessionSecrets, SessionSql } from '../capabilities/index.js';
+import { CONNECTION_SECRET_PREFIX, type SessionFs, type SessionKv, type SessionSchedules, type SessionSecrets, type SessionSql } from '../capabilities/index.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import type { LlmImagePart } from '../llm/index.js';
 import type { ImageStore } from './image-store.js';
@@ -16,11 +16,24 @@ export interface ToolStorage {
   schedules: SessionSchedules;
 }
 
-/** The real `ToolContextFactory`: the session's database-backed stores. */
+/**
+ * The real `ToolContextFactory`: the session's database-backed stores. A turn that does not
+ * act for the session's creator (`may_use_connections` false) cannot use the creator's
+ * connection secrets (`connection:<provider>`): they read as absent, though they stay listed
+ * and are still redacted from tool results.
+ */
 export function createToolStorageFactory(storage: { forSession(session: { id: string; organization_id: string }): ToolStorage }) {
-  return function toolStorageFor(session: { session_id: string; org_id: string }): ToolStorage {
+  return function toolStorageFor(session: { session_id: string; org_id: string; may_use_connections?: boolean }): ToolStorage {
     const { fs, kv, secrets, sql, schedules } = storage.forSession({ id: session.session_id, organization_id: session.org_id });
-    return { fs, kv, secrets, sql, schedules };
+    return { fs, kv, secrets: session.may_use_connections ? secrets : withoutConnections(secrets), sql, schedules };
+  };
+}
+
+/** The secrets port with the connection secrets' values withheld from `get`. */
+export function withoutConnections(secrets: SessionSecrets): SessionSecrets {
+  return {
+    ...secrets,
+    get: async (name) => (name.startsWith(CONNECTION_SECRET_PREFIX) ? null : secrets.get(name)),
   };
 }
 
@@ -36,8 +49,8 @@ export function createImageSource(images: Pick<ImageStore, 'get' | 'load'>) {
     }
   }
   return {
-    async exists(orgId: string, imageId: string): Promise<boolean> {
-      return (await orNull(images.get(orgId, imageId))) !== null;
+    async sessionOf(orgId: string, imageId: string): Promise<string | null> {
+      return (await orNull(images.get(orgId, imageId)))?.session_id ?? null;
     },
     async load(orgId: string, imageId: string): Promise<LlmImagePart | null> {
       const found = await orNull(images.load(orgId, imageId));

@@ -5,3 +5,12 @@ export { Agent, Harness } from './entities/index.js';
 export { LlmProviderEntity, LlmModelEntity } from './entities/index.js';
 export { orgScope } from './org-scope.js';
 export type { OrgScope, OrgOwned } from './org-scope.js';
+export {
+  EFFECTIVE_SESSION_CONFIG_SQL,
+  LIVE_SESSION_CONFIG_SQL,
+  SESSION_LAYERS_JOIN_SQL,
+  parseSessionConfig,
+  snapshotAgent,
+  snapshotHarness,
+} from './session-config.js';
+export type { AgentSnapshot, HarnessSnapshot, SessionConfig } from './session-config.js';

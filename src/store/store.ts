@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { Logger } from '../log.js';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
-import { EXTRA_CONNECTIONS_PER_INSTANCE, poolSizingWarning } from './pool-sizing.js';
+import { poolSizingWarning } from './pool-sizing.js';
 
 export interface StoreOptions {
   /** `postgres://…` for distributed mode; absent for embedded PGlite under dataDir. */
@@ -68,12 +68,12 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
   };
 }
 
-/** Logs the spec's pool sizing warning when pool × instances does not fit PostgreSQL's max_connections. */
+/** Logs the spec's pool sizing warning when pool × instances exceeds 80 % of PostgreSQL's max_connections. */
 async function warnOnPoolSizing(orm: MikroORM, sizing: { poolMax: number; instances: number }, log: Logger): Promise<void> {
   const [row] = (await orm.em.getConnection().execute('show max_connections')) as { max_connections: string }[];
   const maxConnections = Number(row?.max_connections);
   if (!Number.isFinite(maxConnections)) return;
-  const input = { ...sizing, maxConnections, extraPerInstance: EXTRA_CONNECTIONS_PER_INSTANCE };
+  const input = { ...sizing, maxConnections };
   const warning = poolSizingWarning(input);
   if (warning) log.warn({ component: 'store', ...input }, warning);
 }

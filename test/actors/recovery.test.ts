@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { natsServiceEnv } from '../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, listEvents, sendMessage, watch, type StoredEvent } from '../api/turns/helpers.js';
-import { LOCAL_WEB_FETCH, startSlowServer } from '../api/turns/slow-server.js';
+import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from '../api/turns/slow-server.js';
 import { spawnWorker, type LogLine, type WorkerProcess } from './worker-process.js';
 
 /** Short lease so a dead worker's turn is redelivered quickly (heartbeats every third of it). */
@@ -15,8 +16,8 @@ interface Cluster {
 
 /** An API-only instance in this process plus two worker processes, sharing PostgreSQL and nats-server. */
 async function startCluster(t: { after(fn: () => unknown): void }): Promise<Cluster> {
-  const api = await startTestApp(t, { mode: 'nats', env: { ROLE: 'api', TURN_CLAIM_TIMEOUT_MS: Number(LEASE_MS) } });
-  const env = { DATABASE_URL: api.databaseUrl!, NATS_URL: api.natsUrl!, TURN_CLAIM_TIMEOUT_MS: LEASE_MS };
+  const api = await startTestApp(t, { mode: 'nats', env: { ROLE: 'api', TURN_CLAIM_TIMEOUT_MS: Number(LEASE_MS), ...LOCAL_WEB_FETCH_ENV } });
+  const env = { DATABASE_URL: api.databaseUrl!, ...natsServiceEnv(api.natsUrl!), TURN_CLAIM_TIMEOUT_MS: LEASE_MS, ...LOCAL_WEB_FETCH_ENV };
   const workers = [spawnWorker('w1', env, t), spawnWorker('w2', env, t)];
   await Promise.all(workers.map((w) => w.waitForLog((l) => l.msg === 'turn worker started')));
   return { api, workers };

@@ -135,7 +135,7 @@ describe('scheduler (two app instances on one database)', () => {
       assert.equal(long.status, 201);
       const due = new Date(Date.now() + 1500);
       for (const [i, id] of sessions.entries()) {
-        const session = await a.app.services.storage.access.owned((await a.request('GET', `/v1/sessions/${id}`)).body.organization_id, id);
+        const session = await a.app.services.storage.access.owned({ org_id: (await a.request('GET', `/v1/sessions/${id}`)).body.organization_id }, id);
         await a.app.services.storage.forSession(session).schedules.create(once(due, `job${i}`));
       }
       await until('every schedule fired', async () => {

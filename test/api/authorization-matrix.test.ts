@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { namedSchemas } from '../../schemas/index.js';
+import { MEMBER_OWNERSHIP_RULES } from '../../src/auth/index.js';
 import { InvalidRequestError } from '../../src/errors.js';
 import { createValidation, type Route } from '../../src/http/index.js';
 import { Session } from '../../src/store/index.js';
@@ -18,7 +19,12 @@ import { SecretLedger, createKey, createOrgWithAdmin, createUser, login, type Or
  *    the handler's ownership check); with a random id → 403/404 on reads (writes may act on the
  *    caller's own namespace, e.g. a PUT upsert); in every case the response carries no data of
  *    organisation 1 and every listed item belongs to organisation 2 (or to nobody: built-ins);
- *  - an organisation 1 member on `admin` routes, and anyone but the operator on `operator` routes → 403.
+ *  - an organisation 1 member on `admin` routes, and anyone but the operator on `operator` routes → 403;
+ *  - the member/admin matrix (docs/decisions.md): an organisation 1 member on every `user`/`stream`
+ *    route, addressing the admin's resources, gets 403 exactly where `MEMBER_OWNERSHIP_RULES`
+ *    says so (`own_only`: every route of the resource; `change_own`: PATCH, PUT, DELETE) and is
+ *    let through everywhere else; on resources the member created, nothing is 403; listings of
+ *    `own_only` collections show the member none of the admin's rows.
  */
 
 const validation = createValidation(namedSchemas);
@@ -106,6 +112,8 @@ function fillPath(route: Route, firstId: string): { path: string; paramsValid: b
 
 interface Org1 {
   admin: OrgAdmin;
+  /** collection path → id of a resource organisation 1's admin created (what the member addresses) */
+  adminOwned: Map<string, string>;
   member: { id: string; email: string; key: string; keyId: string };
   /** collection path → id of a real resource of organisation 1 */
   resources: Map<string, string>;
@@ -163,8 +171,61 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
     }
     if (id) resources.set(col, id);
   }
+  const image = await seedImage(app, admin.key, resources.get('/v1/sessions')!);
+  resources.set('/v1/images', image);
+  const adminOwned = new Map([...resources, ['/v1/users', admin.userId], ['/v1/auth/api-keys', admin.keyId]]);
   const markers = [admin.orgId, admin.userId, admin.email, member.id, member.email, member.keyId, admin.keyId, 'Matrix One', ...resources.values()];
-  return { admin, member, resources, markers };
+  return { admin, adminOwned, member, resources, markers };
+}
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+async function seedImage(app: TestApp, key: string, sessionId: string): Promise<string> {
+  const form = new FormData();
+  form.append('session_id', sessionId);
+  form.append('file', new Blob([PNG], { type: 'image/png' }), 'matrix.png');
+  const res = await fetch(`${app.url}/v1/images`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  assert.equal(res.status, 201, await res.clone().text());
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** The ownership rule of the resource a route addresses (by its collection), if any. */
+function ownershipOf(route: Route): { col: string; rule: (typeof MEMBER_OWNERSHIP_RULES)[string] } | null {
+  const col = collectionOf(route);
+  const rule = col ? MEMBER_OWNERSHIP_RULES[col] : undefined;
+  return col && rule ? { col, rule } : null;
+}
+
+/** What the matrix says a member gets on a route addressing a resource the organisation's admin created. */
+function memberExpectation(route: Route): 'forbidden' | 'allowed' {
+  if (route.auth === 'admin' || route.auth === 'operator') return 'forbidden';
+  const owned = ownershipOf(route);
+  if (!owned) return 'allowed';
+  if (owned.rule === 'own_only') return 'forbidden';
+  return ['PATCH', 'PUT', 'DELETE'].includes(route.method) ? 'forbidden' : 'allowed';
+}
+
+/** Routes that end the resource they address run last, so the others still find it. */
+const endsResource = (r: Route) => r.method === 'DELETE' && /^\/v1\/[a-z-]+\/:id$/.test(r.path);
+
+/** An agent, a session (with an image) and an API key organisation 1's member created, by collection. */
+async function seedMemberOwned(app: TestApp, org1: Org1): Promise<Map<string, string>> {
+  const key = org1.member.key;
+  const agent = await probe(app, 'POST', '/v1/agents', { key, body: { name: 'member agent', system_prompt: 'x' } });
+  assert.equal(agent.status, 201, agent.text);
+  const harnesses = JSON.parse((await probe(app, 'GET', '/v1/harnesses', { key })).text).data;
+  const session = await probe(app, 'POST', '/v1/sessions', { key, body: { harness_id: harnesses[0].id, title: 'member session' } });
+  assert.equal(session.status, 201, session.text);
+  const sessionId = JSON.parse(session.text).id as string;
+  const apiKey = await probe(app, 'POST', '/v1/auth/api-keys', { key, body: { name: 'spare' } });
+  assert.equal(apiKey.status, 201, apiKey.text);
+  return new Map([
+    ['/v1/agents', JSON.parse(agent.text).id],
+    ['/v1/sessions', sessionId],
+    ['/v1/images', await seedImage(app, key, sessionId)],
+    ['/v1/auth/api-keys', JSON.parse(apiKey.text).id],
+  ]);
 }
 
 test('authorization matrix - every credentialed route in app.routes', async (t) => {
@@ -229,7 +290,47 @@ test('authorization matrix - every credentialed route in app.routes', async (t) 
         }
       });
     }
+
+    await t.test(`${name} - organisation-1 member on the admin's resources: ${memberExpectation(route)} by the member/admin matrix`, async () => {
+      const adminId = col ? org1.adminOwned.get(col) : undefined;
+      const target = adminId ? fillPath(route, adminId).path : path;
+      const r = await probe(app, route.method, target, { key: org1.member.key, body, raw });
+      if (memberExpectation(route) === 'forbidden' && (route.auth !== 'user' && route.auth !== 'stream' || (bodyValid && paramsValid))) {
+        assert.equal(r.text, '{"error":"Forbidden","status":403}', `${r.status} ${r.text.slice(0, 200)}`);
+      } else if (memberExpectation(route) === 'forbidden') {
+        // Roles are checked before validation, ownership after it (in the service): an invalid body may be 400 first.
+        assert.ok([400, 403].includes(r.status), `expected 400/403, got ${r.status} ${r.text.slice(0, 200)}`);
+      } else {
+        assert.ok(r.status !== 403 && r.status !== 401 && r.status < 500, `allowed for members, got ${r.status} ${r.text.slice(0, 200)}`);
+      }
+      const owned = route.method === 'GET' && !col ? MEMBER_OWNERSHIP_RULES[route.path] : undefined;
+      if (owned === 'own_only') {
+        assert.equal(r.status, 200, r.text);
+        const adminRow = org1.adminOwned.get(route.path)!;
+        assert.ok(!r.text.includes(adminRow), `the listing shows the member the admin's ${route.path} row`);
+      }
+    });
   }
+
+  await t.test("the member/admin matrix: a member's own agents, sessions and images - nothing is 403", async (tt) => {
+    const own = await seedMemberOwned(app, org1);
+    const ownRoutes = routes.filter((r) => (r.auth === 'user' || r.auth === 'stream') && ownershipOf(r) && own.has(ownershipOf(r)!.col));
+    assert.ok(ownRoutes.length >= 20, `${ownRoutes.length} routes address a member's own resources`);
+    for (const route of [...ownRoutes.filter((r) => !endsResource(r)), ...ownRoutes.filter(endsResource)]) {
+      const { path } = fillPath(route, own.get(ownershipOf(route)!.col)!);
+      const { body, raw } = bodyFor(route);
+      await tt.test(`${route.method} ${route.path}`, async () => {
+        const r = await probe(app, route.method, path, { key: org1.member.key, body, raw });
+        assert.ok(r.status !== 403 && r.status !== 401 && r.status < 500, `${r.status} ${r.text.slice(0, 200)}`);
+      });
+    }
+    // And the admin reaches what the member created (admins manage the whole organisation).
+    for (const [col, id] of own) {
+      if (col === '/v1/sessions' || col === '/v1/images') continue; // the member's DELETE ran last
+      const get = routes.find((r) => r.method === 'GET' && r.path === `${col}/:id`);
+      if (get) assert.equal((await probe(app, 'GET', `${col}/${id}`, { key: org1.admin.key })).status, 200, col);
+    }
+  });
 
   await t.test("organisation 1's resources survived organisation 2's writes and deletes", async () => {
     for (const [col, id] of org1.resources) {

@@ -1,12 +1,13 @@
 // A child process of the conformance suite: appends to one session through its own bus,
 // racing a sibling process. Env: BUS_KIND (local|nats), BUS_DATABASE_URL or BUS_NATS_URL,
-// BUS_NATS_SHARDS, SESSION_ID, WORKER, COUNT, CONCURRENCY. Prints "ready", waits for a line on stdin ("go"),
+// BUS_NATS_AUTH (JSON, TLS files and the like), BUS_NATS_SHARDS, SESSION_ID, WORKER, COUNT, CONCURRENCY. Prints "ready", waits for a line on stdin ("go"),
 // appends, then prints one JSON line {worker, appended, ms} and exits.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createBus, type Bus } from '../../src/bus/index.js';
+import type { NatsAuthOptions } from '../../src/bus/nats/connect-options.js';
 import { createLogger } from '../../src/log.js';
 import { createStore } from '../../src/store/index.js';
 
@@ -20,7 +21,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'bus-child-'));
 
 async function open(): Promise<{ bus: Bus; close(): Promise<void> }> {
   if (env['BUS_KIND'] === 'nats') {
-    const bus = await createBus({ kind: 'nats', url: env['BUS_NATS_URL']!, log, ackWaitMs: 2000, shards: Number(env['BUS_NATS_SHARDS'] ?? 1) });
+    const bus = await createBus({ kind: 'nats', url: env['BUS_NATS_URL']!, auth: JSON.parse(env['BUS_NATS_AUTH'] ?? '{}') as NatsAuthOptions, log, ackWaitMs: 2000, shards: Number(env['BUS_NATS_SHARDS'] ?? 1) });
     return { bus, close: () => bus.close() };
   }
   const store = await createStore({ dataDir, databaseUrl: env['BUS_DATABASE_URL']!, log, poolMax: concurrency + 1 });

@@ -5,11 +5,11 @@ import { connect, TimeoutError } from '@nats-io/transport-node';
 import { createAckedPublisher } from '../../src/bus/nats/acked-publisher.js';
 import { JetStreamErrorCodes } from '../../src/bus/nats/nats-errors.js';
 import { newId } from '../../src/ids.js';
-import { startNatsServer } from '../helpers/nats-server.js';
+import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
 
 it('nats acked publisher - the acks and refusals of js.publish, over one reply subscription', async (t) => {
   const server = await startNatsServer({ t });
-  const nc = await connect({ servers: server.url });
+  const nc = await connect(await natsClientOptions(server));
   t.after(() => nc.close());
   const jsm = await jetstreamManager(nc);
   await jsm.streams.add({ name: 'P', subjects: ['p.>'], duplicate_window: 60_000_000_000 });
@@ -37,7 +37,7 @@ it('nats acked publisher - the acks and refusals of js.publish, over one reply s
 
 it('nats acked publisher - an ack that never comes fails with a TimeoutError; close fails what waits', async (t) => {
   const server = await startNatsServer({ t });
-  const nc = await connect({ servers: server.url });
+  const nc = await connect(await natsClientOptions(server));
   t.after(() => nc.close());
   nc.subscribe('silent.>', { callback: () => undefined }); // takes the message, never answers
   await nc.flush();

@@ -94,7 +94,7 @@ describe('nats event append - one round (scripted acks)', () => {
 describe('nats event append - against a server', () => {
   it('batches from two connections racing on one session: contiguous, each event once, each batch in order', async (t) => {
     const server = await startNatsServer({ t });
-    const buses = [await createBus({ kind: 'nats', url: server.url, log }), await createBus({ kind: 'nats', url: server.url, log })];
+    const buses = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
     t.after(() => Promise.all(buses.map((b) => b.close())));
     const sid = newId();
     const batches = 40;
@@ -119,7 +119,7 @@ describe('nats event append - against a server', () => {
 
   it('a writer with a stale expectation stores none of its batch (its cached tail is stale too)', async (t) => {
     const server = await startNatsServer({ t });
-    const [a, b] = [await createBus({ kind: 'nats', url: server.url, log }), await createBus({ kind: 'nats', url: server.url, log })];
+    const [a, b] = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
     t.after(() => Promise.all([a.close(), b.close()]));
     const sid = newId();
     assert.ok((await a.events.append(sid, [{ type: 'one' }, { type: 'two' }])).ok);
@@ -133,7 +133,7 @@ describe('nats event append - against a server', () => {
 describe('nats event append - shared ids and reads of our own appends', () => {
   it('a batch two writers append at once (the API preamble and a worker re-sending it): each event once, contiguous, in order', async (t) => {
     const server = await startNatsServer({ t });
-    const [a, b] = [await createBus({ kind: 'nats', url: server.url, log }), await createBus({ kind: 'nats', url: server.url, log })];
+    const [a, b] = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
     t.after(() => Promise.all([a.close(), b.close()]));
     for (let s = 0; s < 30; s++) {
       const sid = newId();
@@ -152,7 +152,7 @@ describe('nats event append - shared ids and reads of our own appends', () => {
 
   it('a shared batch whose first events are stored already is completed behind them', async (t) => {
     const server = await startNatsServer({ t });
-    const bus = await createBus({ kind: 'nats', url: server.url, log });
+    const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log });
     t.after(() => bus.close());
     const sid = newId();
     const batch = ['a', 'b', 'c', 'd'].map((type) => ({ id: newId(), type }));
@@ -165,7 +165,7 @@ describe('nats event append - shared ids and reads of our own appends', () => {
 
   it('reads behind our own appends equal the server copy; another writer appending sends them to the server', async (t) => {
     const server = await startNatsServer({ t });
-    const [a, b] = [await createBus({ kind: 'nats', url: server.url, log }), await createBus({ kind: 'nats', url: server.url, log })];
+    const [a, b] = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
     t.after(() => Promise.all([a.close(), b.close()]));
     const sid = newId();
     assert.ok((await a.events.append(sid, [{ type: 'one', data: { n: 1 } }, { type: 'two' }])).ok);
@@ -180,7 +180,7 @@ describe('nats event append - shared ids and reads of our own appends', () => {
 
 it('nats event log - settled() resolves once the appends under way in this process have finished', async (t) => {
   const server = await startNatsServer({ t });
-  const bus = await createBus({ kind: 'nats', url: server.url, log });
+  const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log });
   t.after(() => bus.close());
   const sid = newId();
   await bus.events.settled!(sid);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { RequestError, RequestOne } from '@nats-io/nats-core/internal';
 import { connect } from '@nats-io/transport-node';
 import { shareRequestCancelError } from '../../src/bus/nats/request-cancel.js';
-import { startNatsServer } from '../helpers/nats-server.js';
+import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
 
 /** nats.js's errors module as its request class sees it (CommonJS, one instance per process). */
 function natsErrorsModule(): { RequestError: typeof RequestError } {
@@ -18,7 +18,7 @@ test('nats request cancel - answered requests build no RequestError; a request c
   assert.equal(shareRequestCancelError(), true, 'idempotent');
 
   const server = await startNatsServer({ t });
-  const nc = await connect({ servers: server.url, noAsyncTraces: true });
+  const nc = await connect(await natsClientOptions(server, { noAsyncTraces: true }));
   t.after(() => nc.close());
   nc.subscribe('echo', {
     callback: (_err, m) => {

@@ -6,15 +6,15 @@ import { createBus, type TurnJob } from '../../src/bus/index.js';
 import { CLAIM_BUCKET } from '../../src/bus/nats/topology.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
-import { startNatsServer } from '../helpers/nats-server.js';
+import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
 
 const log = createLogger('silent');
 const turn = (sessionId: string, turnId = newId()): TurnJob => ({ session_id: sessionId, turn_id: turnId, job: { input: 'hello' } });
 
 it('nats turn queue - the next claim after our own release skips the record read, unless another process wrote it since', async (t) => {
   const server = await startNatsServer({ t });
-  const bus = await createBus({ kind: 'nats', url: server.url, log });
-  const nc = await connect({ servers: server.url });
+  const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log });
+  const nc = await connect(await natsClientOptions(server));
   t.after(async () => {
     await bus.close();
     await nc.close();

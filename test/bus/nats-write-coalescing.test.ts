@@ -3,14 +3,14 @@ import { test } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import type { Socket } from 'node:net';
 import { coalesceSocketWrites } from '../../src/bus/nats/write-coalescing.js';
-import { startNatsServer } from '../helpers/nats-server.js';
+import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
 
 test('nats write coalescing - messages sent from many continuations of one event-loop turn leave in one write, and all are answered', async (t) => {
   const server = await startNatsServer({ t });
-  const nc = await connect({ servers: server.url });
+  const nc = await connect(await natsClientOptions(server));
   t.after(() => nc.close());
   assert.equal(coalesceSocketWrites(nc), true);
-  const responder = await connect({ servers: server.url });
+  const responder = await connect(await natsClientOptions(server));
   t.after(() => responder.close());
   responder.subscribe('echo', {
     callback: (_err, m) => {

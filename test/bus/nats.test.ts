@@ -3,37 +3,17 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createBus, type Bus, type NatsBusOptions } from '../../src/bus/index.js';
+import { createBus } from '../../src/bus/index.js';
+import type { NatsAuthOptions } from '../../src/bus/nats/connect-options.js';
 import { chooseReplicas } from '../../src/bus/nats/replicas.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
-import { startNatsCluster, startNatsServer } from '../helpers/nats-server.js';
-import { runBusConformance, type BusHarness } from './conformance.js';
+import { natsClientOptions, startNatsCluster, startNatsServer } from '../helpers/nats-server.js';
+import { runBusConformance } from './conformance.js';
+import { ACK_WAIT_MS, natsHarness } from './nats-harness.js';
 import { within } from './conformance-events.js';
 
-const ACK_WAIT_MS = 2000;
 const log = createLogger('silent');
-
-/** Buses on one fresh nats-server; `after` of the suite stops it. */
-async function natsHarness(extra: Partial<NatsBusOptions> = {}): Promise<BusHarness> {
-  const cleanups: (() => unknown)[] = [];
-  const server = await startNatsServer({ t: { after: (fn) => cleanups.push(fn) } });
-  const buses: Bus[] = [];
-  return {
-    leaseMs: ACK_WAIT_MS,
-    // Shards decide where a session lives: the children must use the same count.
-    childEnv: { BUS_KIND: 'nats', BUS_NATS_URL: server.url, BUS_NATS_SHARDS: String(extra.shards ?? 1) },
-    async connect() {
-      const bus = await createBus({ kind: 'nats', url: server.url, log, ackWaitMs: ACK_WAIT_MS, ...extra });
-      buses.push(bus);
-      return bus;
-    },
-    async close() {
-      for (const bus of buses) await bus.close();
-      for (const fn of cleanups) await fn();
-    },
-  };
-}
 
 runBusConformance({ name: 'nats', create: () => natsHarness() });
 
@@ -63,7 +43,7 @@ test('nats - a process that never saw a session reads it from any position (bina
 
 test('nats - ping throws while the server is down and recovers after a restart, on the same bus', async (t) => {
   const server = await startNatsServer({ t });
-  const bus = await createBus({ kind: 'nats', url: server.url, log, ackWaitMs: ACK_WAIT_MS, requestTimeoutMs: 1000 });
+  const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log, ackWaitMs: ACK_WAIT_MS, requestTimeoutMs: 1000 });
   t.after(() => bus.close());
   const sid = newId();
   await bus.ping();
@@ -107,8 +87,8 @@ test('nats - ping throws while the server is down and recovers after a restart, 
 });
 
 /** num_replicas of every stream the bus creates (EVENTS_<k>, TURNS, the claims bucket's KV stream). */
-async function replicasOf(url: string, shards = 1): Promise<Record<string, number>> {
-  const nc = await connect({ servers: url.split(',') });
+async function replicasOf(server: { url: string; auth: NatsAuthOptions }, shards = 1): Promise<Record<string, number>> {
+  const nc = await connect(await natsClientOptions(server));
   try {
     const jsm = await jetstreamManager(nc);
     const names = [...Array.from({ length: shards }, (_, k) => `EVENTS_${k}`), 'TURNS', 'KV_turn_claims'];
@@ -148,24 +128,24 @@ test('nats replicas - auto is min(3, servers of the cluster): advertised, else t
 
 test('nats replicas - a single server gets one replica per stream and bucket by default', async (t) => {
   const server = await startNatsServer({ t });
-  const bus = await createBus({ kind: 'nats', url: server.url, log, ackWaitMs: ACK_WAIT_MS, shards: 2 });
+  const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log, ackWaitMs: ACK_WAIT_MS, shards: 2 });
   t.after(() => bus.close());
-  assert.deepEqual(await replicasOf(server.url, 2), { EVENTS_0: 1, EVENTS_1: 1, TURNS: 1, KV_turn_claims: 1 });
+  assert.deepEqual(await replicasOf(server, 2), { EVENTS_0: 1, EVENTS_1: 1, TURNS: 1, KV_turn_claims: 1 });
 });
 
 test('nats - a 3-node cluster: auto raises streams and bucket made with 1 replica to 3, and appends, reads and claims work', async (t) => {
   const cluster = await startNatsCluster(3, { t });
   // A deployment from before NATS_REPLICAS: everything on one replica, with data in it.
-  const old = await createBus({ kind: 'nats', url: cluster.url, log, ackWaitMs: ACK_WAIT_MS, replicas: 1 });
+  const old = await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log, ackWaitMs: ACK_WAIT_MS, replicas: 1 });
   const sid = newId();
   assert.ok((await old.events.append(sid, [{ type: 'a' }], { expectedSequence: 0 })).ok);
   await old.close();
-  assert.deepEqual(await replicasOf(cluster.url), { EVENTS_0: 1, TURNS: 1, KV_turn_claims: 1 });
+  assert.deepEqual(await replicasOf(cluster), { EVENTS_0: 1, TURNS: 1, KV_turn_claims: 1 });
 
   const { log: captured, lines } = capturingLogger();
-  const bus = await createBus({ kind: 'nats', url: cluster.url, log: captured, ackWaitMs: ACK_WAIT_MS });
+  const bus = await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log: captured, ackWaitMs: ACK_WAIT_MS });
   t.after(() => bus.close());
-  assert.deepEqual(await replicasOf(cluster.url), { EVENTS_0: 3, TURNS: 3, KV_turn_claims: 3 });
+  assert.deepEqual(await replicasOf(cluster), { EVENTS_0: 3, TURNS: 3, KV_turn_claims: 3 });
   const chosen = lines().find((l) => l['msg'] === 'JetStream replicas');
   assert.deepEqual([chosen?.['replicas'], chosen?.['source'], chosen?.['servers'], chosen?.['counted']], [3, 'auto', 3, 'advertised']);
   const raised = lines().filter((l) => l['msg'] === 'raising stream replicas').map((l) => [l['stream'], l['from'], l['to']]);
@@ -182,7 +162,7 @@ test('nats - a 3-node cluster: auto raises streams and bucket made with 1 replic
   assert.equal(await bus.turns.has(sid), false);
 
   // A lower fixed count later never shrinks what is there.
-  const lower = await createBus({ kind: 'nats', url: cluster.url, log, ackWaitMs: ACK_WAIT_MS, replicas: 1 });
+  const lower = await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log, ackWaitMs: ACK_WAIT_MS, replicas: 1 });
   await lower.close();
-  assert.deepEqual(await replicasOf(cluster.url), { EVENTS_0: 3, TURNS: 3, KV_turn_claims: 3 });
+  assert.deepEqual(await replicasOf(cluster), { EVENTS_0: 3, TURNS: 3, KV_turn_claims: 3 });
 });

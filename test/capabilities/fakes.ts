@@ -156,8 +156,10 @@ export function createFakeKv(now: Clock = () => FAKE_NOW): SessionKv & { entries
     async delete(key) {
       return entries.delete(key);
     },
-    async list(opts) {
-      return [...entries.values()].filter((e) => e.key.startsWith(opts?.prefix ?? '')).sort((a, b) => a.key.localeCompare(b.key));
+    async list({ prefix = '', limit = 100, offset = 0, include_values = false } = {}) {
+      const all = [...entries.values()].filter((e) => e.key.startsWith(prefix)).sort((a, b) => a.key.localeCompare(b.key));
+      const page = all.slice(offset, offset + limit).map(({ value, ...rest }) => (include_values ? { ...rest, value } : rest));
+      return { entries: page, total: all.length };
     },
   };
 }
@@ -181,6 +183,9 @@ export function createFakeSecrets(now: Clock = () => FAKE_NOW): SessionSecrets &
     },
     async list() {
       return [...info.values()].sort((a, b) => a.name.localeCompare(b.name));
+    },
+    async allValues() {
+      return [...values].map(([name, value]) => ({ name, value }));
     },
   };
 }

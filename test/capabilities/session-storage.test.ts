@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sessionStorageCapability } from '../../src/capabilities/session-storage.js';
 import { ToolError } from '../../src/capabilities/types.js';
-import { createFakeToolContext, jsonOf, toolOf } from './fakes.js';
+import { FAKE_NOW, createFakeToolContext, jsonOf, toolOf } from './fakes.js';
 
 const kv = toolOf(sessionStorageCapability, 'kv_store');
 const secrets = toolOf(sessionStorageCapability, 'secret_store');
@@ -30,6 +30,15 @@ describe('kv_store', () => {
     assert.doesNotMatch((await kv.execute({ operation: 'list' }, ctx)).content[0]!.text, /secret-ish/);
   });
 
+  it('lists a page at a time (limit, offset) with the total', async () => {
+    const ctx = createFakeToolContext();
+    for (const k of ['a', 'b', 'c', 'd', 'e']) await kv.execute({ operation: 'set', key: k, value: k }, ctx);
+    const page = jsonOf<{ keys: { key: string }[]; total: number; offset: number; limit: number }>(await kv.execute({ operation: 'list', limit: 2, offset: 2 }, ctx));
+    assert.deepEqual(page.keys.map((k) => k.key), ['c', 'd']);
+    assert.deepEqual([page.total, page.offset, page.limit], [5, 2, 2]);
+    await assert.rejects(kv.execute({ operation: 'list', limit: 1001 }, ctx), isToolError(/limit/));
+  });
+
   it('refuses missing fields, control characters, oversize values and unknown operations', async () => {
     const ctx = createFakeToolContext();
     await assert.rejects(kv.execute({ operation: 'get' }, ctx), isToolError(/"key" is required for operation "get"/));
@@ -42,7 +51,7 @@ describe('kv_store', () => {
 });
 
 describe('secret_store', () => {
-  it('stores without echoing the value, lists names only, gets and deletes', async () => {
+  it('stores without echoing the value, lists names only, get tells existence (never the value), deletes', async () => {
     const ctx = createFakeToolContext();
     const set = await secrets.execute({ operation: 'set', name: 'GITHUB_TOKEN', value: 'ghp_abc123' }, ctx);
     assert.deepEqual(jsonOf(set), { name: 'GITHUB_TOKEN', stored: true });
@@ -50,9 +59,21 @@ describe('secret_store', () => {
     const list = await secrets.execute({ operation: 'list' }, ctx);
     assert.doesNotMatch(list.content[0]!.text, /ghp_abc123/);
     assert.deepEqual(jsonOf<{ secrets: { name: string }[] }>(list).secrets.map((s) => s.name), ['GITHUB_TOKEN']);
-    assert.deepEqual(jsonOf(await secrets.execute({ operation: 'get', name: 'GITHUB_TOKEN' }, ctx)), { name: 'GITHUB_TOKEN', found: true, value: 'ghp_abc123' });
+    const got = await secrets.execute({ operation: 'get', name: 'GITHUB_TOKEN' }, ctx);
+    assert.doesNotMatch(got.content[0]!.text, /ghp_abc123/);
+    assert.deepEqual(jsonOf(got), {
+      name: 'GITHUB_TOKEN', found: true, created_at: FAKE_NOW.toISOString(), updated_at: FAKE_NOW.toISOString(), use_as: '{{secret:GITHUB_TOKEN}}',
+    });
     assert.deepEqual(jsonOf(await secrets.execute({ operation: 'delete', name: 'GITHUB_TOKEN' }, ctx)), { name: 'GITHUB_TOKEN', deleted: true });
-    assert.deepEqual(jsonOf(await secrets.execute({ operation: 'get', name: 'GITHUB_TOKEN' }, ctx)), { name: 'GITHUB_TOKEN', found: false, value: null });
+    assert.deepEqual(jsonOf(await secrets.execute({ operation: 'get', name: 'GITHUB_TOKEN' }, ctx)), { name: 'GITHUB_TOKEN', found: false, use_as: '{{secret:GITHUB_TOKEN}}' });
+  });
+
+  it('refuses to overwrite or delete the connection secrets a user connection injected', async () => {
+    const ctx = createFakeToolContext();
+    await ctx.secrets.set('connection:github', 'ghp_user_token');
+    await assert.rejects(secrets.execute({ operation: 'set', name: 'connection:github', value: 'x' }, ctx), isToolError(/belong to the user's connections/));
+    await assert.rejects(secrets.execute({ operation: 'delete', name: 'connection:github' }, ctx), isToolError(/belong to the user's connections/));
+    assert.equal(ctx.secrets.values.get('connection:github'), 'ghp_user_token');
   });
 
   it('refuses invalid names and oversize values', async () => {

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestDatabase } from './postgres.js';
-import { startNatsServer } from './nats-server.js';
+import { natsServiceEnv, startNatsServer } from './nats-server.js';
 import { request, type RequestOptions, type TestResponse } from './http.js';
 import type { AppOptions } from '../../src/app.js';
 
@@ -55,13 +55,19 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     natsUrl = nats.url;
     t.after(() => nats.stop());
   }
+  // A server of this process may require TLS (NATS_TEST_SECURE=1): its files go with its URL.
+  const envNatsUrl = typeof opts.env?.['NATS_URL'] === 'string' ? opts.env['NATS_URL'] : undefined;
+  const nats = envNatsUrl ?? natsUrl;
   const config = loadConfig({}, {
     PORT: 0,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...(natsUrl ? { NATS_URL: natsUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
+    // Instances sharing a database share the secrets key (the stored JWT signing key is sealed with it).
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
+    ...(nats ? natsServiceEnv(nats) : {}),
+    // The fake LLM vendors of the tests listen on loopback; a test overrides this to check the refusal.
+    LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost,::1',
     ...opts.env,
   });
   const logs: string[] = [];

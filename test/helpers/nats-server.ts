@@ -1,8 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { NodeConnectionOptions } from '@nats-io/transport-node';
+import { natsConnectOptions, type NatsAuthOptions } from '../../src/bus/nats/connect-options.js';
+import { createTestPki, type TestPki } from './test-pki.js';
 
 /** Anything with node:test's `after` (a TestContext or a suite context). */
 export interface Cleanup {
@@ -14,10 +18,33 @@ export interface NatsServerOptions {
   t?: Cleanup;
   /** How long to wait for the server to become healthy, in ms (default 15000). */
   readyTimeoutMs?: number;
+  /**
+   * Require TLS with client certificates (a throwaway CA made with openssl) and a user with a
+   * password (in `url`), with every permission. Default: NATS_TEST_SECURE=1 in the environment,
+   * which runs the distributed tests against an authenticated TLS bus.
+   */
+  secure?: boolean;
+  /** Require TLS with client certificates, without adding a user (bring your own `config`). */
+  tls?: boolean;
+  /** Extra config lines after the generated ones (e.g. an `include` of a file from `files`). */
+  config?: string;
+  /** Files written next to the config file, by name, before the server starts. */
+  files?: Record<string, string>;
+  /** Environment of nats-server (the `$VARIABLES` a config references). */
+  env?: Record<string, string>;
 }
 
 export interface NatsServer {
+  /** Client URL(s); with `secure`, they carry the test user's credentials. */
   url: string;
+  /** Client URL(s) without credentials. */
+  address: string;
+  /** TLS files for clients (the CA, a client certificate and key); {} without TLS. */
+  auth: NatsAuthOptions;
+  /** The certificates, when TLS is on. */
+  pki?: TestPki;
+  /** What the server logged lately (stderr; e.g. permission violations). */
+  log(): string;
   port: number;
   storeDir: string;
   /** Stops the process (SIGTERM, SIGKILL after 5 s). Idempotent. */
@@ -28,8 +55,10 @@ export interface NatsServer {
 
 export interface NatsCluster {
   servers: NatsServer[];
-  /** All client URLs, comma-separated (what NATS_URL would hold). */
+  /** All client URLs, comma-separated (what NATS_URL would hold); with credentials when secure. */
   url: string;
+  /** TLS files for clients; {} without TLS. */
+  auth: NatsAuthOptions;
   stop(): Promise<void>;
 }
 
@@ -70,6 +99,9 @@ process.once('exit', () => {
   for (const dir of tempRoots) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Client TLS files of the servers this process started, by client URL (see natsServiceEnv). */
+const authByUrl = new Map<string, NatsAuthOptions>();
+
 function tempRoot(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   tempRoots.add(dir);
@@ -84,12 +116,54 @@ interface NodeSpec {
   config: string;
 }
 
-function writeConfig(spec: Omit<NodeSpec, 'config'>, cluster?: { port: number; routes: number[] }): string {
+/** What secures the client port, shared by every node of a cluster. */
+interface Security {
+  pki?: TestPki;
+  /** The test user (secure mode): all permissions. */
+  user?: { user: string; pass: string };
+  config?: string;
+  env?: Record<string, string>;
+}
+
+function securityOf(root: string, o: NatsServerOptions): Security {
+  const secure = o.secure ?? process.env['NATS_TEST_SECURE'] === '1';
+  const pkiDir = join(root, 'pki');
+  let pki: TestPki | undefined;
+  if (secure || o.tls) {
+    mkdirSync(pkiDir);
+    pki = createTestPki(pkiDir);
+  }
+  for (const [name, text] of Object.entries(o.files ?? {})) writeFileSync(join(root, name), text);
+  const user = secure ? { user: 'test', pass: randomBytes(12).toString('hex') } : undefined;
+  return { pki, user, config: o.config, env: o.env };
+}
+
+function securityLines(sec: Security): string[] {
+  const lines: string[] = [];
+  if (sec.pki) {
+    const p = sec.pki;
+    lines.push(`tls { cert_file: "${p.serverCertFile}", key_file: "${p.serverKeyFile}", ca_file: "${p.caFile}", verify: true, timeout: 5 }`);
+  }
+  if (sec.user) lines.push(`authorization { users: [ { user: ${sec.user.user}, password: "${sec.user.pass}" } ] }`);
+  if (sec.config) lines.push(sec.config);
+  return lines;
+}
+
+function clientUrl(port: number, sec: Security): string {
+  return sec.user ? `nats://${sec.user.user}:${sec.user.pass}@127.0.0.1:${port}` : `nats://127.0.0.1:${port}`;
+}
+
+function clientAuth(sec: Security): NatsAuthOptions {
+  return sec.pki ? { tls: { caFile: sec.pki.caFile, certFile: sec.pki.clientCertFile, keyFile: sec.pki.clientKeyFile } } : {};
+}
+
+function writeConfig(spec: Omit<NodeSpec, 'config'>, sec: Security, cluster?: { port: number; routes: number[] }): string {
   const lines = [
     `server_name: ${spec.name}`,
     `listen: 127.0.0.1:${spec.port}`,
     `http: 127.0.0.1:${spec.monitorPort}`,
     `jetstream { store_dir: "${spec.storeDir}" }`,
+    ...securityLines(sec),
   ];
   if (cluster) {
     const routes = cluster.routes.map((p) => `"nats://127.0.0.1:${p}"`).join(', ');
@@ -98,6 +172,27 @@ function writeConfig(spec: Omit<NodeSpec, 'config'>, cluster?: { port: number; r
   const file = join(spec.storeDir, '..', `${spec.name}.conf`);
   writeFileSync(file, lines.join('\n') + '\n');
   return file;
+}
+
+/** nats.js connect options for `server` (its URL's credentials and TLS files), as the service builds them. */
+export async function natsClientOptions(server: Pick<NatsServer, 'url' | 'auth'>, extra: Partial<NodeConnectionOptions> = {}): Promise<NodeConnectionOptions> {
+  return { ...(await natsConnectOptions(server.url, server.auth)), ...extra };
+}
+
+/**
+ * The service's settings for a server (or cluster) of this process, given as itself or by its
+ * `url`: NATS_URL and the NATS_TLS_* files. Tests that share a server between instances pass
+ * its URL around; this finds the TLS files that go with it.
+ */
+export function natsServiceEnv(server: Pick<NatsServer, 'url' | 'auth'> | string): Record<string, string> {
+  if (typeof server === 'string') server = { url: server, auth: authByUrl.get(server) ?? {} };
+  const tls = server.auth.tls;
+  return {
+    NATS_URL: server.url,
+    ...(tls?.caFile ? { NATS_TLS_CA: tls.caFile } : {}),
+    ...(tls?.certFile ? { NATS_TLS_CERT: tls.certFile } : {}),
+    ...(tls?.keyFile ? { NATS_TLS_KEY: tls.keyFile } : {}),
+  };
 }
 
 async function waitHealthy(spec: NodeSpec, proc: ChildProcess, timeoutMs: number): Promise<void> {
@@ -117,11 +212,15 @@ async function waitHealthy(spec: NodeSpec, proc: ChildProcess, timeoutMs: number
   throw new Error(`nats-server ${spec.name} not healthy after ${timeoutMs} ms: ${last}`);
 }
 
-function launch(bin: string, spec: NodeSpec): ChildProcess {
-  const proc = spawn(bin, ['-c', spec.config], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** The last this many characters of a server's log are kept (NatsServer.log()). */
+const LOG_TAIL_CHARS = 256 * 1024;
+
+function launch(bin: string, spec: NodeSpec, env: Record<string, string> | undefined, onLog: (text: string) => void): ChildProcess {
+  const proc = spawn(bin, ['-c', spec.config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let tail = '';
   proc.stderr?.on('data', (d: Buffer) => {
     tail = (tail + d.toString()).slice(-4000);
+    onLog(d.toString());
   });
   proc.once('exit', (code) => {
     live.delete(proc);
@@ -143,14 +242,19 @@ function stopProcess(proc: ChildProcess | null): Promise<void> {
   });
 }
 
-function managed(bin: string, spec: NodeSpec, readyTimeoutMs: number, waitReady: boolean) {
+function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: number, waitReady: boolean) {
   let proc: ChildProcess | null = null;
+  let log = '';
   const start = async (): Promise<void> => {
-    proc = launch(bin, spec);
+    proc = launch(bin, spec, sec.env, (text) => (log = (log + text).slice(-LOG_TAIL_CHARS)));
     if (waitReady) await waitHealthy(spec, proc, readyTimeoutMs);
   };
   const server: NatsServer = {
-    url: `nats://127.0.0.1:${spec.port}`,
+    url: clientUrl(spec.port, sec),
+    address: `nats://127.0.0.1:${spec.port}`,
+    auth: clientAuth(sec),
+    pki: sec.pki,
+    log: () => log,
     port: spec.port,
     storeDir: spec.storeDir,
     stop: () => stopProcess(proc),
@@ -189,28 +293,33 @@ async function nodeSpec(root: string, name: string): Promise<Omit<NodeSpec, 'con
 }
 
 /** Spawns a single JetStream nats-server on a free port with a temp store dir. */
-export async function startNatsServer({ t, readyTimeoutMs = 15_000 }: NatsServerOptions = {}): Promise<NatsServer> {
+export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServer> {
+  const { t, readyTimeoutMs = 15_000 } = opts;
   const bin = natsServerBin();
   const root = tempRoot('nats-test-');
+  const sec = securityOf(root, opts);
   const base = await nodeSpec(root, 'n1');
-  const spec = { ...base, config: writeConfig(base) };
-  const { server, start } = managed(bin, spec, readyTimeoutMs, true);
+  const spec = { ...base, config: writeConfig(base, sec) };
+  const { server, start } = managed(bin, spec, sec, readyTimeoutMs, true);
   t?.after(async () => {
     await server.stop();
     rmSync(root, { recursive: true, force: true });
   });
   await start();
+  authByUrl.set(server.url, server.auth);
   return server;
 }
 
 /** Spawns an n-node JetStream cluster (routes on free ports) and waits until every node is healthy. */
-export async function startNatsCluster(n = 3, { t, readyTimeoutMs = 90_000 }: NatsServerOptions = {}): Promise<NatsCluster> {
+export async function startNatsCluster(n = 3, opts: NatsServerOptions = {}): Promise<NatsCluster> {
+  const { t, readyTimeoutMs = 90_000 } = opts;
   const bin = natsServerBin();
   const root = tempRoot('nats-cluster-');
+  const sec = securityOf(root, opts);
   const bases = await Promise.all(Array.from({ length: n }, (_, i) => nodeSpec(root, `n${i + 1}`)));
   const routePorts = await Promise.all(bases.map(() => freePort()));
   const nodes = bases.map((b, i) =>
-    managed(bin, { ...b, config: writeConfig(b, { port: routePorts[i]!, routes: routePorts }) }, readyTimeoutMs, false),
+    managed(bin, { ...b, config: writeConfig(b, sec, { port: routePorts[i]!, routes: routePorts }) }, sec, readyTimeoutMs, false),
   );
   const stop = async () => {
     await Promise.all(nodes.map((x) => x.server.stop()));
@@ -223,5 +332,7 @@ export async function startNatsCluster(n = 3, { t, readyTimeoutMs = 90_000 }: Na
   await Promise.all(nodes.map((x) => x.start()));
   await Promise.all(nodes.map((x) => x.healthy()));
   await waitMetaQuorum(nodes, readyTimeoutMs);
-  return { servers: nodes.map((x) => x.server), url: nodes.map((x) => x.server.url).join(','), stop };
+  const url = nodes.map((x) => x.server.url).join(',');
+  authByUrl.set(url, clientAuth(sec));
+  return { servers: nodes.map((x) => x.server), url, auth: clientAuth(sec), stop };
 }

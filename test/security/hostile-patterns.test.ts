@@ -104,7 +104,12 @@ describe('hostile patterns and documents', () => {
     assert.match(expanded.body.error, /expands to more than 4194304 characters/);
     const deep = await importYaml(`name: deep\nsystem_prompt: hi\nx: ${'['.repeat(100)}${']'.repeat(100)}\n`);
     assert.equal(deep.status, 400);
-    assert.match(deep.body.error, /nested deeper than 64 levels/);
+    assert.match(deep.body.error, /nests deeper than 64 levels/);
+    // Each half nests 40 levels in the text; the alias puts one inside the other (81 levels).
+    const nested = `${'['.repeat(40)}*a${']'.repeat(40)}`;
+    const viaAlias = await importYaml(`name: alias-deep\nsystem_prompt: hi\na: &a ${'['.repeat(40)}1${']'.repeat(40)}\nb: ${nested}\n`);
+    assert.equal(viaAlias.status, 400);
+    assert.match(viaAlias.body.error, /nests deeper than 64 levels \(YAML aliases included\)/);
     // Measured: 1M nested flow sequences keep the yaml parser busy for ~12 s.
     const [slow, ms] = await timed(importYaml(deepYaml()));
     assert.equal(slow.status, 400);

@@ -12,9 +12,13 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     await kv.set('ab', 'three');
     await kv.set('a_1', 'uno');
     assert.equal(await kv.get('a_1'), 'uno');
-    assert.deepEqual((await kv.list({ prefix: 'a_' })).map((e) => e.key), ['a_1']);
-    assert.deepEqual((await kv.list({ prefix: 'a%' })).map((e) => e.key), ['a%2']);
-    assert.deepEqual((await kv.list()).map((e) => e.key), ['a%2', 'a_1', 'ab']);
+    assert.deepEqual((await kv.list({ prefix: 'a_' })).entries.map((e) => e.key), ['a_1']);
+    assert.deepEqual((await kv.list({ prefix: 'a%' })).entries.map((e) => e.key), ['a%2']);
+    assert.deepEqual((await kv.list()).entries.map((e) => e.key), ['a%2', 'a_1', 'ab']);
+    const page = await kv.list({ limit: 1, offset: 1, include_values: true });
+    assert.deepEqual(page.entries.map((e) => [e.key, e.value]), [['a_1', 'uno']]);
+    assert.equal(page.total, 3);
+    assert.equal((await kv.list()).entries[0]!.value, undefined, 'no values unless asked');
     assert.equal(await other.get('a_1'), null);
     assert.equal(await kv.delete('ab'), true);
     assert.equal(await kv.delete('ab'), false);
@@ -59,5 +63,18 @@ describe('session key/value and secrets (PostgreSQL)', () => {
       const [row] = await fx.store.sql<{ n: string }>(`select count(*) as n from ${table}`);
       assert.equal(Number(row!.n), 0, table);
     }
+  });
+
+  it('kv quota under parallel writers: 409 past the entries, 413 past the bytes, nothing written beyond', async (t) => {
+    const fx = await storageFixture(t, { kvMaxEntries: 5, kvMaxBytes: 64 });
+    const { kv } = fx.storage.forSession(await fx.session());
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => kv.set(`k${i}`, 'v')));
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5, 'the lock makes the count exact');
+    const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!.reason;
+    assert.deepEqual([refused.status, refused.code], [409, 'quota_exceeded']);
+    const first = (await kv.list()).entries[0]!.key;
+    await assert.rejects(kv.set(first, 'x'.repeat(64)), (e: any) => e.status === 413 && /64 bytes/.test(e.message));
+    assert.equal(await kv.get(first), 'v');
+    assert.equal((await kv.list()).total, 5);
   });
 });

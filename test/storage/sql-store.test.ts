@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createSessionSql } from '../../src/storage/sql-store.js';
 import { storageFixture } from './helpers.js';
 
 describe('session SQL databases (PostgreSQL)', () => {
@@ -35,8 +34,8 @@ describe('session SQL databases (PostgreSQL)', () => {
   });
 
   it('refuses a database over the size cap with 413 and keeps the old bytes', async (t) => {
-    const fx = await storageFixture(t);
-    const sql = createSessionSql(fx.store, { sessionId: (await fx.session()).id, maxDatabaseBytes: 20_000 });
+    const fx = await storageFixture(t, { maxSqlDatabaseBytes: 20_000 });
+    const sql = fx.storage.forSession(await fx.session()).sql;
     const db = await sql.open('big', { create: true });
     await db.exec('create table b (x blob)');
     await assert.rejects(db.exec('insert into b values (zeroblob(50000))'), { status: 413 });

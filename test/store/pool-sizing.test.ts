@@ -5,21 +5,22 @@ import { poolSizingWarning } from '../../src/store/pool-sizing.js';
 import { startTestApp } from '../helpers/app.js';
 import { TEST_PG_URL } from '../helpers/postgres.js';
 
-test('pool sizing - fits: (pool + 1 lock connection) × instances up to 80 % of max_connections', () => {
+test('pool sizing - fits: pool × instances up to exactly 80 % of max_connections (spec section 8)', () => {
   assert.equal(poolSizingWarning({ poolMax: 10, instances: 1, maxConnections: 100 }), null);
-  assert.equal(poolSizingWarning({ poolMax: 39, instances: 2, maxConnections: 100 }), null, '80 of 80');
-  assert.equal(poolSizingWarning({ poolMax: 19, instances: 4, maxConnections: 100 }), null);
-  assert.equal(poolSizingWarning({ poolMax: 40, instances: 2, maxConnections: 100, extraPerInstance: 0 }), null);
+  assert.equal(poolSizingWarning({ poolMax: 40, instances: 2, maxConnections: 100 }), null, '80 of 80: exactly 80 % does not exceed it');
+  assert.equal(poolSizingWarning({ poolMax: 20, instances: 4, maxConnections: 100 }), null);
+  assert.equal(poolSizingWarning({ poolMax: 1, instances: 1, maxConnections: 2 }), null, '1 of 1.6');
 });
 
-test('pool sizing - too large: the warning names every figure', () => {
-  const w = poolSizingWarning({ poolMax: 40, instances: 2, maxConnections: 100 });
+test('pool sizing - exceeds 80 %: the warning says what was counted', () => {
+  const w = poolSizingWarning({ poolMax: 41, instances: 2, maxConnections: 100 });
   assert.equal(
     w,
-    'database pool too large: 2 instance(s) × (DATABASE_POOL_MAX 40 + 1 extra) = 82 connections, above 80 % of max_connections 100 (80); lower DATABASE_POOL_MAX or raise max_connections',
+    'database pool too large: counted DATABASE_POOL_MAX 41 per instance × EXPECTED_INSTANCES 2 = 82 connections, which exceeds 80 % of max_connections 100 (80); ' +
+      'workers outside EXPECTED_INSTANCES are not counted; lower DATABASE_POOL_MAX or raise max_connections',
   );
-  assert.match(poolSizingWarning({ poolMax: 10, instances: 8, maxConnections: 100 })!, /= 88 connections/);
-  assert.match(poolSizingWarning({ poolMax: 1, instances: 1, maxConnections: 2 })!, /max_connections 2 \(1\)/);
+  assert.match(poolSizingWarning({ poolMax: 11, instances: 8, maxConnections: 100 })!, /= 88 connections/);
+  assert.match(poolSizingWarning({ poolMax: 2, instances: 1, maxConnections: 2 })!, /max_connections 2 \(1\.6\)/);
 });
 
 async function maxConnections(): Promise<number> {
@@ -45,7 +46,6 @@ test('pool sizing - PostgreSQL: a pool too large for max_connections logs one wa
   assert.equal(w['poolMax'], max);
   assert.equal(w['instances'], 2);
   assert.equal(w['maxConnections'], max);
-  assert.equal(w['extraPerInstance'], 1);
   assert.equal((await big.request('GET', '/health')).status, 200, 'a warning, not a refusal');
 
   const fits = await startTestApp(t, { mode: 'postgres', databaseUrl: big.databaseUrl, env: { DATABASE_POOL_MAX: 2, EXPECTED_INSTANCES: 1 } });

@@ -1,5 +1,7 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { InvalidRequestError } from '../../errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, scanJson } from '../../http/input-hygiene.js';
+import { hasUncleanString, yamlNestsDeeperThan } from './definition-hygiene.js';
 import type { AgentView } from '../../../schemas/agents.js';
 import { AGENT_MAX_BODY_BYTES } from './limits.js';
 
@@ -9,8 +11,6 @@ export type DefinitionFormat = 'markdown' | 'yaml' | 'json';
 /** Display names used in error messages. */
 export const FORMAT_NAMES: Record<DefinitionFormat, string> = { markdown: 'Markdown', yaml: 'YAML', json: 'JSON' };
 
-/** Deepest nesting of objects and arrays in a definition (as the JSON body limit, MAX_JSON_DEPTH). */
-export const MAX_DEFINITION_DEPTH = 64;
 /** YAML alias expansions allowed (the `yaml` default, stated): `&a [*b, *b]` chains grow exponentially. */
 const MAX_YAML_ALIASES = 100;
 
@@ -49,6 +49,8 @@ export function parseDefinition(raw: Buffer, contentType: string | undefined): {
   if (text.trim() === '') throw fail('the body is empty');
   let doc: unknown;
   if (format === 'json') {
+    const problem = scanJson(raw, DEFAULT_MAX_JSON_DEPTH);
+    if (problem === 'too_deep') throw fail(`it nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
     try {
       doc = JSON.parse(text);
     } catch {
@@ -60,8 +62,10 @@ export function parseDefinition(raw: Buffer, contentType: string | undefined): {
     doc = markdownDocument(text, fail);
   }
   if (!isPlainObject(doc)) throw fail('the document must be an object of agent fields');
-  const excess = excessOf(doc, MAX_DEFINITION_DEPTH, AGENT_MAX_BODY_BYTES);
+  // Depth and size first: aliases can nest and grow a document beyond what its text shows.
+  const excess = excessOf(doc, DEFAULT_MAX_JSON_DEPTH, AGENT_MAX_BODY_BYTES);
   if (excess) throw fail(excess);
+  if (hasUncleanString(doc)) throw fail('a string contains a NUL character or an unpaired surrogate');
   return { format, doc };
 }
 
@@ -79,6 +83,7 @@ function markdownDocument(text: string, fail: (why: string) => Error): Record<st
 }
 
 function yamlDocument(text: string, fail: (why: string) => Error, why: string): unknown {
+  if (yamlNestsDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)) throw fail(`it nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
   try {
     return parseYaml(text, { prettyErrors: false, maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
@@ -101,7 +106,7 @@ export function excessOf(doc: unknown, maxDepth: number, maxUnits: number): stri
     units += typeof value === 'string' ? value.length + 1 : 1;
     if (units > maxUnits) return `it expands to more than ${maxUnits} characters (YAML aliases count each time they are used)`;
     if (typeof value !== 'object' || value === null) continue;
-    if (depth > maxDepth) return `it is nested deeper than ${maxDepth} levels`;
+    if (depth > maxDepth) return `it nests deeper than ${maxDepth} levels (YAML aliases included)`;
     for (const [key, child] of Object.entries(value)) {
       units += key.length;
       stack.push([child, depth + 1]);

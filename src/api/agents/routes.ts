@@ -16,7 +16,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       method: 'POST', path: '/v1/agents', auth: 'user', summary: 'Create an agent', tags, maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { body: ref(AgentCreate), response: { 201: ref(Agent), 409: ref(ErrorResponse), ...errors } },
       async handler({ body }, { principal }) {
-        return { status: 201, body: await agents.create(principal.org_id, body) };
+        return { status: 201, body: await agents.create(principal, body) };
       },
     },
     {
@@ -31,7 +31,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       bodyKind: 'raw', maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { response: { 201: ref(Agent), ...errors } },
       async handler({ rawBody, headers }, { principal }) {
-        return { status: 201, body: await agents.importDefinition(principal.org_id, rawBody, headers['content-type']) };
+        return { status: 201, body: await agents.importDefinition(principal, rawBody, headers['content-type']) };
       },
     },
     {
@@ -54,7 +54,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { params: IdParams, body: ref(AgentPatch), response: { 200: ref(Agent), ...errors } },
       async handler({ params, body }, { principal }) {
-        return { status: 200, body: await agents.patch(principal.org_id, params.id, body) };
+        return { status: 200, body: await agents.patch(principal, params.id, body) };
       },
     },
     {
@@ -62,7 +62,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { params: IdParams, body: ref(AgentCreate), response: { 200: ref(Agent), 201: ref(Agent), ...errors } },
       async handler({ params, body }, { principal }) {
-        const { created, agent } = await agents.put(principal.org_id, params.id, body);
+        const { created, agent } = await agents.put(principal, params.id, body);
         return { status: created ? 201 : 200, body: agent };
       },
     },
@@ -70,7 +70,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       method: 'DELETE', path: '/v1/agents/:id', auth: 'user', summary: 'Archive an agent', tags,
       schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
-        await agents.archive(principal.org_id, params.id);
+        await agents.archive(principal, params.id);
         return { status: 204 };
       },
     },
@@ -78,7 +78,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       method: 'POST', path: '/v1/agents/:id/copy', auth: 'user', summary: 'Copy an agent under a new id, named "<name> (copy)"', tags,
       schema: { params: IdParams, response: { 201: ref(Agent), 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
-        return { status: 201, body: await agents.copy(principal.org_id, params.id) };
+        return { status: 201, body: await agents.copy(principal, params.id) };
       },
     },
     {

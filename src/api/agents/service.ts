@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AgentCreateInput, AgentListQueryInput, AgentPatchInput, AgentPreviewInput, AgentView } from '../../../schemas/agents.js';
 import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
 import { ConflictError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
 import { Agent, orgScope, type OrgScope, type Store } from '../../store/index.js';
 import {
@@ -71,8 +72,8 @@ export function createAgentService({ store, capabilities, models, parse = async 
     return id.toLowerCase();
   }
 
-  async function insert(scope: OrgScope, fields: AgentFields, id?: string): Promise<AgentRow> {
-    const row = scope.create(Agent, { ...fields, ...(id ? { id } : {}), status: 'active' } as never) as AgentRow;
+  async function insert(scope: OrgScope, actor: Actor, fields: AgentFields, id?: string): Promise<AgentRow> {
+    const row = scope.create(Agent, { ...fields, ...(id ? { id } : {}), status: 'active', created_by: actor.user_id ?? null } as never) as AgentRow;
     try {
       await scope.em.flush();
     } catch (err) {
@@ -82,10 +83,10 @@ export function createAgentService({ store, capabilities, models, parse = async 
     return row;
   }
 
-  async function create(orgId: string, input: AgentCreateInput): Promise<AgentView> {
+  async function create(actor: Actor, input: AgentCreateInput): Promise<AgentView> {
     const id = input.id === undefined ? undefined : clientId(input.id);
-    const fields = await checkFields(orgId, input, true);
-    return toAgentView(await insert(orgScope(store.em(), orgId), fields, id));
+    const fields = await checkFields(actor.org_id, input, true);
+    return toAgentView(await insert(orgScope(store.em(), actor.org_id), actor, fields, id));
   }
 
   async function list(orgId: string, { include_archived = false, tag = [] }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
@@ -100,11 +101,13 @@ export function createAgentService({ store, capabilities, models, parse = async 
   }
 
   /** PATCH: only the given fields change; `capabilities` replaces the array; status never changes. */
-  async function patch(orgId: string, id: string, input: AgentPatchInput): Promise<AgentView> {
+  async function patch(actor: Actor, id: string, input: AgentPatchInput): Promise<AgentView> {
     checkAgentLimits(input);
     if (input.id !== undefined && input.id.toLowerCase() !== id.toLowerCase()) throw new InvalidRequestError('Invalid request: body.id does not match the path');
+    const orgId = actor.org_id;
     const scope = orgScope(store.em(), orgId);
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
+    assertMayChange(actor, row.created_by);
     const { id: _id, status: _status, created_at: _c, updated_at: _u, ...current } = toAgentView(row);
     const merged: AgentCreateInput = { ...current, ...withoutReadOnly(input) };
     Object.assign(row, await checkFields(orgId, merged, input.default_model_id !== undefined));
@@ -113,23 +116,25 @@ export function createAgentService({ store, capabilities, models, parse = async 
   }
 
   /** PUT: creates the agent under the client's id (created: true) or replaces every field but status. */
-  async function put(orgId: string, rawId: string, input: AgentCreateInput): Promise<{ created: boolean; agent: AgentView }> {
+  async function put(actor: Actor, rawId: string, input: AgentCreateInput): Promise<{ created: boolean; agent: AgentView }> {
     const id = clientId(rawId);
     if (input.id !== undefined && input.id.toLowerCase() !== id) throw new InvalidRequestError('Invalid request: body.id does not match the path');
-    const fields = await checkFields(orgId, input, true);
-    const scope = orgScope(store.em(), orgId);
+    const fields = await checkFields(actor.org_id, input, true);
+    const scope = orgScope(store.em(), actor.org_id);
     const existing = (await scope.em.findOne(Agent, { id })) as AgentRow | null;
-    if (!existing) return { created: true, agent: toAgentView(await insert(scope, fields, id)) };
+    if (!existing) return { created: true, agent: toAgentView(await insert(scope, actor, fields, id)) };
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
+    assertMayChange(actor, row.created_by);
     Object.assign(row, fields);
     await scope.em.flush();
     return { created: false, agent: toAgentView(row) };
   }
 
   /** DELETE: archives (idempotent); the agent stays readable. */
-  async function archive(orgId: string, id: string): Promise<void> {
-    const scope = orgScope(store.em(), orgId);
+  async function archive(actor: Actor, id: string): Promise<void> {
+    const scope = orgScope(store.em(), actor.org_id);
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
+    assertMayChange(actor, row.created_by);
     if (row.status !== 'archived') {
       row.status = 'archived';
       await scope.em.flush();
@@ -137,22 +142,22 @@ export function createAgentService({ store, capabilities, models, parse = async 
   }
 
   /** A new active agent with a new id and every field of the original; named `<name> (copy)`. */
-  async function copy(orgId: string, id: string): Promise<AgentView> {
-    const scope = orgScope(store.em(), orgId);
+  async function copy(actor: Actor, id: string): Promise<AgentView> {
+    const scope = orgScope(store.em(), actor.org_id);
     const src = (await scope.getOwned(Agent, id)) as AgentRow;
     const name = `${src.name} (copy)`;
     checkAgentLimits({ name });
     const { id: _id, status: _status, created_at: _c, updated_at: _u, ...fields } = toAgentView(src);
-    return toAgentView(await insert(scope, { ...fields, name }));
+    return toAgentView(await insert(scope, actor, { ...fields, name }));
   }
 
   /** POST import: Markdown with YAML front matter, YAML or JSON; always a new agent. */
-  async function importDefinition(orgId: string, raw: Buffer, contentType: string | undefined): Promise<AgentView> {
+  async function importDefinition(actor: Actor, raw: Buffer, contentType: string | undefined): Promise<AgentView> {
     const job = { kind: 'agent-definition', raw: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), contentType } as const;
     const { format, doc } = await bounded(parse(job), 'the agent definition');
     const { id: _id, ...definition } = doc;
     checkAgentLimits(definition);
-    return create(orgId, validateImport(format, definition));
+    return create(actor, validateImport(format, definition));
   }
 
   async function exportDefinition(orgId: string, id: string): Promise<{ fileName: string; markdown: string }> {

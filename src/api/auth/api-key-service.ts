@@ -1,6 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { ApiKeyCreateBody, ApiKeyInfoBody } from '../../../schemas/auth.js';
-import { generateApiKey, hashApiKey, type PrincipalCache } from '../../auth/index.js';
+import { assertMayChange, generateApiKey, hashApiKey, type PrincipalCache } from '../../auth/index.js';
 import { ForbiddenError, InvalidRequestError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
 import { ApiKey, orgScope, type Store } from '../../store/index.js';
@@ -41,7 +41,7 @@ export function createApiKeyService({ store, principals }: { store: Store; princ
   async function revoke(principal: Principal, id: string): Promise<void> {
     const em = store.em();
     const key = await orgScope(em, principal.org_id).getOwned(ApiKey, id);
-    if (key.user_id !== principal.user_id && principal.role !== 'admin') throw new ForbiddenError();
+    assertMayChange(principal, key.user_id);
     if (key.revoked_at) return;
     await em.nativeUpdate(ApiKey, { id: key.id, revoked_at: null }, { revoked_at: new Date() });
     await principals.invalidate();

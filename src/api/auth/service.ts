@@ -1,5 +1,5 @@
 import type { LoginBody, TokenPairBody } from '../../../schemas/auth.js';
-import type { AuthModule } from '../../auth/index.js';
+import { assertSessionAccess, type AuthModule } from '../../auth/index.js';
 import { UnauthorizedError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
 import type { Logger } from '../../log.js';
@@ -101,9 +101,9 @@ export function createAuthService({ store, auth }: AuthServiceDeps) {
     };
   }
 
-  /** A 5-minute token for one session's SSE; the session must be the caller organisation's. */
+  /** A 5-minute token for one session's SSE; the caller must be allowed that session (assertSessionAccess). */
   async function streamToken(principal: Principal, sessionId: string) {
-    await orgScope(store.em(), principal.org_id).getOwned(Session, sessionId);
+    assertSessionAccess(principal, await store.em().findOne(Session, { id: sessionId }));
     return auth.tokens.issueStream(principal, sessionId);
   }
 

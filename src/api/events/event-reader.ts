@@ -1,5 +1,6 @@
 import type { EventLog, SessionEvent } from '../../bus/ports.js';
 import { InvalidRequestError } from '../../errors.js';
+import { passesFilter, type EventFilter } from '../../events/event-filter.js';
 
 const PAGE = 1000;
 
@@ -11,14 +12,14 @@ export async function resolveSince(events: EventLog, sessionId: string, sinceId:
   return e.sequence;
 }
 
-/** Up to `limit` events after `afterSequence` that pass the type filter, reading forward in pages. */
-export async function readFiltered(events: EventLog, sessionId: string, afterSequence: number, filter: Set<string> | null, limit: number): Promise<SessionEvent[]> {
+/** Up to `limit` events after `afterSequence` that pass the filter, reading forward in pages. */
+export async function readFiltered(events: EventLog, sessionId: string, afterSequence: number, filter: EventFilter | null, limit: number): Promise<SessionEvent[]> {
   const out: SessionEvent[] = [];
   let cursor = afterSequence;
   for (;;) {
     const page = await events.read(sessionId, { afterSequence: cursor, limit: filter ? PAGE : limit - out.length });
     for (const e of page) {
-      if (!filter || filter.has(e.type)) out.push(e);
+      if (passesFilter(filter, e)) out.push(e);
       if (out.length >= limit) return out;
     }
     if (page.length === 0 || (!filter && out.length >= limit)) return out;

@@ -2,10 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
-import { assertStreamScope } from '../../auth/index.js';
+import { assertSessionAccess, assertStreamScope } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/connection-limits.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { eventTypeFilter } from '../../events/event-types.js';
+import { eventFilter } from '../../events/event-filter.js';
 import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
 import { defineRoutes, type Principal, type Route } from '../../http/route.js';
@@ -24,14 +23,13 @@ export interface EventRouteDeps {
 /** Spec 4.3 and 6.1: the polling listing, derived messages, and the SSE stream. */
 export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[] {
   /**
-   * 404 / 403 as orgScope.getOwned, without an ORM unit of work and entity load: stream opens
+   * 404 / 403 as `assertSessionAccess`, without an ORM unit of work and entity load: stream opens
    * come in bursts (every client of an instance reconnecting at once), and that was most of
    * their memory. None of these routes needs the session row itself.
    */
   async function assertSessionOwned(principal: Principal, id: string): Promise<void> {
-    const [row] = await store.sql<{ organization_id: string }>('select organization_id from sessions where id = ?', [id]);
-    if (!row) throw new NotFoundError();
-    if (row.organization_id !== principal.org_id) throw new ForbiddenError();
+    const [row] = await store.sql<{ organization_id: string; user_id: string }>('select organization_id, user_id from sessions where id = ?', [id]);
+    assertSessionAccess(principal, row);
     assertStreamScope(principal, id);
   }
 
@@ -42,7 +40,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       async handler({ params, query }, { principal }) {
         await assertSessionOwned(principal, params.id);
         const after = await resolveSince(bus.events, params.id, query.since_id);
-        const data = await readFiltered(bus.events, params.id, after, eventTypeFilter(query.types ?? [], query.exclude ?? []), query.limit);
+        const data = await readFiltered(bus.events, params.id, after, eventFilter(query), query.limit);
         return { status: 200, body: { data } };
       },
     },
@@ -60,7 +58,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       schema: { params: IdParams, query: SseQuery, response: { 200: 'text/event-stream', 404: Type.Ref('ErrorResponse'), 429: Type.Ref('ErrorResponse') } },
       async handler({ params, query, headers }, { principal }) {
         await assertSessionOwned(principal, params.id);
-        const filter = eventTypeFilter(query.types ?? [], query.exclude ?? []);
+        const filter = eventFilter(query);
         const sinceId = (query.since_id ?? (headers['last-event-id'] || undefined))?.toLowerCase();
         // A client resuming after cycling names a recent event, usually still in the hub's memory.
         const recent = sinceId ? await hub.recentSequence(params.id, sinceId) : undefined;

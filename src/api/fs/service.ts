@@ -20,7 +20,7 @@ export type FileRead =
  */
 export function createFsService({ storage }: { storage: Storage }) {
   async function filesOf(principal: Principal, sessionId: string) {
-    const session = await storage.access.withFeature(principal.org_id, sessionId, 'file_system');
+    const session = await storage.access.withFeature(principal, sessionId, 'file_system');
     return { session, files: storage.forSession(session).files };
   }
 

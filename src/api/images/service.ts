@@ -16,12 +16,19 @@ export function createImageService({ storage }: { storage: Storage }) {
       if (!file || file.data.length === 0) throw new InvalidRequestError('Invalid request: multipart field file is required');
       const sessionId = parts.find((p) => p.name === 'session_id')?.data.toString('utf8').trim() || querySessionId;
       if (!sessionId || !isAnyUuid(sessionId)) throw new InvalidRequestError('Invalid request: session_id is required');
-      const session = await storage.access.owned(principal.org_id, sessionId.toLowerCase());
+      const session = await storage.access.owned(principal, sessionId.toLowerCase());
       return images.create({ orgId: principal.org_id, userId: principal.user_id, sessionId: session.id, filename: file.filename, data: file.data });
     },
 
-    load: (principal: Principal, id: string) => images.load(principal.org_id, id),
-    remove: (principal: Principal, id: string) => images.remove(principal.org_id, id),
+    /** An image is its session's: readable and removable by whoever may reach the session. */
+    async load(principal: Principal, id: string) {
+      await storage.access.owned(principal, (await images.get(principal.org_id, id)).session_id);
+      return images.load(principal.org_id, id);
+    },
+    async remove(principal: Principal, id: string): Promise<void> {
+      await storage.access.owned(principal, (await images.get(principal.org_id, id)).session_id);
+      await images.remove(principal.org_id, id);
+    },
   };
 }
 

@@ -3,7 +3,8 @@ import type { Keyring } from '../../crypto/index.js';
 import type { LlmProviderOptions, LlmProviderType } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
 import { User, type Store } from '../../store/index.js';
-import { createLlmProviderService, seedEnvProviders } from '../llm-providers/index.js';
+import type { HostRule } from '../../capabilities/index.js';
+import { createBaseUrlPolicy, createLlmProviderService, seedEnvProviders, upgradeLegacyProviderKeys } from '../llm-providers/index.js';
 import { createModelResolver } from './model-resolver.js';
 import { createLlmModelService } from './service.js';
 import { createModelSyncService } from './sync-service.js';
@@ -17,15 +18,18 @@ export interface LlmModuleDeps {
   /** Tests only: vendor URLs the sync service lists models from (see `ModelSyncDeps`). */
   syncBaseUrlOverride?: Partial<Record<LlmProviderType, string>>;
   llm?: Partial<LlmProviderOptions>;
+  /** The operator's `LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS` (default none). */
+  allowPrivateHosts?: readonly HostRule[];
 }
 
 /**
  * Builds the providers, models, sync and resolver services with their links: a provider
  * change drops the resolver's cached client for it, a new organisation default its cached default.
  */
-export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUrlOverride, llm }: LlmModuleDeps) {
+export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUrlOverride, llm, allowPrivateHosts = [] }: LlmModuleDeps) {
   const modelResolver = createModelResolver({ store, keyring, log, systemDefault, llm });
-  const llmProviders = createLlmProviderService({ store, keyring, log, onChanged: (id) => modelResolver.invalidate(id) });
+  const assertBaseUrlAllowed = createBaseUrlPolicy({ allowPrivateHosts });
+  const llmProviders = createLlmProviderService({ store, keyring, log, assertBaseUrlAllowed, onChanged: (id) => modelResolver.invalidate(id) });
   const llmModels = createLlmModelService({ store, providers: llmProviders, systemDefault, onDefaultChanged: (orgId) => modelResolver.invalidateDefault(orgId) });
   const modelSync = createModelSyncService({ store, providers: llmProviders, log, baseUrlOverride: syncBaseUrlOverride, llm });
 
@@ -36,7 +40,10 @@ export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUr
     return seedEnvProviders({ providers: llmProviders, config, log }, operator.organization_id);
   }
 
-  return { llmProviders, llmModels, modelSync, modelResolver, seedFromEnv };
+  /** At start: binds keys sealed before keys were bound to their destination (see `upgradeLegacyProviderKeys`). */
+  const upgradeLegacyKeys = () => upgradeLegacyProviderKeys({ store, keyring, log });
+
+  return { llmProviders, llmModels, modelSync, modelResolver, seedFromEnv, upgradeLegacyKeys };
 }
 
 export type LlmModule = ReturnType<typeof createLlmModule>;

@@ -18,14 +18,14 @@ export function llmModelsRoutes({ llmModels, modelSync }: Pick<AppServices, 'llm
       },
     },
     {
-      method: 'POST', path: '/v1/llm-providers/:id/models', auth: 'user', summary: 'Add a model to a provider by hand', tags,
+      method: 'POST', path: '/v1/llm-providers/:id/models', auth: 'admin', summary: 'Add a model to a provider by hand (admin)', tags,
       schema: { params: IdParams, body: ref(LlmModelCreate), response: { 201: ref(LlmModel), 404: ref(ErrorResponse), 409: ref(ErrorResponse) } },
       async handler({ params, body }, { principal }) {
         return { status: 201, body: await llmModels.create(principal.org_id, params.id, body) };
       },
     },
     {
-      method: 'POST', path: '/v1/llm-providers/:id/sync-models', auth: 'user',
+      method: 'POST', path: '/v1/llm-providers/:id/sync-models', auth: 'admin',
       summary: "Sync a provider's models from the vendor's listing (not_supported for a custom base_url)", tags: ['llm-providers'],
       schema: { params: IdParams, response: { 200: ref(SyncModelsResult), 404: ref(ErrorResponse), 422: ref(ErrorResponse), 503: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
@@ -61,7 +61,7 @@ export function llmModelsRoutes({ llmModels, modelSync }: Pick<AppServices, 'llm
       },
     },
     {
-      method: 'PATCH', path: '/v1/llm-models/:id', auth: 'user', summary: "Update a model's display name, capabilities or enabled flag", tags,
+      method: 'PATCH', path: '/v1/llm-models/:id', auth: 'admin', summary: "Update a model's display name, capabilities or enabled flag (admin)", tags,
       schema: { params: IdParams, body: ref(LlmModelPatch), response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await llmModels.patch(principal.org_id, params.id, body) };

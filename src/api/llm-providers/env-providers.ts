@@ -28,7 +28,7 @@ export async function seedEnvProviders({ providers, config, log }: EnvProviderSe
   for (const { env, name, provider_type } of ENV_PROVIDERS) {
     const apiKey = config[env];
     if (!apiKey) continue;
-    const provider = await providers.create(orgId, { name, provider_type, api_key: apiKey });
+    const provider = await providers.create(orgId, { name, provider_type, api_key: apiKey }, { source: 'operator' });
     created.push(provider.id);
     log.info({ providerId: provider.id, provider_type, from: env }, 'llm provider created from the environment');
   }

@@ -1,9 +1,12 @@
 export { llmProvidersRoutes } from './routes.js';
 export { createLlmProviderService } from './service.js';
-export type { LlmProviderService, LlmProviderServiceDeps } from './service.js';
+export type { LlmProviderService, LlmProviderServiceDeps, ProviderWriteOptions } from './service.js';
 export { toLlmProviderView } from './provider-view.js';
 export type { LlmProviderRow } from './provider-view.js';
-export { LLM_PROVIDER_KEY_PURPOSE, openProviderKey, sealProviderKey } from './provider-key.js';
+export { LLM_PROVIDER_KEY_BINDING_COLUMNS, LLM_PROVIDER_KEY_PURPOSE, openProviderKey, sealProviderKey } from './provider-key.js';
+export { upgradeLegacyProviderKeys } from './legacy-keys.js';
+export { createBaseUrlPolicy } from './base-url-policy.js';
+export type { AssertBaseUrlAllowed, BaseUrlPolicyOptions } from './base-url-policy.js';
 export type { ProviderKeyOwner } from './provider-key.js';
 export { assertModelsUnreferenced, findModelReferences } from './model-references.js';
 export type { ModelReferences } from './model-references.js';

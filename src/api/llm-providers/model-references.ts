@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { ConflictError } from '../../errors.js';
-import { Agent, Harness, Organization, Session } from '../../store/index.js';
+import { Agent, Harness, Organization } from '../../store/index.js';
 
 /** How many rows of an organisation name one of some models as their model. */
 export interface ModelReferences {
@@ -14,7 +14,8 @@ export interface ModelReferences {
 /**
  * Counts the references to `modelIds` within the organisation: agent and harness
  * `default_model_id` (archived rows included, since PATCH can still clear them), session
- * `model_id`, and the organisation default.
+ * `model_id` or the defaults in a session's configuration snapshot (it keeps the agent's model
+ * after the agent changes), and the organisation default.
  */
 export async function findModelReferences(em: EntityManager, orgId: string, modelIds: string[]): Promise<ModelReferences> {
   if (modelIds.length === 0) return { agents: 0, harnesses: 0, sessions: 0, organization_default: false };
@@ -22,10 +23,20 @@ export async function findModelReferences(em: EntityManager, orgId: string, mode
   const [agents, harnesses, sessions, org] = await Promise.all([
     em.count(Agent, { organization_id: orgId, default_model_id: ids }),
     em.count(Harness, { organization_id: orgId, default_model_id: ids }),
-    em.count(Session, { organization_id: orgId, model_id: ids }),
+    countSessions(em, orgId, modelIds),
     em.count(Organization, { id: orgId, default_model_id: ids }),
   ]);
   return { agents, harnesses, sessions, organization_default: org > 0 };
+}
+
+async function countSessions(em: EntityManager, orgId: string, modelIds: string[]): Promise<number> {
+  const marks = modelIds.map(() => '?').join(', ');
+  const [row] = (await em.getConnection().execute(
+    `select count(*)::int as n from sessions where organization_id = ? and (model_id::text in (${marks})
+       or config #>> '{agent,default_model_id}' in (${marks}) or config #>> '{harness,default_model_id}' in (${marks}))`,
+    [orgId, ...modelIds, ...modelIds, ...modelIds],
+  )) as { n: number }[];
+  return Number(row?.n ?? 0);
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {

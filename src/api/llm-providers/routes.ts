@@ -7,11 +7,15 @@ import type { AppServices } from '../../services.js';
 const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['llm-providers'];
 
-/** LLM providers (spec 4.4): any user of the organisation reads and writes; deleting needs an admin. */
+/**
+ * LLM providers (spec 4.4): organisation infrastructure holding the organisation's keys, so
+ * every user reads them and only admins create, change and delete them (docs/decisions.md,
+ * "Roles: the member/admin matrix").
+ */
 export function llmProvidersRoutes({ llmProviders }: Pick<AppServices, 'llmProviders'>): Route[] {
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/llm-providers', auth: 'user', summary: 'Create an LLM provider (the key is encrypted and never returned)', tags,
+      method: 'POST', path: '/v1/llm-providers', auth: 'admin', summary: 'Create an LLM provider (admin; the key is encrypted and never returned)', tags,
       schema: { body: ref(LlmProviderCreate), response: { 201: ref(LlmProvider), 400: ref(ErrorResponse) } },
       async handler({ body }, { principal }) {
         return { status: 201, body: await llmProviders.create(principal.org_id, body) };
@@ -32,7 +36,8 @@ export function llmProvidersRoutes({ llmProviders }: Pick<AppServices, 'llmProvi
       },
     },
     {
-      method: 'PATCH', path: '/v1/llm-providers/:id', auth: 'user', summary: 'Update an LLM provider (name, base_url, or a new api_key)', tags,
+      method: 'PATCH', path: '/v1/llm-providers/:id', auth: 'admin',
+      summary: 'Update an LLM provider (admin; a new base_url or provider_type needs a new api_key in the same request)', tags,
       schema: { params: IdParams, body: ref(LlmProviderPatch), response: { 200: ref(LlmProvider), 404: ref(ErrorResponse) } },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await llmProviders.patch(principal.org_id, params.id, body) };

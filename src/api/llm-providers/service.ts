@@ -4,6 +4,8 @@ import { newId } from '../../ids.js';
 import type { LlmProviderConfig } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
 import { LlmModelEntity, LlmProviderEntity, orgScope, type Store } from '../../store/index.js';
+import { InvalidRequestError } from '../../errors.js';
+import type { AssertBaseUrlAllowed } from './base-url-policy.js';
 import { assertModelsUnreferenced } from './model-references.js';
 import { openProviderKey, sealProviderKey } from './provider-key.js';
 import { toLlmProviderView, type LlmProviderRow } from './provider-view.js';
@@ -14,6 +16,13 @@ export interface LlmProviderServiceDeps {
   log: Logger;
   /** Called after a provider's key or URL changed or it was deleted (cached clients are dropped). */
   onChanged?: (providerId: string) => void;
+  /** Refuses base URLs on private addresses (400); default: no check. */
+  assertBaseUrlAllowed?: AssertBaseUrlAllowed;
+}
+
+/** Who asks: a tenant through the API (checked), or the operator's configuration (exempt). */
+export interface ProviderWriteOptions {
+  source: 'api' | 'operator';
 }
 
 /** A base URL as stored: trimmed, no trailing slash; '' counts as none. */
@@ -24,19 +33,23 @@ function normalizeBaseUrl(url: string | null | undefined): string | null {
 
 /**
  * LLM providers (spec 2.6, 4.4). The API key is sealed on write with AAD bound to the
- * organisation and the provider row, and only ever opened by `openConfig` for the model
- * resolver and model sync. Nothing here logs or returns it.
+ * organisation, the provider row, its type and base URL, and only ever opened by `openConfig`
+ * for the model resolver and model sync. Nothing here logs or returns it. Base URLs from the
+ * API go through `assertBaseUrlAllowed` (private addresses need the operator's allowlist).
  */
-export function createLlmProviderService({ store, keyring, log, onChanged }: LlmProviderServiceDeps) {
-  async function create(orgId: string, input: LlmProviderCreateInput): Promise<LlmProviderView> {
+export function createLlmProviderService({ store, keyring, log, onChanged, assertBaseUrlAllowed = async () => {} }: LlmProviderServiceDeps) {
+  async function create(orgId: string, input: LlmProviderCreateInput, { source }: ProviderWriteOptions = { source: 'api' }): Promise<LlmProviderView> {
     const scope = orgScope(store.em(), orgId);
     const id = newId();
+    const baseUrl = normalizeBaseUrl(input.base_url);
+    if (source === 'api') await assertBaseUrlAllowed(baseUrl);
+    const destination = { id, organization_id: orgId, provider_type: input.provider_type, base_url: baseUrl };
     const row = scope.create(LlmProviderEntity, {
       id,
       name: input.name,
       provider_type: input.provider_type,
-      base_url: normalizeBaseUrl(input.base_url),
-      api_key_encrypted: sealProviderKey(keyring, { id, organization_id: orgId }, input.api_key),
+      base_url: baseUrl,
+      api_key_encrypted: sealProviderKey(keyring, destination, input.api_key),
       last_synced_at: null,
     } as never) as LlmProviderRow;
     await scope.em.flush();
@@ -58,12 +71,25 @@ export function createLlmProviderService({ store, keyring, log, onChanged }: Llm
     return toLlmProviderView(await getRow(orgId, id));
   }
 
-  /** PATCH: only the given fields change; a new `api_key` is sealed again for this row. */
+  /**
+   * PATCH: only the given fields change. A new destination (`base_url` or `provider_type`)
+   * needs a new `api_key` in the same request (400 otherwise): the stored key is bound to the
+   * old destination and must never be sent to the new one. A new key is sealed for the row's
+   * (new) destination.
+   */
   async function patch(orgId: string, id: string, input: LlmProviderPatchInput): Promise<LlmProviderView> {
     const scope = orgScope(store.em(), orgId);
     const row = (await scope.getOwned(LlmProviderEntity, id)) as LlmProviderRow;
+    const baseUrl = input.base_url !== undefined ? normalizeBaseUrl(input.base_url) : row.base_url ?? null;
+    const providerType = input.provider_type ?? row.provider_type;
+    const moved = baseUrl !== (row.base_url ?? null) || providerType !== row.provider_type;
+    if (moved && input.api_key === undefined) {
+      throw new InvalidRequestError('Invalid request: changing base_url or provider_type needs a new api_key in the same request (the stored key stays bound to the old destination)');
+    }
+    if (moved) await assertBaseUrlAllowed(baseUrl);
     if (input.name !== undefined) row.name = input.name;
-    if (input.base_url !== undefined) row.base_url = normalizeBaseUrl(input.base_url);
+    row.base_url = baseUrl;
+    row.provider_type = providerType;
     if (input.api_key !== undefined) row.api_key_encrypted = sealProviderKey(keyring, row, input.api_key);
     row.updated_at = new Date();
     await scope.em.flush();

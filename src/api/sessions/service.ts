@@ -1,11 +1,12 @@
 import { ZERO_USAGE } from '../../../actors/index.js';
 import type { Bus } from '../../bus/ports.js';
+import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
 import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Principal } from '../../http/route.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
-import { Session, orgScope } from '../../store/index.js';
+import { Session, orgScope, type OrgScope } from '../../store/index.js';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
 import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
 import { sessionView } from './session-view.js';
@@ -46,9 +47,18 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     await bus.events.append(sessionId, [{ type: 'session.created', data: { harness_id: harnessId, agent_id: agentId } }], { expectedSequence: 0 });
   }
 
+  /** The session row: 404 unknown, 403 another organisation's or (for a member) another user's. */
+  async function owned(scope: OrgScope, principal: Principal, id: string) {
+    const row = await scope.em.findOne(Session, { id });
+    assertSessionAccess(principal, row);
+    return row!;
+  }
+
+  /** Admins list the organisation's sessions, members their own. */
   async function list(principal: Principal, { offset, limit, agent_id }: { offset: number; limit: number; agent_id?: string }) {
     const scope = orgScope(store.em(), principal.org_id);
-    const where = agent_id ? { agent_id } : {};
+    const owner = sessionListOwner(principal);
+    const where = { ...(agent_id ? { agent_id } : {}), ...(owner ? { user_id: owner } : {}) };
     const [rows, total] = await Promise.all([
       scope.find(Session, where, { offset, limit, orderBy: { created_at: 'desc', id: 'desc' } }),
       scope.count(Session, where),
@@ -57,17 +67,26 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
   }
 
   async function get(principal: Principal, id: string) {
-    return sessionView(await orgScope(store.em(), principal.org_id).getOwned(Session, id));
+    return sessionView(await owned(orgScope(store.em(), principal.org_id), principal, id));
   }
 
   async function update(principal: Principal, id: string, input: UpdateSessionInput) {
     const scope = orgScope(store.em(), principal.org_id);
-    const row = await scope.getOwned(Session, id);
+    const row = await owned(scope, principal, id);
     if (input.agent_id !== undefined && input.agent_id !== row.agent_id) {
-      // The new agent must exist and be active; the harness and session additions stay (spec 3.4).
-      const resolved = await setup.resolve(principal, { harness_id: row.harness_id, agent_id: input.agent_id, capabilities: row.capabilities, model_id: row.model_id });
+      await scope.em.populate(row, ['config']);
+      // The new agent must exist and be active; its configuration is snapshotted now and used from
+      // the next turn on. The harness snapshot and the session additions stay (spec 3.4 rule 2).
+      const resolved = await setup.resolve(principal, {
+        harness_id: row.harness_id,
+        harness_snapshot: row.config?.harness,
+        agent_id: input.agent_id,
+        capabilities: row.capabilities,
+        model_id: row.model_id,
+      });
       row.agent_id = resolved.agent_id;
       row.features = resolved.features;
+      row.config = resolved.config;
     }
     if (input.title !== undefined) row.title = input.title;
     if (input.tags !== undefined) row.tags = input.tags;
@@ -78,7 +97,7 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
   /** Permanent: the row (and, by cascade, files, kv, secrets, images), the events and any queued turn. */
   async function remove(principal: Principal, id: string): Promise<void> {
     const scope = orgScope(store.em(), principal.org_id);
-    const row = await scope.getOwned(Session, id);
+    const row = await owned(scope, principal, id);
     await scope.em.remove(row).flush();
     await bus.turns.remove(id);
     await bus.events.purge(id);
@@ -94,12 +113,12 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     const resolved = await setup.resolve(principal, { harness_id: setup.chatHarnessId });
     const now = new Date();
     const inserted = await store.sql<{ id: string }>(
-      `insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, status, usage, chat_user_id, created_at, updated_at)
-       values (?, ?, ?, ?, null, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?) on conflict (chat_user_id) do nothing returning id`,
+      `insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, chat_user_id, created_at, updated_at)
+       values (?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?) on conflict (chat_user_id) do nothing returning id`,
       [
         newId(), principal.org_id, principal.user_id, resolved.harness_id, 'Chat',
         JSON.stringify(['global-chat', `user:${principal.user_id}`]), resolved.model_id, JSON.stringify(resolved.capabilities),
-        JSON.stringify(resolved.features), JSON.stringify(ZERO_USAGE), principal.user_id, now, now,
+        JSON.stringify(resolved.features), JSON.stringify(resolved.config), JSON.stringify(ZERO_USAGE), principal.user_id, now, now,
       ],
     );
     const row = await store.em().findOneOrFail(Session, { chat_user_id: principal.user_id });

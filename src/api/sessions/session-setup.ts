@@ -1,4 +1,5 @@
 import type { Principal } from '../../http/route.js';
+import type { HarnessSnapshot, SessionConfig } from '../../store/index.js';
 
 export interface CapabilityItem {
   ref: string;
@@ -10,6 +11,11 @@ export interface SessionSetupInput {
   agent_id?: string | null;
   capabilities?: (string | CapabilityItem)[];
   model_id?: string | null;
+  /**
+   * The harness part of the session's snapshot, on an agent switch: the harness is fixed for the
+   * session's life (spec 2.3), so the switch keeps what the session was created with.
+   */
+  harness_snapshot?: HarnessSnapshot;
 }
 
 export interface SessionSetup {
@@ -20,6 +26,8 @@ export interface SessionSetup {
   /** Computed from harness, agent and session capabilities with dependencies (spec 2.3). */
   features: string[];
   model_id: string | null;
+  /** The harness and agent configuration the session will run with (spec 3.4 rules 2 and 3). */
+  config: SessionConfig;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
+import { KvListQuery } from '../../../schemas/storage.js';
 import { defineRoutes, type Route } from '../../http/route.js';
 import type { Storage } from '../../storage/index.js';
 import { createStorageService } from './service.js';
@@ -12,10 +13,10 @@ export function storageRoutes({ storage }: { storage: Storage }): Route[] {
   const sessionStorage = createStorageService({ storage });
   return defineRoutes([
     {
-      method: 'GET', path: '/v1/sessions/:id/storage/keys', auth: 'user', summary: 'List key/value entries', tags,
-      schema: { params: IdParams, response: { 200: Type.Ref('KvEntryList'), 404: err } },
-      async handler({ params }, { principal }) {
-        return { status: 200, body: await sessionStorage.keys(principal, params.id) };
+      method: 'GET', path: '/v1/sessions/:id/storage/keys', auth: 'user', summary: 'List key/value entries (a page; values only with include_values=true)', tags,
+      schema: { params: IdParams, query: KvListQuery, response: { 200: Type.Ref('KvEntryList'), 404: err } },
+      async handler({ params, query }, { principal }) {
+        return { status: 200, body: await sessionStorage.keys(principal, params.id, query) };
       },
     },
     {

@@ -1,18 +1,18 @@
 import type { Principal } from '../../http/route.js';
 import type { Storage } from '../../storage/index.js';
-import type { PutSecretsInput } from '../../../schemas/storage.js';
+import type { KvListQueryInput, PutSecretsInput } from '../../../schemas/storage.js';
 
 /** Key/value and secrets of a session over REST; each needs its feature (`key_value`, `secrets`), else 404. */
 export function createStorageService({ storage }: { storage: Storage }) {
   async function secretsOf(principal: Principal, sessionId: string) {
-    return storage.forSession(await storage.access.withFeature(principal.org_id, sessionId, 'secrets')).secrets;
+    return storage.forSession(await storage.access.withFeature(principal, sessionId, 'secrets')).secrets;
   }
 
   return {
-    async keys(principal: Principal, sessionId: string) {
-      const session = await storage.access.withFeature(principal.org_id, sessionId, 'key_value');
-      const data = await storage.forSession(session).kv.list();
-      return { data, total: data.length };
+    async keys(principal: Principal, sessionId: string, { offset, limit, prefix, include_values }: KvListQueryInput) {
+      const session = await storage.access.withFeature(principal, sessionId, 'key_value');
+      const page = await storage.forSession(session).kv.list({ offset, limit, include_values, ...(prefix ? { prefix } : {}) });
+      return { data: page.entries, total: page.total, offset, limit };
     },
 
     async secretNames(principal: Principal, sessionId: string) {

@@ -8,7 +8,7 @@ const tags = ['turns'];
 const err = Type.Ref('ErrorResponse');
 
 interface SubmitBody {
-  message: { content: InputPart[]; controls?: MessageControlsInput | null };
+  message: { content: InputPart[]; controls?: MessageControlsInput | null; tags?: string[] };
   controls?: MessageControlsInput | null;
 }
 
@@ -20,7 +20,7 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
       schema: { params: IdParams, body: Type.Ref('SubmitMessageBody'), response: { 201: Type.Ref('Message'), 400: err, 404: err, 409: err } },
       async handler({ params, body }, { principal }) {
         const { message, controls } = body as SubmitBody;
-        const stored = await turns.submitMessage(principal, params.id, message.content, message.controls ?? controls ?? {});
+        const stored = await turns.submitMessage(principal, params.id, message.content, message.controls ?? controls ?? {}, message.tags ?? []);
         return { status: 201, body: stored };
       },
     },

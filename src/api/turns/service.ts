@@ -1,6 +1,7 @@
 import {
   addUsage,
   CANCEL_INPUT_TEXT,
+  CLIENT_TOOL_SOURCE,
   foldTurn,
   pickModelId,
   resumeJob,
@@ -18,11 +19,12 @@ import {
   type Usage,
 } from '../../../actors/index.js';
 import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
+import { assertSessionAccess, type Actor } from '../../auth/index.js';
 import type { Bus, NewEvent, SessionEvent, TurnJob } from '../../bus/ports.js';
-import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../../store/index.js';
 
 export interface TurnServiceDeps {
   store: Store;
@@ -34,10 +36,7 @@ export interface TurnServiceDeps {
 }
 
 /** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
-export interface TurnPrincipal {
-  org_id: string;
-  user_id?: string;
-}
+export type TurnPrincipal = Actor;
 
 /**
  * How long a message waits when the queue still holds the previous turn's job although the
@@ -60,19 +59,24 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function createTurnService({ store, bus, log, models, images, status }: TurnServiceDeps) {
   async function owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow> {
     const row = await status.read(sessionId);
-    if (!row) throw new NotFoundError();
-    if (row.organization_id !== principal.org_id) throw new ForbiddenError();
-    return row;
+    assertSessionAccess(principal, row);
+    return row!;
   }
 
   /**
    * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
    * while a turn runs or waits for tool results, with nothing appended.
    */
-  async function submitMessage(principal: TurnPrincipal, sessionId: string, content: InputPart[], controls: MessageControlsInput = {}): Promise<StoredMessage> {
+  async function submitMessage(
+    principal: TurnPrincipal,
+    sessionId: string,
+    content: InputPart[],
+    controls: MessageControlsInput = {},
+    tags: readonly string[] = [],
+  ): Promise<StoredMessage> {
     const row = await owned(principal, sessionId);
     if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
-    await checkImages(principal.org_id, content);
+    await checkImages(principal, sessionId, content);
     await checkControls(principal.org_id, sessionId, controls);
 
     const inputMessageId = newId();
@@ -83,12 +87,16 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     const turn: TurnRef = { turn_id: turnId, input_message_id: inputMessageId };
     const message: StoredMessage = { id: inputMessageId, role: 'user', content: content.map(normalizePart), created_at: new Date().toISOString() };
     if (Object.keys(controls).length) message.controls = { ...controls };
+    // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
+    const uniqueTags = [...new Set(tags)];
+    if (uniqueTags.length) message.tags = turn.tags = uniqueTags;
     const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
     if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
-    preamble.push(turnEvents.turnStarted(turnId, turn), turnEvents.sessionActivated(newIdAfter(turnId), turn));
+    preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
+    const actingUser = principal.user_id ? { user_id: principal.user_id } : {};
 
     // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
-    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, turn_id: turnId, input_message_id: inputMessageId, preamble }), row);
+    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble }), row);
     await bus.events.append(sessionId, preamble);
     await status.markActive(sessionId, turnId);
     return message;
@@ -110,18 +118,23 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     }
   }
 
-  async function checkImages(orgId: string, content: InputPart[]): Promise<void> {
+  async function checkImages(principal: TurnPrincipal, sessionId: string, content: InputPart[]): Promise<void> {
     for (const part of content) {
-      if (part.type === 'image_file' && !(await images.exists(orgId, part.image_id))) throw new NotFoundError();
+      if (part.type !== 'image_file') continue;
+      const imageSession = await images.sessionOf(principal.org_id, part.image_id);
+      if (!imageSession) throw new NotFoundError();
+      // An image is its session's: a member may attach only images of sessions they may reach.
+      if (imageSession !== sessionId) await owned(principal, imageSession);
     }
   }
 
   async function checkControls(orgId: string, sessionId: string, controls: MessageControlsInput): Promise<void> {
     if (controls.model_id) await models.resolve(orgId, controls.model_id);
     if (controls.max_tokens === undefined) return;
+    // The model defaults the turn will use: the session's configuration snapshot (spec 3.4).
     const defaults = await store.sql<{ model_id: string | null; agent_model: string | null; harness_model: string | null }>(
-      `select s.model_id, a.default_model_id as agent_model, h.default_model_id as harness_model
-       from sessions s left join agents a on a.id = s.agent_id left join harnesses h on h.id = s.harness_id where s.id = ?`,
+      `select s.model_id, c.config #>> '{agent,default_model_id}' as agent_model, c.config #>> '{harness,default_model_id}' as harness_model
+       from ${SESSION_LAYERS_JOIN_SQL}, lateral (select ${EFFECTIVE_SESSION_CONFIG_SQL} as config) c where s.id = ?`,
       [sessionId],
     );
     const d = defaults[0];
@@ -159,7 +172,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
   }
 
   /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
-  async function turnSoFar(sessionId: string, turnId: string): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number }> {
+  async function turnSoFar(sessionId: string, turnId: string): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number; startedBy: string | undefined }> {
     const started = await bus.events.findById(sessionId, turnId);
     if (!started) throw new ConflictError('The turn has not started yet');
     const events: SessionEvent[] = [started];
@@ -171,8 +184,10 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     }
     let usage = ZERO_USAGE;
     for (const e of events) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.metadata?.['usage'] as Usage);
-    const turn = { turn_id: turnId, input_message_id: String(started.data['input_message_id'] ?? '') };
-    return { turn, usage, events, lastSequence: events.at(-1)!.sequence };
+    const turn: TurnRef = { turn_id: turnId, input_message_id: String(started.data['input_message_id'] ?? '') };
+    if (started.tags?.length) turn.tags = [...started.tags];
+    const startedBy = typeof started.data['user_id'] === 'string' ? started.data['user_id'] : undefined;
+    return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
   }
 
   /**
@@ -187,7 +202,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     let accepted = 0;
     let complete = false;
     for (let attempt = 0; ; attempt++) {
-      const { turn, events, lastSequence } = await turnSoFar(sessionId, turnId);
+      const { turn, events, lastSequence, startedBy } = await turnSoFar(sessionId, turnId);
       const step = foldTurn(turn, events).steps.at(-1);
       const requested = step?.requested ?? new Set<string>();
       const unknown = results.find((r) => !requested.has(r.tool_call_id));
@@ -206,7 +221,9 @@ export function createTurnService({ store, bus, log, models, images, status }: T
       }
       accepted = fresh.length;
       complete = fresh.length === open.size;
-      const resume = { org_id: row.organization_id, ...turn };
+      // The resumed turn acts for a user only when that user both sent its message and its results.
+      const actingUser = principal.user_id && principal.user_id === startedBy ? { user_id: principal.user_id } : {};
+      const resume = { org_id: row.organization_id, ...turn, ...actingUser };
       if (complete && (await status.markResumed(sessionId, turnId))) await enqueueResume(resumeJob(sessionId, resume));
       break;
     }
@@ -250,7 +267,8 @@ function dedupe(results: ClientToolResultInput[]): ClientToolResultInput[] {
 
 function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewEvent {
   const call = { id: r.tool_call_id, name: toolName };
-  if (r.error !== undefined && r.error !== null) return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error });
+  const source = CLIENT_TOOL_SOURCE;
+  if (r.error !== undefined && r.error !== null) return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error, source });
   const text = typeof r.result === 'string' ? r.result : r.result === undefined ? '' : JSON.stringify(r.result);
-  return turnEvents.toolSucceeded(newId(), turn, newId(), { call: { ...call, arguments: {} }, display_name: toolName, result: [textPart(text)], duration_ms: 0 });
+  return turnEvents.toolSucceeded(newId(), turn, newId(), { call: { ...call, arguments: {} }, display_name: toolName, result: [textPart(text)], duration_ms: 0, source });
 }

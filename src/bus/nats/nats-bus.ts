@@ -3,6 +3,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../log.js';
 import type { Bus } from '../ports.js';
 import { createAckedPublisher } from './acked-publisher.js';
+import { natsConnectOptions, type NatsAuthConnectOptions, type NatsAuthOptions } from './connect-options.js';
 import { createNatsEventLog } from './event-log.js';
 import { chooseReplicas, type ReplicasSetting } from './replicas.js';
 import { createNatsSignals } from './signals.js';
@@ -21,8 +22,13 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 2_000;
 
 export interface NatsBusOptions {
-  /** One server URL or several, comma-separated (`nats://n1:4222,nats://n2:4222`). */
+  /**
+   * One server URL or several, comma-separated (`nats://n1:4222,nats://n2:4222`); may carry
+   * `user:pass@` or `token@`, and `tls://` requires TLS (nats-url.ts). Never logged.
+   */
   url: string;
+  /** Creds file, nkey seed and TLS files (connect-options.ts). */
+  auth?: NatsAuthOptions;
   log: Logger;
   /** Event streams EVENTS_0..N-1 (default 1). Fixed once data exists: it decides where sessions live. */
   shards?: number;
@@ -57,15 +63,19 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   if (ackWaitMs < 1000) throw new RangeError('ackWaitMs must be >= 1000');
   const log = opts.log.child({ component: 'bus', kind: 'nats' });
 
-  const servers = opts.url.split(',').map((s) => s.trim()).filter(Boolean);
+  const { servers, ...auth } = await natsConnectOptions(opts.url, opts.auth);
   const nc = await connect({
     servers,
+    ...auth,
     name: opts.name ?? 'agent-session-service',
     maxReconnectAttempts: -1,
     reconnectTimeWait: opts.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
     // Otherwise nats.js captures a stack trace (new Error) for every request and publish, about
     // 8 % of the service's CPU under turn load; errors still carry the server's message and code.
     noAsyncTraces: true,
+  }).catch((err: unknown) => {
+    // The servers as configured, without credentials: "Authorization Violation" alone says not where.
+    throw new Error(`cannot connect to NATS (${servers.join(',')}): ${(err as Error).message}`, { cause: err });
   });
   try {
     if (!coalesceSocketWrites(nc)) log.warn('nats.js transport changed shape: socket writes are not coalesced');
@@ -76,6 +86,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
     if (choice.source === 'auto' && choice.counted === 'configured_urls' && choice.servers === 1) {
       log.warn({ cluster: nc.info?.cluster }, 'NATS cluster does not advertise its servers (no_advertise) and NATS_URL names one; using 1 replica, set NATS_REPLICAS');
     }
+    log.info({ auth: authMethod(auth), tls: auth.tls !== undefined }, 'connected to NATS');
     log.info({ replicas: choice.replicas, source: choice.source, servers: choice.servers, counted: choice.counted }, 'JetStream replicas');
     const kv = await ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log);
     void watchStatus(nc, log);
@@ -104,6 +115,14 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
     await nc.close();
     throw err;
   }
+}
+
+/** How the connection authenticates, for the log (never the credentials). */
+function authMethod(o: Omit<NatsAuthConnectOptions, 'servers'>): string {
+  if (o.user !== undefined) return 'user_password';
+  if (o.token !== undefined) return 'token';
+  if (o.authenticator) return 'authenticator';
+  return 'none';
 }
 
 async function watchStatus(nc: NatsConnection, log: Logger): Promise<void> {

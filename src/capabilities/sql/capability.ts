@@ -99,6 +99,7 @@ export const sessionSqlDatabaseCapability = defineCapability({
     'Use `sql_execute` to create tables and change data (the database is created on first use),',
     `\`sql_query\` for one read-only statement (at most ${MAX_SQL_QUERY_ROWS} rows; aggregate or page with LIMIT/OFFSET for more),`,
     'and `sql_schema` to see the databases and their tables. Pass values as params with ? placeholders.',
+    'Statements that run too long or need too much memory are stopped with an error and change nothing; keep queries bounded.',
   ].join(' '),
   tools: [sqlExecute, sqlQuery, sqlSchema],
   configSchema: Type.Object({}, { additionalProperties: false }),

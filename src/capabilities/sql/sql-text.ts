@@ -18,6 +18,10 @@ export function sqlWords(sql: string): string[] {
 
 /** Keywords that reach outside the one database file (other files, the engine's memory FS). */
 const FILE_ACCESS = new Set(['ATTACH', 'DETACH']);
+/** Pragmas that would lift the sandbox's limits (file size in pages, temp files, heap). */
+const LIMIT_PRAGMAS = new Set(['MAX_PAGE_COUNT', 'PAGE_SIZE', 'TEMP_STORE', 'HARD_HEAP_LIMIT', 'SOFT_HEAP_LIMIT', 'MMAP_SIZE']);
+/** `PRAGMA name` or `PRAGMA schema.name`, capturing the name. */
+const PRAGMA_NAME = /\bPRAGMA\s+(?:[A-Za-z_][\w$]*\s*\.\s*)?([A-Za-z_][\w$]*)/gi;
 /** Statements that manage transactions themselves. */
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE']);
 /** First keywords of statements that only read. */
@@ -30,6 +34,9 @@ export function forbiddenSql(sql: string): string | null {
   if (bad) return `${bad} is not allowed: each database is a single, isolated file.`;
   for (let i = 0; i < words.length - 1; i++) {
     if (words[i] === 'VACUUM' && words[i + 1] === 'INTO') return 'VACUUM INTO is not allowed.';
+  }
+  for (const [, name] of stripSqlLiterals(sql).matchAll(PRAGMA_NAME)) {
+    if (LIMIT_PRAGMAS.has(name!.toUpperCase())) return `PRAGMA ${name!.toLowerCase()} is not allowed: the service sets it.`;
   }
   return null;
 }

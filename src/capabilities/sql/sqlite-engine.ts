@@ -4,12 +4,13 @@
  * after `exec`, saves `export()`. Databases share nothing: each is its own SQLite connection on
  * its own file, and statements that reach other files (ATTACH, DETACH, VACUUM INTO) are refused.
  *
- * Caveat: sql.js runs on the calling thread and cannot interrupt a statement, so a runaway
- * query blocks the event loop. Callers that take SQL from untrusted input should run the engine
- * in a worker thread with a deadline.
+ * This module is synchronous and runs wherever it is called; sql.js cannot interrupt a statement.
+ * The service therefore calls it only inside the worker threads of `sql-sandbox.ts`, which
+ * enforce a wall-clock deadline by terminating the worker; `limits` bound what SQLite itself
+ * may allocate and write (docs/decisions.md, "SQL sandbox").
  */
 import initSqlJs from 'sql.js';
-import { UnprocessableError } from '../../errors.js';
+import { PayloadTooLargeError, UnprocessableError } from '../../errors.js';
 import {
   MAX_SQL_QUERY_ROWS,
   type SqlExecResult,
@@ -37,6 +38,14 @@ export interface SqliteDatabase {
   close(): void;
 }
 
+/** What one open database may use; absent fields are unbounded (SQLite's own maximums). */
+export interface SqliteLimits {
+  /** Largest database file in bytes: becomes `PRAGMA max_page_count`, so SQLite stops writing at the cap. */
+  maxDatabaseBytes?: number;
+  /** Largest total size of the rows one query returns (strings, blobs, 8 bytes per number). */
+  maxResultBytes?: number;
+}
+
 let loading: Promise<SqlJs> | undefined;
 
 /** The WASM module is immutable code; it is loaded once per process and shared. */
@@ -48,17 +57,46 @@ function loadSqlJs(): Promise<SqlJs> {
   return loading;
 }
 
+/**
+ * Caps the memory SQLite may allocate in this thread's WASM instance (`PRAGMA hard_heap_limit`;
+ * it is global to the instance and can only be lowered afterwards, also by user SQL). An
+ * allocation past it fails the statement with "out of memory" instead of growing the heap.
+ */
+export async function limitEngineHeap(bytes: number): Promise<void> {
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database();
+  try {
+    db.run(`PRAGMA hard_heap_limit = ${Math.max(1, Math.floor(bytes))}`);
+  } finally {
+    db.close();
+  }
+}
+
 /** Opens a database from a file's bytes, or a new empty one for null. */
-export async function openDatabase(bytes: Uint8Array | null): Promise<SqliteDatabase> {
+export async function openDatabase(bytes: Uint8Array | null, limits: SqliteLimits = {}): Promise<SqliteDatabase> {
   const SQL = await loadSqlJs();
   const db = sqlite(() => new SQL.Database(bytes ?? undefined));
+  applyLimits(db, limits);
+  const maxDatabaseBytes = limits.maxDatabaseBytes;
+  const run = <T>(fn: () => T) => sqlite(fn, maxDatabaseBytes);
   return {
-    exec: (sql, params) => sqlite(() => execSql(db, sql, params)),
-    query: (sql, params, opts) => sqlite(() => querySql(db, sql, params, opts?.limit)),
-    schema: () => sqlite(() => readSchema(db)),
+    exec: (sql, params) => run(() => execSql(db, sql, params)),
+    query: (sql, params, opts) => run(() => querySql(db, sql, params, opts?.limit, limits.maxResultBytes)),
+    schema: () => run(() => readSchema(db)),
     export: () => db.export(),
     close: () => db.close(),
   };
+}
+
+/**
+ * Temporary tables and sort spills stay in SQLite's heap (so under the heap limit) instead of
+ * files in the engine's unbounded in-memory file system; the main file stops at the page cap.
+ */
+function applyLimits(db: Database, { maxDatabaseBytes }: SqliteLimits): void {
+  db.run('PRAGMA temp_store = MEMORY');
+  if (maxDatabaseBytes === undefined) return;
+  const pageSize = scalar(db, 'PRAGMA page_size');
+  db.run(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxDatabaseBytes / pageSize))}`);
 }
 
 function execSql(db: Database, sql: string, params?: SqlValue[]): SqlExecResult {
@@ -95,7 +133,7 @@ function runStatements(db: Database, sql: string, params?: SqlValue[]): void {
   if (count === 0) throw new UnprocessableError('SQL error: no statement given');
 }
 
-function querySql(db: Database, sql: string, params: SqlValue[] | undefined, limit = MAX_SQL_QUERY_ROWS): SqlQueryResult {
+function querySql(db: Database, sql: string, params: SqlValue[] | undefined, limit = MAX_SQL_QUERY_ROWS, maxResultBytes = Infinity): SqlQueryResult {
   refuseForbidden(sql);
   if (!startsReadOnly(sql)) {
     throw new UnprocessableError('SQL error: queries must be read-only (SELECT, WITH, VALUES, PRAGMA, EXPLAIN); use exec to change data');
@@ -104,7 +142,7 @@ function querySql(db: Database, sql: string, params: SqlValue[] | undefined, lim
   const before = scalar(db, 'SELECT total_changes()');
   db.run('SAVEPOINT query_call');
   try {
-    const result = readRows(db, sql, params, max);
+    const result = readRows(db, sql, params, max, maxResultBytes);
     if (scalar(db, 'SELECT total_changes()') !== before) {
       throw new UnprocessableError('SQL error: queries must be read-only; use exec to change data');
     }
@@ -114,7 +152,7 @@ function querySql(db: Database, sql: string, params: SqlValue[] | undefined, lim
   }
 }
 
-function readRows(db: Database, sql: string, params: SqlValue[] | undefined, max: number): SqlQueryResult {
+function readRows(db: Database, sql: string, params: SqlValue[] | undefined, max: number, maxResultBytes: number): SqlQueryResult {
   const statements = db.iterateStatements(sql);
   const first = statements.next();
   if (first.done) throw new UnprocessableError('SQL error: no statement given');
@@ -124,17 +162,29 @@ function readRows(db: Database, sql: string, params: SqlValue[] | undefined, max
     if (params) stmt.bind(params);
     const rows: SqlValue[][] = [];
     let truncated = false;
+    let size = 0;
     while (stmt.step()) {
       if (rows.length === max) {
         truncated = true;
         break;
       }
-      rows.push(stmt.get());
+      const row = stmt.get();
+      size += rowBytes(row);
+      if (size > maxResultBytes) {
+        throw new PayloadTooLargeError(`SQL error: the result exceeds ${maxResultBytes} bytes; select fewer rows or smaller columns`);
+      }
+      rows.push(row);
     }
     return { columns: stmt.getColumnNames(), rows, truncated };
   } finally {
     stmt.free();
   }
+}
+
+function rowBytes(row: SqlValue[]): number {
+  let size = 0;
+  for (const value of row) size += typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+  return size;
 }
 
 const SCHEMA_SQL = `SELECT type, name, tbl_name, sql FROM sqlite_schema
@@ -170,8 +220,13 @@ function scalar(db: Database, sql: string): number {
 }
 
 function rollbackTo(db: Database, savepoint: string): void {
-  db.run(`ROLLBACK TO ${savepoint}`);
-  db.run(`RELEASE ${savepoint}`);
+  try {
+    db.run(`ROLLBACK TO ${savepoint}`);
+    db.run(`RELEASE ${savepoint}`);
+  } catch {
+    // SQLite already rolled the whole transaction back (disk full, out of memory), savepoint and all.
+    rollbackOpenTransaction(db);
+  }
 }
 
 /** After a failed script that began its own transaction, end it so no half-applied state is saved. */
@@ -188,12 +243,21 @@ function refuseForbidden(sql: string): void {
   if (reason) throw new UnprocessableError(`SQL error: ${reason}`);
 }
 
-/** SQLite's own errors (bad SQL, constraint violations) become 422s; engine crashes pass through. */
-function sqlite<T>(fn: () => T): T {
+/**
+ * SQLite's own errors (bad SQL, constraint violations) become 422s, its resource limits 413s;
+ * engine crashes pass through.
+ */
+function sqlite<T>(fn: () => T, maxDatabaseBytes?: number): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof UnprocessableError || !(err instanceof Error) || isEngineCrash(err)) throw err;
+    if (err instanceof UnprocessableError || err instanceof PayloadTooLargeError || !(err instanceof Error) || isEngineCrash(err)) throw err;
+    if (err.message === 'out of memory' || err.message === 'string or blob too big') {
+      throw new PayloadTooLargeError(`SQL error: the statement exceeded the memory limit (${err.message}) and was stopped`);
+    }
+    if (err.message === 'database or disk is full' && maxDatabaseBytes !== undefined) {
+      throw new PayloadTooLargeError(`SQL error: the database would exceed its size limit of ${maxDatabaseBytes} bytes`);
+    }
     throw new UnprocessableError(`SQL error: ${err.message}`, { cause: err });
   }
 }

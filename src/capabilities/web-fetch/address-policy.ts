@@ -1,4 +1,4 @@
-/** Which resolved addresses `web_fetch` may connect to: public unicast only, unless a host is allowlisted. */
+/** Which resolved addresses `web_fetch` (and LLM provider base URLs) may reach: public unicast only, unless the operator allowlisted the host. */
 import { BlockList, isIP } from 'node:net';
 
 const BLOCKED_V4: Array<[string, number, string]> = [
@@ -90,14 +90,48 @@ export function metadataAddressReason(address: string): string | null {
 }
 
 /**
- * True when `host` is on the allowlist: an exact host name or IP (case-insensitive), or a
- * `*.example.com` pattern matching any subdomain of example.com.
+ * One entry of an operator's private-host allowlist (`WEB_FETCH_ALLOWED_PRIVATE_HOSTS`,
+ * `LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS`): a host name, an IP, `*.example.com` (subdomains; never
+ * an IP literal) or `*` (every host), with an optional port (null = any port).
  */
-export function isHostAllowlisted(host: string, allowHosts: readonly string[]): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  return allowHosts.some((entry) => {
-    const e = entry.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-    if (e.startsWith('*.')) return h.endsWith(e.slice(1));
-    return h === e;
+export interface HostRule {
+  host: string;
+  port: number | null;
+}
+
+const HOST_NAME_RE = /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
+
+function canonicalHost(host: string): string {
+  return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+}
+
+/** One entry: `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6, `*.domain[:port]` or `*`. */
+function parseHostRule(entry: string): HostRule {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? (isIP(entry) === 6 ? [entry, entry, undefined] : /^([^:]+)(?::(\d+))?$/.exec(entry));
+  const host = m ? canonicalHost(m[1]!) : '';
+  const port = m?.[2] === undefined ? null : Number(m[2]);
+  const hostOk = host === '*' || isIP(host) !== 0 || HOST_NAME_RE.test(host);
+  if (!hostOk || (port !== null && (port < 1 || port > 65535))) throw new TypeError(`invalid host entry ${JSON.stringify(entry)} (expected host, host:port, *.domain or *)`);
+  return { host, port };
+}
+
+/** Parses a comma-separated allowlist (empty → none); throws TypeError naming a malformed entry. */
+export function parseHostAllowlist(text: string): HostRule[] {
+  return text.split(',').map((e) => e.trim()).filter(Boolean).map(parseHostRule);
+}
+
+/**
+ * True when `host` (and `port`) is on an operator allowlist. `*.example.com` matches
+ * subdomains of example.com but never an IP literal, so no pattern lets an address through
+ * that the operator did not write out; `*` is the operator's explicit "every host".
+ */
+export function isHostRuleMatch(host: string, port: number | null, rules: readonly HostRule[]): boolean {
+  const h = canonicalHost(host);
+  const literal = isIP(h) !== 0;
+  return rules.some((rule) => {
+    if (rule.port !== null && rule.port !== port) return false;
+    if (rule.host === '*') return true;
+    if (rule.host.startsWith('*.')) return !literal && h.endsWith(rule.host.slice(1));
+    return h === rule.host;
   });
 }

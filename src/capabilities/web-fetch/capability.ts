@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from '../define.js';
 import type { Capability, CapabilityConfig, ContentPart } from '../types.js';
 import { FETCH_FORMATS, renderBody, renderBodyWith, type HtmlConverter, type RenderedBody } from './content.js';
+import { MAX_FETCH_HEADERS, MAX_FETCH_HEADER_VALUE_CHARS, resolveRequestHeaders } from './request-headers.js';
+import type { HostRule } from './address-policy.js';
 import { safeFetch, type Resolver, type SafeFetchResult } from './safe-fetch.js';
 
 export const WEB_FETCH_ID = 'web_fetch';
@@ -22,7 +24,8 @@ export const WebFetchConfig = Type.Object(
     allow_hosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
         maxItems: 100,
-        description: 'Hosts exempt from the private-address check (exact names/IPs or *.example.com). Cloud metadata addresses stay refused.',
+        description:
+          'Accepted for compatibility and ignored: a tenant cannot lift the private-address check. Private hosts are reachable only when the operator lists them in WEB_FETCH_ALLOWED_PRIVATE_HOSTS.',
       }),
     ),
   },
@@ -33,24 +36,21 @@ export interface WebFetchSettings {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  allowHosts: string[];
 }
 
 /** The effective settings of a resolved config, defaults filled in. */
 export function webFetchSettings(config: CapabilityConfig): WebFetchSettings {
   const int = (key: string, fallback: number) => (typeof config[key] === 'number' ? (config[key] as number) : fallback);
-  const hosts = config['allow_hosts'];
   return {
     timeoutMs: int('timeout_ms', DEFAULT_FETCH_TIMEOUT_MS),
     maxBytes: int('max_bytes', DEFAULT_FETCH_MAX_BYTES),
     maxRedirects: int('max_redirects', DEFAULT_FETCH_MAX_REDIRECTS),
-    allowHosts: Array.isArray(hosts) ? hosts.filter((h): h is string => typeof h === 'string') : [],
   };
 }
 
 export interface WebFetchCapabilityOptions {
-  /** Honour `allow_hosts` from capability config (default true). Operators may turn it off so tenants cannot reach internal hosts. */
-  honourAllowHosts?: boolean;
+  /** The operator's private hosts `fetch_url` may reach (`WEB_FETCH_ALLOWED_PRIVATE_HOSTS`; default none). */
+  allowPrivateHosts?: readonly HostRule[];
   /** DNS resolution (default: the system resolver). */
   resolve?: Resolver;
   /** HTML → Markdown/text off the event loop (the app's parse pool); default: on this thread. */
@@ -72,7 +72,7 @@ export function createWebFetchCapability(opts: WebFetchCapabilityOptions = {}): 
   });
 }
 
-function createFetchUrlTool({ honourAllowHosts = true, resolve, convertHtml }: WebFetchCapabilityOptions) {
+function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml }: WebFetchCapabilityOptions) {
   return defineTool({
     name: 'fetch_url',
     display_name: 'Fetch URL',
@@ -83,19 +83,28 @@ function createFetchUrlTool({ honourAllowHosts = true, resolve, convertHtml }: W
         url: Type.String({ minLength: 1, maxLength: 8192, description: 'Absolute http or https URL.' }),
         method: Type.Optional(StringEnum(['GET', 'HEAD'], { description: 'GET (default) or HEAD for headers only.' })),
         format: Type.Optional(StringEnum(FETCH_FORMATS, { description: 'How to return HTML: markdown (default), text, or raw HTML.' })),
+        headers: Type.Optional(
+          Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.String({ maxLength: MAX_FETCH_HEADER_VALUE_CHARS }), {
+            maxProperties: MAX_FETCH_HEADERS,
+            description:
+              'Request headers, e.g. {"Authorization": "Bearer {{secret:GITHUB_TOKEN}}"}. {{secret:NAME}} is replaced by the session secret NAME when the request is sent; the value is never shown. Not sent on to another origin after a redirect.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
     async run(args, ctx) {
       const s = webFetchSettings(ctx.config);
+      const headers = args.headers ? await resolveRequestHeaders(args.headers, (name) => ctx.secrets.get(name)) : undefined;
       const result = await safeFetch(args.url, {
         method: args.method ?? 'GET',
         timeoutMs: s.timeoutMs,
         maxBytes: s.maxBytes,
         maxRedirects: s.maxRedirects,
-        allowHosts: honourAllowHosts ? s.allowHosts : [],
+        allowPrivateHosts,
         signal: ctx.signal,
         userAgent: FETCH_USER_AGENT,
+        ...(headers ? { headers } : {}),
         ...(resolve ? { resolve } : {}),
       });
       const format = args.format ?? 'markdown';

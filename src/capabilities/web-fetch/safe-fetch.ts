@@ -7,7 +7,7 @@ import { lookup } from 'node:dns/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { ToolError } from '../types.js';
-import { blockedAddressReason, isHostAllowlisted, metadataAddressReason } from './address-policy.js';
+import { blockedAddressReason, isHostRuleMatch, metadataAddressReason, type HostRule } from './address-policy.js';
 import { requestPinned, type PinnedResponse } from './pinned-request.js';
 
 export interface ResolvedAddress {
@@ -23,11 +23,19 @@ export interface SafeFetchOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  /** Hosts exempt from the address check (exact names, or `*.example.com`). */
-  allowHosts: readonly string[];
+  /**
+   * The operator's hosts exempt from the private-address check (`WEB_FETCH_ALLOWED_PRIVATE_HOSTS`);
+   * never a tenant's setting. Cloud metadata addresses stay refused.
+   */
+  allowPrivateHosts: readonly HostRule[];
   /** Cancellation by the caller (turn cancelled); its reason is rethrown as is. */
   signal: AbortSignal;
   userAgent: string;
+  /**
+   * Extra request headers (they win over the defaults). Sent to the first URL's origin only:
+   * a redirect to another origin drops them, as browsers drop Authorization.
+   */
+  headers?: Readonly<Record<string, string>>;
   resolve?: Resolver;
 }
 
@@ -67,8 +75,9 @@ async function followRedirects(start: URL, opts: SafeFetchOptions, signal: Abort
   const redirects: string[] = [];
   let current = start;
   let method = opts.method;
+  let extraHeaders = opts.headers;
   for (;;) {
-    const res = await requestHop(current, method, opts, signal);
+    const res = await requestHop(current, method, opts, signal, extraHeaders);
     const location = res.headers.location;
     if (!REDIRECT_STATUSES.has(res.status) || !location) {
       const { body, truncated } = method === 'HEAD' ? { body: Buffer.alloc(0), truncated: false } : await res.readBody(opts.maxBytes);
@@ -77,17 +86,19 @@ async function followRedirects(start: URL, opts: SafeFetchOptions, signal: Abort
     res.discard();
     if (redirects.length >= opts.maxRedirects) throw new ToolError(`Too many redirects (more than ${opts.maxRedirects}).`);
     current = checkUrl(new URL(location, current).href);
+    if (current.origin !== start.origin) extraHeaders = undefined;
     if (res.status === 303) method = method === 'HEAD' ? 'HEAD' : 'GET';
     redirects.push(current.href);
   }
 }
 
-async function requestHop(url: URL, method: 'GET' | 'HEAD', opts: SafeFetchOptions, signal: AbortSignal): Promise<PinnedResponse> {
+async function requestHop(url: URL, method: 'GET' | 'HEAD', opts: SafeFetchOptions, signal: AbortSignal, extraHeaders?: Readonly<Record<string, string>>): Promise<PinnedResponse> {
   const target = await resolveTarget(url, opts, signal);
   const headers = {
     'user-agent': opts.userAgent,
     accept: 'text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5',
     'accept-encoding': 'gzip, deflate, br',
+    ...extraHeaders,
   };
   return requestPinned({ url, method, address: target.address, family: target.family, headers, signal });
 }
@@ -103,14 +114,19 @@ async function resolveTarget(url: URL, opts: SafeFetchOptions, signal: AbortSign
         throw new ToolError(`Could not resolve host "${host}".`, { cause: err });
       });
   if (addresses.length === 0) throw new ToolError(`Could not resolve host "${host}".`);
-  const allowlisted = isHostAllowlisted(host, opts.allowHosts);
+  const allowlisted = isHostRuleMatch(host, portOf(url), opts.allowPrivateHosts);
   for (const a of addresses) {
     const reason = allowlisted ? metadataAddressReason(a.address) : blockedAddressReason(a.address);
     if (reason) {
-      throw new ToolError(`Refused to fetch ${url.origin}: ${host} resolves to ${a.address} (${reason}). Only public internet addresses can be fetched.`);
+      throw new ToolError(`Refused to fetch ${url.origin}: ${host} resolves to ${a.address} (${reason}). Only public internet addresses can be fetched (an operator can allow private hosts with WEB_FETCH_ALLOWED_PRIVATE_HOSTS).`);
     }
   }
   return addresses[0]!;
+}
+
+/** The URL's port, the scheme's default when none is written. */
+export function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
 /** Parses and vets a URL: http(s) only, no embedded credentials. */

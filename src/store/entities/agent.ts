@@ -24,6 +24,8 @@ export const Agent = defineEntity({
     client_tools: p.json<ClientToolInput[]>(),
     max_iterations: p.integer().nullable(),
     status: p.string().$type<AgentStatus>(),
+    /** The user who created it (null: created before 0012, treated as an admin's); not part of the API view. */
+    created_by: p.uuid().nullable(),
     created_at: p.datetime().onCreate(() => new Date()),
     updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { newId } from '../../ids.js';
+import type { SessionConfig } from '../session-config.js';
 
 export type SessionStatus = 'started' | 'active' | 'idle' | 'waiting_for_tool_results';
 
@@ -29,6 +30,12 @@ export const Session = defineEntity({
     model_id: p.uuid().nullable(),
     capabilities: p.json<{ ref: string; config?: Record<string, unknown> }[]>(),
     features: p.json<string[]>(),
+    /**
+     * The harness and agent configuration the session runs with (store/session-config.ts); null
+     * only on rows written by a pre-0010 instance. Lazy: it holds the prompts (up to 1 MB each),
+     * which listings and status checks do not need.
+     */
+    config: p.json<SessionConfig>().nullable().lazy(),
     status: p.string().$type<SessionStatus>(),
     current_turn_id: p.uuid().nullable(),
     usage: p.json<SessionUsage>(),

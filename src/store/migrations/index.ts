@@ -6,5 +6,7 @@ import { AuthMigration } from './0003-auth.js';
 import { AgentsMigration } from './0004-agents.js';
 import { StorageMigration } from './0007-storage.js';
 import { LlmMigration } from './0006-llm.js';
+import { SessionConfigMigration } from './0010-session-config.js';
+import { AgentCreatorMigration } from './0012-agent-creator.js';
 
-export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration];
+export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration];

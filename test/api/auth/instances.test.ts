@@ -119,12 +119,12 @@ test('loadJwtSecret - concurrent first calls (as from instances starting at once
   const b = await startTestApp(t, { mode: 'postgres', databaseUrl: a.databaseUrl });
   await a.app.services.store.sql('delete from auth_secrets');
   const stores = [a.app.services.store, b.app.services.store];
-  const keys = await Promise.all(Array.from({ length: 8 }, (_, i) => loadJwtSecret({ store: stores[i % 2]! })));
+  const keys = await Promise.all(Array.from({ length: 8 }, (_, i) => loadJwtSecret({ store: stores[i % 2]!, keyring: a.app.services.keyring })));
   const distinct = new Set(keys.map((k) => Buffer.from(k.key).toString('hex')));
   assert.equal(distinct.size, 1);
   assert.ok(keys.every((k) => k.source === 'database' && k.key.length >= 32));
   const rows = await a.app.services.store.sql<{ n: number }>('select count(*)::int as n from auth_secrets');
   assert.equal(rows[0]!.n, 1);
-  const configured = await loadJwtSecret({ store: stores[0]!, configured: 'c'.repeat(40) });
+  const configured = await loadJwtSecret({ store: stores[0]!, keyring: a.app.services.keyring, configured: 'c'.repeat(40) });
   assert.equal(configured.source, 'config');
 });

@@ -45,7 +45,7 @@ describe('user connections', () => {
     const secrets = await caller.request('GET', `/v1/sessions/${id}/storage/secrets`);
     assert.deepEqual(secrets.body.data.map((s: any) => s.name), ['connection:github']);
     assert.ok(!secrets.text.includes(KEY));
-    const session = await app.app.services.storage.access.owned(caller.orgId, id);
+    const session = await app.app.services.storage.access.owned({ org_id: caller.orgId }, id);
     assert.equal(await app.app.services.storage.forSession(session).secrets.get('connection:github'), KEY);
     // Another user's sessions do not get it.
     const other = await addCaller(app, { orgId: caller.orgId });

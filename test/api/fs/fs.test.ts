@@ -130,7 +130,7 @@ describe('session file system over REST', () => {
   it('read-only files (capability mounts) refuse writes, moves and deletes with 403', async () => {
     const app = suiteApp();
     const id = await createSession(app);
-    const session = await app.app.services.storage.access.owned((await app.request('GET', `/v1/sessions/${id}`)).body.organization_id, id);
+    const session = await app.app.services.storage.access.owned({ org_id: (await app.request('GET', `/v1/sessions/${id}`)).body.organization_id }, id);
     await app.app.services.storage.forSession(session).files.write('/mnt/README.md', new TextEncoder().encode('mounted'), { readonly: true });
     const info = await app.request('POST', `/v1/sessions/${id}/fs/_/stat`, { body: { path: '/mnt/README.md' } });
     assert.equal(info.body.is_readonly, true);

@@ -48,7 +48,7 @@ describe('file-system tools through real turns (llmsim)', () => {
     const app = suiteApp();
     const id = await createSession(app, [{ ref: 'session_file_system', config: { max_file_size: 10 } }]);
     await upload(app, id, 'in/data.txt', 'uploaded');
-    const session = await app.app.services.storage.access.owned((await app.request('GET', `/v1/sessions/${id}`)).body.organization_id, id);
+    const session = await app.app.services.storage.access.owned({ org_id: (await app.request('GET', `/v1/sessions/${id}`)).body.organization_id }, id);
     await app.app.services.storage.forSession(session).files.write('/ro.txt', new TextEncoder().encode('locked'), { readonly: true });
     const [read, escape, big, locked, gone] = await runTools(app, id, [
       ['read_file', { path: 'in/data.txt' }],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TestApp } from '../../helpers/app.js';
-import { addCaller, useSuiteApp } from '../agents/helpers.js';
+import { addCaller, adminOrgId, useSuiteApp } from '../agents/helpers.js';
 import { createSession, listAll } from '../fs/helpers.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b1d3e70000000049454e44ae426082', 'hex');
@@ -68,6 +68,25 @@ describe('POST /v1/images (multipart)', () => {
     assert.equal((await stranger.request('GET', `/v1/images/${mine.body.id}`)).status, 403);
     assert.equal((await stranger.request('DELETE', `/v1/images/${mine.body.id}`)).status, 403);
     assert.equal((await app.request('GET', '/v1/images/img_nothex')).status, 400);
+  });
+
+  it("a member cannot attach another user's image to a message (403); their own image works in their other session", async () => {
+    const app = suiteApp();
+    const adminSession = await createSession(app, ['current_time']);
+    const adminImage = await post(app, form([{ name: 'session_id', value: adminSession }, { name: 'file', value: PNG, filename: 'a.png' }]));
+    const member = await addCaller(app, { orgId: await adminOrgId(app) });
+    const first = await createSession(app, ['current_time'], member.key);
+    const second = await createSession(app, ['current_time'], member.key);
+    const own = await post(app, form([{ name: 'session_id', value: first }, { name: 'file', value: PNG, filename: 'b.png' }]), { key: member.key });
+    const send = (sessionId: string, imageId: string) => member.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: 'look' }, { type: 'image_file', image_id: imageId }] } },
+    });
+    const events = async () => (await member.request('GET', `/v1/sessions/${second}/events`)).body.data.length;
+    const before = await events();
+    const foreign = await send(second, adminImage.body.id);
+    assert.equal(foreign.status, 403, foreign.text);
+    assert.equal(await events(), before, 'nothing was appended');
+    assert.equal((await send(second, own.body.id)).status, 201);
   });
 
   it('an image_file part reaches the turn (llmsim counts the image); deleting the session deletes its images', async () => {

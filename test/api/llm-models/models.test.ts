@@ -77,6 +77,20 @@ describe('llm models: manual models, listing, default (postgres)', () => {
     assert.equal((await app().request('GET', `/v1/llm-models/${m.id}`)).status, 404);
   });
 
+  it('DELETE /v1/llm-models/{id} - 409 while a session runs with it through its configuration snapshot, after the agent moved on', async () => {
+    const p = await createProvider(app());
+    const m = await addModel(app(), p.id);
+    const agent = await app().request('POST', '/v1/agents', { body: { name: 'a', system_prompt: 'x', default_model_id: m.id } });
+    const session = await app().request('POST', '/v1/sessions', { body: { agent_id: agent.body.id } });
+    assert.equal(session.status, 201, session.text);
+    assert.equal((await app().request('PATCH', `/v1/agents/${agent.body.id}`, { body: { default_model_id: null } })).status, 200);
+    const refused = await app().request('DELETE', `/v1/llm-models/${m.id}`);
+    assert.equal(refused.status, 409);
+    assert.match(refused.body.error, /in use as the model of 1 session/);
+    assert.equal((await app().request('DELETE', `/v1/sessions/${session.body.id}`)).status, 204);
+    assert.equal((await app().request('DELETE', `/v1/llm-models/${m.id}`)).status, 204);
+  });
+
   it('GET/PUT /v1/llm-models/default - the organisation default; admins set it, 404 for a model of another organisation', async () => {
     const member = await createCaller(app(), 'member');
     assert.deepEqual((await member.request('GET', '/v1/llm-models/default')).body, { model_id: null, model: null, system_default: 'llmsim' });

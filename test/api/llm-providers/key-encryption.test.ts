@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { createKeyring, createRotationSources, decryptSecret, DecryptionError, envelopeKeyId, rotateSecrets } from '../../../src/crypto/index.js';
+import { aadBinding, createKeyring, createRotationSources, decryptSecret, DecryptionError, envelopeKeyId, rotateSecrets } from '../../../src/crypto/index.js';
 import { LLM_PROVIDER_KEY_PURPOSE } from '../../../src/api/llm-providers/index.js';
 import { LlmError } from '../../../src/llm/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -17,7 +17,7 @@ async function sealedKey(app: TestApp, providerId: string): Promise<string> {
 describe('llm providers: keys at rest (postgres)', () => {
   const app = useSuiteApp();
 
-  it('the stored key is an envelope bound to the organisation and the provider row', async () => {
+  it('the stored key is an envelope bound to the organisation, the provider row, its type and base URL', async () => {
     assert.deepEqual((await app().request('GET', '/v1/llm-providers')).body, { data: [], total: 0 }, 'no vendor key in the environment, no provider');
     const apiKey = fakeVendorKey();
     const p = await createProvider(app(), { api_key: apiKey });
@@ -26,8 +26,13 @@ describe('llm providers: keys at rest (postgres)', () => {
     assert.equal(JSON.parse(blob).v, 1);
     const orgId = await adminOrgId(app());
     const { keyring } = app().app.services;
-    assert.equal(decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE }), apiKey);
-    assert.throws(() => decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: 'session_secret.value' }), DecryptionError);
+    const binding = aadBinding(['llmsim', null]);
+    assert.equal(decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE, binding }), apiKey);
+    assert.throws(() => decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: 'session_secret.value', binding }), DecryptionError);
+    assert.throws(() => decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE }), DecryptionError, 'unbound AAD');
+    for (const other of [aadBinding(['openai', null]), aadBinding(['llmsim', 'https://attacker.example/v1'])]) {
+      assert.throws(() => decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE, binding: other }), DecryptionError);
+    }
   });
 
   it('a ciphertext copied to another provider row (same or other organisation) fails to decrypt', async () => {
@@ -43,7 +48,7 @@ describe('llm providers: keys at rest (postgres)', () => {
     }
     const orgId = await adminOrgId(app());
     assert.throws(
-      () => decryptSecret(keyring, blob, { org_id: orgId, row_id: sameOrg.id, purpose: LLM_PROVIDER_KEY_PURPOSE }),
+      () => decryptSecret(keyring, blob, { org_id: orgId, row_id: sameOrg.id, purpose: LLM_PROVIDER_KEY_PURPOSE, binding: aadBinding(['llmsim', null]) }),
       (err: unknown) => err instanceof DecryptionError && err.reason === 'authentication_failed',
     );
     assert.throws(() => decryptSecret(keyring, blob, { org_id: other.orgId, row_id: foreign.body.id, purpose: LLM_PROVIDER_KEY_PURPOSE }), DecryptionError);
@@ -62,8 +67,8 @@ describe('llm providers: keys at rest (postgres)', () => {
     assert.ok(app().logs.some((l) => l.includes('llm provider key cannot be decrypted')));
   });
 
-  it('the rotation sources include provider keys with the purpose the service seals with', async () => {
-    const p = await createProvider(app());
+  it('the rotation sources include provider keys with the purpose and binding the service seals with', async () => {
+    const p = await createProvider(app(), { provider_type: 'openai_completions', base_url: 'http://127.0.0.1:9/v1' });
     const sources = createRotationSources(app().app.services.store);
     const source = sources.find((s) => s.name === 'llm_providers.api_key');
     assert.ok(source, 'a rotation source for llm_providers');
@@ -71,7 +76,9 @@ describe('llm providers: keys at rest (postgres)', () => {
     for await (const row of source.readAll()) rows.push(row);
     const mine = rows.find((r) => r.row_id === p.id);
     assert.equal(mine?.purpose, LLM_PROVIDER_KEY_PURPOSE);
+    assert.equal(mine?.binding, aadBinding(['openai_completions', 'http://127.0.0.1:9/v1']));
     assert.equal(mine?.org_id, await adminOrgId(app()));
+    assert.equal(decryptSecret(app().app.services.keyring, mine.blob, mine).length > 0, true, 'the source row opens the value');
   });
 });
 

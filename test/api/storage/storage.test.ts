@@ -30,11 +30,12 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
     const keys = await app.request('GET', `/v1/sessions/${id}/storage/keys`);
     assert.equal(keys.status, 200);
     assert.equal(keys.body.total, 1);
-    assert.deepEqual(Object.keys(keys.body.data[0]).sort(), ['created_at', 'key', 'updated_at', 'value']);
-    assert.equal(keys.body.data[0].value, '{"step":1}');
+    assert.deepEqual(Object.keys(keys.body.data[0]).sort(), ['created_at', 'key', 'updated_at'], 'names only unless values are asked for');
+    const withValues = await app.request('GET', `/v1/sessions/${id}/storage/keys?include_values=true`);
+    assert.equal(withValues.body.data[0].value, '{"step":1}');
   });
 
-  it('secrets: PUT stores, GET lists names only, the tool reads the value; values never reach responses or logs', async () => {
+  it('secrets: PUT stores, GET lists names only, the tool tells existence only; values never reach responses or logs', async () => {
     const app = suiteApp();
     const id = await createSession(app, ['session_storage']);
     const put = await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { API_TOKEN: SECRET, 'connection:github': 'ghp_other_value' } } });
@@ -49,7 +50,8 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
       ['secret_store', { operation: 'get', name: 'API_TOKEN' }],
       ['secret_store', { operation: 'list' }],
     ]);
-    assert.equal(read!.result.value, SECRET, 'the LLM sees a secret only when a tool reads it');
+    assert.equal(read!.result.found, true);
+    assert.equal(read!.result.value, undefined, 'no tool returns a secret value');
     assert.deepEqual(listed!.result.secrets.map((s: any) => s.name), ['API_TOKEN', 'connection:github']);
     const [stored] = await runTools(app, id, [['secret_store', { operation: 'set', name: 'FROM_TOOL', value: 'tool-made-secret' }]]);
     assert.deepEqual(stored!.result, { name: 'FROM_TOOL', stored: true });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp } from '../../helpers/app.js';
 import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, waitForEvent, watch } from './helpers.js';
-import { LOCAL_WEB_FETCH, startSlowServer } from './slow-server.js';
+import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-server.js';
 
 const CANCEL_TAIL = ['turn.cancelled', 'input.message', 'output.message.completed', 'session.idled'];
 
@@ -67,7 +67,7 @@ for (const mode of ['postgres', 'nats'] as const) {
     it('cancel while tools run: the tool is aborted and gets a cancelled result, then the cancellation closes the turn', async (t) => {
       const server = await startSlowServer();
       t.after(() => server.close());
-      const app = await startTestApp(t, { mode });
+      const app = await startTestApp(t, { mode, env: LOCAL_WEB_FETCH_ENV });
       const { id } = await createSession(app, { capabilities: [LOCAL_WEB_FETCH] });
       const sse = await watch(app, id);
       t.after(() => sse.close());

@@ -11,6 +11,7 @@ export interface StoredEvent {
   context: Record<string, string>;
   data: Record<string, any>;
   metadata?: Record<string, any>;
+  tags?: string[];
 }
 
 export interface AgentInput {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local HTTP server for `fetch_url` tool calls (web_fetch with `allow_hosts: ['127.0.0.1']`):
+ * A local HTTP server for `fetch_url` tool calls (web_fetch with the operator setting LOCAL_WEB_FETCH_ENV):
  * `/slow?ms=N&id=X` answers after N ms. It counts hits per id and the most requests it ever
  * had in flight at once, which is how tests observe tool concurrency from outside the service.
  */
@@ -56,5 +56,7 @@ export async function startSlowServer(): Promise<SlowServer> {
   };
 }
 
-/** The agent capability that lets `fetch_url` reach the local server. */
-export const LOCAL_WEB_FETCH = { ref: 'web_fetch', config: { allow_hosts: ['127.0.0.1'] } };
+/** The session capability for `fetch_url` calls to the local server (reachable only with LOCAL_WEB_FETCH_ENV). */
+export const LOCAL_WEB_FETCH = { ref: 'web_fetch' };
+/** The operator setting that lets `fetch_url` reach the local server (tenants' `allow_hosts` cannot). */
+export const LOCAL_WEB_FETCH_ENV = { WEB_FETCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' };

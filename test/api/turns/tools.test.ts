@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp } from '../../helpers/app.js';
 import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, watch } from './helpers.js';
-import { LOCAL_WEB_FETCH, startSlowServer } from './slow-server.js';
+import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-server.js';
 
 const REASON = ['reason.started', 'output.message.started', 'output.message.delta', 'output.message.completed', 'llm.generation', 'reason.completed'];
 const REASON_NO_TEXT = ['reason.started', 'output.message.started', 'output.message.completed', 'llm.generation', 'reason.completed'];
@@ -51,7 +51,7 @@ for (const mode of ['postgres', 'nats'] as const) {
     it('parallel tools: 12 requested, at most 10 run at once, every call paired with its result', async (t) => {
       const server = await startSlowServer();
       t.after(() => server.close());
-      const app = await startTestApp(t, { mode });
+      const app = await startTestApp(t, { mode, env: LOCAL_WEB_FETCH_ENV });
       const { id } = await createSession(app, { capabilities: [LOCAL_WEB_FETCH] });
       const lines = Array.from({ length: 12 }, (_, i) => `@tool fetch_url {"url":"${server.url}/slow?ms=400&id=p${i}"}`);
       const sse = await watch(app, id);

@@ -10,6 +10,12 @@ describe('sql text checks', () => {
     assert.match(forbiddenSql('DETACH y')!, /DETACH/);
     assert.match(forbiddenSql("vacuum into 'f'")!, /VACUUM INTO/);
     assert.equal(forbiddenSql('VACUUM'), null);
+    assert.match(forbiddenSql('PRAGMA max_page_count = 1e9')!, /max_page_count is not allowed/);
+    assert.match(forbiddenSql('pragma main . PAGE_SIZE=65536')!, /page_size is not allowed/);
+    assert.match(forbiddenSql('SELECT 1; PRAGMA temp_store = 1')!, /temp_store/);
+    assert.equal(forbiddenSql('PRAGMA table_info(page_size)'), null);
+    assert.equal(forbiddenSql("SELECT 'PRAGMA max_page_count=9'"), null);
+    assert.equal(forbiddenSql('PRAGMA foreign_keys = ON'), null);
   });
 
   it('recognises transaction control, read-only starts and blank remainders', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { blockedAddressReason, isHostAllowlisted, metadataAddressReason } from '../../../src/capabilities/web-fetch/address-policy.js';
+import { blockedAddressReason, isHostRuleMatch, metadataAddressReason, parseHostAllowlist } from '../../../src/capabilities/web-fetch/address-policy.js';
 
 describe('blockedAddressReason', () => {
   it('refuses loopback, private, link-local, metadata, CGNAT, unspecified, multicast and reserved IPv4', () => {
@@ -63,15 +63,42 @@ describe('metadataAddressReason', () => {
   });
 });
 
-describe('isHostAllowlisted', () => {
+describe('operator host allowlists (parseHostAllowlist, isHostRuleMatch)', () => {
+  const allowed = (host: string, port: number | null, list: string) => isHostRuleMatch(host, port, parseHostAllowlist(list));
+
   it('matches exact hosts case-insensitively and *.domain subdomains', () => {
-    assert.equal(isHostAllowlisted('Example.COM', ['example.com']), true);
-    assert.equal(isHostAllowlisted('example.com.', ['example.com']), true);
-    assert.equal(isHostAllowlisted('api.example.com', ['example.com']), false);
-    assert.equal(isHostAllowlisted('api.example.com', ['*.example.com']), true);
-    assert.equal(isHostAllowlisted('example.com', ['*.example.com']), false);
-    assert.equal(isHostAllowlisted('evilexample.com', ['*.example.com']), false);
-    assert.equal(isHostAllowlisted('::1', ['[::1]']), true);
-    assert.equal(isHostAllowlisted('127.0.0.1', []), false);
+    assert.equal(allowed('Example.COM', 80, 'example.com'), true);
+    assert.equal(allowed('example.com.', 80, 'example.com'), true);
+    assert.equal(allowed('api.example.com', 80, 'example.com'), false);
+    assert.equal(allowed('api.example.com', 80, '*.example.com'), true);
+    assert.equal(allowed('example.com', 80, '*.example.com'), false);
+    assert.equal(allowed('evilexample.com', 80, '*.example.com'), false);
+    assert.equal(allowed('::1', 80, '[::1]'), true);
+    assert.equal(allowed('::1', 80, '::1'), true);
+    assert.equal(allowed('127.0.0.1', 80, ''), false);
+  });
+
+  it('wildcard patterns never match IP literals; `*` is every host', () => {
+    assert.equal(allowed('127.0.0.1', 80, '*.0.0.1'), false);
+    assert.equal(allowed('10.0.0.1', 80, '*.0.1'), false);
+    assert.equal(allowed('127.0.0.1', 80, '127.0.0.1'), true);
+    assert.equal(allowed('127.0.0.1', 80, '*'), true);
+    assert.equal(allowed('anything.test', 8080, '*'), true);
+  });
+
+  it('host:port entries match that port only; several entries are comma-separated', () => {
+    const list = ' 127.0.0.1:8080 , llm.internal , [::1]:9000 ';
+    assert.deepEqual(parseHostAllowlist(list), [{ host: '127.0.0.1', port: 8080 }, { host: 'llm.internal', port: null }, { host: '::1', port: 9000 }]);
+    assert.equal(allowed('127.0.0.1', 8080, list), true);
+    assert.equal(allowed('127.0.0.1', 8081, list), false);
+    assert.equal(allowed('llm.internal', 443, list), true);
+    assert.equal(allowed('::1', 9000, list), true);
+    assert.equal(allowed('::1', 80, list), false);
+  });
+
+  it('refuses malformed entries', () => {
+    for (const bad of ['http://x', 'a b', 'host:0', 'host:70000', '*foo', 'x.*', '[::1', 'a/b']) {
+      assert.throws(() => parseHostAllowlist(bad), TypeError, bad);
+    }
   });
 });

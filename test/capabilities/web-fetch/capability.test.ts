@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { createWebFetchCapability, webFetchCapability } from '../../../src/capabilities/web-fetch/capability.js';
+import { parseHostAllowlist } from '../../../src/capabilities/web-fetch/address-policy.js';
 import { systemResolver } from '../../../src/capabilities/web-fetch/safe-fetch.js';
 import { ToolError, type ToolResult } from '../../../src/capabilities/types.js';
 import { createFakeToolContext, jsonOf, toolOf } from '../fakes.js';
@@ -44,7 +45,11 @@ after(() => {
 
 const fetchTool = toolOf(webFetchCapability, 'fetch_url');
 const local = (path: string) => `http://127.0.0.1:${port}${path}`;
-const allowLocal = (extra: Record<string, unknown> = {}) => createFakeToolContext({ config: { allow_hosts: ['127.0.0.1'], ...extra } });
+/** The operator's setting (WEB_FETCH_ALLOWED_PRIVATE_HOSTS=127.0.0.1): the only way to reach a local server. */
+const operatorAllows = (list: string, more: Parameters<typeof createWebFetchCapability>[0] = {}) =>
+  toolOf(createWebFetchCapability({ allowPrivateHosts: parseHostAllowlist(list), ...more }), 'fetch_url');
+const localFetch = operatorAllows('127.0.0.1');
+const allowLocal = (extra: Record<string, unknown> = {}) => createFakeToolContext({ config: extra });
 const refused = (pattern: RegExp) => (e: unknown) => e instanceof ToolError && pattern.test(e.message);
 const meta = (r: ToolResult) => jsonOf<Record<string, unknown>>(r);
 
@@ -73,28 +78,44 @@ describe('fetch_url SSRF protection', () => {
   it('refuses a redirect to loopback (every hop is checked)', async () => {
     hits = [];
     redirectTarget = `http://127.0.0.1:${port}/plain`;
-    // The first host is allowlisted and pinned to the local server; the redirect target is not allowlisted.
-    const cap = createWebFetchCapability({ resolve: async (h) => (h === 'public.test' ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(h)) });
-    const ctx = createFakeToolContext({ config: { allow_hosts: ['public.test'] } });
-    await assert.rejects(toolOf(cap, 'fetch_url').execute({ url: `http://public.test:${port}/to-loopback` }, ctx), refused(/loopback/));
+    // The first host is allowlisted by the operator and pinned to the local server; the redirect target is not allowlisted.
+    const tool = operatorAllows('public.test', { resolve: async (h) => (h === 'public.test' ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(h)) });
+    await assert.rejects(tool.execute({ url: `http://public.test:${port}/to-loopback` }, createFakeToolContext()), refused(/loopback/));
     assert.deepEqual(hits, ['/to-loopback']);
   });
 
-  it('never fetches cloud metadata, even when allowlisted', async () => {
-    const ctx = createFakeToolContext({ config: { allow_hosts: ['169.254.169.254'] } });
-    await assert.rejects(fetchTool.execute({ url: 'http://169.254.169.254/' }, ctx), refused(/cloud metadata/));
+  it('never fetches cloud metadata, even when the operator allowlisted it (or everything)', async () => {
+    for (const list of ['169.254.169.254', '*']) {
+      await assert.rejects(operatorAllows(list).execute({ url: 'http://169.254.169.254/' }, createFakeToolContext()), refused(/cloud metadata/));
+    }
   });
 
   it('connects to the resolved, checked address (pinned) while keeping the URL host', async () => {
-    const cap = createWebFetchCapability({ resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
-    const ctx = createFakeToolContext({ config: { allow_hosts: ['pinned.test'] } });
-    const result = await toolOf(cap, 'fetch_url').execute({ url: `http://pinned.test:${port}/host` }, ctx);
+    const tool = operatorAllows('pinned.test', { resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const result = await tool.execute({ url: `http://pinned.test:${port}/host` }, createFakeToolContext());
     assert.equal(result.content[1]!.text, `host=pinned.test:${port}`);
   });
 
-  it('ignores allow_hosts when the operator turned it off', async () => {
-    const cap = createWebFetchCapability({ honourAllowHosts: false });
-    await assert.rejects(toolOf(cap, 'fetch_url').execute({ url: local('/plain') }, allowLocal()), refused(/loopback/));
+  it("a tenant's allow_hosts (agent or session config) does not reach a local server; the operator setting does", async () => {
+    hits = [];
+    for (const allow_hosts of [['127.0.0.1'], ['*.0.0.1'], ['localhost', '[::1]'], ['*']]) {
+      const tenant = createFakeToolContext({ config: { allow_hosts } });
+      await assert.rejects(fetchTool.execute({ url: local('/plain') }, tenant), refused(/127\.0\.0\.1 \(loopback\).*WEB_FETCH_ALLOWED_PRIVATE_HOSTS/));
+      await assert.rejects(fetchTool.execute({ url: `http://localhost:${port}/plain` }, tenant), refused(/loopback/));
+    }
+    assert.deepEqual(hits, [], 'nothing reached the local server');
+    const viaOperator = await localFetch.execute({ url: local('/plain') }, createFakeToolContext({ config: { allow_hosts: [] } }));
+    assert.equal(viaOperator.content[1]!.text, 'just text');
+    assert.deepEqual(hits, ['/plain']);
+  });
+
+  it('operator wildcards never match IP literals; a port pins the entry to that port', async () => {
+    const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
+    await assert.rejects(operatorAllows('*.0.0.1', { resolve }).execute({ url: local('/plain') }, createFakeToolContext()), refused(/loopback/));
+    const byName = await operatorAllows('*.internal.test', { resolve }).execute({ url: `http://svc.internal.test:${port}/plain` }, createFakeToolContext());
+    assert.equal(byName.content[1]!.text, 'just text');
+    await assert.rejects(operatorAllows(`127.0.0.1:${port + 1}`).execute({ url: local('/plain') }, createFakeToolContext()), refused(/loopback/));
+    assert.equal((await operatorAllows(`127.0.0.1:${port}`).execute({ url: local('/plain') }, createFakeToolContext())).content[1]!.text, 'just text');
   });
 
   it('refuses non-http schemes, credentials and garbage', async () => {
@@ -105,9 +126,9 @@ describe('fetch_url SSRF protection', () => {
   });
 });
 
-describe('fetch_url on an allowlisted local server', () => {
+describe('fetch_url on a local server the operator allowlisted', () => {
   it('converts HTML to Markdown, dropping scripts', async () => {
-    const result = await fetchTool.execute({ url: local('/page') }, allowLocal());
+    const result = await localFetch.execute({ url: local('/page') }, allowLocal());
     assert.deepEqual(meta(result), {
       url: local('/page'), status: 200, status_text: 'OK', content_type: 'text/html; charset=utf-8',
       bytes: Buffer.byteLength(PAGE), truncated: false, redirects: [], kind: 'html',
@@ -116,37 +137,37 @@ describe('fetch_url on an allowlisted local server', () => {
   });
 
   it('returns text or raw HTML on request', async () => {
-    assert.equal((await fetchTool.execute({ url: local('/page'), format: 'text' }, allowLocal())).content[1]!.text, 'Hello\nA link.');
-    assert.match((await fetchTool.execute({ url: local('/page'), format: 'raw' }, allowLocal())).content[1]!.text, /^<html>/);
+    assert.equal((await localFetch.execute({ url: local('/page'), format: 'text' }, allowLocal())).content[1]!.text, 'Hello\nA link.');
+    assert.match((await localFetch.execute({ url: local('/page'), format: 'raw' }, allowLocal())).content[1]!.text, /^<html>/);
   });
 
   it('follows redirects and reports them', async () => {
-    const result = await fetchTool.execute({ url: local('/to-page') }, allowLocal());
+    const result = await localFetch.execute({ url: local('/to-page') }, allowLocal());
     assert.equal(meta(result)['url'], local('/page'));
     assert.deepEqual(meta(result)['redirects'], [local('/page')]);
   });
 
   it('caps redirects', async () => {
-    await assert.rejects(fetchTool.execute({ url: local('/loop') }, allowLocal({ max_redirects: 3 })), refused(/Too many redirects \(more than 3\)/));
+    await assert.rejects(localFetch.execute({ url: local('/loop') }, allowLocal({ max_redirects: 3 })), refused(/Too many redirects \(more than 3\)/));
   });
 
   it('truncates at max_bytes and flags it', async () => {
-    const result = await fetchTool.execute({ url: local('/big') }, allowLocal({ max_bytes: 100 }));
+    const result = await localFetch.execute({ url: local('/big') }, allowLocal({ max_bytes: 100 }));
     assert.equal(meta(result)['truncated'], true);
     assert.equal(meta(result)['bytes'], 100);
     assert.equal(result.content[1]!.text, 'x'.repeat(100));
   });
 
   it('applies the cap after decompression', async () => {
-    const result = await fetchTool.execute({ url: local('/gzip') }, allowLocal({ max_bytes: 1000 }));
+    const result = await localFetch.execute({ url: local('/gzip') }, allowLocal({ max_bytes: 1000 }));
     assert.equal(meta(result)['truncated'], true);
     assert.equal(result.content[1]!.text, 'y'.repeat(1000));
-    assert.equal((await fetchTool.execute({ url: local('/gzip') }, allowLocal())).content[1]!.text, 'y'.repeat(3000));
+    assert.equal((await localFetch.execute({ url: local('/gzip') }, allowLocal())).content[1]!.text, 'y'.repeat(3000));
   });
 
   it('times out after timeout_ms', async () => {
     const started = Date.now();
-    await assert.rejects(fetchTool.execute({ url: local('/hang') }, allowLocal({ timeout_ms: 200 })), refused(/timed out after 200 ms/));
+    await assert.rejects(localFetch.execute({ url: local('/hang') }, allowLocal({ timeout_ms: 200 })), refused(/timed out after 200 ms/));
     assert.ok(Date.now() - started < 2000);
   });
 
@@ -154,17 +175,17 @@ describe('fetch_url on an allowlisted local server', () => {
     const ctx = allowLocal();
     const reason = new Error('turn cancelled');
     setTimeout(() => ctx.abort.abort(reason), 50);
-    await assert.rejects(fetchTool.execute({ url: local('/hang') }, ctx), (e: unknown) => e === reason);
+    await assert.rejects(localFetch.execute({ url: local('/hang') }, ctx), (e: unknown) => e === reason);
   });
 
   it('returns error statuses as results, hides binary bodies, supports HEAD', async () => {
-    const missing = await fetchTool.execute({ url: local('/missing') }, allowLocal());
+    const missing = await localFetch.execute({ url: local('/missing') }, allowLocal());
     assert.equal(meta(missing)['status'], 404);
     assert.equal(missing.content[1]!.text, 'not here');
-    const binary = await fetchTool.execute({ url: local('/binary') }, allowLocal());
+    const binary = await localFetch.execute({ url: local('/binary') }, allowLocal());
     assert.equal(meta(binary)['kind'], 'binary');
     assert.equal(binary.content[1]!.text, 'Binary content; not shown.');
-    const head = await fetchTool.execute({ url: local('/plain'), method: 'HEAD' }, allowLocal());
+    const head = await localFetch.execute({ url: local('/plain'), method: 'HEAD' }, allowLocal());
     assert.equal(meta(head)['status'], 200);
     assert.deepEqual(meta(head)['headers'], { 'content-type': 'text/plain' });
     assert.equal(meta(head)['bytes'], 0);
@@ -176,6 +197,6 @@ describe('fetch_url on an allowlisted local server', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     closed.close();
-    await assert.rejects(fetchTool.execute({ url: `http://127.0.0.1:${deadPort}/` }, allowLocal()), refused(/request failed: .*ECONNREFUSED/));
+    await assert.rejects(localFetch.execute({ url: `http://127.0.0.1:${deadPort}/` }, allowLocal()), refused(/request failed: .*ECONNREFUSED/));
   });
 });
