@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createSession, runTools, upload } from '../api/fs/helpers.js';
@@ -16,9 +18,22 @@ async function timed<T>(work: Promise<T>): Promise<[T, number]> {
 
 describe('hostile patterns and documents', () => {
   let app: TestApp;
+  let pages: Server;
+  let pagesUrl = '';
   const cleanups: (() => unknown)[] = [];
   before(async () => {
-    app = await startTestApp({ after: (fn: () => unknown) => void cleanups.push(fn) }, { mode: 'postgres', env: { PARSE_TIMEOUT_MS } });
+    // Measured inline: 8,000 unclosed `<b>` took 4.4 s in node-html-parser; this is 1 MB of them.
+    const hostileHtml = `<html><body>${'<b>'.repeat(350_000)}</body></html>`;
+    pages = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/hostile' ? hostileHtml : '<html><body><h1>Fine</h1></body></html>');
+    });
+    await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+    pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+    cleanups.push(() => pages.closeAllConnections(), () => pages.close());
+    app = await startTestApp(
+      { after: (fn: () => unknown) => void cleanups.push(fn) },
+      { mode: 'postgres', env: { PARSE_TIMEOUT_MS, WEB_FETCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } },
+    );
     // The parse pool starts its workers on first use (about half a second); the timings below are of the hostile inputs, not that.
     const warm = await app.request('POST', '/v1/agents/import', { raw: 'name: warm-up\nsystem_prompt: hi\n', headers: { 'content-type': 'application/yaml' } });
     assert.equal(warm.status, 201, warm.text);
@@ -126,6 +141,16 @@ describe('hostile patterns and documents', () => {
     assert.equal(r.status, 400, r.text);
     assert.match(r.body.error, /client tool schema is too large or too complex/);
     assert.ok(ms < PARSE_TIMEOUT_MS + 3000, `took ${ms.toFixed(0)} ms`);
+  });
+
+  it('fetch_url - 1 MB of nested unclosed tags is a tool error at the parse deadline; an ordinary page still converts', async () => {
+    const id = await createSession(app, ['web_fetch']);
+    const [[hostile, fine], ms] = await timed(runTools(app, id, [['fetch_url', { url: `${pagesUrl}/hostile` }], ['fetch_url', { url: `${pagesUrl}/fine` }]]));
+    assert.equal(hostile!.success, false);
+    assert.match(hostile!.error!, /too large or too complex to convert \(stopped after 1 s\); try format "raw"/);
+    assert.equal(fine!.success, true, fine!.error);
+    assert.equal(fine!.result.kind, 'html');
+    assert.ok(ms < PARSE_TIMEOUT_MS + 4000, `the turn took ${ms.toFixed(0)} ms`);
   });
 
   it('POST /v1/images - a multipart body of 100,000 empty parts is a 400 before it is split', async () => {
