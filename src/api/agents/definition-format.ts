@@ -99,17 +99,24 @@ function yamlDocument(text: string, fail: (why: string) => Error, why: string): 
  * walk stops as soon as a bound is passed, so it costs at most `maxUnits` steps.
  */
 export function excessOf(doc: unknown, maxDepth: number, maxUnits: number): string | null {
+  const tooBig = `it expands to more than ${maxUnits} characters (YAML aliases count each time they are used)`;
   let units = 0;
   const stack: [unknown, number][] = [[doc, 1]];
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
     units += typeof value === 'string' ? value.length + 1 : 1;
-    if (units > maxUnits) return `it expands to more than ${maxUnits} characters (YAML aliases count each time they are used)`;
+    if (units > maxUnits) return tooBig;
     if (typeof value !== 'object' || value === null) continue;
     if (depth > maxDepth) return `it nests deeper than ${maxDepth} levels (YAML aliases included)`;
-    for (const [key, child] of Object.entries(value)) {
+    if (Array.isArray(value)) {
+      if (units + value.length > maxUnits) return tooBig;
+      for (const child of value) stack.push([child, depth + 1]);
+      continue;
+    }
+    for (const key in value) {
       units += key.length;
-      stack.push([child, depth + 1]);
+      if (units > maxUnits) return tooBig;
+      stack.push([(value as Record<string, unknown>)[key], depth + 1]);
     }
   }
   return null;
