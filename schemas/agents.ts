@@ -94,6 +94,7 @@ export const AgentListQuery = Type.Object(
   {
     include_archived: Type.Optional(Type.Boolean({ default: false })),
     tag: Type.Optional(Type.Array(Type.String(), { description: 'Only agents carrying every given tag (repeat the key for several).' })),
+    search: Type.Optional(Type.String({ maxLength: 256, description: 'Case-insensitive substring of the name or description (reference API).' })),
   },
 );
 

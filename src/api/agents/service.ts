@@ -82,10 +82,10 @@ export function createAgentService({ store, capabilities, models }: AgentService
     return toAgentView(await insert(orgScope(store.em(), actor.org_id), actor, fields, id));
   }
 
-  async function list(orgId: string, { include_archived = false, tag = [] }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
+  async function list(orgId: string, { include_archived = false, tag = [], search }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
     const scope = orgScope(store.em(), orgId);
     const rows = (await scope.find(Agent, include_archived ? {} : { status: 'active' }, { orderBy: { created_at: 'asc', id: 'asc' } })) as AgentRow[];
-    const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t))).map(toAgentView);
+    const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t)) && matchesSearch(r, search)).map(toAgentView);
     return { data, total: data.length };
   }
 
@@ -182,6 +182,13 @@ export function createAgentService({ store, capabilities, models }: AgentService
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
+
+/** `?search=`: a case-insensitive substring of the name or the description; empty matches all. */
+function matchesSearch(row: { name: string; description?: string | null }, search: string | undefined): boolean {
+  if (!search) return true;
+  const needle = search.toLowerCase();
+  return row.name.toLowerCase().includes(needle) || (row.description ?? '').toLowerCase().includes(needle);
+}
 
 /** Response-only fields a client may echo back; never written. */
 function withoutReadOnly<T extends { id?: unknown; status?: unknown; created_at?: unknown; updated_at?: unknown }>(input: T) {
