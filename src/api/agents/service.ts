@@ -13,6 +13,7 @@ import {
 } from '../../capabilities/index.js';
 import { createClientToolChecker } from './client-tools.js';
 import { exportFileName, exportMarkdown, parseDefinition } from './definition-format.js';
+import { loadExampleCatalogue, type ExampleCatalogue } from './example-catalogue.js';
 import { createImportValidator } from './import-validator.js';
 import { checkAgentLimits } from './limits.js';
 import type { AgentRow, ModelLookup } from './types.js';
@@ -23,6 +24,8 @@ export interface AgentServiceDeps {
   capabilities: CapabilityRegistry;
   /** Checks `default_model_id` against the organisation's models; when absent any UUID is accepted. */
   models?: ModelLookup;
+  /** The example agents `import?from-example=` knows (default: examples/agents/ of the repository). */
+  examples?: ExampleCatalogue;
 }
 
 /** The stored, checked fields of an agent (everything but id, organisation, status and times). */
@@ -33,7 +36,7 @@ type AgentFields = Pick<AgentRow, 'name' | 'description' | 'system_prompt' | 'de
  * sessions. Check order on writes: size limits (400), client tool shape (400), capability
  * refs (422), tool name clashes (400), model (404).
  */
-export function createAgentService({ store, capabilities, models }: AgentServiceDeps) {
+export function createAgentService({ store, capabilities, models, examples = loadExampleCatalogue() }: AgentServiceDeps) {
   const checkClientTools = createClientToolChecker();
   const validateImport = createImportValidator();
 
@@ -152,6 +155,19 @@ export function createAgentService({ store, capabilities, models }: AgentService
     return create(actor, validateImport(format, definition));
   }
 
+  /** `import?from-example=<name>`: a shipped example, imported like an uploaded file; 404 for an unknown name. */
+  async function importExample(actor: Actor, name: string): Promise<AgentView> {
+    const example = examples.get(name);
+    if (!example) throw new NotFoundError('Not found: unknown example agent');
+    return importDefinition(actor, example.definition, 'text/markdown');
+  }
+
+  /** The catalogue, for GET /v1/agent-examples. */
+  function listExamples(): { data: { name: string; agent_name: string; description: string; tags: string[] }[]; total: number } {
+    const data = [...examples.values()].map(({ name, agent_name, description, tags }) => ({ name, agent_name, description, tags }));
+    return { data, total: data.length };
+  }
+
   async function exportDefinition(orgId: string, id: string): Promise<{ fileName: string; markdown: string }> {
     const agent = await get(orgId, id);
     return { fileName: exportFileName(agent.name), markdown: exportMarkdown(agent) };
@@ -178,7 +194,7 @@ export function createAgentService({ store, capabilities, models }: AgentService
     return toAgentView(row);
   }
 
-  return { create, list, get, patch, put, archive, copy, importDefinition, exportDefinition, preview, getActive };
+  return { create, list, get, patch, put, archive, copy, importDefinition, importExample, listExamples, exportDefinition, preview, getActive };
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
