@@ -91,7 +91,7 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
     const turn2 = crypto.randomUUID();
     const trace = crypto.randomUUID();
     const exec = crypto.randomUUID();
-    const tool = (type: string, name: string, ctx: object, data: object): NewEvent => ({ type, context: ctx, data, tags: [`tool:${name}`] });
+    const tool = (type: string, name: string, ctx: NewEvent['context'], data: Record<string, unknown>): NewEvent => ({ type, context: ctx, data, tags: [`tool:${name}`] });
     // Two batches a little apart in time, so the timestamp bounds have something to cut.
     const first = await app.app.services.bus.events.append(sid, [
       { type: 'turn.started', context: { turn_id: turn1, trace_id: trace }, data: { turn_id: turn1 } },
