@@ -84,8 +84,9 @@ async function newSession(app: TestApp): Promise<string> {
 }
 
 describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)', () => {
-  it('item 5: events.list honours every option the SDK sends; agents.list(search); capabilities.list(search, offset, limit)', async (t) => {
-    const app = await startTestApp(t);
+  // Both buses: the listing's backward pages are plain forward reads of each adapter.
+  for (const mode of ['postgres', 'nats'] as const) it(`item 5 (${mode}): events.list honours every option the SDK sends; agents.list(search); capabilities.list(search, offset, limit)`, async (t) => {
+    const app = await startTestApp(t, { mode });
     const sid = await newSession(app);
     const turn1 = crypto.randomUUID();
     const turn2 = crypto.randomUUID();
