@@ -48,7 +48,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
       async handler({ body }) {
-        return { status: 200, body: agents.preview(body) };
+        return { status: 200, body: await agents.preview(body) };
       },
     },
     {

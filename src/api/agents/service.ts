@@ -11,8 +11,9 @@ import {
   validateCapabilityRefs,
   type CapabilityRegistry,
 } from '../../capabilities/index.js';
+import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
-import { exportFileName, exportMarkdown, parseDefinition } from './definition-format.js';
+import { exportFileName, exportMarkdown } from './definition-format.js';
 import { loadExampleCatalogue, type ExampleCatalogue } from './example-catalogue.js';
 import { createImportValidator } from './import-validator.js';
 import { checkAgentLimits } from './limits.js';
@@ -24,6 +25,8 @@ export interface AgentServiceDeps {
   capabilities: CapabilityRegistry;
   /** Checks `default_model_id` against the organisation's models; when absent any UUID is accepted. */
   models?: ModelLookup;
+  /** Runs caller-fed parsers off the event loop (the app's parse pool); default: inline. */
+  parse?: ParsePool['run'];
   /** The example agents `import?from-example=` knows (default: examples/agents/ of the repository). */
   examples?: ExampleCatalogue;
 }
@@ -36,8 +39,12 @@ type AgentFields = Pick<AgentRow, 'name' | 'description' | 'system_prompt' | 'de
  * sessions. Check order on writes: size limits (400), client tool shape (400), capability
  * refs (422), tool name clashes (400), model (404).
  */
-export function createAgentService({ store, capabilities, models, examples = loadExampleCatalogue() }: AgentServiceDeps) {
-  const checkClientTools = createClientToolChecker();
+export function createAgentService({ store, capabilities, models, parse = async (job) => runParseJob(job) as never, examples = loadExampleCatalogue() }: AgentServiceDeps) {
+  const bounded = <T>(work: Promise<T>, what: string) => work.catch((err: unknown) => {
+    if (err instanceof ParseLimitError) throw new InvalidRequestError(`Invalid request: ${what} is too large or too complex to process (${err.message})`);
+    throw err;
+  });
+  const checkClientTools = createClientToolChecker({ firstInvalid: (schemas) => bounded(parse({ kind: 'json-schemas', schemas }), 'a client tool schema') });
   const validateImport = createImportValidator();
 
   /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
@@ -46,7 +53,7 @@ export function createAgentService({ store, capabilities, models, examples = loa
     const items: CapabilityItemInput[] = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const capabilityTools = new Set(resolveCapabilities({ agent: items }, capabilities).tools.map((t) => t.name));
-    const client_tools = checkClientTools(input.client_tools ?? [], capabilityTools);
+    const client_tools = await checkClientTools(input.client_tools ?? [], capabilityTools);
     const default_model_id = input.default_model_id?.toLowerCase() ?? null;
     if (modelChanged && default_model_id && models && !(await models.exists(orgId, default_model_id))) {
       throw new NotFoundError('Not found: default_model_id is not a model of this organization');
@@ -149,7 +156,8 @@ export function createAgentService({ store, capabilities, models, examples = loa
 
   /** POST import: Markdown with YAML front matter, YAML or JSON; always a new agent. */
   async function importDefinition(actor: Actor, raw: Buffer, contentType: string | undefined): Promise<AgentView> {
-    const { format, doc } = parseDefinition(raw, contentType);
+    const job = { kind: 'agent-definition', raw: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), contentType } as const;
+    const { format, doc } = await bounded(parse(job), 'the agent definition');
     const { id: _id, ...definition } = doc;
     checkAgentLimits(definition);
     return create(actor, validateImport(format, definition));
@@ -174,12 +182,12 @@ export function createAgentService({ store, capabilities, models, examples = loa
   }
 
   /** The runtime prompt and tools of a would-be agent; nothing is stored. */
-  function preview(input: AgentPreviewInput): { system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] } {
+  async function preview(input: AgentPreviewInput): Promise<{ system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] }> {
     checkAgentLimits(input);
     const items = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const resolved = resolveCapabilities({ agent: items }, capabilities);
-    const clientTools = checkClientTools(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
+    const clientTools = await checkClientTools(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
     const tools = [...resolved.tools, ...clientTools].map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } }));
     return { system_prompt: buildSystemPrompt(input.system_prompt, resolved), tools };
   }
