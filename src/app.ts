@@ -137,7 +137,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
         port: config.PORT,
         maxBodyBytes: config.MAX_BODY_BYTES,
         clientAddress: createClientAddressResolver(config.TRUST_PROXY),
-        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
+        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, quietMs: config.SSE_CYCLE_QUIET_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
       },
       { log, router, pipeline },
     );

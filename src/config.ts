@@ -41,6 +41,7 @@ const ConfigSchema = Type.Object({
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 10, default: 30_000 }),
   SSE_CYCLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
+  SSE_CYCLE_QUIET_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
   SSE_MAX_BUFFER_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   SSE_MAX_PER_SESSION: Type.Integer({ minimum: 1, default: 100 }),
   SSE_MAX_PER_ORG: Type.Integer({ minimum: 1, default: 10_000 }),

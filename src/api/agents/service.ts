@@ -14,6 +14,7 @@ import {
 import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
 import { exportFileName, exportMarkdown } from './definition-format.js';
+import { loadExampleCatalogue, type ExampleCatalogue } from './example-catalogue.js';
 import { createImportValidator } from './import-validator.js';
 import { checkAgentLimits } from './limits.js';
 import type { AgentRow, ModelLookup } from './types.js';
@@ -26,6 +27,8 @@ export interface AgentServiceDeps {
   models?: ModelLookup;
   /** Runs caller-fed parsers off the event loop (the app's parse pool); default: inline. */
   parse?: ParsePool['run'];
+  /** The example agents `import?from-example=` knows (default: examples/agents/ of the repository). */
+  examples?: ExampleCatalogue;
 }
 
 /** The stored, checked fields of an agent (everything but id, organisation, status and times). */
@@ -36,7 +39,7 @@ type AgentFields = Pick<AgentRow, 'name' | 'description' | 'system_prompt' | 'de
  * sessions. Check order on writes: size limits (400), client tool shape (400), capability
  * refs (422), tool name clashes (400), model (404).
  */
-export function createAgentService({ store, capabilities, models, parse = async (job) => runParseJob(job) as never }: AgentServiceDeps) {
+export function createAgentService({ store, capabilities, models, parse = async (job) => runParseJob(job) as never, examples = loadExampleCatalogue() }: AgentServiceDeps) {
   const bounded = <T>(work: Promise<T>, what: string) => work.catch((err: unknown) => {
     if (err instanceof ParseLimitError) throw new InvalidRequestError(`Invalid request: ${what} is too large or too complex to process (${err.message})`);
     throw err;
@@ -89,10 +92,10 @@ export function createAgentService({ store, capabilities, models, parse = async 
     return toAgentView(await insert(orgScope(store.em(), actor.org_id), actor, fields, id));
   }
 
-  async function list(orgId: string, { include_archived = false, tag = [] }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
+  async function list(orgId: string, { include_archived = false, tag = [], search }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
     const scope = orgScope(store.em(), orgId);
     const rows = (await scope.find(Agent, include_archived ? {} : { status: 'active' }, { orderBy: { created_at: 'asc', id: 'asc' } })) as AgentRow[];
-    const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t))).map(toAgentView);
+    const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t)) && matchesSearch(r, search)).map(toAgentView);
     return { data, total: data.length };
   }
 
@@ -160,6 +163,19 @@ export function createAgentService({ store, capabilities, models, parse = async 
     return create(actor, validateImport(format, definition));
   }
 
+  /** `import?from-example=<name>`: a shipped example, imported like an uploaded file; 404 for an unknown name. */
+  async function importExample(actor: Actor, name: string): Promise<AgentView> {
+    const example = examples.get(name);
+    if (!example) throw new NotFoundError('Not found: unknown example agent');
+    return importDefinition(actor, example.definition, 'text/markdown');
+  }
+
+  /** The catalogue, for GET /v1/agent-examples. */
+  function listExamples(): { data: { name: string; agent_name: string; description: string; tags: string[] }[]; total: number } {
+    const data = [...examples.values()].map(({ name, agent_name, description, tags }) => ({ name, agent_name, description, tags }));
+    return { data, total: data.length };
+  }
+
   async function exportDefinition(orgId: string, id: string): Promise<{ fileName: string; markdown: string }> {
     const agent = await get(orgId, id);
     return { fileName: exportFileName(agent.name), markdown: exportMarkdown(agent) };
@@ -186,10 +202,17 @@ export function createAgentService({ store, capabilities, models, parse = async 
     return toAgentView(row);
   }
 
-  return { create, list, get, patch, put, archive, copy, importDefinition, exportDefinition, preview, getActive };
+  return { create, list, get, patch, put, archive, copy, importDefinition, importExample, listExamples, exportDefinition, preview, getActive };
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
+
+/** `?search=`: a case-insensitive substring of the name or the description; empty matches all. */
+function matchesSearch(row: { name: string; description?: string | null }, search: string | undefined): boolean {
+  if (!search) return true;
+  const needle = search.toLowerCase();
+  return row.name.toLowerCase().includes(needle) || (row.description ?? '').toLowerCase().includes(needle);
+}
 
 /** Response-only fields a client may echo back; never written. */
 function withoutReadOnly<T extends { id?: unknown; status?: unknown; created_at?: unknown; updated_at?: unknown }>(input: T) {
