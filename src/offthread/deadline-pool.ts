@@ -40,8 +40,8 @@ export interface DeadlinePool {
 /** Creates the pool; its workers start on first use, and idle workers do not keep the process alive. */
 export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePoolErrors): DeadlinePool {
   let pool: Piscina | undefined;
-  /** Deadline starters of the jobs not yet settled, by job id. */
-  const pending = new Map<number, () => void>();
+  /** The jobs not yet settled, by id: `start` arms the deadline, `fail` drops a job still waiting. */
+  const pending = new Map<number, { start(): void; fail(err: Error): void }>();
   const running = new Set<number>();
   let nextId = 1;
   let replaced = 0;
@@ -57,12 +57,13 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
       resourceLimits: opts.resourceLimits,
       workerData: opts.workerData,
     });
-    pool.on('message', (msg: { started?: number }) => pending.get(msg.started ?? 0)?.());
+    pool.on('message', (msg: { started?: number }) => pending.get(msg.started ?? 0)?.start());
     pool.on('workerDestroy', () => {
       if (!closed) replaced++;
     });
-    // A worker that fails with no job to fail (e.g. while starting): piscina stops respawning it.
-    pool.on('error', () => {});
+    // A worker that fails with no job to fail is one that cannot start (a broken installation):
+    // piscina stops respawning it, so fail what waits rather than leave it waiting forever.
+    pool.on('error', (err: Error) => pending.forEach((job) => job.fail(err)));
     return pool;
   }
 
@@ -74,15 +75,20 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
       const id = nextId++;
       const deadline = new AbortController();
       let timer: NodeJS.Timeout | undefined;
-      pending.set(id, () => {
-        running.add(id);
-        timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
+      pending.set(id, {
+        start() {
+          running.add(id);
+          timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
+        },
+        fail(err) {
+          if (!running.has(id)) deadline.abort(err);
+        },
       });
       try {
-        return (await p.run({ id, job }, { signal: deadline.signal, transferList: transferList as never })) as R;
+        return (await p.run({ id, job }, { signal: deadline.signal, transferList })) as R;
       } catch (err) {
         if (closed) throw errors.closed();
-        if (deadline.signal.aborted) throw errors.timeout();
+        if (deadline.signal.aborted) throw running.has(id) ? errors.timeout() : errors.failed((deadline.signal.reason as Error).message);
         if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw errors.memory();
         throw errors.failed((err as Error).message);
       } finally {
