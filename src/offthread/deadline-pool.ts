@@ -104,3 +104,8 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
     },
   };
 }
+
+/** A deadline as its errors word it: 5000 → "5 s", 250 → "0.25 s". */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}

@@ -8,7 +8,7 @@
  * worker runs out of its `memoryMb` heap. At most `queueMax` jobs wait (503 beyond).
  */
 import { AppError, InvalidRequestError, LimitExceededError, ServiceUnavailableError } from '../errors.js';
-import { createDeadlinePool } from './deadline-pool.js';
+import { createDeadlinePool, formatSeconds } from './deadline-pool.js';
 import type { ParseJobInput, ParseJobReply, ParseResults } from './parse-jobs.js';
 
 export interface ParsePoolOptions {
@@ -72,9 +72,4 @@ function replyError(reply: Extract<ParseJobReply, { ok: false }>): Error {
   if (reply.code === 'limit_exceeded') return new LimitExceededError(reply.message);
   if (reply.status === 400) return new InvalidRequestError(reply.message);
   return new AppError(reply.status, reply.code, reply.message);
-}
-
-/** 5000 → "5 s", 250 → "0.25 s". */
-function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
 }

@@ -13,7 +13,7 @@
  */
 import { PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnprocessableError } from '../../errors.js';
 import type { SqlExecResult, SqlQueryResult, SqlSchemaObject, SqlValue } from '../storage-ports.js';
-import { createDeadlinePool } from '../../offthread/deadline-pool.js';
+import { createDeadlinePool, formatSeconds } from '../../offthread/deadline-pool.js';
 import { transferableBytes, type SqlJob, type SqlJobReply, type SqlWorkerData } from './sql-jobs.js';
 
 export interface SqlSandboxOptions {
@@ -69,14 +69,13 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
   const workerData: SqlWorkerData = { heapBytes: opts.memoryBytes, maxResultBytes: opts.maxResultBytes };
   // The JS heap holds the rows of one result (UTF-16 strings) and their structured-clone copy.
   const heapMb = opts.workerHeapMb ?? Math.ceil((opts.memoryBytes + 4 * opts.maxResultBytes) / (1024 * 1024)) + 64;
-  const shuttingDown = () => new ServiceUnavailableError('The SQL engine is shutting down');
   const pool = createDeadlinePool(
     { ...opts, worker: new URL('./sql-worker.js', import.meta.url), workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16 } },
     {
       timeout: () => new SqlTimeoutError(opts.timeoutMs),
       memory: memoryError,
       busy: () => new ServiceUnavailableError('The SQL engine is busy; try again shortly'),
-      closed: shuttingDown,
+      closed: () => new ServiceUnavailableError('The SQL engine is shutting down'),
       failed: engineError,
     },
   );
@@ -131,9 +130,4 @@ function memoryError(): PayloadTooLargeError {
 /** Not the caller's fault: logged by the caller's error path, shown as a generic failure. */
 function engineError(message: string): Error {
   return new Error(`SQL engine failure: ${message}`);
-}
-
-/** 5000 → "5 s", 250 → "0.25 s". */
-export function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
 }
