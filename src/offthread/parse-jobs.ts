@@ -14,8 +14,6 @@ export type ParseJobInput =
   | { kind: 'json-schemas'; schemas: Record<string, unknown>[] }
   | { kind: 'html'; html: string; format: 'markdown' | 'text' };
 
-export type ParseJob = ParseJobInput & { id: number };
-
 export interface ParseResults {
   'agent-definition': { format: DefinitionFormat; doc: Record<string, unknown> };
   /** Index of the first schema that does not compile, or -1. */
@@ -24,8 +22,8 @@ export interface ParseResults {
 }
 
 export type ParseJobReply =
-  | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; status: number; code: string; message: string };
+  | { ok: true; value: unknown }
+  | { ok: false; status: number; code: string; message: string };
 
 /** Runs one job on the calling thread; AppErrors (4xx) are the caller's to show. */
 export function runParseJob(job: ParseJobInput): ParseResults[ParseJobInput['kind']] {
@@ -40,11 +38,11 @@ export function runParseJob(job: ParseJobInput): ParseResults[ParseJobInput['kin
 }
 
 /** A worker's answer to `job`: the value, or the AppError's status and message (else 500). */
-export function replyTo(job: ParseJob): ParseJobReply {
+export function replyTo(job: ParseJobInput): ParseJobReply {
   try {
-    return { id: job.id, ok: true, value: runParseJob(job) };
+    return { ok: true, value: runParseJob(job) };
   } catch (err) {
-    if (err instanceof AppError && err.status < 500) return { id: job.id, ok: false, status: err.status, code: err.code, message: err.message };
-    return { id: job.id, ok: false, status: 500, code: 'internal', message: err instanceof Error ? err.message : String(err) };
+    if (err instanceof AppError && err.status < 500) return { ok: false, status: err.status, code: err.code, message: err.message };
+    return { ok: false, status: 500, code: 'internal', message: err instanceof Error ? err.message : String(err) };
   }
 }
