@@ -8,3 +8,5 @@ npm ci --no-audit --no-fund
 bash scripts/ensure-postgres.sh
 npx tsc --noEmit
 npm test
+# The distributed suite once more against nats-servers that require TLS client certificates and a password.
+npm run test:nats-secure
