@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../src/events/event-types.js';
-import { PageOf, Timestamp, Uuid } from './common.js';
+import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -49,7 +49,7 @@ export const UpdateSessionBody = Type.Object(
   { $id: 'UpdateSessionBody', additionalProperties: false },
 );
 
-export const SessionList = PageOf(Type.Ref('Session'), 'SessionList');
+export const SessionList = PageOf(Type.Ref('Session'), 'SessionList', 'sessions');
 
 export const ListSessionsQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
@@ -102,7 +102,7 @@ export const Message = Type.Object(
   { $id: 'Message' },
 );
 
-export const MessageList = Type.Object({ data: Type.Array(Type.Ref('Message')), total: Type.Integer() }, { $id: 'MessageList' });
+export const MessageList = ListOf(Type.Ref('Message'), 'MessageList', 'messages');
 
 export type SessionView = Static<typeof Session>;
 export type CreateSessionInput = Static<typeof CreateSessionBody>;
