@@ -164,6 +164,14 @@ describe('earlier public API SDK: core flows', () => {
     const reply = events.filter((e) => e.type === 'output.message.completed').at(-1)!;
     assert.match(reply.data.message.content[0].text, /Received 3 tool results/);
 
+    // An agent switch keeps the session's own tools (they are the session's, not the agent's).
+    const other = await call('/agents', { method: 'POST', body: { name: 'tooling-other', system_prompt: 'x' } });
+    assert.equal((await call(`/sessions/${sessionId}`, { method: 'PATCH', body: { agent_id: other.body.id } })).status, 200);
+    await call(`/sessions/${sessionId}/messages`, { method: 'POST', body: textMessage('@tool pick_file {}') });
+    events = await waitForEvent(app(), sessionId, 'tool.call_requested', { n: 2 });
+    assert.equal(events.filter((e) => e.type === 'tool.call_requested')[1]!.data.tool_calls[0].name, 'pick_file');
+    assert.equal((await call(`/sessions/${sessionId}/cancel`, { method: 'POST' })).status, 200);
+
     // Session tools go with the session, not the agent: a second session of the agent has only ask_user.
     const plain = await call('/sessions', { method: 'POST', body: { agent_id: agentId } });
     await call(`/sessions/${plain.body.id}/messages`, { method: 'POST', body: textMessage('@tool pick_file {}') });
@@ -213,6 +221,12 @@ describe('earlier public API SDK: core flows', () => {
     assert.deepEqual([moved.body.model, moved.body.default_model_id], [gptA, gptA]);
     const renamed = await call(`/agents/${id}`, { method: 'PATCH', body: { model: 'llmsim-compat' } });
     assert.deepEqual([renamed.body.model, renamed.body.default_model_id], ['llmsim-compat', simId]);
+    // Export keeps the reference by name; importing it resolves the name again.
+    const exported = await app().request('GET', `/v1/agents/${id}/export`);
+    assert.match(exported.text, /^model: llmsim-compat$/m);
+    const imported = await app().request('POST', '/v1/agents/import', { raw: exported.text, headers: { 'content-type': 'text/markdown' } });
+    assert.equal(imported.status, 201, imported.text);
+    assert.deepEqual([imported.body.model, imported.body.default_model_id], ['llmsim-compat', simId]);
     const cleared = await call(`/agents/${id}`, { method: 'PATCH', body: { model: null } });
     assert.deepEqual([cleared.body.model, cleared.body.default_model_id], [null, null]);
   });
