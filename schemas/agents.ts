@@ -124,8 +124,27 @@ export const AgentListQuery = Type.Object(
   {
     include_archived: Type.Optional(Type.Boolean({ default: false })),
     tag: Type.Optional(Type.Array(Type.String(), { description: 'Only agents carrying every given tag (repeat the key for several).' })),
+    search: Type.Optional(Type.String({ maxLength: 256, description: 'Case-insensitive substring of the name or description (reference API).' })),
   },
 );
+
+/** `POST /v1/agents/import?from-example=<name>` (reference API): the body is then ignored. */
+export const AgentImportQuery = Type.Object({
+  'from-example': Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Import a shipped example agent (GET /v1/agent-examples) instead of the body.' })),
+});
+
+/** One shipped example agent (GET /v1/agent-examples). */
+export const AgentExample = Type.Object(
+  {
+    name: Type.String({ description: 'The value for `from-example`.' }),
+    agent_name: Type.String(),
+    description: Type.String(),
+    tags: Type.Array(Type.String()),
+  },
+  { $id: 'AgentExample', additionalProperties: false },
+);
+
+export const AgentExampleList = ListOf(ref(AgentExample), 'AgentExampleList');
 
 export const AgentPreviewRequest = Type.Object(
   {
@@ -150,4 +169,4 @@ export type ToolDeclarationInput = Static<typeof ToolDeclaration>;
 export type AgentView = Static<typeof Agent>;
 export type AgentStatusValue = Static<typeof AgentStatus>;
 
-export const agentSchemas = [AgentStatus, ClientTool, ToolDeclaration, AgentCreate, AgentPatch, Agent, AgentList, AgentPreviewRequest, AgentPreview];
+export const agentSchemas = [AgentStatus, ClientTool, ToolDeclaration, AgentCreate, AgentPatch, Agent, AgentList, AgentExample, AgentExampleList, AgentPreviewRequest, AgentPreview];

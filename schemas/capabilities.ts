@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { CapabilityRef, ListOf } from './common.js';
+import { CapabilityRef, PageOf } from './common.js';
 
 /** A `$ref` to a named schema that keeps the target's static type. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
@@ -42,7 +42,14 @@ export const CapabilityInfo = Type.Object(
   { $id: 'CapabilityInfo' },
 );
 
-export const CapabilityList = ListOf(ref(CapabilityInfo), 'CapabilityList');
+export const CapabilityList = PageOf(ref(CapabilityInfo), 'CapabilityList');
+
+/** The reference API's paging of the registry; the default page holds the whole registry of today. */
+export const CapabilityListQuery = Type.Object({
+  search: Type.Optional(Type.String({ maxLength: 256, description: 'Case-insensitive substring of the id, name or description.' })),
+  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 100 }),
+});
 
 export const CapabilityIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 

@@ -35,7 +35,7 @@ export const CopyFileBody = Type.Object(
 
 export const GrepBody = Type.Object(
   {
-    pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'ECMAScript regular expression, matched per line.' }),
+    pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in RE2 syntax (no backreferences or lookaround; matching time is linear), matched per line on its first 16,384 characters (longer lines are returned cut there).' }),
     path_pattern: Type.Optional(Type.Union([Type.String({ maxLength: 1024 }), Type.Null()], { description: 'Glob on file paths: * within a segment, ** across, e.g. **/*.md.' })),
     path: Type.Optional(Type.String({ maxLength: 1024, description: 'Only files under this directory (default /).' })),
     ignore_case: Type.Optional(Type.Boolean()),

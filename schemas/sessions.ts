@@ -95,7 +95,32 @@ export const EventFilterQuery = {
   since_id: Type.Optional(Uuid),
 };
 
-export const ListEventsQuery = Type.Object({ ...EventFilterQuery, limit: Type.Integer({ minimum: 1, maximum: 1000, default: 1000 }) });
+/** Largest sequence a query may name (the int32 range of the reference API). */
+const MAX_SEQUENCE = 2_147_483_647;
+const ContextId = Type.String({ minLength: 1, maxLength: 256 });
+
+/**
+ * The listing's narrowing options beyond the SSE filter, as the reference API and its SDK send
+ * them (src/api/events/event-query.ts says how each is read). Unknown keys are ignored, as on
+ * every query; the SDK's keys are all declared here, so none is silently dropped.
+ */
+export const ListEventsQuery = Type.Object({
+  ...EventFilterQuery,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'At most this many events (default 1000).' })),
+  after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SEQUENCE, description: 'Only events with a greater sequence.' })),
+  before_sequence: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SEQUENCE, description: 'Only events with a smaller sequence; the page is then the last `limit` ones before it.' })),
+  order_desc: Type.Optional(Type.Boolean({ description: 'Newest first; the page is the newest `limit` matching events.' })),
+  around: Type.Optional(Type.String({ format: 'uuid', description: 'An event id: up to `window` positions on each side of it (not with since_id, after_sequence or before_sequence).' })),
+  window: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Positions on each side of `around` (default 50).' })),
+  from_ts: Type.Optional(Type.String({ format: 'date-time', description: 'Only events with ts at or after this time.' })),
+  to_ts: Type.Optional(Type.String({ format: 'date-time', description: 'Only events with ts at or before this time.' })),
+  turn_id: Type.Optional(ContextId),
+  exec_id: Type.Optional(ContextId),
+  trace_id: Type.Optional(ContextId),
+  tool_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only the events of that tool (tagged `tool:<name>`).' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "Case-insensitive substring of the event's data." })),
+});
+export type ListEventsQueryInput = Static<typeof ListEventsQuery>;
 export const SseQuery = Type.Object({ ...EventFilterQuery, access_token: Type.Optional(Type.String()) });
 
 export const Message = Type.Object(

@@ -20,6 +20,7 @@ import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
 import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
+import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
 import { createStore } from './store/index.js';
 import { createStorage } from './storage/index.js';
@@ -75,8 +76,12 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const { llmProviders, llmModels, modelSync, modelResolver } = llm;
 
     const auth = await createAuthModule({ config, store, log, keyring });
-    const capabilities = createCapabilityRegistry({ builtin: { webFetch: { allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS) } } });
-    const agents = createAgentService({ store, capabilities, models: llmModels.lookup });
+    const parsePool = createParsePool({ workers: config.PARSE_WORKERS, timeoutMs: config.PARSE_TIMEOUT_MS, memoryMb: config.PARSE_WORKER_MEMORY_MB, queueMax: config.PARSE_QUEUE_MAX });
+    closers.unshift({ name: 'parse-pool', close: () => parsePool.close() });
+    const capabilities = createCapabilityRegistry({
+      builtin: { webFetch: { allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS), convertHtml: htmlConverterOf(parsePool) } },
+    });
+    const agents = createAgentService({ store, capabilities, models: llmModels.lookup, parse: parsePool.run });
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
     await harnesses.ensureBuiltIns();
     const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
@@ -132,7 +137,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
         port: config.PORT,
         maxBodyBytes: config.MAX_BODY_BYTES,
         clientAddress: createClientAddressResolver(config.TRUST_PROXY),
-        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
+        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, quietMs: config.SSE_CYCLE_QUIET_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
       },
       { log, router, pipeline },
     );

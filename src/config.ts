@@ -41,6 +41,7 @@ const ConfigSchema = Type.Object({
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 10, default: 30_000 }),
   SSE_CYCLE_MS: Type.Integer({ minimum: 100, default: 300_000 }),
+  SSE_CYCLE_QUIET_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
   SSE_MAX_BUFFER_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   SSE_MAX_PER_SESSION: Type.Integer({ minimum: 1, default: 100 }),
   SSE_MAX_PER_ORG: Type.Integer({ minimum: 1, default: 10_000 }),
@@ -87,6 +88,11 @@ const ConfigSchema = Type.Object({
   WEB_FETCH_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
   LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** Parse pool (agent definitions, client tool schemas, fetched HTML): threads, deadline per job, heap per thread, waiting jobs. */
+  PARSE_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  PARSE_WORKER_MEMORY_MB: Type.Integer({ minimum: 32, default: 256 }),
+  PARSE_QUEUE_MAX: Type.Integer({ minimum: 1, default: 64 }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GEMINI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),

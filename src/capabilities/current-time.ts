@@ -9,7 +9,7 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 export const CurrentTimeConfig = Type.Object(
   {
     default_timezone: Type.Optional(
-      Type.String({ format: 'iana-timezone', description: 'Zone used when the call names none (default UTC).' }),
+      Type.String({ format: 'iana-timezone', maxLength: 64, description: 'Zone used when the call names none (default UTC).' }),
     ),
   },
   { additionalProperties: false },
@@ -29,7 +29,7 @@ const getCurrentTime = defineTool({
   parameters: Type.Object(
     {
       timezone: Type.Optional(
-        Type.String({ description: 'IANA time zone, e.g. "Europe/Paris" or "America/New_York". Default: UTC.' }),
+        Type.String({ maxLength: 64, description: 'IANA time zone, e.g. "Europe/Paris" or "America/New_York". Default: UTC.' }),
       ),
     },
     { additionalProperties: false },

@@ -73,8 +73,9 @@ export interface SessionFs {
   /** Copies a file or a directory tree; the same rules as `move`. The copy is never read-only. */
   copy(src: string, dst: string, opts?: { overwrite?: boolean }): Promise<FileStat>;
   /**
-   * Searches text files line by line with an ECMAScript regular expression `pattern`
-   * (the caller has checked that it compiles). Files in path order, only files with matches.
+   * Searches text files line by line with a regular expression `pattern` in RE2 syntax, run by
+   * the linear-time engine of `src/patterns/` (a bad pattern is a 400 InvalidRequestError).
+   * Files in path order, only files with matches.
    */
   grep(pattern: string, opts?: GrepOptions): Promise<GrepResult[]>;
 }

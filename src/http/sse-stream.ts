@@ -1,5 +1,5 @@
 import { formatSseFrame, SSE_HEARTBEAT } from './sse-frame.js';
-import type { SseTimerTarget, SseTimerWheel } from './sse-timers.js';
+import type { SseTimerTarget, SseTimers } from './sse-timers.js';
 
 /** What an SSE stream writes to; the uWS adapter implements it with cork/onWritable discipline. */
 export interface SseSink {
@@ -13,6 +13,12 @@ export interface SseSink {
 export interface SseStreamOptions {
   heartbeatMs: number;
   cycleMs: number;
+  /**
+   * Within the cycle window, the stream cycles once no event has been written to it for this
+   * long (default 1000 ms; 0 cycles as soon as the window opens), so `disconnecting` never
+   * shares a network read with events (a client may drop events read together with it).
+   */
+  quietMs?: number;
   /** Bytes buffered under backpressure before the client is dropped (it resumes with since_id). */
   maxBufferBytes: number;
   /** Random in [0,1); injected so tests can pin the jitter. */
@@ -20,6 +26,11 @@ export interface SseStreamOptions {
 }
 
 export const RETRY_FLOWING_MS = 100;
+export const DEFAULT_CYCLE_QUIET_MS = 1000;
+/** The cycle window: the stream may cycle from 80 % of cycleMs (jittered up to 110 %) and cycles by 120 %. */
+const CYCLE_EARLIEST = 0.8;
+const CYCLE_JITTER = 0.3;
+const CYCLE_LATEST = 1.2;
 export const RETRY_IDLE_MAX_MS = 500;
 
 /** A frame with the `retry:` hint of a flowing stream, for SseStream.sendFlowing. */
@@ -32,23 +43,38 @@ export function flowingFrame(frame: string): string {
  * and a bounded backlog. Frames arrive pre-serialised (formatSseFrame) and are written as is.
  * Both deadlines live on the server's shared timer wheel (one entry per stream), and the
  * backlog exists only while the socket pushes back: an idle stream is this object and its sink.
+ *
+ * Cycling waits for a quiet moment: from a jittered point in [80 %, 110 %] of the cycle the
+ * stream cycles at the first check that finds `quietMs` without an event written and nothing
+ * buffered. If none comes, it stops writing events `quietMs` before 120 % (the client gets
+ * them after reconnecting with since_id) and cycles at 120 %, so `disconnecting` always
+ * follows a quiet gap and is a write of its own (docs/decisions.md, issue 17).
  */
 export class SseStream implements SseTimerTarget {
   #sink: SseSink;
   #opts: SseStreamOptions;
-  #timers: SseTimerWheel;
+  #timers: SseTimers;
   #open = true;
   #backlog: string[] | null = null;
   #backlogBytes = 0;
   #blocked = false;
   #retryMs = RETRY_FLOWING_MS;
   #beatAt: number;
-  #cycleAt: number;
+  #quietMs: number;
+  /** The stream may cycle from here (jittered), when quiet. */
+  #cycleFrom: number;
+  /** From here events are held back, so that a quiet gap comes before #cycleBy. */
+  #holdFrom: number;
+  /** The end of the window: the stream cycles by then. */
+  #cycleBy: number;
+  #holding = false;
+  /** When the last event frame was written (not heartbeats); -Infinity before the first. */
+  #lastEventAt = -Infinity;
   /** Bucket of this stream's pending deadline on the wheel (the earlier of beat and cycle). */
   #timerKey: number;
   #onClose: ((stream: SseStream) => void)[] = [];
 
-  constructor(sink: SseSink, opts: SseStreamOptions, timers: SseTimerWheel) {
+  constructor(sink: SseSink, opts: SseStreamOptions, timers: SseTimers) {
     this.#sink = sink;
     this.#opts = opts;
     this.#timers = timers;
@@ -56,8 +82,11 @@ export class SseStream implements SseTimerTarget {
     const now = timers.now();
     // Spread heartbeats so thousands of streams do not all beat in the same tick.
     this.#beatAt = now + Math.max(1, Math.floor(opts.heartbeatMs * (0.5 + random() * 0.5)));
-    this.#cycleAt = now + Math.floor(opts.cycleMs * (0.8 + random() * 0.4));
-    this.#timerKey = timers.schedule(this, Math.min(this.#beatAt, this.#cycleAt));
+    this.#quietMs = opts.quietMs ?? DEFAULT_CYCLE_QUIET_MS;
+    this.#cycleFrom = now + Math.floor(opts.cycleMs * (CYCLE_EARLIEST + random() * CYCLE_JITTER));
+    this.#cycleBy = now + Math.floor(opts.cycleMs * CYCLE_LATEST);
+    this.#holdFrom = Math.max(this.#cycleFrom, this.#cycleBy - this.#quietMs);
+    this.#timerKey = timers.schedule(this, Math.min(this.#beatAt, this.#cycleFrom));
   }
 
   get open(): boolean {
@@ -71,11 +100,26 @@ export class SseStream implements SseTimerTarget {
 
   /** Writes a frame already prefixed by flowingFrame(): one string for all clients of an event. */
   sendFlowing(prefixed: string): void {
+    // Held back before cycling: the client reads these after it reconnects with since_id.
+    if (this.#holding) return;
     this.#retryMs = RETRY_FLOWING_MS;
+    this.#lastEventAt = this.#timers.now();
     this.#write(prefixed);
   }
 
-  /** Sends `disconnecting` and ends the stream; the client reconnects with since_id. */
+  /** Whether `disconnecting` now would be read apart from any event: nothing written for quietMs, nothing buffered. */
+  #quiet(now: number): boolean {
+    return !this.#blocked && now - this.#lastEventAt >= this.#quietMs;
+  }
+
+  /** When the cycle logic next needs a look (never past the window's end). */
+  #nextCycleCheck(now: number): number {
+    if (now < this.#cycleFrom) return this.#cycleFrom;
+    const quietAt = Math.max(this.#lastEventAt + this.#quietMs, now);
+    return Math.min(quietAt, this.#holding ? this.#cycleBy : this.#holdFrom, this.#cycleBy);
+  }
+
+  /** Sends `disconnecting` (one write of its own, never batched with events) and ends the stream; the client reconnects with since_id. */
   disconnect(reason: string): void {
     if (!this.#open) return;
     const data = JSON.stringify({ reason, retry_ms: RETRY_FLOWING_MS });
@@ -119,7 +163,10 @@ export class SseStream implements SseTimerTarget {
   /** Called by the timer wheel at (or just after) the earlier of the two deadlines. */
   onTimer(now: number): void {
     if (!this.#open) return;
-    if (now >= this.#cycleAt) return this.disconnect('connection_cycle');
+    if (now >= this.#cycleFrom) {
+      if (this.#quiet(now) || now >= this.#cycleBy) return this.disconnect('connection_cycle');
+      if (now >= this.#holdFrom) this.#holding = true;
+    }
     if (now >= this.#beatAt) {
       this.#beat();
       if (!this.#open) return; // the beat found the backlog full and dropped the client
@@ -127,7 +174,7 @@ export class SseStream implements SseTimerTarget {
       this.#beatAt += this.#opts.heartbeatMs;
       if (this.#beatAt <= now) this.#beatAt = now + this.#opts.heartbeatMs; // after a stall: no burst
     }
-    this.#timerKey = this.#timers.schedule(this, Math.min(this.#beatAt, this.#cycleAt));
+    this.#timerKey = this.#timers.schedule(this, Math.min(this.#beatAt, this.#nextCycleCheck(now)));
   }
 
   #write(chunk: string): void {

@@ -9,13 +9,20 @@ export interface SseTimerTarget {
   onTimer(now: number): void;
 }
 
+/** What a stream needs of the wheel; a bench or test may drive streams on a clock of its own. */
+export interface SseTimers {
+  now(): number;
+  schedule(target: SseTimerTarget, dueMs: number): number;
+  cancel(target: SseTimerTarget, key: number): void;
+}
+
 /**
  * One timer for all SSE streams of a server: heartbeats and connection cycles are deadlines in
  * buckets of `tickMs`, swept by one interval, instead of two `Timeout`s (with their closures
  * and timer-list entries) per stream. A deadline fires on the first sweep at or after it, never
  * before, so it is late by at most one tick. Each target has at most one pending deadline.
  */
-export class SseTimerWheel {
+export class SseTimerWheel implements SseTimers {
   readonly tickMs: number;
   readonly #buckets = new Map<number, Set<SseTimerTarget>>();
   #lastSwept: number;

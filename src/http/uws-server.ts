@@ -6,7 +6,7 @@ import { toErrorReply } from './error-response.js';
 import { Exchange } from './pipeline.js';
 import type { Reply } from './route.js';
 import type { Router } from './router.js';
-import { SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
+import { DEFAULT_CYCLE_QUIET_MS, SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
 import { SseTimerWheel } from './sse-timers.js';
 
 export interface HttpServerOptions {
@@ -51,8 +51,10 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
   let draining = false;
   const streams = new Set<SseStream>();
   const forgetStream = (stream: SseStream) => streams.delete(stream);
-  // Heartbeats beat up to 1/20 of their interval late, cycles never before 80 % of theirs.
-  const sseTimers = new SseTimerWheel({ shortestMs: Math.min(opts.sse.heartbeatMs, opts.sse.cycleMs * 0.8) });
+  // Heartbeats beat up to 1/20 of their interval late, cycles never before 80 % of theirs, and
+  // a quiet moment is seen at most 1/20 of the quiet period after it began.
+  const quietMs = opts.sse.quietMs ?? DEFAULT_CYCLE_QUIET_MS;
+  const sseTimers = new SseTimerWheel({ shortestMs: Math.min(opts.sse.heartbeatMs, opts.sse.cycleMs * 0.8, quietMs > 0 ? quietMs : Infinity) });
 
   app.any('/*', (res, req) => {
     const headers: Record<string, string> = {};

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FileStat, GrepOptions, GrepResult, SessionFs } from '../capabilities/index.js';
 import { ConflictError, InvalidRequestError, NotFoundError, PayloadTooLargeError, UnprocessableError } from '../errors.js';
 import { newId } from '../ids.js';
+import { compileLinearRegex } from '../patterns/index.js';
 import { guessContentType } from './content-type.js';
 import { ReadOnlyFileError } from './errors.js';
 import { grepContents } from './fs-grep.js';
@@ -265,12 +266,7 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
     async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult[]> {
       const base = opts.path ?? '/';
       assertStoredPath(base);
-      let re: RegExp;
-      try {
-        re = new RegExp(pattern, opts.ignore_case ? 'i' : '');
-      } catch {
-        throw new InvalidRequestError('Invalid request: pattern is not a valid regular expression');
-      }
+      const re = compileLinearRegex(pattern, { ignoreCase: opts.ignore_case === true });
       const matchPath = opts.path_pattern ? compileGlob(opts.path_pattern) : () => true;
       const candidates = (await db.sql<{ id: string; path: string }>(
         `select id, path from session_files where ${where} and not is_directory order by path`, subtree(base))).filter((c) => matchPath(c.path));

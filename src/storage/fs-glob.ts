@@ -1,12 +1,15 @@
+import { compileLinearRegex } from '../patterns/index.js';
+
 /**
  * Path patterns for grep: `*` matches within one segment, `**` across segments, `?` one
  * character, `{a,b}` alternatives. A pattern without `/` is matched against the file name
  * (`*.md` finds Markdown files anywhere); one with `/` against the path below the root.
+ * The translation runs in the linear-time engine: `*a*a*a*…b` costs no more than `*b`.
  */
 export function compileGlob(pattern: string): (path: string) => boolean {
   const trimmed = pattern.trim().replace(/^\/+/, '').replace(/^workspace\//, '');
   const byName = !trimmed.includes('/');
-  const re = new RegExp(`^${globBody(trimmed)}$`);
+  const re = compileLinearRegex(`^${globBody(trimmed)}$`);
   return (path) => re.test(byName ? path.slice(path.lastIndexOf('/') + 1) : path.replace(/^\/+/, ''));
 }
 

@@ -4,6 +4,7 @@
  * real behaviour and other suites can reuse them. SQL runs on the real sqlite engine.
  */
 import { ConflictError, NotFoundError, UnprocessableError } from '../../src/errors.js';
+import { compileLinearRegex } from '../../src/patterns/index.js';
 import type { Capability, ToolContext, ToolDefinition, ToolResult } from '../../src/capabilities/types.js';
 import type {
   CreateScheduleInput,
@@ -109,7 +110,7 @@ export function createFakeFs(now: Clock = () => FAKE_NOW) {
       return transfer(src, dst, opts?.overwrite, true);
     },
     async grep(pattern, opts: GrepOptions = {}) {
-      const re = new RegExp(pattern, opts.ignore_case ? 'i' : '');
+      const re = compileLinearRegex(pattern, { ignoreCase: opts.ignore_case === true });
       const glob = opts.path_pattern ? globToRegExp(opts.path_pattern) : null;
       const results: GrepResult[] = [];
       let left = opts.max_matches ?? Infinity;

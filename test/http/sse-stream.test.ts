@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { formatSseFrame } from '../../src/http/sse-frame.js';
 import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
 import { SseTimerWheel } from '../../src/http/sse-timers.js';
+import { VirtualSseTimers } from '../helpers/virtual-sse-timers.js';
 
 function fakeSink(accept = () => true) {
   const chunks: string[] = [];
@@ -77,6 +78,59 @@ describe('SSE frames and streams', () => {
       assert.ok(endedAt[0]! >= 320 && endedAt[0]! <= 520, `cycled after ${endedAt[0]} ms (400 ms ±20 %)`);
     }
     assert.equal(wheel.size, 0, 'nothing left on the wheel');
+  });
+
+  it('cycles at the first quiet moment in its window: nothing written for quietMs, then `disconnecting` as a write of its own', () => {
+    const timers = new VirtualSseTimers({ tickMs: 50 });
+    const { sink, chunks, state } = fakeSink();
+    const writes: number[] = [];
+    const timed: SseSink = { ...sink, write: (c) => (writes.push(timers.now()), sink.write(c)) };
+    // random 0: the window opens at 80 % (240 s) and closes at 120 % (360 s).
+    const s = new SseStream(timed, { heartbeatMs: 3_600_000, cycleMs: 300_000, quietMs: 1000, maxBufferBytes: 1e6, random: () => 0 }, timers);
+    // Busy through the window's opening: an event every 100 ms from 230 s to 250 s, then silence.
+    for (let t = 230_000; t <= 250_000; t += 100) {
+      timers.advanceTo(t);
+      s.send(formatSseFrame({ id: String(t), event: 'output.message.delta', data: '{}' }));
+    }
+    assert.equal(state.ended, false, 'not while events flow');
+    timers.advanceTo(250_900);
+    assert.equal(state.ended, false, 'not before a full quiet period');
+    timers.advanceTo(251_100);
+    assert.equal(state.ended, true);
+    assert.match(chunks.at(-1)!, /^retry: 100\nevent: disconnecting\n/, 'the frame is one write, alone');
+    assert.equal(chunks.filter((c) => c.includes('disconnecting')).length, 1);
+    assert.ok(writes.at(-1)! - writes.at(-2)! >= 1000, `a ${writes.at(-1)! - writes.at(-2)!} ms gap before it`);
+  });
+
+  it('with no quiet moment, holds events back from quietMs before the window\'s end (120 %) and cycles after a quiet second', () => {
+    const timers = new VirtualSseTimers({ tickMs: 50 });
+    const { sink, chunks, state } = fakeSink();
+    const s = new SseStream(sink, { heartbeatMs: 3_600_000, cycleMs: 300_000, quietMs: 1000, maxBufferBytes: 1e6, random: () => 0.5 }, timers);
+    let sent = 0;
+    for (let t = 100; !state.ended && t < 400_000; t += 100) {
+      timers.advanceTo(t);
+      s.send(formatSseFrame({ id: String(t), event: 'output.message.delta', data: '{}' }));
+      sent++;
+    }
+    assert.equal(state.ended, true);
+    const endedAt = timers.now();
+    assert.ok(endedAt >= 359_000 && endedAt <= 360_000, `cycled at ${endedAt} ms, by the window's end`);
+    const events = chunks.filter((c) => c.includes('output.message.delta'));
+    assert.equal(events.length, 3589, 'events stop 1 s before the end (the last written at 358.9 s); the rest wait for the next connection');
+    assert.equal(endedAt, 359_900, 'a full quiet second after the last event written');
+    assert.ok(sent > events.length);
+    assert.match(chunks.at(-1)!, /event: disconnecting/);
+  });
+
+  it('quietMs 0 cycles as soon as the window opens, as before', () => {
+    const timers = new VirtualSseTimers({ tickMs: 50 });
+    const { sink, state } = fakeSink();
+    const s = new SseStream(sink, { heartbeatMs: 3_600_000, cycleMs: 300_000, quietMs: 0, maxBufferBytes: 1e6, random: () => 0 }, timers);
+    for (let t = 100; !state.ended && t < 400_000; t += 100) {
+      timers.advanceTo(t);
+      s.send(formatSseFrame({ id: String(t), event: 'x', data: '{}' }));
+    }
+    assert.ok(timers.now() >= 240_000 && timers.now() <= 240_100, `cycled at ${timers.now()} ms`);
   });
 
   it('buffers under backpressure, drains in order, and drops a client past the bound', () => {

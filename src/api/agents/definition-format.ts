@@ -3,12 +3,16 @@ import { InvalidRequestError } from '../../errors.js';
 import { DEFAULT_MAX_JSON_DEPTH, scanJson } from '../../http/input-hygiene.js';
 import { hasUncleanString, yamlNestsDeeperThan } from './definition-hygiene.js';
 import type { AgentView } from '../../../schemas/agents.js';
+import { AGENT_MAX_BODY_BYTES } from './limits.js';
 
 /** The three import formats of POST /v1/agents/import (spec 4.1). */
 export type DefinitionFormat = 'markdown' | 'yaml' | 'json';
 
 /** Display names used in error messages. */
 export const FORMAT_NAMES: Record<DefinitionFormat, string> = { markdown: 'Markdown', yaml: 'YAML', json: 'JSON' };
+
+/** YAML alias expansions allowed (the `yaml` default, stated): `&a [*b, *b]` chains grow exponentially. */
+const MAX_YAML_ALIASES = 100;
 
 /** `---` line, YAML, `---` line, then the system prompt (one blank line after the fence is skipped). */
 const FRONT_MATTER_RE = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
@@ -58,6 +62,9 @@ export function parseDefinition(raw: Buffer, contentType: string | undefined): {
     doc = markdownDocument(text, fail);
   }
   if (!isPlainObject(doc)) throw fail('the document must be an object of agent fields');
+  // Depth and size first: aliases can nest and grow a document beyond what its text shows.
+  const excess = excessOf(doc, DEFAULT_MAX_JSON_DEPTH, AGENT_MAX_BODY_BYTES);
+  if (excess) throw fail(excess);
   if (hasUncleanString(doc)) throw fail('a string contains a NUL character or an unpaired surrogate');
   return { format, doc };
 }
@@ -78,11 +85,41 @@ function markdownDocument(text: string, fail: (why: string) => Error): Record<st
 function yamlDocument(text: string, fail: (why: string) => Error, why: string): unknown {
   if (yamlNestsDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)) throw fail(`it nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
   try {
-    return parseYaml(text, { prettyErrors: false });
+    return parseYaml(text, { prettyErrors: false, maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
+    if (err instanceof ReferenceError && /alias/i.test(err.message)) throw fail(`${why}: too many alias expansions (at most ${MAX_YAML_ALIASES})`);
     const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
     throw fail(pos ? `${why} (line ${pos.line}, column ${pos.col})` : why);
   }
+}
+
+/**
+ * Why a parsed document is out of bounds, or null: nested deeper than `maxDepth`, or larger than
+ * `maxUnits` once YAML aliases are expanded (strings count their length, other values 1). The
+ * walk stops as soon as a bound is passed, so it costs at most `maxUnits` steps.
+ */
+export function excessOf(doc: unknown, maxDepth: number, maxUnits: number): string | null {
+  const tooBig = `it expands to more than ${maxUnits} characters (YAML aliases count each time they are used)`;
+  let units = 0;
+  const stack: [unknown, number][] = [[doc, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    units += typeof value === 'string' ? value.length + 1 : 1;
+    if (units > maxUnits) return tooBig;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > maxDepth) return `it nests deeper than ${maxDepth} levels (YAML aliases included)`;
+    if (Array.isArray(value)) {
+      if (units + value.length > maxUnits) return tooBig;
+      for (const child of value) stack.push([child, depth + 1]);
+      continue;
+    }
+    for (const key in value) {
+      units += key.length;
+      if (units > maxUnits) return tooBig;
+      stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+    }
+  }
+  return null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AgentCreate, AgentList, AgentListQuery, AgentPatch, AgentPreview, AgentPreviewRequest, Agent } from '../../../schemas/agents.js';
+import { AgentCreate, AgentExampleList, AgentImportQuery, AgentList, AgentListQuery, AgentPatch, AgentPreview, AgentPreviewRequest, Agent } from '../../../schemas/agents.js';
 import { ErrorResponse, IdParams } from '../../../schemas/common.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Route } from '../../http/route.js';
@@ -30,9 +30,18 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
     {
       method: 'POST', path: '/v1/agents/import', auth: 'user', summary: 'Create an agent from Markdown with YAML front matter, YAML or JSON', tags,
       bodyKind: 'raw', maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: { response: { 201: ref(Agent), ...errors } },
-      async handler({ rawBody, headers }, { principal }) {
+      schema: { query: AgentImportQuery, response: { 201: ref(Agent), ...errors } },
+      async handler({ rawBody, headers, query }, { principal }) {
+        const example = query['from-example'];
+        if (example !== undefined) return { status: 201, body: await agents.importExample(principal, example) };
         return { status: 201, body: await agents.importDefinition(principal, rawBody, headers['content-type']) };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/agent-examples', auth: 'user', summary: 'The example agents that POST /v1/agents/import?from-example=<name> imports', tags,
+      schema: { response: { 200: ref(AgentExampleList) } },
+      async handler() {
+        return { status: 200, body: agents.listExamples() };
       },
     },
     {
@@ -40,7 +49,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
       async handler({ body }) {
-        return { status: 200, body: agents.preview(body) };
+        return { status: 200, body: await agents.preview(body) };
       },
     },
     {

@@ -11,9 +11,11 @@ import {
   validateCapabilityRefs,
   type CapabilityRegistry,
 } from '../../capabilities/index.js';
+import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
 import { clientToolsOf, reconcileModel, resolveModelReference } from './compat-aliases.js';
-import { exportFileName, exportMarkdown, parseDefinition } from './definition-format.js';
+import { exportFileName, exportMarkdown } from './definition-format.js';
+import { loadExampleCatalogue, type ExampleCatalogue } from './example-catalogue.js';
 import { createImportValidator } from './import-validator.js';
 import { checkAgentLimits } from './limits.js';
 import type { AgentRow, ModelLookup } from './types.js';
@@ -24,6 +26,10 @@ export interface AgentServiceDeps {
   capabilities: CapabilityRegistry;
   /** Checks `default_model_id` against the organisation's models; when absent any UUID is accepted. */
   models?: ModelLookup;
+  /** Runs caller-fed parsers off the event loop (the app's parse pool); default: inline. */
+  parse?: ParsePool['run'];
+  /** The example agents `import?from-example=` knows (default: examples/agents/ of the repository). */
+  examples?: ExampleCatalogue;
 }
 
 /** The stored, checked fields of an agent (everything but id, organisation, status and times). */
@@ -37,8 +43,12 @@ type AgentFields = Pick<
  * sessions. Check order on writes: size limits (400), client tool shape (400), capability
  * refs (422), tool name clashes (400), model (404).
  */
-export function createAgentService({ store, capabilities, models }: AgentServiceDeps) {
-  const checkClientTools = createClientToolChecker();
+export function createAgentService({ store, capabilities, models, parse = async (job) => runParseJob(job) as never, examples = loadExampleCatalogue() }: AgentServiceDeps) {
+  const bounded = <T>(work: Promise<T>, what: string) => work.catch((err: unknown) => {
+    if (err instanceof ParseLimitError) throw new InvalidRequestError(`Invalid request: ${what} is too large or too complex to process (${err.message})`);
+    throw err;
+  });
+  const checkClientTools = createClientToolChecker({ firstInvalid: (schemas) => bounded(parse({ kind: 'json-schemas', schemas }), 'a client tool schema') });
   const validateImport = createImportValidator();
 
   /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
@@ -47,7 +57,7 @@ export function createAgentService({ store, capabilities, models }: AgentService
     const items: CapabilityItemInput[] = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const capabilityTools = new Set(resolveCapabilities({ agent: items }, capabilities).tools.map((t) => t.name));
-    const client_tools = checkClientTools(clientToolsOf(input) ?? [], capabilityTools);
+    const client_tools = await checkClientTools(clientToolsOf(input) ?? [], capabilityTools);
     let default_model_id = input.default_model_id?.toLowerCase() ?? null;
     // `model` (earlier API) names the default model by id or name; it is kept as given, for the view.
     const model = input.model ?? null;
@@ -92,10 +102,10 @@ export function createAgentService({ store, capabilities, models }: AgentService
     return toAgentView(await insert(orgScope(store.em(), actor.org_id), actor, fields, id));
   }
 
-  async function list(orgId: string, { include_archived = false, tag = [] }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
+  async function list(orgId: string, { include_archived = false, tag = [], search }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
     const scope = orgScope(store.em(), orgId);
     const rows = (await scope.find(Agent, include_archived ? {} : { status: 'active' }, { orderBy: { created_at: 'asc', id: 'asc' } })) as AgentRow[];
-    const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t))).map(toAgentView);
+    const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t)) && matchesSearch(r, search)).map(toAgentView);
     return { data, total: data.length };
   }
 
@@ -159,10 +169,24 @@ export function createAgentService({ store, capabilities, models }: AgentService
 
   /** POST import: Markdown with YAML front matter, YAML or JSON; always a new agent. */
   async function importDefinition(actor: Actor, raw: Buffer, contentType: string | undefined): Promise<AgentView> {
-    const { format, doc } = parseDefinition(raw, contentType);
+    const job = { kind: 'agent-definition', raw: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), contentType } as const;
+    const { format, doc } = await bounded(parse(job), 'the agent definition');
     const { id: _id, ...definition } = doc;
     checkAgentLimits(definition);
     return create(actor, validateImport(format, definition));
+  }
+
+  /** `import?from-example=<name>`: a shipped example, imported like an uploaded file; 404 for an unknown name. */
+  async function importExample(actor: Actor, name: string): Promise<AgentView> {
+    const example = examples.get(name);
+    if (!example) throw new NotFoundError('Not found: unknown example agent');
+    return importDefinition(actor, example.definition, 'text/markdown');
+  }
+
+  /** The catalogue, for GET /v1/agent-examples. */
+  function listExamples(): { data: { name: string; agent_name: string; description: string; tags: string[] }[]; total: number } {
+    const data = [...examples.values()].map(({ name, agent_name, description, tags }) => ({ name, agent_name, description, tags }));
+    return { data, total: data.length };
   }
 
   async function exportDefinition(orgId: string, id: string): Promise<{ fileName: string; markdown: string }> {
@@ -171,12 +195,12 @@ export function createAgentService({ store, capabilities, models }: AgentService
   }
 
   /** The runtime prompt and tools of a would-be agent; nothing is stored. */
-  function preview(input: AgentPreviewInput): { system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] } {
+  async function preview(input: AgentPreviewInput): Promise<{ system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] }> {
     checkAgentLimits(input);
     const items = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const resolved = resolveCapabilities({ agent: items }, capabilities);
-    const clientTools = checkClientTools(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
+    const clientTools = await checkClientTools(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
     const tools = [...resolved.tools, ...clientTools].map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } }));
     return { system_prompt: buildSystemPrompt(input.system_prompt, resolved), tools };
   }
@@ -191,7 +215,11 @@ export function createAgentService({ store, capabilities, models }: AgentService
     return toAgentView(row);
   }
 
-  return { create, list, get, patch, put, archive, copy, importDefinition, exportDefinition, preview, getActive };
+  return {
+    create, list, get, patch, put, archive, copy, importDefinition, importExample, listExamples, exportDefinition, preview, getActive,
+    /** Client tools checked as an agent's are (schemas compiled in the parse pool); sessions declare their own with it. */
+    checkClientTools,
+  };
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
@@ -211,6 +239,13 @@ function storedFields(row: AgentRow): AgentFields {
     model: row.model ?? null,
     parallel_tool_calls: row.parallel_tool_calls ?? null,
   };
+}
+
+/** `?search=`: a case-insensitive substring of the name or the description; empty matches all. */
+function matchesSearch(row: { name: string; description?: string | null }, search: string | undefined): boolean {
+  if (!search) return true;
+  const needle = search.toLowerCase();
+  return row.name.toLowerCase().includes(needle) || (row.description ?? '').toLowerCase().includes(needle);
 }
 
 /** Response-only fields a client may echo back; never written. */

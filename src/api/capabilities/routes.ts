@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CapabilityIdParams, CapabilityInfo, CapabilityList } from '../../../schemas/capabilities.js';
+import { CapabilityIdParams, CapabilityInfo, CapabilityList, CapabilityListQuery } from '../../../schemas/capabilities.js';
 import { ErrorResponse } from '../../../schemas/common.js';
 import { capabilityView, type Capability } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
@@ -18,10 +18,11 @@ export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabili
   return defineRoutes([
     {
       method: 'GET', path: '/v1/capabilities', auth: 'user', summary: 'List the available capabilities', tags,
-      schema: { response: { 200: ref(CapabilityList) } },
-      async handler() {
-        const list = capabilities.list();
-        return reply(`{"data":[${list.map(jsonOf).join(',')}],"total":${list.length}}`);
+      schema: { query: CapabilityListQuery, response: { 200: ref(CapabilityList) } },
+      async handler({ query }) {
+        const list = capabilities.list().filter((cap) => matchesSearch(cap, query.search));
+        const page = list.slice(query.offset, query.offset + query.limit);
+        return reply(`{"data":[${page.map(jsonOf).join(',')}],"total":${list.length},"offset":${query.offset},"limit":${query.limit}}`);
       },
     },
     {
@@ -34,4 +35,11 @@ export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabili
       },
     },
   ]);
+}
+
+/** `?search=`: a case-insensitive substring of the id, name or description; empty matches all. */
+function matchesSearch(cap: Capability, search: string | undefined): boolean {
+  if (!search) return true;
+  const needle = search.toLowerCase();
+  return [cap.id, cap.name, cap.description].some((text) => text.toLowerCase().includes(needle));
 }

@@ -1,6 +1,7 @@
 import type { EventLog, SessionEvent } from '../../bus/ports.js';
 import { InvalidRequestError } from '../../errors.js';
 import { passesFilter, type EventFilter } from '../../events/event-filter.js';
+import type { EventWindow } from './event-query.js';
 
 const PAGE = 1000;
 
@@ -9,6 +10,13 @@ export async function resolveSince(events: EventLog, sessionId: string, sinceId:
   if (!sinceId) return 0;
   const e = await events.findById(sessionId, sinceId.toLowerCase());
   if (!e) throw new InvalidRequestError('Invalid request: unknown since_id');
+  return e.sequence;
+}
+
+/** The sequence of the `around` event; 400 when unknown, as for since_id. */
+export async function resolveAround(events: EventLog, sessionId: string, eventId: string): Promise<number> {
+  const e = await events.findById(sessionId, eventId.toLowerCase());
+  if (!e) throw new InvalidRequestError('Invalid request: unknown around');
   return e.sequence;
 }
 
@@ -25,6 +33,41 @@ export async function readFiltered(events: EventLog, sessionId: string, afterSeq
     if (page.length === 0 || (!filter && out.length >= limit)) return out;
     cursor = page.at(-1)!.sequence;
   }
+}
+
+/**
+ * The events of a window (src/api/events/event-query.ts), oldest first unless it is descending.
+ * Sequences are contiguous per session (bus port), so the last events of a range are read as
+ * forward pages ending at its top, walking down: no backward read is needed from either bus.
+ */
+export async function readWindow(events: EventLog, sessionId: string, w: EventWindow): Promise<SessionEvent[]> {
+  const passes = w.accepts ?? (() => true);
+  if (!w.fromEnd) {
+    const out: SessionEvent[] = [];
+    let cursor = w.after;
+    for (;;) {
+      const page = await events.read(sessionId, { afterSequence: cursor, limit: w.accepts ? PAGE : Math.min(PAGE, w.limit - out.length) });
+      for (const e of page) {
+        if (e.sequence >= w.before) return out;
+        if (passes(e)) out.push(e);
+        if (out.length >= w.limit) return out;
+      }
+      if (page.length === 0) return out;
+      cursor = page.at(-1)!.sequence;
+    }
+  }
+  const newest: SessionEvent[] = [];
+  let top = Math.min(w.before - 1, await events.lastSequence(sessionId));
+  while (top > w.after && newest.length < w.limit) {
+    const from = Math.max(w.after, top - (w.accepts ? PAGE : Math.min(PAGE, w.limit - newest.length)));
+    const page = await events.read(sessionId, { afterSequence: from, limit: top - from });
+    for (let i = page.length - 1; i >= 0 && newest.length < w.limit; i--) {
+      const e = page[i]!;
+      if (e.sequence <= top && passes(e)) newest.push(e);
+    }
+    top = from;
+  }
+  return w.descending ? newest : newest.reverse();
 }
 
 /** Every event of a session, in order. */

@@ -10,7 +10,8 @@ import type { SessionHub } from '../../events/session-hub.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Principal, type Route } from '../../http/route.js';
 import type { Store } from '../../store/index.js';
-import { readAll, readFiltered, resolveSince } from './event-reader.js';
+import { assertAroundAlone, eventWindow } from './event-query.js';
+import { readAll, readWindow, resolveAround, resolveSince } from './event-reader.js';
 
 const tags = ['events'];
 
@@ -40,8 +41,10 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       schema: { params: IdParams, query: ListEventsQuery, response: { 200: Type.Ref('EventList'), 404: Type.Ref('ErrorResponse') } },
       async handler({ params, query }, { principal }) {
         await assertSessionOwned(principal, params.id);
-        const after = await resolveSince(bus.events, params.id, query.since_id);
-        const data = await readFiltered(bus.events, params.id, after, eventFilter(query), query.limit);
+        assertAroundAlone(query);
+        const sinceSequence = await resolveSince(bus.events, params.id, query.since_id);
+        const aroundSequence = query.around === undefined ? undefined : await resolveAround(bus.events, params.id, query.around);
+        const data = await readWindow(bus.events, params.id, eventWindow(query, { sinceSequence, aroundSequence }));
         return { status: 200, body: { data } };
       },
     },

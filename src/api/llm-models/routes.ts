@@ -40,6 +40,21 @@ export function llmModelsRoutes({ llmModels, modelSync }: Pick<AppServices, 'llm
       },
     },
     {
+      // Reference-API alias (docs/decisions.md, issue 17): the same listing, service and auth.
+      method: 'GET', path: '/v1/models', auth: 'user', summary: 'Alias of GET /v1/llm-models (models with their provider)', tags,
+      schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } },
+      async handler({ query }, { principal }) {
+        return { status: 200, body: await llmModels.list(principal.org_id, query) };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/models/:id', auth: 'user', summary: 'Alias of GET /v1/llm-models/{id}', tags,
+      schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
+      async handler({ params }, { principal }) {
+        return { status: 200, body: await llmModels.get(principal.org_id, params.id) };
+      },
+    },
+    {
       method: 'GET', path: '/v1/llm-models/default', auth: 'user', summary: "The organisation's default model and the system default", tags,
       schema: { response: { 200: ref(DefaultModel) } },
       async handler(_input, { principal }) {

@@ -35,6 +35,9 @@ async function countSessions(em: EntityManager, orgId: string, modelIds: string[
     `select count(*)::int as n from sessions where organization_id = ? and (model_id::text in (${marks})
        or config #>> '{agent,default_model_id}' in (${marks}) or config #>> '{harness,default_model_id}' in (${marks}))`,
     [orgId, ...modelIds, ...modelIds, ...modelIds],
+    'all',
+    // Inside the caller's transaction: on PGlite (one connection) a second connection would wait for it forever.
+    em.getTransactionContext(),
   )) as { n: number }[];
   return Number(row?.n ?? 0);
 }

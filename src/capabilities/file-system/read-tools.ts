@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { compileLinearRegex } from '../../patterns/index.js';
 import { defineTool, jsonResult } from '../define.js';
 import type { FileStat, SessionFs } from '../storage-ports.js';
 import { ToolError } from '../types.js';
@@ -91,7 +92,7 @@ function entryView(s: FileStat) {
 export const grepFiles = defineTool({
   name: 'grep_files',
   display_name: 'Search Files',
-  description: `Searches text files line by line with a regular expression (JavaScript syntax). At most ${MAX_GREP_MATCHES} matches.`,
+  description: `Searches text files line by line with a regular expression (RE2 syntax: no backreferences or lookaround). At most ${MAX_GREP_MATCHES} matches.`,
   parameters: Type.Object(
     {
       pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression, e.g. "TODO|FIXME".' }),
@@ -103,9 +104,9 @@ export const grepFiles = defineTool({
   ),
   async run(args, { fs }) {
     try {
-      new RegExp(args.pattern, args.ignore_case ? 'i' : '');
+      compileLinearRegex(args.pattern, { ignoreCase: args.ignore_case === true });
     } catch (err) {
-      throw new ToolError(`Invalid regular expression: ${(err as Error).message}`);
+      throw new ToolError((err as Error).message);
     }
     const results = await fs.grep(args.pattern, {
       path: normalizeSessionPath(args.path || '/'),

@@ -1,4 +1,4 @@
-/** The messages between the SQL sandbox (`sql-sandbox.ts`) and its workers (`sql-worker.ts`). */
+/** The jobs the SQL sandbox (`sql-sandbox.ts`) sends its workers (`sql-worker.ts`), and their answers. */
 import type { SqlExecResult, SqlQueryResult, SqlSchemaObject, SqlValue } from '../storage-ports.js';
 
 export interface SqlWorkerData {
@@ -9,17 +9,14 @@ export interface SqlWorkerData {
 }
 
 export type SqlJob =
-  | { id: number; op: 'create' }
-  | { id: number; op: 'exec'; bytes: Uint8Array; sql: string; params?: SqlValue[]; maxDatabaseBytes: number }
-  | { id: number; op: 'query'; bytes: Uint8Array; sql: string; params?: SqlValue[]; limit?: number }
-  | { id: number; op: 'schema'; bytes: Uint8Array };
-
-/** Distributes over the union, so `Omit<SqlJob, 'id'>` keeps each variant's fields. */
-export type SqlJobInput = SqlJob extends infer J ? (J extends SqlJob ? Omit<J, 'id'> : never) : never;
+  | { op: 'create' }
+  | { op: 'exec'; bytes: Uint8Array; sql: string; params?: SqlValue[]; maxDatabaseBytes: number }
+  | { op: 'query'; bytes: Uint8Array; sql: string; params?: SqlValue[]; limit?: number }
+  | { op: 'schema'; bytes: Uint8Array };
 
 export type SqlJobReply =
-  | { id: number; ok: true; result: SqlExecResult | SqlQueryResult | SqlSchemaObject[] | null; bytes?: Uint8Array }
-  | { id: number; ok: false; status: number; message: string };
+  | { ok: true; result: SqlExecResult | SqlQueryResult | SqlSchemaObject[] | null; bytes?: Uint8Array }
+  | { ok: false; status: number; message: string };
 
 /**
  * The bytes as a view over an ArrayBuffer of their own, so that buffer can be transferred to

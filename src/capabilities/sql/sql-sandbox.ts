@@ -11,10 +11,10 @@
  * - queue: at most `queueMax` calls wait for a worker (503 beyond), and one key (a session) may
  *   have at most `queueMaxPerKey` calls waiting or running (429 beyond).
  */
-import { Worker } from 'node:worker_threads';
 import { PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnprocessableError } from '../../errors.js';
 import type { SqlExecResult, SqlQueryResult, SqlSchemaObject, SqlValue } from '../storage-ports.js';
-import { transferableBytes, type SqlJob, type SqlJobInput, type SqlJobReply, type SqlWorkerData } from './sql-jobs.js';
+import { createDeadlinePool, formatSeconds } from '../../offthread/deadline-pool.js';
+import { transferableBytes, type SqlJob, type SqlJobReply, type SqlWorkerData } from './sql-jobs.js';
 
 export interface SqlSandboxOptions {
   /** Worker threads (SQL_WORKERS). */
@@ -63,123 +63,39 @@ export interface SqlSandbox {
   close(): Promise<void>;
 }
 
-interface Pending {
-  key: string;
-  job: SqlJobInput;
-  resolve(reply: Extract<SqlJobReply, { ok: true }>): void;
-  reject(err: Error): void;
-}
-
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  current?: { id: number; call: Pending; timer: NodeJS.Timeout };
-}
-
-const WORKER_URL = new URL('./sql-worker.js', import.meta.url);
-
 /** Creates the pool; workers start on first use, and idle workers do not keep the process alive. */
 export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlSandbox {
   const opts = { ...DEFAULT_SQL_SANDBOX_OPTIONS, ...options };
   const workerData: SqlWorkerData = { heapBytes: opts.memoryBytes, maxResultBytes: opts.maxResultBytes };
   // The JS heap holds the rows of one result (UTF-16 strings) and their structured-clone copy.
   const heapMb = opts.workerHeapMb ?? Math.ceil((opts.memoryBytes + 4 * opts.maxResultBytes) / (1024 * 1024)) + 64;
-  const slots = new Set<Slot>();
-  const queue: Pending[] = [];
+  const pool = createDeadlinePool(
+    { ...opts, worker: new URL('./sql-worker.js', import.meta.url), workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16 } },
+    {
+      timeout: () => new SqlTimeoutError(opts.timeoutMs),
+      memory: memoryError,
+      busy: () => new ServiceUnavailableError('The SQL engine is busy; try again shortly'),
+      closed: () => new ServiceUnavailableError('The SQL engine is shutting down'),
+      failed: engineError,
+    },
+  );
+  /** Calls waiting or running, per key. */
   const perKey = new Map<string, number>();
-  let nextId = 1;
-  let replaced = 0;
-  let closed = false;
 
-  function spawn(): void {
-    const worker = new Worker(WORKER_URL, { workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16 } });
-    const slot: Slot = { worker, ready: false };
-    slots.add(slot);
-    worker.on('message', (msg: SqlJobReply | { ready: true }) => {
-      if ('ready' in msg) {
-        // A starting worker holds the process (calls may wait for it); an idle one does not.
-        slot.ready = true;
-        worker.unref();
-      } else if (slot.current?.id === msg.id) {
-        const { call, timer } = slot.current;
-        clearTimeout(timer);
-        slot.current = undefined;
-        worker.unref();
-        settle(call, msg);
-        // After an engine failure the worker's SQLite state is suspect: start a fresh one.
-        if (!msg.ok && msg.status >= 500) return retire(slot, engineError(msg.message));
-      }
-      dispatch();
-    });
-    // A worker that dies (its JS heap past resourceLimits, or a crash) fails its call and is replaced.
-    worker.on('error', (err: Error & { code?: string }) => retire(slot, err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? memoryError() : engineError(err.message)));
-    worker.on('exit', () => retire(slot, engineError('the SQL worker stopped')));
-  }
-
-  /** Takes a slot out of the pool, fails its call, and starts a replacement if still needed. */
-  function retire(slot: Slot, err: Error): void {
-    if (!slots.delete(slot)) return;
-    if (slot.current) {
-      clearTimeout(slot.current.timer);
-      finish(slot.current.call);
-      slot.current.call.reject(err);
-      slot.current = undefined;
-    }
-    void slot.worker.terminate();
-    if (closed) return;
-    if (!slot.ready) {
-      // It never started (a broken installation): fail what waits rather than respawn in a loop.
-      for (const call of queue.splice(0)) {
-        finish(call);
-        call.reject(err);
-      }
-      return;
-    }
-    replaced++;
-    spawn();
-    dispatch();
-  }
-
-  function dispatch(): void {
-    if (closed) return;
-    while (queue.length > 0 && slots.size < opts.workers) spawn();
-    for (const slot of slots) {
-      if (queue.length === 0) return;
-      if (!slot.ready || slot.current) continue;
-      const call = queue.shift()!;
-      const id = nextId++;
-      const job = { ...call.job, id } as SqlJob;
-      const timer = setTimeout(() => retire(slot, new SqlTimeoutError(opts.timeoutMs)), opts.timeoutMs);
-      slot.current = { id, call, timer };
-      slot.worker.ref();
-      slot.worker.postMessage(job, 'bytes' in job ? [job.bytes.buffer as ArrayBuffer] : []);
-    }
-  }
-
-  function settle(call: Pending, reply: SqlJobReply): void {
-    finish(call);
-    if (reply.ok) call.resolve(reply);
-    else call.reject(replyError(reply));
-  }
-
-  function finish(call: Pending): void {
-    const left = (perKey.get(call.key) ?? 1) - 1;
-    if (left > 0) perKey.set(call.key, left);
-    else perKey.delete(call.key);
-  }
-
-  function submit(key: string, job: SqlJobInput): Promise<Extract<SqlJobReply, { ok: true }>> {
-    if (closed) return Promise.reject(new ServiceUnavailableError('The SQL engine is shutting down'));
-    if ((perKey.get(key) ?? 0) >= opts.queueMaxPerKey) {
-      return Promise.reject(new TooManyRequestsError(1, `Too many SQL statements at once for this session (at most ${opts.queueMaxPerKey}); wait for one to finish`));
-    }
-    if (queue.length >= opts.queueMax) return Promise.reject(new ServiceUnavailableError('The SQL engine is busy; try again shortly'));
+  async function submit(key: string, job: SqlJob): Promise<Extract<SqlJobReply, { ok: true }>> {
+    const count = perKey.get(key) ?? 0;
+    if (count >= opts.queueMaxPerKey) throw new TooManyRequestsError(1, `Too many SQL statements at once for this session (at most ${opts.queueMaxPerKey}); wait for one to finish`);
     if ('bytes' in job) job.bytes = transferableBytes(job.bytes);
-    perKey.set(key, (perKey.get(key) ?? 0) + 1);
-    return new Promise((resolve, reject) => {
-      queue.push({ key, job, resolve, reject });
-      dispatch();
-    });
+    perKey.set(key, count + 1);
+    try {
+      const reply = await pool.run<SqlJobReply>(job, 'bytes' in job ? [job.bytes.buffer as ArrayBuffer] : []);
+      if (!reply.ok) throw replyError(reply);
+      return reply;
+    } finally {
+      const left = (perKey.get(key) ?? 1) - 1;
+      if (left > 0) perKey.set(key, left);
+      else perKey.delete(key);
+    }
   }
 
   return {
@@ -196,29 +112,8 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
     async schema(key, bytes) {
       return (await submit(key, { op: 'schema', bytes })).result as SqlSchemaObject[];
     },
-    stats: () => ({
-      workers: slots.size,
-      busy: [...slots].filter((s) => s.current).length,
-      queued: queue.length,
-      replaced,
-    }),
-    async close() {
-      closed = true;
-      for (const call of queue.splice(0)) {
-        finish(call);
-        call.reject(new ServiceUnavailableError('The SQL engine is shutting down'));
-      }
-      const all = [...slots];
-      slots.clear();
-      for (const slot of all) {
-        if (slot.current) {
-          clearTimeout(slot.current.timer);
-          finish(slot.current.call);
-          slot.current.call.reject(new ServiceUnavailableError('The SQL engine is shutting down'));
-        }
-      }
-      await Promise.all(all.map((s) => s.worker.terminate()));
-    },
+    stats: pool.stats,
+    close: pool.close,
   };
 }
 
@@ -235,9 +130,4 @@ function memoryError(): PayloadTooLargeError {
 /** Not the caller's fault: logged by the caller's error path, shown as a generic failure. */
 function engineError(message: string): Error {
   return new Error(`SQL engine failure: ${message}`);
-}
-
-/** 5000 → "5 s", 250 → "0.25 s". */
-export function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from '../define.js';
 import type { Capability, CapabilityConfig, ContentPart } from '../types.js';
-import { FETCH_FORMATS, renderBody } from './content.js';
+import { FETCH_FORMATS, renderBody, renderBodyWith, type HtmlConverter, type RenderedBody } from './content.js';
 import { MAX_FETCH_HEADERS, MAX_FETCH_HEADER_VALUE_CHARS, resolveRequestHeaders } from './request-headers.js';
 import type { HostRule } from './address-policy.js';
 import { safeFetch, type Resolver, type SafeFetchResult } from './safe-fetch.js';
@@ -53,6 +53,8 @@ export interface WebFetchCapabilityOptions {
   allowPrivateHosts?: readonly HostRule[];
   /** DNS resolution (default: the system resolver). */
   resolve?: Resolver;
+  /** HTML → Markdown/text off the event loop (the app's parse pool); default: on this thread. */
+  convertHtml?: HtmlConverter;
 }
 
 /** Builds the `web_fetch` capability; the registry's default uses the defaults above. */
@@ -70,7 +72,7 @@ export function createWebFetchCapability(opts: WebFetchCapabilityOptions = {}): 
   });
 }
 
-function createFetchUrlTool({ allowPrivateHosts = [], resolve }: WebFetchCapabilityOptions) {
+function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml }: WebFetchCapabilityOptions) {
   return defineTool({
     name: 'fetch_url',
     display_name: 'Fetch URL',
@@ -105,14 +107,16 @@ function createFetchUrlTool({ allowPrivateHosts = [], resolve }: WebFetchCapabil
         ...(headers ? { headers } : {}),
         ...(resolve ? { resolve } : {}),
       });
-      return present(result, args.method ?? 'GET', args.format ?? 'markdown');
+      const format = args.format ?? 'markdown';
+      const method = args.method ?? 'GET';
+      const contentType = headerText(result.headers['content-type']);
+      const rendered = method === 'HEAD' ? null : convertHtml ? await renderBodyWith(convertHtml, result.body, contentType, format) : renderBody(result.body, contentType, format);
+      return present(result, method, contentType, rendered);
     },
   });
 }
 
-function present(r: SafeFetchResult, method: string, format: (typeof FETCH_FORMATS)[number]) {
-  const contentType = headerText(r.headers['content-type']);
-  const rendered = method === 'HEAD' ? null : renderBody(r.body, contentType, format);
+function present(r: SafeFetchResult, method: string, contentType: string | undefined, rendered: RenderedBody | null) {
   const meta = {
     url: r.url,
     status: r.status,

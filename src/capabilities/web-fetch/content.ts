@@ -14,15 +14,32 @@ export interface RenderedBody {
 const TEXT_TYPES = /^(?:text\/|application\/(?:json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|yaml|x-yaml|toml|csv|sql|graphql)\b|[^;]*\+(?:json|xml)\b)/i;
 const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)\b/i;
 
-/** Renders `body` by its Content-Type (sniffed when absent) in the requested format. */
+/** Converts HTML to Markdown or text; the app runs it in the parse pool with a deadline. */
+export type HtmlConverter = (html: string, format: 'markdown' | 'text') => Promise<string>;
+
+/** Renders `body` by its Content-Type (sniffed when absent) in the requested format, on this thread. */
 export function renderBody(body: Buffer, contentType: string | undefined, format: FetchFormat): RenderedBody {
+  const read = readBody(body, contentType);
+  if (read.kind !== 'html' || format === 'raw') return read;
+  return { kind: 'html', content: format === 'text' ? htmlToText(read.content) : htmlToMarkdown(read.content) };
+}
+
+/**
+ * As `renderBody`, with HTML converted by `convert`: node-html-parser is super-linear on
+ * unclosed nested tags (10 KB of `<b>` took seconds), so the tool never converts on the event loop.
+ */
+export async function renderBodyWith(convert: HtmlConverter, body: Buffer, contentType: string | undefined, format: FetchFormat): Promise<RenderedBody> {
+  const read = readBody(body, contentType);
+  if (read.kind !== 'html' || format === 'raw') return read;
+  return { kind: 'html', content: await convert(read.content, format) };
+}
+
+function readBody(body: Buffer, contentType: string | undefined): { kind: 'binary'; content: null } | { kind: 'html' | 'text'; content: string } {
   const type = (contentType ?? '').trim();
   const text = type === '' ? sniffText(body) : TEXT_TYPES.test(type) ? decode(body, charsetOf(type)) : null;
   if (text === null) return { kind: 'binary', content: null };
   const html = HTML_TYPES.test(type) || (type === '' && /^\s*(?:<!doctype html|<html)/i.test(text));
-  if (!html) return { kind: 'text', content: text };
-  if (format === 'raw') return { kind: 'html', content: text };
-  return { kind: 'html', content: format === 'text' ? htmlToText(text) : htmlToMarkdown(text) };
+  return { kind: html ? 'html' : 'text', content: text };
 }
 
 export function htmlToMarkdown(html: string): string {
@@ -30,7 +47,8 @@ export function htmlToMarkdown(html: string): string {
 }
 
 export function htmlToText(html: string): string {
-  const root = parse(html.replace(/<!doctype[^>]*>/gi, ''));
+  // `[^<>]` not `[^>]`: each attempt stops at the next tag, so many unclosed doctypes stay linear.
+  const root = parse(html.replace(/<!doctype[^<>]*>/gi, ''));
   for (const node of root.querySelectorAll('script, style, noscript, template, head')) node.remove();
   return root.structuredText.replace(/\n{3,}/g, '\n\n').trim();
 }

@@ -1,0 +1,2 @@
+export { compileLinearRegex } from './linear-regex.js';
+export type { LinearRegex, LinearRegexOptions } from './linear-regex.js';
