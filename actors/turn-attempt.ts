@@ -224,7 +224,8 @@ export class TurnAttempt {
             storage: await this.#deps.toolStorage(session),
             signal: this.#ac.signal,
             timeoutMs: this.#o.toolTimeoutMs,
-            maxParallel: this.#o.maxParallelTools,
+            // `parallel_tool_calls: false` (earlier public API) runs the step's tools one at a time.
+            maxParallel: setup.parallelToolCalls ? this.#o.maxParallelTools : 1,
           },
         );
         return false;

@@ -63,6 +63,8 @@ export interface StoredMessage {
   created_at: string;
   controls?: Record<string, unknown>;
   tags?: string[];
+  /** Request metadata of a user message (earlier public API), kept as sent. */
+  metadata?: Record<string, unknown>;
   thinking?: string;
 }
 

@@ -31,6 +31,8 @@ export interface TurnSetup {
   clientToolNames: ReadonlySet<string>;
   llmTools: LlmToolDefinition[];
   maxIterations: number;
+  /** false: the server tools of one step run one at a time (session, else agent, `parallel_tool_calls`). */
+  parallelToolCalls: boolean;
   /** First model id among session > agent default > harness default (message controls come first, per turn). */
   modelIds: { session: string | null; agent: string | null; harness: string | null };
 }
@@ -66,7 +68,7 @@ export interface TurnSetupOptions {
 export async function loadTurnSetup({ store, capabilities, defaultMaxIterations }: TurnSetupOptions, sessionId: string): Promise<TurnSetup | null> {
   const row = (await store.sql<SetupRow>(SETUP_QUERY, [sessionId]))[0];
   if (!row) return null;
-  const { harness, agent } = parseSessionConfig(row.config);
+  const { harness, agent, session } = parseSessionConfig(row.config);
   const resolved = resolveCapabilities(
     { harness: harness.capabilities, agent: agent?.capabilities ?? [], session: row.session_capabilities ?? [] },
     capabilities,
@@ -75,7 +77,7 @@ export async function loadTurnSetup({ store, capabilities, defaultMaxIterations 
   const base = [harness.system_prompt, agent?.system_prompt].filter((p): p is string => !!p && p.trim() !== '').join('\n\n');
   const serverTools = new Map(resolved.tools.map((t) => [t.name, t]));
   // A client tool never shadows a server tool of the same name (the agents module refuses that on write).
-  const clientTools = (agent?.client_tools ?? []).filter((t) => !serverTools.has(t.name));
+  const clientTools = mergeClientTools(agent?.client_tools ?? [], session?.client_tools ?? []).filter((t) => !serverTools.has(t.name));
   return {
     sessionId: row.id,
     orgId: row.organization_id,
@@ -88,6 +90,18 @@ export async function loadTurnSetup({ store, capabilities, defaultMaxIterations 
       ...clientTools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters ?? { type: 'object', properties: {} } })),
     ],
     maxIterations: agent?.max_iterations ?? harness.max_iterations ?? defaultMaxIterations,
+    parallelToolCalls: session?.parallel_tool_calls ?? agent?.parallel_tool_calls ?? true,
     modelIds: { session: row.model_id, agent: agent?.default_model_id ?? null, harness: harness.default_model_id },
   };
+}
+
+/**
+ * The agent's client tools plus the session's own (earlier public API, session create `tools`):
+ * a session tool replaces the agent's tool of the same name, as the session is the more specific
+ * layer (like `model_id`); docs/decisions.md, "Compatibility with the earlier public API".
+ */
+export function mergeClientTools<T extends { name: string }>(agentTools: readonly T[], sessionTools: readonly T[]): T[] {
+  if (!sessionTools.length) return [...agentTools];
+  const sessionNames = new Set(sessionTools.map((t) => t.name));
+  return [...agentTools.filter((t) => !sessionNames.has(t.name)), ...sessionTools];
 }

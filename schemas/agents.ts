@@ -24,6 +24,20 @@ export const ClientTool = Type.Object(
   { $id: 'ClientTool', additionalProperties: false },
 );
 
+/**
+ * A client tool as the earlier public API declares it, in `tools` (`type: "client_side"`);
+ * accepted as a client tool. docs/decisions.md, "Compatibility with the earlier public API".
+ */
+export const ToolDeclaration = Type.Object(
+  {
+    type: Type.Union([Type.Literal('client_side'), Type.Literal('client')], { description: 'Only client tools can be declared; server tools come from capabilities.' }),
+    name: ClientTool.properties.name,
+    description: ClientTool.properties.description,
+    parameters: ClientTool.properties.parameters,
+  },
+  { $id: 'ToolDeclaration', additionalProperties: false },
+);
+
 const MaxIterations = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()], {
   description: 'Maximum reason/act iterations per turn (default 100).',
 });
@@ -44,6 +58,15 @@ const AgentFields = {
   capabilities: Type.Optional(Type.Array(ref(CapabilityItem), { description: 'At most 250 items.' })),
   client_tools: Type.Optional(Type.Array(ref(ClientTool))),
   max_iterations: Type.Optional(MaxIterations),
+  // Earlier public API aliases and fields (docs/decisions.md, "Compatibility with the earlier public API").
+  tools: Type.Optional(Type.Array(ref(ToolDeclaration), { description: 'Alias of `client_tools` (earlier API); give one of the two.' })),
+  model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {
+    description: 'The default model as a model id or a model name of the organisation (earlier API); sets `default_model_id`.',
+  })),
+  display_name: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'Shown instead of `name` by clients.' })),
+  parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], {
+    description: 'false: the server tools of one step run one at a time (default: in parallel).',
+  })),
 };
 
 /** POST /v1/agents, PUT /v1/agents/{id}, and the document of an import. */
@@ -64,6 +87,10 @@ export const AgentPatch = Type.Object(
     capabilities: AgentFields.capabilities,
     client_tools: AgentFields.client_tools,
     max_iterations: AgentFields.max_iterations,
+    tools: AgentFields.tools,
+    model: AgentFields.model,
+    display_name: AgentFields.display_name,
+    parallel_tool_calls: AgentFields.parallel_tool_calls,
     ...EchoedReadOnly,
   },
   { $id: 'AgentPatch', additionalProperties: false },
@@ -80,6 +107,9 @@ export const Agent = Type.Object(
     capabilities: Type.Array(ref(CapabilityItem)),
     client_tools: Type.Array(ref(ClientTool)),
     max_iterations: Type.Union([Type.Integer(), Type.Null()]),
+    display_name: Type.Union([Type.String(), Type.Null()]),
+    model: Type.Union([Type.String(), Type.Null()], { description: 'The default model as the client named it, else `default_model_id`.' }),
+    parallel_tool_calls: Type.Union([Type.Boolean(), Type.Null()]),
     status: ref(AgentStatus),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -87,7 +117,7 @@ export const Agent = Type.Object(
   { $id: 'Agent', additionalProperties: false },
 );
 
-export const AgentList = ListOf(ref(Agent), 'AgentList');
+export const AgentList = ListOf(ref(Agent), 'AgentList', 'agents');
 
 /** Unknown query keys are ignored (cache busters and the like). */
 export const AgentListQuery = Type.Object(
@@ -135,7 +165,8 @@ export type AgentPatchInput = Static<typeof AgentPatch>;
 export type AgentListQueryInput = Static<typeof AgentListQuery>;
 export type AgentPreviewInput = Static<typeof AgentPreviewRequest>;
 export type ClientToolInput = Static<typeof ClientTool>;
+export type ToolDeclarationInput = Static<typeof ToolDeclaration>;
 export type AgentView = Static<typeof Agent>;
 export type AgentStatusValue = Static<typeof AgentStatus>;
 
-export const agentSchemas = [AgentStatus, ClientTool, AgentCreate, AgentPatch, Agent, AgentList, AgentExample, AgentExampleList, AgentPreviewRequest, AgentPreview];
+export const agentSchemas = [AgentStatus, ClientTool, ToolDeclaration, AgentCreate, AgentPatch, Agent, AgentList, AgentExample, AgentExampleList, AgentPreviewRequest, AgentPreview];

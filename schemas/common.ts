@@ -11,15 +11,29 @@ export const Timestamp = Type.String({ format: 'date-time' });
 
 export const IdParams = Type.Object({ id: Uuid });
 
-/** `{data, total}` for non-paginated lists (spec section 1). */
-export function ListOf<T extends TSchema>(item: T, $id: string) {
-  return Type.Object({ data: Type.Array(item), total: Type.Integer({ minimum: 0 }) }, { $id });
+/**
+ * The same array as `data` under the name the earlier public API's SDK reads (`agents`,
+ * `sessions`, `messages`); docs/decisions.md, "Compatibility with the earlier public API".
+ */
+function aliasOf<T extends TSchema>(item: T, alias: string | undefined) {
+  return alias ? { [alias]: Type.Array(item, { description: 'The same items as `data` (alias for clients of the earlier public API).' }) } : {};
 }
 
-/** `{data, total, offset, limit}` for paginated lists. */
-export function PageOf<T extends TSchema>(item: T, $id: string) {
+/** `{data, total}` for non-paginated lists (spec section 1); `alias` names a copy of `data`. */
+export function ListOf<T extends TSchema>(item: T, $id: string, alias?: string) {
+  return Type.Object({ data: Type.Array(item), ...aliasOf(item, alias), total: Type.Integer({ minimum: 0 }) }, { $id });
+}
+
+/** `{data, total, offset, limit}` for paginated lists; `alias` names a copy of `data`. */
+export function PageOf<T extends TSchema>(item: T, $id: string, alias?: string) {
   return Type.Object(
-    { data: Type.Array(item), total: Type.Integer({ minimum: 0 }), offset: Type.Integer({ minimum: 0 }), limit: Type.Integer({ minimum: 1 }) },
+    {
+      data: Type.Array(item),
+      ...aliasOf(item, alias),
+      total: Type.Integer({ minimum: 0 }),
+      offset: Type.Integer({ minimum: 0 }),
+      limit: Type.Integer({ minimum: 1 }),
+    },
     { $id },
   );
 }

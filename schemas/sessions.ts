@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../src/events/event-types.js';
-import { PageOf, Timestamp, Uuid } from './common.js';
+import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -36,6 +36,13 @@ export const CreateSessionBody = Type.Object(
     capabilities: Type.Optional(Type.Array(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Ref('CapabilityRef')]), { maxItems: 250 })),
     // Any text: a value that names no model of the organisation, a malformed one included, is 404 (spec 4.2).
     model_id: Type.Optional(Type.String({ maxLength: 1024 })),
+    // Earlier public API fields (docs/decisions.md, "Compatibility with the earlier public API").
+    harness_name: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Instead of harness_id: the harness of this name (409 when several carry it).' })),
+    agent_name: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Instead of agent_id: the active agent of this name (409 when several carry it).' })),
+    tools: Type.Optional(Type.Array(Type.Ref('ToolDeclaration'), { maxItems: 128, description: "Client tools of this session only, added to the agent's (a session tool wins a name clash)." })),
+    client_tools: Type.Optional(Type.Array(Type.Ref('ClientTool'), { maxItems: 128, description: 'Same as `tools`; give one of the two.' })),
+    parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: "false: a step's server tools run one at a time; overrides the agent's." })),
+    locale: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], { description: 'BCP 47 tag, stored with the session.' })),
   },
   { $id: 'CreateSessionBody', additionalProperties: false },
 );
@@ -49,7 +56,7 @@ export const UpdateSessionBody = Type.Object(
   { $id: 'UpdateSessionBody', additionalProperties: false },
 );
 
-export const SessionList = PageOf(Type.Ref('Session'), 'SessionList');
+export const SessionList = PageOf(Type.Ref('Session'), 'SessionList', 'sessions');
 
 export const ListSessionsQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
@@ -123,11 +130,13 @@ export const Message = Type.Object(
     content: Type.Array(Type.Record(Type.String(), Type.Unknown())),
     created_at: Timestamp,
     tags: Type.Optional(Type.Array(Type.String())),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    controls: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { $id: 'Message' },
 );
 
-export const MessageList = Type.Object({ data: Type.Array(Type.Ref('Message')), total: Type.Integer() }, { $id: 'MessageList' });
+export const MessageList = ListOf(Type.Ref('Message'), 'MessageList', 'messages');
 
 export type SessionView = Static<typeof Session>;
 export type CreateSessionInput = Static<typeof CreateSessionBody>;

@@ -26,6 +26,9 @@ export const MessageControls = Type.Object(
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     model_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     reasoning_effort: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+    // Earlier public API (docs/decisions.md, "Compatibility with the earlier public API").
+    modelId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'camelCase alias of `model_id`; both given must agree.' })),
+    locale: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], { description: 'BCP 47 tag, kept with the message.' })),
   },
   { $id: 'MessageControls', additionalProperties: false },
 );
@@ -46,11 +49,22 @@ export const InputMessage = Type.Object(
   { $id: 'InputMessage', additionalProperties: false },
 );
 
-/** POST /v1/sessions/{id}/messages. `controls` may also sit next to `message` (earlier clients). */
+/** Most top-level keys of a message's `metadata`, and its largest JSON text in bytes. */
+export const MAX_MESSAGE_METADATA_KEYS = 64;
+export const MAX_MESSAGE_METADATA_BYTES = 16_384;
+
+/**
+ * POST /v1/sessions/{id}/messages. `controls` may also sit next to `message` (earlier clients),
+ * and so may `tags` and `metadata` (the earlier public API's places for them).
+ */
 export const SubmitMessageBody = Type.Object(
   {
     message: Type.Ref('InputMessage'),
     controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
+    tags: Type.Optional(Type.Union([Type.Array(MessageTag, { maxItems: MAX_MESSAGE_TAGS }), Type.Null()], { description: 'Added to `message.tags`.' })),
+    metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown(), { maxProperties: MAX_MESSAGE_METADATA_KEYS }), Type.Null()], {
+      description: `Kept on the stored message as sent (at most ${MAX_MESSAGE_METADATA_BYTES} bytes of JSON).`,
+    })),
   },
   { $id: 'SubmitMessageBody', additionalProperties: false },
 );

@@ -13,4 +13,4 @@ export {
   snapshotAgent,
   snapshotHarness,
 } from './session-config.js';
-export type { AgentSnapshot, HarnessSnapshot, SessionConfig } from './session-config.js';
+export type { AgentSnapshot, HarnessSnapshot, SessionAdditions, SessionConfig } from './session-config.js';

@@ -18,11 +18,27 @@ export interface HarnessSnapshot {
 /** What a session keeps of its agent. */
 export interface AgentSnapshot extends HarnessSnapshot {
   client_tools: ClientToolInput[];
+  /** false: a step's tools run one at a time (absent in copies taken before 0013: the default, parallel). */
+  parallel_tool_calls?: boolean | null;
+}
+
+/**
+ * What the session itself was created with beyond the spec's fields (earlier public API; see
+ * docs/decisions.md, "Compatibility with the earlier public API"). Kept across agent switches.
+ */
+export interface SessionAdditions {
+  /** Client tools of this session only, merged with the agent's (the session's win a name clash). */
+  client_tools?: ClientToolInput[];
+  /** Overrides the agent's `parallel_tool_calls`. */
+  parallel_tool_calls?: boolean;
+  locale?: string;
 }
 
 export interface SessionConfig {
   harness: HarnessSnapshot;
   agent: AgentSnapshot | null;
+  /** Absent when the session added nothing. */
+  session?: SessionAdditions;
 }
 
 type LayerRow = { system_prompt?: string | null; capabilities?: CapabilityItemInput[] | null; default_model_id?: string | null; max_iterations?: number | null };
@@ -38,8 +54,11 @@ export function snapshotHarness(h: LayerRow): HarnessSnapshot {
 }
 
 /** The agent part of a snapshot, from an agent row. */
-export function snapshotAgent(a: LayerRow & { client_tools?: ClientToolInput[] | null }): AgentSnapshot {
-  return { ...snapshotHarness(a), client_tools: structuredClone(a.client_tools ?? []) };
+export function snapshotAgent(a: LayerRow & { client_tools?: ClientToolInput[] | null; parallel_tool_calls?: boolean | null }): AgentSnapshot {
+  const snapshot: AgentSnapshot = { ...snapshotHarness(a), client_tools: structuredClone(a.client_tools ?? []) };
+  // Only when set, so copies of agents that never used it look as before.
+  if (a.parallel_tool_calls != null) snapshot.parallel_tool_calls = a.parallel_tool_calls;
+  return snapshot;
 }
 
 /**
@@ -64,5 +83,7 @@ export const EFFECTIVE_SESSION_CONFIG_SQL = `coalesce(s.config, ${LIVE_SESSION_C
 /** A jsonb value as returned by the driver (parsed, or text on some paths). */
 export function parseSessionConfig(value: unknown): SessionConfig {
   const parsed = (typeof value === 'string' ? JSON.parse(value) : value) as SessionConfig | null;
-  return { harness: parsed?.harness ?? snapshotHarness({}), agent: parsed?.agent ?? null };
+  const config: SessionConfig = { harness: parsed?.harness ?? snapshotHarness({}), agent: parsed?.agent ?? null };
+  if (parsed?.session) config.session = parsed.session;
+  return config;
 }

@@ -138,6 +138,10 @@ export function exportMarkdown(agent: AgentView): string {
   if (agent.default_model_id !== null) front['default_model_id'] = agent.default_model_id;
   if (agent.client_tools.length) front['client_tools'] = agent.client_tools;
   if (agent.max_iterations !== null) front['max_iterations'] = agent.max_iterations;
+  if (agent.display_name !== null) front['display_name'] = agent.display_name;
+  // A model named by name (not just its id) imports back to the same reference.
+  if (agent.model !== null && agent.model !== agent.default_model_id) front['model'] = agent.model;
+  if (agent.parallel_tool_calls !== null) front['parallel_tool_calls'] = agent.parallel_tool_calls;
   return `---\n${stringifyYaml(front, { lineWidth: 0 })}---\n\n${agent.system_prompt}`;
 }
 

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import { AgentCreate, AgentStatus, ClientTool, type AgentCreateInput } from '../../../schemas/agents.js';
+import { AgentCreate, AgentStatus, ClientTool, ToolDeclaration, type AgentCreateInput } from '../../../schemas/agents.js';
 import { CapabilityItem } from '../../../schemas/capabilities.js';
 import { CapabilityRef } from '../../../schemas/common.js';
 import { InvalidRequestError } from '../../errors.js';
@@ -16,7 +16,7 @@ const addFormats = ajvFormats.default;
 export function createImportValidator() {
   const ajv = new Ajv({ strict: true, useDefaults: true, coerceTypes: false, allErrors: false });
   addFormats(ajv);
-  for (const s of [CapabilityRef, CapabilityItem, ClientTool, AgentStatus]) ajv.addSchema(s);
+  for (const s of [CapabilityRef, CapabilityItem, ClientTool, ToolDeclaration, AgentStatus]) ajv.addSchema(s);
   const validate = ajv.compile(AgentCreate);
 
   return function validateImport(format: DefinitionFormat, doc: Record<string, unknown>): AgentCreateInput {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AgentCreate, AgentExampleList, AgentImportQuery, AgentList, AgentListQuery, AgentPatch, AgentPreview, AgentPreviewRequest, Agent } from '../../../schemas/agents.js';
 import { ErrorResponse, IdParams } from '../../../schemas/common.js';
+import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Route } from '../../http/route.js';
 import type { AppServices } from '../../services.js';
 import { AGENT_MAX_BODY_BYTES } from './limits.js';
@@ -23,7 +24,7 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       method: 'GET', path: '/v1/agents', auth: 'user', summary: 'List agents (archived ones with include_archived=true)', tags,
       schema: { query: AgentListQuery, response: { 200: ref(AgentList) } },
       async handler({ query }, { principal }) {
-        return { status: 200, body: await agents.list(principal.org_id, query) };
+        return aliasedListReply(200, await agents.list(principal.org_id, query), 'agents');
       },
     },
     {

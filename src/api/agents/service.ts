@@ -13,6 +13,7 @@ import {
 } from '../../capabilities/index.js';
 import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
+import { clientToolsOf, reconcileModel, resolveModelReference } from './compat-aliases.js';
 import { exportFileName, exportMarkdown } from './definition-format.js';
 import { loadExampleCatalogue, type ExampleCatalogue } from './example-catalogue.js';
 import { createImportValidator } from './import-validator.js';
@@ -32,7 +33,10 @@ export interface AgentServiceDeps {
 }
 
 /** The stored, checked fields of an agent (everything but id, organisation, status and times). */
-type AgentFields = Pick<AgentRow, 'name' | 'description' | 'system_prompt' | 'default_model_id' | 'tags' | 'capabilities' | 'client_tools' | 'max_iterations'>;
+type AgentFields = Pick<
+  AgentRow,
+  'name' | 'description' | 'system_prompt' | 'default_model_id' | 'tags' | 'capabilities' | 'client_tools' | 'max_iterations' | 'display_name' | 'model' | 'parallel_tool_calls'
+>;
 
 /**
  * Agents (spec 2.1, 3.1, 4.1): CRUD, copy, import/export, preview, and `getActive` for
@@ -53,9 +57,12 @@ export function createAgentService({ store, capabilities, models, parse = async 
     const items: CapabilityItemInput[] = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const capabilityTools = new Set(resolveCapabilities({ agent: items }, capabilities).tools.map((t) => t.name));
-    const client_tools = await checkClientTools(input.client_tools ?? [], capabilityTools);
-    const default_model_id = input.default_model_id?.toLowerCase() ?? null;
-    if (modelChanged && default_model_id && models && !(await models.exists(orgId, default_model_id))) {
+    const client_tools = await checkClientTools(clientToolsOf(input) ?? [], capabilityTools);
+    let default_model_id = input.default_model_id?.toLowerCase() ?? null;
+    // `model` (earlier API) names the default model by id or name; it is kept as given, for the view.
+    const model = input.model ?? null;
+    if (modelChanged && model !== null) default_model_id = reconcileModel(await resolveModelReference(models, orgId, model), default_model_id);
+    else if (modelChanged && default_model_id && models && !(await models.exists(orgId, default_model_id))) {
       throw new NotFoundError('Not found: default_model_id is not a model of this organization');
     }
     return {
@@ -67,6 +74,9 @@ export function createAgentService({ store, capabilities, models, parse = async 
       capabilities: items,
       client_tools,
       max_iterations: input.max_iterations ?? null,
+      display_name: input.display_name ?? null,
+      model,
+      parallel_tool_calls: input.parallel_tool_calls ?? null,
     };
   }
 
@@ -111,9 +121,13 @@ export function createAgentService({ store, capabilities, models, parse = async 
     const scope = orgScope(store.em(), orgId);
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
     assertMayChange(actor, row.created_by);
-    const { id: _id, status: _status, created_at: _c, updated_at: _u, ...current } = toAgentView(row);
-    const merged: AgentCreateInput = { ...current, ...withoutReadOnly(input) };
-    Object.assign(row, await checkFields(orgId, merged, input.default_model_id !== undefined));
+    const given = withoutReadOnly(input);
+    const merged: AgentCreateInput = { ...storedFields(row), ...given };
+    // An alias replaces what its counterpart held: a new default model clears the reference to the old one.
+    if (given.default_model_id !== undefined && given.model === undefined) merged.model = null;
+    if (given.model !== undefined && given.default_model_id === undefined) delete merged.default_model_id;
+    if (given.tools !== undefined && given.client_tools === undefined) delete merged.client_tools;
+    Object.assign(row, await checkFields(orgId, merged, given.default_model_id !== undefined || given.model !== undefined));
     await scope.em.flush();
     return toAgentView(row);
   }
@@ -150,8 +164,7 @@ export function createAgentService({ store, capabilities, models, parse = async 
     const src = (await scope.getOwned(Agent, id)) as AgentRow;
     const name = `${src.name} (copy)`;
     checkAgentLimits({ name });
-    const { id: _id, status: _status, created_at: _c, updated_at: _u, ...fields } = toAgentView(src);
-    return toAgentView(await insert(scope, actor, { ...fields, name }));
+    return toAgentView(await insert(scope, actor, { ...storedFields(src), name }));
   }
 
   /** POST import: Markdown with YAML front matter, YAML or JSON; always a new agent. */
@@ -202,10 +215,31 @@ export function createAgentService({ store, capabilities, models, parse = async 
     return toAgentView(row);
   }
 
-  return { create, list, get, patch, put, archive, copy, importDefinition, importExample, listExamples, exportDefinition, preview, getActive };
+  return {
+    create, list, get, patch, put, archive, copy, importDefinition, importExample, listExamples, exportDefinition, preview, getActive,
+    /** Client tools checked as an agent's are (schemas compiled in the parse pool); sessions declare their own with it. */
+    checkClientTools,
+  };
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
+
+/** The stored, checked fields of a row, as they are (a copy of what `checkFields` returned for it). */
+function storedFields(row: AgentRow): AgentFields {
+  return {
+    name: row.name,
+    description: row.description ?? null,
+    system_prompt: row.system_prompt,
+    default_model_id: row.default_model_id ?? null,
+    tags: row.tags ?? [],
+    capabilities: row.capabilities ?? [],
+    client_tools: (row.client_tools ?? []).map((t) => ({ type: 'client' as const, name: t.name, description: t.description, parameters: t.parameters })),
+    max_iterations: row.max_iterations ?? null,
+    display_name: row.display_name ?? null,
+    model: row.model ?? null,
+    parallel_tool_calls: row.parallel_tool_calls ?? null,
+  };
+}
 
 /** `?search=`: a case-insensitive substring of the name or the description; empty matches all. */
 function matchesSearch(row: { name: string; description?: string | null }, search: string | undefined): boolean {

@@ -7,4 +7,6 @@ export type AgentRow = InferEntity<typeof Agent>;
 /** Says whether a model id names an LLM model of the organisation. */
 export interface ModelLookup {
   exists(orgId: string, modelId: string): Promise<boolean>;
+  /** Ids of the organisation's models whose vendor name (`model_id`, e.g. `gpt-5`) is `name`. */
+  idsByName?(orgId: string, name: string): Promise<string[]>;
 }

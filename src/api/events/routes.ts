@@ -7,6 +7,7 @@ import type { ConnectionLimits } from '../../events/connection-limits.js';
 import { eventFilter } from '../../events/event-filter.js';
 import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
+import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Principal, type Route } from '../../http/route.js';
 import type { Store } from '../../store/index.js';
 import { assertAroundAlone, eventWindow } from './event-query.js';
@@ -53,7 +54,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       async handler({ params }, { principal }) {
         await assertSessionOwned(principal, params.id);
         const data = deriveMessages(await readAll(bus.events, params.id));
-        return { status: 200, body: { data, total: data.length } };
+        return aliasedListReply(200, { data, total: data.length }, 'messages');
       },
     },
     {

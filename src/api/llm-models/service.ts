@@ -138,6 +138,10 @@ export function createLlmModelService({ store, providers, systemDefault, onDefau
       if (!isAnyUuid(modelId)) return false;
       return (await orgScope(store.em(), orgId).count(LlmModelEntity, { id: modelId.toLowerCase() })) > 0;
     },
+    async idsByName(orgId, name) {
+      const rows = (await orgScope(store.em(), orgId).find(LlmModelEntity, { model_id: name }, { orderBy: { id: 'asc' } })) as { id: string }[];
+      return rows.map((r) => r.id);
+    },
   };
 
   return { listForProvider, create, list, get, patch, remove, getDefault, setDefault, lookup };

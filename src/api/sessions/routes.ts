@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { ListSessionsQuery } from '../../../schemas/sessions.js';
+import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Route } from '../../http/route.js';
 import type { SessionService } from './service.js';
 
@@ -20,7 +21,7 @@ export function sessionRoutes({ sessions }: { sessions: SessionService }): Route
       method: 'GET', path: '/v1/sessions', auth: 'user', summary: 'List sessions (paginated)', tags,
       schema: { query: ListSessionsQuery, response: { 200: Type.Ref('SessionList') } },
       async handler({ query }, { principal }) {
-        return { status: 200, body: await sessions.list(principal, query) };
+        return aliasedListReply(200, await sessions.list(principal, query), 'sessions');
       },
     },
     {

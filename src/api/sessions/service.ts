@@ -5,9 +5,11 @@ import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Principal } from '../../http/route.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import type { SessionAdditions, Store } from '../../store/index.js';
 import { Session, orgScope, type OrgScope } from '../../store/index.js';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
+import { clientToolsOf } from '../agents/index.js';
+import { resolveNamed } from './name-lookup.js';
 import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
 import { sessionView } from './session-view.js';
 
@@ -23,8 +25,16 @@ export interface SessionServiceDeps {
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
 export function createSessionService({ store, bus, log, setup, connections }: SessionServiceDeps) {
   async function create(principal: Principal, input: CreateSessionInput) {
-    if (!input.harness_id && !input.agent_id) throw new InvalidRequestError('Invalid request: harness_id or agent_id is required');
-    const resolved = await setup.resolve(principal, input as SessionSetupInput);
+    const harness_id = await resolveNamed(store, principal.org_id, 'harness', input.harness_id, input.harness_name);
+    const agent_id = await resolveNamed(store, principal.org_id, 'agent', input.agent_id, input.agent_name);
+    if (!harness_id && !agent_id) throw new InvalidRequestError('Invalid request: harness_id or agent_id is required');
+    const resolved = await setup.resolve(principal, {
+      ...(harness_id ? { harness_id } : {}),
+      agent_id: agent_id ?? null,
+      capabilities: input.capabilities,
+      model_id: input.model_id,
+      additions: sessionAdditions(input),
+    } as SessionSetupInput);
     const scope = orgScope(store.em(), principal.org_id);
     const row = scope.create(Session, {
       user_id: principal.user_id,
@@ -75,6 +85,7 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     const row = await owned(scope, principal, id);
     if (input.agent_id !== undefined && input.agent_id !== row.agent_id) {
       await scope.em.populate(row, ['config']);
+      const additions = row.config?.session;
       // The new agent must exist and be active; its configuration is snapshotted now and used from
       // the next turn on. The harness snapshot and the session additions stay (spec 3.4 rule 2).
       const resolved = await setup.resolve(principal, {
@@ -83,6 +94,7 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
         agent_id: input.agent_id,
         capabilities: row.capabilities,
         model_id: row.model_id,
+        ...(additions ? { additions } : {}),
       });
       row.agent_id = resolved.agent_id;
       row.features = resolved.features;
@@ -133,3 +145,13 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
+
+/** The earlier public API's session-level fields, kept in the session's configuration copy. */
+function sessionAdditions(input: CreateSessionInput): SessionAdditions | undefined {
+  const additions: SessionAdditions = {};
+  const tools = clientToolsOf(input as Parameters<typeof clientToolsOf>[0]);
+  if (tools?.length) additions.client_tools = tools;
+  if (input.parallel_tool_calls != null) additions.parallel_tool_calls = input.parallel_tool_calls;
+  if (input.locale != null) additions.locale = input.locale;
+  return Object.keys(additions).length ? additions : undefined;
+}

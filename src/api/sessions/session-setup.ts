@@ -1,5 +1,5 @@
 import type { Principal } from '../../http/route.js';
-import type { HarnessSnapshot, SessionConfig } from '../../store/index.js';
+import type { HarnessSnapshot, SessionAdditions, SessionConfig } from '../../store/index.js';
 
 export interface CapabilityItem {
   ref: string;
@@ -16,6 +16,11 @@ export interface SessionSetupInput {
    * session's life (spec 2.3), so the switch keeps what the session was created with.
    */
   harness_snapshot?: HarnessSnapshot;
+  /**
+   * What the session adds to its agent (earlier public API: its own client tools,
+   * `parallel_tool_calls`, `locale`); an agent switch passes the session's copy on.
+   */
+  additions?: SessionAdditions;
 }
 
 export interface SessionSetup {

@@ -2,7 +2,7 @@ import { normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs, ty
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Principal } from '../../http/route.js';
-import { orgScope, snapshotAgent, snapshotHarness, type Store } from '../../store/index.js';
+import { orgScope, snapshotAgent, snapshotHarness, type SessionAdditions, type SessionConfig, type Store } from '../../store/index.js';
 import type { AgentService, ModelLookup } from '../agents/index.js';
 import { GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID, type HarnessService } from '../harnesses/index.js';
 import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
@@ -23,6 +23,16 @@ export interface SessionSetupDeps {
  * model must exist (404; a value that is not a model id at all is unknown too).
  */
 export function createSessionSetupResolver({ store, agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
+  /** The session's own client tools checked like an agent's (shape, unique names, no capability tool's name). */
+  async function checkAdditions(additions: SessionAdditions | undefined, serverToolNames: ReadonlySet<string>): Promise<SessionAdditions | undefined> {
+    if (!additions) return undefined;
+    const out: SessionAdditions = {};
+    if (additions.client_tools?.length) out.client_tools = await agents.checkClientTools(additions.client_tools, serverToolNames);
+    if (additions.parallel_tool_calls !== undefined) out.parallel_tool_calls = additions.parallel_tool_calls;
+    if (additions.locale !== undefined) out.locale = additions.locale;
+    return Object.keys(out).length ? out : undefined;
+  }
+
   return {
     chatHarnessId: PLATFORM_CHAT_HARNESS_ID,
     async resolve(principal: Principal, input: SessionSetupInput) {
@@ -35,13 +45,15 @@ export function createSessionSetupResolver({ store, agents, harnesses, capabilit
       const model_id = input.model_id == null ? null : input.model_id.toLowerCase();
       if (model_id !== null && (!isAnyUuid(model_id) || (models && !(await models.exists(principal.org_id, model_id))))) throw new NotFoundError();
       const resolved = resolveCapabilities({ harness: harness.capabilities, agent: agent?.capabilities ?? [], session: items }, capabilities);
+      const session = await checkAdditions(input.additions, new Set(resolved.tools.map((t) => t.name)));
+      const config: SessionConfig = session ? { harness, agent, session } : { harness, agent };
       return {
         harness_id: harnessId.toLowerCase(),
         agent_id: agentRow?.id ?? null,
         capabilities: items.map(normalizeCapabilityRef),
         features: resolved.features,
         model_id,
-        config: { harness, agent },
+        config,
       };
     },
   };

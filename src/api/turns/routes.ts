@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
 import { defineRoutes, type Route } from '../../http/route.js';
+import { checkMetadata, foldControls, mergeTags } from './message-aliases.js';
 import type { TurnService } from './service.js';
 
 const tags = ['turns'];
@@ -10,6 +11,8 @@ const err = Type.Ref('ErrorResponse');
 interface SubmitBody {
   message: { content: InputPart[]; controls?: MessageControlsInput | null; tags?: string[] };
   controls?: MessageControlsInput | null;
+  tags?: string[] | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 /** Spec 4.2: messages start turns, cancel stops one, tool-results resume one waiting for the client. */
@@ -19,8 +22,10 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
       method: 'POST', path: '/v1/sessions/:id/messages', auth: 'user', summary: 'Send a message (starts a turn)', tags,
       schema: { params: IdParams, body: Type.Ref('SubmitMessageBody'), response: { 201: Type.Ref('Message'), 400: err, 404: err, 409: err } },
       async handler({ params, body }, { principal }) {
-        const { message, controls } = body as SubmitBody;
-        const stored = await turns.submitMessage(principal, params.id, message.content, message.controls ?? controls ?? {}, message.tags ?? []);
+        const { message, controls, tags, metadata } = body as SubmitBody;
+        const stored = await turns.submitMessage(
+          principal, params.id, message.content, foldControls(message.controls ?? controls ?? {}), mergeTags(message.tags, tags), checkMetadata(metadata),
+        );
         return { status: 201, body: stored };
       },
     },

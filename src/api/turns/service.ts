@@ -73,6 +73,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     content: InputPart[],
     controls: MessageControlsInput = {},
     tags: readonly string[] = [],
+    metadata?: Record<string, unknown>,
   ): Promise<StoredMessage> {
     const row = await owned(principal, sessionId);
     if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
@@ -90,6 +91,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
     const uniqueTags = [...new Set(tags)];
     if (uniqueTags.length) message.tags = turn.tags = uniqueTags;
+    if (metadata) message.metadata = metadata;
     const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
     if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
     preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));

@@ -23,6 +23,12 @@ export const Agent = defineEntity({
     capabilities: p.json<CapabilityItemInput[]>(),
     client_tools: p.json<ClientToolInput[]>(),
     max_iterations: p.integer().nullable(),
+    /** 0013: earlier-API fields (docs/decisions.md, "Compatibility with the earlier public API"). */
+    display_name: p.text().nullable(),
+    /** The model as the client named it (id or model name); `default_model_id` is what it resolved to. */
+    model: p.text().nullable(),
+    /** False: the tools of one step run one at a time; null means the default (parallel). */
+    parallel_tool_calls: p.boolean().nullable(),
     status: p.string().$type<AgentStatus>(),
     /** The user who created it (null: created before 0012, treated as an admin's); not part of the API view. */
     created_by: p.uuid().nullable(),

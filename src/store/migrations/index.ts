@@ -8,5 +8,6 @@ import { StorageMigration } from './0007-storage.js';
 import { LlmMigration } from './0006-llm.js';
 import { SessionConfigMigration } from './0010-session-config.js';
 import { AgentCreatorMigration } from './0012-agent-creator.js';
+import { AgentCompatMigration } from './0013-agent-compat.js';
 
-export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration];
+export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration, AgentCompatMigration];

@@ -22,7 +22,7 @@ function agentCrudSuite(mode: TestMode) {
       assert.match(r.body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.deepEqual({ ...r.body, id: undefined, created_at: undefined, updated_at: undefined }, {
         id: undefined, name: 'Support', description: 'Helps', system_prompt: 'You help customers.', default_model_id: null,
-        tags: ['support'], capabilities: [], client_tools: [], max_iterations: null, status: 'active',
+        tags: ['support'], capabilities: [], client_tools: [], max_iterations: null, display_name: null, model: null, parallel_tool_calls: null, status: 'active',
         created_at: undefined, updated_at: undefined,
       });
       assert.ok(!Number.isNaN(Date.parse(r.body.created_at)));
