@@ -18,8 +18,8 @@ import { exportFileName, exportMarkdown } from './definition-format.js';
 import { loadExampleCatalogue, type ExampleCatalogue } from './example-catalogue.js';
 import { createImportValidator } from './import-validator.js';
 import { checkAgentLimits } from './limits.js';
-import type { AgentRow, ModelLookup } from './types.js';
-import { toAgentView } from './view.js';
+import type { AgentFields, AgentRow, ModelLookup } from './types.js';
+import { storedAgentFields, toAgentView } from './view.js';
 
 export interface AgentServiceDeps {
   store: Store;
@@ -33,11 +33,6 @@ export interface AgentServiceDeps {
 }
 
 /** The stored, checked fields of an agent (everything but id, organisation, status and times). */
-type AgentFields = Pick<
-  AgentRow,
-  'name' | 'description' | 'system_prompt' | 'default_model_id' | 'tags' | 'capabilities' | 'client_tools' | 'max_iterations' | 'display_name' | 'model' | 'parallel_tool_calls'
->;
-
 /**
  * Agents (spec 2.1, 3.1, 4.1): CRUD, copy, import/export, preview, and `getActive` for
  * sessions. Check order on writes: size limits (400), client tool shape (400), capability
@@ -122,7 +117,7 @@ export function createAgentService({ store, capabilities, models, parse = async 
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
     assertMayChange(actor, row.created_by);
     const given = withoutReadOnly(input);
-    const merged: AgentCreateInput = { ...storedFields(row), ...given };
+    const merged: AgentCreateInput = { ...storedAgentFields(row), ...given };
     // An alias replaces what its counterpart held: a new default model clears the reference to the old one.
     if (given.default_model_id !== undefined && given.model === undefined) merged.model = null;
     if (given.model !== undefined && given.default_model_id === undefined) delete merged.default_model_id;
@@ -164,7 +159,7 @@ export function createAgentService({ store, capabilities, models, parse = async 
     const src = (await scope.getOwned(Agent, id)) as AgentRow;
     const name = `${src.name} (copy)`;
     checkAgentLimits({ name });
-    return toAgentView(await insert(scope, actor, { ...storedFields(src), name }));
+    return toAgentView(await insert(scope, actor, { ...storedAgentFields(src), name }));
   }
 
   /** POST import: Markdown with YAML front matter, YAML or JSON; always a new agent. */
@@ -223,23 +218,6 @@ export function createAgentService({ store, capabilities, models, parse = async 
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
-
-/** The stored, checked fields of a row, as they are (a copy of what `checkFields` returned for it). */
-function storedFields(row: AgentRow): AgentFields {
-  return {
-    name: row.name,
-    description: row.description ?? null,
-    system_prompt: row.system_prompt,
-    default_model_id: row.default_model_id ?? null,
-    tags: row.tags ?? [],
-    capabilities: row.capabilities ?? [],
-    client_tools: (row.client_tools ?? []).map((t) => ({ type: 'client' as const, name: t.name, description: t.description, parameters: t.parameters })),
-    max_iterations: row.max_iterations ?? null,
-    display_name: row.display_name ?? null,
-    model: row.model ?? null,
-    parallel_tool_calls: row.parallel_tool_calls ?? null,
-  };
-}
 
 /** `?search=`: a case-insensitive substring of the name or the description; empty matches all. */
 function matchesSearch(row: { name: string; description?: string | null }, search: string | undefined): boolean {

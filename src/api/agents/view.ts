@@ -1,10 +1,9 @@
 import type { AgentView } from '../../../schemas/agents.js';
-import type { AgentRow } from './types.js';
+import type { AgentFields, AgentRow } from './types.js';
 
-/** The API shape of an agent row (spec 2.1). */
-export function toAgentView(row: AgentRow): AgentView {
+/** The stored, checked fields of a row, as they are (what the service's field check returned for it). */
+export function storedAgentFields(row: AgentRow) {
   return {
-    id: row.id,
     name: row.name,
     description: row.description ?? null,
     system_prompt: row.system_prompt,
@@ -14,9 +13,18 @@ export function toAgentView(row: AgentRow): AgentView {
     client_tools: (row.client_tools ?? []).map((t) => ({ type: 'client' as const, name: t.name, description: t.description, parameters: t.parameters })),
     max_iterations: row.max_iterations ?? null,
     display_name: row.display_name ?? null,
+    model: row.model ?? null,
+    parallel_tool_calls: row.parallel_tool_calls ?? null,
+  };
+}
+
+/** The API shape of an agent row (spec 2.1). */
+export function toAgentView(row: AgentRow): AgentView {
+  return {
+    id: row.id,
+    ...storedAgentFields(row),
     // The default model as the client named it (earlier API `model`), else its id.
     model: row.model ?? row.default_model_id ?? null,
-    parallel_tool_calls: row.parallel_tool_calls ?? null,
     status: row.status,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
