@@ -51,6 +51,13 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
     // The second listed origin works too; an unknown path is still 404.
     assert.equal((await preflight(app, '/v1/agents', 'http://localhost:5173')).headers.get('access-control-allow-origin'), 'http://localhost:5173');
     assert.equal((await preflight(app, '/v1/nowhere', ALLOWED)).status, 404);
+    // A plain OPTIONS (no preflight) learns the methods and nothing about CORS beyond the origin.
+    const plain = await fetch(`${app.url}/v1/agents`, { method: 'OPTIONS' });
+    assert.equal(plain.status, 204);
+    assert.deepEqual(methodsOf(plain.headers, 'allow'), new Set(['GET', 'POST', 'OPTIONS']));
+    assert.equal(plain.headers.get('access-control-allow-methods'), null);
+    // Other methods' 405 lists OPTIONS too, since it is answered.
+    assert.deepEqual(methodsOf((await app.request('DELETE', '/v1/agents', { key: app.adminKey })).headers, 'allow'), new Set(['GET', 'POST', 'OPTIONS']));
   });
 
   it('refuses preflights from other origins with 403 and no allow headers', async (t) => {
