@@ -18,7 +18,7 @@ import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from '
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
-import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipeline, createRouter, createValidation, type Route } from './http/index.js';
+import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipeline, createRouter, createValidation, parseCorsOrigins, type Route } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
@@ -130,13 +130,15 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: '1.0.0', prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH });
+    const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors });
     const server = createHttpServer(
       {
         host: config.HOST,
         port: config.PORT,
         maxBodyBytes: config.MAX_BODY_BYTES,
         clientAddress: createClientAddressResolver(config.TRUST_PROXY),
+        cors,
         sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, quietMs: config.SSE_CYCLE_QUIET_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
       },
       { log, router, pipeline },

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 // Direct, not through http/index.js: the parser is pure and config must not load uWebSockets.js.
 import { parseTrustedProxies } from './http/client-address.js';
+import { parseCorsOrigins } from './http/cors.js';
 // Direct as well: a pure parser, and the capabilities index would load every capability.
 import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './http/input-hygiene.js';
@@ -57,6 +58,8 @@ const ConfigSchema = Type.Object({
   LOGIN_THROTTLE_WINDOW_S: Type.Integer({ minimum: 1, default: 900 }),
   /** Comma-separated IPs/CIDRs (or `loopback`, `private`) whose X-Forwarded-For is believed; empty: nobody's. */
   TRUST_PROXY: Type.String({ default: '' }),
+  /** Browser origins allowed to call the API: comma-separated exact origins, or `*`; empty: CORS off (http/cors.ts). */
+  CORS_ALLOWED_ORIGINS: Type.String({ default: '' }),
   SECRETS_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   SECRETS_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000 }),
@@ -142,6 +145,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     parseTrustedProxies(cfg.TRUST_PROXY);
   } catch (err) {
     throw new ConfigError(`invalid configuration: TRUST_PROXY ${(err as Error).message}`);
+  }
+  try {
+    parseCorsOrigins(cfg.CORS_ALLOWED_ORIGINS);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: CORS_ALLOWED_ORIGINS ${(err as Error).message}`);
   }
   for (const key of ['WEB_FETCH_ALLOWED_PRIVATE_HOSTS', 'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS'] as const) {
     try {

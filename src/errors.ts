@@ -54,9 +54,20 @@ export class NotFoundError extends AppError {
 }
 
 export class MethodNotAllowedError extends AppError {
-  constructor() {
+  /** The methods the path does have, for the `Allow` header (RFC 9110 15.5.6). */
+  readonly allow: readonly string[];
+  constructor(allow: readonly string[] = []) {
     super(405, 'method_not_allowed', 'Method not allowed');
     this.name = 'MethodNotAllowedError';
+    this.allow = allow;
+  }
+}
+
+/** A CORS preflight from an origin CORS_ALLOWED_ORIGINS does not list. */
+export class OriginNotAllowedError extends AppError {
+  constructor() {
+    super(403, 'forbidden', 'Origin not allowed');
+    this.name = 'OriginNotAllowedError';
   }
 }
 

@@ -2,6 +2,8 @@ export { createHttpServer } from './uws-server.js';
 export type { HttpServer, HttpServerOptions } from './uws-server.js';
 export { createClientAddressResolver, parseTrustedProxies } from './client-address.js';
 export type { ClientAddressResolver } from './client-address.js';
+export { parseCorsOrigins } from './cors.js';
+export type { CorsPolicy } from './cors.js';
 export { createRouter } from './router.js';
 export type { Router } from './router.js';
 export { createPipeline, parseQuery } from './pipeline.js';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { ForbiddenError, MethodNotAllowedError, NotFoundError, InvalidRequestError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, MethodNotAllowedError, NotFoundError, InvalidRequestError, OriginNotAllowedError, UnauthorizedError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { compose, type Stage } from './compose.js';
+import { preflightHeaders, type CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
@@ -111,11 +112,30 @@ export function errorStage(): Stage<Exchange> {
   };
 }
 
-export function routeStage(router: Router): Stage<Exchange> {
+/**
+ * Answers `OPTIONS` (only present when CORS is on): 204 with `Allow` for any known path, plus
+ * the preflight headers when it is a preflight from an allowed origin; a preflight from any
+ * other origin gets 403 and no CORS headers. The transport adds `Access-Control-Allow-Origin`.
+ */
+export function preflightStage(router: Router, cors: CorsPolicy): Stage<Exchange> {
+  return async function preflight(ex, next) {
+    if (ex.method !== 'OPTIONS') return next();
+    const m = ex.match ?? router.match(ex.method, ex.url);
+    if (m.kind !== 'method_not_allowed') throw new NotFoundError(); // no route has OPTIONS, so `found` cannot happen
+    const origin = ex.headers['origin'];
+    const isPreflight = origin !== undefined && ex.headers['access-control-request-method'] !== undefined;
+    if (isPreflight && !cors.allows(origin)) throw new OriginNotAllowedError();
+    const allow = { Allow: [...m.allow, 'OPTIONS'].join(', ') };
+    ex.reply = { status: 204, headers: isPreflight ? { ...allow, ...preflightHeaders(m.allow) } : allow };
+  };
+}
+
+/** `alsoAllowed`: methods answered before routing (OPTIONS when CORS is on), listed in 405's `Allow`. */
+export function routeStage(router: Router, alsoAllowed: readonly string[] = []): Stage<Exchange> {
   return function route(ex, next) {
     const m = ex.match ?? router.match(ex.method, ex.url);
     if (m.kind === 'not_found') throw new NotFoundError();
-    if (m.kind === 'method_not_allowed') throw new MethodNotAllowedError();
+    if (m.kind === 'method_not_allowed') throw new MethodNotAllowedError(alsoAllowed.length ? [...m.allow, ...alsoAllowed] : m.allow);
     ex.route = m.match.route;
     ex.params = m.match.params;
     return next();
@@ -220,15 +240,18 @@ export interface PipelineDeps {
   authenticate: Authenticate;
   /** Deepest nesting of arrays and objects a JSON body may have (MAX_JSON_DEPTH). */
   maxJsonDepth?: number;
+  /** CORS_ALLOWED_ORIGINS parsed; null or absent: CORS off, and no preflight stage at all. */
+  cors?: CorsPolicy | null;
 }
 
-/** The fixed pipeline: requestId → log → errors → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH }: PipelineDeps) {
+/** The fixed pipeline: requestId → log → errors → [preflight] → route → auth → validate → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors }: PipelineDeps) {
   return compose<Exchange>([
     requestIdStage(),
     accessLogStage(),
     errorStage(),
-    routeStage(router),
+    ...(cors ? [preflightStage(router, cors)] : []),
+    routeStage(router, cors ? ['OPTIONS'] : []),
     authStage(authenticate),
     validateStage(validation, router.routes, maxJsonDepth),
     handlerStage(),

@@ -2,6 +2,7 @@ import * as uws from 'uWebSockets.js';
 import { App, us_listen_socket_close, us_socket_local_port, type HttpResponse, type us_listen_socket } from 'uWebSockets.js';
 import { PayloadTooLargeError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import { Exchange } from './pipeline.js';
 import type { Reply } from './route.js';
@@ -16,6 +17,8 @@ export interface HttpServerOptions {
   sse: Omit<SseStreamOptions, 'random'>;
   /** Client address from the peer and X-Forwarded-For (client-address.ts); default: the peer. */
   clientAddress?: (peer: string, forwardedFor: string | undefined) => string;
+  /** CORS_ALLOWED_ORIGINS parsed (cors.ts); null or absent: no CORS headers and no per-request work. */
+  cors?: CorsPolicy | null;
 }
 
 export interface HttpServerDeps {
@@ -37,6 +40,8 @@ interface Conn {
   res: HttpResponse;
   aborted: boolean;
   sse?: SseStream;
+  /** The request's CORS response headers; set only when CORS is on. */
+  cors?: readonly (readonly [string, string])[];
 }
 
 /**
@@ -46,6 +51,7 @@ interface Conn {
 export function createHttpServer(opts: HttpServerOptions, { log, router, pipeline }: HttpServerDeps) {
   silenceServerBanner();
   const app = App();
+  const cors = opts.cors ?? null;
   let listenSocket: us_listen_socket | null = null;
   let inFlight = 0;
   let draining = false;
@@ -60,6 +66,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     const headers: Record<string, string> = {};
     req.forEach((k, v) => (headers[k] = v));
     const conn = watchAbort(res);
+    if (cors) conn.cors = cors.responseHeaders(headers['origin']);
     const incoming = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       url: req.getUrl(),
@@ -147,6 +154,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     conn.res.cork(() => {
       conn.res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status));
       if (reply.headers) for (const k in reply.headers) conn.res.writeHeader(k, reply.headers[k]!);
+      if (conn.cors) writeCorsHeaders(conn.res, conn.cors);
       if ('raw' in reply) {
         conn.res.writeHeader('Content-Type', reply.contentType);
         conn.res.end(reply.raw);
@@ -172,6 +180,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
         .writeHeader('Content-Type', 'text/event-stream')
         .writeHeader('Cache-Control', 'no-cache')
         .writeHeader('X-Accel-Buffering', 'no');
+      if (conn.cors) writeCorsHeaders(res, conn.cors);
       res.write(`retry: 100\nevent: connected\ndata: {"status":"connected"}\n\n`);
     });
     start(stream);
@@ -254,6 +263,10 @@ class UwsSseSink implements SseSink {
  */
 function silenceServerBanner(): void {
   (uws as unknown as { _cfg?: (key: string) => void })._cfg?.('silent');
+}
+
+function writeCorsHeaders(res: HttpResponse, headers: readonly (readonly [string, string])[]): void {
+  for (const [k, v] of headers) res.writeHeader(k, v);
 }
 
 function corked<T>(res: HttpResponse, fn: () => T): T {

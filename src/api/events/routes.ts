@@ -63,7 +63,9 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       async handler({ params, query, headers }, { principal }) {
         await assertSessionOwned(principal, params.id);
         const filter = eventFilter(query);
-        const sinceId = (query.since_id ?? (headers['last-event-id'] || undefined))?.toLowerCase();
+        // An EventSource opened with ?since_id=X keeps X in its URL and sends Last-Event-ID on
+        // every automatic reconnect: the header is the newer position, so it wins.
+        const sinceId = ((headers['last-event-id'] || undefined) ?? query.since_id)?.toLowerCase();
         // A client resuming after cycling names a recent event, usually still in the hub's memory.
         const recent = sinceId ? await hub.recentSequence(params.id, sinceId) : undefined;
         const afterSequence = recent ?? (await resolveSince(bus.events, params.id, sinceId));
