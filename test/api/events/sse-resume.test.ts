@@ -3,13 +3,9 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
+import { newSession } from './helpers.js';
 
 const TOTAL = 2000;
-
-async function newSession(app: TestApp): Promise<string> {
-  const agent = await app.request('POST', '/v1/agents', { body: { name: 'a', system_prompt: 'p' } });
-  return (await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id } })).body.id;
-}
 
 /** Appends TOTAL-1 events (after session.created) in small batches over at least ~2.4 s, so readers cycle. */
 async function writer(app: TestApp, sid: string): Promise<void> {

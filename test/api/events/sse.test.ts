@@ -2,16 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { openSse, type SseEvent } from '../../helpers/sse-client.js';
-
-async function newSession(app: TestApp): Promise<string> {
-  const agent = await app.request('POST', '/v1/agents', { body: { name: 'a', system_prompt: 'p' } });
-  const s = await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id } });
-  assert.equal(s.status, 201, s.text);
-  return s.body.id;
-}
-
-const isStored = (e: SseEvent) => e.event !== 'connected' && e.event !== 'disconnecting';
+import { openSse } from '../../helpers/sse-client.js';
+import { newSession, isStored } from './helpers.js';
 
 describe('GET /v1/sessions/:id/sse', () => {
   it('starts with `connected`, then frames whose event equals the JSON type, with ids, live and replayed', async (t) => {
