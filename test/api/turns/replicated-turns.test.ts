@@ -6,7 +6,7 @@ import { newId } from '../../../src/ids.js';
 import { createLogger } from '../../../src/log.js';
 import { startTestApp } from '../../helpers/app.js';
 import { natsServiceEnv, startNatsCluster } from '../../helpers/nats-server.js';
-import { createSession, getSession, sendMessage, watch } from './helpers.js';
+import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, waitForEvent, watch } from './helpers.js';
 
 const SESSIONS = 12;
 const TURNS_PER_SESSION = 8;
@@ -84,3 +84,29 @@ describe('turns on a 3-node replicated NATS cluster', () => {
     for (const r of results) assert.equal(r.status, 'idle', `session ${r.id} stuck ${r.status}`);
   });
 });
+
+for (const mode of ['postgres', 'nats'] as const) {
+  describe(`cancel of a turn that has no job (${mode})`, () => {
+    it('the session stuck active without a job is closed by cancel and takes messages again', async (t) => {
+      // An API-only instance: nothing claims the job, so the test can take it away.
+      const api = await startTestApp(t, { mode, env: { ROLE: 'api' } });
+      const { id } = await createSession(api);
+      assert.equal((await sendMessage(api, id, '@tokens 3\nlost')).status, 201);
+      await api.app.services.bus.turns.remove(id);
+      assert.equal((await getSession(api, id)).status, 'active');
+      assert.equal((await sendMessage(api, id, 'busy')).status, 409);
+
+      const r = await api.request('POST', `/v1/sessions/${id}/cancel`);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.status, 'cancelled');
+      // A worker (another instance on the same store and bus) closes the cancelled turn.
+      const worker = await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl });
+      const events = await waitForEvent(worker, id, 'session.idled');
+      assert.deepEqual(typesOf(events).slice(-4), ['turn.cancelled', 'input.message', 'output.message.completed', 'session.idled']);
+      assert.equal((await getSession(api, id)).status, 'idle');
+      assert.equal((await sendMessage(api, id, '@tokens 3\nafter')).status, 201);
+      await waitForEvent(api, id, 'turn.completed');
+      assertLogIntegrity(await listEvents(api, id));
+    });
+  });
+}
