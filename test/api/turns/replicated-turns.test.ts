@@ -109,4 +109,23 @@ for (const mode of ['postgres', 'nats'] as const) {
       assertLogIntegrity(await listEvents(api, id));
     });
   });
+
+  describe(`stuck-turn sweeper (${mode})`, () => {
+    it('an active session whose turn has no job is found and its turn runs to the end', async (t) => {
+      const api = await startTestApp(t, { mode, env: { ROLE: 'api' } });
+      const { id } = await createSession(api);
+      assert.equal((await sendMessage(api, id, '@tokens 3\nlost')).status, 201);
+      await api.app.services.bus.turns.remove(id);
+      const env = { TURN_SWEEP_INTERVAL_MS: 200, TURN_SWEEP_MIN_AGE_MS: 300 };
+      const worker = await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl, env });
+      const events = await waitForEvent(worker, id, 'session.idled', { timeoutMs: 10_000 });
+      const turnId = events.find((e) => e.type === 'turn.started')!.data.turn_id;
+      assert.equal(events.find((e) => e.type === 'turn.completed')?.context.turn_id, turnId, typesOf(events).join(','));
+      assert.ok(events.some((e) => e.type === 'output.message.completed' && e.context.turn_id === turnId), 'the turn ran its step');
+      assert.equal((await getSession(api, id)).status, 'idle');
+      assert.ok(worker.logs.some((l) => l.includes('resume queued') && l.includes(id)));
+      assert.equal(events.filter((e) => e.type === 'input.message').length, 1, 'the user message is not repeated');
+      assertLogIntegrity(await listEvents(api, id));
+    });
+  });
 }
