@@ -199,7 +199,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
       // attempt. It is still queued at most once: the stream holds one job per session, and a
       // job of this turn found there is this one.
       if ((await queuedTurnId(turn.session_id)) === turn.turn_id) return;
-      log.info({ sessionId: turn.session_id, turnId: turn.turn_id }, 'turn job re-sent: its msg id was refused before');
+      log.debug({ sessionId: turn.session_id, turnId: turn.turn_id }, 'turn job re-sent: its msg id was refused before');
       const again = await publishJob(turn, `${turn.turn_id}.${randomUUID()}`);
       if (again?.duplicate) throw new Error(`turn ${turn.turn_id}: a fresh msg id was reported as a duplicate`);
     },
