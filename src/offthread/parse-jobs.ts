@@ -7,7 +7,7 @@
 import { firstNonCompilingSchema } from '../api/agents/client-tools.js';
 import { parseDefinition, type DefinitionFormat } from '../api/agents/definition-format.js';
 import { AppError } from '../errors.js';
-import { htmlToMarkdown, htmlToText } from '../capabilities/web-fetch/content.js';
+import { convertHtml } from '../capabilities/web-fetch/content.js';
 
 export type ParseJobInput =
   | { kind: 'agent-definition'; raw: Uint8Array; contentType: string | undefined }
@@ -33,7 +33,7 @@ export function runParseJob(job: ParseJobInput): ParseResults[ParseJobInput['kin
     case 'json-schemas':
       return firstNonCompilingSchema(job.schemas);
     case 'html':
-      return job.format === 'text' ? htmlToText(job.html) : htmlToMarkdown(job.html);
+      return convertHtml(job.html, job.format);
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ToolError } from '../../src/capabilities/index.js';
-import { renderBodyWith } from '../../src/capabilities/web-fetch/content.js';
+import { renderBody } from '../../src/capabilities/web-fetch/content.js';
 import { InvalidRequestError, ServiceUnavailableError } from '../../src/errors.js';
 import { createParsePool, htmlConverterOf, ParseLimitError, type ParsePool } from '../../src/offthread/index.js';
 
@@ -17,8 +17,8 @@ describe('parse pool', () => {
   it('converts HTML in a worker, as the inline converter does', async () => {
     const convert = htmlConverterOf(pool({ workers: 1, timeoutMs: 5000 }));
     const page = Buffer.from('<html><body><h2>Title</h2><ul><li>one</li><li>two</li></ul></body></html>');
-    assert.deepEqual(await renderBodyWith(convert, page, 'text/html', 'markdown'), { kind: 'html', content: '## Title\n\n* one\n* two' });
-    assert.deepEqual(await renderBodyWith(convert, page, 'text/html', 'text'), { kind: 'html', content: 'Title\none\ntwo' });
+    assert.deepEqual(await renderBody(page, 'text/html', 'markdown', convert), { kind: 'html', content: '## Title\n\n* one\n* two' });
+    assert.deepEqual(await renderBody(page, 'text/html', 'text', convert), { kind: 'html', content: 'Title\none\ntwo' });
   });
 
   it('stops 1 MB of unclosed nested tags at the deadline with a tool error; the event loop stays free and the pool recovers', async () => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from '../define.js';
 import type { Capability, CapabilityConfig, ContentPart } from '../types.js';
-import { FETCH_FORMATS, renderBody, renderBodyWith, type HtmlConverter, type RenderedBody } from './content.js';
+import { convertHtmlHere, FETCH_FORMATS, renderBody, type HtmlConverter, type RenderedBody } from './content.js';
 import { MAX_FETCH_HEADERS, MAX_FETCH_HEADER_VALUE_CHARS, resolveRequestHeaders } from './request-headers.js';
 import type { HostRule } from './address-policy.js';
 import { safeFetch, type Resolver, type SafeFetchResult } from './safe-fetch.js';
@@ -72,7 +72,7 @@ export function createWebFetchCapability(opts: WebFetchCapabilityOptions = {}): 
   });
 }
 
-function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml }: WebFetchCapabilityOptions) {
+function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml = convertHtmlHere }: WebFetchCapabilityOptions) {
   return defineTool({
     name: 'fetch_url',
     display_name: 'Fetch URL',
@@ -110,7 +110,7 @@ function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml }: We
       const format = args.format ?? 'markdown';
       const method = args.method ?? 'GET';
       const contentType = headerText(result.headers['content-type']);
-      const rendered = method === 'HEAD' ? null : convertHtml ? await renderBodyWith(convertHtml, result.body, contentType, format) : renderBody(result.body, contentType, format);
+      const rendered = method === 'HEAD' ? null : await renderBody(result.body, contentType, format, convertHtml);
       return present(result, method, contentType, rendered);
     },
   });

@@ -17,18 +17,20 @@ const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)\b/i;
 /** Converts HTML to Markdown or text; the app runs it in the parse pool with a deadline. */
 export type HtmlConverter = (html: string, format: 'markdown' | 'text') => Promise<string>;
 
-/** Renders `body` by its Content-Type (sniffed when absent) in the requested format, on this thread. */
-export function renderBody(body: Buffer, contentType: string | undefined, format: FetchFormat): RenderedBody {
-  const read = readBody(body, contentType);
-  if (read.kind !== 'html' || format === 'raw') return read;
-  return { kind: 'html', content: format === 'text' ? htmlToText(read.content) : htmlToMarkdown(read.content) };
+/** HTML as Markdown or plain text, on the calling thread (the parse pool's workers call this). */
+export function convertHtml(html: string, format: 'markdown' | 'text'): string {
+  return format === 'text' ? htmlToText(html) : htmlToMarkdown(html);
 }
 
+/** `convertHtml` as an `HtmlConverter`, for callers without the parse pool (tests, tools built alone). */
+export const convertHtmlHere: HtmlConverter = async (html, format) => convertHtml(html, format);
+
 /**
- * As `renderBody`, with HTML converted by `convert`: node-html-parser is super-linear on
- * unclosed nested tags (10 KB of `<b>` took seconds), so the tool never converts on the event loop.
+ * Renders `body` by its Content-Type (sniffed when absent) in the requested format, HTML converted
+ * by `convert`: node-html-parser is super-linear on unclosed nested tags (10 KB of `<b>` took
+ * seconds), so the service passes the parse pool's converter and never converts on the event loop.
  */
-export async function renderBodyWith(convert: HtmlConverter, body: Buffer, contentType: string | undefined, format: FetchFormat): Promise<RenderedBody> {
+export async function renderBody(body: Buffer, contentType: string | undefined, format: FetchFormat, convert: HtmlConverter = convertHtmlHere): Promise<RenderedBody> {
   const read = readBody(body, contentType);
   if (read.kind !== 'html' || format === 'raw') return read;
   return { kind: 'html', content: await convert(read.content, format) };
@@ -42,11 +44,11 @@ function readBody(body: Buffer, contentType: string | undefined): { kind: 'binar
   return { kind: html ? 'html' : 'text', content: text };
 }
 
-export function htmlToMarkdown(html: string): string {
+function htmlToMarkdown(html: string): string {
   return NodeHtmlMarkdown.translate(html).trim();
 }
 
-export function htmlToText(html: string): string {
+function htmlToText(html: string): string {
   // `[^<>]` not `[^>]`: each attempt stops at the next tag, so many unclosed doctypes stay linear.
   const root = parse(html.replace(/<!doctype[^<>]*>/gi, ''));
   for (const node of root.querySelectorAll('script, style, noscript, template, head')) node.remove();
