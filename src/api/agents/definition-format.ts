@@ -1,7 +1,7 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { InvalidRequestError } from '../../errors.js';
-import { DEFAULT_MAX_JSON_DEPTH, scanJson } from '../../http/input-hygiene.js';
-import { hasUncleanString, yamlNestsDeeperThan } from './definition-hygiene.js';
+import { DEFAULT_MAX_JSON_DEPTH, isCleanString, scanJson } from '../../http/input-hygiene.js';
+import { yamlNestsDeeperThan } from './definition-hygiene.js';
 import type { AgentView } from '../../../schemas/agents.js';
 import { AGENT_MAX_BODY_BYTES } from './limits.js';
 
@@ -63,9 +63,8 @@ export function parseDefinition(raw: Buffer, contentType: string | undefined): {
   }
   if (!isPlainObject(doc)) throw fail('the document must be an object of agent fields');
   // Depth and size first: aliases can nest and grow a document beyond what its text shows.
-  const excess = excessOf(doc, DEFAULT_MAX_JSON_DEPTH, AGENT_MAX_BODY_BYTES);
-  if (excess) throw fail(excess);
-  if (hasUncleanString(doc)) throw fail('a string contains a NUL character or an unpaired surrogate');
+  const problem = documentProblem(doc, DEFAULT_MAX_JSON_DEPTH, AGENT_MAX_BODY_BYTES);
+  if (problem) throw fail(problem);
   return { format, doc };
 }
 
@@ -94,18 +93,21 @@ function yamlDocument(text: string, fail: (why: string) => Error, why: string): 
 }
 
 /**
- * Why a parsed document is out of bounds, or null: nested deeper than `maxDepth`, or larger than
- * `maxUnits` once YAML aliases are expanded (strings count their length, other values 1). The
- * walk stops as soon as a bound is passed, so it costs at most `maxUnits` steps.
+ * Why a parsed document is refused, or null: nested deeper than `maxDepth`, larger than
+ * `maxUnits` once YAML aliases are expanded (strings count their length, other values 1), or,
+ * when neither, a key or string with a NUL or an unpaired surrogate. One walk; it stops as soon
+ * as a bound is passed, so it costs at most `maxUnits` steps.
  */
-export function excessOf(doc: unknown, maxDepth: number, maxUnits: number): string | null {
+export function documentProblem(doc: unknown, maxDepth: number, maxUnits: number): string | null {
   const tooBig = `it expands to more than ${maxUnits} characters (YAML aliases count each time they are used)`;
   let units = 0;
+  let unclean = false;
   const stack: [unknown, number][] = [[doc, 1]];
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
     units += typeof value === 'string' ? value.length + 1 : 1;
     if (units > maxUnits) return tooBig;
+    if (typeof value === 'string') unclean ||= !isCleanString(value);
     if (typeof value !== 'object' || value === null) continue;
     if (depth > maxDepth) return `it nests deeper than ${maxDepth} levels (YAML aliases included)`;
     if (Array.isArray(value)) {
@@ -116,10 +118,11 @@ export function excessOf(doc: unknown, maxDepth: number, maxUnits: number): stri
     for (const key in value) {
       units += key.length;
       if (units > maxUnits) return tooBig;
+      unclean ||= !isCleanString(key);
       stack.push([(value as Record<string, unknown>)[key], depth + 1]);
     }
   }
-  return null;
+  return unclean ? 'a string contains a NUL character or an unpaired surrogate' : null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,4 @@
 import { Parser } from 'yaml';
-import { isCleanString } from '../../http/input-hygiene.js';
 
 /**
  * Bounds for agent definitions imported as YAML or Markdown front matter, which bypass the JSON
@@ -33,16 +32,6 @@ export function yamlNestsDeeperThan(text: string, maxDepth: number): boolean {
         for (const item of items ?? []) stack.push([item.key, depth + 1], [item.value, depth + 1]);
       }
     }
-  }
-  return false;
-}
-
-/** True when a key or string anywhere in a parsed (depth-bounded) document has NUL or a lone surrogate. */
-export function hasUncleanString(value: unknown): boolean {
-  if (typeof value === 'string') return !isCleanString(value);
-  if (Array.isArray(value)) return value.some(hasUncleanString);
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) if (!isCleanString(k) || hasUncleanString(v)) return true;
   }
   return false;
 }
