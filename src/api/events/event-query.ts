@@ -72,8 +72,13 @@ export function eventPredicate(query: ListEventsQueryInput): ((e: SessionEvent) 
   const from = query.from_ts === undefined ? undefined : Date.parse(query.from_ts);
   const to = query.to_ts === undefined ? undefined : Date.parse(query.to_ts);
   if (from !== undefined && to !== undefined && from > to) throw new InvalidRequestError('Invalid request: query.from_ts is after query.to_ts');
-  if (from !== undefined) checks.push((e) => Date.parse(e.ts) >= from);
-  if (to !== undefined) checks.push((e) => Date.parse(e.ts) <= to);
+  if (from !== undefined || to !== undefined) {
+    const [lo, hi] = [from ?? -Infinity, to ?? Infinity];
+    checks.push((e) => {
+      const ts = Date.parse(e.ts);
+      return ts >= lo && ts <= hi;
+    });
+  }
   if (query.q !== undefined) {
     const needle = query.q.toLowerCase();
     checks.push((e) => JSON.stringify(e.data).toLowerCase().includes(needle));

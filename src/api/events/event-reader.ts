@@ -1,38 +1,15 @@
 import type { EventLog, SessionEvent } from '../../bus/ports.js';
 import { InvalidRequestError } from '../../errors.js';
-import { passesFilter, type EventFilter } from '../../events/event-filter.js';
 import type { EventWindow } from './event-query.js';
 
 const PAGE = 1000;
 
-/** The sequence after which to resume: that of `sinceId` in the session, 400 when unknown. */
-export async function resolveSince(events: EventLog, sessionId: string, sinceId: string | undefined): Promise<number> {
-  if (!sinceId) return 0;
-  const e = await events.findById(sessionId, sinceId.toLowerCase());
-  if (!e) throw new InvalidRequestError('Invalid request: unknown since_id');
+/** The sequence of the event `id` names (the `since_id` or `around` parameter `field`); 0 for none, 400 when unknown. */
+export async function resolveEventSequence(events: EventLog, sessionId: string, id: string | undefined, field: 'since_id' | 'around'): Promise<number> {
+  if (!id) return 0;
+  const e = await events.findById(sessionId, id.toLowerCase());
+  if (!e) throw new InvalidRequestError(`Invalid request: unknown ${field}`);
   return e.sequence;
-}
-
-/** The sequence of the `around` event; 400 when unknown, as for since_id. */
-export async function resolveAround(events: EventLog, sessionId: string, eventId: string): Promise<number> {
-  const e = await events.findById(sessionId, eventId.toLowerCase());
-  if (!e) throw new InvalidRequestError('Invalid request: unknown around');
-  return e.sequence;
-}
-
-/** Up to `limit` events after `afterSequence` that pass the filter, reading forward in pages. */
-export async function readFiltered(events: EventLog, sessionId: string, afterSequence: number, filter: EventFilter | null, limit: number): Promise<SessionEvent[]> {
-  const out: SessionEvent[] = [];
-  let cursor = afterSequence;
-  for (;;) {
-    const page = await events.read(sessionId, { afterSequence: cursor, limit: filter ? PAGE : limit - out.length });
-    for (const e of page) {
-      if (passesFilter(filter, e)) out.push(e);
-      if (out.length >= limit) return out;
-    }
-    if (page.length === 0 || (!filter && out.length >= limit)) return out;
-    cursor = page.at(-1)!.sequence;
-  }
 }
 
 /**
@@ -71,6 +48,6 @@ export async function readWindow(events: EventLog, sessionId: string, w: EventWi
 }
 
 /** Every event of a session, in order. */
-export async function readAll(events: EventLog, sessionId: string): Promise<SessionEvent[]> {
-  return readFiltered(events, sessionId, 0, null, Number.MAX_SAFE_INTEGER);
+export function readAll(events: EventLog, sessionId: string): Promise<SessionEvent[]> {
+  return readWindow(events, sessionId, { after: 0, before: Infinity, limit: Infinity, fromEnd: false, descending: false, accepts: null });
 }

@@ -11,7 +11,7 @@ import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Principal, type Route } from '../../http/route.js';
 import type { Store } from '../../store/index.js';
 import { assertAroundAlone, eventWindow } from './event-query.js';
-import { readAll, readWindow, resolveAround, resolveSince } from './event-reader.js';
+import { readAll, readWindow, resolveEventSequence } from './event-reader.js';
 
 const tags = ['events'];
 
@@ -42,8 +42,8 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       async handler({ params, query }, { principal }) {
         await assertSessionOwned(principal, params.id);
         assertAroundAlone(query);
-        const sinceSequence = await resolveSince(bus.events, params.id, query.since_id);
-        const aroundSequence = query.around === undefined ? undefined : await resolveAround(bus.events, params.id, query.around);
+        const sinceSequence = await resolveEventSequence(bus.events, params.id, query.since_id, 'since_id');
+        const aroundSequence = query.around === undefined ? undefined : await resolveEventSequence(bus.events, params.id, query.around, 'around');
         const data = await readWindow(bus.events, params.id, eventWindow(query, { sinceSequence, aroundSequence }));
         return { status: 200, body: { data } };
       },
@@ -68,7 +68,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
         const sinceId = ((headers['last-event-id'] || undefined) ?? query.since_id)?.toLowerCase();
         // A client resuming after cycling names a recent event, usually still in the hub's memory.
         const recent = sinceId ? await hub.recentSequence(params.id, sinceId) : undefined;
-        const afterSequence = recent ?? (await resolveSince(bus.events, params.id, sinceId));
+        const afterSequence = recent ?? (await resolveEventSequence(bus.events, params.id, sinceId, 'since_id'));
         const release = limits.acquire(principal.org_id, params.id);
         return {
           sse: (stream) => {
