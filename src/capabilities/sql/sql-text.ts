@@ -13,7 +13,11 @@ export function stripSqlLiterals(sql: string): string {
 
 /** Upper-cased bare words of the SQL (keywords and unquoted identifiers). */
 export function sqlWords(sql: string): string[] {
-  return stripSqlLiterals(sql).toUpperCase().match(/[A-Z_][A-Z0-9_$]*/g) ?? [];
+  return wordsOfStripped(stripSqlLiterals(sql));
+}
+
+function wordsOfStripped(stripped: string): string[] {
+  return stripped.toUpperCase().match(/[A-Z_][A-Z0-9_$]*/g) ?? [];
 }
 
 /** Keywords that reach outside the one database file (other files, the engine's memory FS). */
@@ -29,13 +33,14 @@ const READ_ONLY_STARTS = new Set(['SELECT', 'WITH', 'VALUES', 'PRAGMA', 'EXPLAIN
 
 /** A reason to refuse the SQL outright, or null. */
 export function forbiddenSql(sql: string): string | null {
-  const words = sqlWords(sql);
+  const stripped = stripSqlLiterals(sql);
+  const words = wordsOfStripped(stripped);
   const bad = words.find((w) => FILE_ACCESS.has(w));
   if (bad) return `${bad} is not allowed: each database is a single, isolated file.`;
   for (let i = 0; i < words.length - 1; i++) {
     if (words[i] === 'VACUUM' && words[i + 1] === 'INTO') return 'VACUUM INTO is not allowed.';
   }
-  for (const [, name] of stripSqlLiterals(sql).matchAll(PRAGMA_NAME)) {
+  for (const [, name] of stripped.matchAll(PRAGMA_NAME)) {
     if (LIMIT_PRAGMAS.has(name!.toUpperCase())) return `PRAGMA ${name!.toLowerCase()} is not allowed: the service sets it.`;
   }
   return null;
@@ -45,7 +50,7 @@ export function forbiddenSql(sql: string): string | null {
 export function managesTransactions(sql: string): boolean {
   return stripSqlLiterals(sql)
     .split(';')
-    .some((statement) => TRANSACTION_CONTROL.has(sqlWords(statement)[0] ?? ''));
+    .some((statement) => TRANSACTION_CONTROL.has(wordsOfStripped(statement)[0] ?? ''));
 }
 
 /** True when the statement starts with a reading keyword (SELECT, WITH, VALUES, PRAGMA, EXPLAIN). */
