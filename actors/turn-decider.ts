@@ -5,7 +5,7 @@
  * makes the same decision (durable steps, rule 22).
  */
 import type { NewEvent, SessionEvent } from '../src/bus/ports.js';
-import type { EventType } from '../src/events/event-types.js';
+import type { EventType } from '../schemas/event-types.js';
 import {
   addUsage,
   CLIENT_TOOL_SOURCE,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../src/events/event-types.js';
+import { EVENT_TYPES } from './event-types.js';
 import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
