@@ -168,8 +168,8 @@ const messageId = '019a0000-0000-7000-8000-000000000002';
 const call = { id: 'call_1', name: 'get_current_time', arguments: { timezone: 'UTC' } };
 const usage = { input_tokens: 120, output_tokens: 20, cache_read_tokens: 0 };
 
-/** One example `data` per type, shown in the API document. */
-const examples: { [T in EventType]: EventData<T> } = {
+/** One example `data` per type, shown in the API document (and a valid body for tests). */
+export const eventExamples: { [T in EventType]: EventData<T> } = {
   'session.created': { harness_id: '019a0000-0000-7000-8000-00000000000a', agent_id: '019a0000-0000-7000-8000-00000000000b' },
   'session.started': {},
   'session.activated': { turn_id: turnId, input_message_id: messageId },
@@ -241,7 +241,7 @@ function eventSchema<T extends EventType>(type: T): TObject {
           session_id: '019a0000-0000-7000-8000-0000000000e0',
           sequence: 1,
           context: type.startsWith('session.created') ? {} : { turn_id: turnId, input_message_id: messageId },
-          data: examples[type],
+          data: eventExamples[type],
         },
       ],
     },

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { DestinationStream } from 'pino';
 import { namedSchemas } from '../schemas/index.js';
+import { ErrorResponse } from '../schemas/common.js';
 import { createAgentService } from './api/agents/index.js';
 import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
@@ -131,7 +132,14 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
 
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors });
+    const pipeline = createPipeline({
+      router,
+      validation: createValidation(namedSchemas),
+      authenticate: auth.authenticate,
+      maxJsonDepth: config.MAX_JSON_DEPTH,
+      cors,
+      ...(config.RESPONSE_VALIDATION ? { checkRepliesWith: ErrorResponse } : {}),
+    });
     const server = createHttpServer(
       {
         host: config.HOST,
