@@ -107,6 +107,9 @@ const ConfigSchema = Type.Object({
  * `single`: PostgreSQL (DATABASE_URL) with the in-process bus, one instance.
  * `distributed`: PostgreSQL and NATS (DATABASE_URL + NATS_URL), any number of instances.
  */
+/** Every setting the service reads (deployment files are checked against it: scripts/validate-k8s.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.properties);
+
 export type RunMode = 'embedded' | 'single' | 'distributed';
 
 export type Config = Readonly<Static<typeof ConfigSchema>> & { readonly mode: RunMode };
