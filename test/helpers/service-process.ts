@@ -23,10 +23,10 @@ process.once('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
 
-/** Spawns `entry` (default src/main.ts) with tsx and the given environment on top of PATH and HOME. */
-export function spawnService(env: Record<string, string>, t: { after(fn: () => unknown): void }, entry = 'src/main.ts'): ServiceProcess {
+/** Spawns `entry` (default src/main.ts) of the checkout at `cwd` (default this one) with tsx and the given environment on top of PATH and HOME. */
+export function spawnService(env: Record<string, string>, t: { after(fn: () => unknown): void }, entry = 'src/main.ts', cwd = ROOT): ServiceProcess {
   const proc = spawn(process.execPath, ['--experimental-async-context-frame', '--import', 'tsx', entry], {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
