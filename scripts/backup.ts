@@ -1,6 +1,6 @@
 /**
  * Backup and restore of a distributed deployment: PostgreSQL and the JetStream streams together
- * (docs/operations.md, section 21).
+ * (docs/operations.md, section 22).
  *
  *   node --import tsx scripts/backup.ts backup  <dir>   # pg_dump, then a snapshot of every stream
  *   node --import tsx scripts/backup.ts restore <dir>   # streams first, then the database
