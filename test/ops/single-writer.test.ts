@@ -36,7 +36,7 @@ describe('single writer: the embedded data directory and the port belong to one 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const first = spawnService({ ...EMBEDDED, PORT: String(port), DATA_DIR: dataDir }, t);
-    await first.waitHealthy(url);
+    await first.waitHealthy(url, 120_000);
     const before = await createSessions(url, 3);
     const lock = JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8'));
     assert.equal(lock.pid, first.proc.pid);
@@ -74,7 +74,7 @@ describe('single writer: the embedded data directory and the port belong to one 
     await first.exited;
     assert.equal(JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')).pid, first.proc.pid, 'stale lock left behind');
     const third = spawnService({ ...EMBEDDED, PORT: String(port), DATA_DIR: dataDir }, t);
-    await third.waitHealthy(url);
+    await third.waitHealthy(url, 120_000);
     assert.deepEqual(await sessionIds(url), [...before, ...after].sort());
     assert.equal(JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')).pid, third.proc.pid);
     await third.stop();
