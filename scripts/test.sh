@@ -7,6 +7,8 @@ eval "$(bash scripts/bootstrap.sh)"
 npm ci --no-audit --no-fund
 bash scripts/ensure-postgres.sh
 npx tsc --noEmit
+npm run lint
+npm run check:boundaries
 # Kubernetes manifests in deploy/k8s against the Kubernetes schemas (kubernetes-models, from npm) and the service's rules.
 node --import tsx scripts/validate-k8s.ts
 npm test

@@ -20,12 +20,34 @@ import { CONFIG_VARIABLES } from '../src/config.js';
 const OTHER_VARIABLES = ['UWS_HTTP_MAX_HEADERS_SIZE', 'NODE_OPTIONS'];
 const SERVICE_IMAGE = /agent-session-service/;
 
+/** The parts of the objects the service rules read (the schemas check the rest). */
 interface K8sObject {
   apiVersion?: string;
   kind?: string;
   metadata?: { name?: string; labels?: Record<string, string> };
-  spec?: any;
+  spec?: K8sSpec;
   data?: Record<string, string>;
+}
+
+interface K8sSpec {
+  replicas?: number;
+  /** A Service's selector is a label map; a workload's or PDB's has matchLabels. */
+  selector?: Record<string, unknown> & { matchLabels?: Record<string, string> };
+  template?: { metadata?: { labels?: Record<string, string> }; spec?: { terminationGracePeriodSeconds?: number; containers?: Container[] } };
+}
+
+interface Container {
+  name?: string;
+  image?: string;
+  envFrom?: { configMapRef?: { name?: string } }[];
+  env?: { name: string; value?: string }[];
+  ports?: { name?: string; containerPort: number }[];
+  startupProbe?: Probe;
+  readinessProbe?: Probe;
+}
+
+interface Probe {
+  httpGet?: { path?: string; port?: number | string };
 }
 
 export interface Problem {
@@ -92,7 +114,7 @@ function serviceRules(objects: { file: string; obj: K8sObject }[]): Problem[] {
     const add = (message: string) => problems.push({ file, object, message });
     const spec = obj.spec ?? {};
     const podLabels: Record<string, string> = spec.template?.metadata?.labels ?? {};
-    for (const [k, v] of Object.entries<string>(spec.selector?.matchLabels ?? {})) {
+    for (const [k, v] of Object.entries(spec.selector?.matchLabels ?? {})) {
       if (podLabels[k] !== v) add(`selector ${k}=${v} does not match the pod labels`);
     }
     for (const c of spec.template?.spec?.containers ?? []) {
@@ -108,7 +130,7 @@ function serviceRules(objects: { file: string; obj: K8sObject }[]): Problem[] {
       for (const e of c.env ?? []) env[e.name] = e.value ?? '(from a reference)';
       for (const key of Object.keys(env)) if (!known.has(key)) add(`container ${c.name}: ${key} is not a setting of the service (src/config.ts)`);
       const port = Number(env['PORT'] ?? 8080);
-      const ports = (c.ports ?? []) as { name?: string; containerPort: number }[];
+      const ports = c.ports ?? [];
       const portOf = (p: unknown) => (typeof p === 'number' ? p : ports.find((x) => x.name === p)?.containerPort);
       if (!ports.some((p) => p.containerPort === port)) add(`container ${c.name}: no containerPort ${port} (PORT)`);
       if (env['HOST'] !== '0.0.0.0' && env['HOST'] !== '::') add(`container ${c.name}: HOST must be 0.0.0.0 (or ::) in a pod, else probes and the Service cannot reach it`);
@@ -132,7 +154,7 @@ function serviceRules(objects: { file: string; obj: K8sObject }[]): Problem[] {
   }
   // Services and disruption budgets select existing pods.
   for (const { file, obj } of objects.filter((o) => o.obj.kind === 'Service' || o.obj.kind === 'PodDisruptionBudget')) {
-    const selector: Record<string, string> = obj.kind === 'Service' ? obj.spec?.selector ?? {} : obj.spec?.selector?.matchLabels ?? {};
+    const selector = (obj.kind === 'Service' ? obj.spec?.selector : obj.spec?.selector?.matchLabels) ?? {};
     const matches = workloads.some(({ obj: w }) => Object.entries(selector).every(([k, v]) => w.spec?.template?.metadata?.labels?.[k] === v));
     if (!matches) problems.push({ file, object: `${obj.kind}/${obj.metadata?.name}`, message: 'selector matches no pod template in these manifests' });
   }

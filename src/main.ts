@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
-import { acquireDataDirLock, DataDirLockedError, DEFAULT_DATA_DIR, liveHolder, type DataDirLock } from './store/data-dir-lock.js';
+import type { Config } from './config.js';
+import { acquireDataDirLock, DataDirLockedError, DEFAULT_DATA_DIR, liveHolder, type DataDirLock, type LockHolder } from './store/data-dir-lock.js';
 
 /** Process entry point: configuration, the app, and signal handling. */
 async function main(): Promise<void> {
   refuseIfDataDirHeld(process.env);
   const { ConfigError, loadConfig } = await import('./config.js');
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -56,7 +57,7 @@ function refuseIfDataDirHeld(env: NodeJS.ProcessEnv): void {
   const set = (v: string | undefined) => v !== undefined && v !== '';
   if (set(env['DATABASE_URL']) || set(env['NATS_URL'])) return;
   const dataDir = set(env['DATA_DIR']) ? env['DATA_DIR']! : DEFAULT_DATA_DIR;
-  let holder;
+  let holder: LockHolder | undefined;
   try {
     holder = liveHolder(dataDir);
   } catch {
