@@ -14,14 +14,19 @@ import { ROOT, spawnService } from '../helpers/service-process.js';
 const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
 
 /**
- * The previous release as far as the schema goes: the commit before the last one that changed
- * the migration list. Its code is the "old" instance; this checkout is the "new" one.
+ * The previous release as far as the schema goes: the newest commit whose set of migration files
+ * differs from this checkout's (the parent of the commit that added the last migration). Its code
+ * is the "old" instance; this checkout is the "new" one.
  */
 function previousMigrationSet(): string | undefined {
-  const last = git('log', '-1', '--format=%H', '--', 'src/store/migrations/index.ts').stdout.trim();
-  if (!last) return undefined;
-  const parent = git('rev-parse', '--verify', '--quiet', `${last}^`).stdout.trim();
-  return parent || undefined;
+  const migrationFiles = (rev: string) => git('ls-tree', '--name-only', rev, 'src/store/migrations/').stdout.split('\n').filter((f) => /\/\d{4}-[^/]+\.ts$/.test(f)).join(',');
+  const current = migrationFiles('HEAD');
+  for (const commit of git('log', '--format=%H', '--', 'src/store/migrations/').stdout.split('\n').filter(Boolean)) {
+    const parent = git('rev-parse', '--verify', '--quiet', `${commit}^`).stdout.trim();
+    if (!parent) return undefined;
+    if (migrationFiles(parent) !== current) return parent;
+  }
+  return undefined;
 }
 
 async function appliedMigrations(databaseUrl: string): Promise<string[]> {
