@@ -9,6 +9,8 @@ bash scripts/ensure-postgres.sh
 npx tsc --noEmit
 npm run lint
 npm run check:boundaries
+# Kubernetes manifests in deploy/k8s against the Kubernetes schemas (kubernetes-models, from npm) and the service's rules.
+node --import tsx scripts/validate-k8s.ts
 npm test
 # The distributed suite once more against nats-servers that require TLS client certificates and a password.
 npm run test:nats-secure

@@ -24,6 +24,7 @@ import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
 import { createStore } from './store/index.js';
+import { acquireDataDirLock, type DataDirLock } from './store/data-dir-lock.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
 
@@ -34,16 +35,24 @@ export interface AppOptions {
   llmSyncBaseUrlOverride?: Partial<Record<LlmProviderType, string>>;
   /** Turn engine ports (model resolver, tool storage, images) and runner settings; defaults otherwise. */
   turnEngine?: TurnEngineOptions;
+  /**
+   * Embedded mode: the lock of DATA_DIR, when the caller took it already (src/main.ts does, before
+   * loading the app, so a second start is refused at once). Otherwise createApp takes it.
+   */
+  dataDirLock?: DataDirLock;
 }
 
 /**
  * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
  * everything in reverse order (style rule 17).
  */
-export async function createApp(config: Config, { logDestination, turnEngine, llmSyncBaseUrlOverride }: AppOptions = {}) {
+export async function createApp(config: Config, { logDestination, turnEngine, llmSyncBaseUrlOverride, dataDirLock }: AppOptions = {}) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   try {
+    // Single writer: PGlite files (and the embedded key) belong to one process (src/store/data-dir-lock.ts).
+    const lock = config.mode === 'embedded' ? (dataDirLock ?? (await acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' }))) : undefined;
+    if (lock) closers.unshift({ name: 'data-dir-lock', close: async () => lock.release() });
     const { keyring, created: keyCreated, path: keyPath } = await loadKeyring(config);
     if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
     const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log });
@@ -153,6 +162,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     );
     const port = await server.listen();
     closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
+    lock?.setListening(config.HOST, port);
     log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
     if (config.ROLE !== 'api') {
       const worker = engine.startWorker();

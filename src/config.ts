@@ -7,6 +7,7 @@ import { parseCorsOrigins } from './http/cors.js';
 import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './http/input-hygiene.js';
 import { parseNatsUrl } from './bus/nats/nats-url.js';
+import { DEFAULT_DATA_DIR } from './store/data-dir-lock.js';
 
 /**
  * The service configuration, read once from the environment and validated here.
@@ -15,7 +16,7 @@ import { parseNatsUrl } from './bus/nats/nats-url.js';
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
-  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATA_DIR: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   NATS_URL: Type.Optional(Type.String({ minLength: 1 })),
@@ -112,6 +113,9 @@ const ConfigSchema = Type.Object({
  * `single`: PostgreSQL (DATABASE_URL) with the in-process bus, one instance.
  * `distributed`: PostgreSQL and NATS (DATABASE_URL + NATS_URL), any number of instances.
  */
+/** Every setting the service reads (deployment files are checked against it: scripts/validate-k8s.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.properties);
+
 export type RunMode = 'embedded' | 'single' | 'distributed';
 
 export type Config = Readonly<Static<typeof ConfigSchema>> & { readonly mode: RunMode };

@@ -1,8 +1,11 @@
-import { createApp } from './app.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { resolve } from 'node:path';
+import type { Config } from './config.js';
+import { acquireDataDirLock, DataDirLockedError, DEFAULT_DATA_DIR, liveHolder, type DataDirLock, type LockHolder } from './store/data-dir-lock.js';
 
 /** Process entry point: configuration, the app, and signal handling. */
 async function main(): Promise<void> {
+  refuseIfDataDirHeld(process.env);
+  const { ConfigError, loadConfig } = await import('./config.js');
   let config: Config;
   try {
     config = loadConfig();
@@ -13,7 +16,22 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await createApp(config);
+  // Embedded mode: take the DATA_DIR lock before loading the app (seconds of imports), so a
+  // second start on the same directory is refused at once, naming the holder.
+  let dataDirLock: DataDirLock | undefined;
+  if (config.mode === 'embedded') {
+    try {
+      dataDirLock = await acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' });
+    } catch (err) {
+      if (err instanceof DataDirLockedError) {
+        process.stderr.write(`fatal: ${err.message}\n`);
+        process.exit(3);
+      }
+      throw err;
+    }
+  }
+  const { createApp } = await import('./app.js');
+  const app = await createApp(config, { dataDirLock });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -27,6 +45,27 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * Embedded mode only: a look at DATA_DIR's lock before anything heavy is loaded (the config
+ * schema and the app take seconds to import on a busy host), so a second start on a directory
+ * in use stops at once. The one read of process.env outside src/config.ts, of the three raw
+ * values that decide the mode and the directory; the lock itself is taken after validation.
+ */
+function refuseIfDataDirHeld(env: NodeJS.ProcessEnv): void {
+  const set = (v: string | undefined) => v !== undefined && v !== '';
+  if (set(env['DATABASE_URL']) || set(env['NATS_URL'])) return;
+  const dataDir = set(env['DATA_DIR']) ? env['DATA_DIR']! : DEFAULT_DATA_DIR;
+  let holder: LockHolder | undefined;
+  try {
+    holder = liveHolder(dataDir);
+  } catch {
+    return; // unreadable here: the real acquisition after validation reports it
+  }
+  if (!holder) return;
+  process.stderr.write(`fatal: ${new DataDirLockedError(resolve(dataDir), holder, 'cannot start').message}\n`);
+  process.exit(3);
 }
 
 main().catch((err: unknown) => {

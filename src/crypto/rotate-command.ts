@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../log.js';
+import { loadConfig, type Config } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import { acquireDataDirLock, DataDirLockedError } from '../store/data-dir-lock.js';
 import { createStore } from '../store/index.js';
 import { loadKeyring } from './load-keyring.js';
 import { createRotationSources } from './rotation-sources.js';
@@ -16,6 +17,18 @@ export async function runRotateCommand(argv: readonly string[]): Promise<number>
   const dryRun = argv.includes('--dry-run');
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
+  // Embedded mode: PGlite has one writer. Rotating under a running service would write rows the
+  // service never sees (and it would overwrite them), so refuse while DATA_DIR is held; the lock
+  // also keeps the service from starting while the rotation runs. PostgreSQL needs no such lock.
+  const lock = config.mode === 'embedded' ? await acquireDataDirLock(config.DATA_DIR, { holder: 'rotate-keys', action: 'rotate-keys refused' }) : undefined;
+  try {
+    return await rotate(config, log, dryRun);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function rotate(config: Config, log: Logger, dryRun: boolean): Promise<number> {
   const { keyring, source } = await loadKeyring(config);
   const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: 2, log });
   try {
@@ -36,6 +49,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   runRotateCommand(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
+      if (err instanceof DataDirLockedError) {
+        console.error(err.message);
+        process.exit(3);
+      }
       console.error(`rotate-keys: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(2);
     },

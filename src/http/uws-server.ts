@@ -10,6 +10,9 @@ import type { Router } from './router.js';
 import { DEFAULT_CYCLE_QUIET_MS, SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
 import { SseTimerWheel } from './sse-timers.js';
 
+/** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT (no SO_REUSEPORT); the package exports it untyped, the enum in its typings is not exported at run time. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
 export interface HttpServerOptions {
   host: string;
   port: number;
@@ -199,8 +202,12 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
   return {
     listen(): Promise<number> {
       return new Promise((resolve, reject) => {
-        app.listen(opts.host, opts.port, (socket) => {
-          if (!socket) return reject(new Error(`cannot listen on ${opts.host}:${opts.port}`));
+        // Exclusive: without it uSockets sets SO_REUSEPORT, and a second instance on the same port
+        // would silently share the connections (docs/decisions.md, "Single writer").
+        // The typings lack the (host, port, options, cb) form the native listen has.
+        const listenExclusive = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
+        listenExclusive.call(app, opts.host, opts.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${opts.host}:${opts.port}: address in use or not available`));
           listenSocket = socket;
           resolve(us_socket_local_port(socket as never));
         });

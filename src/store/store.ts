@@ -38,7 +38,8 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
   };
   let orm: MikroORM;
   if (databaseUrl) {
-    orm = (await PostgresOrm.init({ ...common, clientUrl: databaseUrl, pool: { min: 0, max: poolMax } })) as unknown as MikroORM;
+    await ensureDatabase(databaseUrl, log);
+    orm = (await PostgresOrm.init({ ...common, ensureDatabase: false, clientUrl: databaseUrl, pool: { min: 0, max: poolMax } })) as unknown as MikroORM;
     await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
   } else {
     const dir = resolve(dataDir, 'pglite');
@@ -81,13 +82,55 @@ async function warnOnPoolSizing(orm: MikroORM, sizing: { poolMax: number; instan
 /** Lock id serialising migrations of instances that start at once on the same database. */
 const MIGRATION_LOCK_ID = 7_351_001;
 
+/**
+ * Creates the database of `databaseUrl` when it does not exist. Instances that start at once on
+ * a server without it serialise on the migration lock id, taken in the maintenance database
+ * (`postgres`, else `template1`; advisory locks are per database and the target is not there
+ * yet), and look again under it, so exactly one creates it and none fails on the others' CREATE.
+ */
+async function ensureDatabase(databaseUrl: string, log: Logger): Promise<void> {
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await probe.connect();
+  } catch (err) {
+    if ((err as { code?: string }).code !== PG_INVALID_CATALOG_NAME) throw err;
+    return createDatabase(databaseUrl, log);
+  }
+  await probe.end();
+}
+
+async function createDatabase(databaseUrl: string, log: Logger): Promise<void> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  let lastErr: unknown;
+  for (const maintenance of ['postgres', 'template1']) {
+    const url = new URL(databaseUrl);
+    url.pathname = '/' + maintenance;
+    try {
+      await withMigrationLock(url.toString(), async (client) => {
+        const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+        if (rowCount) return;
+        await client.query(`create database "${name.replaceAll('"', '""')}"`);
+        log.info({ component: 'store', database: name }, 'database created');
+      });
+      return;
+    } catch (err) {
+      lastErr = err;
+      if ((err as { code?: string }).code !== PG_INVALID_CATALOG_NAME) break;
+    }
+  }
+  throw new Error(`cannot create database ${name}: ${(lastErr as Error).message}`, { cause: lastErr });
+}
+
+/** SQLSTATE 3D000: the database named in the connection does not exist. */
+const PG_INVALID_CATALOG_NAME = '3D000';
+
 /** Runs `fn` while holding a session-level advisory lock on a dedicated connection. */
-async function withMigrationLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
+async function withMigrationLock<T>(databaseUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-    return await fn();
+    return await fn(client);
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     await client.end();

@@ -32,6 +32,8 @@ export interface NatsServerOptions {
   files?: Record<string, string>;
   /** Environment of nats-server (the `$VARIABLES` a config references). */
   env?: Record<string, string>;
+  /** Client port (single server only; default: a free one), e.g. one a service already waits on. */
+  port?: number;
 }
 
 export interface NatsServer {
@@ -299,6 +301,7 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   const root = tempRoot('nats-test-');
   const sec = securityOf(root, opts);
   const base = await nodeSpec(root, 'n1');
+  if (opts.port !== undefined) base.port = opts.port;
   const spec = { ...base, config: writeConfig(base, sec) };
   const { server, start } = managed(bin, spec, sec, readyTimeoutMs, true);
   t?.after(async () => {

@@ -1,4 +1,4 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../log.js';
 import type { Bus } from '../ports.js';
@@ -10,6 +10,7 @@ import { createNatsSignals } from './signals.js';
 import { shareRequestCancelError } from './request-cancel.js';
 import { coalesceSocketWrites } from './write-coalescing.js';
 import { ensureTopology } from './topology.js';
+import { isClusterForming } from './nats-errors.js';
 import { createNatsTurnQueue } from './turn-queue.js';
 
 export const DEFAULT_SHARDS = 1;
@@ -48,6 +49,8 @@ export interface NatsBusOptions {
   requestTimeoutMs?: number;
   /** Connection name shown by the server (monitoring). */
   name?: string;
+  /** How long start-up waits for a server and for JetStream, in ms (default: as long as it takes). */
+  startWaitMs?: number;
 }
 
 /**
@@ -64,6 +67,69 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   const log = opts.log.child({ component: 'bus', kind: 'nats' });
 
   const { servers, ...auth } = await natsConnectOptions(opts.url, opts.auth);
+  // Cold start: nats-server may come up after the instances (compose, Kubernetes), and a fresh
+  // cluster answers JetStream requests only once it has a meta leader. Wait for both, saying
+  // what for, instead of exiting; errors that waiting cannot fix (credentials, permissions,
+  // configuration) still stop the start at once.
+  const deadline = Date.now() + (opts.startWaitMs ?? Infinity);
+  for (let attempt = 1; ; attempt++) {
+    const stage: StartStage = { waitingFor: 'server' };
+    try {
+      return await openNatsBus(opts, { servers, auth, log, shards, ackWaitMs, duplicateWindowMs, timeout }, stage);
+    } catch (err) {
+      if (!isRetryableStartError(err)) throw err;
+      const delayMs = Math.min(START_RETRY_MAX_MS, START_RETRY_FIRST_MS * 2 ** (attempt - 1));
+      if (Date.now() + delayMs > deadline) throw err;
+      const what = stage.waitingFor === 'server' ? `a NATS server to accept connections at ${servers.join(',')}` : 'JetStream to answer (stream setup; a new cluster elects its meta leader first)';
+      log.warn({ waiting_for: stage.waitingFor, servers, attempt, retry_in_ms: delayMs, reason: (err as Error).message }, `waiting for ${what}; retrying in ${delayMs} ms`);
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
+  }
+}
+
+/** What a start attempt got to: `server` (connecting) or `jetstream` (connected, setting up streams). */
+interface StartStage {
+  waitingFor: 'server' | 'jetstream';
+}
+
+interface StartSettings {
+  servers: string[];
+  auth: Omit<NatsAuthConnectOptions, 'servers'>;
+  log: Logger;
+  shards: number;
+  ackWaitMs: number;
+  duplicateWindowMs: number;
+  timeout: number;
+}
+
+/** Start-up failures no wait fixes, by error name and by message (TLS set-up errors have no name of their own). */
+const FATAL_START_ERRORS = ['AuthorizationError', 'UserAuthenticationExpiredError', 'PermissionViolationError', 'InvalidArgumentError'];
+const FATAL_START_MESSAGE = /authoriz|authentic|permission|certificate|tls|ssl/i;
+
+/** Start-up retries: the first pause, doubling up to the last. */
+const START_RETRY_FIRST_MS = 250;
+const START_RETRY_MAX_MS = 5_000;
+
+/**
+ * True for start-up failures that a later attempt may not have: no server listening, a
+ * request that timed out or found no JetStream responder, a cluster still forming. Not for
+ * refused credentials or permissions, TLS mismatches or invalid configuration.
+ */
+export function isRetryableStartError(err: unknown): boolean {
+  const chain: Error[] = [];
+  for (let e: unknown = err; e instanceof Error && chain.length < 8; e = e.cause) chain.push(e);
+  if (chain.some((e) => FATAL_START_ERRORS.includes(e.name) || FATAL_START_MESSAGE.test(e.message))) return false;
+  for (const e of chain) {
+    if (isClusterForming(e)) return true;
+    if (['ConnectionError', 'TimeoutError', 'NoResponders', 'ClosedConnectionError'].includes(e.name)) return true;
+    // JetStream "temporarily unavailable" (503) while a server starts.
+    if (e instanceof JetStreamApiError && e.status === 503) return true;
+  }
+  return false;
+}
+
+async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage: StartStage): Promise<Bus> {
+  const { servers, auth, log, shards, ackWaitMs, duplicateWindowMs, timeout } = settings;
   const nc = await connect({
     servers,
     ...auth,
@@ -77,6 +143,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
     // The servers as configured, without credentials: "Authorization Violation" alone says not where.
     throw new Error(`cannot connect to NATS (${servers.join(',')}): ${(err as Error).message}`, { cause: err });
   });
+  stage.waitingFor = 'jetstream';
   try {
     if (!coalesceSocketWrites(nc)) log.warn('nats.js transport changed shape: socket writes are not coalesced');
     if (!shareRequestCancelError()) log.warn('nats.js request class changed shape: every request still builds a cancel error');
