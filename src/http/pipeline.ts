@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, InvalidRequestError, OriginNotAllowedError, UnauthorizedError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { compose, type Stage } from './compose.js';
@@ -6,6 +7,7 @@ import { preflightHeaders, type CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
+import type { HttpObserver } from './observer.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
 
@@ -97,6 +99,19 @@ export function accessLogStage(): Stage<Exchange> {
     const url = redactUrl(ex.rawQuery ? `${ex.url}?${ex.rawQuery}` : ex.url);
     const { principal } = ex;
     ex.rootLog.info({ reqId: ex.reqId, orgId: principal?.org_id, userId: principal?.user_id, method: ex.method, url, status, ms: Date.now() - ex.startedAt }, 'request');
+  };
+}
+
+/** Reports each request's route template, status and handling time (present only when metrics are on). */
+export function metricsStage(observer: HttpObserver): Stage<Exchange> {
+  return async function metrics(ex, next) {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const status = ex.reply && 'status' in ex.reply ? ex.reply.status : 200;
+      observer.request(ex.route, ex.method, status, (performance.now() - started) / 1000);
+    }
   };
 }
 
@@ -242,12 +257,15 @@ export interface PipelineDeps {
   maxJsonDepth?: number;
   /** CORS_ALLOWED_ORIGINS parsed; null or absent: CORS off, and no preflight stage at all. */
   cors?: CorsPolicy | null;
+  /** Request metrics (src/observability); absent: no metrics stage at all. */
+  observer?: HttpObserver | null;
 }
 
-/** The fixed pipeline: requestId → log → errors → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors }: PipelineDeps) {
+/** The fixed pipeline: requestId → [metrics] → log → errors → [preflight] → route → auth → validate → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, observer }: PipelineDeps) {
   return compose<Exchange>([
     requestIdStage(),
+    ...(observer ? [metricsStage(observer)] : []),
     accessLogStage(),
     errorStage(),
     ...(cors ? [preflightStage(router, cors)] : []),
