@@ -82,6 +82,20 @@ describe('Prometheus /metrics', () => {
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
       assert.ok(after.families.has(name), name);
     }
+    // A turn whose LLM call fails for good: a failed turn, an LLM error by kind.
+    const failing = await createSession(app);
+    assert.equal((await sendMessage(app, failing.id, '@fail auth')).status, 201);
+    let last = after;
+    for (let i = 0; i < 200 && moved(after, last, `${P}turns_failed_total`) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      last = await scrape(url, TOKEN);
+    }
+    assert.equal(moved(after, last, `${P}turns_failed_total`, { error_code: 'llm_error' }), 1);
+    assert.equal(moved(after, last, `${P}turn_duration_seconds`, { outcome: 'failed' }), 1);
+    assert.equal(moved(after, last, `${P}llm_errors_total`, { ...llm, kind: 'auth' }), 1);
+    assert.equal(moved(after, last, `${P}llm_requests_total`, { ...llm, outcome: 'error' }), 1);
+    assert.equal(moved(after, last, `${P}llm_retries_total`), 0, 'auth errors are not retried');
+
     // Conventions: counters end in _total, nothing else does; every own name has a unit or is a count.
     for (const f of after.families.values()) {
       if (!f.name.startsWith(P)) continue;
