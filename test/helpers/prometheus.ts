@@ -40,6 +40,11 @@ export class Scrape {
     return f;
   }
 
+  /** The series of one name (histograms: read `<name>_bucket`, `_sum`, `_count`); [] when absent. */
+  series(name: string): MetricFamily['metrics'] {
+    return this.#samples.get(name)?.metrics ?? [];
+  }
+
   /** The sum over series whose labels include `labels` (histograms: their `_count`). 0 when none matches. */
   value(name: string, labels: Record<string, string> = {}): number {
     const series = this.family(name).type === 'HISTOGRAM' ? `${name}_count` : name;
