@@ -79,6 +79,7 @@ export function createSharedTaskCounts(deps: { sql: SqlRunner; counts: TaskCount
 
   const timer = setInterval(() => void flush(), flushMs);
   timer.unref();
+  void flush(); // join the live set at once, not a flush later
 
   const source: TaskCountSource = {
     async read(fromMinute, toMinute) {
@@ -111,6 +112,7 @@ export function createSharedTaskCounts(deps: { sql: SqlRunner; counts: TaskCount
       if (closed) return;
       closed = true;
       clearInterval(timer);
+      await flushing; // a flush under way took its counts before the latest ones: write those too
       await flush();
       await sql('delete from service_instances where instance_id = ?', [instanceId]).catch(() => undefined);
     },
