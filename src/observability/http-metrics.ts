@@ -88,7 +88,10 @@ export function createSseMetrics(registry: Registry, openStreams: () => number):
   return {
     opened: () => opened.value++,
     written(chunk) {
-      if (chunk !== lastChunk) (lastChunk = chunk), (lastBytes = Buffer.byteLength(chunk));
+      if (chunk !== lastChunk) {
+        lastChunk = chunk;
+        lastBytes = Buffer.byteLength(chunk);
+      }
       frames.value++;
       bytes.value += lastBytes;
     },

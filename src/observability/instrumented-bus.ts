@@ -57,7 +57,9 @@ function withCompletion(c: TurnClaim, completed: (claim: TurnClaim) => void): Tu
     heartbeat: () => c.heartbeat(),
     async ack() {
       await c.ack();
-      if (!done) (done = true), completed(c);
+      if (done) return;
+      done = true;
+      completed(c);
     },
     nak: (delayMs) => c.nak(delayMs),
     isCurrent: () => c.isCurrent(),

@@ -77,8 +77,15 @@ export function createLlmMetrics(registry: Registry): LlmObserver {
     let first = true;
     try {
       for await (const ev of provider.stream(req)) {
-        if (first && ev.type !== 'usage' && ev.type !== 'done') (first = false), c.firstOutput.observe((performance.now() - started) / 1000);
-        if (ev.type === 'usage') c.input.inc(ev.input_tokens), c.output.inc(ev.output_tokens), c.cached.inc(ev.cache_read_tokens);
+        if (first && ev.type !== 'usage' && ev.type !== 'done') {
+          first = false;
+          c.firstOutput.observe((performance.now() - started) / 1000);
+        }
+        if (ev.type === 'usage') {
+          c.input.inc(ev.input_tokens);
+          c.output.inc(ev.output_tokens);
+          c.cached.inc(ev.cache_read_tokens);
+        }
         yield ev;
       }
       c.ok.inc();

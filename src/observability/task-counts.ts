@@ -66,7 +66,10 @@ export class TaskCounts {
     for (const c of counts) {
       const p = this.#pending.get(c.minute);
       if (!p) this.#pending.set(c.minute, { ...c });
-      else (p.task_claimed += c.task_claimed), (p.task_completed += c.task_completed);
+      else {
+        p.task_claimed += c.task_claimed;
+        p.task_completed += c.task_completed;
+      }
     }
   }
 

@@ -7,7 +7,7 @@
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { AppendResult, NewEvent, TurnClaim } from '../bus/index.js';
-import { EVENT_TYPES } from '../events/event-types.js';
+import { EVENT_TYPES } from '../../schemas/event-types.js';
 import { uuidv7Millis } from '../ids.js';
 import { CounterFamily, HistogramFamily, LATENCY_BUCKETS_S, LONG_BUCKETS_S, type CounterCell, type HistogramCell } from './cells.js';
 import type { BusObserver } from './instrumented-bus.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp } from '../helpers/app.js';
-import { Scrape, scrape } from '../helpers/prometheus.js';
+import { type Scrape, scrape } from '../helpers/prometheus.js';
 import { createSession, sendMessage, watch } from '../api/turns/helpers.js';
 
 const TOKEN = 'metrics-token-0123456789';
