@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestApp } from '../helpers/app.js';
 import { type Scrape, scrape } from '../helpers/prometheus.js';
 import { createSession, sendMessage, watch } from '../api/turns/helpers.js';
@@ -95,6 +96,12 @@ describe('Prometheus /metrics', () => {
     assert.equal(moved(after, last, `${P}llm_errors_total`, { ...llm, kind: 'auth' }), 1);
     assert.equal(moved(after, last, `${P}llm_requests_total`, { ...llm, outcome: 'error' }), 1);
     assert.equal(moved(after, last, `${P}llm_retries_total`), 0, 'auth errors are not retried');
+
+    // The API document lists /metrics (with its media type) and stays valid OpenAPI 3.1.
+    const doc = (await app.request('GET', '/api-doc/openapi.json')).body;
+    assert.ok(doc.paths['/metrics'].get.responses['200'].content['text/plain; version=0.0.4; charset=utf-8']);
+    const validity = await new Validator().validate(doc);
+    assert.equal(validity.valid, true, JSON.stringify(validity.errors)?.slice(0, 1000));
 
     // Conventions: counters end in _total, nothing else does; every own name has a unit or is a count.
     for (const f of after.families.values()) {
