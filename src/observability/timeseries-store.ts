@@ -1,6 +1,6 @@
 /**
  * Distributed mode: every instance writes its task counts to PostgreSQL every `flushMs`
- * (migration 0014: `service_instances` heartbeats, `instance_task_counts` per minute), so any
+ * (migration 0015: `service_instances` heartbeats, `instance_task_counts` per minute), so any
  * instance answers the timeseries for all live ones. Live = a heartbeat within 3 flushes.
  * Counts are added (not overwritten), so an instance restarted under the same INSTANCE_ID keeps
  * its earlier minutes in the database; the answering instance reports itself from its own ring. Rows older than the retention are pruned by whichever instance gets there.

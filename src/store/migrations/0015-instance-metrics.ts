@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * completed per unix minute. Written every few seconds by every instance, pruned after a day.
  */
 export class InstanceMetricsMigration extends Migration {
-  override name = '0014-instance-metrics';
+  override name = '0015-instance-metrics';
 
   async up(): Promise<void> {
     this.addSql(`create table service_instances (
