@@ -15,5 +15,6 @@ import { fsSchemas } from './fs.js';
 import { storageSchemas } from './storage.js';
 import { imageSchemas } from './images.js';
 import { connectionSchemas } from './connections.js';
+import { metricsSchemas } from './metrics.js';
 
-export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...authSchemas, ...userSchemas, ...orgSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas, ...fsSchemas, ...storageSchemas, ...imageSchemas, ...connectionSchemas];
+export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...authSchemas, ...userSchemas, ...orgSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas, ...fsSchemas, ...storageSchemas, ...imageSchemas, ...connectionSchemas, ...metricsSchemas];

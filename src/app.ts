@@ -13,6 +13,8 @@ import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
 import { systemRoutes } from './api/system/routes.js';
+import { prometheusRoutes, timeseriesRoutes } from './api/metrics/routes.js';
+import { createObservability, instrumentBus } from './observability/index.js';
 import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus } from './bus/index.js';
 import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from './capabilities/index.js';
@@ -27,6 +29,9 @@ import { createStore } from './store/index.js';
 import { acquireDataDirLock, type DataDirLock } from './store/data-dir-lock.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
+
+/** The API version in the OpenAPI document and the `agent_session_info` metric. */
+const SERVICE_VERSION = '1.0.0';
 
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -57,7 +62,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
     const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log });
     closers.unshift({ name: 'store', close: () => store.close() });
-    const bus = config.NATS_URL
+    const bareBus = config.NATS_URL
       ? await createBus({
           kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
           auth: {
@@ -68,7 +73,20 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
           replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
         })
       : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
-    closers.unshift({ name: 'bus', close: () => bus.close() });
+    closers.unshift({ name: 'bus', close: () => bareBus.close() });
+    const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+    const checks = [
+      { name: 'database', check: () => store.ping() },
+      { name: 'bus', check: () => bareBus.ping() },
+    ];
+    const metricsOn = config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined;
+    const observability = createObservability(
+      { sql: store.sql, log, checks },
+      { instanceId, role: config.ROLE, mode: config.mode, version: SERVICE_VERSION, metrics: metricsOn, flushMs: config.TIMESERIES_FLUSH_MS },
+    );
+    closers.unshift({ name: 'observability', close: () => observability.close() });
+    // Claims, completions and appends are counted here, not inside the turn engine.
+    const bus = instrumentBus(bareBus, observability.bus);
 
     const bootstrap = await ensureBootstrapAdmin({
       store,
@@ -79,6 +97,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
 
     const llm = createLlmModule({
       store, keyring, log, systemDefault: 'llmsim', syncBaseUrlOverride: llmSyncBaseUrlOverride,
+      ...(observability.llm ? { llm: { observer: observability.llm } } : {}),
       allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),
     });
     await llm.upgradeLegacyKeys();
@@ -129,24 +148,23 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     });
     const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits, storage, keyring, llmProviders, llmModels, modelSync, modelResolver };
     const routes: Route[] = [];
-    routes.push(...systemRoutes({
-      checks: [
-        { name: 'database', check: () => store.ping() },
-        { name: 'bus', check: () => bus.ping() },
-      ],
-      openApi: () => openApi,
-    }));
-    if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services));
-    const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: '1.0.0', prefix: config.API_PREFIX });
+    routes.push(...systemRoutes({ checks, openApi: () => openApi }));
+    const { scrape } = observability;
+    // /metrics on the main port only behind its token; with METRICS_PORT it is served there alone.
+    if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined) routes.push(...prometheusRoutes({ scrape, token: config.METRICS_TOKEN }));
+    if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services), ...timeseriesRoutes({ source: observability.timeseries }));
+    const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: SERVICE_VERSION, prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
+    const validation = createValidation(namedSchemas);
     const pipeline = createPipeline({
       router,
-      validation: createValidation(namedSchemas),
+      validation,
       authenticate: auth.authenticate,
       maxJsonDepth: config.MAX_JSON_DEPTH,
       cors,
+      observer: observability.http,
       ...(config.RESPONSE_VALIDATION ? { checkRepliesWith: ErrorResponse } : {}),
     });
     const server = createHttpServer(
@@ -156,7 +174,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
         maxBodyBytes: config.MAX_BODY_BYTES,
         clientAddress: createClientAddressResolver(config.TRUST_PROXY),
         cors,
-        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, quietMs: config.SSE_CYCLE_QUIET_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
+        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, quietMs: config.SSE_CYCLE_QUIET_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES, observer: observability.sse },
       },
       { log, router, pipeline },
     );
@@ -164,8 +182,12 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
     lock?.setListening(config.HOST, port);
     log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
+    const metricsPort = scrape && config.METRICS_PORT !== undefined ? await listenForMetrics(config, { log, validation, scrape }) : undefined;
+    if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
+    observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
     if (config.ROLE !== 'api') {
       const worker = engine.startWorker();
+      observability.bind({ turnsRunning: () => worker.running });
       closers.unshift({ name: 'turn-worker', close: () => worker.stop() });
       const scheduler = createScheduler(
         {
@@ -187,12 +209,35 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       server,
       port,
       url: `http://${config.HOST}:${port}`,
+      /** The separate /metrics listener (METRICS_PORT), if any. */
+      metricsUrl: metricsPort ? `http://${config.METRICS_HOST ?? config.HOST}:${metricsPort.port}` : undefined,
       close: () => closeAll(closers, log),
     };
   } catch (err) {
     await closeAll(closers, log);
     throw err;
   }
+}
+
+/** `/metrics` alone on METRICS_HOST:METRICS_PORT (behind METRICS_TOKEN when that is set too). */
+async function listenForMetrics(config: Config, deps: { log: Logger; validation: ReturnType<typeof createValidation>; scrape: () => Promise<string> }) {
+  const router = createRouter(prometheusRoutes({ scrape: deps.scrape, token: config.METRICS_TOKEN }));
+  const authenticate = async (): Promise<never> => {
+    throw new Error('the metrics listener has no authenticated routes');
+  };
+  const pipeline = createPipeline({ router, validation: deps.validation, authenticate });
+  const server = createHttpServer(
+    {
+      host: config.METRICS_HOST ?? config.HOST,
+      port: config.METRICS_PORT!,
+      maxBodyBytes: 1024,
+      sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES },
+    },
+    { log: deps.log, router, pipeline },
+  );
+  const port = await server.listen();
+  deps.log.info({ port, host: config.METRICS_HOST ?? config.HOST }, 'metrics listening');
+  return { server, port };
 }
 
 async function closeAll(closers: { name: string; close(): Promise<void> }[], log: Logger): Promise<void> {

@@ -103,6 +103,14 @@ const ConfigSchema = Type.Object({
   PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
   PARSE_WORKER_MEMORY_MB: Type.Integer({ minimum: 32, default: 256 }),
   PARSE_QUEUE_MAX: Type.Integer({ minimum: 1, default: 64 }),
+  /** Prometheus `/metrics`: a bearer token (on the main port, or on METRICS_PORT too); unset with METRICS_PORT unset: metrics off. */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** A separate listener for `/metrics` only (0: any free port); unset: `/metrics` on the main port when METRICS_TOKEN is set. */
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** Listen address of METRICS_PORT (default: HOST). */
+  METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  /** Distributed mode: how often each instance writes its task counts for the timeseries, in ms. */
+  TIMESERIES_FLUSH_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GEMINI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -168,6 +176,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       throw new ConfigError(`invalid configuration: ${key} ${(err as Error).message}`);
     }
   }
+  if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT) {
+    throw new ConfigError('invalid configuration: METRICS_PORT must differ from PORT');
+  }
+  if (cfg.METRICS_HOST && cfg.METRICS_PORT === undefined) throw new ConfigError('invalid configuration: METRICS_HOST needs METRICS_PORT');
   const mode: RunMode = cfg.NATS_URL ? 'distributed' : cfg.DATABASE_URL ? 'single' : 'embedded';
   return Object.freeze({ ...cfg, mode });
 }

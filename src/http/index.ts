@@ -7,6 +7,7 @@ export type { CorsPolicy } from './cors.js';
 export { createRouter } from './router.js';
 export type { Router } from './router.js';
 export { createPipeline, parseQuery } from './pipeline.js';
+export type { HttpObserver, SseObserver } from './observer.js';
 export type { Authenticate, Exchange } from './pipeline.js';
 export { createValidation } from './validation.js';
 export type { Validation } from './validation.js';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { TSchema } from '@sinclair/typebox';
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, InvalidRequestError, OriginNotAllowedError, UnauthorizedError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
@@ -7,6 +8,7 @@ import { preflightHeaders, type CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
+import type { HttpObserver } from './observer.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
 
@@ -98,6 +100,19 @@ export function accessLogStage(): Stage<Exchange> {
     const url = redactUrl(ex.rawQuery ? `${ex.url}?${ex.rawQuery}` : ex.url);
     const { principal } = ex;
     ex.rootLog.info({ reqId: ex.reqId, orgId: principal?.org_id, userId: principal?.user_id, method: ex.method, url, status, ms: Date.now() - ex.startedAt }, 'request');
+  };
+}
+
+/** Reports each request's route template, status and handling time (present only when metrics are on). */
+export function metricsStage(observer: HttpObserver): Stage<Exchange> {
+  return async function metrics(ex, next) {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const status = ex.reply && 'status' in ex.reply ? ex.reply.status : 200;
+      observer.request(ex.route, ex.method, status, (performance.now() - started) / 1000);
+    }
   };
 }
 
@@ -278,12 +293,15 @@ export interface PipelineDeps {
   cors?: CorsPolicy | null;
   /** RESPONSE_VALIDATION: the schema of error replies; absent, replies are not checked. */
   checkRepliesWith?: TSchema;
+  /** Request metrics (src/observability); absent: no metrics stage at all. */
+  observer?: HttpObserver | null;
 }
 
-/** The fixed pipeline: requestId → log → [response check] → errors → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith }: PipelineDeps) {
+/** The fixed pipeline: requestId → [metrics] → log → [response check] → errors → [preflight] → route → auth → validate → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer }: PipelineDeps) {
   return compose<Exchange>([
     requestIdStage(),
+    ...(observer ? [metricsStage(observer)] : []),
     accessLogStage(),
     ...(checkRepliesWith ? [responseCheckStage(validation, router.routes, checkRepliesWith)] : []),
     errorStage(),

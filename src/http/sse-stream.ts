@@ -1,4 +1,5 @@
 import { formatSseFrame, SSE_HEARTBEAT } from './sse-frame.js';
+import type { SseObserver } from './observer.js';
 import type { SseTimerTarget, SseTimers } from './sse-timers.js';
 
 /** What an SSE stream writes to; the uWS adapter implements it with cork/onWritable discipline. */
@@ -23,6 +24,8 @@ export interface SseStreamOptions {
   maxBufferBytes: number;
   /** Random in [0,1); injected so tests can pin the jitter. */
   random?: () => number;
+  /** SSE metrics (src/observability); absent when metrics are off. */
+  observer?: SseObserver | null;
 }
 
 export const RETRY_FLOWING_MS = 100;
@@ -122,6 +125,7 @@ export class SseStream implements SseTimerTarget {
   /** Sends `disconnecting` (one write of its own, never batched with events) and ends the stream; the client reconnects with since_id. */
   disconnect(reason: string): void {
     if (!this.#open) return;
+    if (reason === 'connection_cycle') this.#opts.observer?.cycled();
     const data = JSON.stringify({ reason, retry_ms: RETRY_FLOWING_MS });
     this.#write(`retry: ${RETRY_FLOWING_MS}\n` + formatSseFrame({ event: 'disconnecting', data }));
     this.end();
@@ -183,6 +187,7 @@ export class SseStream implements SseTimerTarget {
       (this.#backlog ??= []).push(chunk);
       this.#backlogBytes += chunk.length;
       if (this.#backlogBytes > this.#opts.maxBufferBytes) {
+        this.#opts.observer?.dropped();
         this.#sink.abort();
         this.closed();
       }

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import { Exchange } from './pipeline.js';
+import type { SseObserver } from './observer.js';
 import type { Reply } from './route.js';
 import type { Router } from './router.js';
 import { DEFAULT_CYCLE_QUIET_MS, SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
@@ -175,7 +176,9 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
 
   function openStream(conn: Conn, start: (stream: SseStream) => void): void {
     const { res } = conn;
-    const stream = new SseStream(new UwsSseSink(conn), opts.sse, sseTimers);
+    const observer = opts.sse.observer ?? null;
+    const stream = new SseStream(new UwsSseSink(conn, observer), opts.sse, sseTimers);
+    observer?.opened();
     conn.sse = stream;
     streams.add(stream);
     stream.onClose(forgetStream);
@@ -232,6 +235,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
 /** The SSE sink over a uWS response: shared methods instead of three closures per stream. */
 class UwsSseSink implements SseSink {
   readonly #conn: Conn;
+  readonly #observer: SseObserver | null;
   #chunk = '';
   #written = false;
   /** One corked-write callback per stream instead of a closure per frame written. */
@@ -239,12 +243,14 @@ class UwsSseSink implements SseSink {
     this.#written = this.#conn.res.write(this.#chunk);
   };
 
-  constructor(conn: Conn) {
+  constructor(conn: Conn, observer: SseObserver | null) {
     this.#conn = conn;
+    this.#observer = observer;
   }
 
   write(chunk: string): boolean {
     if (this.#conn.aborted) return false;
+    if (this.#observer) this.#observer.written(chunk);
     this.#chunk = chunk;
     this.#written = false;
     this.#conn.res.cork(this.#corkedWrite);

@@ -4,9 +4,12 @@ import { createLlmsimProvider } from './llmsim.js';
 import { createOpenAiCompletionsProvider } from './openai-completions.js';
 import { createOpenAiResponsesProvider } from './openai-responses.js';
 import { defaultLlmRetryOptions, type LlmRetryOptions } from './retry.js';
-import type { LlmProvider, LlmProviderConfig } from './types.js';
+import type { LlmObserver, LlmProvider, LlmProviderConfig } from './types.js';
 
-export type LlmProviderOptions = LlmRetryOptions;
+export interface LlmProviderOptions extends LlmRetryOptions {
+  /** Metrics (src/observability): wraps every provider built and hears of each retry; absent: none. */
+  observer?: LlmObserver;
+}
 
 function checkOptions(opts: LlmRetryOptions): void {
   for (const key of ['maxRetries', 'baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
@@ -20,8 +23,20 @@ function checkOptions(opts: LlmRetryOptions): void {
  * `maxRetryAfterMs` (default 60 s); the SDKs' own retries are disabled.
  */
 export function createLlmProvider(config: LlmProviderConfig, opts: Partial<LlmProviderOptions> = {}): LlmProvider {
-  const retry = { ...defaultLlmRetryOptions(), ...opts };
+  const { observer, ...retryOpts } = opts;
+  const retry = { ...defaultLlmRetryOptions(), ...retryOpts };
   checkOptions(retry);
+  if (!observer) return buildProvider(config, retry);
+  const sleep = retry.sleep;
+  // Every sleep of the retry loop is the pause before a retry.
+  retry.sleep = (ms, signal) => {
+    observer.retried(config.provider_type);
+    return sleep(ms, signal);
+  };
+  return observer.wrap(buildProvider(config, retry));
+}
+
+function buildProvider(config: LlmProviderConfig, retry: LlmRetryOptions): LlmProvider {
   switch (config.provider_type) {
     case 'openai':
       return createOpenAiResponsesProvider(config, retry);

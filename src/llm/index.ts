@@ -4,6 +4,7 @@ export type {
   LlmControls,
   LlmImagePart,
   LlmMessage,
+  LlmObserver,
   LlmModelInfo,
   LlmProvider,
   LlmProviderConfig,

@@ -130,3 +130,11 @@ export interface LlmProviderConfig {
   /** The SDK base URL (OpenAI-style URLs include `/v1`); null or absent = vendor default. */
   base_url?: string | null;
 }
+
+/** Hooks of the metrics module (src/observability/llm-metrics.ts) into every provider built. */
+export interface LlmObserver {
+  /** Returns the provider to use in place of `provider` (the same interface, measured). */
+  wrap(provider: LlmProvider): LlmProvider;
+  /** A call to a provider of this type is being retried (after a 429, 5xx or network error). */
+  retried(type: LlmProviderType): void;
+}

@@ -228,6 +228,15 @@ async function seedMemberOwned(app: TestApp, org1: Org1): Promise<Map<string, st
   ]);
 }
 
+/**
+ * Routes whose auth mode the matrix in docs/decisions.md names explicitly (beyond what
+ * `MEMBER_OWNERSHIP_RULES` covers); the generated checks below then hold them to it.
+ */
+const PINNED_AUTH: Record<string, Route['auth']> = {
+  // Deployment-wide task counts of every organisation: the operator only (decisions, "Roles").
+  'GET /v1/durable/metrics/timeseries': 'operator',
+};
+
 test('authorization matrix - every credentialed route in app.routes', async (t) => {
   const secrets = new SecretLedger();
   const app = await startTestApp(t, { mode: 'postgres' });
@@ -235,6 +244,9 @@ test('authorization matrix - every credentialed route in app.routes', async (t) 
   const org1 = await seedOrg1(app, secrets);
   const org2 = await createOrgWithAdmin(app, 'Matrix Two', secrets);
   const routes = app.app.routes.filter((r) => r.auth !== 'none');
+  for (const [name, auth] of Object.entries(PINNED_AUTH)) {
+    assert.equal(routes.find((r) => `${r.method} ${r.path}` === name)?.auth, auth, `${name} is in the route table with auth ${auth}`);
+  }
   assert.ok(routes.length >= 15, `the route table has ${routes.length} credentialed routes`);
   const realIdRoutes = routes.filter((r) => { const c = collectionOf(r); return c && org1.resources.has(c); });
   t.diagnostic(`${routes.length} credentialed routes; ${realIdRoutes.length} addressed with a real organisation-1 id (${[...org1.resources.keys()].join(', ')})`);

@@ -150,4 +150,21 @@ describe('SSE frames and streams', () => {
     assert.equal(state.aborted, true);
     assert.equal(s.open, false);
   });
+
+  it('tells its observer of a connection cycle and of a slow-client drop, and of nothing else', () => {
+    const heard: string[] = [];
+    const observer = { opened: () => heard.push('opened'), written: () => heard.push('written'), cycled: () => heard.push('cycled'), dropped: () => heard.push('dropped') };
+    const timers = new VirtualSseTimers({ tickMs: 10 });
+    const cycling = new SseStream(fakeSink().sink, { heartbeatMs: 10_000, cycleMs: 100, quietMs: 0, maxBufferBytes: 1e6, random: () => 0, observer }, timers);
+    timers.advanceTo(200);
+    assert.equal(cycling.open, false);
+    assert.deepEqual(heard, ['cycled']);
+    const slow = new SseStream(fakeSink(() => false).sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 10, random: () => 0.5, observer }, timers);
+    slow.send('A\n\n');
+    slow.send('x'.repeat(20));
+    assert.equal(slow.open, false);
+    assert.deepEqual(heard, ['cycled', 'dropped']);
+    new SseStream(fakeSink().sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 1e6, observer }, timers).disconnect('server_shutdown');
+    assert.deepEqual(heard, ['cycled', 'dropped'], 'a shutdown is not a cycle');
+  });
 });

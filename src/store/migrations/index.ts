@@ -9,5 +9,6 @@ import { LlmMigration } from './0006-llm.js';
 import { SessionConfigMigration } from './0010-session-config.js';
 import { AgentCreatorMigration } from './0012-agent-creator.js';
 import { AgentCompatMigration } from './0013-agent-compat.js';
+import { InstanceMetricsMigration } from './0015-instance-metrics.js';
 
-export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration, AgentCompatMigration];
+export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration, AgentCompatMigration, InstanceMetricsMigration];
