@@ -25,6 +25,8 @@ import type { AppServices } from './services.js';
 import { createStore } from './store/index.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
+import { createTracing, otlpTracesUrl } from './observability/tracing.js';
+import { SERVICE_VERSION } from './version.js';
 
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -42,7 +44,16 @@ export interface AppOptions {
 export async function createApp(config: Config, { logDestination, turnEngine, llmSyncBaseUrlOverride }: AppOptions = {}) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
+  const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   try {
+    const tracing = createTracing(
+      {
+        tracesUrl: otlpTracesUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+        serviceName: config.OTEL_SERVICE_NAME, serviceVersion: SERVICE_VERSION, instanceId, role: config.ROLE, exportDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
+      },
+      { log },
+    );
+    closers.unshift({ name: 'tracing', close: () => tracing.close() });
     const { keyring, created: keyCreated, path: keyPath } = await loadKeyring(config);
     if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
     const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log });
@@ -107,8 +118,8 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       maxConnections: config.USER_MAX_CONNECTIONS,
     });
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
-    const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
-    const turns = createTurnService({ store, bus, log, ...engine.ports });
+    const engine = createTurnEngine({ config, store, bus, log, capabilities, tracing }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
+    const turns = createTurnService({ store, bus, log, tracing, ...engine.ports });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
     const streamLimits = createConnectionLimits({
@@ -131,7 +142,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
 
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors });
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors, tracing });
     const server = createHttpServer(
       {
         host: config.HOST,
@@ -152,10 +163,18 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       const scheduler = createScheduler(
         {
           queue: storage.scheduleQueue,
-          submit: async (claim, text) => void (await turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }])),
+          // A root span per fired schedule: its turn's spans and events hang off it.
+          submit: async (claim, text) => {
+            const span = tracing.startSpan('schedule.fire', { attributes: { 'session.id': claim.session_id } });
+            try {
+              await tracing.run(span, () => turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]));
+            } finally {
+              span.end();
+            }
+          },
           log,
         },
-        { instanceId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}` },
+        { instanceId },
       );
       scheduler.start();
       closers.unshift({ name: 'scheduler', close: () => scheduler.close() });

@@ -8,6 +8,7 @@ import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
+import type { TraceSpan, Tracing } from '../observability/tracing.js';
 
 /** What the transport read from the request before handing it to the pipeline. */
 export interface IncomingRequest {
@@ -86,6 +87,36 @@ export function requestIdStage(): Stage<Exchange> {
     ex.reqId = given && REQUEST_ID_RE.test(given) ? given : REQUEST_ID_PREFIX + (++requestCounter).toString(36);
     return next();
   };
+}
+
+/**
+ * A server span per request, child of an incoming W3C `traceparent`, active while the rest of
+ * the pipeline runs (services stamp the events they append with it). Named by method and route
+ * template once the route is known; never the query string (it may carry `access_token`).
+ * With export off the span is an id holder whose ids are minted only if something asks.
+ */
+export function traceStage(tracing: Tracing): Stage<Exchange> {
+  return function traceRequest(ex, next) {
+    const span = tracing.startSpan('HTTP', { parent: ex.headers['traceparent'], kind: 'server' });
+    return tracing.run(span, next).then(
+      () => endRequestSpan(ex, span, tracing.exporting),
+      (err: unknown) => {
+        span.fail(err);
+        endRequestSpan(ex, span, tracing.exporting);
+        throw err;
+      },
+    );
+  };
+}
+
+function endRequestSpan(ex: Exchange, span: TraceSpan, exporting: boolean): void {
+  if (!exporting) return;
+  const route = ex.route?.path;
+  const status = ex.reply && 'status' in ex.reply ? ex.reply.status : 200;
+  span.updateName(route ? `${ex.method} ${route}` : ex.method);
+  span.setAttributes({ 'http.request.method': ex.method, 'http.route': route, 'url.path': ex.url, 'http.response.status_code': status, 'http.request_id': ex.reqId });
+  if (status >= 500) span.fail(new Error(`HTTP ${status}`));
+  span.end();
 }
 
 /** One access-log line per request; credentials in the URL are redacted. */
@@ -242,11 +273,14 @@ export interface PipelineDeps {
   maxJsonDepth?: number;
   /** CORS_ALLOWED_ORIGINS parsed; null or absent: CORS off, and no preflight stage at all. */
   cors?: CorsPolicy | null;
+  /** Request spans and the active span for services (observability/tracing.ts); absent: no trace stage. */
+  tracing?: Tracing;
 }
 
-/** The fixed pipeline: requestId → log → errors → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors }: PipelineDeps) {
+/** The fixed pipeline: [trace] → requestId → log → errors → [preflight] → route → auth → validate → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, tracing }: PipelineDeps) {
   return compose<Exchange>([
+    ...(tracing ? [traceStage(tracing)] : []),
     requestIdStage(),
     accessLogStage(),
     errorStage(),
