@@ -224,8 +224,8 @@ export class TurnAttempt {
         return false;
       case 'act': {
         const session = { session_id: this.#sessionId, org_id: setup.orgId, may_use_connections: this.#job.user_id === setup.ownerUserId };
-        this.#trace.startStep('act', { 'turn.iteration': d.iteration, 'tool.calls': d.calls.length });
-        await this.#traced(runActStep(
+        this.#trace.enterAct(d.iteration, d.calls.length);
+        await this.#failedStep(runActStep(
           { commit: (events) => turnLog.commit(events), push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date(), log: this.#log },
           {
             turn: this.#job.turn,
@@ -283,6 +283,14 @@ export class TurnAttempt {
         deltaIntervalMs: this.#o.deltaIntervalMs,
       },
     ));
+  }
+
+  /** Records a step's failure on its span (the act span stays open until `act.completed`). */
+  #failedStep(step: Promise<void>): Promise<void> {
+    return step.catch((err: unknown) => {
+      this.#trace.failStep(err);
+      throw err;
+    });
   }
 
   /** Ends the running step's span when the step settles (failed: with the error). */

@@ -2,6 +2,8 @@
  * The spans of one turn attempt and the trace ids on its events (spec 2.5): a `turn` span (child
  * of the span that queued the job, from its traceparent, in whatever process that ran), a
  * `reason` span per LLM call and an `act` span per tool step, with a `tool` span per execution.
+ * The act span runs from `act.started` to `act.completed` (the decider emits both around the
+ * tool runs).
  *
  * Events are stamped as they are queued (TurnLog's `stamp` hook), with the step that is running:
  * steps run one at a time, so "the current step" is unambiguous. Tools run in parallel within an
@@ -15,6 +17,7 @@ import type { TraceAttributes, TraceSpan, Tracing } from '../src/observability/t
 export class TurnTrace {
   readonly #turn: TraceSpan;
   #step: TraceSpan | null = null;
+  #stepName: 'reason' | 'act' | null = null;
   readonly #tools = new Map<string, TraceSpan>();
 
   constructor(tracing: Tracing, traceparent: string | undefined, attributes: TraceAttributes) {
@@ -26,7 +29,13 @@ export class TurnTrace {
     for (const e of events) {
       const context = (e.context ??= {});
       const execId = context.exec_id;
+      if (e.type === 'act.started') this.startStep('act', { 'turn.iteration': num(e.data?.['iteration']), 'tool.calls': (e.data?.['tool_calls'] as unknown[] | undefined)?.length });
       let span = this.#step ?? this.#turn;
+      if (e.type === 'act.completed' && this.#step) {
+        span.stamp(context);
+        this.endStep();
+        continue;
+      }
       if (execId && e.type === 'tool.started' && this.#step) {
         const call = e.data?.['tool_call'] as { id?: string; name?: string } | undefined;
         span = this.#step.child(`tool ${call?.name ?? ''}`.trim(), {
@@ -51,7 +60,18 @@ export class TurnTrace {
   /** Opens the span of a reason or act step; events queued until `endStep` carry it. */
   startStep(name: 'reason' | 'act', attributes: TraceAttributes): void {
     this.endStep();
+    this.#stepName = name;
     this.#step = this.#turn.child(name, { attributes });
+  }
+
+  /** Before tools run: the act span `act.started` opened, or a new one (a redelivered attempt resumes a step). */
+  enterAct(iteration: number, calls: number): void {
+    if (this.#stepName !== 'act' || !this.#step) this.startStep('act', { 'turn.iteration': iteration, 'tool.calls': calls });
+  }
+
+  /** Records a failure on the running step's span (it stays open until the step ends). */
+  failStep(err: unknown): void {
+    this.#step?.fail(err);
   }
 
   endStep(err?: unknown): void {
@@ -61,6 +81,7 @@ export class TurnTrace {
     if (err !== undefined) this.#step.fail(err);
     this.#step.end();
     this.#step = null;
+    this.#stepName = null;
   }
 
   fail(err: unknown): void {
@@ -73,9 +94,10 @@ export class TurnTrace {
   }
 }
 
+const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+
 function generationAttributes(d: Record<string, unknown>): TraceAttributes {
   const usage = (d['usage'] ?? {}) as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   return {
     'gen_ai.request.model': typeof d['model'] === 'string' ? d['model'] : undefined,
     'gen_ai.model_id': typeof d['model_id'] === 'string' ? d['model_id'] : undefined,
