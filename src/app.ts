@@ -27,6 +27,8 @@ import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
 import { SERVICE_VERSION } from './version.js';
+import { createInstanceOps } from './observability/instance-ops.js';
+import type { HealthCheck } from './api/system/routes.js';
 
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -130,13 +132,11 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     });
     const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits, storage, keyring, llmProviders, llmModels, modelSync, modelResolver };
     const routes: Route[] = [];
-    routes.push(...systemRoutes({
-      checks: [
-        { name: 'database', check: () => store.ping() },
-        { name: 'bus', check: () => bus.ping() },
-      ],
-      openApi: () => openApi,
-    }));
+    const healthChecks: HealthCheck[] = [
+      { name: 'database', check: () => store.ping() },
+      { name: 'bus', check: () => bus.ping() },
+    ];
+    routes.push(...systemRoutes({ checks: healthChecks, openApi: () => openApi }));
     if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services));
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: '1.0.0', prefix: config.API_PREFIX });
 
@@ -157,9 +157,11 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const port = await server.listen();
     closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
     log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
+    let worker: ReturnType<typeof engine.startWorker> | undefined;
     if (config.ROLE !== 'api') {
-      const worker = engine.startWorker();
-      closers.unshift({ name: 'turn-worker', close: () => worker.stop() });
+      worker = engine.startWorker();
+      const started = worker;
+      closers.unshift({ name: 'turn-worker', close: () => started.stop() });
       const scheduler = createScheduler(
         {
           queue: storage.scheduleQueue,
@@ -178,6 +180,17 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       );
       scheduler.start();
       closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
+    }
+    if (bus.serveOps) {
+      // Distributed mode: `nats micro ls|info|stats` list this instance; ping/status/drain over NATS.
+      const ops = createInstanceOps({
+        instanceId, role: config.ROLE, mode: config.mode, version: SERVICE_VERSION, log, healthChecks, worker, sseConnections: () => server.streamCount(),
+      });
+      const opsService = await bus.serveOps(
+        { version: SERVICE_VERSION, metadata: { instance_id: instanceId, role: config.ROLE, mode: config.mode, host: hostname(), pid: String(process.pid), port: String(port) } },
+        ops,
+      );
+      closers.unshift({ name: 'nats-micro', close: () => opsService.stop() });
     }
 
     return {

@@ -11,6 +11,7 @@ import { shareRequestCancelError } from './request-cancel.js';
 import { coalesceSocketWrites } from './write-coalescing.js';
 import { ensureTopology } from './topology.js';
 import { createNatsTurnQueue } from './turn-queue.js';
+import { startOpsService } from './ops-service.js';
 
 export const DEFAULT_SHARDS = 1;
 export const DEFAULT_ACK_WAIT_MS = 60_000;
@@ -101,6 +102,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
       events,
       turns: createNatsTurnQueue({ js, jsm, kv, log, publisher }),
       signals: createNatsSignals({ nc, log }),
+      serveOps: (o, hooks) => startOpsService(nc, o, hooks, log),
       async ping() {
         await nc.rtt(); // throws at once while disconnected
         await jsm.getAccountInfo(); // and JetStream must answer, not just the server
