@@ -93,9 +93,17 @@ export function requestIdStage(): Stage<Exchange> {
  * A server span per request, child of an incoming W3C `traceparent`, active while the rest of
  * the pipeline runs (services stamp the events they append with it). Named by method and route
  * template once the route is known; never the query string (it may carry `access_token`).
- * With export off the span is an id holder whose ids are minted only if something asks.
+ * With export off only a request that brings a `traceparent` gets a span (an id holder, so the
+ * events it appends join the caller's trace); every other request costs one header lookup, and
+ * a service that appends events without an active span starts a trace of its own.
  */
 export function traceStage(tracing: Tracing): Stage<Exchange> {
+  if (!tracing.exporting) {
+    return function traceIds(ex, next) {
+      const traceparent = ex.headers['traceparent'];
+      return traceparent === undefined ? next() : tracing.run(tracing.startSpan('HTTP', { parent: traceparent }), next);
+    };
+  }
   return function traceRequest(ex, next) {
     const span = tracing.startSpan('HTTP', { parent: ex.headers['traceparent'], kind: 'server' });
     return tracing.run(span, next).then(
