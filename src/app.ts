@@ -47,6 +47,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+  const startedAt = Date.now();
   try {
     const tracing = createTracing(
       {
@@ -184,7 +185,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     if (bus.serveOps) {
       // Distributed mode: `nats micro ls|info|stats` list this instance; ping/status/drain over NATS.
       const ops = createInstanceOps({
-        instanceId, role: config.ROLE, mode: config.mode, version: SERVICE_VERSION, log, healthChecks, worker, sseConnections: () => server.streamCount(),
+        instanceId, role: config.ROLE, mode: config.mode, version: SERVICE_VERSION, log, healthChecks, worker, sseConnections: () => server.streamCount(), startedAt,
       });
       const opsService = await bus.serveOps(
         { version: SERVICE_VERSION, metadata: { instance_id: instanceId, role: config.ROLE, mode: config.mode, host: hostname(), pid: String(process.pid), port: String(port) } },

@@ -61,7 +61,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * the session row is the fast check in front of it.
  */
 export function createTurnService({ store, bus, log, models, images, status, tracing = createTracing() }: TurnServiceDeps) {
-  /** The span of the request (HTTP, or the scheduler's); callers outside both get a fresh id-only one. */
+  /**
+   * The span of the request (HTTP, or the scheduler's). Without one (export off and no incoming
+   * traceparent, or a caller outside both) a root span of its own: its ids are all it is used for.
+   */
   const span = () => tracing.active() ?? tracing.startSpan('turn.submit');
 
   async function owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow> {
