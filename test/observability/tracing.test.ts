@@ -112,7 +112,7 @@ describe('tracing', () => {
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
     const api = await startTestApp(t, { mode: 'nats', env: { ROLE: 'api', ...otel } });
     const worker = spawnWorker('tracer', { DATABASE_URL: api.databaseUrl!, ...natsServiceEnv(api.natsUrl!), ...otel }, t);
-    await worker.waitForLog((l) => l.msg === 'turn worker started');
+    await worker.waitForLog((l) => l.msg === 'turn worker started', 90_000);
     const { events } = await toolTurn(api, { traceparent: `00-${TRACE}-${CALLER_SPAN}-01` });
     const ids = assertEventSpanTree(events, TRACE, CALLER_SPAN);
 
