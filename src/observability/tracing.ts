@@ -148,7 +148,7 @@ const ZERO_SPAN = '0'.repeat(16);
 
 /** Random bytes drawn from one pooled buffer: a span id costs a slice to hex, not a syscall. */
 const POOL_BYTES = 8192;
-let pool = Buffer.allocUnsafe(POOL_BYTES);
+const pool = Buffer.allocUnsafe(POOL_BYTES);
 let poolAt = POOL_BYTES;
 function randomHex(bytes: number): string {
   if (poolAt + bytes > POOL_BYTES) {

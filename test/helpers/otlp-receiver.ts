@@ -35,7 +35,7 @@ function attrs(list: KeyValue[] | undefined): Record<string, unknown> {
 /** A plain node:http OTLP/HTTP receiver for JSON trace exports (what @opentelemetry/exporter-trace-otlp-http sends). */
 export async function startOtlpReceiver(t: { after(fn: () => unknown): void }): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
-  let wake: (() => void)[] = [];
+  const wake: (() => void)[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
