@@ -17,7 +17,7 @@ import { turnEvents, type MessagePart, type TurnRef } from './turn-events.js';
 import type { TurnJobData } from './turn-job.js';
 import { TurnLog, type FoldedSession } from './turn-log.js';
 import { TurnTrace } from './turn-trace.js';
-import { createTracing } from '../src/observability/tracing.js';
+import { createIdTracing } from '../src/observability/tracing.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner.js';
 import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
 import { toLlmMessages } from './transcript.js';
@@ -55,7 +55,7 @@ export class TurnAttempt {
     this.#claim = claim;
     this.#job = job;
     this.#log = log;
-    this.#trace = new TurnTrace(deps.tracing ?? createTracing(), job.traceparent, {
+    this.#trace = new TurnTrace(deps.tracing ?? createIdTracing(), job.traceparent, {
       'session.id': claim.turn.session_id, 'turn.id': job.turn_id, 'turn.kind': job.kind, 'turn.delivery': claim.deliveryCount,
     });
   }

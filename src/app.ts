@@ -49,7 +49,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const startedAt = Date.now();
   try {
-    const tracing = createTracing(
+    const tracing = await createTracing(
       {
         tracesUrl: otlpTracesUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
         serviceName: config.OTEL_SERVICE_NAME, serviceVersion: SERVICE_VERSION, instanceId, role: config.ROLE, exportDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,

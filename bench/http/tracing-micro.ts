@@ -17,7 +17,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createPipeline, createRouter, createValidation } from '../../src/http/index.js';
 import { Exchange } from '../../src/http/pipeline.js';
-import { createTracing, type Tracing } from '../../src/observability/tracing.js';
+import { createIdTracing, createTracing, type Tracing } from '../../src/observability/tracing.js';
 import { namedSchemas } from '../../schemas/index.js';
 import { TurnTrace } from '../../actors/turn-trace.js';
 import { turnEvents } from '../../actors/turn-events.js';
@@ -37,12 +37,12 @@ const dataDir = mkdtempSync(join(tmpdir(), 'tracing-micro-'));
 const key = 'bench-admin-key-0123456789abcdef';
 const app = await createApp(loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', BOOTSTRAP_ADMIN_API_KEY: key }));
 const router = createRouter(app.routes, app.config.API_PREFIX);
-const exporting = createTracing({ tracesUrl: `http://127.0.0.1:${sinkPort}/v1/traces`, serviceName: 'bench', serviceVersion: '0.0.0', instanceId: 'bench', role: 'all', exportDelayMs: 200 });
+const exporting = await createTracing({ tracesUrl: `http://127.0.0.1:${sinkPort}/v1/traces`, serviceName: 'bench', serviceVersion: '0.0.0', instanceId: 'bench', role: 'all', exportDelayMs: 200 });
 const base = { router, validation: createValidation(namedSchemas), authenticate: app.services.auth.authenticate };
 const pipelines: Record<string, (ex: Exchange) => Promise<void>> = {
   'no trace stage': createPipeline(base),
-  'export off': createPipeline({ ...base, tracing: createTracing() }),
-  'export on': createPipeline({ ...base, tracing: exporting as Tracing }),
+  'export off': createPipeline({ ...base, tracing: createIdTracing() }),
+  'export on': createPipeline({ ...base, tracing: exporting }),
 };
 const plain = { host: 'localhost', 'user-agent': 'bench', accept: '*/*', authorization: `Bearer ${key}` };
 const traced = { ...plain, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
@@ -106,7 +106,7 @@ const buildOnly = async () => {
 const stampRounds = { build: [] as number[], off: [] as number[], on: [] as number[] };
 for (let r = 0; r < rounds; r++) {
   stampRounds.build.push(await buildOnly());
-  stampRounds.off.push(await stampCost(createTracing()));
+  stampRounds.off.push(await stampCost(createIdTracing()));
   stampRounds.on.push(await stampCost(exporting));
 }
 console.log(`turn events: building a delta event ${(min(stampRounds.build) * 1000).toFixed(0)} ns; building + stamping, export off ${(min(stampRounds.off) * 1000).toFixed(0)} ns, export on ${(min(stampRounds.on) * 1000).toFixed(0)} ns (min of rounds; 200 events per turn span)`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTracing, otlpTracesUrl, parseTraceparent } from '../../src/observability/tracing.js';
+import { createIdTracing, otlpTracesUrl, parseTraceparent } from '../../src/observability/tracing.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { natsServiceEnv } from '../helpers/nats-server.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
@@ -77,7 +77,7 @@ describe('tracing', () => {
   });
 
   it('export off: spans are id holders with W3C ids and parent links', () => {
-    const tracing = createTracing();
+    const tracing = createIdTracing();
     assert.equal(tracing.exporting, false);
     const root = tracing.startSpan('a', { parent: `00-${TRACE}-${CALLER_SPAN}-01` });
     assert.equal(root.traceId, TRACE);

@@ -25,7 +25,7 @@ import { catalogued } from '../../bus/session-event.js';
 import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import { createTracing, stampEvents, type Tracing } from '../../observability/tracing.js';
+import { createIdTracing, stampEvents, type Tracing } from '../../observability/tracing.js';
 import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../../store/index.js';
 
 export interface TurnServiceDeps {
@@ -60,7 +60,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * client tool results. The queue's one-turn-per-session rule is the race-free busy guard;
  * the session row is the fast check in front of it.
  */
-export function createTurnService({ store, bus, log, models, images, status, tracing = createTracing() }: TurnServiceDeps) {
+export function createTurnService({ store, bus, log, models, images, status, tracing = createIdTracing() }: TurnServiceDeps) {
   /**
    * The span of the request (HTTP, or the scheduler's). Without one (export off and no incoming
    * traceparent, or a caller outside both) a root span of its own: its ids are all it is used for.
