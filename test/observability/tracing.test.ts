@@ -107,6 +107,42 @@ describe('tracing', () => {
     assertEventSpanTree(second.events, traceId, undefined);
   });
 
+  it('export off: client tool results and a cancel carry their request’s ids; the resumed turn is a child of the results request', async (t) => {
+    const app = await startTestApp(t, { mode: 'pglite' });
+    const askUser = { type: 'client', name: 'ask_user', description: 'Ask the user.', parameters: { type: 'object', properties: {} } };
+    const { id } = await createSession(app, { client_tools: [askUser] });
+    const send = (text: string, traceId: string) =>
+      app.request('POST', `/v1/sessions/${id}/messages`, { headers: { traceparent: `00-${traceId}-${CALLER_SPAN}-01` }, body: { message: { content: [{ type: 'text', text }] } } });
+    assert.equal((await send('@tool ask_user {}', TRACE)).status, 201);
+    const requested = (await waitForEvent(app, id, 'tool.call_requested')).find((e) => e.type === 'tool.call_requested')!;
+    assert.equal(requested.context.trace_id, TRACE);
+    const resultsTrace = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+    for (let i = 0; i < 100 && (await app.request('GET', `/v1/sessions/${id}`)).body.status !== 'waiting_for_tool_results'; i++) await new Promise((r) => setTimeout(r, 50));
+    const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+      headers: { traceparent: `00-${resultsTrace}-${CALLER_SPAN}-01` },
+      body: { tool_results: [{ tool_call_id: requested.data.tool_calls[0].id, result: 'blue' }] },
+    });
+    assert.equal(r.status, 200, r.text);
+    const events = await waitForEvent(app, id, 'session.idled');
+    const result = events.find((e) => e.type === 'tool.completed')!;
+    assert.equal(result.context.trace_id, resultsTrace);
+    assert.equal(result.context.parent_span_id, CALLER_SPAN);
+    const completed = one(events, 'turn.completed');
+    assert.equal(completed.context.trace_id, resultsTrace, 'the resumed attempt continues the results request’s trace');
+    assert.equal(completed.context.parent_span_id, result.context.span_id);
+
+    const cancelTrace = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+    assert.equal((await send('@sleep 20000', TRACE)).status, 201);
+    await waitForEvent(app, id, 'reason.started', { n: 3 });
+    const c = await app.request('POST', `/v1/sessions/${id}/cancel`, { headers: { traceparent: `00-${cancelTrace}-${CALLER_SPAN}-01` } });
+    assert.equal(c.status, 200, c.text);
+    const after = await waitForEvent(app, id, 'session.idled', { n: 2 });
+    const cancelled = one(after, 'turn.cancelled');
+    assert.equal(cancelled.context.trace_id, cancelTrace);
+    assert.equal(cancelled.context.parent_span_id, CALLER_SPAN);
+    for (const e of after.filter((x) => x.sequence > cancelled.sequence)) assert.match(e.context.trace_id!, /^[0-9a-f]{32}$/, `${e.type} has a trace id`);
+  });
+
   it('export on (nats): one turn’s spans cross from the API process to a worker process with correct parents, and match the events', async (t) => {
     const otlp = await startOtlpReceiver(t);
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
