@@ -16,6 +16,8 @@ import { TerminalTurnError, TurnStoppedError } from './turn-errors.js';
 import { turnEvents, type MessagePart, type TurnRef } from './turn-events.js';
 import type { TurnJobData } from './turn-job.js';
 import { TurnLog, type FoldedSession } from './turn-log.js';
+import { TurnTrace } from './turn-trace.js';
+import { createIdTracing } from '../src/observability/tracing.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner.js';
 import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
 import { toLlmMessages } from './transcript.js';
@@ -45,6 +47,7 @@ export class TurnAttempt {
   #modelLoading: Promise<ResolvedModel | null> | null = null;
   #lastId: string | undefined;
   readonly #images = new Map<string, Promise<LlmImagePart | null>>();
+  readonly #trace: TurnTrace;
 
   constructor(deps: TurnRunnerDeps, o: TurnRunnerOptions, claim: TurnClaim, job: TurnJobData & { turn: TurnRef }, log: Logger) {
     this.#deps = deps;
@@ -52,6 +55,9 @@ export class TurnAttempt {
     this.#claim = claim;
     this.#job = job;
     this.#log = log;
+    this.#trace = new TurnTrace(deps.tracing ?? createIdTracing(), job.traceparent, {
+      'session.id': claim.turn.session_id, 'turn.id': job.turn_id, 'turn.kind': job.kind, 'turn.delivery': claim.deliveryCount,
+    });
   }
 
   get #sessionId(): string {
@@ -64,9 +70,12 @@ export class TurnAttempt {
     if (!this.#ac.signal.aborted) this.#ac.abort(reason);
   }
 
-  close(): void {
+  /** `err`: why the attempt ended without finishing (recorded on the turn span). */
+  close(err?: unknown): void {
     for (const t of this.#timers) clearInterval(t);
     this.#unsubscribe?.();
+    if (err !== undefined) this.#trace.fail(err);
+    this.#trace.end();
   }
 
   /** Runs the turn until it is done, suspended or idle; returns the fold to cache. */
@@ -85,6 +94,7 @@ export class TurnAttempt {
           if (state.cancelled) this.abort(new TurnCancelled());
         },
         mayPredateCache: this.#claim.deliveryCount > 1 || this.#job.kind === 'resume',
+        stamp: this.#trace.stamp,
       },
       cached,
     );
@@ -214,7 +224,8 @@ export class TurnAttempt {
         return false;
       case 'act': {
         const session = { session_id: this.#sessionId, org_id: setup.orgId, may_use_connections: this.#job.user_id === setup.ownerUserId };
-        await runActStep(
+        this.#trace.enterAct(d.iteration, d.calls.length);
+        await this.#failedStep(runActStep(
           { commit: (events) => turnLog.commit(events), push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date(), log: this.#log },
           {
             turn: this.#job.turn,
@@ -227,7 +238,7 @@ export class TurnAttempt {
             // `parallel_tool_calls: false` (earlier public API) runs the step's tools one at a time.
             maxParallel: setup.parallelToolCalls ? this.#o.maxParallelTools : 1,
           },
-        );
+        ));
         return false;
       }
     }
@@ -256,7 +267,8 @@ export class TurnAttempt {
     const controls = turnLog.state.controls;
     this.#model ??= (await this.#modelLoading) ?? (await this.#resolveModel(setup, controls['model_id'] as string | undefined));
     const messages = await toLlmMessages(turnLog.transcript, (part: MessagePart) => this.#image(setup.orgId, String(part['image_id'])));
-    await runReasonStep(
+    this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': this.#model.model });
+    await this.#traced(runReasonStep(
       { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
       {
         turn: this.#job.turn,
@@ -269,6 +281,25 @@ export class TurnAttempt {
         controls: llmControls(controls),
         signal: this.#ac.signal,
         deltaIntervalMs: this.#o.deltaIntervalMs,
+      },
+    ));
+  }
+
+  /** Records a step's failure on its span (the act span stays open until `act.completed`). */
+  #failedStep(step: Promise<void>): Promise<void> {
+    return step.catch((err: unknown) => {
+      this.#trace.failStep(err);
+      throw err;
+    });
+  }
+
+  /** Ends the running step's span when the step settles (failed: with the error). */
+  #traced(step: Promise<void>): Promise<void> {
+    return step.then(
+      () => this.#trace.endStep(),
+      (err: unknown) => {
+        this.#trace.endStep(err);
+        throw err;
       },
     );
   }
@@ -298,7 +329,7 @@ export class TurnAttempt {
   async failForGood(): Promise<void> {
     const turnLog =
       this.#turnLog ??
-      (await TurnLog.open({ events: this.#deps.bus.events, claim: this.#claim, sessionId: this.#sessionId, turn: this.#job.turn }));
+      (await TurnLog.open({ events: this.#deps.bus.events, claim: this.#claim, sessionId: this.#sessionId, turn: this.#job.turn, stamp: this.#trace.stamp }));
     const s = turnLog.state;
     if (!s.outcome && !s.idled) {
       const failed = turnEvents.turnFailed(this.newId(), this.#job.turn, { error: 'Internal error', error_code: 'internal_error', iterations: s.steps.length });

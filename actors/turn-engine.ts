@@ -8,6 +8,7 @@ import type { Bus } from '../src/bus/ports.js';
 import type { CapabilityLookup } from '../src/capabilities/index.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/log.js';
+import type { Tracing } from '../src/observability/tracing.js';
 import type { Store } from '../src/store/index.js';
 import { noImages, type ImageSource } from './image-source.js';
 import { createBuiltinModelResolver, type ModelResolver } from './model-resolver.js';
@@ -29,6 +30,8 @@ export interface TurnEngineDeps {
   bus: Bus;
   log: Logger;
   capabilities: CapabilityLookup;
+  /** Turn spans and event trace ids (default: ids only). */
+  tracing?: Tracing;
 }
 
 export interface TurnEngineOptions extends Partial<TurnEnginePorts> {
@@ -37,7 +40,7 @@ export interface TurnEngineOptions extends Partial<TurnEnginePorts> {
 }
 
 export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions = {}) {
-  const { config, store, bus, log, capabilities } = deps;
+  const { config, store, bus, log, capabilities, tracing } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
   const ports: TurnEnginePorts & { status: SessionStatusStore } = {
     models: opts.models ?? createBuiltinModelResolver(),
@@ -49,7 +52,7 @@ export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions =
   /** Starts claiming turns; stop the returned worker before closing the bus. */
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
-      { store, bus, log, capabilities, ...ports },
+      { store, bus, log, capabilities, tracing, ...ports },
       { maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS, ...opts.runner },
     );
     const worker = createTurnWorker(

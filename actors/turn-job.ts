@@ -23,6 +23,11 @@ export interface TurnJobData {
   tags?: string[];
   /** `start` only: input.message, (session.started), turn.started, session.activated. */
   preamble?: NewEvent[];
+  /**
+   * W3C traceparent of the span that queued the job (the HTTP request): the worker's turn span
+   * is its child, in whichever process runs the turn (observability/tracing.ts).
+   */
+  traceparent?: string;
 }
 
 export function startJob(sessionId: string, data: Omit<TurnJobData, 'kind'>): TurnJob {

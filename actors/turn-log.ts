@@ -51,6 +51,8 @@ export interface TurnLogOptions {
    * whose preamble the API may simply not have appended yet.
    */
   mayPredateCache?: boolean;
+  /** Called with the worker's own events as they are queued (not `shared` ones): trace ids (turn-trace.ts). */
+  stamp?: (events: readonly NewEvent[]) => void;
 }
 
 function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
@@ -139,6 +141,7 @@ export class TurnLog {
     if (this.#failure) throw this.#failure;
     if (events.length === 0) return;
     if (shared) for (const e of events) this.#shared.add(e.id!);
+    else this.#o.stamp?.(events);
     this.#queue.push(...events);
     this.#pushed += events.length;
     this.#view = fold(this.#view, this.#provisional(events, this.#view.transcript.sequence));

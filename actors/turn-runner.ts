@@ -7,6 +7,7 @@
 import type { Bus, TurnClaim } from '../src/bus/ports.js';
 import type { CapabilityLookup } from '../src/capabilities/index.js';
 import type { Logger } from '../src/log.js';
+import type { Tracing } from '../src/observability/tracing.js';
 import type { Store } from '../src/store/index.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS } from './act-step.js';
 import type { ImageSource } from './image-source.js';
@@ -28,6 +29,8 @@ export interface TurnRunnerDeps {
   toolStorage: ToolContextFactory;
   images: ImageSource;
   status: SessionStatusStore;
+  /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
+  tracing?: Tracing;
 }
 
 export interface TurnRunnerOptions {
@@ -98,15 +101,17 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
     const attempt = new TurnAttempt(deps, o, claim, job, log);
     const onShutdown = () => attempt.abort(new TurnStoppedError('shutdown'));
     shutdown?.addEventListener('abort', onShutdown, { once: true });
+    let failure: unknown;
     try {
       const folded = await attempt.run(cache.get(sessionId));
       if (folded) remember(sessionId, folded);
     } catch (err) {
+      failure = err;
       cache.delete(sessionId);
       await settleFailure(claim, attempt, err, log);
     } finally {
       shutdown?.removeEventListener('abort', onShutdown);
-      attempt.close();
+      attempt.close(failure);
     }
   }
 

@@ -37,6 +37,9 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
   let waiters: (() => void)[] = [];
   /** Slots taken: running turns plus claims in progress. */
   let taken = 0;
+  /** Drained by an operator: no new claims; running turns go on. */
+  let paused = false;
+  let unpause: (() => void)[] = [];
 
   /** Takes a slot once one is free (or the worker is stopping). */
   async function slot(): Promise<void> {
@@ -55,6 +58,8 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
 
   async function claimLoop(): Promise<void> {
     while (!stop.signal.aborted) {
+      while (paused && !stop.signal.aborted) await new Promise<void>((resolve) => unpause.push(resolve));
+      if (stop.signal.aborted) return;
       await slot();
       let claim: TurnClaim | null;
       try {
@@ -70,10 +75,11 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
         release();
         continue;
       }
-      if (stop.signal.aborted) {
+      if (stop.signal.aborted || paused) {
+        // Claimed while stopping or pausing: give it straight back to another worker.
         release();
         await claim.nak(0).catch(() => undefined);
-        return;
+        continue;
       }
       const run = deps.runner.run(claim, stop.signal).finally(() => {
         running.delete(run);
@@ -93,9 +99,26 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
     async stop(): Promise<void> {
       stop.abort();
       for (const w of waiters.splice(0)) w();
+      for (const w of unpause.splice(0)) w();
       await Promise.allSettled(loops);
       await Promise.allSettled([...running]);
       log.info('turn worker stopped');
+    },
+    /** Stops claiming turns (drain); running turns go on to their end. */
+    pause(): void {
+      if (!paused) log.info({ running: running.size }, 'turn worker paused: no new claims');
+      paused = true;
+    },
+    /** Claims turns again after `pause`. */
+    resume(): void {
+      if (paused) log.info('turn worker resumed');
+      paused = false;
+      const wake = unpause;
+      unpause = [];
+      for (const w of wake) w();
+    },
+    get paused(): boolean {
+      return paused;
     },
     /** Turns running right now (tests, metrics). */
     get running(): number {

@@ -29,9 +29,13 @@ import { createStore } from './store/index.js';
 import { acquireDataDirLock, type DataDirLock } from './store/data-dir-lock.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
+import { createTracing, otlpTracesUrl } from './observability/tracing.js';
+import { SERVICE_VERSION } from './version.js';
+import { createInstanceOps } from './observability/instance-ops.js';
+import type { HealthCheck } from './api/system/routes.js';
 
-/** The API version in the OpenAPI document and the `agent_session_info` metric. */
-const SERVICE_VERSION = '1.0.0';
+/** The API's version in the OpenAPI document (the package version is SERVICE_VERSION). */
+const API_VERSION = '1.0.0';
 
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -54,10 +58,20 @@ export interface AppOptions {
 export async function createApp(config: Config, { logDestination, turnEngine, llmSyncBaseUrlOverride, dataDirLock }: AppOptions = {}) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
+  const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+  const startedAt = Date.now();
   try {
     // Single writer: PGlite files (and the embedded key) belong to one process (src/store/data-dir-lock.ts).
     const lock = config.mode === 'embedded' ? (dataDirLock ?? (await acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' }))) : undefined;
     if (lock) closers.unshift({ name: 'data-dir-lock', close: async () => lock.release() });
+    const tracing = await createTracing(
+      {
+        tracesUrl: otlpTracesUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+        serviceName: config.OTEL_SERVICE_NAME, serviceVersion: SERVICE_VERSION, instanceId, role: config.ROLE, exportDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
+      },
+      { log },
+    );
+    closers.unshift({ name: 'tracing', close: () => tracing.close() });
     const { keyring, created: keyCreated, path: keyPath } = await loadKeyring(config);
     if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
     const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log });
@@ -74,8 +88,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
         })
       : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
     closers.unshift({ name: 'bus', close: () => bareBus.close() });
-    const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
-    const checks = [
+    const checks: HealthCheck[] = [
       { name: 'database', check: () => store.ping() },
       { name: 'bus', check: () => bareBus.ping() },
     ];
@@ -136,8 +149,8 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       maxConnections: config.USER_MAX_CONNECTIONS,
     });
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
-    const engine = createTurnEngine({ config, store, bus, log, capabilities }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
-    const turns = createTurnService({ store, bus, log, ...engine.ports });
+    const engine = createTurnEngine({ config, store, bus, log, capabilities, tracing }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
+    const turns = createTurnService({ store, bus, log, tracing, ...engine.ports });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
     const streamLimits = createConnectionLimits({
@@ -153,7 +166,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     // /metrics on the main port only behind its token; with METRICS_PORT it is served there alone.
     if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined) routes.push(...prometheusRoutes({ scrape, token: config.METRICS_TOKEN }));
     if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services), ...timeseriesRoutes({ source: observability.timeseries }));
-    const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: SERVICE_VERSION, prefix: config.API_PREFIX });
+    const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: API_VERSION, prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
@@ -165,6 +178,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       maxJsonDepth: config.MAX_JSON_DEPTH,
       cors,
       observer: observability.http,
+      tracing,
       ...(config.RESPONSE_VALIDATION ? { checkRepliesWith: ErrorResponse } : {}),
     });
     const server = createHttpServer(
@@ -185,20 +199,41 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const metricsPort = scrape && config.METRICS_PORT !== undefined ? await listenForMetrics(config, { log, validation, scrape }) : undefined;
     if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
     observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
+    let worker: ReturnType<typeof engine.startWorker> | undefined;
     if (config.ROLE !== 'api') {
-      const worker = engine.startWorker();
-      observability.bind({ turnsRunning: () => worker.running });
-      closers.unshift({ name: 'turn-worker', close: () => worker.stop() });
+      worker = engine.startWorker();
+      const started = worker;
+      observability.bind({ turnsRunning: () => started.running });
+      closers.unshift({ name: 'turn-worker', close: () => started.stop() });
       const scheduler = createScheduler(
         {
           queue: storage.scheduleQueue,
-          submit: async (claim, text) => void (await turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }])),
+          // A root span per fired schedule: its turn's spans and events hang off it.
+          submit: async (claim, text) => {
+            const span = tracing.startSpan('schedule.fire', { attributes: { 'session.id': claim.session_id } });
+            try {
+              await tracing.run(span, () => turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]));
+            } finally {
+              span.end();
+            }
+          },
           log,
         },
-        { instanceId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}` },
+        { instanceId },
       );
       scheduler.start();
       closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
+    }
+    if (bus.serveOps) {
+      // Distributed mode: `nats micro ls|info|stats` list this instance; ping/status/drain over NATS.
+      const ops = createInstanceOps({
+        instanceId, role: config.ROLE, mode: config.mode, version: SERVICE_VERSION, log, healthChecks: checks, worker, sseConnections: () => server.streamCount(), startedAt,
+      });
+      const opsService = await bus.serveOps(
+        { version: SERVICE_VERSION, metadata: { instance_id: instanceId, role: config.ROLE, mode: config.mode, host: hostname(), pid: String(process.pid), port: String(port) } },
+        ops,
+      );
+      closers.unshift({ name: 'nats-micro', close: () => opsService.stop() });
     }
 
     return {

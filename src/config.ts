@@ -111,6 +111,15 @@ const ConfigSchema = Type.Object({
   METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
   /** Distributed mode: how often each instance writes its task counts for the timeseries, in ms. */
   TIMESERIES_FLUSH_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  /**
+   * OpenTelemetry trace export over OTLP/HTTP (observability/tracing.ts): the collector's base URL
+   * (`/v1/traces` is appended) or the full traces URL; neither set: no export (ids still on events).
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'agent-session-service' }),
+  /** Delay between batched span exports, in ms. */
+  OTEL_BSP_SCHEDULE_DELAY: Type.Integer({ minimum: 1, maximum: 600_000, default: 5000 }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GEMINI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),

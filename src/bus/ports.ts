@@ -148,11 +148,47 @@ export interface Signals {
   subscribe(sessionId: string, onSignal: (signal: Signal) => void): () => void;
 }
 
+/** What an instance reports about itself to operators (NATS micro service `status` and STATS data). */
+export interface InstanceStatus {
+  instance_id: string;
+  role: string;
+  version: string;
+  mode: string;
+  uptime_s: number;
+  turns_in_flight: number;
+  sse_connections: number;
+  draining: boolean;
+}
+
+/** The instance side of the operator endpoints. */
+export interface OpsHooks {
+  status(): InstanceStatus;
+  /** Stops claiming turns and takes the instance out of the load balancer; running turns finish. */
+  drain(): Promise<InstanceStatus>;
+  /** Undoes drain. */
+  resume(): Promise<InstanceStatus>;
+}
+
+export interface OpsServiceOptions {
+  /** Semver of the service. */
+  version: string;
+  /** Static facts shown by `nats micro info` (instance id, role, mode, host, pid). */
+  metadata: Record<string, string>;
+}
+
+export interface OpsService {
+  /** The micro service id (in `$SRV.*.<name>.<id>` and the endpoint subjects). */
+  readonly id: string;
+  stop(): Promise<void>;
+}
+
 export interface Bus {
   readonly kind: 'local' | 'nats';
   readonly events: EventLog;
   readonly turns: TurnQueue;
   readonly signals: Signals;
+  /** NATS only: registers the instance as a NATS micro service (bus/nats/ops-service.ts). */
+  serveOps?(opts: OpsServiceOptions, hooks: OpsHooks): Promise<OpsService>;
   /** Throws when the bus is unreachable (health check). */
   ping(): Promise<void>;
   close(): Promise<void>;

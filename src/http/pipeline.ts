@@ -11,6 +11,7 @@ import type { MatchResult, Router } from './router.js';
 import type { HttpObserver } from './observer.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
+import type { TraceSpan, Tracing } from '../observability/tracing.js';
 
 /** What the transport read from the request before handing it to the pipeline. */
 export interface IncomingRequest {
@@ -89,6 +90,44 @@ export function requestIdStage(): Stage<Exchange> {
     ex.reqId = given && REQUEST_ID_RE.test(given) ? given : REQUEST_ID_PREFIX + (++requestCounter).toString(36);
     return next();
   };
+}
+
+/**
+ * A server span per request, child of an incoming W3C `traceparent`, active while the rest of
+ * the pipeline runs (services stamp the events they append with it). Named by method and route
+ * template once the route is known; never the query string (it may carry `access_token`).
+ * With export off only a request that brings a `traceparent` gets a span (an id holder, so the
+ * events it appends join the caller's trace); every other request costs one header lookup, and
+ * a service that appends events without an active span starts a trace of its own.
+ */
+export function traceStage(tracing: Tracing): Stage<Exchange> {
+  if (!tracing.exporting) {
+    return function traceIds(ex, next) {
+      const traceparent = ex.headers['traceparent'];
+      return traceparent === undefined ? next() : tracing.run(tracing.startSpan('HTTP', { parent: traceparent }), next);
+    };
+  }
+  return function traceRequest(ex, next) {
+    const span = tracing.startSpan('HTTP', { parent: ex.headers['traceparent'], kind: 'server' });
+    return tracing.run(span, next).then(
+      () => endRequestSpan(ex, span, tracing.exporting),
+      (err: unknown) => {
+        span.fail(err);
+        endRequestSpan(ex, span, tracing.exporting);
+        throw err;
+      },
+    );
+  };
+}
+
+function endRequestSpan(ex: Exchange, span: TraceSpan, exporting: boolean): void {
+  if (!exporting) return;
+  const route = ex.route?.path;
+  const status = ex.reply && 'status' in ex.reply ? ex.reply.status : 200;
+  span.updateName(route ? `${ex.method} ${route}` : ex.method);
+  span.setAttributes({ 'http.request.method': ex.method, 'http.route': route, 'url.path': ex.url, 'http.response.status_code': status, 'http.request_id': ex.reqId });
+  if (status >= 500) span.fail(new Error(`HTTP ${status}`));
+  span.end();
 }
 
 /** One access-log line per request; credentials in the URL are redacted. */
@@ -295,11 +334,14 @@ export interface PipelineDeps {
   checkRepliesWith?: TSchema;
   /** Request metrics (src/observability); absent: no metrics stage at all. */
   observer?: HttpObserver | null;
+  /** Request spans and the active span for services (observability/tracing.ts); absent: no trace stage. */
+  tracing?: Tracing;
 }
 
-/** The fixed pipeline: requestId → [metrics] → log → [response check] → errors → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer }: PipelineDeps) {
+/** The fixed pipeline: [trace] → requestId → [metrics] → log → [response check] → errors → [preflight] → route → auth → validate → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer, tracing }: PipelineDeps) {
   return compose<Exchange>([
+    ...(tracing ? [traceStage(tracing)] : []),
     requestIdStage(),
     ...(observer ? [metricsStage(observer)] : []),
     accessLogStage(),

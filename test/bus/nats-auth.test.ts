@@ -16,25 +16,32 @@ import { assertLogIntegrity, createSession, getSession, sendMessage, watch } fro
 import { runBusConformance } from './conformance.js';
 import { createTestOperator } from '../helpers/nats-jwt.js';
 import { natsHarness } from './nats-harness.js';
+import { Svcm, type ServiceIdentity } from '@nats-io/services';
+import { OPS_SERVICE_NAME, OPS_SUBJECT_PREFIX } from '../../src/bus/nats/ops-service.js';
 
 const log = createLogger('silent');
 /** The shipped permissions, used as they are. */
 const AUTH_CONF = readFileSync(new URL('../../deploy/nats/auth.conf', import.meta.url), 'utf8');
 type Role = 'api' | 'worker' | 'service';
 
-/** A server that requires TLS with client certificates and logs users in with deploy/nats/auth.conf. */
-function rolesServer(): { options: Omit<NatsServerOptions, 't'>; passwords: Record<Role, string> } {
+/**
+ * A server that requires TLS with client certificates and logs users in with deploy/nats/auth.conf;
+ * `ops`: with its operator user uncommented (as the file says to enable it).
+ */
+function rolesServer({ ops = false } = {}): { options: Omit<NatsServerOptions, 't'>; passwords: Record<Role | 'ops', string> } {
   // Characters that must be percent-encoded in a URL, to show they are decoded.
   const pw = () => `p@ss:${randomBytes(9).toString('base64url')}`;
-  const passwords = { api: pw(), worker: pw(), service: pw() };
+  const passwords = { api: pw(), worker: pw(), service: pw(), ops: pw() };
+  const conf = ops ? AUTH_CONF.replace(/^(\s*)# (\{ user: ops,)/m, '$1$2') : AUTH_CONF;
+  assert.ok(!ops || conf !== AUTH_CONF, 'auth.conf has a commented ops user');
   return {
     passwords,
     options: {
       secure: false,
       tls: true,
-      files: { 'auth.conf': AUTH_CONF },
+      files: { 'auth.conf': conf },
       config: 'include ./auth.conf',
-      env: { NATS_API_PASSWORD: passwords.api, NATS_WORKER_PASSWORD: passwords.worker, NATS_SERVICE_PASSWORD: passwords.service },
+      env: { NATS_API_PASSWORD: passwords.api, NATS_WORKER_PASSWORD: passwords.worker, NATS_SERVICE_PASSWORD: passwords.service, ...(ops ? { NATS_OPS_PASSWORD: passwords.ops } : {}) },
     },
   };
 }
@@ -91,8 +98,8 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     }
   });
 
-  it('an api instance and a worker instance, each with its role user, run a turn end to end and delete the session', async (t) => {
-    const { options, passwords } = rolesServer();
+  it('an api instance and a worker instance, each with its role user, run a turn end to end and delete the session; the ops user lists them (NATS micro)', async (t) => {
+    const { options, passwords } = rolesServer({ ops: true });
     const server = await startNatsServer({ ...options, t });
     const roleEnv = (role: Role) => natsServiceEnv(as(server, role, passwords[role]));
     const api = await startTestApp(t, { mode: 'nats', natsUrl: roleEnv('api')['NATS_URL'], env: { ...roleEnv('api'), ROLE: 'api' } });
@@ -116,7 +123,17 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     assert.equal((await api.request('DELETE', `/v1/sessions/${id}`)).status, 204);
     assert.equal((await api.request('GET', `/v1/sessions/${id}/events`)).status, 404);
 
-    assert.doesNotMatch(server.log(), /Violation/, 'no role was refused a subject it uses');
+    // The operator's user sees both instances as NATS micro services and reads their status.
+    const opsNc = await connect(await natsClientOptions(as(server, 'ops', passwords.ops), { reconnect: false }));
+    t.after(() => opsNc.close());
+    const pings: ServiceIdentity[] = [];
+    for await (const p of await new Svcm(opsNc).client({ strategy: 'stall', maxWait: 1000 }).ping(OPS_SERVICE_NAME)) pings.push(p as ServiceIdentity);
+    assert.deepEqual(pings.map((p) => p.metadata?.['role']).sort(), ['api', 'worker']);
+    const status = await opsNc.request(`${OPS_SUBJECT_PREFIX}.${pings[0]!.id}.status`, '', { timeout: 3000 });
+    assert.equal(status.json<{ role: string }>().role, pings[0]!.metadata?.['role']);
+    assert.match(String(await subscriptionError(opsNc, 'evt.>')), /permissions violation/i, 'the ops user reads no events');
+
+    assert.doesNotMatch(server.log().replace(/.*"evt\.>".*\n?/g, ''), /Violation/, 'no role was refused a subject it uses');
     for (const [role, app] of [['api', api], ['worker', worker]] as const) {
       const lines = app.logs.join('');
       assert.match(lines, /"auth":"user_password","tls":true,"msg":"connected to NATS"/);

@@ -3,7 +3,7 @@ import { defineRoutes, type Route } from '../../http/route.js';
 
 export interface HealthCheck {
   name: string;
-  /** Throws when the dependency is unreachable. */
+  /** Throws when the dependency is unreachable (an error's `healthState` replaces 'unreachable' in the answer). */
   check(): Promise<void>;
 }
 
@@ -48,8 +48,9 @@ async function probe(c: HealthCheck): Promise<string> {
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), HEALTH_CHECK_TIMEOUT_MS))),
     ]);
     return 'ok';
-  } catch {
-    return 'unreachable';
+  } catch (err) {
+    const state = (err as { healthState?: unknown } | null)?.healthState;
+    return typeof state === 'string' ? state : 'unreachable';
   } finally {
     clearTimeout(timer);
   }

@@ -25,6 +25,7 @@ import { catalogued } from '../../bus/session-event.js';
 import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
 import type { Logger } from '../../log.js';
+import { createIdTracing, stampEvents, type Tracing } from '../../observability/tracing.js';
 import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../../store/index.js';
 
 export interface TurnServiceDeps {
@@ -34,6 +35,8 @@ export interface TurnServiceDeps {
   models: ModelResolver;
   images: ImageSource;
   status: SessionStatusStore;
+  /** The request's span stamps the events appended here and travels in the turn job (default: ids only). */
+  tracing?: Tracing;
 }
 
 /** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
@@ -57,7 +60,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * client tool results. The queue's one-turn-per-session rule is the race-free busy guard;
  * the session row is the fast check in front of it.
  */
-export function createTurnService({ store, bus, log, models, images, status }: TurnServiceDeps) {
+export function createTurnService({ store, bus, log, models, images, status, tracing = createIdTracing() }: TurnServiceDeps) {
+  /**
+   * The span of the request (HTTP, or the scheduler's). Without one (export off and no incoming
+   * traceparent, or a caller outside both) a root span of its own: its ids are all it is used for.
+   */
+  const span = () => tracing.active() ?? tracing.startSpan('turn.submit');
+
   async function owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow> {
     const row = await status.read(sessionId);
     assertSessionAccess(principal, row);
@@ -97,9 +106,11 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
     preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
     const actingUser = principal.user_id ? { user_id: principal.user_id } : {};
+    const trace = span();
+    stampEvents(preamble, trace);
 
     // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
-    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble }), row);
+    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() }), row);
     await bus.events.append(sessionId, preamble);
     await status.markActive(sessionId, turnId);
     return message;
@@ -162,10 +173,13 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     const inputId = newId();
     const message: StoredMessage = { id: inputId, role: 'user', content: [textPart(CANCEL_INPUT_TEXT)], created_at: new Date().toISOString() };
     const cancelledId = newIdAfter(inputId);
-    await bus.events.append(sessionId, [turnEvents.turnCancelled(cancelledId, turn, usage), turnEvents.inputMessage(newIdAfter(cancelledId), message, turn)]);
+    const trace = span();
+    const events = [turnEvents.turnCancelled(cancelledId, turn, usage), turnEvents.inputMessage(newIdAfter(cancelledId), message, turn)];
+    stampEvents(events, trace);
+    await bus.events.append(sessionId, events);
     if (row.status === 'waiting_for_tool_results') {
       // No job is queued while a turn waits for the client: queue one so a worker closes the turn.
-      await bus.turns.enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn })).catch((err: unknown) => {
+      await bus.turns.enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn, traceparent: trace.traceparent() })).catch((err: unknown) => {
         if (!(err instanceof SessionBusyError)) throw err;
       });
     }
@@ -206,6 +220,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     if (row.status !== 'waiting_for_tool_results' || !turnId) throw new ConflictError('Session is not waiting for tool results');
     let accepted = 0;
     let complete = false;
+    const trace = span();
     for (let attempt = 0; ; attempt++) {
       const { turn, events, lastSequence, startedBy } = await turnSoFar(sessionId, turnId);
       const step = foldTurn(turn, catalogued(events)).steps.at(-1);
@@ -215,11 +230,9 @@ export function createTurnService({ store, bus, log, models, images, status }: T
       const open = new Set([...requested].filter((id) => !step!.completed.has(id)));
       const fresh = dedupe(results.filter((r) => open.has(r.tool_call_id)));
       const calls = new Map(step!.toolCalls.map((c) => [c.id, c]));
-      const appended = await bus.events.append(
-        sessionId,
-        fresh.map((r) => clientResultEvent(turn, calls.get(r.tool_call_id)!.name, r)),
-        { expectedSequence: lastSequence },
-      );
+      const resultEvents = fresh.map((r) => clientResultEvent(turn, calls.get(r.tool_call_id)!.name, r));
+      stampEvents(resultEvents, trace);
+      const appended = await bus.events.append(sessionId, resultEvents, { expectedSequence: lastSequence });
       if (!appended.ok) {
         if (attempt < 20) continue; // another writer got in first: fold again and retry
         throw new ConflictError('Session is busy');
@@ -228,7 +241,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
       complete = fresh.length === open.size;
       // The resumed turn acts for a user only when that user both sent its message and its results.
       const actingUser = principal.user_id && principal.user_id === startedBy ? { user_id: principal.user_id } : {};
-      const resume = { org_id: row.organization_id, ...turn, ...actingUser };
+      const resume = { org_id: row.organization_id, ...turn, ...actingUser, traceparent: trace.traceparent() };
       if (complete && (await status.markResumed(sessionId, turnId))) await enqueueResume(resumeJob(sessionId, resume));
       break;
     }

@@ -12,6 +12,7 @@ import { coalesceSocketWrites } from './write-coalescing.js';
 import { ensureTopology } from './topology.js';
 import { isClusterForming } from './nats-errors.js';
 import { createNatsTurnQueue } from './turn-queue.js';
+import { startOpsService } from './ops-service.js';
 
 export const DEFAULT_SHARDS = 1;
 export const DEFAULT_ACK_WAIT_MS = 60_000;
@@ -168,6 +169,7 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
       events,
       turns: createNatsTurnQueue({ js, jsm, kv, log, publisher }),
       signals: createNatsSignals({ nc, log }),
+      serveOps: (o, hooks) => startOpsService(nc, o, hooks, log),
       async ping() {
         await nc.rtt(); // throws at once while disconnected
         await jsm.getAccountInfo(); // and JetStream must answer, not just the server
