@@ -25,6 +25,7 @@ import type { AppServices } from './services.js';
 import { createStore } from './store/index.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
+import { createConsoleSite } from './console/site.js';
 
 export interface AppOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -131,7 +132,9 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
 
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors });
+    // The web console is served where the API is (ROLE=worker serves no API, so no console either).
+    const site = config.ROLE !== 'worker' ? createConsoleSite({ apiPrefix: config.API_PREFIX }) : undefined;
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors, site });
     const server = createHttpServer(
       {
         host: config.HOST,

@@ -8,6 +8,8 @@ export { createRouter } from './router.js';
 export type { Router } from './router.js';
 export { createPipeline, parseQuery } from './pipeline.js';
 export type { Authenticate, Exchange } from './pipeline.js';
+export { loadStaticSite } from './static-files.js';
+export type { StaticSite } from './static-files.js';
 export { createValidation } from './validation.js';
 export type { Validation } from './validation.js';
 export { buildOpenApi } from './openapi.js';

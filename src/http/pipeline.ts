@@ -4,6 +4,7 @@ import { redactUrl, type Logger } from '../log.js';
 import { compose, type Stage } from './compose.js';
 import { preflightHeaders, type CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
+import { staticStage, type StaticSite } from './static-files.js';
 import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
@@ -242,14 +243,17 @@ export interface PipelineDeps {
   maxJsonDepth?: number;
   /** CORS_ALLOWED_ORIGINS parsed; null or absent: CORS off, and no preflight stage at all. */
   cors?: CorsPolicy | null;
+  /** Public static files (the web console) answered before routing; absent: none. */
+  site?: StaticSite;
 }
 
-/** The fixed pipeline: requestId → log → errors → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors }: PipelineDeps) {
+/** The fixed pipeline: requestId → log → errors → [static] → [preflight] → route → auth → validate → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, site }: PipelineDeps) {
   return compose<Exchange>([
     requestIdStage(),
     accessLogStage(),
     errorStage(),
+    ...(site ? [staticStage(site)] : []),
     ...(cors ? [preflightStage(router, cors)] : []),
     routeStage(router, cors ? ['OPTIONS'] : []),
     authStage(authenticate),
