@@ -10,6 +10,8 @@ import { EVENT_TYPES } from './event-types.js';
 
 const PAGE_SIZE = 1000;
 const MAX_BACKOFF_MS = 10_000;
+/** Live events are handed over in batches at most this often: one render per batch, not per delta. */
+const BATCH_MS = 50;
 
 /**
  * `types`: only these event types (empty: all). `sinceId`: start after this event.
@@ -24,19 +26,26 @@ export function openSessionFeed(sessionId, { types = [], sinceId = null, onEvent
   let stopped = false;
   let attempt = 0;
   let timer;
+  let pending = [];
+  let flushTimer = null;
 
   function accept(events) {
-    const fresh = [];
     for (const e of events) {
       if (seen.has(e.id)) duplicates++;
       else {
         seen.add(e.id);
-        fresh.push(e);
+        pending.push(e);
+        lastId = e.id;
       }
     }
-    if (!fresh.length) return;
-    lastId = fresh.at(-1).id;
-    onEvents(fresh);
+    if (pending.length && flushTimer === null) flushTimer = setTimeout(flush, BATCH_MS);
+  }
+
+  function flush() {
+    flushTimer = null;
+    const batch = pending;
+    pending = [];
+    if (batch.length && !stopped) onEvents(batch);
   }
 
   async function loadHistory() {
@@ -94,6 +103,7 @@ export function openSessionFeed(sessionId, { types = [], sinceId = null, onEvent
     close() {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(flushTimer);
       source?.close();
     },
     get lastEventId() {

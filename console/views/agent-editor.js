@@ -59,27 +59,28 @@ export function AgentEditor({ agentId }) {
     }
   };
 
+  // Fields are uncontrolled (defaultValue): a re-render (preview, saved notice) keeps what was typed.
   const chosen = new Set(agent.capabilities.map((c) => (typeof c === 'string' ? c : c.ref)));
   return html`
     <section>
       <h1>${agentId ? `Agent ${agent.name}` : 'New agent'}</h1>
       ${agentId && html`<p><a href=${`/v1/agents/${agentId}/export`} onClick=${(e) => exportAgent(e, agentId, agent.name)}>Export as Markdown</a></p>`}
       <form class="card" onSubmit=${save} data-testid="agent-form">
-        <label>Name <input name="name" value=${agent.name} required /></label>
-        <label>Description <input name="description" value=${agent.description ?? ''} /></label>
-        <label>System prompt <textarea name="system_prompt" rows="6" required>${agent.system_prompt}</textarea></label>
+        <label>Name <input name="name" defaultValue=${agent.name} required /></label>
+        <label>Description <input name="description" defaultValue=${agent.description ?? ''} /></label>
+        <label>System prompt <textarea name="system_prompt" rows="6" required defaultValue=${agent.system_prompt}></textarea></label>
         <fieldset>
           <legend>Capabilities</legend>
           ${capabilities.map((c) => html`
             <label class="inline" title=${c.description ?? ''}>
-              <input type="checkbox" name="capabilities" value=${c.id} checked=${chosen.has(c.id)} /> ${c.id}
+              <input type="checkbox" name="capabilities" value=${c.id} defaultChecked=${chosen.has(c.id)} /> ${c.id}
             </label>`)}
         </fieldset>
         <label>Client tools (JSON array of {name, description, parameters})
-          <textarea name="client_tools" rows="4">${agent.client_tools.length ? JSON.stringify(agent.client_tools, null, 2) : ''}</textarea>
+          <textarea name="client_tools" rows="4" defaultValue=${agent.client_tools.length ? JSON.stringify(agent.client_tools, null, 2) : ''}></textarea>
         </label>
-        <label>Default model id <input name="default_model_id" value=${agent.default_model_id ?? ''} placeholder="organisation default" /></label>
-        <label>Max iterations <input name="max_iterations" type="number" min="1" max="1000" value=${agent.max_iterations ?? ''} /></label>
+        <label>Default model id <input name="default_model_id" defaultValue=${agent.default_model_id ?? ''} placeholder="organisation default" /></label>
+        <label>Max iterations <input name="max_iterations" type="number" min="1" max="1000" defaultValue=${agent.max_iterations ?? ''} /></label>
         <div class="bar">
           <button type="submit">${agentId ? 'Save' : 'Create agent'}</button>
           <button type="button" class="secondary" onClick=${showPreview}>Preview</button>

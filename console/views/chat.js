@@ -22,7 +22,7 @@ export function Chat({ sessionId }) {
   }, [sessionId]);
 
   const { items, running, waiting } = useMemo(() => foldTranscript(events), [events]);
-  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [items.length, events.length]);
+  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [items.length]);
 
   const send = async (e) => {
     e.preventDefault();
@@ -67,6 +67,7 @@ function Item({ item }) {
     case 'user':
       return html`<li class="msg user" data-event-id=${item.id}><pre>${item.text}</pre></li>`;
     case 'agent':
+      if (!item.text && !item.thinking && !item.streaming) return null; // a step that only called tools
       return html`
         <li class="msg agent" data-event-id=${item.id} data-streaming=${String(item.streaming)}>
           ${item.thinking && html`<details class="thinking" open=${item.streaming}><summary>Thinking</summary><pre>${item.thinking}</pre></details>`}
