@@ -11,7 +11,7 @@ import { EVENT_TYPES } from './event-types.js';
 const PAGE_SIZE = 1000;
 const MAX_BACKOFF_MS = 10_000;
 /** Live events are handed over in batches at most this often: one render per batch, not per delta. */
-const BATCH_MS = 50;
+const BATCH_MS = 100;
 
 /**
  * `types`: only these event types (empty: all). `sinceId`: start after this event.

@@ -146,7 +146,7 @@ describe('web console (chromium)', () => {
     // Deltas render while the reply is still streaming.
     await send(page, '@tokens 200 delay=40'); // 8 s: room to see it half-way on a loaded machine
     const streaming = page.locator('li.msg.agent[data-streaming=true] .reply');
-    await streaming.waitFor();
+    await waitForStreaming(page);
     const partial = (await streaming.textContent()) ?? '';
     await page.waitForSelector('li.msg.agent[data-streaming=true]', { state: 'detached', timeout: 30_000 });
     const full = (await page.locator('li.msg.agent .reply').last().textContent()) ?? '';
@@ -202,7 +202,7 @@ describe('web console (chromium)', () => {
     await page.goto(`${app.url}/console/#/sessions/${sessionId}/chat`);
     await page.waitForSelector('[data-testid=feed-state]:has-text("live")');
     await send(page, '@tokens 150 delay=60');
-    await page.locator('li.msg.agent[data-streaming=true] .reply').waitFor();
+    await waitForStreaming(page);
     await page.reload();
     await page.waitForSelector('li.msg.agent[data-streaming=true]', { timeout: 30_000 }).catch(() => {});
     await page.waitForSelector('li.msg.agent[data-streaming=true]', { state: 'detached', timeout: 60_000 });
@@ -218,13 +218,24 @@ describe('web console (chromium)', () => {
   });
 });
 
+/** Waits until a reply is on screen while it is still streaming (diagnostics when it is not). */
+async function waitForStreaming(page: Page): Promise<void> {
+  const streaming = page.locator('li.msg.agent[data-streaming=true] .reply');
+  await streaming.waitFor().catch(async (err) => {
+    const replies = await page.locator('li.msg.agent').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-streaming')}:${(el.textContent ?? '').length}`));
+    console.log('not seen streaming:', await page.locator('[data-testid=feed-state]').textContent(), replies.join(' '));
+    throw err;
+  });
+}
+
 async function send(page: Page, text: string): Promise<void> {
   await page.waitForSelector('form.composer button[type=submit]:not([disabled])');
+  const users = page.locator('[data-testid=transcript] li.msg.user');
+  const before = await users.count();
   await page.fill('textarea[name=text]', text);
   await page.click('form.composer button[type=submit]');
-  // Sent once the composer is cleared (CSP forbids the string evaluation of waitForFunction).
-  for (let i = 0; (await page.locator('textarea[name=text]').inputValue()) !== ''; i++) {
-    assert.ok(i < 200, 'the message was not sent: ' + ((await page.locator('[role=alert]').first().textContent().catch(() => '')) ?? ''));
-    await page.waitForTimeout(50);
-  }
+  // Sent once the message is back through the stream (its input.message event).
+  await users.nth(before).waitFor({ timeout: 30_000 }).catch(async (err) => {
+    throw new Error(`the message was not sent: ${(await page.locator('[role=alert]').first().textContent({ timeout: 1000 }).catch(() => '')) ?? ''}`, { cause: err });
+  });
 }
