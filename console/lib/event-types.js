@@ -1,4 +1,4 @@
-// Every event type of a session log (src/events/event-types.ts; a test keeps the two equal).
+// Every event type of a session log (schemas/event-types.ts; a test keeps the two equal).
 // EventSource delivers named events only to listeners of that name, so the stream needs them all.
 export const EVENT_TYPES = [
   'session.created',

@@ -96,7 +96,7 @@ export function loadStaticSite({ mount, root, extra = {}, transform }: StaticSit
       const file = files.get(url.slice(mount.length + 1));
       if (!file) throw new NotFoundError();
       if (method !== 'GET') throw new MethodNotAllowedError(['GET']);
-      if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((t) => t.trim() === file.etag)) return { status: 304, headers: withoutContentType(file.headers) };
+      if (ifNoneMatch?.split(',').some((t) => t.trim() === file.etag)) return { status: 304, headers: withoutContentType(file.headers) };
       return { status: 200, raw: file.body, contentType: file.headers['Content-Type']!, headers: withoutContentType(file.headers) };
     },
   };

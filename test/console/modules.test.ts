@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EVENT_TYPES } from '../../src/events/event-types.js';
+import { EVENT_TYPES } from '../../schemas/event-types.js';
 
 /** The console's browser modules that need no DOM, imported as plain ES modules. */
 const load = (path: string) => import(new URL(`../../console/${path}`, import.meta.url).href);
