@@ -6,6 +6,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(bash scripts/bootstrap.sh)"
 npm ci --no-audit --no-fund
 bash scripts/ensure-postgres.sh
+# The console and CORS tests (test/console/) drive Debian's chromium through playwright-core.
+if [ ! -x /usr/bin/chromium ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 npx tsc --noEmit
 npm run lint
 npm run check:boundaries

@@ -29,6 +29,7 @@ import { createStore } from './store/index.js';
 import { acquireDataDirLock, type DataDirLock } from './store/data-dir-lock.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
+import { createConsoleSite } from './console/site.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
 import { SERVICE_VERSION } from './version.js';
 import { createInstanceOps } from './observability/instance-ops.js';
@@ -171,12 +172,15 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
     const validation = createValidation(namedSchemas);
+    // The web console is served where the API is (ROLE=worker serves no API, so no console either).
+    const site = config.ROLE !== 'worker' ? createConsoleSite({ apiPrefix: config.API_PREFIX }) : undefined;
     const pipeline = createPipeline({
       router,
       validation,
       authenticate: auth.authenticate,
       maxJsonDepth: config.MAX_JSON_DEPTH,
       cors,
+      site,
       observer: observability.http,
       tracing,
       ...(config.RESPONSE_VALIDATION ? { checkRepliesWith: ErrorResponse } : {}),

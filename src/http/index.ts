@@ -9,6 +9,8 @@ export type { Router } from './router.js';
 export { createPipeline, parseQuery } from './pipeline.js';
 export type { HttpObserver, SseObserver } from './observer.js';
 export type { Authenticate, Exchange } from './pipeline.js';
+export { loadStaticSite } from './static-files.js';
+export type { StaticSite } from './static-files.js';
 export { createValidation } from './validation.js';
 export type { Validation } from './validation.js';
 export { buildOpenApi } from './openapi.js';

@@ -6,6 +6,7 @@ import { redactUrl, type Logger } from '../log.js';
 import { compose, type Stage } from './compose.js';
 import { preflightHeaders, type CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
+import { staticStage, type StaticSite } from './static-files.js';
 import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
 import type { HttpObserver } from './observer.js';
@@ -336,10 +337,12 @@ export interface PipelineDeps {
   observer?: HttpObserver | null;
   /** Request spans and the active span for services (observability/tracing.ts); absent: no trace stage. */
   tracing?: Tracing;
+  /** Public static files (the web console) answered before routing; absent: none. */
+  site?: StaticSite;
 }
 
-/** The fixed pipeline: [trace] → requestId → [metrics] → log → [response check] → errors → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer, tracing }: PipelineDeps) {
+/** The fixed pipeline: [trace] → requestId → [metrics] → log → [response check] → errors → [static] → [preflight] → route → auth → validate → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer, tracing, site }: PipelineDeps) {
   return compose<Exchange>([
     ...(tracing ? [traceStage(tracing)] : []),
     requestIdStage(),
@@ -347,6 +350,7 @@ export function createPipeline({ router, validation, authenticate, maxJsonDepth 
     accessLogStage(),
     ...(checkRepliesWith ? [responseCheckStage(validation, router.routes, checkRepliesWith)] : []),
     errorStage(),
+    ...(site ? [staticStage(site)] : []),
     ...(cors ? [preflightStage(router, cors)] : []),
     routeStage(router, cors ? ['OPTIONS'] : []),
     authStage(authenticate),

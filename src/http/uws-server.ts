@@ -164,6 +164,8 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
       if ('raw' in reply) {
         conn.res.writeHeader('Content-Type', reply.contentType);
         conn.res.end(reply.raw);
+      } else if (reply.status === 304) {
+        conn.res.endWithoutBody(); // no Content-Length: a 304's would have to be the cached body's
       } else if (reply.status === 204 || reply.body === undefined) {
         conn.res.endWithoutBody(0);
       } else {

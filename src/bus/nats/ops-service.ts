@@ -3,7 +3,7 @@
  * `nats micro ls / info / stats agent-session-service` list every instance with its role,
  * version, uptime, turns in flight and SSE connections, and an operator can drain one.
  *
- * Subjects (docs/operations.md section 21):
+ * Subjects (docs/operations.md section 27):
  * - `$SRV.PING|INFO|STATS`, `$SRV.<verb>.agent-session-service`, `$SRV.<verb>.agent-session-service.<id>`:
  *   the framework's own (every instance answers the first two, one the third).
  * - `agent_sessions.ops.<id>.status|drain|resume`: this instance's endpoints, `<id>` being the

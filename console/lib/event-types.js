@@ -1,0 +1,27 @@
+// Every event type of a session log (schemas/event-types.ts; a test keeps the two equal).
+// EventSource delivers named events only to listeners of that name, so the stream needs them all.
+export const EVENT_TYPES = [
+  'session.created',
+  'session.started',
+  'session.activated',
+  'session.idled',
+  'input.message',
+  'turn.started',
+  'turn.completed',
+  'turn.failed',
+  'turn.cancelled',
+  'reason.started',
+  'reason.completed',
+  'reason.thinking.started',
+  'reason.thinking.delta',
+  'reason.thinking.completed',
+  'output.message.started',
+  'output.message.delta',
+  'output.message.completed',
+  'act.started',
+  'act.completed',
+  'tool.started',
+  'tool.completed',
+  'tool.call_requested',
+  'llm.generation',
+];

@@ -1,0 +1,75 @@
+// A session's event timeline: type filters, a start position (since_id), and the live stream
+// with resume. Filters and start live in the URL (#/sessions/<id>/events?types=…&since_id=…),
+// so a reload shows the same view; the footer shows the position a resume starts from
+// (Last-Event-ID) and how many repeated events were dropped (0 unless a resume went wrong).
+import { html, useEffect, useRef, useState } from '../vendor/preact-htm.js';
+import { openSessionFeed } from '../lib/session-feed.js';
+import { EVENT_TYPES } from '../lib/event-types.js';
+import { when } from '../lib/ui.js';
+import { SessionNav } from './session-nav.js';
+
+export function Events({ sessionId, query }) {
+  const types = (query.get('types') ?? '').split(',').filter((t) => EVENT_TYPES.includes(t));
+  const sinceId = query.get('since_id') ?? '';
+  const [events, setEvents] = useState([]);
+  const [feedState, setFeedState] = useState('loading');
+  const [position, setPosition] = useState({ lastId: sinceId, duplicates: 0 });
+  const [open, setOpen] = useState(null);
+  const feed = useRef(null);
+
+  useEffect(() => {
+    const f = (feed.current = openSessionFeed(sessionId, {
+      types,
+      sinceId,
+      onEvents: (batch) => {
+        setEvents((prev) => [...prev, ...batch]);
+        setPosition({ lastId: f.lastEventId, duplicates: f.duplicates });
+      },
+      onState: (state) => {
+        setFeedState(state);
+        if (feed.current) setPosition({ lastId: feed.current.lastEventId, duplicates: feed.current.duplicates });
+      },
+    }));
+    return () => f.close();
+  }, []);
+
+  const apply = (e) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const q = new URLSearchParams();
+    const chosen = f.getAll('types').map(String);
+    if (chosen.length && chosen.length < EVENT_TYPES.length) q.set('types', chosen.join(','));
+    const since = String(f.get('since_id') ?? '').trim();
+    if (since) q.set('since_id', since);
+    location.hash = `#/sessions/${sessionId}/events${q.size ? `?${q}` : ''}`;
+  };
+  const resumeHere = () => (location.hash = `#/sessions/${sessionId}/events?${new URLSearchParams({ ...(types.length ? { types: types.join(',') } : {}), since_id: position.lastId ?? '' })}`);
+
+  return html`
+    <section>
+      <${SessionNav} sessionId=${sessionId} current="events" />
+      <form class="card filters" onSubmit=${apply}>
+        <fieldset>
+          <legend>Types (none checked: all)</legend>
+          ${EVENT_TYPES.map((t) => html`<label class="inline" key=${t}><input type="checkbox" name="types" value=${t} checked=${types.includes(t)} /> ${t}</label>`)}
+        </fieldset>
+        <label>Start after event id (since_id) <input name="since_id" value=${sinceId} placeholder="from the beginning" /></label>
+        <button type="submit">Apply</button>
+      </form>
+      <ol class="timeline" data-testid="timeline">
+        ${events.map((e) => html`
+          <li key=${e.id} data-event-id=${e.id} data-type=${e.type} onClick=${() => setOpen(open === e.id ? null : e.id)}>
+            <span class="seq">#${e.sequence}</span> <code>${e.type}</code> <span class="muted">${when(e.ts)}</span>
+            ${open === e.id && html`<pre>${JSON.stringify(e, null, 2)}</pre>`}
+          </li>`)}
+      </ol>
+      <footer class="muted position">
+        Stream: <span data-testid="feed-state">${feedState}</span> ·
+        ${events.length} events ·
+        Last-Event-ID: <code data-testid="last-event-id">${position.lastId || '—'}</code> ·
+        repeated events dropped: <span data-testid="duplicates">${position.duplicates}</span>
+        ${position.lastId && html` · <button class="link" onClick=${resumeHere}>Restart from here</button>`}
+      </footer>
+    </section>
+  `;
+}
