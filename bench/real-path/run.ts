@@ -7,14 +7,16 @@
  *
  *   node --import tsx bench/real-path/run.ts [--targets nats,embedded,langgraph] [--sessions 1,10,50]
  *        [--duration 20] [--warmup 5] [--rounds 1] [--soak 0] [--soak-sessions 50] [--cpu-prof]
- *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write]
+ *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write] [--label name] [--baseline DIR]
  *
  * The peer's packages are installed on first use into bench/.cache/langgraph (git-ignored, out of
  * the test run); `--no-peer` skips it. Every process is separate: the service(s), nats-server,
  * PostgreSQL, the fake LLM (bench/real-path/fake-llm.ts), the peer and the load generator
  * (bench/real-path/client.ts, one per measured point). CPU is read from /proc over the measured
  * window only. `--soak S` adds one S-second run per target at `--soak-sessions` with the
- * service's RSS sampled every 10 s. Results: a table on stdout and
+ * service's RSS sampled every 10 s. `--baseline DIR` also runs each of our modes from another checkout
+ * (`<mode>-base`, e.g. a worktree at an earlier commit), alternating with this one: before/after
+ * figures measured in the same run. Results: a table on stdout and
  * `bench/results/real-path-<date>.json`. See bench/README.md ("Real path").
  */
 import { spawnSync } from 'node:child_process';
@@ -57,6 +59,8 @@ const { values: args } = parseArgs({
     'no-peer': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
+    /** Another checkout of the service (e.g. a worktree at an earlier commit): each of our modes runs from both, as `<mode>` and `<mode>-base`. */
+    baseline: { type: 'string' },
   },
 });
 const log = (msg: string) => process.stderr.write(msg + '\n');
@@ -79,6 +83,8 @@ const soakSessions = positive('soak-sessions', args['soak-sessions']!);
 
 interface Running {
   target: Target;
+  /** `nats`, `nats-base` (--baseline), … */
+  label: string;
   base: string;
   proc: Proc;
   /** ours: the agent every session uses. */
@@ -90,6 +96,7 @@ interface Running {
 
 interface PointResult extends Omit<RealPathClientReport, 'target'> {
   target: Target;
+  label: string;
   round: number;
   soak: boolean;
   /** Service (or peer process tree) CPU ms per turn, from /proc over the measured window. */
@@ -139,7 +146,7 @@ onInterrupt(async () => {
   for (const c of cleanups) await c().catch(() => undefined);
 });
 
-async function startService(target: 'nats' | 'embedded', fakeOrigin: string): Promise<Running> {
+async function startService(target: 'nats' | 'embedded', fakeOrigin: string, root = ROOT, label: string = target): Promise<Running> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-real-path-'));
   cleanups.unshift(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
@@ -167,16 +174,16 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string): Pr
   const nodeArgs = [...SERVICE_NODE_FLAGS, '--import', 'tsx'];
   let profileDir: string | undefined;
   if (args['cpu-prof']) {
-    profileDir = join(args['prof-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-real-path-prof-')), target);
+    profileDir = join(args['prof-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-real-path-prof-')), label);
     mkdirSync(profileDir, { recursive: true });
     nodeArgs.unshift('--cpu-prof', '--cpu-prof-dir', profileDir);
   }
   const base = `http://127.0.0.1:${port}`;
-  log(`[${target}] starting the service …`);
-  const proc = await startServer({ name: target, args: [...nodeArgs, join(ROOT, 'src/main.ts')], env, cwd: ROOT, readyUrl: `${base}/health`, readyTimeoutMs: 120_000 });
+  log(`[${label}] starting the service from ${root} …`);
+  const proc = await startServer({ name: label, args: [...nodeArgs, join(root, 'src/main.ts')], env, cwd: root, readyUrl: `${base}/health`, readyTimeoutMs: 120_000 });
   cleanups.unshift(() => proc.stop(20_000));
   const agentId = await setUpService(base, fakeOrigin);
-  return { target, base, proc, agentId, deps, profileDir };
+  return { target, label, base, proc, agentId, deps, profileDir };
 }
 
 async function startPeer(fakeOrigin: string): Promise<Running | string> {
@@ -197,7 +204,7 @@ async function startPeer(fakeOrigin: string): Promise<Running | string> {
       readyTimeoutMs: 120_000,
     });
     cleanups.unshift(() => proc.stop(10_000));
-    return { target: 'langgraph', base, proc, deps: [] };
+    return { target: 'langgraph', label: 'langgraph', base, proc, deps: [] };
   } catch (err) {
     return `the dev server did not start: ${err instanceof Error ? err.message.slice(0, 1500) : String(err)}`;
   }
@@ -216,7 +223,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 async function measure(s: Running, fake: Proc, sessions: number, round: number, seconds: number, soak: boolean): Promise<PointResult> {
   const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
-  log(`[${s.target}] K=${sessions}${soak ? ' (soak)' : ''}, ${warmupS} s warm-up + ${seconds} s measured (background busy ${quiet.busy === null ? 'n/a' : Math.round(quiet.busy * 100) + ' %'})`);
+  log(`[${s.label}] K=${sessions}${soak ? ' (soak)' : ''}, ${warmupS} s warm-up + ${seconds} s measured (background busy ${quiet.busy === null ? 'n/a' : Math.round(quiet.busy * 100) + ' %'})`);
   const opts: RealPathClientOptions = { target: s.target === 'langgraph' ? 'langgraph' : 'ours', base: s.base, key: ADMIN_KEY, agentId: s.agentId, sessions, warmupS, durationS: seconds };
   const client = spawnProcess({ name: 'client', args: ['--import', 'tsx', join(ROOT, 'bench/real-path/client.ts'), JSON.stringify(opts)], cwd: ROOT });
   await waitForLine(client, '"phase":"measure"');
@@ -259,6 +266,7 @@ async function measure(s: Running, fake: Proc, sessions: number, round: number, 
   return {
     ...report,
     target: s.target,
+    label: s.label,
     round,
     soak,
     cpuMsPerTurn: perTurn(svcCpu),
@@ -276,11 +284,11 @@ async function measure(s: Running, fake: Proc, sessions: number, round: number, 
 const mb = (kib: number | null) => (kib === null ? '-' : String(Math.round(kib / 1024)));
 
 function table(results: PointResult[]): string {
-  const head = 'target     K  turns/s  turn p50  turn p99  conv p50  svc ms/turn¹  pg ms  nats ms  all ms²  cores  RSS MB start→end (max)  errors  machine';
+  const head = 'target         K  turns/s  turn p50  turn p99  conv p50  svc ms/turn¹  pg ms  nats ms  all ms²  cores  RSS MB start→end (max)  errors  machine';
   const rows = results.map((r) => {
     const all = r.cpuMsPerTurn === null ? null : round2(r.cpuMsPerTurn + (r.postgresMsPerTurn ?? 0) + (r.natsMsPerTurn ?? 0));
     return [
-      (r.soak ? `${r.target}*` : r.target).padEnd(9),
+      (r.soak ? `${r.label}*` : r.label).padEnd(13),
       String(r.sessions).padStart(3),
       String(r.turnsPerSec).padStart(8),
       String(r.turnMs.p50).padStart(9),
@@ -308,10 +316,19 @@ function ratios(results: PointResult[]): string[] {
     if (!peer || !peer.turnsPerSec) continue;
     const all = (r.cpuMsPerTurn ?? 0) + (r.postgresMsPerTurn ?? 0) + (r.natsMsPerTurn ?? 0);
     out.push(
-      `${r.target} K=${r.sessions}${r.soak ? ' soak' : ''} round ${r.round}: turns/s ×${round2(r.turnsPerSec / peer.turnsPerSec)}, ` +
+      `${r.label} K=${r.sessions}${r.soak ? ' soak' : ''} round ${r.round}: turns/s ×${round2(r.turnsPerSec / peer.turnsPerSec)}, ` +
         `service CPU/turn ×${peer.cpuMsPerTurn ? round2((r.cpuMsPerTurn ?? NaN) / peer.cpuMsPerTurn) : '-'}, ` +
         `all our processes ×${peer.cpuMsPerTurn ? round2(all / peer.cpuMsPerTurn) : '-'}, ` +
         `turn p50 ×${round2(r.turnMs.p50 / peer.turnMs.p50)} (conversation p50 ×${round2(r.conversationMs.p50 / peer.conversationMs.p50)})`,
+    );
+  }
+  // --baseline: this checkout against the other one, per mode, K and round.
+  for (const b of results.filter((r) => r.label.endsWith('-base'))) {
+    const r = results.find((x) => x.label === b.target && x.sessions === b.sessions && x.round === b.round && x.soak === b.soak);
+    if (!r || !b.turnsPerSec || !b.cpuMsPerTurn) continue;
+    out.push(
+      `${b.target} K=${b.sessions} round ${b.round}, this checkout / baseline: turns/s ×${round2(r.turnsPerSec / b.turnsPerSec)}, ` +
+        `service CPU/turn ${b.cpuMsPerTurn} → ${r.cpuMsPerTurn} ms (×${round2((r.cpuMsPerTurn ?? NaN) / b.cpuMsPerTurn)})`,
     );
   }
   return out;
@@ -333,7 +350,10 @@ async function main(): Promise<void> {
         peerProblem = peer;
         log(`[langgraph] not run: ${peer}`);
       } else running.push(peer);
-    } else running.push(await startService(t, fakeOrigin));
+    } else {
+      running.push(await startService(t, fakeOrigin));
+      if (args.baseline) running.push(await startService(t, fakeOrigin, resolve(args.baseline), `${t}-base`));
+    }
   }
 
   const results: PointResult[] = [];
@@ -351,8 +371,8 @@ async function main(): Promise<void> {
     if (!s.profileDir) continue;
     await s.proc.stop(20_000);
     const file = readdirSync(s.profileDir).find((f) => f.endsWith('.cpuprofile'));
-    if (file) profiles[s.target] = formatProfile(summariseCpuProfile(join(s.profileDir, file), 40, { fromMs: 10_000 }), 30);
-    log(`[${s.target}] profile: ${s.profileDir}/${file}`);
+    if (file) profiles[s.label] = formatProfile(summariseCpuProfile(join(s.profileDir, file), 40, { fromMs: 10_000 }), 30);
+    log(`[${s.label}] profile: ${s.profileDir}/${file}`);
   }
 
   process.stdout.write(table(results) + '\n');
@@ -365,7 +385,7 @@ async function main(): Promise<void> {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `real-path-${machine.date.replace(/[:.]/g, '-')}${args.label ? '-' + args.label : ''}.json`);
-    writeFileSync(file, JSON.stringify({ machine, options: { targets, sessions: sessionCounts, durationS, warmupS, rounds, soakS, soakSessions, serviceNodeFlags: SERVICE_NODE_FLAGS }, peerProblem, results, profiles }, null, 2) + '\n');
+    writeFileSync(file, JSON.stringify({ machine, options: { targets, baseline: args.baseline ?? null, sessions: sessionCounts, durationS, warmupS, rounds, soakS, soakSessions, serviceNodeFlags: SERVICE_NODE_FLAGS }, peerProblem, results, profiles }, null, 2) + '\n');
     log(`results: ${file}`);
   }
 }
