@@ -286,3 +286,47 @@ export async function waitForQuiet(maxBusy = 0.1, maxWaitMs = 60_000): Promise<{
   } while (Date.now() - start < maxWaitMs);
   return { busy, waitedMs: Date.now() - start };
 }
+
+/** A process and all its descendants (from the ppid field of /proc/<pid>/stat). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // exited while we looked
+    }
+  }
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.shift()!;
+    out.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/**
+ * CPU seconds per pid of a process tree (e.g. a dev server that runs its work in a child
+ * process); the difference of two readings is `cpuDelta(before, after)`.
+ */
+export function readTreeCpu(root: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of processTree(root)) {
+    const cpu = readCpuSeconds(pid);
+    if (cpu !== null) out.set(pid, cpu);
+  }
+  return out;
+}
+
+/** Summed VmRSS of a process tree, in KiB (null when the root has exited). */
+export function readTreeRssKiB(root: number): number | null {
+  if (!readMemory(root)) return null;
+  return processTree(root).reduce((sum, pid) => sum + (readMemory(pid)?.rssKiB ?? 0), 0);
+}

@@ -14,13 +14,24 @@ export interface HarnessServiceDeps {
   models?: ModelLookup;
 }
 
+/** How long a built-in harness row read for a new session is reused, in ms. */
+const BUILT_IN_CACHE_TTL_MS = 5_000;
+const BUILT_IN_IDS: ReadonlySet<string> = new Set(BUILT_IN_HARNESSES.map((h) => h.id.toLowerCase()));
+
 /**
  * Harnesses: the built-ins (no organisation, shared, read-only) plus each organisation's
  * custom ones. Reads see both; writes (admin routes) touch only the caller's custom harnesses.
  */
 export function createHarnessService({ store, capabilities, models }: HarnessServiceDeps) {
+  /**
+   * Built-in rows as read for new sessions, for BUILT_IN_CACHE_TTL_MS: every session without a
+   * harness of its own uses `generic`, and those rows change only when an instance with a newer
+   * definition starts (`ensureBuiltIns`, which clears this instance's copy at once).
+   */
+  const builtInRows = new Map<string, { row: HarnessRow; expiresAt: number }>();
   /** Inserts the built-in harnesses, or updates them where this code's definition changed. Idempotent. */
   async function ensureBuiltIns(): Promise<void> {
+    builtInRows.clear();
     for (const h of BUILT_IN_HARNESSES) {
       validateCapabilityRefs(h.capabilities, capabilities);
       await store.sql(
@@ -71,9 +82,20 @@ export function createHarnessService({ store, capabilities, models }: HarnessSer
     return toHarnessView(await load(store.em(), orgId, id));
   }
 
+  /** `load`, with built-in rows reused for a few seconds (they are everyone's and read-only). */
+  async function loadForSession(orgId: string, id: string): Promise<HarnessRow> {
+    const key = id.toLowerCase();
+    const now = Date.now();
+    const hit = builtInRows.get(key);
+    if (hit && hit.expiresAt > now) return hit.row;
+    const row = await load(store.em(), orgId, id);
+    if (row.organization_id == null && BUILT_IN_IDS.has(key)) builtInRows.set(key, { row, expiresAt: now + BUILT_IN_CACHE_TTL_MS });
+    return row;
+  }
+
   /** The harness a new session may use: as `getHarness`, and 422 when archived. */
   async function getActiveHarness(orgId: string, id: string): Promise<HarnessView> {
-    const harness = await getHarness(orgId, id);
+    const harness = toHarnessView(await loadForSession(orgId, id));
     if (harness.status !== 'active') throw new UnprocessableError('Harness is archived');
     return harness;
   }

@@ -3,9 +3,8 @@ import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, type LlmProvider, type LlmProviderOptions } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
-import { LlmModelEntity, LlmProviderEntity, Organization, orgScope, type Store } from '../../store/index.js';
+import { Organization, type Store } from '../../store/index.js';
 import { openProviderKey, type LlmProviderRow } from '../llm-providers/index.js';
-import type { LlmModelRow } from './model-view.js';
 import type { ResolvedModel } from '../../../actors/model-resolver.js';
 
 export type { ResolvedModel };
@@ -45,7 +44,16 @@ interface CachedProvider {
   expiresAt: number;
 }
 
-const fingerprintOf = (row: LlmProviderRow) => `${row.provider_type}\n${row.base_url ?? ''}\n${row.api_key_encrypted}`;
+/** What a resolve reads: the provider columns a client is built from, and the model's ids. */
+type ProviderKeyRow = Pick<LlmProviderRow, 'id' | 'organization_id' | 'provider_type' | 'base_url' | 'api_key_encrypted'>;
+interface ModelAndProvider extends ProviderKeyRow {
+  /** llm_models.id */
+  model_row_id: string;
+  /** The vendor's model name. */
+  model_id: string;
+}
+
+const fingerprintOf = (row: ProviderKeyRow) => `${row.provider_type}\n${row.base_url ?? ''}\n${row.api_key_encrypted}`;
 
 /**
  * The model resolver (architecture 6). The turn passes the first model id set among message
@@ -76,7 +84,7 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     return llmsim;
   }
 
-  function build(row: LlmProviderRow): LlmProvider {
+  function build(row: ProviderKeyRow): LlmProvider {
     let apiKey: string;
     try {
       apiKey = openProviderKey(keyring, row);
@@ -88,7 +96,7 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     return createLlmProvider({ provider_type: row.provider_type, api_key: apiKey, base_url: row.base_url ?? null }, llm);
   }
 
-  function providerFor(row: LlmProviderRow): LlmProvider {
+  function providerFor(row: ProviderKeyRow): LlmProvider {
     const now = Date.now();
     const fingerprint = fingerprintOf(row);
     const hit = cache.get(row.id);
@@ -103,17 +111,23 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     return provider;
   }
 
-  async function modelRow(orgId: string, modelId: string): Promise<{ model: LlmModelRow; provider: LlmProviderRow } | null> {
+  /**
+   * The model and its provider in one indexed join (was two ORM lookups per turn): the provider
+   * row is read on every resolve, so a changed key or URL is noticed at once on every instance.
+   */
+  async function modelRow(orgId: string, modelId: string): Promise<ModelAndProvider | null> {
     if (!isAnyUuid(modelId)) return null;
-    const em = store.em();
-    const model = (await orgScope(em, orgId).findOne(LlmModelEntity, { id: modelId.toLowerCase() })) as LlmModelRow | null;
-    if (!model) return null;
-    const provider = (await orgScope(em, orgId).findOne(LlmProviderEntity, { id: model.provider_id })) as LlmProviderRow | null;
-    return provider ? { model, provider } : null;
+    const rows = await store.sql<ModelAndProvider>(
+      `select m.id as model_row_id, m.model_id, p.id, p.organization_id, p.provider_type, p.base_url, p.api_key_encrypted
+       from llm_models m join llm_providers p on p.id = m.provider_id and p.organization_id = m.organization_id
+       where m.id = ? and m.organization_id = ?`,
+      [modelId.toLowerCase(), orgId],
+    );
+    return rows[0] ?? null;
   }
 
-  function resolved({ model, provider }: { model: LlmModelRow; provider: LlmProviderRow }): ResolvedModel {
-    return { provider: providerFor(provider), model: model.model_id, model_id: model.id, provider_id: provider.id };
+  function resolved(row: ModelAndProvider): ResolvedModel {
+    return { provider: providerFor(row), model: row.model_id, model_id: row.model_row_id, provider_id: row.id };
   }
 
   function systemFallback(): ResolvedModel {

@@ -37,7 +37,9 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       additions: sessionAdditions(input),
     } as SessionSetupInput);
     const scope = orgScope(store.em(), principal.org_id);
+    const now = new Date();
     const row = scope.create(Session, {
+      id: newId(),
       user_id: principal.user_id,
       ...resolved,
       title: input.title ?? null,
@@ -46,8 +48,11 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       usage: { ...ZERO_USAGE },
       current_turn_id: null,
       chat_user_id: null,
+      created_at: now,
+      updated_at: now,
     });
-    await scope.em.flush();
+    // One INSERT, not a flush: a flush wraps even a single insert in begin/commit (3 round trips).
+    await scope.em.insert(row);
     await connections?.injectConnections(row);
     await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
     return sessionView(row);
