@@ -97,7 +97,8 @@ function paramList(schema: TSchema | undefined, where: 'path' | 'query', ids: Se
   return Object.entries(json.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,
-    required: where === 'path' || (json.required ?? []).includes(name),
+    // A query parameter with a default may be left out, whatever the validator's `required` says.
+    required: where === 'path' || ((json.required ?? []).includes(name) && s['default'] === undefined),
     schema: s,
   }));
 }
