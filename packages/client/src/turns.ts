@@ -5,7 +5,15 @@ import type { ClientToolResult, InputPart, SendMessageOptions } from './types.js
 
 /** Runs one client tool call; the return value is the result (errors thrown become `error` results). */
 export type ClientToolHandler = (args: Record<string, unknown>, call: ToolCall) => unknown;
-export type ClientToolHandlers = Record<string, ClientToolHandler>;
+/** Handlers by tool name, or one function for every call (`(call) => result`). */
+export type ClientToolHandlers = Record<string, ClientToolHandler> | ((call: ToolCall) => unknown);
+
+function handlerOf(tools: ClientToolHandlers | undefined, name: string): ((call: ToolCall) => unknown) | undefined {
+  if (!tools) return undefined;
+  if (typeof tools === 'function') return tools;
+  const handler = Object.hasOwn(tools, name) ? tools[name] : undefined;
+  return handler ? (call) => handler(call.arguments ?? {}, call) : undefined;
+}
 
 /** The part of the client the flows use. */
 export interface TurnClient {
@@ -92,7 +100,7 @@ async function apply(client: TurnClient, sessionId: string, result: TurnResult, 
       result.status = 'cancelled';
       return false;
     case 'tool.call_requested': {
-      const unhandled = event.data.tool_calls.filter((c) => !tools?.[c.name]);
+      const unhandled = event.data.tool_calls.filter((c) => !handlerOf(tools, c.name));
       if (!tools || unhandled.length === event.data.tool_calls.length) {
         result.status = 'waiting_for_tool_results';
         result.pendingToolCalls = event.data.tool_calls;
@@ -112,10 +120,10 @@ async function apply(client: TurnClient, sessionId: string, result: TurnResult, 
 export async function runTools(data: EventDataMap['tool.call_requested'], tools: ClientToolHandlers): Promise<ClientToolResult[]> {
   return Promise.all(
     data.tool_calls.map(async (call): Promise<ClientToolResult> => {
-      const handler = tools[call.name];
+      const handler = handlerOf(tools, call.name);
       if (!handler) return { tool_call_id: call.id, error: `no client handler for tool ${call.name}` };
       try {
-        return { tool_call_id: call.id, result: await handler(call.arguments ?? {}, call) };
+        return { tool_call_id: call.id, result: await handler(call) };
       } catch (err) {
         return { tool_call_id: call.id, error: err instanceof Error ? err.message : String(err) };
       }
