@@ -17,7 +17,9 @@ const HEADER = `/**
 
 /** The document text and the types text, as the generator writes them. */
 export async function generate(doc: Record<string, unknown>): Promise<{ document: string; types: string }> {
-  const ast = await openapiTS(doc as never, { alphabetize: false, exportType: false });
+  // Schemas say `type: object` for free-form objects (JSON Schemas of tool parameters): unknown values, not none.
+  // A field with a default may be left out of a request body.
+  const ast = await openapiTS(doc as never, { alphabetize: false, exportType: false, emptyObjectsUnknown: true, defaultNonNullable: false });
   return { document: JSON.stringify(doc, null, 2) + '\n', types: HEADER + astToString(ast) };
 }
 

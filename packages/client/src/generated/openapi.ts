@@ -1225,13 +1225,13 @@ export interface components {
         ToolSpec: {
             name: string;
             description: string;
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
         };
         CapabilityTool: {
             name: string;
             display_name: string;
             description: string;
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
         };
         CapabilityInfo: {
             id: string;
@@ -1247,7 +1247,7 @@ export interface components {
             tools: components["schemas"]["CapabilityTool"][];
             /** @description The same list under the reference API name. */
             tool_definitions: components["schemas"]["CapabilityTool"][];
-            config_schema: Record<string, never>;
+            config_schema: Record<string, unknown>;
             features: string[];
             dependencies: string[];
         };
@@ -1263,12 +1263,12 @@ export interface components {
              * @default client
              * @constant
              */
-            type: "client";
+            type?: "client";
             /** @description Unique per agent; letters, digits, `_`, `-`. */
             name: string;
             description: string;
             /** @description A JSON Schema with `type: "object"` describing the arguments. */
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
         };
         ToolDeclaration: {
             /** @description Only client tools can be declared; server tools come from capabilities. */
@@ -1277,7 +1277,7 @@ export interface components {
             name: string;
             description: string;
             /** @description A JSON Schema with `type: "object"` describing the arguments. */
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
         };
         AgentCreate: {
             /** @description Client-supplied UUID v4 or v7. */
@@ -1484,7 +1484,7 @@ export interface components {
             /** @description E.g. `chat`, `vision`, `tools`. */
             capabilities?: string[];
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
         };
         LlmModelPatch: {
             display_name?: string;
