@@ -924,10 +924,10 @@ export interface components {
     schemas: {
         ErrorResponse: {
             error: string;
-            status: number;
+            readonly status: number;
         };
         Health: {
-            status: "ok" | "unhealthy";
+            readonly status: "ok" | "unhealthy";
             checks: {
                 [key: string]: string;
             };
@@ -941,9 +941,9 @@ export interface components {
         SessionStatus: "started" | "active" | "idle" | "waiting_for_tool_results";
         Session: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             /** Format: uuid */
-            organization_id: string;
+            readonly organization_id: string;
             /** Format: uuid */
             harness_id: string;
             agent_id: string | null;
@@ -951,12 +951,12 @@ export interface components {
             tags: string[];
             model_id: string | null;
             capabilities: components["schemas"]["CapabilityRef"][];
-            status: components["schemas"]["SessionStatus"];
-            features: string[];
+            readonly status: components["schemas"]["SessionStatus"];
+            readonly features: string[];
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         CreateSessionBody: {
             /** Format: uuid */
@@ -996,13 +996,13 @@ export interface components {
         };
         Event: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             type: string;
             /** Format: date-time */
-            ts: string;
+            readonly ts: string;
             /** Format: uuid */
             session_id: string;
-            sequence: number;
+            readonly sequence: number;
             context: {
                 [key: string]: string;
             };
@@ -1018,13 +1018,13 @@ export interface components {
             data: components["schemas"]["Event"][];
         };
         Message: {
-            id: string;
+            readonly id: string;
             role: "user" | "agent" | "tool_result";
             content: {
                 [key: string]: unknown;
             }[];
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             tags?: string[];
             metadata?: {
                 [key: string]: unknown;
@@ -1078,7 +1078,7 @@ export interface components {
             } | null;
         };
         CancelTurnResponse: {
-            status: "cancelled" | "no_op";
+            readonly status: "cancelled" | "no_op";
             message: string;
         };
         ClientToolResult: {
@@ -1091,7 +1091,7 @@ export interface components {
         };
         SubmitToolResultsResponse: {
             accepted: number;
-            status: components["schemas"]["SessionStatus"];
+            readonly status: components["schemas"]["SessionStatus"];
         };
         LoginRequest: {
             email: string;
@@ -1120,7 +1120,7 @@ export interface components {
         };
         ApiKeyInfo: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             /** Format: uuid */
             user_id: string;
             name: string;
@@ -1130,7 +1130,7 @@ export interface components {
             /** @description Updated at most once a minute. */
             last_used_at: string | null;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
         };
         ApiKeyCreate: {
             name: string;
@@ -1139,7 +1139,7 @@ export interface components {
         };
         ApiKeyCreated: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             /** Format: uuid */
             user_id: string;
             name: string;
@@ -1147,7 +1147,7 @@ export interface components {
             expires_at: string | null;
             last_used_at: null;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** @description The key itself; shown only in this response. */
             key: string;
         };
@@ -1164,18 +1164,18 @@ export interface components {
         Role: "admin" | "member";
         User: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             /** Format: uuid */
-            organization_id: string;
+            readonly organization_id: string;
             email: string;
             name: string;
             role: components["schemas"]["Role"];
             /** @description The instance operator (the bootstrap admin) manages organisations. */
             operator: boolean;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         UserCreate: {
             /** Format: email */
@@ -1195,12 +1195,12 @@ export interface components {
         };
         Organization: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             name: string;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         OrganizationCreate: {
             name: string;
@@ -1234,21 +1234,21 @@ export interface components {
             parameters: Record<string, unknown>;
         };
         CapabilityInfo: {
-            id: string;
+            readonly id: string;
             name: string;
             description: string;
             /**
              * @description Every registered capability is `available`.
              * @constant
              */
-            status: "available";
+            readonly status: "available";
             /** @description Instructions prepended to the system prompt while the capability is active. */
             system_prompt: string;
             tools: components["schemas"]["CapabilityTool"][];
             /** @description The same list under the reference API name. */
             tool_definitions: components["schemas"]["CapabilityTool"][];
             config_schema: Record<string, unknown>;
-            features: string[];
+            readonly features: string[];
             dependencies: string[];
         };
         CapabilityList: {
@@ -1338,7 +1338,7 @@ export interface components {
         };
         Agent: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             name: string;
             description: string | null;
             system_prompt: string;
@@ -1351,11 +1351,11 @@ export interface components {
             /** @description The default model as the client named it, else `default_model_id`. */
             model: string | null;
             parallel_tool_calls: boolean | null;
-            status: components["schemas"]["AgentStatus"];
+            readonly status: components["schemas"]["AgentStatus"];
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         AgentList: {
             data: components["schemas"]["Agent"][];
@@ -1417,7 +1417,7 @@ export interface components {
         };
         Harness: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             name: string;
             description: string | null;
             system_prompt: string;
@@ -1426,11 +1426,11 @@ export interface components {
             max_iterations: number | null;
             /** @description Built-in harnesses are shared by every organisation and read-only. */
             is_built_in: boolean;
-            status: components["schemas"]["HarnessStatus"];
+            readonly status: components["schemas"]["HarnessStatus"];
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         HarnessList: {
             data: components["schemas"]["Harness"][];
@@ -1456,7 +1456,7 @@ export interface components {
         };
         LlmProvider: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             name: string;
             provider_type: components["schemas"]["LlmProviderType"];
             base_url: string | null;
@@ -1465,9 +1465,9 @@ export interface components {
             /** @description When models were last synced from the vendor. */
             last_synced_at: string | null;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         LlmProviderList: {
             data: components["schemas"]["LlmProvider"][];
@@ -1494,7 +1494,7 @@ export interface components {
         };
         LlmModel: {
             /** Format: uuid */
-            id: string;
+            readonly id: string;
             /** Format: uuid */
             provider_id: string;
             provider_name: string;
@@ -1505,11 +1505,11 @@ export interface components {
             /** @description Shown in model pickers; every model stays usable through the API. */
             enabled: boolean;
             source: components["schemas"]["LlmModelSource"];
-            status: components["schemas"]["LlmModelStatus"];
+            readonly status: components["schemas"]["LlmModelStatus"];
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         LlmModelList: {
             data: components["schemas"]["LlmModel"][];
@@ -1541,7 +1541,7 @@ export interface components {
         };
         FileInfo: {
             /** @description Null only for the workspace root. */
-            id: string | null;
+            readonly id: string | null;
             /** Format: uuid */
             session_id: string;
             /** @description Normalised absolute path under the workspace root, e.g. /notes/plan.md. */
@@ -1554,9 +1554,9 @@ export interface components {
             /** @description Quoted sha256 of the content; null for directories. */
             etag: string | null;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         FileList: {
             data: components["schemas"]["FileInfo"][];
@@ -1611,9 +1611,9 @@ export interface components {
             /** @description Only with include_values=true. */
             value?: string;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         KvEntryList: {
             data: components["schemas"]["KvEntry"][];
@@ -1624,9 +1624,9 @@ export interface components {
         SecretInfo: {
             name: string;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         SecretList: {
             data: components["schemas"]["SecretInfo"][];
@@ -1640,7 +1640,7 @@ export interface components {
         };
         Image: {
             /** @description `img_` followed by 32 hex digits. */
-            id: string;
+            readonly id: string;
             /** Format: uuid */
             session_id: string;
             filename: string;
@@ -1648,7 +1648,7 @@ export interface components {
             content_type: string;
             size_bytes: number;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
         };
         ImageUploadForm: {
             /**
@@ -1665,9 +1665,9 @@ export interface components {
         Connection: {
             provider: string;
             /** Format: date-time */
-            created_at: string;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: string;
+            readonly updated_at: string;
         };
         ConnectionList: {
             data: components["schemas"]["Connection"][];
@@ -1706,6 +1706,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -1715,6 +1721,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1724,6 +1736,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1733,6 +1751,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -1753,6 +1777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     };
@@ -1764,6 +1789,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1773,6 +1804,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1787,6 +1824,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "admin@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginRequest"];
             };
         };
@@ -1797,6 +1840,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "example",
+                     *       "refresh_token": "example",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokenPair"];
                 };
             };
@@ -1806,6 +1857,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1815,6 +1872,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1824,6 +1887,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1833,6 +1902,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1847,6 +1922,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh_token": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshRequest"];
             };
         };
@@ -1857,6 +1937,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "example",
+                     *       "refresh_token": "example",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokenPair"];
                 };
             };
@@ -1866,6 +1954,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1875,6 +1969,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1884,6 +1984,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1911,6 +2017,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1920,6 +2032,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1929,6 +2047,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1938,6 +2062,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1958,6 +2088,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "email": "admin@example.com",
+                     *         "name": "Support agent",
+                     *         "role": "admin",
+                     *         "operator": true,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "organization": {
+                     *         "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "name": "Support agent",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "via": "api_key",
+                     *       "api_key_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -1967,6 +2119,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1976,6 +2134,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1985,6 +2149,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1994,6 +2164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2002,6 +2178,7 @@ export interface operations {
     get_auth_api_keys: {
         parameters: {
             query?: {
+                /** @example own */
                 scope?: "own" | "org";
             };
             header?: never;
@@ -2016,6 +2193,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "user_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "name": "Support agent",
+                     *           "prefix": "example",
+                     *           "expires_at": "2026-01-15T09:30:00.000Z",
+                     *           "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
@@ -2025,6 +2218,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2034,6 +2233,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2043,6 +2248,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2052,6 +2263,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2066,6 +2283,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support agent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApiKeyCreate"];
             };
         };
@@ -2076,6 +2298,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "user_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "prefix": "example",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "last_used_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "key": "example"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
@@ -2085,6 +2319,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2094,6 +2334,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2103,6 +2349,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2112,6 +2364,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2122,6 +2380,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -2141,6 +2400,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2150,6 +2415,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2159,6 +2430,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2168,6 +2445,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2177,6 +2460,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2187,6 +2476,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -2199,6 +2489,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "example",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StreamToken"];
                 };
             };
@@ -2208,6 +2504,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2217,6 +2519,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2226,6 +2534,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2235,6 +2549,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2244,6 +2564,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2264,6 +2590,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "email": "admin@example.com",
+                     *           "name": "Support agent",
+                     *           "role": "admin",
+                     *           "operator": true,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserList"];
                 };
             };
@@ -2273,6 +2616,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2282,6 +2631,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2291,6 +2646,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2300,6 +2661,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2314,6 +2681,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "admin@example.com",
+                 *       "name": "Support agent",
+                 *       "password": "correct horse battery staple",
+                 *       "role": "admin"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserCreate"];
             };
         };
@@ -2324,6 +2699,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "email": "admin@example.com",
+                     *       "name": "Support agent",
+                     *       "role": "admin",
+                     *       "operator": true,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -2333,6 +2720,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2342,6 +2735,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2351,6 +2750,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2360,6 +2765,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2369,6 +2780,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2379,6 +2796,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -2391,6 +2809,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "email": "admin@example.com",
+                     *       "name": "Support agent",
+                     *       "role": "admin",
+                     *       "operator": true,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -2400,6 +2830,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2409,6 +2845,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2418,6 +2860,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2427,6 +2875,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2436,6 +2890,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2446,6 +2906,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -2465,6 +2926,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2474,6 +2941,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2483,6 +2956,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2492,6 +2971,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2501,6 +2986,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2510,6 +3001,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2520,12 +3017,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UserUpdate"];
             };
         };
@@ -2536,6 +3035,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "email": "admin@example.com",
+                     *       "name": "Support agent",
+                     *       "role": "admin",
+                     *       "operator": true,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -2545,6 +3056,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2554,6 +3071,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2563,6 +3086,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2572,6 +3101,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2581,6 +3116,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2590,6 +3131,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2610,6 +3157,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "name": "Support agent",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationList"];
                 };
             };
@@ -2619,6 +3179,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2628,6 +3194,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2637,6 +3209,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2646,6 +3224,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2660,6 +3244,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support agent",
+                 *       "admin": {
+                 *         "email": "admin@example.com",
+                 *         "name": "Support agent",
+                 *         "password": "correct horse battery staple"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizationCreate"];
             };
         };
@@ -2670,6 +3264,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "organization": {
+                     *         "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "name": "Support agent",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "admin": {
+                     *         "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "email": "admin@example.com",
+                     *         "name": "Support agent",
+                     *         "role": "admin",
+                     *         "operator": true,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationCreated"];
                 };
             };
@@ -2679,6 +3293,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2688,6 +3308,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2697,6 +3323,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2706,6 +3338,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2715,6 +3353,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2723,8 +3367,15 @@ export interface operations {
     get_agents: {
         parameters: {
             query?: {
+                /** @example false */
                 include_archived?: boolean;
+                /**
+                 * @example [
+                 *       "example"
+                 *     ]
+                 */
                 tag?: string[];
+                /** @example example */
                 search?: string;
             };
             header?: never;
@@ -2739,6 +3390,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "name": "Support agent",
+                     *           "description": "Answers questions about the product.",
+                     *           "system_prompt": "You are a helpful assistant.",
+                     *           "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "tags": [
+                     *             "example"
+                     *           ],
+                     *           "capabilities": [
+                     *             "example"
+                     *           ],
+                     *           "client_tools": [
+                     *             {
+                     *               "name": "example",
+                     *               "description": "Answers questions about the product.",
+                     *               "parameters": {}
+                     *             }
+                     *           ],
+                     *           "max_iterations": 1,
+                     *           "display_name": "example",
+                     *           "model": "example",
+                     *           "parallel_tool_calls": true,
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "agents": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "name": "Support agent",
+                     *           "description": "Answers questions about the product.",
+                     *           "system_prompt": "You are a helpful assistant.",
+                     *           "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "tags": [
+                     *             "example"
+                     *           ],
+                     *           "capabilities": [
+                     *             "example"
+                     *           ],
+                     *           "client_tools": [
+                     *             {
+                     *               "name": "example",
+                     *               "description": "Answers questions about the product.",
+                     *               "parameters": {}
+                     *             }
+                     *           ],
+                     *           "max_iterations": 1,
+                     *           "display_name": "example",
+                     *           "model": "example",
+                     *           "parallel_tool_calls": true,
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentList"];
                 };
             };
@@ -2748,6 +3462,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2757,6 +3477,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2766,6 +3492,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2775,6 +3507,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2789,6 +3527,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support agent",
+                 *       "system_prompt": "You are a helpful assistant.",
+                 *       "capabilities": [
+                 *         "current_time"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentCreate"];
             };
         };
@@ -2799,6 +3546,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "client_tools": [
+                     *         {
+                     *           "name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "max_iterations": 1,
+                     *       "display_name": "example",
+                     *       "model": "example",
+                     *       "parallel_tool_calls": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agent"];
                 };
             };
@@ -2808,6 +3584,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2817,6 +3599,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2826,6 +3614,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2835,6 +3629,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2844,6 +3644,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2853,6 +3659,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2862,6 +3674,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2870,6 +3688,7 @@ export interface operations {
     post_agents_import: {
         parameters: {
             query?: {
+                /** @example example */
                 "from-example"?: string;
             };
             header?: never;
@@ -2878,6 +3697,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example ---
+                 *     name: Support agent
+                 *     description: Answers questions about the product.
+                 *     capabilities:
+                 *       - current_time
+                 *     ---
+                 *     You are a helpful assistant.
+                 */
                 "*/*": string;
             };
         };
@@ -2888,6 +3716,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "client_tools": [
+                     *         {
+                     *           "name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "max_iterations": 1,
+                     *       "display_name": "example",
+                     *       "model": "example",
+                     *       "parallel_tool_calls": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agent"];
                 };
             };
@@ -2897,6 +3754,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2906,6 +3769,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2915,6 +3784,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2924,6 +3799,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2933,6 +3814,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2942,6 +3829,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2962,6 +3855,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "Support agent",
+                     *           "agent_name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "tags": [
+                     *             "example"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentExampleList"];
                 };
             };
@@ -2971,6 +3879,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2980,6 +3894,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2989,6 +3909,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2998,6 +3924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3012,6 +3944,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "system_prompt": "You are a helpful assistant."
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentPreviewRequest"];
             };
         };
@@ -3022,6 +3959,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "tools": [
+                     *         {
+                     *           "name": "Support agent",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentPreview"];
                 };
             };
@@ -3031,6 +3980,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3040,6 +3995,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3049,6 +4010,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3058,6 +4025,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3067,6 +4040,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3077,6 +4056,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -3089,6 +4069,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "client_tools": [
+                     *         {
+                     *           "name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "max_iterations": 1,
+                     *       "display_name": "example",
+                     *       "model": "example",
+                     *       "parallel_tool_calls": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agent"];
                 };
             };
@@ -3098,6 +4107,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3107,6 +4122,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3116,6 +4137,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3125,6 +4152,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3134,6 +4167,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3144,12 +4183,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support agent",
+                 *       "system_prompt": "You are a helpful assistant."
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentCreate"];
             };
         };
@@ -3160,6 +4206,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "client_tools": [
+                     *         {
+                     *           "name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "max_iterations": 1,
+                     *       "display_name": "example",
+                     *       "model": "example",
+                     *       "parallel_tool_calls": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agent"];
                 };
             };
@@ -3169,6 +4244,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "client_tools": [
+                     *         {
+                     *           "name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "max_iterations": 1,
+                     *       "display_name": "example",
+                     *       "model": "example",
+                     *       "parallel_tool_calls": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agent"];
                 };
             };
@@ -3178,6 +4282,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3187,6 +4297,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3196,6 +4312,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3205,6 +4327,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3214,6 +4342,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3223,6 +4357,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3233,6 +4373,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -3252,6 +4393,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3261,6 +4408,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3270,6 +4423,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3279,6 +4438,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3288,6 +4453,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3298,12 +4469,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["AgentPatch"];
             };
         };
@@ -3314,6 +4487,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "client_tools": [
+                     *         {
+                     *           "name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "max_iterations": 1,
+                     *       "display_name": "example",
+                     *       "model": "example",
+                     *       "parallel_tool_calls": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agent"];
                 };
             };
@@ -3323,6 +4525,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3332,6 +4540,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3341,6 +4555,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3350,6 +4570,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3359,6 +4585,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3368,6 +4600,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3378,6 +4616,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -3390,6 +4629,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "client_tools": [
+                     *         {
+                     *           "name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "max_iterations": 1,
+                     *       "display_name": "example",
+                     *       "model": "example",
+                     *       "parallel_tool_calls": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agent"];
                 };
             };
@@ -3399,6 +4667,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3408,6 +4682,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3417,6 +4697,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3426,6 +4712,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3435,6 +4727,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3445,6 +4743,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -3457,6 +4756,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example ---
+                     *     name: Support agent
+                     *     description: Answers questions about the product.
+                     *     capabilities:
+                     *       - current_time
+                     *     ---
+                     *     You are a helpful assistant.
+                     */
                     "text/markdown": string;
                 };
             };
@@ -3466,6 +4774,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3475,6 +4789,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3484,6 +4804,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3493,6 +4819,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3502,6 +4834,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3510,6 +4848,7 @@ export interface operations {
     get_harnesses: {
         parameters: {
             query?: {
+                /** @example false */
                 include_archived?: boolean;
             };
             header?: never;
@@ -3524,6 +4863,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "name": "Support agent",
+                     *           "description": "Answers questions about the product.",
+                     *           "system_prompt": "You are a helpful assistant.",
+                     *           "capabilities": [
+                     *             "example"
+                     *           ],
+                     *           "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "max_iterations": 1,
+                     *           "is_built_in": true,
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["HarnessList"];
                 };
             };
@@ -3533,6 +4894,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3542,6 +4909,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3551,6 +4924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3560,6 +4939,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3574,6 +4959,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support agent",
+                 *       "system_prompt": "You are a helpful assistant."
+                 *     }
+                 */
                 "application/json": components["schemas"]["HarnessCreate"];
             };
         };
@@ -3584,6 +4975,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "max_iterations": 1,
+                     *       "is_built_in": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Harness"];
                 };
             };
@@ -3593,6 +5001,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3602,6 +5016,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3611,6 +5031,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3620,6 +5046,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3629,6 +5061,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3638,6 +5076,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3648,6 +5092,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -3660,6 +5105,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "max_iterations": 1,
+                     *       "is_built_in": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Harness"];
                 };
             };
@@ -3669,6 +5131,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3678,6 +5146,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3687,6 +5161,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3696,6 +5176,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3705,6 +5191,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3715,6 +5207,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -3734,6 +5227,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3743,6 +5242,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3752,6 +5257,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3761,6 +5272,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3770,6 +5287,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3780,12 +5303,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["HarnessPatch"];
             };
         };
@@ -3796,6 +5321,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "default_model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "max_iterations": 1,
+                     *       "is_built_in": true,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Harness"];
                 };
             };
@@ -3805,6 +5347,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3814,6 +5362,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3823,6 +5377,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3832,6 +5392,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3841,6 +5407,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3850,6 +5422,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3858,8 +5436,11 @@ export interface operations {
     get_capabilities: {
         parameters: {
             query?: {
+                /** @example example */
                 search?: string;
+                /** @example 0 */
                 offset?: number;
+                /** @example 100 */
                 limit?: number;
             };
             header?: never;
@@ -3874,6 +5455,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "name": "Support agent",
+                     *           "description": "Answers questions about the product.",
+                     *           "status": "available",
+                     *           "system_prompt": "You are a helpful assistant.",
+                     *           "tools": [
+                     *             {
+                     *               "name": "Support agent",
+                     *               "display_name": "example",
+                     *               "description": "Answers questions about the product.",
+                     *               "parameters": {}
+                     *             }
+                     *           ],
+                     *           "tool_definitions": [
+                     *             {
+                     *               "name": "Support agent",
+                     *               "display_name": "example",
+                     *               "description": "Answers questions about the product.",
+                     *               "parameters": {}
+                     *             }
+                     *           ],
+                     *           "config_schema": {},
+                     *           "features": [
+                     *             "example"
+                     *           ],
+                     *           "dependencies": [
+                     *             "example"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "total": 0,
+                     *       "offset": 0,
+                     *       "limit": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CapabilityList"];
                 };
             };
@@ -3883,6 +5503,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3892,6 +5518,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3901,6 +5533,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3910,6 +5548,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3920,6 +5564,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example example */
                 id: string;
             };
             cookie?: never;
@@ -3932,6 +5577,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "name": "Support agent",
+                     *       "description": "Answers questions about the product.",
+                     *       "status": "available",
+                     *       "system_prompt": "You are a helpful assistant.",
+                     *       "tools": [
+                     *         {
+                     *           "name": "Support agent",
+                     *           "display_name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "tool_definitions": [
+                     *         {
+                     *           "name": "Support agent",
+                     *           "display_name": "example",
+                     *           "description": "Answers questions about the product.",
+                     *           "parameters": {}
+                     *         }
+                     *       ],
+                     *       "config_schema": {},
+                     *       "features": [
+                     *         "example"
+                     *       ],
+                     *       "dependencies": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CapabilityInfo"];
                 };
             };
@@ -3941,6 +5618,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3950,6 +5633,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3959,6 +5648,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3968,6 +5663,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3977,6 +5678,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3985,8 +5692,11 @@ export interface operations {
     get_sessions: {
         parameters: {
             query?: {
+                /** @example 0 */
                 offset?: number;
+                /** @example 20 */
                 limit?: number;
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 agent_id?: string;
             };
             header?: never;
@@ -4001,6 +5711,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "agent_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "title": "First session",
+                     *           "tags": [
+                     *             "example"
+                     *           ],
+                     *           "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "capabilities": [
+                     *             {
+                     *               "ref": "example"
+                     *             }
+                     *           ],
+                     *           "status": "started",
+                     *           "features": [
+                     *             "example"
+                     *           ],
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "sessions": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "agent_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "title": "First session",
+                     *           "tags": [
+                     *             "example"
+                     *           ],
+                     *           "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "capabilities": [
+                     *             {
+                     *               "ref": "example"
+                     *             }
+                     *           ],
+                     *           "status": "started",
+                     *           "features": [
+                     *             "example"
+                     *           ],
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0,
+                     *       "offset": 0,
+                     *       "limit": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
@@ -4010,6 +5775,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4019,6 +5790,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4028,6 +5805,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4037,6 +5820,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4051,6 +5840,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_id": "0195f3c0-8a2b-7c3d-9e4f-000000000a01",
+                 *       "title": "First session"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSessionBody"];
             };
         };
@@ -4061,6 +5856,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "agent_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "title": "First session",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "capabilities": [
+                     *         {
+                     *           "ref": "example"
+                     *         }
+                     *       ],
+                     *       "status": "started",
+                     *       "features": [
+                     *         "example"
+                     *       ],
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -4070,6 +5889,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4079,6 +5904,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4088,6 +5919,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4097,6 +5934,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4106,6 +5949,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4115,6 +5964,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4135,6 +5990,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "agent_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "title": "First session",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "capabilities": [
+                     *         {
+                     *           "ref": "example"
+                     *         }
+                     *       ],
+                     *       "status": "started",
+                     *       "features": [
+                     *         "example"
+                     *       ],
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -4144,6 +6023,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4153,6 +6038,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4162,6 +6053,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4171,6 +6068,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4181,6 +6084,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -4193,6 +6097,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "agent_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "title": "First session",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "capabilities": [
+                     *         {
+                     *           "ref": "example"
+                     *         }
+                     *       ],
+                     *       "status": "started",
+                     *       "features": [
+                     *         "example"
+                     *       ],
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -4202,6 +6130,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4211,6 +6145,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4220,6 +6160,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4229,6 +6175,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4238,6 +6190,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4248,6 +6206,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -4267,6 +6226,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4276,6 +6241,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4285,6 +6256,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4294,6 +6271,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4303,6 +6286,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4313,12 +6302,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateSessionBody"];
             };
         };
@@ -4329,6 +6320,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "agent_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "title": "First session",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "capabilities": [
+                     *         {
+                     *           "ref": "example"
+                     *         }
+                     *       ],
+                     *       "status": "started",
+                     *       "features": [
+                     *         "example"
+                     *       ],
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -4338,6 +6353,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4347,6 +6368,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4356,6 +6383,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4365,6 +6398,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4374,6 +6413,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4382,10 +6427,12 @@ export interface operations {
     get_sessions_by_id_fs: {
         parameters: {
             query?: {
+                /** @example true */
                 recursive?: boolean;
             };
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -4398,6 +6445,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "path": "example",
+                     *           "name": "Support agent",
+                     *           "is_directory": true,
+                     *           "is_readonly": true,
+                     *           "size_bytes": 0,
+                     *           "content_type": "example",
+                     *           "etag": "example",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileList"];
                 };
             };
@@ -4407,6 +6474,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4416,6 +6489,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4425,6 +6504,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4434,6 +6519,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4443,6 +6534,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4453,12 +6550,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "src_path": "example",
+                 *       "dst_path": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveFileBody"];
             };
         };
@@ -4469,6 +6573,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "path": "example",
+                     *       "name": "Support agent",
+                     *       "is_directory": true,
+                     *       "is_readonly": true,
+                     *       "size_bytes": 0,
+                     *       "content_type": "example",
+                     *       "etag": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
@@ -4478,6 +6597,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4487,6 +6612,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4496,6 +6627,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4505,6 +6642,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4514,6 +6657,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4523,6 +6672,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4532,6 +6687,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4542,12 +6703,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "src_path": "example",
+                 *       "dst_path": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CopyFileBody"];
             };
         };
@@ -4558,6 +6726,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "path": "example",
+                     *       "name": "Support agent",
+                     *       "is_directory": true,
+                     *       "is_readonly": true,
+                     *       "size_bytes": 0,
+                     *       "content_type": "example",
+                     *       "etag": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
@@ -4567,6 +6750,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4576,6 +6765,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4585,6 +6780,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4594,6 +6795,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4603,6 +6810,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4612,6 +6825,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4621,6 +6840,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4630,6 +6855,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4640,12 +6871,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pattern": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GrepBody"];
             };
         };
@@ -4656,6 +6893,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "path": "example",
+                     *           "matches": [
+                     *             {
+                     *               "path": "example",
+                     *               "line_number": 1,
+                     *               "line": "example"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "total": 0,
+                     *       "truncated": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrepResults"];
                 };
             };
@@ -4665,6 +6920,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4674,6 +6935,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4683,6 +6950,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4692,6 +6965,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4701,6 +6980,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4711,12 +6996,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatBody"];
             };
         };
@@ -4727,6 +7018,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "path": "example",
+                     *       "name": "Support agent",
+                     *       "is_directory": true,
+                     *       "is_readonly": true,
+                     *       "size_bytes": 0,
+                     *       "content_type": "example",
+                     *       "etag": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
@@ -4736,6 +7042,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4745,6 +7057,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4754,6 +7072,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4763,6 +7087,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4772,6 +7102,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4780,11 +7116,14 @@ export interface operations {
     get_sessions_by_id_fs_by_path: {
         parameters: {
             query?: {
+                /** @example true */
                 recursive?: boolean;
             };
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
+                /** @example example */
                 path: string;
             };
             cookie?: never;
@@ -4813,6 +7152,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4822,6 +7167,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4831,6 +7182,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4840,6 +7197,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4849,6 +7212,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4859,7 +7228,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
+                /** @example example */
                 path: string;
             };
             cookie?: never;
@@ -4876,6 +7247,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "path": "example",
+                     *       "name": "Support agent",
+                     *       "is_directory": true,
+                     *       "is_readonly": true,
+                     *       "size_bytes": 0,
+                     *       "content_type": "example",
+                     *       "etag": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
@@ -4885,6 +7271,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "path": "example",
+                     *       "name": "Support agent",
+                     *       "is_directory": true,
+                     *       "is_readonly": true,
+                     *       "size_bytes": 0,
+                     *       "content_type": "example",
+                     *       "etag": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileInfo"];
                 };
             };
@@ -4894,6 +7295,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4903,6 +7310,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4912,6 +7325,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4921,6 +7340,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4930,6 +7355,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4939,6 +7370,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4948,6 +7385,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4956,11 +7399,14 @@ export interface operations {
     delete_sessions_by_id_fs_by_path: {
         parameters: {
             query?: {
+                /** @example true */
                 recursive?: boolean;
             };
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
+                /** @example example */
                 path: string;
             };
             cookie?: never;
@@ -4980,6 +7426,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4989,6 +7441,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4998,6 +7456,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5007,6 +7471,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5016,6 +7486,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5025,6 +7501,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5033,13 +7515,18 @@ export interface operations {
     get_sessions_by_id_storage_keys: {
         parameters: {
             query?: {
+                /** @example 0 */
                 offset?: number;
+                /** @example 100 */
                 limit?: number;
+                /** @example example */
                 prefix?: string;
+                /** @example false */
                 include_values?: boolean;
             };
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -5052,6 +7539,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": "example",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0,
+                     *       "offset": 0,
+                     *       "limit": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KvEntryList"];
                 };
             };
@@ -5061,6 +7562,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5070,6 +7577,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5079,6 +7592,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5088,6 +7607,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5097,6 +7622,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5107,6 +7638,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -5119,6 +7651,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "Support agent",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["SecretList"];
                 };
             };
@@ -5128,6 +7672,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5137,6 +7687,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5146,6 +7702,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5155,6 +7717,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5164,6 +7732,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5174,12 +7748,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "secrets": {
+                 *         "API_KEY": "example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PutSecretsBody"];
             };
         };
@@ -5190,6 +7772,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "Support agent",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["SecretList"];
                 };
             };
@@ -5199,6 +7793,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5208,6 +7808,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5217,6 +7823,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5226,6 +7838,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5235,6 +7853,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5243,6 +7867,7 @@ export interface operations {
     post_images: {
         parameters: {
             query?: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 session_id?: string;
             };
             header?: never;
@@ -5261,6 +7886,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "img_0123456789abcdef0123456789abcdef",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "filename": "photo.png",
+                     *       "content_type": "image/png",
+                     *       "size_bytes": 20480,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Image"];
                 };
             };
@@ -5270,6 +7905,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5279,6 +7920,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5288,6 +7935,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5297,6 +7950,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5306,6 +7965,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5315,6 +7980,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5324,6 +7995,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5355,6 +8032,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5364,6 +8047,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5373,6 +8062,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5382,6 +8077,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5391,6 +8092,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5420,6 +8127,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5429,6 +8142,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5438,6 +8157,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5447,6 +8172,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5456,6 +8187,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5476,6 +8213,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "provider": "example",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConnectionList"];
                 };
             };
@@ -5485,6 +8234,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5494,6 +8249,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5503,6 +8264,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5512,6 +8279,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5526,6 +8299,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "example",
+                 *       "api_key": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateConnectionBody"];
             };
         };
@@ -5536,6 +8315,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "provider": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Connection"];
                 };
             };
@@ -5545,6 +8331,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "provider": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Connection"];
                 };
             };
@@ -5554,6 +8347,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5563,6 +8362,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5572,6 +8377,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5581,6 +8392,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5591,6 +8408,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example example */
                 provider: string;
             };
             cookie?: never;
@@ -5603,6 +8421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "provider": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Connection"];
                 };
             };
@@ -5612,6 +8437,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5621,6 +8452,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5630,6 +8467,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5639,6 +8482,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5648,6 +8497,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5658,12 +8513,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example example */
                 provider: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "api_key": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PutConnectionBody"];
             };
         };
@@ -5674,6 +8535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "provider": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Connection"];
                 };
             };
@@ -5683,6 +8551,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "provider": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Connection"];
                 };
             };
@@ -5692,6 +8567,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5701,6 +8582,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5710,6 +8597,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5719,6 +8612,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5729,6 +8628,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example example */
                 provider: string;
             };
             cookie?: never;
@@ -5748,6 +8648,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5757,6 +8663,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5766,6 +8678,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5775,6 +8693,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5784,6 +8708,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5804,6 +8734,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "name": "Support agent",
+                     *           "provider_type": "openai",
+                     *           "base_url": "example",
+                     *           "api_key_set": true,
+                     *           "last_synced_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmProviderList"];
                 };
             };
@@ -5813,6 +8760,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5822,6 +8775,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5831,6 +8790,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5840,6 +8805,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5854,6 +8825,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support agent",
+                 *       "provider_type": "openai",
+                 *       "api_key": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LlmProviderCreate"];
             };
         };
@@ -5864,6 +8842,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "provider_type": "openai",
+                     *       "base_url": "example",
+                     *       "api_key_set": true,
+                     *       "last_synced_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmProvider"];
                 };
             };
@@ -5873,6 +8863,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5882,6 +8878,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5891,6 +8893,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5900,6 +8908,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5910,6 +8924,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -5922,6 +8937,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "provider_type": "openai",
+                     *       "base_url": "example",
+                     *       "api_key_set": true,
+                     *       "last_synced_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmProvider"];
                 };
             };
@@ -5931,6 +8958,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5940,6 +8973,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5949,6 +8988,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5958,6 +9003,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5967,6 +9018,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -5977,6 +9034,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -5996,6 +9054,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6005,6 +9069,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6014,6 +9084,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6023,6 +9099,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6032,6 +9114,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6041,6 +9129,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6051,12 +9145,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["LlmProviderPatch"];
             };
         };
@@ -6067,6 +9163,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "name": "Support agent",
+                     *       "provider_type": "openai",
+                     *       "base_url": "example",
+                     *       "api_key_set": true,
+                     *       "last_synced_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmProvider"];
                 };
             };
@@ -6076,6 +9184,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6085,6 +9199,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6094,6 +9214,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6103,6 +9229,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6112,6 +9244,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6122,6 +9260,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -6134,6 +9273,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "provider_name": "example",
+                     *           "provider_type": "openai",
+                     *           "model_id": "example",
+                     *           "display_name": "example",
+                     *           "capabilities": [
+                     *             "example"
+                     *           ],
+                     *           "enabled": true,
+                     *           "source": "manual",
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmModelList"];
                 };
             };
@@ -6143,6 +9305,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6152,6 +9320,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6161,6 +9335,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6170,6 +9350,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6179,6 +9365,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6189,12 +9381,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model_id": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LlmModelCreate"];
             };
         };
@@ -6205,6 +9403,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_name": "example",
+                     *       "provider_type": "openai",
+                     *       "model_id": "example",
+                     *       "display_name": "example",
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "enabled": true,
+                     *       "source": "manual",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmModel"];
                 };
             };
@@ -6214,6 +9430,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6223,6 +9445,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6232,6 +9460,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6241,6 +9475,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6250,6 +9490,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6259,6 +9505,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6269,6 +9521,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -6281,6 +9534,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "stale": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["SyncModelsResult"];
                 };
             };
@@ -6290,6 +9551,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6299,6 +9566,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6308,6 +9581,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6317,6 +9596,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6326,6 +9611,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6335,6 +9626,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6344,6 +9641,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6352,9 +9655,13 @@ export interface operations {
     get_llm_models: {
         parameters: {
             query?: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 provider_id?: string;
+                /** @example manual */
                 source?: components["schemas"]["LlmModelSource"];
+                /** @example active */
                 status?: components["schemas"]["LlmModelStatus"];
+                /** @example true */
                 enabled?: boolean;
             };
             header?: never;
@@ -6369,6 +9676,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "provider_name": "example",
+                     *           "provider_type": "openai",
+                     *           "model_id": "example",
+                     *           "display_name": "example",
+                     *           "capabilities": [
+                     *             "example"
+                     *           ],
+                     *           "enabled": true,
+                     *           "source": "manual",
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmModelList"];
                 };
             };
@@ -6378,6 +9708,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6387,6 +9723,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6396,6 +9738,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6405,6 +9753,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6413,9 +9767,13 @@ export interface operations {
     get_models: {
         parameters: {
             query?: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 provider_id?: string;
+                /** @example manual */
                 source?: components["schemas"]["LlmModelSource"];
+                /** @example active */
                 status?: components["schemas"]["LlmModelStatus"];
+                /** @example true */
                 enabled?: boolean;
             };
             header?: never;
@@ -6430,6 +9788,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "provider_name": "example",
+                     *           "provider_type": "openai",
+                     *           "model_id": "example",
+                     *           "display_name": "example",
+                     *           "capabilities": [
+                     *             "example"
+                     *           ],
+                     *           "enabled": true,
+                     *           "source": "manual",
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmModelList"];
                 };
             };
@@ -6439,6 +9820,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6448,6 +9835,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6457,6 +9850,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6466,6 +9865,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6476,6 +9881,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -6488,6 +9894,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_name": "example",
+                     *       "provider_type": "openai",
+                     *       "model_id": "example",
+                     *       "display_name": "example",
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "enabled": true,
+                     *       "source": "manual",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmModel"];
                 };
             };
@@ -6497,6 +9921,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6506,6 +9936,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6515,6 +9951,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6524,6 +9966,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6533,6 +9981,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6553,6 +10007,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "model": {
+                     *         "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "provider_name": "example",
+                     *         "provider_type": "openai",
+                     *         "model_id": "example",
+                     *         "display_name": "example",
+                     *         "capabilities": [
+                     *           "example"
+                     *         ],
+                     *         "enabled": true,
+                     *         "source": "manual",
+                     *         "status": "active",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "system_default": "llmsim"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DefaultModel"];
                 };
             };
@@ -6562,6 +10038,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6571,6 +10053,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6580,6 +10068,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6589,6 +10083,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6603,6 +10103,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DefaultModelPut"];
             };
         };
@@ -6613,6 +10118,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "model_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "model": {
+                     *         "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "provider_name": "example",
+                     *         "provider_type": "openai",
+                     *         "model_id": "example",
+                     *         "display_name": "example",
+                     *         "capabilities": [
+                     *           "example"
+                     *         ],
+                     *         "enabled": true,
+                     *         "source": "manual",
+                     *         "status": "active",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "system_default": "llmsim"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DefaultModel"];
                 };
             };
@@ -6622,6 +10149,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6631,6 +10164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6640,6 +10179,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6649,6 +10194,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6658,6 +10209,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6668,6 +10225,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -6680,6 +10238,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_name": "example",
+                     *       "provider_type": "openai",
+                     *       "model_id": "example",
+                     *       "display_name": "example",
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "enabled": true,
+                     *       "source": "manual",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmModel"];
                 };
             };
@@ -6689,6 +10265,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6698,6 +10280,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6707,6 +10295,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6716,6 +10310,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6725,6 +10325,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6735,6 +10341,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -6754,6 +10361,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6763,6 +10376,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6772,6 +10391,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6781,6 +10406,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6790,6 +10421,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6799,6 +10436,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6809,12 +10452,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["LlmModelPatch"];
             };
         };
@@ -6825,6 +10470,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "provider_name": "example",
+                     *       "provider_type": "openai",
+                     *       "model_id": "example",
+                     *       "display_name": "example",
+                     *       "capabilities": [
+                     *         "example"
+                     *       ],
+                     *       "enabled": true,
+                     *       "source": "manual",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LlmModel"];
                 };
             };
@@ -6834,6 +10497,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6843,6 +10512,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6852,6 +10527,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6861,6 +10542,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6870,6 +10557,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6880,6 +10573,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -6892,6 +10586,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "role": "user",
+                     *           "content": [
+                     *             {}
+                     *           ],
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "messages": [
+                     *         {
+                     *           "id": "example",
+                     *           "role": "user",
+                     *           "content": [
+                     *             {}
+                     *           ],
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageList"];
                 };
             };
@@ -6901,6 +10620,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6910,6 +10635,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6919,6 +10650,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6928,6 +10665,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6937,6 +10680,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6947,12 +10696,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": {
+                 *         "content": [
+                 *           {
+                 *             "type": "text",
+                 *             "text": "Hello!"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitMessageBody"];
             };
         };
@@ -6963,6 +10725,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "role": "user",
+                     *       "content": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "tags": [
+                     *         "example"
+                     *       ],
+                     *       "metadata": {},
+                     *       "controls": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -6972,6 +10749,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6981,6 +10764,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6990,6 +10779,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6999,6 +10794,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7008,6 +10809,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7017,6 +10824,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7027,6 +10840,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -7039,6 +10853,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "cancelled",
+                     *       "message": "example"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelTurnResponse"];
                 };
             };
@@ -7048,6 +10868,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7057,6 +10883,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7066,6 +10898,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7075,6 +10913,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7084,6 +10928,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7093,6 +10943,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7103,12 +10959,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tool_results": [
+                 *         {
+                 *           "tool_call_id": "call_1",
+                 *           "result": {
+                 *             "answer": "blue"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitToolResultsBody"];
             };
         };
@@ -7119,6 +10988,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accepted": 0,
+                     *       "status": "started"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SubmitToolResultsResponse"];
                 };
             };
@@ -7128,6 +11003,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7137,6 +11018,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7146,6 +11033,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7155,6 +11048,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7164,6 +11063,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7173,6 +11078,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7181,26 +11092,56 @@ export interface operations {
     get_sessions_by_id_events: {
         parameters: {
             query?: {
+                /**
+                 * @example [
+                 *       "session.created"
+                 *     ]
+                 */
                 types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                /**
+                 * @example [
+                 *       "session.created"
+                 *     ]
+                 */
                 exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                /**
+                 * @example [
+                 *       "example"
+                 *     ]
+                 */
                 tags?: string[];
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 since_id?: string;
+                /** @example 1 */
                 limit?: number;
+                /** @example 0 */
                 after_sequence?: number;
+                /** @example 1 */
                 before_sequence?: number;
+                /** @example true */
                 order_desc?: boolean;
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 around?: string;
+                /** @example 1 */
                 window?: number;
+                /** @example 2026-01-15T09:30:00.000Z */
                 from_ts?: string;
+                /** @example 2026-01-15T09:30:00.000Z */
                 to_ts?: string;
+                /** @example example */
                 turn_id?: string;
+                /** @example example */
                 exec_id?: string;
+                /** @example example */
                 trace_id?: string;
+                /** @example example */
                 tool_name?: string;
+                /** @example example */
                 q?: string;
             };
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -7213,6 +11154,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "type": "example",
+                     *           "ts": "2026-01-15T09:30:00.000Z",
+                     *           "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "sequence": 1,
+                     *           "context": {},
+                     *           "data": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventList"];
                 };
             };
@@ -7222,6 +11178,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7231,6 +11193,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7240,6 +11208,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7249,6 +11223,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7258,6 +11238,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7266,14 +11252,32 @@ export interface operations {
     get_sessions_by_id_sse: {
         parameters: {
             query?: {
+                /**
+                 * @example [
+                 *       "session.created"
+                 *     ]
+                 */
                 types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                /**
+                 * @example [
+                 *       "session.created"
+                 *     ]
+                 */
                 exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                /**
+                 * @example [
+                 *       "example"
+                 *     ]
+                 */
                 tags?: string[];
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 since_id?: string;
+                /** @example example */
                 access_token?: string;
             };
             header?: never;
             path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
             };
             cookie?: never;
@@ -7286,6 +11290,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example event: connected
+                     *     data: {"status":"connected"}
+                     *
+                     *     retry: 100
+                     *     id: 0195f3c0-9b00-7000-8000-00000000e001
+                     *     event: output.message.delta
+                     *     data: {"id":"0195f3c0-9b00-7000-8000-00000000e001","type":"output.message.delta","ts":"2026-01-15T09:30:00.000Z","session_id":"0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f","sequence":7,"context":{"turn_id":"0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f"},"data":{"turn_id":"0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f","delta":"Hello","accumulated":"Hello"}}
+                     *
+                     *     : heartbeat
+                     *
+                     *     event: disconnecting
+                     *     data: {"reason":"connection_cycle","retry_ms":100}
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -7295,6 +11313,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7304,6 +11328,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7313,6 +11343,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7322,6 +11358,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7331,6 +11373,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7340,6 +11388,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
