@@ -65,6 +65,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       log,
       adminApiKey: config.BOOTSTRAP_ADMIN_API_KEY,
       keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
+      consoleUrl: config.PORT ? consoleUrlOf(config.HOST, config.PORT) : undefined,
     });
 
     const llm = createLlmModule({
@@ -145,7 +146,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     );
     const port = await server.listen();
     closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
-    log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
+    log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE, console_url: consoleUrlOf(config.HOST, port) }, 'agent session service listening');
     if (config.ROLE !== 'api') {
       const worker = engine.startWorker();
       closers.unshift({ name: 'turn-worker', close: () => worker.stop() });
@@ -175,6 +176,12 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     await closeAll(closers, log);
     throw err;
   }
+}
+
+/** The web console's address for the start-up message (a wildcard host shown as localhost). */
+function consoleUrlOf(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}/console`;
 }
 
 async function closeAll(closers: { name: string; close(): Promise<void> }[], log: Logger): Promise<void> {
