@@ -114,4 +114,26 @@ describe('client: sessions.stream()', () => {
     assert.deepEqual(types, ['session.created']);
     assert.equal(await stream.closed(), undefined);
   });
+
+  it('a connection that goes quiet (no heartbeat within readTimeoutMs) is replaced, without loss', async (t) => {
+    const app = await startTestApp(t, { env: { SSE_HEARTBEAT_MS: 60_000 } });
+    let stalled = 0;
+    // The first connection answers `connected` and then nothing, like a proxy that stopped forwarding.
+    const stalling: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (!url.includes('/sse') || stalled++ > 0) return fetch(input, init);
+      const body = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('event: connected\ndata: {}\n\n')) });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    };
+    const client = clientOf(app, stalling);
+    const sid = await newSession(client);
+    const reasons: ReconnectReason[] = [];
+    const types: string[] = [];
+    for await (const e of client.sessions.stream(sid, { readTimeoutMs: 300, onReconnect: (i) => reasons.push(i.reason) })) {
+      types.push(e.type);
+      break;
+    }
+    assert.deepEqual(types, ['session.created']);
+    assert.deepEqual(reasons, ['read_timeout']);
+  });
 });
