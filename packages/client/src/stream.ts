@@ -78,7 +78,8 @@ export class SessionEventStream implements AsyncIterable<SessionEvent> {
   ) {
     this.#lastId = options.since;
     this.#done = new Promise((resolve) => (this.#settle = resolve));
-    options.signal?.addEventListener('abort', () => this.close(), { once: true });
+    if (options.signal?.aborted) this.close();
+    else options.signal?.addEventListener('abort', () => this.close(), { once: true });
   }
 
   /** The id of the last event yielded (or `since`): where a new stream would resume. */
