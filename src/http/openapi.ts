@@ -27,6 +27,7 @@ export function buildOpenApi(routes: Route[], namedSchemas: TSchema[], info: Ope
     const { $id, ...rest } = toJson(s, ids, true) as Json;
     schemas[$id as string] = rest;
   }
+  addDiscriminatorMappings(schemas);
   markReadOnly(paths, schemas);
   addExamples(paths, schemas);
   return {
@@ -46,6 +47,26 @@ export function buildOpenApi(routes: Route[], namedSchemas: TSchema[], info: Ope
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key or access token' } },
     },
   };
+}
+
+/**
+ * A `discriminator` without `mapping` names variants by schema name (`Event_turn_started`);
+ * the mapping gives each variant's `const` value (`turn.started`), which is what the wire carries
+ * and what generators such as openapi-typescript put in the union.
+ */
+function addDiscriminatorMappings(schemas: Record<string, unknown>): void {
+  for (const schema of Object.values(schemas) as Json[]) {
+    const d = schema['discriminator'] as { propertyName: string; mapping?: Record<string, string> } | undefined;
+    const variants = (schema['oneOf'] ?? schema['anyOf']) as { $ref?: string }[] | undefined;
+    if (!d || d.mapping || !variants) continue;
+    const mapping: Record<string, string> = {};
+    for (const v of variants) {
+      const target = v.$ref ? (schemas[v.$ref.split('/').pop()!] as Json | undefined) : undefined;
+      const value = ((target?.['properties'] as Record<string, Json> | undefined)?.[d.propertyName])?.['const'];
+      if (typeof value === 'string' && v.$ref) mapping[value] = v.$ref;
+    }
+    if (Object.keys(mapping).length === variants.length) d.mapping = mapping;
+  }
 }
 
 /** Fields the service sets: `readOnly` in schemas that only responses use. */
@@ -100,11 +121,28 @@ function operationId(route: Route): string {
   return [route.method.toLowerCase(), ...words].join('_');
 }
 
+const SSE_DESCRIPTION = [
+  'Server-sent events (spec 6.1). Each session event is one frame: `id: <event id>`, `event: <type>`, then `data: <JSON>`',
+  'holding one `Event` (see the `Event_*` schemas; its `type` equals the frame\'s `event:`) and a `retry:` hint.',
+  'The first frame is `event: connected` with data `{"status":"connected"}`; `: heartbeat` comment lines keep the',
+  'connection alive; before the server closes the stream it sends `event: disconnecting` with data `{reason, retry_ms}`,',
+  'and the client reconnects with `Last-Event-ID` (or `since_id`) set to the last id it saw.',
+].join(' ');
+
+const SSE_EXAMPLE = [
+  'event: connected\ndata: {"status":"connected"}\n',
+  'retry: 100\nid: 019a0000-0000-7000-8000-0000000000f0\nevent: turn.started',
+  'data: {"id":"019a0000-0000-7000-8000-0000000000f0","type":"turn.started","ts":"2026-11-27T12:00:00.000Z","session_id":"019a0000-0000-7000-8000-0000000000e0","sequence":2,"context":{"turn_id":"019a0000-0000-7000-8000-0000000000f0"},"data":{"turn_id":"019a0000-0000-7000-8000-0000000000f0","input_message_id":"019a0000-0000-7000-8000-000000000002"}}\n',
+  ': heartbeat\n',
+  'event: disconnecting\ndata: {"reason":"connection_cycle","retry_ms":100}\n',
+].join('\n');
+
 function responses(route: Route, ids: Set<string>): Json {
   const out: Json = {};
   for (const [status, schema] of Object.entries(route.schema.response)) {
     const description = Number(status) < 400 ? 'Success' : 'Error';
     if (schema === null) out[status] = { description };
+    else if (schema === 'text/event-stream') out[status] = { description: SSE_DESCRIPTION, content: { [schema]: { schema: { type: 'string' }, example: SSE_EXAMPLE } } };
     else if (typeof schema === 'string') out[status] = { description, content: { [schema]: { schema: { type: 'string' } } } };
     else out[status] = { description, content: { 'application/json': { schema: toJson(schema, ids) } } };
   }

@@ -71,8 +71,9 @@ describe('client: turn helpers', () => {
     ac.abort();
     assert.equal(await serving, 1);
     const events = (await client.sessions.events(sid, {})).data;
-    const failed = events.filter((e) => e.type === 'tool.completed' && e.context['input_message_id'] === sent.id);
+    const failed = events.filter((e) => e.type === 'tool.completed' && e.context.input_message_id === sent.id);
     assert.equal(failed.length, 1);
-    assert.equal(failed[0]!.data['error'], 'user closed the dialog');
+    const completed = failed[0]!;
+    assert.equal(completed.type === 'tool.completed' && completed.data.success === false ? completed.data.error : undefined, 'user closed the dialog');
   });
 });

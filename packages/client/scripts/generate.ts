@@ -19,7 +19,8 @@ const HEADER = `/**
 export async function generate(doc: Record<string, unknown>): Promise<{ document: string; types: string }> {
   // Schemas say `type: object` for free-form objects (JSON Schemas of tool parameters): unknown values, not none.
   // A field with a default may be left out of a request body.
-  const ast = await openapiTS(doc as never, { alphabetize: false, exportType: false, emptyObjectsUnknown: true, defaultNonNullable: false });
+  // openapi-typescript annotates the object it is given: hand it a copy, write the original.
+  const ast = await openapiTS(structuredClone(doc) as never, { alphabetize: false, exportType: false, emptyObjectsUnknown: true, defaultNonNullable: false });
   return { document: JSON.stringify(doc, null, 2) + '\n', types: HEADER + astToString(ast) };
 }
 

@@ -994,26 +994,1167 @@ export interface components {
             offset: number;
             limit: number;
         };
-        Event: {
+        EventContext: {
+            turn_id?: string;
+            input_message_id?: string;
+            /** @description One tool execution (tool.started / tool.completed). */
+            exec_id?: string;
+            trace_id?: string;
+            span_id?: string;
+            parent_span_id?: string;
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "session.created",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {},
+         *       "data": {
+         *         "harness_id": "019a0000-0000-7000-8000-00000000000a",
+         *         "agent_id": "019a0000-0000-7000-8000-00000000000b"
+         *       }
+         *     }
+         */
+        Event_session_created: {
             /** Format: uuid */
             readonly id: string;
-            type: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.created";
             /** Format: date-time */
             readonly ts: string;
             /** Format: uuid */
             session_id: string;
             readonly sequence: number;
-            context: {
-                [key: string]: string;
-            };
+            context: components["schemas"]["EventContext"];
             data: {
-                [key: string]: unknown;
+                /** Format: uuid */
+                harness_id: string;
+                agent_id: string | null;
             };
             metadata?: {
                 [key: string]: unknown;
             };
             tags?: string[];
         };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "session.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {}
+         *     }
+         */
+        Event_session_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: Record<string, unknown>;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "session.activated",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       }
+         *     }
+         */
+        Event_session_activated: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.activated";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                input_message_id: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "session.idled",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "iterations": 2,
+         *         "usage": {
+         *           "input_tokens": 120,
+         *           "output_tokens": 20,
+         *           "cache_read_tokens": 0
+         *         }
+         *       }
+         *     }
+         */
+        Event_session_idled: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.idled";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                iterations: number;
+                /** @description Cumulative for the session. */
+                usage: {
+                    input_tokens: number;
+                    output_tokens: number;
+                    cache_read_tokens: number;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "input.message",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "message": {
+         *           "id": "019a0000-0000-7000-8000-000000000002",
+         *           "role": "user",
+         *           "content": [
+         *             {
+         *               "type": "text",
+         *               "text": "What time is it?"
+         *             }
+         *           ],
+         *           "created_at": "2026-11-27T12:00:00.000Z"
+         *         }
+         *       }
+         *     }
+         */
+        Event_input_message: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "input.message";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                message: {
+                    id: string;
+                    role: "user" | "agent";
+                    content: ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** Format: date-time */
+                    created_at: string;
+                    controls?: {
+                        [key: string]: unknown;
+                    };
+                    tags?: string[];
+                    /** @description Request metadata of a user message (earlier public API), kept as sent. */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    thinking?: string;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "turn.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       }
+         *     }
+         */
+        Event_turn_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                input_message_id: string;
+                /** @description Who sent the message; absent for the scheduler. */
+                user_id?: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "turn.completed",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "iterations": 2,
+         *         "duration_ms": 840,
+         *         "usage": {
+         *           "input_tokens": 120,
+         *           "output_tokens": 20,
+         *           "cache_read_tokens": 0
+         *         }
+         *       }
+         *     }
+         */
+        Event_turn_completed: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.completed";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                iterations: number;
+                duration_ms: number;
+                usage: {
+                    input_tokens: number;
+                    output_tokens: number;
+                    cache_read_tokens: number;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "turn.failed",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "error": "The model provider rejected the API key",
+         *         "error_code": "llm_error",
+         *         "iterations": 1
+         *       }
+         *     }
+         */
+        Event_turn_failed: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.failed";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                error: string;
+                error_code: "llm_error" | "max_iterations" | "internal_error";
+                iterations: number;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "turn.cancelled",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "reason": "user_requested",
+         *         "usage": {
+         *           "input_tokens": 120,
+         *           "output_tokens": 20,
+         *           "cache_read_tokens": 0
+         *         }
+         *       }
+         *     }
+         */
+        Event_turn_cancelled: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.cancelled";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @constant */
+                reason: "user_requested";
+                usage: {
+                    input_tokens: number;
+                    output_tokens: number;
+                    cache_read_tokens: number;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "reason.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "iteration": 1
+         *       }
+         *     }
+         */
+        Event_reason_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reason.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @description The reason/act step of the turn, from 1. */
+                iteration: number;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "reason.completed",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "iteration": 1,
+         *         "stop_reason": "tool_use",
+         *         "tool_calls": 1
+         *       }
+         *     }
+         */
+        Event_reason_completed: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reason.completed";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @description The reason/act step of the turn, from 1. */
+                iteration: number;
+                stop_reason: string;
+                /** @description How many tools the step asked for. */
+                tool_calls: number;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "reason.thinking.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "model": "gpt-5"
+         *       }
+         *     }
+         */
+        Event_reason_thinking_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reason.thinking.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @description The vendor model name the step ran on. */
+                model: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "reason.thinking.delta",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "delta": "The user",
+         *         "accumulated": "The user"
+         *       }
+         *     }
+         */
+        Event_reason_thinking_delta: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reason.thinking.delta";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                delta: string;
+                accumulated: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "reason.thinking.completed",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "thinking": "The user wants the time; call the clock tool."
+         *       }
+         *     }
+         */
+        Event_reason_thinking_completed: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reason.thinking.completed";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                thinking: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "output.message.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "model": "gpt-5",
+         *         "iteration": 1
+         *       }
+         *     }
+         */
+        Event_output_message_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "output.message.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @description The vendor model name the step ran on. */
+                model: string;
+                /** @description The reason/act step of the turn, from 1. */
+                iteration: number;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "output.message.delta",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "delta": " is 12:00",
+         *         "accumulated": "It is 12:00"
+         *       }
+         *     }
+         */
+        Event_output_message_delta: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "output.message.delta";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                delta: string;
+                accumulated: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "output.message.completed",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "message": {
+         *           "id": "019a0000-0000-7000-8000-000000000003",
+         *           "role": "agent",
+         *           "content": [
+         *             {
+         *               "type": "text",
+         *               "text": "It is 12:00 UTC."
+         *             }
+         *           ],
+         *           "created_at": "2026-11-27T12:00:01.000Z"
+         *         },
+         *         "metadata": {
+         *           "model": "gpt-5",
+         *           "model_id": "019a0000-0000-7000-8000-00000000000c",
+         *           "provider_id": "019a0000-0000-7000-8000-00000000000d"
+         *         },
+         *         "usage": {
+         *           "input_tokens": 120,
+         *           "output_tokens": 20
+         *         }
+         *       }
+         *     }
+         */
+        Event_output_message_completed: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "output.message.completed";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                message: {
+                    id: string;
+                    role: "user" | "agent";
+                    content: ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** Format: date-time */
+                    created_at: string;
+                    controls?: {
+                        [key: string]: unknown;
+                    };
+                    tags?: string[];
+                    /** @description Request metadata of a user message (earlier public API), kept as sent. */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    thinking?: string;
+                };
+                metadata: {
+                    /** @description The vendor model name the step ran on. */
+                    model: string;
+                    model_id: string | null;
+                    provider_id: string | null;
+                };
+                usage: {
+                    input_tokens: number;
+                    output_tokens: number;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "act.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "iteration": 1,
+         *         "tool_calls": [
+         *           {
+         *             "id": "call_1",
+         *             "name": "get_current_time"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        Event_act_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "act.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @description The reason/act step of the turn, from 1. */
+                iteration: number;
+                tool_calls: {
+                    id: string;
+                    name: string;
+                }[];
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "act.completed",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "iteration": 1,
+         *         "succeeded": 1,
+         *         "failed": 0
+         *       }
+         *     }
+         */
+        Event_act_completed: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "act.completed";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @description The reason/act step of the turn, from 1. */
+                iteration: number;
+                succeeded: number;
+                failed: number;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "tool.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "tool_call": {
+         *           "id": "call_1",
+         *           "name": "get_current_time",
+         *           "arguments": {
+         *             "timezone": "UTC"
+         *           }
+         *         },
+         *         "display_name": "Get Current Time"
+         *       }
+         *     }
+         */
+        Event_tool_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                tool_call: {
+                    id: string;
+                    name: string;
+                    arguments: {
+                        [key: string]: unknown;
+                    };
+                };
+                display_name: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "tool.completed",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "tool_call_id": "call_1",
+         *         "tool_name": "get_current_time",
+         *         "display_name": "Get Current Time",
+         *         "success": true,
+         *         "status": "success",
+         *         "result": [
+         *           {
+         *             "type": "text",
+         *             "text": "2026-11-27T12:00:00Z"
+         *           }
+         *         ],
+         *         "duration_ms": 3
+         *       }
+         *     }
+         */
+        Event_tool_completed: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.completed";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                tool_call_id: string;
+                tool_name: string;
+                display_name: string;
+                /** @constant */
+                success: true;
+                /** @constant */
+                status: "success";
+                result: ({
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                duration_ms: number;
+            } | {
+                tool_call_id: string;
+                tool_name: string;
+                display_name: string;
+                /** @constant */
+                success: false;
+                /** @constant */
+                status: "error";
+                error: string;
+                duration_ms?: number;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "tool.call_requested",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "tool_calls": [
+         *           {
+         *             "id": "call_2",
+         *             "name": "ask_user",
+         *             "arguments": {
+         *               "question": "Which city?"
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        Event_tool_call_requested: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.call_requested";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description Client tools the caller must run (POST …/tool-results). */
+                tool_calls: {
+                    id: string;
+                    name: string;
+                    arguments: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "llm.generation",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "iteration": 1,
+         *         "model": "gpt-5",
+         *         "model_id": "019a0000-0000-7000-8000-00000000000c",
+         *         "provider_id": "019a0000-0000-7000-8000-00000000000d",
+         *         "stop_reason": "tool_use",
+         *         "duration_ms": 410,
+         *         "usage": {
+         *           "input_tokens": 120,
+         *           "output_tokens": 20,
+         *           "cache_read_tokens": 0
+         *         }
+         *       }
+         *     }
+         */
+        Event_llm_generation: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "llm.generation";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description The turn this event belongs to. */
+                turn_id: string;
+                /** @description The reason/act step of the turn, from 1. */
+                iteration: number;
+                /** @description The vendor model name the step ran on. */
+                model: string;
+                model_id: string | null;
+                provider_id: string | null;
+                stop_reason: string;
+                duration_ms: number;
+                usage: {
+                    input_tokens: number;
+                    output_tokens: number;
+                    cache_read_tokens: number;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            tags?: string[];
+        };
+        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_llm_generation"];
         EventList: {
             data: components["schemas"]["Event"][];
         };
@@ -11158,13 +12299,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
-                     *           "type": "example",
-                     *           "ts": "2026-01-15T09:30:00.000Z",
-                     *           "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "id": "019a0000-0000-7000-8000-0000000000f0",
+                     *           "type": "session.created",
+                     *           "ts": "2026-11-27T12:00:00.000Z",
+                     *           "session_id": "019a0000-0000-7000-8000-0000000000e0",
                      *           "sequence": 1,
                      *           "context": {},
-                     *           "data": {}
+                     *           "data": {
+                     *             "harness_id": "019a0000-0000-7000-8000-00000000000a",
+                     *             "agent_id": "019a0000-0000-7000-8000-00000000000b"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -11284,7 +12428,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Server-sent events (spec 6.1). Each session event is one frame: `id: <event id>`, `event: <type>`, then `data: <JSON>` holding one `Event` (see the `Event_*` schemas; its `type` equals the frame's `event:`) and a `retry:` hint. The first frame is `event: connected` with data `{"status":"connected"}`; `: heartbeat` comment lines keep the connection alive; before the server closes the stream it sends `event: disconnecting` with data `{reason, retry_ms}`, and the client reconnects with `Last-Event-ID` (or `since_id`) set to the last id it saw. */
             200: {
                 headers: {
                     [name: string]: unknown;
