@@ -69,7 +69,8 @@ describe('OpenAPI document and the generated client types', () => {
     assert.deepEqual(doc['paths']['/v1/agents'].post.security, [{ bearer: [] }]);
     const schemas = doc['components'].schemas;
     for (const f of ['id', 'status', 'created_at', 'updated_at']) assert.equal(schemas.Agent.properties[f].readOnly, true, `Agent.${f}`);
-    assert.equal(schemas.Event.properties.sequence.readOnly, true);
+    assert.equal(schemas.Event_turn_started.properties.sequence.readOnly, true);
+    assert.equal(schemas.Event.discriminator.mapping['turn.started'], '#/components/schemas/Event_turn_started');
     assert.equal(JSON.stringify(schemas.AgentCreate).includes('readOnly'), false, 'request schemas carry no readOnly');
     const post = doc['paths']['/v1/sessions/{id}/messages'].post;
     assert.deepEqual(post.requestBody.content['application/json'].example, { message: { content: [{ type: 'text', text: 'Hello!' }] } });

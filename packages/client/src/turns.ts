@@ -1,4 +1,5 @@
-import { TurnTimeoutError } from './errors.js';
+import { sleep } from './backoff.js';
+import { ApiError, TurnTimeoutError } from './errors.js';
 import { messageText, type EventDataMap, type Message, type SessionEvent, type ToolCall } from './events.js';
 import type { SessionEventStream, StreamOptions } from './stream.js';
 import type { ClientToolResult, InputPart, SendMessageOptions } from './types.js';
@@ -106,7 +107,7 @@ async function apply(client: TurnClient, sessionId: string, result: TurnResult, 
         result.pendingToolCalls = event.data.tool_calls;
         return true;
       }
-      await client.sessions.submitToolResults(sessionId, await runTools(event.data, tools));
+      await submitWhenWaiting(client, sessionId, await runTools(event.data, tools));
       return false;
     }
     case 'session.idled':
@@ -142,10 +143,30 @@ export async function serveClientTools(client: TurnClient, sessionId: string, to
   for await (const event of client.sessions.stream(sessionId, { since, signal: opts.signal, types: ['tool.call_requested'] })) {
     if (event.type !== 'tool.call_requested') continue;
     const results = await runTools(event.data, tools);
-    await client.sessions.submitToolResults(sessionId, results);
+    await submitWhenWaiting(client, sessionId, results);
     answered += results.length;
   }
   return answered;
+}
+
+/** How long a tool result may wait for the session to reach `waiting_for_tool_results`, in ms. */
+const WAITING_STATE_TIMEOUT_MS = 10_000;
+
+/**
+ * Posts tool results. The `tool.call_requested` event can reach the client a moment before the
+ * session's status says `waiting_for_tool_results`; the 409 of that moment is retried briefly.
+ */
+async function submitWhenWaiting(client: TurnClient, sessionId: string, results: ClientToolResult[]): Promise<void> {
+  const deadline = Date.now() + WAITING_STATE_TIMEOUT_MS;
+  for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+    try {
+      await client.sessions.submitToolResults(sessionId, results);
+      return;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 409 || Date.now() + delay > deadline) throw err;
+      await sleep(delay);
+    }
+  }
 }
 
 function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
