@@ -18,3 +18,5 @@ node --import tsx scripts/validate-k8s.ts
 npm test
 # The distributed suite once more against nats-servers that require TLS client certificates and a password.
 npm run test:nats-secure
+# The OpenAPI document (packages/client/openapi.json, kept equal to the served one by test/client/openapi-document.test.ts) passes redocly lint with 0 errors.
+npm run lint:openapi

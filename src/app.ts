@@ -107,6 +107,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       log,
       adminApiKey: config.BOOTSTRAP_ADMIN_API_KEY,
       keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
+      consoleUrl: config.PORT ? consoleUrlOf(config.HOST, config.PORT) : undefined,
     });
 
     const llm = createLlmModule({
@@ -199,7 +200,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const port = await server.listen();
     closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
     lock?.setListening(config.HOST, port);
-    log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
+    log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE, console_url: consoleUrlOf(config.HOST, port) }, 'agent session service listening');
     const metricsPort = scrape && config.METRICS_PORT !== undefined ? await listenForMetrics(config, { log, validation, scrape }) : undefined;
     if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
     observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
@@ -277,6 +278,12 @@ async function listenForMetrics(config: Config, deps: { log: Logger; validation:
   const port = await server.listen();
   deps.log.info({ port, host: config.METRICS_HOST ?? config.HOST }, 'metrics listening');
   return { server, port };
+}
+
+/** The web console's address for the start-up message (a wildcard host shown as localhost). */
+function consoleUrlOf(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}/console`;
 }
 
 async function closeAll(closers: { name: string; close(): Promise<void> }[], log: Logger): Promise<void> {

@@ -51,6 +51,7 @@ describe('src/main.ts (the process the README starts)', () => {
     assert.equal(statSync(keyFile).mode & 0o777, 0o600);
     const key = readFileSync(keyFile, 'utf8').trim();
     assert.ok(p.output().includes(key), 'the generated key is printed once on first start');
+    assert.ok(p.output().includes(`Admin API key (shown once): ${key}\nConsole: ${url}/console (sign in with this key)\n`), 'the console URL is printed next to it');
     assert.equal((await request(url, 'GET', '/v1/capabilities', { key })).status, 200);
 
     const agent = await request(url, 'POST', '/v1/agents', { key, body: { name: 'a', system_prompt: 'p' } });

@@ -12,13 +12,15 @@ export interface BootstrapOptions {
   adminApiKey?: string;
   /** Embedded mode: the key is also written to `<dataDir>/admin-api-key` with mode 0600. */
   keyFileDir?: string;
+  /** Printed beside a generated key: where the web console signs in with it. */
+  consoleUrl?: string;
 }
 
 /**
  * On an empty database, creates the first organisation, its admin (the instance operator) and
  * an admin API key. Instances starting at once serialise on an advisory lock.
  */
-export async function ensureBootstrapAdmin({ store, log, adminApiKey, keyFileDir }: BootstrapOptions): Promise<{ created: boolean; apiKey?: string }> {
+export async function ensureBootstrapAdmin({ store, log, adminApiKey, keyFileDir, consoleUrl }: BootstrapOptions): Promise<{ created: boolean; apiKey?: string }> {
   const em = store.em();
   return em.transactional(async (tx) => {
     await tx.getConnection().execute('select pg_advisory_xact_lock(424242)', [], 'all', tx.getTransactionContext());
@@ -41,7 +43,8 @@ export async function ensureBootstrapAdmin({ store, log, adminApiKey, keyFileDir
     }
     if (!adminApiKey) {
       // Printed once, on purpose, outside the redacting logger: this is how the operator gets in.
-      process.stdout.write(`\nAdmin API key (shown once): ${key}\n\n`);
+      const consoleLine = consoleUrl ? `Console: ${consoleUrl} (sign in with this key)\n` : '';
+      process.stdout.write(`\nAdmin API key (shown once): ${key}\n${consoleLine}\n`);
     }
     log.info({ orgId: org.id, userId: user.id }, 'bootstrap organisation and admin created');
     return { created: true, apiKey: key };

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { addExamples } from './openapi-examples.js';
 import type { Route } from './route.js';
 
 type Json = Record<string, unknown>;
@@ -26,15 +27,72 @@ export function buildOpenApi(routes: Route[], namedSchemas: TSchema[], info: Ope
     const { $id, ...rest } = toJson(s, ids, true) as Json;
     schemas[$id as string] = rest;
   }
+  addDiscriminatorMappings(schemas);
+  markReadOnly(paths, schemas);
+  addExamples(paths, schemas);
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, ...(info.description ? { description: info.description } : {}) },
+    info: {
+      title: info.title,
+      version: info.version,
+      ...(info.description ? { description: info.description } : {}),
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    // Relative to where this document is served; versioned paths already carry any API prefix.
+    servers: [{ url: '/', description: 'The service that serves this document' }],
+    security: [{ bearer: [] }],
     paths,
     components: {
       schemas,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key or access token' } },
     },
   };
+}
+
+/**
+ * A `discriminator` without `mapping` names variants by schema name (`Event_turn_started`);
+ * the mapping gives each variant's `const` value (`turn.started`), which is what the wire carries
+ * and what generators such as openapi-typescript put in the union.
+ */
+function addDiscriminatorMappings(schemas: Record<string, unknown>): void {
+  for (const schema of Object.values(schemas) as Json[]) {
+    const d = schema['discriminator'] as { propertyName: string; mapping?: Record<string, string> } | undefined;
+    const variants = (schema['oneOf'] ?? schema['anyOf']) as { $ref?: string }[] | undefined;
+    if (!d || d.mapping || !variants) continue;
+    const mapping: Record<string, string> = {};
+    for (const v of variants) {
+      const target = v.$ref ? (schemas[v.$ref.split('/').pop()!] as Json | undefined) : undefined;
+      const value = ((target?.['properties'] as Record<string, Json> | undefined)?.[d.propertyName])?.['const'];
+      if (typeof value === 'string' && v.$ref) mapping[value] = v.$ref;
+    }
+    if (Object.keys(mapping).length === variants.length) d.mapping = mapping;
+  }
+}
+
+/** Fields the service sets: `readOnly` in schemas that only responses use. */
+const SERVER_SET_FIELDS = ['id', 'organization_id', 'status', 'created_at', 'updated_at', 'sequence', 'ts', 'features'];
+
+function markReadOnly(paths: Record<string, Record<string, Json>>, schemas: Record<string, unknown>): void {
+  const inputs = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') {
+        const name = v.split('/').pop()!;
+        if (!inputs.has(name)) {
+          inputs.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(v);
+    }
+  };
+  for (const ops of Object.values(paths)) for (const op of Object.values(ops)) visit([op['parameters'], op['requestBody']]);
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (inputs.has(name)) continue;
+    const props = (schema as { properties?: Record<string, Json> }).properties ?? {};
+    for (const field of SERVER_SET_FIELDS) if (props[field]) props[field] = { ...props[field], readOnly: true };
+  }
 }
 
 /** `/v1/agents/:id` → `/v1/agents/{id}`; `*path` → `{path}`. Unversioned paths get no prefix. */
@@ -52,7 +110,7 @@ function operation(route: Route, ids: Set<string>): Json {
   };
   const parameters = [...paramList(route.schema.params, 'path', ids), ...paramList(route.schema.query, 'query', ids)];
   if (parameters.length) op['parameters'] = parameters;
-  if (route.auth !== 'none') op['security'] = [{ bearer: [] }];
+  op['security'] = route.auth === 'none' ? [] : [{ bearer: [] }];
   const body = requestBody(route, ids);
   if (body) op['requestBody'] = body;
   return op;
@@ -114,7 +172,8 @@ function paramList(schema: TSchema | undefined, where: 'path' | 'query', ids: Se
   return Object.entries(json.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,
-    required: where === 'path' || (json.required ?? []).includes(name),
+    // A query parameter with a default may be left out, whatever the validator's `required` says.
+    required: where === 'path' || ((json.required ?? []).includes(name) && s['default'] === undefined),
     schema: s,
   }));
 }

@@ -1,0 +1,25 @@
+import type { components } from './generated/openapi.js';
+
+type Schemas = components['schemas'];
+
+export type Agent = Schemas['Agent'];
+export type AgentCreate = Schemas['AgentCreate'];
+export type AgentPatch = Schemas['AgentPatch'];
+export type Session = Schemas['Session'];
+export type SessionCreate = Schemas['CreateSessionBody'];
+export type SessionPatch = Schemas['UpdateSessionBody'];
+export type StoredEvent = Schemas['Event'];
+export type User = Schemas['User'];
+export type UserCreate = Schemas['UserCreate'];
+export type ApiKeyInfo = Schemas['ApiKeyInfo'];
+export type ApiKeyCreate = Schemas['ApiKeyCreate'];
+export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+export type MessageControls = Schemas['MessageControls'];
+export type InputPart = Schemas['TextInputPart'] | Schemas['ImageFileInputPart'];
+export type ClientToolResult = Schemas['ClientToolResult'];
+
+export interface SendMessageOptions {
+  controls?: MessageControls;
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+}
