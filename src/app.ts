@@ -7,7 +7,7 @@ import { createApiRoutes } from './api/index.js';
 import { createLlmModule } from './api/llm-models/index.js';
 import { createSessionService } from './api/sessions/service.js';
 import { createTurnService } from './api/turns/service.js';
-import { createTurnEngine, type TurnEngineOptions } from '../actors/index.js';
+import { createTurnEngine, type TurnEngineOptions, type TurnWorker } from '../actors/index.js';
 import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -144,11 +144,15 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       { log, router, pipeline },
     );
     const port = await server.listen();
-    closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
+    let worker: TurnWorker | undefined;
+    // One shutdown window for both: requests drain while running turns let their tools finish.
+    closers.unshift({
+      name: 'http and turn worker',
+      close: async () => void (await Promise.all([server.close(config.SHUTDOWN_TIMEOUT_MS), worker?.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS })])),
+    });
     log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE }, 'agent session service listening');
     if (config.ROLE !== 'api') {
-      const worker = engine.startWorker();
-      closers.unshift({ name: 'turn-worker', close: () => worker.stop() });
+      worker = engine.startWorker();
       const scheduler = createScheduler(
         {
           queue: storage.scheduleQueue,
