@@ -22,7 +22,7 @@ import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipe
 import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
-import { createStore } from './store/index.js';
+import { createIdempotencyKeys, createStore } from './store/index.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
 
@@ -131,7 +131,9 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
 
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors });
+    const idempotency = createIdempotencyKeys({ store, log });
+    closers.unshift({ name: 'idempotency-keys', close: async () => idempotency.close() });
+    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors, idempotency });
     const server = createHttpServer(
       {
         host: config.HOST,

@@ -8,6 +8,7 @@ import type { Principal, Reply, RequestInput, Route } from './route.js';
 import type { MatchResult, Router } from './router.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
+import { idempotencyStage, type IdempotencyPort } from './idempotency.js';
 
 /** What the transport read from the request before handing it to the pipeline. */
 export interface IncomingRequest {
@@ -242,10 +243,12 @@ export interface PipelineDeps {
   maxJsonDepth?: number;
   /** CORS_ALLOWED_ORIGINS parsed; null or absent: CORS off, and no preflight stage at all. */
   cors?: CorsPolicy | null;
+  /** The `Idempotency-Key` store; absent: the header is ignored. */
+  idempotency?: IdempotencyPort;
 }
 
-/** The fixed pipeline: requestId → log → errors → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors }: PipelineDeps) {
+/** The fixed pipeline: requestId → log → errors → [preflight] → route → auth → validate → [idempotency] → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, idempotency }: PipelineDeps) {
   return compose<Exchange>([
     requestIdStage(),
     accessLogStage(),
@@ -254,6 +257,7 @@ export function createPipeline({ router, validation, authenticate, maxJsonDepth 
     routeStage(router, cors ? ['OPTIONS'] : []),
     authStage(authenticate),
     validateStage(validation, router.routes, maxJsonDepth),
+    ...(idempotency ? [idempotencyStage(idempotency)] : []),
     handlerStage(),
   ]);
 }
