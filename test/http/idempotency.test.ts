@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { createIdempotencyKeys } from '../../src/store/index.js';
 import { startTestApp, type TestApp, type TestMode } from '../helpers/app.js';
 import { request } from '../helpers/http.js';
@@ -20,10 +20,25 @@ async function agentCount(app: TestApp, name: string): Promise<number> {
   return (r.body.data as { name: string }[]).filter((a) => a.name === name).length;
 }
 
+/** One app per suite (start-up dominates these tests); every test uses its own keys and names. */
+function sharedApp(mode: TestMode, opts: { databaseUrl?: () => string } = {}): () => TestApp {
+  const cleanups: (() => unknown)[] = [];
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startTestApp({ after: (fn) => cleanups.push(fn) }, { mode, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl() } : {}) });
+  });
+  after(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  return () => app!;
+}
+
 function suite(mode: TestMode) {
   describe(`Idempotency-Key (${mode})`, () => {
-    it('POST /v1/agents - a repeat returns the first outcome; another body with the key is 422; nothing is created twice', async (t) => {
-      const app = await startTestApp(t, { mode });
+    const shared = sharedApp(mode);
+    const second = mode === 'postgres' ? sharedApp(mode, { databaseUrl: () => shared().databaseUrl! }) : null;
+    it('POST /v1/agents - a repeat returns the first outcome; another body with the key is 422; nothing is created twice', async () => {
+      const app = shared();
       const key = randomUUID();
       const body = { name: `idem-${key.slice(0, 8)}`, system_prompt: 'You help.' };
       const first = await post(app, '/v1/agents', body, key);
@@ -43,8 +58,8 @@ function suite(mode: TestMode) {
       assert.equal(await agentCount(app, body.name), 2);
     });
 
-    it('POST …/messages - a retried message starts one turn and gets the same 201 body; POST /v1/sessions too', async (t) => {
-      const app = await startTestApp(t, { mode });
+    it('POST …/messages - a retried message starts one turn and gets the same 201 body; POST /v1/sessions too', async () => {
+      const app = shared();
       const agent = await post(app, '/v1/agents', { name: `idem-m-${randomUUID().slice(0, 8)}`, system_prompt: 'Echo.' }, undefined);
       const sessionKey = randomUUID();
       const s1 = await post(app, '/v1/sessions', { agent_id: agent.body.id }, sessionKey);
@@ -71,8 +86,8 @@ function suite(mode: TestMode) {
       assert.equal(retried.headers.get('idempotent-replayed'), null);
     });
 
-    it('keys are per organisation; a key that is too long or not visible ASCII is 400', async (t) => {
-      const app = await startTestApp(t, { mode });
+    it('keys are per organisation; a key that is too long or not visible ASCII is 400', async () => {
+      const app = shared();
       const other = await createOrgWithAdmin(app, `Idem${randomUUID().slice(0, 6)}`);
       const key = randomUUID();
       const a = await post(app, '/v1/agents', { name: 'same-name', system_prompt: 'A' }, key);
@@ -87,8 +102,8 @@ function suite(mode: TestMode) {
       assert.match(bad.body.error, /Idempotency-Key/);
     });
 
-    it('concurrent duplicates: one request runs; the others replay it or get 409 with Retry-After', async (t) => {
-      const app = await startTestApp(t, { mode });
+    it('concurrent duplicates: one request runs; the others replay it or get 409 with Retry-After', async () => {
+      const app = shared();
       const key = randomUUID();
       const body = { name: `idem-c-${key.slice(0, 8)}`, system_prompt: 'Concurrent.' };
       const all = await Promise.all(Array.from({ length: 6 }, () => post(app, '/v1/agents', body, key)));
@@ -104,7 +119,7 @@ function suite(mode: TestMode) {
     });
 
     it('expired keys are purged and then run again', async (t) => {
-      const app = await startTestApp(t, { mode });
+      const app = shared();
       const orgId = (await app.request('GET', '/v1/orgs')).body.data[0].id as string;
       const keys = createIdempotencyKeys({ store: app.app.services.store, log: app.app.log }, { ttlMs: 2_000 });
       t.after(() => keys.close());
@@ -118,32 +133,31 @@ function suite(mode: TestMode) {
       assert.equal(rows.length, 0);
       assert.equal((await keys.begin(orgId, 'purge-me', 'other')).kind, 'new', 'an expired key is free for any request');
     });
+
+    if (second) {
+      it('a retry sent to another instance gets the first outcome', async () => {
+        const [a, b] = [shared(), second()];
+        const key = randomUUID();
+        const body = { name: `idem-x-${key.slice(0, 8)}`, system_prompt: 'Across.' };
+        const first = await post(a, '/v1/agents', body, key);
+        const again = await post(b, '/v1/agents', body, key);
+        assert.equal(first.status, 201);
+        assert.deepEqual([again.status, again.body], [201, first.body]);
+        assert.equal(await agentCount(b, body.name), 1);
+      });
+    } else {
+      it('the OpenAPI document lists the header on the four routes', async () => {
+        const doc = (await request(shared().url, 'GET', '/api-doc/openapi.json')).body;
+        for (const path of ['/v1/agents', '/v1/sessions', '/v1/sessions/{id}/messages', '/v1/sessions/{id}/tool-results']) {
+          const params = (doc.paths[path].post.parameters ?? []) as { name: string; in: string }[];
+          assert.ok(params.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'), path);
+        }
+        assert.equal((doc.paths['/v1/sessions'].get.parameters ?? []).some((p: { name: string }) => p.name === 'Idempotency-Key'), false);
+      });
+    }
   });
 }
 
 suite('pglite');
 suite('postgres');
 
-describe('Idempotency-Key across instances (postgres)', () => {
-  it('a retry sent to another instance gets the first outcome', async (t) => {
-    const a = await startTestApp(t, { mode: 'postgres' });
-    const b = await startTestApp(t, { mode: 'postgres', databaseUrl: a.databaseUrl! });
-    const key = randomUUID();
-    const body = { name: `idem-x-${key.slice(0, 8)}`, system_prompt: 'Across.' };
-    const first = await post(a, '/v1/agents', body, key);
-    const again = await post(b, '/v1/agents', body, key);
-    assert.equal(first.status, 201);
-    assert.deepEqual([again.status, again.body], [201, first.body]);
-    assert.equal(await agentCount(b, body.name), 1);
-  });
-
-  it('the OpenAPI document lists the header on the four routes', async (t) => {
-    const app = await startTestApp(t, { mode: 'pglite' });
-    const doc = (await request(app.url, 'GET', '/api-doc/openapi.json')).body;
-    for (const path of ['/v1/agents', '/v1/sessions', '/v1/sessions/{id}/messages', '/v1/sessions/{id}/tool-results']) {
-      const params = (doc.paths[path].post.parameters ?? []) as { name: string; in: string }[];
-      assert.ok(params.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'), path);
-    }
-    assert.equal((doc.paths['/v1/sessions'].get.parameters ?? []).some((p: { name: string }) => p.name === 'Idempotency-Key'), false);
-  });
-});
