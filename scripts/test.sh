@@ -9,6 +9,8 @@ bash scripts/ensure-postgres.sh
 npx tsc --noEmit
 # What npm start and scripts/start.sh run: the compiled output must build.
 npm run build
+npm run lint
+npm run check:boundaries
 npm test
 # The distributed suite once more against nats-servers that require TLS client certificates and a password.
 npm run test:nats-secure

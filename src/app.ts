@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { DestinationStream } from 'pino';
 import { namedSchemas } from '../schemas/index.js';
+import { ErrorResponse } from '../schemas/common.js';
 import { createAgentService } from './api/agents/index.js';
 import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
@@ -150,7 +151,15 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
     const idempotency = createIdempotencyKeys({ store, log });
     closers.unshift({ name: 'idempotency-keys', close: async () => idempotency.close() });
-    const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: auth.authenticate, maxJsonDepth: config.MAX_JSON_DEPTH, cors, idempotency });
+    const pipeline = createPipeline({
+      router,
+      validation: createValidation(namedSchemas),
+      authenticate: auth.authenticate,
+      maxJsonDepth: config.MAX_JSON_DEPTH,
+      cors,
+      idempotency,
+      ...(config.RESPONSE_VALIDATION ? { checkRepliesWith: ErrorResponse } : {}),
+    });
     const server = createHttpServer(
       {
         host: config.HOST,

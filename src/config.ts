@@ -60,6 +60,12 @@ const ConfigSchema = Type.Object({
   TRUST_PROXY: Type.String({ default: '' }),
   /** Browser origins allowed to call the API: comma-separated exact origins, or `*`; empty: CORS off (http/cors.ts). */
   CORS_ALLOWED_ORIGINS: Type.String({ default: '' }),
+  /**
+   * Check every JSON reply against its route's response schema and answer 500 naming the
+   * mismatch (http/pipeline.ts responseCheckStage). For tests and staging; it costs a schema
+   * validation per reply.
+   */
+  RESPONSE_VALIDATION: Type.Boolean({ default: false }),
   SECRETS_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   SECRETS_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000 }),

@@ -1,4 +1,5 @@
 import { enableCompileCache } from 'node:module';
+import type { Config } from './config.js';
 
 // V8's code cache on disk for every module loaded from here on: a restart skips compiling
 // the service's and its dependencies' modules again (issue 13 item 7, start-up time). Hence
@@ -8,7 +9,7 @@ enableCompileCache();
 /** Process entry point: configuration, the app, and signal handling. */
 async function main(): Promise<void> {
   const { ConfigError, loadConfig } = await import('./config.js');
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {

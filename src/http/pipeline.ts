@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { TSchema } from '@sinclair/typebox';
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, InvalidRequestError, OriginNotAllowedError, UnauthorizedError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { compose, type Stage } from './compose.js';
@@ -114,6 +115,39 @@ export function errorStage(): Stage<Exchange> {
 }
 
 /**
+ * RESPONSE_VALIDATION: every JSON reply is checked against its route's schema for that status
+ * (an error status without one: `ErrorResponse`); a mismatch, or a status the route does not
+ * declare, becomes a 500 naming it, so the API document cannot drift from what is sent.
+ */
+export function responseCheckStage(validation: Validation, routes: Route[], errorSchema: TSchema): Stage<Exchange> {
+  const checks = new Map<Route, Map<number, ((value: unknown) => string | null) | null>>();
+  for (const route of routes) {
+    const byStatus = new Map<number, ((value: unknown) => string | null) | null>();
+    for (const [status, schema] of Object.entries(route.schema.response)) {
+      byStatus.set(Number(status), schema === null || typeof schema === 'string' ? null : validation.compileReply(schema));
+    }
+    checks.set(route, byStatus);
+  }
+  const errorCheck = validation.compileReply(errorSchema);
+  return async function responseCheck(ex, next) {
+    await next();
+    const reply = ex.reply;
+    if (!reply || 'sse' in reply || !ex.route || ex.method === 'OPTIONS') return;
+    const byStatus = checks.get(ex.route)!;
+    const check = byStatus.has(reply.status) ? byStatus.get(reply.status) : reply.status >= 400 ? errorCheck : undefined;
+    let problem: string | null;
+    if (check === undefined) problem = `status ${reply.status} is not declared`;
+    else if (check === null) problem = null;
+    else if ('raw' in reply) problem = reply.contentType.includes('json') ? check(JSON.parse(String(reply.raw))) : null;
+    else problem = check(reply.body);
+    if (!problem) return;
+    const error = `Response does not match the schema of ${ex.route.method} ${ex.route.path} ${reply.status}: ${problem}`;
+    ex.log.error({ status: reply.status }, error);
+    ex.reply = { status: 500, body: { error, status: 500 } };
+  };
+}
+
+/**
  * Answers `OPTIONS` (only present when CORS is on): 204 with `Allow` for any known path, plus
  * the preflight headers when it is a preflight from an allowed origin; a preflight from any
  * other origin gets 403 and no CORS headers. The transport adds `Access-Control-Allow-Origin`.
@@ -189,7 +223,7 @@ export function validateStage(validation: Validation, routes: Route[], maxJsonDe
     v.query?.(query);
     if (v.params) assertFiniteNumbers(params, 'params');
     if (v.query) assertFiniteNumbers(query, 'query');
-    let body: unknown = undefined;
+    let body: unknown;
     if ((route.bodyKind ?? 'json') === 'json' && route.schema.body) {
       body = parseJson(ex.rawBody, maxJsonDepth);
       v.body?.(body);
@@ -243,15 +277,18 @@ export interface PipelineDeps {
   maxJsonDepth?: number;
   /** CORS_ALLOWED_ORIGINS parsed; null or absent: CORS off, and no preflight stage at all. */
   cors?: CorsPolicy | null;
+  /** RESPONSE_VALIDATION: the schema of error replies; absent, replies are not checked. */
+  checkRepliesWith?: TSchema;
   /** The `Idempotency-Key` store; absent: the header is ignored. */
   idempotency?: IdempotencyPort;
 }
 
-/** The fixed pipeline: requestId → log → errors → [preflight] → route → auth → validate → [idempotency] → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, idempotency }: PipelineDeps) {
+/** The fixed pipeline: requestId → log → [response check] → errors → [preflight] → route → auth → validate → [idempotency] → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, idempotency }: PipelineDeps) {
   return compose<Exchange>([
     requestIdStage(),
     accessLogStage(),
+    ...(checkRepliesWith ? [responseCheckStage(validation, router.routes, checkRepliesWith)] : []),
     errorStage(),
     ...(cors ? [preflightStage(router, cors)] : []),
     routeStage(router, cors ? ['OPTIONS'] : []),

@@ -17,7 +17,7 @@ export function createValidation(namedSchemas: TSchema[]) {
   const coercingAjv = build({ coerceTypes: 'array', useDefaults: true });
 
   function build(opts: { coerceTypes: boolean | 'array'; useDefaults: boolean }): Ajv {
-    const ajv = new Ajv({ ...opts, strict: true, allErrors: false, removeAdditional: false });
+    const ajv = new Ajv({ ...opts, strict: true, discriminator: true, allErrors: false, removeAdditional: false });
     addFormats(ajv);
     for (const s of namedSchemas) ajv.addSchema(s);
     return ajv;
@@ -30,7 +30,15 @@ export function createValidation(namedSchemas: TSchema[]) {
     };
   }
 
-  return { compile, ajv: strictAjv };
+  let replyAjv: Ajv | undefined;
+  /** A reply checker: no coercion, no defaults (a reply is checked, never changed). */
+  function compileReply(schema: TSchema): (value: unknown) => string | null {
+    replyAjv ??= build({ coerceTypes: false, useDefaults: false });
+    const fn = replyAjv.compile(schema);
+    return (value) => (fn(value) ? null : (fn.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; '));
+  }
+
+  return { compile, compileReply, ajv: strictAjv };
 }
 
 /** A short, safe message naming the offending field, e.g. `Invalid request: body.name is required`. */

@@ -94,19 +94,23 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
     const exec = crypto.randomUUID();
     const tool = (type: string, name: string, ctx: NewEvent['context'], data: Record<string, unknown>): NewEvent => ({ type, context: ctx, data, tags: [`tool:${name}`] });
     // Two batches a little apart in time, so the timestamp bounds have something to cut.
+    // Events of the catalogue's shapes (schemas/events.ts): the list reply is checked against it.
+    const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0 };
+    const started = (turn: string, ctx: NewEvent['context']): NewEvent => ({ type: 'turn.started', context: ctx, data: { turn_id: turn, input_message_id: turn } });
+    const completed = (turn: string, ctx: NewEvent['context']): NewEvent => ({ type: 'turn.completed', context: ctx, data: { turn_id: turn, iterations: 1, duration_ms: 1, usage } });
     const first = await app.app.services.bus.events.append(sid, [
-      { type: 'turn.started', context: { turn_id: turn1, trace_id: trace }, data: { turn_id: turn1 } },
-      tool('tool.started', 'get_weather', { turn_id: turn1, exec_id: exec, trace_id: trace }, { tool_call: { id: 'c1', name: 'get_weather', arguments: {} } }),
-      tool('tool.completed', 'get_weather', { turn_id: turn1, exec_id: exec, trace_id: trace }, { tool_call_id: 'c1', tool_name: 'get_weather', success: true }),
-      { type: 'turn.completed', context: { turn_id: turn1, trace_id: trace }, data: { turn_id: turn1 } },
+      started(turn1, { turn_id: turn1, trace_id: trace }),
+      tool('tool.started', 'get_weather', { turn_id: turn1, exec_id: exec, trace_id: trace }, { tool_call: { id: 'c1', name: 'get_weather', arguments: {} }, display_name: 'Weather' }),
+      tool('tool.completed', 'get_weather', { turn_id: turn1, exec_id: exec, trace_id: trace }, { tool_call_id: 'c1', tool_name: 'get_weather', display_name: 'Weather', success: true, status: 'success', result: [], duration_ms: 1 }),
+      completed(turn1, { turn_id: turn1, trace_id: trace }),
     ]);
     assert.ok(first.ok);
     await sleep(30);
     const second = await app.app.services.bus.events.append(sid, [
-      { type: 'turn.started', context: { turn_id: turn2 }, data: { turn_id: turn2 } },
-      { type: 'output.message.delta', context: { turn_id: turn2 }, data: { turn_id: turn2, delta: 'The Zanzibar archipelago' } },
-      tool('tool.started', 'search', { turn_id: turn2, exec_id: crypto.randomUUID() }, { tool_call: { id: 'c2', name: 'search', arguments: {} } }),
-      { type: 'turn.completed', context: { turn_id: turn2 }, data: { turn_id: turn2 } },
+      started(turn2, { turn_id: turn2 }),
+      { type: 'output.message.delta', context: { turn_id: turn2 }, data: { turn_id: turn2, delta: 'The Zanzibar archipelago', accumulated: 'The Zanzibar archipelago' } },
+      tool('tool.started', 'search', { turn_id: turn2, exec_id: crypto.randomUUID() }, { tool_call: { id: 'c2', name: 'search', arguments: {} }, display_name: 'Search' }),
+      completed(turn2, { turn_id: turn2 }),
     ]);
     assert.ok(second.ok);
     const all: SessionEvent[] = (await sdkFetch(app, `/sessions/${sid}/events`)).data;

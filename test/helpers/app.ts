@@ -68,6 +68,8 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     ...(nats ? natsServiceEnv(nats) : {}),
     // The fake LLM vendors of the tests listen on loopback; a test overrides this to check the refusal.
     LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost,::1',
+    // Every reply of every test is checked against the API document's schema for its status.
+    RESPONSE_VALIDATION: true,
     ...opts.env,
   });
   const logs: string[] = [];

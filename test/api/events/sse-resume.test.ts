@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
-import { newSession } from './helpers.js';
+import { exampleEvents, newSession } from './helpers.js';
 
 const TOTAL = 2000;
 
@@ -78,7 +78,7 @@ describe('SSE resume correctness', () => {
       const conn = await openSse(`${b.url}/v1/sessions/${sid}/sse`, { key: b.adminKey });
       t.after(() => conn.close());
       await conn.waitFor((e) => e.event === 'session.created');
-      await a.app.services.bus.events.append(sid, [{ type: 'session.started' }, { type: 'turn.started' }]);
+      await a.app.services.bus.events.append(sid, exampleEvents('session.started', 'turn.started'));
       const got = await conn.waitFor((e) => e.event === 'turn.started');
       assert.equal(JSON.parse(got[0]!.data).sequence, 3);
       const listing = await b.request('GET', `/v1/sessions/${sid}/events`);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp, } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
-import { newSession, isStored } from './helpers.js';
+import { exampleEvents, isStored, newSession } from './helpers.js';
 
 describe('GET /v1/sessions/:id/sse', () => {
   it('starts with `connected`, then frames whose event equals the JSON type, with ids, live and replayed', async (t) => {
@@ -47,7 +47,7 @@ describe('GET /v1/sessions/:id/sse', () => {
   it('applies types first, then exclude; validates filter values before the stream starts', async (t) => {
     const app = await startTestApp(t);
     const sid = await newSession(app);
-    await app.app.services.bus.events.append(sid, [{ type: 'turn.started' }, { type: 'output.message.delta' }, { type: 'turn.completed' }, { type: 'session.idled' }]);
+    await app.app.services.bus.events.append(sid, exampleEvents('turn.started', 'output.message.delta', 'turn.completed', 'session.idled'));
     const url = `${app.url}/v1/sessions/${sid}/sse?types=turn.started&types=turn.completed&types=session.idled&exclude=session.idled`;
     const s = await openSse(url, { key: app.adminKey });
     t.after(() => s.close());
