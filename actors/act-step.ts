@@ -1,7 +1,9 @@
 /**
  * The act phase: server tool calls run in parallel, at most `maxParallel` (10) at a time,
  * each bracketed by `tool.started` (stored before the tool runs, so a redelivered turn knows
- * it was interrupted and never runs it twice) and `tool.completed`. Each call has its own
+ * it was interrupted and never runs it twice) and `tool.completed`, which is stored before the
+ * call counts as done: an attempt that ends right after a tool returned (shutdown, a failed
+ * append elsewhere) must not leave a succeeded call looking interrupted. Each call has its own
  * timeout. Failures become `tool.completed` with `success:false` and a short message: a
  * `ToolError`'s own text, or a generic one for anything else (logged, never shown). Results and
  * error texts are redacted of the session's secret values before they are recorded.
@@ -23,10 +25,8 @@ export const RESULT_WITHHELD_MESSAGE = 'Tool result withheld: it could not be ch
 type Redactor = (text: string) => string;
 
 export interface ActStepIo {
-  /** Appends and waits until stored (tool.started: a tool never runs before its start is durable). */
+  /** Appends and waits until stored (tool.started before the tool runs, tool.completed after). */
   commit(events: NewEvent[]): Promise<void>;
-  /** Queues for appending without waiting (tool.completed). */
-  push(events: NewEvent[]): void;
   newId(): string;
   now(): Date;
   log: Logger;
@@ -38,8 +38,10 @@ export interface ActStepInput {
   calls: ToolCallRef[];
   tools: ReadonlyMap<string, ResolvedTool>;
   storage: SessionToolStorage;
-  /** Fires on cancel (or shutdown): running tools are told, no new ones start. */
+  /** Fires on cancel (or when the shutdown window ran out): running tools are told, no new ones start. */
   signal: AbortSignal;
+  /** Fires when the process starts shutting down: no new tools start, running ones finish. */
+  drain?: AbortSignal;
   timeoutMs: number;
   maxParallel: number;
 }
@@ -51,20 +53,25 @@ class ToolTimeoutError extends Error {
   }
 }
 
-/** Runs the calls; resolves when every started call has its `tool.completed` stored (or the turn was aborted). */
+/**
+ * Runs the calls; resolves when every call has its `tool.completed` stored. Throws the abort
+ * reason when aborted, and the drain reason when draining left calls unstarted (the next
+ * attempt runs those).
+ */
 export async function runActStep(io: ActStepIo, p: ActStepInput): Promise<void> {
   let next = 0;
   let redactor: Promise<Redactor> | undefined;
   // Loaded after the first call finishes (a call may have set a secret), then shared by the step.
   const loadRedactor = () => (redactor ??= secretRedactor(p.storage));
   const worker = async () => {
-    while (next < p.calls.length && !p.signal.aborted) {
+    while (next < p.calls.length && !p.signal.aborted && !p.drain?.aborted) {
       const call = p.calls[next++]!;
       await runOne(io, p, call, loadRedactor);
     }
   };
   await Promise.all(Array.from({ length: Math.min(p.maxParallel, p.calls.length) }, worker));
   if (p.signal.aborted) throw p.signal.reason;
+  if (next < p.calls.length && p.drain?.aborted) throw p.drain.reason;
 }
 
 /** Redacts with the session's secret values; no storage (tests, storage not wired) means no secrets. */
@@ -106,7 +113,7 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   }
   const duration_ms = Date.now() - startedAt;
   const id = io.newId();
-  io.push([
+  await io.commit([
     'result' in outcome
       ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source })
       : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source }),

@@ -13,7 +13,8 @@ import { pickModelId, type ResolvedModel } from './model-resolver.js';
 import { modelRef, runReasonStep } from './reason-step.js';
 import { decideTurnStep, type TurnDecision } from './turn-decider.js';
 import { TerminalTurnError, TurnStoppedError } from './turn-errors.js';
-import { turnEvents, type MessagePart, type TurnRef } from './turn-events.js';
+import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
+import type { ToolSessionRef } from './tool-context.js';
 import type { TurnJobData } from './turn-job.js';
 import { TurnLog, type FoldedSession } from './turn-log.js';
 import { TurnTrace } from './turn-trace.js';
@@ -38,6 +39,10 @@ export class TurnAttempt {
   readonly #job: TurnJobData & { turn: TurnRef };
   readonly #log: Logger;
   readonly #ac = new AbortController();
+  /** Fires when the process begins shutting down (see `drain`). */
+  readonly #drain = new AbortController();
+  /** An act step is running: a drain lets its tools finish instead of aborting them. */
+  #acting = false;
   readonly #timers: NodeJS.Timeout[] = [];
   #unsubscribe: (() => void) | null = null;
   #turnLog: TurnLog | null = null;
@@ -68,6 +73,18 @@ export class TurnAttempt {
 
   abort(reason: Error): void {
     if (!this.#ac.signal.aborted) this.#ac.abort(reason);
+  }
+
+  /**
+   * Shutdown begins: the attempt stops at the next step boundary and its turn goes back to
+   * the queue. Running tools finish and their results are stored (a tool's side effects
+   * happened; recording it as interrupted would be false); an LLM stream is aborted at once,
+   * since a reason step is simply run again by the next attempt.
+   */
+  drain(reason: Error): void {
+    if (this.#drain.signal.aborted) return;
+    this.#drain.abort(reason);
+    if (!this.#acting) this.abort(reason);
   }
 
   /** `err`: why the attempt ended without finishing (recorded on the turn span). */
@@ -169,6 +186,10 @@ export class TurnAttempt {
 
   async #loop(turnLog: TurnLog, setup: TurnSetup): Promise<FoldedSession | null> {
     for (;;) {
+      if (this.#drain.signal.aborted) {
+        await turnLog.flush();
+        throw this.#drain.signal.reason;
+      }
       const decision = decideTurnStep(turnLog.state, {
         maxIterations: setup.maxIterations,
         clientToolNames: setup.clientToolNames,
@@ -225,23 +246,33 @@ export class TurnAttempt {
       case 'act': {
         const session = { session_id: this.#sessionId, org_id: setup.orgId, may_use_connections: this.#job.user_id === setup.ownerUserId };
         this.#trace.enterAct(d.iteration, d.calls.length);
-        await this.#failedStep(runActStep(
-          { commit: (events) => turnLog.commit(events), push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date(), log: this.#log },
-          {
-            turn: this.#job.turn,
-            session,
-            calls: d.calls,
-            tools: setup.serverTools,
-            storage: await this.#deps.toolStorage(session),
-            signal: this.#ac.signal,
-            timeoutMs: this.#o.toolTimeoutMs,
-            // `parallel_tool_calls: false` (earlier public API) runs the step's tools one at a time.
-            maxParallel: setup.parallelToolCalls ? this.#o.maxParallelTools : 1,
-          },
-        ));
+        this.#acting = true;
+        try {
+          await this.#failedStep(this.#act(turnLog, setup, d.calls, session));
+        } finally {
+          this.#acting = false;
+        }
         return false;
       }
     }
+  }
+
+  async #act(turnLog: TurnLog, setup: TurnSetup, calls: ToolCallRef[], session: ToolSessionRef): Promise<void> {
+    await runActStep(
+      { commit: (events) => turnLog.commit(events), newId: this.newId, now: () => new Date(), log: this.#log },
+      {
+        turn: this.#job.turn,
+        session,
+        calls,
+        tools: setup.serverTools,
+        storage: await this.#deps.toolStorage(session),
+        signal: this.#ac.signal,
+        drain: this.#drain.signal,
+        timeoutMs: this.#o.toolTimeoutMs,
+        // `parallel_tool_calls: false` (earlier public API) runs the step's tools one at a time.
+        maxParallel: setup.parallelToolCalls ? this.#o.maxParallelTools : 1,
+      },
+    );
   }
 
   /**

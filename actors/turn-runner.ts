@@ -55,6 +55,14 @@ export interface TurnRunnerOptions {
   preambleWaitMs: number;
 }
 
+/** How a process shutdown reaches a running attempt. */
+export interface TurnShutdownSignals {
+  /** Shutdown begins: stop at the next step boundary, letting running tools finish. */
+  drain?: AbortSignal;
+  /** The shutdown window ran out: stop now (running tools are aborted). */
+  abort?: AbortSignal;
+}
+
 export function defaultTurnRunnerOptions(): TurnRunnerOptions {
   return {
     maxIterations: 100,
@@ -85,8 +93,12 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
     if (cache.size > o.cacheSize) cache.delete(cache.keys().next().value!);
   }
 
-  /** One attempt at a claimed turn. Never throws: failures are acked, nakked or logged. */
-  async function run(claim: TurnClaim, shutdown?: AbortSignal): Promise<void> {
+  /**
+   * One attempt at a claimed turn. Never throws: failures are acked, nakked or logged.
+   * `shutdown.drain` ends the attempt at its next step boundary (running tools finish);
+   * `shutdown.abort` ends it at once (the shutdown window ran out).
+   */
+  async function run(claim: TurnClaim, shutdown: TurnShutdownSignals = {}): Promise<void> {
     const sessionId = claim.turn.session_id;
     let job: ReturnType<typeof parseTurnJob>;
     try {
@@ -99,8 +111,12 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
     const log = lazyChildLogger(deps.log, { sessionId, turnId: job.turn_id });
     log.info({ delivery: claim.deliveryCount, kind: job.kind }, 'turn claimed');
     const attempt = new TurnAttempt(deps, o, claim, job, log);
-    const onShutdown = () => attempt.abort(new TurnStoppedError('shutdown'));
-    shutdown?.addEventListener('abort', onShutdown, { once: true });
+    const onDrain = () => attempt.drain(new TurnStoppedError('shutdown'));
+    const onAbort = () => attempt.abort(new TurnStoppedError('shutdown'));
+    shutdown.drain?.addEventListener('abort', onDrain, { once: true });
+    shutdown.abort?.addEventListener('abort', onAbort, { once: true });
+    if (shutdown.drain?.aborted) onDrain();
+    if (shutdown.abort?.aborted) onAbort();
     let failure: unknown;
     try {
       const folded = await attempt.run(cache.get(sessionId));
@@ -110,7 +126,8 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
       cache.delete(sessionId);
       await settleFailure(claim, attempt, err, log);
     } finally {
-      shutdown?.removeEventListener('abort', onShutdown);
+      shutdown.drain?.removeEventListener('abort', onDrain);
+      shutdown.abort?.removeEventListener('abort', onAbort);
       attempt.close(failure);
     }
   }

@@ -24,6 +24,9 @@ export interface TurnWorkerDeps {
   log: Logger;
 }
 
+/** How long `stop()` lets running turns drain before aborting them, in ms. */
+export const DEFAULT_STOP_GRACE_MS = 10_000;
+
 /** Pause after a failed claim (bus unreachable), in ms. */
 const CLAIM_ERROR_BACKOFF_MS = 500;
 
@@ -31,7 +34,10 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
   const { workerId, concurrency = 100, claimers = 2, claimWaitMs = 1_000 } = opts;
   if (concurrency < 1 || claimers < 1) throw new RangeError('concurrency and claimers must be >= 1');
   const log = deps.log.child({ component: 'turn-worker', workerId });
+  /** Stop claiming; running turns drain (stop at their next step, tools finish). */
   const stop = new AbortController();
+  /** The shutdown window ran out: running turns stop at once. */
+  const kill = new AbortController();
   const running = new Set<Promise<void>>();
   const loops: Promise<void>[] = [];
   let waiters: (() => void)[] = [];
@@ -81,7 +87,7 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
         await claim.nak(0).catch(() => undefined);
         continue;
       }
-      const run = deps.runner.run(claim, stop.signal).finally(() => {
+      const run = deps.runner.run(claim, { drain: stop.signal, abort: kill.signal }).finally(() => {
         running.delete(run);
         release();
       });
@@ -95,13 +101,25 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
       for (let i = 0; i < claimers; i++) loops.push(claimLoop());
       log.info({ concurrency, claimers }, 'turn worker started');
     },
-    /** Stops claiming, aborts running turns (they are given back to the queue) and waits for them. */
-    async stop(): Promise<void> {
+    /**
+     * Stops claiming and drains: running turns stop at their next step boundary and go back to
+     * the queue, but a running tool finishes and its result is stored. Whatever still runs
+     * after `graceMs` (default 10000) is aborted. Resolves when every turn has settled.
+     */
+    async stop({ graceMs = DEFAULT_STOP_GRACE_MS }: { graceMs?: number } = {}): Promise<void> {
       stop.abort();
       for (const w of waiters.splice(0)) w();
       for (const w of unpause.splice(0)) w();
       await Promise.allSettled(loops);
-      await Promise.allSettled([...running]);
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), graceMs)));
+      const drained = Promise.allSettled([...running]).then(() => 'drained' as const);
+      if ((await Promise.race([drained, graceOver])) === 'timeout') {
+        log.warn({ running: running.size, graceMs }, 'shutdown window ran out; aborting running turns');
+        kill.abort();
+        await Promise.allSettled([...running]);
+      }
+      clearTimeout(timer);
       log.info('turn worker stopped');
     },
     /** Stops claiming turns (drain); running turns go on to their end. */

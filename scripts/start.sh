@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Sets up the toolchain and dependencies, then starts the service (embedded mode by default:
-# PGlite under ./data, in-process bus, no configuration needed).
+# Sets up the toolchain and dependencies, compiles the service when dist/ is missing or older
+# than the sources, then starts it (embedded mode by default: PGlite under ./data, in-process
+# bus, no configuration needed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(bash scripts/bootstrap.sh)"
 [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
+bash scripts/build.sh --if-stale
 # Node flags: see docs/decisions.md, "Runtime flags".
-exec node --experimental-async-context-frame --max-semi-space-size=32 --import tsx src/main.ts
+exec node --experimental-async-context-frame --max-semi-space-size=32 dist/src/main.js

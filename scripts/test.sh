@@ -11,6 +11,8 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 npx tsc --noEmit
+# What npm start and scripts/start.sh run: the compiled output must build.
+npm run build
 npm run lint
 npm run check:boundaries
 # Kubernetes manifests in deploy/k8s against the Kubernetes schemas (kubernetes-models, from npm) and the service's rules.

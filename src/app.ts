@@ -8,7 +8,7 @@ import { createApiRoutes } from './api/index.js';
 import { createLlmModule } from './api/llm-models/index.js';
 import { createSessionService } from './api/sessions/service.js';
 import { createTurnService } from './api/turns/service.js';
-import { createTurnEngine, type TurnEngineOptions } from '../actors/index.js';
+import { createTurnEngine, type TurnEngineOptions, type TurnWorker } from '../actors/index.js';
 import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -25,7 +25,7 @@ import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipe
 import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
-import { createStore } from './store/index.js';
+import { createIdempotencyKeys, createStore } from './store/index.js';
 import { acquireDataDirLock, type DataDirLock } from './store/data-dir-lock.js';
 import { createStorage } from './storage/index.js';
 import { createScheduler } from '../actors/scheduler.js';
@@ -75,23 +75,41 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     closers.unshift({ name: 'tracing', close: () => tracing.close() });
     const { keyring, created: keyCreated, path: keyPath } = await loadKeyring(config);
     if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
-    const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log });
-    closers.unshift({ name: 'store', close: () => store.close() });
-    const bareBus = config.NATS_URL
-      ? await createBus({
-          kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
-          auth: {
-            credsFile: config.NATS_CREDS,
-            nkeySeed: config.NATS_NKEY_SEED,
-            tls: { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY },
-          },
-          replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
-        })
-      : await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
-    closers.unshift({ name: 'bus', close: () => bareBus.close() });
+    // The database and NATS are independent: connecting to both at once (migrations on one,
+    // stream convergence on the other) shortens a start by the shorter of the two (issue 13 item 7).
+    const [storeResult, natsResult] = await Promise.allSettled([
+      createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log }),
+      config.NATS_URL
+        ? createBus({
+            kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
+            auth: {
+              credsFile: config.NATS_CREDS,
+              nkeySeed: config.NATS_NKEY_SEED,
+              tls: { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY },
+            },
+            replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
+          })
+        : null,
+    ]);
+    // Register whatever opened before failing, so the error path closes it.
+    if (storeResult.status === 'fulfilled') closers.unshift({ name: 'store', close: () => storeResult.value.close() });
+    if (natsResult.status === 'fulfilled' && natsResult.value) {
+      const natsBus = natsResult.value;
+      closers.unshift({ name: 'bus', close: () => natsBus.close() });
+    }
+    if (storeResult.status === 'rejected') throw storeResult.reason;
+    if (natsResult.status === 'rejected') throw natsResult.reason;
+    const store = storeResult.value;
+    let bareBus = natsResult.value;
+    if (!bareBus) {
+      const localBus = await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
+      closers.unshift({ name: 'bus', close: () => localBus.close() });
+      bareBus = localBus;
+    }
+    const busForHealth = bareBus;
     const checks: HealthCheck[] = [
       { name: 'database', check: () => store.ping() },
-      { name: 'bus', check: () => bareBus.ping() },
+      { name: 'bus', check: () => busForHealth.ping() },
     ];
     const metricsOn = config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined;
     const observability = createObservability(
@@ -175,6 +193,8 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const validation = createValidation(namedSchemas);
     // The web console is served where the API is (ROLE=worker serves no API, so no console either).
     const site = config.ROLE !== 'worker' ? createConsoleSite({ apiPrefix: config.API_PREFIX }) : undefined;
+    const idempotency = createIdempotencyKeys({ store, log });
+    closers.unshift({ name: 'idempotency-keys', close: async () => idempotency.close() });
     const pipeline = createPipeline({
       router,
       validation,
@@ -184,6 +204,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       site,
       observer: observability.http,
       tracing,
+      idempotency,
       ...(config.RESPONSE_VALIDATION ? { checkRepliesWith: ErrorResponse } : {}),
     });
     const server = createHttpServer(
@@ -198,18 +219,21 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       { log, router, pipeline },
     );
     const port = await server.listen();
-    closers.unshift({ name: 'http', close: () => server.close(config.SHUTDOWN_TIMEOUT_MS) });
+    let worker: TurnWorker | undefined;
+    // One shutdown window for both: requests drain while running turns let their tools finish.
+    closers.unshift({
+      name: 'http and turn worker',
+      close: async () => void (await Promise.all([server.close(config.SHUTDOWN_TIMEOUT_MS), worker?.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS })])),
+    });
     lock?.setListening(config.HOST, port);
     log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE, console_url: consoleUrlOf(config.HOST, port) }, 'agent session service listening');
     const metricsPort = scrape && config.METRICS_PORT !== undefined ? await listenForMetrics(config, { log, validation, scrape }) : undefined;
     if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
     observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
-    let worker: ReturnType<typeof engine.startWorker> | undefined;
     if (config.ROLE !== 'api') {
       worker = engine.startWorker();
       const started = worker;
       observability.bind({ turnsRunning: () => started.running });
-      closers.unshift({ name: 'turn-worker', close: () => started.stop() });
       const scheduler = createScheduler(
         {
           queue: storage.scheduleQueue,

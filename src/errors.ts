@@ -86,6 +86,15 @@ export class SessionBusyError extends ConflictError {
   }
 }
 
+/** A request with the same `Idempotency-Key` is still running (answered with `Retry-After`). */
+export class IdempotencyKeyInUseError extends ConflictError {
+  readonly retryAfterS = 1;
+  constructor() {
+    super('A request with this Idempotency-Key is still in progress; retry after it finished');
+    this.name = 'IdempotencyKeyInUseError';
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(message = 'Payload too large') {
     super(413, 'payload_too_large', message);

@@ -1,4 +1,4 @@
-import { AppError, MethodNotAllowedError, TooManyRequestsError, ensureError } from '../errors.js';
+import { AppError, IdempotencyKeyInUseError, MethodNotAllowedError, TooManyRequestsError, ensureError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export interface ErrorReply {
@@ -15,7 +15,7 @@ export function toErrorReply(thrown: unknown, log: Logger): ErrorReply {
   const err = ensureError(thrown);
   if (err instanceof AppError && err.status < 500) {
     const reply: ErrorReply = { status: err.status, body: { error: err.message, status: err.status } };
-    if (err instanceof TooManyRequestsError) reply.headers = { 'Retry-After': String(err.retryAfterS) };
+    if (err instanceof TooManyRequestsError || err instanceof IdempotencyKeyInUseError) reply.headers = { 'Retry-After': String(err.retryAfterS) };
     if (err instanceof MethodNotAllowedError && err.allow.length) reply.headers = { Allow: err.allow.join(', ') };
     return reply;
   }

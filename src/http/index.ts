@@ -14,6 +14,8 @@ export type { StaticSite } from './static-files.js';
 export { createValidation } from './validation.js';
 export type { Validation } from './validation.js';
 export { buildOpenApi } from './openapi.js';
+export { idempotencyStage, MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
+export type { IdempotencyOutcome, IdempotencyPort } from './idempotency.js';
 export { defineRoutes } from './route.js';
 export type { Route, Reply, RequestInput, RequestContext, Principal, AuthMode } from './route.js';
 export { SseStream } from './sse-stream.js';

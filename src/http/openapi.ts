@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { addExamples } from './openapi-examples.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 import type { Route } from './route.js';
 
 type Json = Record<string, unknown>;
@@ -95,6 +96,18 @@ function markReadOnly(paths: Record<string, Record<string, Json>>, schemas: Reco
   }
 }
 
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome ' +
+    '(same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another ' +
+    'request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. ' +
+    'Errors 5xx, 409 and 429 are not kept: a retry runs anew.',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: '^[\\x21-\\x7E]+$' },
+};
+
 /** `/v1/agents/:id` → `/v1/agents/{id}`; `*path` → `{path}`. Unversioned paths get no prefix. */
 export function openApiPath(path: string, prefix = ''): string {
   const p = path.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
@@ -109,6 +122,7 @@ function operation(route: Route, ids: Set<string>): Json {
     responses: responses(route, ids),
   };
   const parameters = [...paramList(route.schema.params, 'path', ids), ...paramList(route.schema.query, 'query', ids)];
+  if (route.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   if (parameters.length) op['parameters'] = parameters;
   op['security'] = route.auth === 'none' ? [] : [{ bearer: [] }];
   const body = requestBody(route, ids);

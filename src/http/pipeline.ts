@@ -13,6 +13,7 @@ import type { HttpObserver } from './observer.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
 import type { TraceSpan, Tracing } from '../observability/tracing.js';
+import { idempotencyStage, type IdempotencyPort } from './idempotency.js';
 
 /** What the transport read from the request before handing it to the pipeline. */
 export interface IncomingRequest {
@@ -339,10 +340,12 @@ export interface PipelineDeps {
   tracing?: Tracing;
   /** Public static files (the web console) answered before routing; absent: none. */
   site?: StaticSite;
+  /** The `Idempotency-Key` store; absent: the header is ignored. */
+  idempotency?: IdempotencyPort;
 }
 
-/** The fixed pipeline: [trace] → requestId → [metrics] → log → [response check] → errors → [static] → [preflight] → route → auth → validate → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer, tracing, site }: PipelineDeps) {
+/** The fixed pipeline: [trace] → requestId → [metrics] → log → [response check] → errors → [static] → [preflight] → route → auth → validate → [idempotency] → handler. */
+export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer, tracing, site, idempotency }: PipelineDeps) {
   return compose<Exchange>([
     ...(tracing ? [traceStage(tracing)] : []),
     requestIdStage(),
@@ -355,6 +358,7 @@ export function createPipeline({ router, validation, authenticate, maxJsonDepth 
     routeStage(router, cors ? ['OPTIONS'] : []),
     authStage(authenticate),
     validateStage(validation, router.routes, maxJsonDepth),
+    ...(idempotency ? [idempotencyStage(idempotency)] : []),
     handlerStage(),
   ]);
 }

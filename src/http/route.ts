@@ -69,6 +69,8 @@ export interface Route {
   bodyKind?: BodyKind;
   /** Upper bound for this route's body in bytes (default: the config's MAX_BODY_BYTES). */
   maxBodyBytes?: number;
+  /** Accepts `Idempotency-Key`: a retry gets the first outcome (src/http/idempotency.ts). */
+  idempotent?: boolean;
   handler(input: RequestInput, ctx: RequestContext): Promise<Reply>;
 }
 

@@ -1,5 +1,7 @@
 export { createStore } from './store.js';
 export type { Store, StoreOptions } from './store.js';
+export { createIdempotencyKeys, defaultIdempotencyKeysOptions } from './idempotency-keys.js';
+export type { IdempotencyBegin, IdempotencyKeys, IdempotencyKeysOptions, StoredOutcome } from './idempotency-keys.js';
 export { Organization, User, ApiKey, Session, entities } from './entities/index.js';
 export { Agent, Harness } from './entities/index.js';
 export { LlmProviderEntity, LlmModelEntity } from './entities/index.js';

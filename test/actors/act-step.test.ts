@@ -11,11 +11,15 @@ function tool(name: string, execute: (args: unknown, ctx: ToolContext) => Promis
   return { name, display_name: name.toUpperCase(), description: '', parameters: { type: 'object' }, capability_id: 'test', config: {}, execute };
 }
 
-function harness(tools: ResolvedTool[], calls: ToolCallRef[], opts: { timeoutMs?: number; signal?: AbortSignal; maxParallel?: number } = {}) {
+function harness(tools: ResolvedTool[], calls: ToolCallRef[], opts: { timeoutMs?: number; signal?: AbortSignal; drain?: AbortSignal; maxParallel?: number; commitMs?: number } = {}) {
   const committed: NewEvent[] = [];
   let n = 0;
+  const commit = async (events: NewEvent[]) => {
+    if (opts.commitMs) await new Promise((r) => setTimeout(r, opts.commitMs));
+    committed.push(...events);
+  };
   const run = runActStep(
-    { commit: async (events) => void committed.push(...events), push: (events) => void committed.push(...events), newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
+    { commit, newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
     {
       turn: { turn_id: 't', input_message_id: 'm' },
       session: { session_id: 's', org_id: 'o' },
@@ -23,6 +27,7 @@ function harness(tools: ResolvedTool[], calls: ToolCallRef[], opts: { timeoutMs?
       tools: new Map(tools.map((t) => [t.name, t])),
       storage: unavailableToolStorage({ session_id: 's', org_id: 'o' }) as never,
       signal: opts.signal ?? new AbortController().signal,
+      drain: opts.drain,
       timeoutMs: opts.timeoutMs ?? 5_000,
       maxParallel: opts.maxParallel ?? 10,
     },
@@ -90,7 +95,6 @@ describe('act step', () => {
     await runActStep(
       {
         commit: async (events) => void (order.push(...events.map((e) => e.type)), committed.push(...events)),
-        push: (events) => void (order.push(...events.map((e) => e.type)), committed.push(...events)),
         newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
       { turn: { turn_id: 't', input_message_id: 'm' }, session: { session_id: 's', org_id: 'o' }, calls: [call('a', 't')], tools: new Map([['t', t]]), storage: unavailableToolStorage({ session_id: 's', org_id: 'o' }) as never, signal: new AbortController().signal, timeoutMs: 1000, maxParallel: 10 },
     );
@@ -110,5 +114,42 @@ describe('act step', () => {
     assert.ok(sawAbort);
     assert.equal(committed.filter((e) => e.type === 'tool.started').length, 10);
     assert.equal(committed.filter((e) => e.type === 'tool.completed').length, 0);
+  });
+
+  it('resolves only after every tool.completed is stored (a slow append is waited for)', async () => {
+    const quick = tool('quick', async () => ({ content: [{ type: 'text', text: 'done' }] }));
+    const { run, committed } = harness([quick], [call('a', 'quick'), call('b', 'quick')], { commitMs: 50 });
+    await run;
+    assert.equal(committed.filter((e) => e.type === 'tool.completed').length, 2);
+    assert.equal(completedOf(committed, 'a')['success'], true);
+  });
+
+  it('on drain (shutdown): running tools finish and are recorded as succeeded, no new ones start', async () => {
+    const drain = new AbortController();
+    let sawAbort = false;
+    const slow = tool('slow', async (_a, ctx) => {
+      ctx.signal.addEventListener('abort', () => (sawAbort = true));
+      await new Promise((r) => setTimeout(r, 100));
+      return { content: [{ type: 'text', text: 'fetched' }] };
+    });
+    const calls = [call('a', 'slow'), call('b', 'slow'), call('c', 'slow')];
+    const { run, committed } = harness([slow], calls, { drain: drain.signal, maxParallel: 2 });
+    setTimeout(() => drain.abort(new Error('shutdown')), 20);
+    await assert.rejects(run, /shutdown/); // call c never started: the next attempt runs it
+    assert.equal(sawAbort, false);
+    assert.equal(committed.filter((e) => e.type === 'tool.started').length, 2);
+    for (const id of ['a', 'b']) assert.equal(completedOf(committed, id)['success'], true);
+  });
+
+  it('on drain after the last call started: resolves normally once the running tools finished', async () => {
+    const drain = new AbortController();
+    const slow = tool('slow', async () => {
+      await new Promise((r) => setTimeout(r, 60));
+      return { content: [{ type: 'text', text: 'ok' }] };
+    });
+    const { run, committed } = harness([slow], [call('a', 'slow')], { drain: drain.signal });
+    setTimeout(() => drain.abort(new Error('shutdown')), 10);
+    await run;
+    assert.equal(completedOf(committed, 'a')['success'], true);
   });
 });

@@ -48,6 +48,10 @@ export interface NatsServer {
   /** What the server logged lately (stderr; e.g. permission violations). */
   log(): string;
   port: number;
+  /** The node's server name (`n1`, `n2`, … in a cluster). */
+  name: string;
+  /** The monitoring endpoint (`/jsz`, `/healthz`). */
+  monitorUrl: string;
   storeDir: string;
   /** Stops the process (SIGTERM, SIGKILL after 5 s). Idempotent. */
   stop(): Promise<void>;
@@ -258,6 +262,8 @@ function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: num
     pki: sec.pki,
     log: () => log,
     port: spec.port,
+    name: spec.name,
+    monitorUrl: `http://127.0.0.1:${spec.monitorPort}`,
     storeDir: spec.storeDir,
     stop: () => stopProcess(proc),
     async restart() {

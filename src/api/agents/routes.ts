@@ -14,7 +14,7 @@ const tags = ['agents'];
 export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/agents', auth: 'user', summary: 'Create an agent', tags, maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      method: 'POST', path: '/v1/agents', auth: 'user', summary: 'Create an agent', tags, maxBodyBytes: AGENT_MAX_BODY_BYTES, idempotent: true,
       schema: { body: ref(AgentCreate), response: { 201: ref(Agent), 409: ref(ErrorResponse), ...errors } },
       async handler({ body }, { principal }) {
         return { status: 201, body: await agents.create(principal, body) };

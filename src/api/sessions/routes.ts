@@ -11,8 +11,8 @@ const tags = ['sessions'];
 export function sessionRoutes({ sessions }: { sessions: SessionService }): Route[] {
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/sessions', auth: 'user', summary: 'Create a session', tags,
-      schema: { body: Type.Ref('CreateSessionBody'), response: { 201: Type.Ref('Session'), 404: Type.Ref('ErrorResponse'), 422: Type.Ref('ErrorResponse') } },
+      method: 'POST', path: '/v1/sessions', auth: 'user', summary: 'Create a session', tags, idempotent: true,
+      schema: { body: Type.Ref('CreateSessionBody'), response: { 201: Type.Ref('Session'), 404: Type.Ref('ErrorResponse'), 409: Type.Ref('ErrorResponse'), 422: Type.Ref('ErrorResponse') } },
       async handler({ body }, { principal }) {
         return { status: 201, body: await sessions.create(principal, body) };
       },

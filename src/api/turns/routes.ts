@@ -19,8 +19,8 @@ interface SubmitBody {
 export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/sessions/:id/messages', auth: 'user', summary: 'Send a message (starts a turn)', tags,
-      schema: { params: IdParams, body: Type.Ref('SubmitMessageBody'), response: { 201: Type.Ref('Message'), 400: err, 404: err, 409: err } },
+      method: 'POST', path: '/v1/sessions/:id/messages', auth: 'user', summary: 'Send a message (starts a turn)', tags, idempotent: true,
+      schema: { params: IdParams, body: Type.Ref('SubmitMessageBody'), response: { 201: Type.Ref('Message'), 400: err, 404: err, 409: err, 422: err } },
       async handler({ params, body }, { principal }) {
         const { message, controls, tags, metadata } = body as SubmitBody;
         const stored = await turns.submitMessage(
@@ -37,8 +37,8 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/sessions/:id/tool-results', auth: 'user', summary: 'Submit client tool results', tags,
-      schema: { params: IdParams, body: Type.Ref('SubmitToolResultsBody'), response: { 200: Type.Ref('SubmitToolResultsResponse'), 400: err, 404: err, 409: err } },
+      method: 'POST', path: '/v1/sessions/:id/tool-results', auth: 'user', summary: 'Submit client tool results', tags, idempotent: true,
+      schema: { params: IdParams, body: Type.Ref('SubmitToolResultsBody'), response: { 200: Type.Ref('SubmitToolResultsResponse'), 400: err, 404: err, 409: err, 422: err } },
       async handler({ params, body }, { principal }) {
         const { tool_results } = body as { tool_results: ClientToolResultInput[] };
         return { status: 200, body: await turns.submitToolResults(principal, params.id, tool_results) };

@@ -22,6 +22,8 @@ export const DEFAULT_LIVE_POLL_MS = 5_000;
 export const DEFAULT_FIND_SKEW_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 2_000;
+/** A key nobody writes: /health reads it to prove the claims bucket and event streams answer. */
+const HEALTH_PROBE_KEY = 'health-probe';
 
 export interface NatsBusOptions {
   /**
@@ -167,12 +169,21 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     return {
       kind: 'nats',
       events,
-      turns: createNatsTurnQueue({ js, jsm, kv, log, publisher }),
+      turns: createNatsTurnQueue({ js, jsm, kv, log, publisher, nc, releaseRetryMs: ackWaitMs }),
       signals: createNatsSignals({ nc, log }),
       serveOps: (o, hooks) => startOpsService(nc, o, hooks, log),
+      /**
+       * This instance can serve: its connection is up and its streams answer reads. Direct
+       * gets are answered by any current replica, so neither a meta-leader election nor one
+       * lost node fails every instance's health at once (a load balancer would drop them
+       * all); `getAccountInfo()`, used before, needs the meta leader.
+       */
       async ping() {
         await nc.rtt(); // throws at once while disconnected
-        await jsm.getAccountInfo(); // and JetStream must answer, not just the server
+        await Promise.all([
+          kv.get(HEALTH_PROBE_KEY),
+          ...Array.from({ length: shards }, (_, k) => jsm.direct.getMessage(`EVENTS_${k}`, { last_by_subj: `evt.${k}.${HEALTH_PROBE_KEY}` })),
+        ]);
       },
       async close() {
         events.closeAll();

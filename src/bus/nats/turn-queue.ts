@@ -5,7 +5,9 @@ import { Empty, headers } from '@nats-io/transport-node';
 import { SessionBusyError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { AckedPublisher } from './acked-publisher.js';
+import { confirmedNak } from './confirmed-nak.js';
 import { isSequenceConflict, isSubjectFull } from './nats-errors.js';
 import { assertUuid, CLAIM_BUCKET, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
 
@@ -29,7 +31,14 @@ export interface NatsTurnQueueOptions {
   jsm: JetStreamManager;
   kv: KV;
   log: Logger;
+  /** Confirms naks (confirmed-nak.ts); without it a nak is sent once, unconfirmed. */
+  nc?: NatsConnection;
+  /** How long a nak (claim release + nak) keeps retrying before the lease takes over, in ms (default 60000). */
+  releaseRetryMs?: number;
 }
+
+/** Pause between attempts to release a claim record while its bucket has no leader, in ms. */
+const RELEASE_RETRY_PAUSE_MS = 250;
 
 /**
  * The turn queue on the TURNS work-queue stream (topology.ts): the server refuses a second
@@ -43,7 +52,7 @@ export interface NatsTurnQueueOptions {
  * `isCurrent()` compares the token, and ack/nak first delete that record with compare-and-set
  * and do nothing more when it was replaced (the claim is not current).
  */
-export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTurnQueueOptions): TurnQueue {
+export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, releaseRetryMs = 60_000 }: NatsTurnQueueOptions): TurnQueue {
   let consumer: Promise<Consumer> | undefined;
   const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
   /**
@@ -128,6 +137,27 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
           return false;
         },
       );
+    /**
+     * `release` through a leader change of the claims bucket: a failed delete is sent again.
+     * A conflict after an attempt whose outcome is unknown is ours when the record is gone
+     * (that attempt deleted it) and lost when someone else's record is there.
+     */
+    const releaseRetrying = async (): Promise<boolean> => {
+      const deadline = Date.now() + releaseRetryMs;
+      let unknownOutcome = false;
+      for (;;) {
+        try {
+          const ours = await release();
+          if (ours || !unknownOutcome) return ours;
+          return (await readClaim(turn.session_id)).record === null;
+        } catch (err) {
+          if (Date.now() >= deadline) throw err;
+          unknownOutcome = true;
+          log.warn({ err, sessionId: turn.session_id, turnId: turn.turn_id }, 'claim release failed; retrying');
+          await new Promise((r) => setTimeout(r, RELEASE_RETRY_PAUSE_MS));
+        }
+      }
+    };
     const lost = (op: string) => log.warn({ sessionId: turn.session_id, turnId: turn.turn_id, delivery: record.delivery, op }, 'claim lost');
     return {
       turn,
@@ -140,8 +170,17 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
         await m.ackAck();
       },
       async nak(delayMs = 0) {
-        if (!(await release())) return lost('nak');
-        m.nak(Math.max(0, delayMs));
+        if (!nc) {
+          if (!(await release())) return lost('nak');
+          m.nak(Math.max(0, delayMs));
+          return;
+        }
+        // The turn must be retried promptly even across a leader change (issue 13 item 2):
+        // an unconfirmed nak lost with the consumer's leader would leave it to the lease.
+        if (!(await releaseRetrying())) return lost('nak');
+        if (!(await confirmedNak(nc, m, Math.max(0, delayMs), { giveUpAfterMs: releaseRetryMs }))) {
+          log.warn({ sessionId: turn.session_id, turnId: turn.turn_id }, 'nak not confirmed; the lease redelivers the turn');
+        }
       },
       isCurrent,
     };

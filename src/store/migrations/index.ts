@@ -9,6 +9,7 @@ import { LlmMigration } from './0006-llm.js';
 import { SessionConfigMigration } from './0010-session-config.js';
 import { AgentCreatorMigration } from './0012-agent-creator.js';
 import { AgentCompatMigration } from './0013-agent-compat.js';
+import { IdempotencyKeysMigration } from './0014-idempotency-keys.js';
 import { InstanceMetricsMigration } from './0015-instance-metrics.js';
 
-export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration, AgentCompatMigration, InstanceMetricsMigration];
+export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration, AgentCompatMigration, IdempotencyKeysMigration, InstanceMetricsMigration];

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Compiles the service to dist/ (tsc, tsconfig.build.json) so a start runs plain JavaScript
+# instead of transpiling every module with tsx (docs/decisions.md, "Compiled start").
+# With --if-stale it does nothing when dist/ is newer than every source file, so the start
+# scripts can call it on every start at the cost of one `find`.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+stamp=dist/.build-stamp
+inputs=(src actors schemas examples console package.json package-lock.json tsconfig.json tsconfig.build.json)
+if [ "${1:-}" = "--if-stale" ] && [ -f "$stamp" ] && [ -z "$(find "${inputs[@]}" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+  exit 0
+fi
+echo "build: compiling to dist/" >&2
+# Taken before compiling: a source edited while tsc runs makes the next start build again.
+touch dist.stamp.tmp
+node node_modules/typescript/bin/tsc -p tsconfig.build.json
+# The example agents are read from disk next to the code (src/api/agents/example-catalogue.ts).
+rm -rf dist/examples && cp -R examples dist/examples
+# Likewise the web console's files (src/console/site.ts) and package.json (src/version.ts).
+rm -rf dist/console && cp -R console dist/console
+cp package.json dist/package.json
+mv dist.stamp.tmp "$stamp"

@@ -1,0 +1,131 @@
+/**
+ * The `idempotency_keys` table (migration 0014): the first request with a key claims its row
+ * (`in_flight`), stores its outcome (`done`) or gives the row up; later requests with that key
+ * read it. All times are the database's (`now()`), so instances with skewed clocks agree.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log.js';
+import type { Store } from './store.js';
+
+export interface IdempotencyKeysOptions {
+  /** How long an outcome is replayed, in ms (default 24 h). */
+  ttlMs: number;
+  /** An `in_flight` row older than this was abandoned (its instance died), in ms (default 60000). */
+  staleInFlightMs: number;
+  /** Expired rows are deleted this often, in ms (default 10 min). */
+  purgeIntervalMs: number;
+}
+
+export function defaultIdempotencyKeysOptions(): IdempotencyKeysOptions {
+  return { ttlMs: 24 * 60 * 60 * 1000, staleInFlightMs: 60_000, purgeIntervalMs: 10 * 60_000 };
+}
+
+export interface StoredOutcome {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type IdempotencyBegin =
+  /** This request owns the key: run it, then `complete` or `abandon` with the claim. */
+  | { kind: 'new'; claim: string }
+  | { kind: 'replay'; outcome: StoredOutcome }
+  /** The key was used for another request (method, path or body). */
+  | { kind: 'mismatch' }
+  /** The first request with this key is still running. */
+  | { kind: 'in_flight' };
+
+interface KeyRow {
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  response_headers: string | null;
+}
+
+/** Creates the store; its purge timer starts at once and stops with `close()`. */
+export function createIdempotencyKeys({ store, log }: { store: Store; log: Logger }, opts: Partial<IdempotencyKeysOptions> = {}) {
+  const o = { ...defaultIdempotencyKeysOptions(), ...opts };
+
+  /** Claims the key unless a live row holds it; an expired or abandoned one (same request) is taken over. */
+  async function claim(orgId: string, key: string, fingerprint: string): Promise<string | null> {
+    const claimId = randomUUID();
+    const rows = await store.sql(
+      `insert into idempotency_keys (organization_id, key, fingerprint, claim_id, state, created_at, expires_at)
+       values (?, ?, ?, ?, 'in_flight', now(), now() + ? * interval '1 millisecond')
+       on conflict (organization_id, key) do update set
+         fingerprint = excluded.fingerprint, claim_id = excluded.claim_id, state = 'in_flight', response_status = null,
+         response_body = null, response_headers = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+       where idempotency_keys.expires_at < now()
+          or (idempotency_keys.state = 'in_flight' and idempotency_keys.fingerprint = excluded.fingerprint
+              and idempotency_keys.created_at < now() - ? * interval '1 millisecond')
+       returning claim_id`,
+      [orgId, key, fingerprint, claimId, o.ttlMs, o.staleInFlightMs],
+    );
+    return rows.length ? claimId : null;
+  }
+
+  async function begin(orgId: string, key: string, fingerprint: string): Promise<IdempotencyBegin> {
+    // Twice at most: the row read below may be given up (abandoned) between the two statements.
+    for (let attempt = 0; ; attempt++) {
+      const claimId = await claim(orgId, key, fingerprint);
+      if (claimId) return { kind: 'new', claim: claimId };
+      const [row] = await store.sql<KeyRow>(
+        `select fingerprint, state, response_status, response_body, response_headers from idempotency_keys
+         where organization_id = ? and key = ? and expires_at >= now()`,
+        [orgId, key],
+      );
+      if (!row) {
+        if (attempt < 2) continue;
+        return { kind: 'in_flight' };
+      }
+      if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (row.state === 'in_flight') return { kind: 'in_flight' };
+      const outcome: StoredOutcome = { status: row.response_status!, body: row.response_body === null ? undefined : JSON.parse(row.response_body) };
+      if (row.response_headers) outcome.headers = JSON.parse(row.response_headers) as Record<string, string>;
+      return { kind: 'replay', outcome };
+    }
+  }
+
+  async function complete(orgId: string, key: string, claimId: string, outcome: StoredOutcome): Promise<void> {
+    await store.sql(
+      `update idempotency_keys set state = 'done', response_status = ?, response_body = ?, response_headers = ?
+       where organization_id = ? and key = ? and claim_id = ?`,
+      [outcome.status, outcome.body === undefined ? null : JSON.stringify(outcome.body), outcome.headers ? JSON.stringify(outcome.headers) : null, orgId, key, claimId],
+    );
+  }
+
+  /** Gives the key up (the request had no outcome worth replaying): the next request with it runs. */
+  async function abandon(orgId: string, key: string, claimId: string): Promise<void> {
+    await store.sql(`delete from idempotency_keys where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'`, [orgId, key, claimId]);
+  }
+
+  async function purgeExpired(): Promise<number> {
+    const [row] = await store.sql<{ n: number | string }>(`with gone as (delete from idempotency_keys where expires_at < now() returning 1) select count(*) as n from gone`);
+    return Number(row?.n ?? 0);
+  }
+
+  // The first purge at a random point of the interval: instances restarted together do not all
+  // purge at once, and a start does no purge work.
+  let timer: NodeJS.Timeout | null = setTimeout(function tick() {
+    if (!timer) return;
+    purgeExpired().then(
+      (n) => n && log.info({ purged: n }, 'expired idempotency keys purged'),
+      (err: unknown) => log.warn({ err }, 'purging expired idempotency keys failed'),
+    );
+    timer = setTimeout(tick, o.purgeIntervalMs).unref();
+  }, Math.floor(Math.random() * o.purgeIntervalMs)).unref();
+
+  return {
+    begin,
+    complete,
+    abandon,
+    purgeExpired,
+    close(): void {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+export type IdempotencyKeys = ReturnType<typeof createIdempotencyKeys>;
