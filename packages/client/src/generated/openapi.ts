@@ -918,6 +918,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/durable/metrics/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Turns claimed and completed per instance and interval (operator only) */
+        get: operations["get_durable_metrics_timeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2823,6 +2840,28 @@ export interface components {
             /** @description Write-only; encrypted at rest, never returned. */
             api_key: string;
         };
+        TimeseriesPoint: {
+            /** @description The instance (INSTANCE_ID, else `<hostname>-<pid>`). */
+            instance_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the interval (UTC, aligned to a multiple of interval_seconds since the epoch).
+             */
+            timestamp: string;
+            /** @description Events of the metric on that instance within the interval. */
+            count: number;
+        };
+        /** @description One point per live instance and interval (zeros included), ordered by instance_id, then timestamp. */
+        Timeseries: {
+            /** @description Live instances covered; present when more than 1. */
+            instance_count?: number;
+            metrics: {
+                /** @description Turn jobs claimed from the queue (redeliveries included), per instance and interval. */
+                task_claimed: components["schemas"]["TimeseriesPoint"][];
+                /** @description Claimed turn jobs settled as done (acknowledged), per instance and interval. */
+                task_completed: components["schemas"]["TimeseriesPoint"][];
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -4662,7 +4701,13 @@ export interface operations {
     post_agents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome (same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. Errors 5xx, 409 and 429 are not kept: a retry runs anew.
+                 * @example example
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6975,7 +7020,13 @@ export interface operations {
     post_sessions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome (same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. Errors 5xx, 409 and 429 are not kept: a retry runs anew.
+                 * @example example
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7079,6 +7130,21 @@ export interface operations {
                      * @example {
                      *       "error": "Not found",
                      *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -11835,7 +11901,13 @@ export interface operations {
     post_sessions_by_id_messages: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome (same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. Errors 5xx, 409 and 429 are not kept: a retry runs anew.
+                 * @example example
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
@@ -11954,6 +12026,21 @@ export interface operations {
                      * @example {
                      *       "error": "Conflict",
                      *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12098,7 +12185,13 @@ export interface operations {
     post_sessions_by_id_tool_results: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome (same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. Errors 5xx, 409 and 429 are not kept: a retry runs anew.
+                 * @example example
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
                 id: string;
@@ -12208,6 +12301,21 @@ export interface operations {
                      * @example {
                      *       "error": "Conflict",
                      *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12521,6 +12629,112 @@ export interface operations {
                      * @example {
                      *       "error": "Too many requests",
                      *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_durable_metrics_timeseries: {
+        parameters: {
+            query?: {
+                /** @example 60 */
+                interval_seconds?: number;
+                /** @example 3600 */
+                window_seconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "instance_count": 2,
+                     *       "metrics": {
+                     *         "task_claimed": [
+                     *           {
+                     *             "instance_id": "example",
+                     *             "timestamp": "2026-01-15T09:30:00.000Z",
+                     *             "count": 0
+                     *           }
+                     *         ],
+                     *         "task_completed": [
+                     *           {
+                     *             "instance_id": "example",
+                     *             "timestamp": "2026-01-15T09:30:00.000Z",
+                     *             "count": 0
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Timeseries"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
