@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JetStreamClient, JetStreamManager, JsMsg, PubAck } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { Empty, headers } from '@nats-io/transport-node';
 import { SessionBusyError } from '../../errors.js';
@@ -147,6 +147,22 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
     };
   }
 
+  async function queuedTurnId(sessionId: string): Promise<string | undefined> {
+    return (await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id;
+  }
+
+  /** The ack of a stored (or deduplicated) job; null when this turn's job is queued already. */
+  async function publishJob(turn: TurnJob, msgID: string): Promise<PubAck | null> {
+    try {
+      return await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID });
+    } catch (err) {
+      if (!isSubjectFull(err)) throw err;
+      // The same turn still queued (after the dedup window, or under another attempt's id) is a retry too, not a second turn.
+      if ((await queuedTurnId(turn.session_id)) !== turn.turn_id) throw new SessionBusyError({ cause: err });
+      return null;
+    }
+  }
+
   /** One pull; an abort returns null at once and gives back a message that arrives later. */
   async function pull(expires: number, signal?: AbortSignal): Promise<JsMsg | null> {
     const next = (await workers()).next({ expires });
@@ -173,15 +189,19 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
   return {
     async enqueue(turn: TurnJob) {
       assertUuid(turn.turn_id);
-      try {
-        // msgID = turn_id: enqueueing the same turn again within the dedup window is a no-op.
-        await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID: turn.turn_id });
-      } catch (err) {
-        if (!isSubjectFull(err)) throw err;
-        // The same turn still queued after the dedup window is a retry too, not a second turn.
-        const queued = await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(turn.session_id) });
-        if (queued?.json<TurnJob>().turn_id !== turn.turn_id) throw new SessionBusyError({ cause: err });
-      }
+      // msgID = turn_id: enqueueing the same turn again within the dedup window is a no-op.
+      const ack = await publishJob(turn, turn.turn_id);
+      if (!ack?.duplicate || ack.seq > 0) return;
+      // A duplicate with seq 0 names a publish the stream never stored: on a replicated stream
+      // the leader remembers a msg id before its proposal is applied, also when the apply then
+      // refuses it (the session's previous job was still queued, the retry after "busy"). The
+      // id stays taken for the dedup window, so the job goes out again under an id of its own
+      // attempt. It is still queued at most once: the stream holds one job per session, and a
+      // job of this turn found there is this one.
+      if ((await queuedTurnId(turn.session_id)) === turn.turn_id) return;
+      log.debug({ sessionId: turn.session_id, turnId: turn.turn_id }, 'turn job re-sent: its msg id was refused before');
+      const again = await publishJob(turn, `${turn.turn_id}.${randomUUID()}`);
+      if (again?.duplicate) throw new Error(`turn ${turn.turn_id}: a fresh msg id was reported as a duplicate`);
     },
     /** Waits at least 1 s when nothing is queued (the client's minimum pull expiry). */
     async claim(workerId: string, { waitMs = 1000, signal }: ClaimOptions = {}) {
