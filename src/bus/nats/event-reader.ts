@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
 import { isAnyUuid, uuidv7Millis } from '../../ids.js';
+import { isNoResponders } from './nats-errors.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
 import type { PositionIndex } from './position-index.js';
 import { RecentEvents } from './recent-events.js';
@@ -11,6 +13,13 @@ const SINGLE_GET_MAX = 8;
 /** Pull expiry of scans; they stop on `pending === 0` first, so this only bounds a racing purge, in ms. */
 const SCAN_EXPIRES_MS = 5_000;
 const SCAN_BATCH = 256;
+/**
+ * A pull right after an ordered consumer is created can find nobody listening yet on a cluster
+ * (the server hosting the consumer announces its pull subject to the other servers a moment
+ * after it answered the create): such a pull is retried this often, waiting a little longer each time.
+ */
+const SCAN_NO_RESPONDERS_RETRIES = 8;
+const SCAN_RETRY_DELAY_MS = 25;
 
 /** The session's last stored event: per-session sequence, stream sequence, id. */
 export interface StreamTail {
@@ -94,14 +103,21 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
     });
     try {
       let pending = (await oc.info(true)).num_pending;
-      while (pending > 0) {
+      for (let retries = 0; pending > 0; ) {
         const batch = await oc.fetch({ max_messages: Math.min(pending, SCAN_BATCH), expires: SCAN_EXPIRES_MS });
         let more = false;
-        for await (const m of batch) {
-          pending = m.info.pending;
-          if (!visit(m.json<SessionEvent>(), m)) return;
-          more = true;
-          if (pending === 0) break;
+        try {
+          for await (const m of batch) {
+            pending = m.info.pending;
+            if (!visit(m.json<SessionEvent>(), m)) return;
+            more = true;
+            if (pending === 0) break;
+          }
+        } catch (err) {
+          // The ordered consumer resumes after the last message it handed out (it recreates itself on the next fetch).
+          if (!isNoResponders(err) || ++retries > SCAN_NO_RESPONDERS_RETRIES) throw err;
+          await sleep(SCAN_RETRY_DELAY_MS * retries);
+          continue;
         }
         if (!more) return; // a purge raced us: nothing came
       }

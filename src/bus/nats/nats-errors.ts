@@ -1,4 +1,4 @@
-import { JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 
 /**
  * The JetStream API error codes this adapter branches on (server `errors.json`). Callers
@@ -27,10 +27,15 @@ export const JetStreamErrorCodes = {
   ClusterNoPeers: 10005,
   /** The JetStream cluster (meta leader) is not available yet. */
   ClusterNotAvailable: 10008,
+  /** No message at that sequence (already deleted or purged). */
+  NoMessageFound: 10037,
 } as const;
 
 /** The store error text of `discard_new_per_subject` on a subject that already holds its one message. */
 export const MAX_MSGS_PER_SUBJECT_EXCEEDED = 'maximum messages per subject exceeded';
+
+/** The status a pull gets when nobody listens on the consumer's subject. */
+const NO_RESPONDERS_STATUS = 503;
 
 /** The JetStream API error code of `err`, or undefined for anything else. */
 export function apiErrorCode(err: unknown): number | undefined {
@@ -66,4 +71,9 @@ export function isSubjectFull(err: unknown): boolean {
 export function isClusterForming(err: unknown): boolean {
   const code = apiErrorCode(err);
   return code === JetStreamErrorCodes.ClusterNoPeers || code === JetStreamErrorCodes.ClusterNotAvailable;
+}
+
+/** True when a pull found no one listening on the consumer's subject (status 503). */
+export function isNoResponders(err: unknown): boolean {
+  return err instanceof JetStreamError && (err as JetStreamError & { code?: unknown }).code === NO_RESPONDERS_STATUS;
 }

@@ -6,7 +6,7 @@ import { SessionBusyError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
-import { isSequenceConflict, isSubjectFull } from './nats-errors.js';
+import { apiErrorCode, isSequenceConflict, isSubjectFull, JetStreamErrorCodes } from './nats-errors.js';
 import { assertUuid, CLAIM_BUCKET, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
 
 /** nats.js refuses pull requests that expire sooner than this, in ms. */
@@ -137,6 +137,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
       },
       async ack() {
         if (!(await release())) return lost('ack');
+        await removeJob(m.seq);
         await m.ackAck();
       },
       async nak(delayMs = 0) {
@@ -145,6 +146,23 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
       },
       isCurrent,
     };
+  }
+
+  /**
+   * Deletes a finished job through the stream's own replicated log before the ack. A work-queue
+   * ack removes the message on each replica on its own schedule (the consumer's log, not the
+   * stream's), so a replica could still hold the job when it applies the session's next job and
+   * refuse that one (one message per subject) while the leader stored it: the replicas then
+   * number their messages differently, and the consumer, reading its own replica, never hands
+   * out the new job (issue 13 item 1; nats-server 2.10 lets each replica apply the
+   * per-subject limit itself). A delete is ordered before any later publish on every replica.
+   */
+  async function removeJob(seq: number): Promise<void> {
+    try {
+      await jsm.streams.deleteMessage(TURN_STREAM, seq, false);
+    } catch (err) {
+      if (apiErrorCode(err) !== JetStreamErrorCodes.NoMessageFound) throw err; // purged (remove()) meanwhile
+    }
   }
 
   async function queuedTurnId(sessionId: string): Promise<string | undefined> {

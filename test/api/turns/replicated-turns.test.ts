@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createBus, type TurnJob } from '../../../src/bus/index.js';
+import { createBus, type TurnJob, type TurnQueue } from '../../../src/bus/index.js';
 import { SessionBusyError } from '../../../src/errors.js';
 import { newId } from '../../../src/ids.js';
 import { createLogger } from '../../../src/log.js';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { startTestApp } from '../../helpers/app.js';
-import { natsServiceEnv, startNatsCluster } from '../../helpers/nats-server.js';
+import { natsClientOptions, natsServiceEnv, startNatsCluster, type NatsCluster } from '../../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, waitForEvent, watch } from './helpers.js';
 
 const SESSIONS = 12;
@@ -17,6 +19,8 @@ const TURNS_PER_SESSION = 8;
  */
 const CLAIM_LEASE_MS = 2_000;
 const TURN_TIMEOUT_MS = 8_000;
+const QUEUE_SESSIONS = 24;
+const QUEUE_JOBS_PER_SESSION = 15;
 
 /**
  * Issue 13 item 1: on a replicated TURNS stream a second publish of a turn job under the same
@@ -46,6 +50,41 @@ describe('turns on a 3-node replicated NATS cluster', () => {
     await bus.turns.enqueue(next);
     await claimed!.ack();
     assert.equal(await bus.turns.has(sid), false, 'one job per turn');
+  });
+
+  it('jobs enqueued the moment the previous one is acked are all claimed (the queue alone, many sessions)', async (t) => {
+    const cluster = await startNatsCluster(3, { t });
+    const bus = await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log: createLogger('silent'), ackWaitMs: CLAIM_LEASE_MS });
+    t.after(() => bus.close());
+    const done = new Map<string, () => void>();
+    let stopped = false;
+    // Workers: claim and ack at once, as fast as the queue hands jobs out.
+    const workers = Array.from({ length: 4 }, async () => {
+      while (!stopped) {
+        const claim = await bus.turns.claim('w', { waitMs: 1_000 });
+        if (!claim) continue;
+        await claim.ack();
+        done.get(claim.turn.turn_id)?.();
+      }
+    });
+    const lost: string[] = [];
+    await Promise.all(
+      Array.from({ length: QUEUE_SESSIONS }, async () => {
+        const sid = newId();
+        for (let i = 0; i < QUEUE_JOBS_PER_SESSION && !lost.length; i++) {
+          const turnId = newId();
+          const acked = new Promise<boolean>((resolve) => {
+            done.set(turnId, () => resolve(true));
+            setTimeout(() => resolve(false), TURN_TIMEOUT_MS).unref();
+          });
+          await enqueueWhenFree(bus.turns, { session_id: sid, turn_id: turnId, job: { input: 'hello' } });
+          if (!(await acked)) lost.push(`${sid} job ${i + 1}`);
+        }
+      }),
+    );
+    stopped = true;
+    await Promise.all(workers);
+    assert.deepEqual(lost, [], 'every stored job is claimed');
   });
 
   it('a client posting right after session.idled: every accepted turn completes, no session stuck', async (t) => {
@@ -78,12 +117,43 @@ describe('turns on a 3-node replicated NATS cluster', () => {
     const accepted = results.reduce((n, r) => n + r.accepted, 0);
     const lost = accepted - results.reduce((n, r) => n + r.completed, 0);
     console.log(`# replicated turns: ${lost}/${accepted} accepted turns lost`);
-    if (lost) { const stuck = results.filter(r => r.status !== 'idle').map(r => r.id); for (const l of app.logs) if (stuck.some(id => l.includes(id)) || /warn|error|re-sent/.test(l)) console.log('LOG', l.trim().slice(0, 600)); }
+    if (lost) await explainLostTurns(cluster, results.filter((r) => r.status !== 'idle').map((r) => r.id), app.logs);
     assert.equal(lost, 0, JSON.stringify(results));
     assert.equal(accepted, SESSIONS * TURNS_PER_SESSION);
     for (const r of results) assert.equal(r.status, 'idle', `session ${r.id} stuck ${r.status}`);
   });
 });
+
+/** The API's retry after "busy": the previous job is acked but may not be gone from the stream yet. */
+async function enqueueWhenFree(turns: TurnQueue, job: TurnJob): Promise<void> {
+  for (;;) {
+    try {
+      return await turns.enqueue(job);
+    } catch (err) {
+      if (!(err instanceof SessionBusyError)) throw err;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+}
+
+/** What a failure needs to tell "job never stored" from "stored, never delivered": the queue's and the consumer's state. */
+async function explainLostTurns(cluster: NatsCluster, stuck: string[], logs: string[]): Promise<void> {
+  for (const l of logs) if (stuck.some((id) => l.includes(id)) || /"level":[45]0/.test(l)) console.log('LOG', l.trim().slice(0, 800));
+  const nc = await connect(await natsClientOptions(cluster));
+  try {
+    const jsm = await jetstreamManager(nc);
+    const { delivered, ack_floor, num_pending, num_ack_pending, num_redelivered } = await jsm.consumers.info('TURNS', 'workers');
+    console.log('CONSUMER', JSON.stringify({ delivered, ack_floor, num_pending, num_ack_pending, num_redelivered }));
+    console.log('STREAM', JSON.stringify((await jsm.streams.info('TURNS')).state));
+    for (const id of stuck) {
+      const job = await jsm.streams.getMessage('TURNS', { last_by_subj: `turn.${id}` });
+      const claim = await jsm.streams.getMessage('KV_turn_claims', { last_by_subj: `$KV.turn_claims.${id}` });
+      console.log('STUCK', id, 'job:', job ? `seq ${job.seq} ${job.string()}` : 'none', 'claim:', claim ? `seq ${claim.seq} ${claim.string()}` : 'none');
+    }
+  } finally {
+    await nc.close();
+  }
+}
 
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`cancel of a turn that has no job (${mode})`, () => {
