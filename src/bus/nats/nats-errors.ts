@@ -27,8 +27,8 @@ export const JetStreamErrorCodes = {
   ClusterNoPeers: 10005,
   /** The JetStream cluster (meta leader) is not available yet. */
   ClusterNotAvailable: 10008,
-  /** No message at that sequence (already deleted or purged). */
-  NoMessageFound: 10037,
+  /** A message delete failed; "no message found" when it was deleted or purged already. */
+  MessageDeleteFailed: 10057,
 } as const;
 
 /** The store error text of `discard_new_per_subject` on a subject that already holds its one message. */
@@ -65,6 +65,17 @@ export function isTransientAppendError(err: unknown): boolean {
 /** True when the TURNS stream refused a message because the session already has a turn. */
 export function isSubjectFull(err: unknown): boolean {
   return apiErrorCode(err) === JetStreamErrorCodes.StoreFailed && err instanceof Error && err.message.includes(MAX_MSGS_PER_SUBJECT_EXCEEDED);
+}
+
+/** True when a message delete found nothing to delete (deleted or purged already). */
+export function isAlreadyDeleted(err: unknown): boolean {
+  return apiErrorCode(err) === JetStreamErrorCodes.MessageDeleteFailed && err instanceof Error && err.message.includes('no message found');
+}
+
+/** True when an "empty subject" publish (expected last subject sequence 0) found a message there or one on its way. */
+export function isSubjectTaken(err: unknown): boolean {
+  const code = apiErrorCode(err);
+  return code === JetStreamErrorCodes.WrongLastSequence || code === JetStreamErrorCodes.WrongLastSequenceInFlight;
 }
 
 /** True for errors a freshly started cluster gives until its peers know each other. */

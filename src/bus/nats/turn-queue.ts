@@ -6,13 +6,17 @@ import { SessionBusyError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
-import { apiErrorCode, isSequenceConflict, isSubjectFull, JetStreamErrorCodes } from './nats-errors.js';
-import { assertUuid, CLAIM_BUCKET, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
+import { isAlreadyDeleted, isSequenceConflict, isSubjectFull, isSubjectTaken } from './nats-errors.js';
+import { assertUuid, CLAIM_BUCKET, CLAIM_STREAM, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
 
 /** nats.js refuses pull requests that expire sooner than this, in ms. */
 const MIN_PULL_EXPIRES_MS = 1_000;
 /** Sessions whose claim record revision this process remembers (its own releases). */
 const MAX_REMEMBERED_RELEASES = 10_000;
+
+/** Marks a KV entry as a delete (DEL) or purge (PURGE) marker (ADR-8); absent on values. */
+const KV_OPERATION_HEADER = 'KV-Operation';
+const claimSubject = (sessionId: string) => `$KV.${CLAIM_BUCKET}.${sessionId}`;
 
 /** What the `turn_claims` bucket holds per session while a turn is claimed. */
 interface ClaimRecord {
@@ -79,15 +83,21 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
    */
   async function deleteClaim(sessionId: string, previousSeq: number): Promise<number> {
     const h = headers();
-    h.set('KV-Operation', 'DEL');
-    const ack = await publisher.publish(`$KV.${CLAIM_BUCKET}.${sessionId}`, Empty, { headers: h, expect: { lastSubjectSequence: previousSeq } });
+    h.set(KV_OPERATION_HEADER, 'DEL');
+    const ack = await publisher.publish(claimSubject(sessionId), Empty, { headers: h, expect: { lastSubjectSequence: previousSeq } });
     return ack.seq;
   }
 
+  /**
+   * The session's claim record as the bucket's leader has it. `kv.get` is a direct get that any
+   * replica may answer, and a lagging one does not have the claim just written: the turn then
+   * stopped as a stale claim a moment after it was claimed (issue 13 item 5).
+   */
   async function readClaim(sessionId: string): Promise<{ record: ClaimRecord | null; revision: number }> {
-    const entry = await kv.get(sessionId);
-    const record = entry && entry.operation === 'PUT' ? entry.json<ClaimRecord>() : null;
-    return { record, revision: entry?.revision ?? 0 };
+    const sm = await jsm.streams.getMessage(CLAIM_STREAM, { last_by_subj: claimSubject(sessionId) });
+    if (!sm) return { record: null, revision: 0 };
+    const deleted = sm.header?.get(KV_OPERATION_HEADER);
+    return { record: deleted ? null : sm.json<ClaimRecord>(), revision: sm.seq };
   }
 
   /** Records this delivery as the session's current claim; null when a later delivery already owns the turn. */
@@ -161,7 +171,8 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
     try {
       await jsm.streams.deleteMessage(TURN_STREAM, seq, false);
     } catch (err) {
-      if (apiErrorCode(err) !== JetStreamErrorCodes.NoMessageFound) throw err; // purged (remove()) meanwhile
+      // Purged (remove()), or deleted by the worker of an earlier delivery that released the claim just before ours.
+      if (!isAlreadyDeleted(err)) throw err;
     }
   }
 
@@ -172,9 +183,13 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js }: NatsTu
   /** The ack of a stored (or deduplicated) job; null when this turn's job is queued already. */
   async function publishJob(turn: TurnJob, msgID: string): Promise<PubAck | null> {
     try {
-      return await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID });
+      // "Only onto an empty subject" is checked by the stream leader before it proposes the job;
+      // the per-subject limit alone is checked by each replica as it applies it (see removeJob),
+      // and every refused retry after "busy" was then a proposal the replicas could judge apart.
+      const expect = { lastSubjectSequence: 0 };
+      return await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID, expect });
     } catch (err) {
-      if (!isSubjectFull(err)) throw err;
+      if (!isSubjectFull(err) && !isSubjectTaken(err)) throw err;
       // The same turn still queued (after the dedup window, or under another attempt's id) is a retry too, not a second turn.
       if ((await queuedTurnId(turn.session_id)) !== turn.turn_id) throw new SessionBusyError({ cause: err });
       return null;
