@@ -29,6 +29,8 @@ export const JetStreamErrorCodes = {
   ClusterNotAvailable: 10008,
   /** A message delete failed; "no message found" when it was deleted or purged already. */
   MessageDeleteFailed: 10057,
+  /** A replicated stream's delete found no message at that sequence (deleted already). */
+  SequenceNotFound: 10043,
 } as const;
 
 /** The store error text of `discard_new_per_subject` on a subject that already holds its one message. */
@@ -67,9 +69,14 @@ export function isSubjectFull(err: unknown): boolean {
   return apiErrorCode(err) === JetStreamErrorCodes.StoreFailed && err instanceof Error && err.message.includes(MAX_MSGS_PER_SUBJECT_EXCEEDED);
 }
 
-/** True when a message delete found nothing to delete (deleted or purged already). */
+/**
+ * True when a message delete found nothing to delete (deleted or purged already): a single
+ * server says "no message found", a replicated stream "sequence not found".
+ */
 export function isAlreadyDeleted(err: unknown): boolean {
-  return apiErrorCode(err) === JetStreamErrorCodes.MessageDeleteFailed && err instanceof Error && err.message.includes('no message found');
+  const code = apiErrorCode(err);
+  if (code === JetStreamErrorCodes.SequenceNotFound) return true;
+  return code === JetStreamErrorCodes.MessageDeleteFailed && err instanceof Error && err.message.includes('no message found');
 }
 
 /** True when an "empty subject" publish (expected last subject sequence 0) found a message there or one on its way. */
