@@ -6,7 +6,7 @@
  * were logged between a call and its result; a call that never got a result gets a
  * synthetic error result.
  */
-import type { SessionEvent } from '../src/bus/ports.js';
+import type { EventData, SessionEvent, TypedEvent } from '../schemas/events.js';
 import type { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolMessage, LlmUserPart } from '../src/llm/index.js';
 import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from './turn-events.js';
 
@@ -40,15 +40,15 @@ export function emptyTranscript(): Transcript {
   return { sequence: 0, entries: [], callOwners: new Map(), usage: ZERO_USAGE };
 }
 
-function resultText(data: Record<string, unknown>): { content: string; is_error: boolean } {
-  if (data['success'] !== true) return { content: String(data['error'] ?? 'Tool failed'), is_error: true };
-  const parts = (data['result'] ?? []) as MessagePart[];
+function resultText(data: EventData<'tool.completed'>): { content: string; is_error: boolean } {
+  if (!data.success) return { content: data.error || 'Tool failed', is_error: true };
+  const parts: MessagePart[] = data.result ?? [];
   const content = parts.map((p) => (p.type === 'text' ? String(p['text'] ?? '') : JSON.stringify(p))).join('\n');
   return { content, is_error: false };
 }
 
-function assistantOf(e: SessionEvent): LlmAssistantMessage {
-  const message = (e.data['message'] ?? {}) as { content?: MessagePart[]; thinking?: string };
+function assistantOf(e: TypedEvent<'output.message.completed'>): LlmAssistantMessage {
+  const { message } = e.data;
   const parts = message.content ?? [];
   const text = parts.filter((p) => p.type === 'text').map((p) => String(p['text'] ?? '')).join('');
   const calls: LlmToolCall[] = parts
@@ -80,8 +80,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
     sequence = e.sequence;
     switch (e.type) {
       case 'input.message': {
-        const message = (e.data['message'] ?? {}) as { content?: MessagePart[] };
-        mutable().entries.push({ role: 'user', content: message.content ?? [] });
+        mutable().entries.push({ role: 'user', content: e.data.message.content ?? [] });
         break;
       }
       case 'output.message.completed': {
@@ -93,17 +92,17 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
       }
       case 'tool.completed': {
         const m = mutable();
-        const callId = String(e.data['tool_call_id']);
+        const callId = e.data.tool_call_id;
         const index = m.owners.get(callId);
         if (index === undefined) break;
         const owner = m.entries[index] as AssistantEntry;
         const results = new Map(owner.results);
-        results.set(callId, { role: 'tool', tool_call_id: callId, name: String(e.data['tool_name'] ?? ''), ...resultText(e.data) });
+        results.set(callId, { role: 'tool', tool_call_id: callId, name: e.data.tool_name ?? '', ...resultText(e.data) });
         m.entries[index] = { ...owner, results };
         break;
       }
       case 'llm.generation':
-        usage = addUsage(usage, e.metadata?.['usage'] as Usage | undefined);
+        usage = addUsage(usage, e.data.usage);
         break;
       default:
         break;

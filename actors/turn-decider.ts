@@ -4,8 +4,7 @@
  * time and an id supplier come in as arguments, so a redelivered turn that folds the same log
  * makes the same decision (durable steps, rule 22).
  */
-import type { NewEvent, SessionEvent } from '../src/bus/ports.js';
-import type { EventType } from '../src/events/event-types.js';
+import type { NewSessionEvent as NewEvent, SessionEvent } from '../schemas/events.js';
 import {
   addUsage,
   CLIENT_TOOL_SOURCE,
@@ -16,6 +15,7 @@ import {
   turnEvents,
   ZERO_USAGE,
   type ModelRef,
+  type StoredMessage,
   type ToolCallRef,
   type ToolSource,
   type TurnRef,
@@ -99,11 +99,9 @@ function withStepOf(s: TurnState, callId: string, change: (step: StepState) => S
   return { ...s, steps };
 }
 
-function toolCallsOf(message: unknown): ToolCallRef[] {
-  const content = (message as { content?: unknown[] } | undefined)?.content ?? [];
-  return content.flatMap((p) => {
-    const part = p as Record<string, unknown>;
-    if (part['type'] !== 'tool_call') return [];
+function toolCallsOf(message: StoredMessage): ToolCallRef[] {
+  return message.content.flatMap((part) => {
+    if (part.type !== 'tool_call') return [];
     return [{ id: String(part['id']), name: String(part['name']), arguments: (part['arguments'] ?? {}) as Record<string, unknown> }];
   });
 }
@@ -111,36 +109,34 @@ function toolCallsOf(message: unknown): ToolCallRef[] {
 /** Folds one event into the turn's state; events of other turns leave it unchanged. */
 export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
   if (e.context?.turn_id !== s.turn.turn_id) return s;
-  const type = e.type as EventType;
-  switch (type) {
+  switch (e.type) {
     case 'turn.started':
       return { ...s, hasTurnStarted: true, startedAt: s.startedAt ?? e.ts };
     case 'reason.started':
-      return { ...s, steps: [...s.steps, newStep(Number(e.data['iteration'] ?? s.steps.length + 1))] };
+      return { ...s, steps: [...s.steps, newStep(e.data.iteration ?? s.steps.length + 1)] };
     case 'output.message.completed': {
       if (e.metadata?.['cancellation']) return { ...s, cancelClosed: true };
-      const calls = toolCallsOf(e.data['message']);
+      const calls = toolCallsOf(e.data.message);
       return withLastStep(s, (step) => ({ ...step, llmDone: true, toolCalls: calls }));
     }
     case 'llm.generation': {
-      const d = e.data;
-      const model = { model: String(d['model'] ?? ''), model_id: (d['model_id'] as string | null) ?? null, provider_id: (d['provider_id'] as string | null) ?? null };
-      return { ...s, usage: addUsage(s.usage, e.metadata?.['usage'] as Usage | undefined), model };
+      const { model, model_id, provider_id, usage } = e.data;
+      return { ...s, usage: addUsage(s.usage, usage), model: { model, model_id: model_id ?? null, provider_id: provider_id ?? null } };
     }
     case 'act.started':
       return withLastStep(s, (step) => ({ ...step, actStarted: true }));
     case 'act.completed':
       return withLastStep(s, (step) => ({ ...step, actCompleted: true }));
     case 'tool.started': {
-      const call = e.data['tool_call'] as ToolCallRef;
+      const call = e.data.tool_call;
       return withStepOf(s, call.id, (step) => ({ ...step, started: new Map(step.started).set(call.id, e.context.exec_id ?? '') }));
     }
     case 'tool.completed': {
-      const id = String(e.data['tool_call_id']);
-      return withStepOf(s, id, (step) => ({ ...step, completed: new Map(step.completed).set(id, e.data['success'] === true) }));
+      const { tool_call_id: id, success } = e.data;
+      return withStepOf(s, id, (step) => ({ ...step, completed: new Map(step.completed).set(id, success) }));
     }
     case 'tool.call_requested': {
-      const calls = (e.data['tool_calls'] ?? []) as ToolCallRef[];
+      const calls = e.data.tool_calls;
       if (!calls.length) return s;
       return withStepOf(s, calls[0]!.id, (step) => ({ ...step, requested: new Set([...step.requested, ...calls.map((c) => c.id)]) }));
     }
@@ -153,8 +149,8 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     case 'session.idled':
       return { ...s, idled: true };
     case 'input.message': {
-      const message = e.data['message'] as { id?: string; controls?: Record<string, unknown> } | undefined;
-      if (message?.id !== s.turn.input_message_id) return s;
+      const { message } = e.data;
+      if (message.id !== s.turn.input_message_id) return s;
       return { ...s, controls: message.controls ?? {} };
     }
     case 'session.created':
@@ -168,7 +164,7 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     case 'output.message.delta':
       return s;
     default: {
-      const unknown: never = type;
+      const unknown: never = e;
       void unknown;
       return s;
     }

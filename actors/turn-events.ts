@@ -2,14 +2,27 @@
  * Builders for every event the turn engine writes (spec 6.2), so each event's data shape
  * lives in exactly one place. Pure: ids and timestamps come in as arguments.
  */
-import type { EventContext, NewEvent } from '../src/bus/ports.js';
+import type { EventType } from '../schemas/event-types.js';
+import type {
+  EventContextView as EventContext,
+  EventData,
+  MessagePartView,
+  ModelRefView,
+  NewTypedEvent,
+  StoredMessageView,
+  ToolCallView,
+  TurnErrorCodeView,
+  UsageView,
+} from '../schemas/events.js';
 
-/** Token usage of one call, a turn, or a whole session (spec 6.2 `session.idled`). */
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-}
+/** The model a step ran on, as reported in `output.message.completed` metadata. */
+export type ModelRef = ModelRefView;
+export type ToolCallRef = ToolCallView;
+/** Content parts of a stored message (spec 2.4). */
+export type MessagePart = MessagePartView;
+export type StoredMessage = StoredMessageView;
+
+export type Usage = UsageView;
 
 export const ZERO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 });
 
@@ -40,34 +53,6 @@ export function toolTags(name: string, source: ToolSource): string[] {
 
 export const CLIENT_TOOL_SOURCE = 'client';
 
-/** The model a step ran on, as reported in `output.message.completed` metadata. */
-export interface ModelRef {
-  model: string;
-  model_id: string | null;
-  provider_id: string | null;
-}
-
-export interface ToolCallRef {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-}
-
-/** Content parts of a stored message (spec 2.4). */
-export type MessagePart = Record<string, unknown> & { type: string };
-
-export interface StoredMessage {
-  id: string;
-  role: 'user' | 'agent';
-  content: MessagePart[];
-  created_at: string;
-  controls?: Record<string, unknown>;
-  tags?: string[];
-  /** Request metadata of a user message (earlier public API), kept as sent. */
-  metadata?: Record<string, unknown>;
-  thinking?: string;
-}
-
 /** Text shown to the user when a cancelled turn stops (spec 3.2 step 4). */
 export const CANCELLED_OUTPUT_TEXT = 'Work was cancelled by user.';
 /** The user message the API records on cancel (spec 3.2 step 2). */
@@ -81,42 +66,42 @@ function ctx(turn: TurnRef, extra: Partial<EventContext> = {}): EventContext {
 }
 
 /** `context` and `tags` of an event of the turn: the message's tags, then the event's own. */
-function on(turn: TurnRef, extra: Partial<EventContext> = {}, own: readonly string[] = []): Pick<NewEvent, 'context' | 'tags'> {
+function on(turn: TurnRef, extra: Partial<EventContext> = {}, own: readonly string[] = []): Pick<NewTypedEvent<EventType>, 'context' | 'tags'> {
   const tags = [...new Set([...(turn.tags ?? []), ...own])];
   return tags.length ? { context: ctx(turn, extra), tags } : { context: ctx(turn, extra) };
 }
 
 export const turnEvents = {
-  inputMessage(id: string, message: StoredMessage, turn?: TurnRef): NewEvent {
+  inputMessage(id: string, message: StoredMessage, turn?: TurnRef): NewTypedEvent<'input.message'> {
     return { id, type: 'input.message', ...(turn ? on(turn) : { context: {} }), data: { message } };
   },
-  sessionStarted(id: string, turn: TurnRef): NewEvent {
+  sessionStarted(id: string, turn: TurnRef): NewTypedEvent<'session.started'> {
     return { id, type: 'session.started', ...on(turn), data: {} };
   },
   /** `user_id`: who sent the message (absent for the scheduler); a resumed turn acts for them only if they resume it. */
-  turnStarted(id: string, turn: TurnRef, userId?: string): NewEvent {
+  turnStarted(id: string, turn: TurnRef, userId?: string): NewTypedEvent<'turn.started'> {
     const data = { turn_id: turn.turn_id, input_message_id: turn.input_message_id, ...(userId ? { user_id: userId } : {}) };
     return { id, type: 'turn.started', ...on(turn), data };
   },
-  sessionActivated(id: string, turn: TurnRef): NewEvent {
+  sessionActivated(id: string, turn: TurnRef): NewTypedEvent<'session.activated'> {
     return { id, type: 'session.activated', ...on(turn), data: { turn_id: turn.turn_id, input_message_id: turn.input_message_id } };
   },
-  reasonStarted(id: string, turn: TurnRef, iteration: number): NewEvent {
+  reasonStarted(id: string, turn: TurnRef, iteration: number): NewTypedEvent<'reason.started'> {
     return { id, type: 'reason.started', ...on(turn), data: { turn_id: turn.turn_id, iteration } };
   },
-  outputStarted(id: string, turn: TurnRef, model: string, iteration: number): NewEvent {
+  outputStarted(id: string, turn: TurnRef, model: string, iteration: number): NewTypedEvent<'output.message.started'> {
     return { id, type: 'output.message.started', ...on(turn), data: { turn_id: turn.turn_id, model, iteration } };
   },
-  outputDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewEvent {
+  outputDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewTypedEvent<'output.message.delta'> {
     return { id, type: 'output.message.delta', ...on(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
   },
-  thinkingStarted(id: string, turn: TurnRef, model: string): NewEvent {
+  thinkingStarted(id: string, turn: TurnRef, model: string): NewTypedEvent<'reason.thinking.started'> {
     return { id, type: 'reason.thinking.started', ...on(turn), data: { turn_id: turn.turn_id, model } };
   },
-  thinkingDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewEvent {
+  thinkingDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewTypedEvent<'reason.thinking.delta'> {
     return { id, type: 'reason.thinking.delta', ...on(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
   },
-  thinkingCompleted(id: string, turn: TurnRef, thinking: string): NewEvent {
+  thinkingCompleted(id: string, turn: TurnRef, thinking: string): NewTypedEvent<'reason.thinking.completed'> {
     return { id, type: 'reason.thinking.completed', ...on(turn), data: { turn_id: turn.turn_id, thinking } };
   },
   /**
@@ -127,11 +112,9 @@ export const turnEvents = {
     id: string,
     turn: TurnRef,
     m: { message: StoredMessage; model: ModelRef; usage: Usage; provider_state?: string; cancellation?: boolean },
-  ): NewEvent {
-    const metadata: Record<string, unknown> = {};
-    if (m.provider_state) metadata['provider_state'] = m.provider_state;
-    if (m.cancellation) metadata['cancellation'] = true;
-    const event: NewEvent = {
+  ): NewTypedEvent<'output.message.completed'> {
+    const metadata = { ...(m.provider_state ? { provider_state: m.provider_state } : {}), ...(m.cancellation ? { cancellation: true } : {}) };
+    const event: NewTypedEvent<'output.message.completed'> = {
       id,
       type: 'output.message.completed',
       ...on(turn),
@@ -144,7 +127,7 @@ export const turnEvents = {
     id: string,
     turn: TurnRef,
     g: { iteration: number; model: ModelRef; usage: Usage; stop_reason: string; duration_ms: number },
-  ): NewEvent {
+  ): NewTypedEvent<'llm.generation'> {
     return {
       id,
       type: 'llm.generation',
@@ -153,11 +136,11 @@ export const turnEvents = {
       metadata: { usage: g.usage },
     };
   },
-  reasonCompleted(id: string, turn: TurnRef, iteration: number, stopReason: string, toolCalls: number): NewEvent {
+  reasonCompleted(id: string, turn: TurnRef, iteration: number, stopReason: string, toolCalls: number): NewTypedEvent<'reason.completed'> {
     return { id, type: 'reason.completed', ...on(turn), data: { turn_id: turn.turn_id, iteration, stop_reason: stopReason, tool_calls: toolCalls } };
   },
   /** Tagged with every tool of the batch (`sourceOf` names each one's capability). */
-  actStarted(id: string, turn: TurnRef, iteration: number, calls: ToolCallRef[], sourceOf: (name: string) => ToolSource = () => null): NewEvent {
+  actStarted(id: string, turn: TurnRef, iteration: number, calls: ToolCallRef[], sourceOf: (name: string) => ToolSource = () => null): NewTypedEvent<'act.started'> {
     return {
       id,
       type: 'act.started',
@@ -165,10 +148,10 @@ export const turnEvents = {
       data: { turn_id: turn.turn_id, iteration, tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) },
     };
   },
-  actCompleted(id: string, turn: TurnRef, iteration: number, succeeded: number, failed: number): NewEvent {
+  actCompleted(id: string, turn: TurnRef, iteration: number, succeeded: number, failed: number): NewTypedEvent<'act.completed'> {
     return { id, type: 'act.completed', ...on(turn), data: { turn_id: turn.turn_id, iteration, succeeded, failed } };
   },
-  toolStarted(id: string, turn: TurnRef, execId: string, call: ToolCallRef, displayName: string, source: ToolSource = null): NewEvent {
+  toolStarted(id: string, turn: TurnRef, execId: string, call: ToolCallRef, displayName: string, source: ToolSource = null): NewTypedEvent<'tool.started'> {
     return { id, type: 'tool.started', ...on(turn, { exec_id: execId }, toolTags(call.name, source)), data: { tool_call: call, display_name: displayName } };
   },
   toolSucceeded(
@@ -176,7 +159,7 @@ export const turnEvents = {
     turn: TurnRef,
     execId: string,
     t: { call: ToolCallRef; display_name: string; result: MessagePart[]; duration_ms: number; source?: ToolSource },
-  ): NewEvent {
+  ): NewTypedEvent<'tool.completed'> {
     return {
       id,
       type: 'tool.completed',
@@ -197,37 +180,37 @@ export const turnEvents = {
     turn: TurnRef,
     execId: string,
     t: { call: Pick<ToolCallRef, 'id' | 'name'>; display_name: string; error: string; duration_ms?: number; source?: ToolSource },
-  ): NewEvent {
-    const data: Record<string, unknown> = {
+  ): NewTypedEvent<'tool.completed'> {
+    const data: EventData<'tool.completed'> = {
       tool_call_id: t.call.id,
       tool_name: t.call.name,
       display_name: t.display_name,
       success: false,
       status: 'error',
       error: t.error,
+      ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}),
     };
-    if (t.duration_ms !== undefined) data['duration_ms'] = t.duration_ms;
     return { id, type: 'tool.completed', ...on(turn, { exec_id: execId }, toolTags(t.call.name, t.source ?? null)), data };
   },
-  toolCallRequested(id: string, turn: TurnRef, calls: ToolCallRef[]): NewEvent {
+  toolCallRequested(id: string, turn: TurnRef, calls: ToolCallRef[]): NewTypedEvent<'tool.call_requested'> {
     return { id, type: 'tool.call_requested', ...on(turn, {}, calls.flatMap((c) => toolTags(c.name, CLIENT_TOOL_SOURCE))), data: { tool_calls: calls } };
   },
-  turnCompleted(id: string, turn: TurnRef, t: { iterations: number; duration_ms: number; usage: Usage }): NewEvent {
+  turnCompleted(id: string, turn: TurnRef, t: { iterations: number; duration_ms: number; usage: Usage }): NewTypedEvent<'turn.completed'> {
     return { id, type: 'turn.completed', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
-  turnFailed(id: string, turn: TurnRef, t: { error: string; error_code: TurnErrorCode; iterations: number }): NewEvent {
+  turnFailed(id: string, turn: TurnRef, t: { error: string; error_code: TurnErrorCode; iterations: number }): NewTypedEvent<'turn.failed'> {
     return { id, type: 'turn.failed', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
-  turnCancelled(id: string, turn: TurnRef, usage: Usage): NewEvent {
+  turnCancelled(id: string, turn: TurnRef, usage: Usage): NewTypedEvent<'turn.cancelled'> {
     return { id, type: 'turn.cancelled', ...on(turn), data: { turn_id: turn.turn_id, reason: 'user_requested', usage } };
   },
-  sessionIdled(id: string, turn: TurnRef, t: { iterations: number; usage: Usage }): NewEvent {
+  sessionIdled(id: string, turn: TurnRef, t: { iterations: number; usage: Usage }): NewTypedEvent<'session.idled'> {
     return { id, type: 'session.idled', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
 };
 
 /** `turn.failed` codes: spec 6.2 plus `internal_error` for a turn no worker could finish. */
-export type TurnErrorCode = 'llm_error' | 'max_iterations' | 'internal_error';
+export type TurnErrorCode = TurnErrorCodeView;
 
 /** A text part, the common case of message content. */
 export function textPart(text: string): MessagePart {

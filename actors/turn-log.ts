@@ -21,6 +21,7 @@
  */
 import type { EventLog, NewEvent, SessionEvent, TurnClaim } from '../src/bus/ports.js';
 import { createKeyedChain } from '../src/bus/keyed-chain.js';
+import { catalogued } from '../src/bus/session-event.js';
 import { evolveTurn, initialTurnState, type TurnState } from './turn-decider.js';
 import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
 import type { TurnRef } from './turn-events.js';
@@ -53,7 +54,7 @@ export interface TurnLogOptions {
 }
 
 function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
-  const fresh = events.filter((e) => e.sequence > f.transcript.sequence);
+  const fresh = catalogued(events.filter((e) => e.sequence > f.transcript.sequence));
   if (!fresh.length) return f;
   if (seen) for (const e of fresh) seen.add(e.id);
   let turn = f.turn;

@@ -3,7 +3,7 @@
  * turns run at once in this process; `claimers` loops wait for work (each is one pending pull
  * on NATS, one polling claimer on the SQL queue), so an idle worker costs almost nothing.
  */
-import type { TurnQueue } from '../src/bus/ports.js';
+import type { TurnClaim, TurnQueue } from '../src/bus/ports.js';
 import type { Logger } from '../src/log.js';
 import type { TurnRunner } from './turn-runner.js';
 
@@ -56,7 +56,7 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
   async function claimLoop(): Promise<void> {
     while (!stop.signal.aborted) {
       await slot();
-      let claim;
+      let claim: TurnClaim | null;
       try {
         claim = stop.signal.aborted ? null : await deps.turns.claim(workerId, { waitMs: claimWaitMs, signal: stop.signal });
       } catch (err) {

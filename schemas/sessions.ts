@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../src/events/event-types.js';
+import { EVENT_TYPES } from './event-types.js';
 import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
+import { Event, EventContext, eventSchemas } from './events.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -63,21 +64,6 @@ export const ListSessionsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   agent_id: Type.Optional(Uuid),
 });
-
-export const Event = Type.Object(
-  {
-    id: Uuid,
-    type: Type.String(),
-    ts: Timestamp,
-    session_id: Uuid,
-    sequence: Type.Integer({ minimum: 1 }),
-    context: Type.Record(Type.String(), Type.String()),
-    data: Type.Record(Type.String(), Type.Unknown()),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    tags: Type.Optional(Type.Array(Type.String())),
-  },
-  { $id: 'Event' },
-);
 
 export const EventList = Type.Object({ data: Type.Array(Type.Ref('Event')) }, { $id: 'EventList' });
 
@@ -143,4 +129,4 @@ export type CreateSessionInput = Static<typeof CreateSessionBody>;
 export type UpdateSessionInput = Static<typeof UpdateSessionBody>;
 export type MessageView = Static<typeof Message>;
 
-export const sessionSchemas = [SessionStatus, Session, CreateSessionBody, UpdateSessionBody, SessionList, Event, EventList, Message, MessageList];
+export const sessionSchemas = [SessionStatus, Session, CreateSessionBody, UpdateSessionBody, SessionList, EventContext, ...eventSchemas, Event, EventList, Message, MessageList];

@@ -7,6 +7,8 @@ eval "$(bash scripts/bootstrap.sh)"
 npm ci --no-audit --no-fund
 bash scripts/ensure-postgres.sh
 npx tsc --noEmit
+npm run lint
+npm run check:boundaries
 npm test
 # The distributed suite once more against nats-servers that require TLS client certificates and a password.
 npm run test:nats-secure

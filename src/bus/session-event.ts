@@ -1,4 +1,5 @@
 import { newIdAfter } from '../ids.js';
+import type { SessionEvent as CataloguedEvent } from '../../schemas/events.js';
 import type { NewEvent, SessionEvent } from './ports.js';
 
 /** The session's last stored event as far as a writer knows: its sequence and id (0/undefined when empty). */
@@ -25,4 +26,15 @@ export function stampEvent(sessionId: string, input: NewEvent, prev: EventTail, 
   if (input.metadata !== undefined) event.metadata = input.metadata;
   if (input.tags !== undefined) event.tags = input.tags;
   return event;
+}
+
+/**
+ * Stored events as the catalogue's union (schemas/events.ts). The log stores any event; every
+ * event this service appends is built through the catalogue (actors/turn-events.ts, session
+ * create), so this is the one place that reads them back as the typed union.
+ */
+export function catalogued<E extends SessionEvent>(event: E): CataloguedEvent;
+export function catalogued<E extends SessionEvent>(events: readonly E[]): readonly CataloguedEvent[];
+export function catalogued(x: SessionEvent | readonly SessionEvent[]): CataloguedEvent | readonly CataloguedEvent[] {
+  return x as CataloguedEvent | readonly CataloguedEvent[];
 }

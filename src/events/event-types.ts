@@ -1,31 +1,4 @@
-/** Every event type a session log may hold (spec 6.2, plus `tool.call_requested` for client tools). */
-export const EVENT_TYPES = [
-  'session.created',
-  'session.started',
-  'session.activated',
-  'session.idled',
-  'input.message',
-  'turn.started',
-  'turn.completed',
-  'turn.failed',
-  'turn.cancelled',
-  'reason.started',
-  'reason.completed',
-  'reason.thinking.started',
-  'reason.thinking.delta',
-  'reason.thinking.completed',
-  'output.message.started',
-  'output.message.delta',
-  'output.message.completed',
-  'act.started',
-  'act.completed',
-  'tool.started',
-  'tool.completed',
-  'tool.call_requested',
-  'llm.generation',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+import { EVENT_TYPES, type EventType } from '../../schemas/event-types.js';
 
 const KNOWN = new Set<string>(EVENT_TYPES);
 

@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../bus/ports.js';
+import type { SessionEvent } from '../../schemas/events.js';
 
 export interface MessageView {
   id: string;
@@ -24,14 +24,12 @@ function messageOf(e: SessionEvent): MessageView | null {
   switch (e.type) {
     case 'input.message':
     case 'output.message.completed': {
-      const m = e.data['message'] as MessageView | undefined;
-      return m ?? null;
+      return e.data.message ?? null;
     }
     case 'tool.completed': {
       const d = e.data;
-      const part: Record<string, unknown> = { type: 'tool_result', tool_call_id: d['tool_call_id'], tool_name: d['tool_name'], success: d['success'] };
-      if (d['success']) part['result'] = d['result'];
-      else part['error'] = d['error'];
+      const outcome = d.success ? { result: d.result } : { error: d.error };
+      const part = { type: 'tool_result', tool_call_id: d.tool_call_id, tool_name: d.tool_name, success: d.success, ...outcome };
       return { id: e.id, role: 'tool_result', content: [part], created_at: e.ts };
     }
     default:

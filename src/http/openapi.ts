@@ -63,11 +63,28 @@ function operationId(route: Route): string {
   return [route.method.toLowerCase(), ...words].join('_');
 }
 
+const SSE_DESCRIPTION = [
+  'Server-sent events (spec 6.1). Each session event is one frame: `id: <event id>`, `event: <type>`, then `data: <JSON>`',
+  'holding one `Event` (see the `Event_*` schemas; its `type` equals the frame\'s `event:`) and a `retry:` hint.',
+  'The first frame is `event: connected` with data `{"status":"connected"}`; `: heartbeat` comment lines keep the',
+  'connection alive; before the server closes the stream it sends `event: disconnecting` with data `{reason, retry_ms}`,',
+  'and the client reconnects with `Last-Event-ID` (or `since_id`) set to the last id it saw.',
+].join(' ');
+
+const SSE_EXAMPLE = [
+  'event: connected\ndata: {"status":"connected"}\n',
+  'retry: 100\nid: 019a0000-0000-7000-8000-0000000000f0\nevent: turn.started',
+  'data: {"id":"019a0000-0000-7000-8000-0000000000f0","type":"turn.started","ts":"2026-11-27T12:00:00.000Z","session_id":"019a0000-0000-7000-8000-0000000000e0","sequence":2,"context":{"turn_id":"019a0000-0000-7000-8000-0000000000f0"},"data":{"turn_id":"019a0000-0000-7000-8000-0000000000f0","input_message_id":"019a0000-0000-7000-8000-000000000002"}}\n',
+  ': heartbeat\n',
+  'event: disconnecting\ndata: {"reason":"connection_cycle","retry_ms":100}\n',
+].join('\n');
+
 function responses(route: Route, ids: Set<string>): Json {
   const out: Json = {};
   for (const [status, schema] of Object.entries(route.schema.response)) {
     const description = Number(status) < 400 ? 'Success' : 'Error';
     if (schema === null) out[status] = { description };
+    else if (schema === 'text/event-stream') out[status] = { description: SSE_DESCRIPTION, content: { [schema]: { schema: { type: 'string' }, example: SSE_EXAMPLE } } };
     else if (typeof schema === 'string') out[status] = { description, content: { [schema]: { schema: { type: 'string' } } } };
     else out[status] = { description, content: { 'application/json': { schema: toJson(schema, ids) } } };
   }

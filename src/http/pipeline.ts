@@ -188,7 +188,7 @@ export function validateStage(validation: Validation, routes: Route[], maxJsonDe
     v.query?.(query);
     if (v.params) assertFiniteNumbers(params, 'params');
     if (v.query) assertFiniteNumbers(query, 'query');
-    let body: unknown = undefined;
+    let body: unknown;
     if ((route.bodyKind ?? 'json') === 'json' && route.schema.body) {
       body = parseJson(ex.rawBody, maxJsonDepth);
       v.body?.(body);

@@ -31,6 +31,7 @@ export interface RouteSchema {
   response: Record<number, TSchema | string | null>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: handlers are not yet typed by their route's schemas (issue 18 item 2)
 export interface RequestInput<P = any, Q = any, B = any> {
   params: P;
   query: Q;

@@ -64,7 +64,9 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
 
   app.any('/*', (res, req) => {
     const headers: Record<string, string> = {};
-    req.forEach((k, v) => (headers[k] = v));
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
     const conn = watchAbort(res);
     if (cors) conn.cors = cors.responseHeaders(headers['origin']);
     const incoming = {

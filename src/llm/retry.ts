@@ -1,4 +1,4 @@
-import { LlmError, toLlmError } from './errors.js';
+import { type LlmError, toLlmError } from './errors.js';
 import type { LlmStreamEvent } from './types.js';
 
 export const DEFAULT_LLM_MAX_RETRIES = 3;
@@ -91,6 +91,7 @@ export async function* streamWithRetries(
 /** Runs a unary call (model listing) with the same retry policy as streams. */
 export async function callWithRetries<T>(call: () => Promise<T>, signal: AbortSignal | undefined, opts: LlmRetryOptions): Promise<T> {
   let result: T | undefined;
+  // biome-ignore lint/correctness/useYield: the unary call is an empty stream so that it shares the stream retry loop
   const once = async function* (): AsyncGenerator<LlmStreamEvent> {
     result = await call();
   };

@@ -63,7 +63,9 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
     });
     // A worker that fails with no job to fail is one that cannot start (a broken installation):
     // piscina stops respawning it, so fail what waits rather than leave it waiting forever.
-    pool.on('error', (err: Error) => pending.forEach((job) => job.fail(err)));
+    pool.on('error', (err: Error) => {
+      for (const job of pending.values()) job.fail(err);
+    });
     return pool;
   }
 

@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { emptyTranscript, extendTranscript, MISSING_RESULT_TEXT, toLlmMessages } from '../../actors/transcript.js';
 import { turnEvents, type TurnRef } from '../../actors/turn-events.js';
-import type { NewEvent, SessionEvent } from '../../src/bus/ports.js';
+import type { SessionEvent } from '../../schemas/events.js';
+import type { NewEvent } from '../../src/bus/ports.js';
+import { catalogued } from '../../src/bus/session-event.js';
 
 const turn: TurnRef = { turn_id: 't', input_message_id: 'm' };
 const model = { model: 'm', model_id: null, provider_id: null };
 const usage = { input_tokens: 2, output_tokens: 1, cache_read_tokens: 1 };
 
-function stamp(events: NewEvent[], from = 1): SessionEvent[] {
-  return events.map((e, i) => ({ id: `e${from + i}`, type: e.type, ts: '', session_id: 's', sequence: from + i, context: e.context ?? {}, data: e.data ?? {}, ...(e.metadata ? { metadata: e.metadata } : {}) }));
+function stamp(events: NewEvent[], from = 1): readonly SessionEvent[] {
+  return catalogued(events.map((e, i) => ({ id: `e${from + i}`, type: e.type, ts: '', session_id: 's', sequence: from + i, context: e.context ?? {}, data: e.data ?? {}, ...(e.metadata ? { metadata: e.metadata } : {}) })));
 }
 const user = (text: string) => turnEvents.inputMessage('i', { id: 'u', role: 'user', content: [{ type: 'text', text }], created_at: '' }, turn);
 const agent = (text: string, calls: { id: string; name: string }[] = [], providerState?: string) =>

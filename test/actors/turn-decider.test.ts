@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { decideTurnStep, foldTurn, type DecideInput, type TurnDecision } from '../../actors/turn-decider.js';
 import { turnEvents, ZERO_USAGE, type ToolCallRef, type TurnRef } from '../../actors/turn-events.js';
 import type { NewEvent, SessionEvent } from '../../src/bus/ports.js';
+import { catalogued } from '../../src/bus/session-event.js';
 
 const turn: TurnRef = { turn_id: '01900000-0000-7000-8000-00000000aaaa', input_message_id: '01900000-0000-7000-8000-00000000bbbb' };
 const NOW = new Date('2026-01-01T00:00:10.000Z');
@@ -22,7 +23,7 @@ function given(events: NewEvent[], input: Partial<DecideInput> = {}): TurnDecisi
     ...(e.metadata ? { metadata: e.metadata } : {}),
   }));
   let id = 0;
-  return decideTurnStep(foldTurn(turn, stored), {
+  return decideTurnStep(foldTurn(turn, catalogued(stored)), {
     maxIterations: 100,
     clientToolNames: new Set(),
     sessionUsage: ZERO_USAGE,

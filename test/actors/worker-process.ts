@@ -51,8 +51,7 @@ export function spawnWorker(name: string, env: Record<string, string>, t: { afte
   let buf = '';
   proc.stdout!.on('data', (d: Buffer) => {
     buf += d.toString();
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const raw = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       try {

@@ -10,7 +10,7 @@ const event = (sequence: number): SessionEvent => ({ id: newId(), type: 'e', ts:
 /** Events 1..n stored at stream sequences 10, 20, …, each behind the one before. */
 function linked(recent: RecentEvents, n: number): SessionEvent[] {
   const events = Array.from({ length: n }, (_, i) => event(i + 1));
-  events.forEach((e, i) => recent.remember({ event: e, streamSeq: (i + 1) * 10, prevStreamSeq: i * 10 }));
+  for (const [i, e] of events.entries()) recent.remember({ event: e, streamSeq: (i + 1) * 10, prevStreamSeq: i * 10 });
   return events;
 }
 

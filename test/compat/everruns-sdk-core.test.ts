@@ -105,7 +105,7 @@ describe('earlier public API SDK: core flows', () => {
 
     // The documented response schemas name the alias.
     const doc = (await app().request('GET', '/api-doc/openapi.json')).body;
-    for (const [schema, alias] of [['AgentList', 'agents'], ['SessionList', 'sessions'], ['MessageList', 'messages']]) {
+    for (const [schema, alias] of [['AgentList', 'agents'], ['SessionList', 'sessions'], ['MessageList', 'messages']] as const) {
       assert.equal(doc.components.schemas[schema].properties[alias]?.type, 'array', `${schema}.${alias}`);
     }
   });

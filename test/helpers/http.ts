@@ -24,7 +24,7 @@ export async function request(base: string, method: string, path: string, { body
   }
   const res = await fetch(base + path, { method, headers: h, body: payload });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }

@@ -157,7 +157,7 @@ function clientAuth(sec: Security): NatsAuthOptions {
   return sec.pki ? { tls: { caFile: sec.pki.caFile, certFile: sec.pki.clientCertFile, keyFile: sec.pki.clientKeyFile } } : {};
 }
 
-function writeConfig(spec: Omit<NodeSpec, 'config'>, sec: Security, cluster?: { port: number; routes: number[] }): string {
+function writeConfig(spec: Omit<NodeSpec, 'config'>, sec: Security, cluster?: { name: string; port: number; routes: number[] }): string {
   const lines = [
     `server_name: ${spec.name}`,
     `listen: 127.0.0.1:${spec.port}`,
@@ -167,7 +167,7 @@ function writeConfig(spec: Omit<NodeSpec, 'config'>, sec: Security, cluster?: { 
   ];
   if (cluster) {
     const routes = cluster.routes.map((p) => `"nats://127.0.0.1:${p}"`).join(', ');
-    lines.push(`cluster { name: test, listen: 127.0.0.1:${cluster.port}, routes: [${routes}] }`);
+    lines.push(`cluster { name: ${cluster.name}, listen: 127.0.0.1:${cluster.port}, routes: [${routes}] }`);
   }
   const file = join(spec.storeDir, '..', `${spec.name}.conf`);
   writeFileSync(file, lines.join('\n') + '\n');
@@ -268,7 +268,7 @@ function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: num
     const res = await fetch(`http://127.0.0.1:${spec.monitorPort}/jsz`).catch(() => null);
     return res?.ok ? ((await res.json()) as { meta_cluster?: MetaCluster }).meta_cluster : undefined;
   };
-  return { server, start, healthy: () => waitHealthy(spec, proc!, readyTimeoutMs), jsz };
+  return { server, start, healthy: (timeoutMs = readyTimeoutMs) => waitHealthy(spec, proc!, timeoutMs), jsz };
 }
 
 interface MetaCluster {
@@ -310,17 +310,19 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   return server;
 }
 
-/** Spawns an n-node JetStream cluster (routes on free ports) and waits until every node is healthy. */
-export async function startNatsCluster(n = 3, opts: NatsServerOptions = {}): Promise<NatsCluster> {
-  const { t, readyTimeoutMs = 90_000 } = opts;
+/**
+ * Spawns an n-node JetStream cluster (routes on free ports) and waits until the meta group has
+ * every node as a current peer. On a loaded machine a fresh meta group has been seen stuck short
+ * of that for 90 s (CI, 1 run in many); a cluster that is not formed within one attempt's time is
+ * thrown away and started again on new ports and empty store dirs, up to `attempts` times.
+ */
+export async function startNatsCluster(n = 3, opts: NatsServerOptions & { attempts?: number } = {}): Promise<NatsCluster> {
+  const { t, readyTimeoutMs = 90_000, attempts = 3 } = opts;
+  const attemptMs = Math.min(readyTimeoutMs, 30_000);
   const bin = natsServerBin();
   const root = tempRoot('nats-cluster-');
   const sec = securityOf(root, opts);
-  const bases = await Promise.all(Array.from({ length: n }, (_, i) => nodeSpec(root, `n${i + 1}`)));
-  const routePorts = await Promise.all(bases.map(() => freePort()));
-  const nodes = bases.map((b, i) =>
-    managed(bin, { ...b, config: writeConfig(b, sec, { port: routePorts[i]!, routes: routePorts }) }, sec, readyTimeoutMs, false),
-  );
+  let nodes: ReturnType<typeof managed>[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((x) => x.server.stop()));
   };
@@ -328,11 +330,31 @@ export async function startNatsCluster(n = 3, opts: NatsServerOptions = {}): Pro
     await stop();
     rmSync(root, { recursive: true, force: true });
   });
-  // Start all first: a node is only healthy once JetStream has a meta leader, which needs a quorum.
-  await Promise.all(nodes.map((x) => x.start()));
-  await Promise.all(nodes.map((x) => x.healthy()));
-  await waitMetaQuorum(nodes, readyTimeoutMs);
-  const url = nodes.map((x) => x.server.url).join(',');
-  authByUrl.set(url, clientAuth(sec));
-  return { servers: nodes.map((x) => x.server), url, auth: clientAuth(sec), stop };
+  const failures: string[] = [];
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    // A cluster name of its own: a route port reused by another test's cluster can never join it.
+    const clusterName = `test-${randomBytes(4).toString('hex')}`;
+    const dir = join(root, `a${attempt}`);
+    mkdirSync(dir);
+    const bases = await Promise.all(Array.from({ length: n }, (_, i) => nodeSpec(dir, `n${i + 1}`)));
+    const routePorts = await Promise.all(bases.map(() => freePort()));
+    nodes = bases.map((b, i) =>
+      managed(bin, { ...b, config: writeConfig(b, sec, { name: clusterName, port: routePorts[i]!, routes: routePorts }) }, sec, readyTimeoutMs, false),
+    );
+    try {
+      // Start all first: a node is only healthy once JetStream has a meta leader, which needs a quorum.
+      await Promise.all(nodes.map((x) => x.start()));
+      await Promise.all(nodes.map((x) => x.healthy(attemptMs)));
+      await waitMetaQuorum(nodes, attemptMs);
+      const url = nodes.map((x) => x.server.url).join(',');
+      authByUrl.set(url, clientAuth(sec));
+      return { servers: nodes.map((x) => x.server), url, auth: clientAuth(sec), stop };
+    } catch (err) {
+      const metas = await Promise.all(nodes.map((x) => x.jsz()));
+      failures.push(`attempt ${attempt}: ${(err as Error).message}; meta views: ${JSON.stringify(metas)}`);
+      process.stderr.write(`startNatsCluster: ${failures.at(-1)}\n`);
+      await stop();
+    }
+  }
+  throw new Error(`NATS cluster did not form in ${attempts} attempts:\n${failures.join('\n')}`);
 }

@@ -1,5 +1,5 @@
 import type { AgentView } from '../../../schemas/agents.js';
-import type { AgentFields, AgentRow } from './types.js';
+import type { AgentRow } from './types.js';
 
 /** The stored, checked fields of a row, as they are (what the service's field check returned for it). */
 export function storedAgentFields(row: AgentRow) {

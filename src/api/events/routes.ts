@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
+import { catalogued } from '../../bus/session-event.js';
 import { assertSessionAccess, assertStreamScope } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/connection-limits.js';
 import { eventFilter } from '../../events/event-filter.js';
@@ -53,7 +54,7 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       schema: { params: IdParams, response: { 200: Type.Ref('MessageList'), 404: Type.Ref('ErrorResponse') } },
       async handler({ params }, { principal }) {
         await assertSessionOwned(principal, params.id);
-        const data = deriveMessages(await readAll(bus.events, params.id));
+        const data = deriveMessages(catalogued(await readAll(bus.events, params.id)));
         return aliasedListReply(200, { data, total: data.length }, 'messages');
       },
     },

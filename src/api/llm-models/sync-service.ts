@@ -74,7 +74,7 @@ async function applyListing(em: EntityManager, orgId: string, providerId: string
 /** `POST /v1/llm-providers/{id}/sync-models`: the vendor's model listing through its SDK. */
 export function createModelSyncService({ store, providers, log, baseUrlOverride = {}, llm }: ModelSyncDeps) {
   async function list(row: LlmProviderRow): Promise<LlmModelInfo[] | null> {
-    let config;
+    let config: ReturnType<LlmProviderService['openConfig']>;
     try {
       config = providers.openConfig(row);
     } catch (err) {

@@ -1,4 +1,5 @@
 import { ZERO_USAGE } from '../../../actors/index.js';
+import type { NewTypedEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/ports.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
 import { InvalidRequestError } from '../../errors.js';
@@ -54,7 +55,8 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
 
   async function emitCreated(sessionId: string, harnessId: string, agentId: string | null): Promise<void> {
     // expectedSequence 0: a second `session.created` for the same session can never be written.
-    await bus.events.append(sessionId, [{ type: 'session.created', data: { harness_id: harnessId, agent_id: agentId } }], { expectedSequence: 0 });
+    const created: NewTypedEvent<'session.created'> = { type: 'session.created', data: { harness_id: harnessId, agent_id: agentId } };
+    await bus.events.append(sessionId, [created], { expectedSequence: 0 });
   }
 
   /** The session row: 404 unknown, 403 another organisation's or (for a member) another user's. */

@@ -21,6 +21,7 @@ import {
 import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
 import { assertSessionAccess, type Actor } from '../../auth/index.js';
 import type { Bus, NewEvent, SessionEvent, TurnJob } from '../../bus/ports.js';
+import { catalogued } from '../../bus/session-event.js';
 import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
 import type { Logger } from '../../log.js';
@@ -187,10 +188,12 @@ export function createTurnService({ store, bus, log, models, images, status }: T
       after = page.at(-1)!.sequence;
     }
     let usage = ZERO_USAGE;
-    for (const e of events) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.metadata?.['usage'] as Usage);
-    const turn: TurnRef = { turn_id: turnId, input_message_id: String(started.data['input_message_id'] ?? '') };
+    for (const e of catalogued(events)) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
+    const start = catalogued(started);
+    if (start.type !== 'turn.started') throw new ConflictError('The turn has not started yet');
+    const turn: TurnRef = { turn_id: turnId, input_message_id: start.data.input_message_id };
     if (started.tags?.length) turn.tags = [...started.tags];
-    const startedBy = typeof started.data['user_id'] === 'string' ? started.data['user_id'] : undefined;
+    const startedBy = start.data.user_id;
     return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
   }
 
@@ -207,7 +210,7 @@ export function createTurnService({ store, bus, log, models, images, status }: T
     let complete = false;
     for (let attempt = 0; ; attempt++) {
       const { turn, events, lastSequence, startedBy } = await turnSoFar(sessionId, turnId);
-      const step = foldTurn(turn, events).steps.at(-1);
+      const step = foldTurn(turn, catalogued(events)).steps.at(-1);
       const requested = step?.requested ?? new Set<string>();
       const unknown = results.find((r) => !requested.has(r.tool_call_id));
       if (unknown) throw new InvalidRequestError('Invalid request: unknown tool_call_id');

@@ -100,7 +100,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
       rememberTail(sessionId, tail); // our ids were not above the stored tail's: mint them after it
       return null;
     }
-    fresh.forEach((e, i) => (e.sequence = tail.sequence + i + 1));
+    for (const [i, e] of fresh.entries()) e.sequence = tail.sequence + i + 1;
     rememberTail(sessionId, { sequence: tail.sequence + fresh.length, id: fresh[fresh.length - 1]!.id });
     tailWatch.seen(sessionId, tail.sequence + fresh.length);
     live.emit(sessionId, fresh);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp, } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { newSession, isStored } from './helpers.js';
 

@@ -50,7 +50,7 @@ describe('file-system tools through real turns (llmsim)', () => {
     await upload(app, id, 'in/data.txt', 'uploaded');
     const session = await app.app.services.storage.access.owned({ org_id: (await app.request('GET', `/v1/sessions/${id}`)).body.organization_id }, id);
     await app.app.services.storage.forSession(session).files.write('/ro.txt', new TextEncoder().encode('locked'), { readonly: true });
-    const [read, escape, big, locked, gone] = await runTools(app, id, [
+    const [read, escaped, big, locked, gone] = await runTools(app, id, [
       ['read_file', { path: 'in/data.txt' }],
       ['read_file', { path: '/../../etc/passwd' }],
       ['write_file', { path: '/big.txt', content: '01234567890' }],
@@ -58,8 +58,8 @@ describe('file-system tools through real turns (llmsim)', () => {
       ['delete_file', { path: '/ro.txt' }],
     ]);
     assert.equal(read!.success, true);
-    assert.equal(escape!.success, false);
-    assert.match(escape!.error!, /outside the workspace/);
+    assert.equal(escaped!.success, false);
+    assert.match(escaped!.error!, /outside the workspace/);
     assert.equal(big!.success, false);
     assert.match(big!.error!, /maximum file size is 10 bytes/);
     assert.equal(locked!.success, false);

@@ -94,7 +94,7 @@ export function typesOf(events: StoredEvent[], turnId?: string): string[] {
 
 /** Sequences are 1..n without gaps and ids are unique. */
 export function assertLogIntegrity(events: StoredEvent[]): void {
-  events.forEach((e, i) => assert.equal(e.sequence, i + 1, `sequence gap at index ${i}: ${e.sequence}`));
+  for (const [i, e] of events.entries()) assert.equal(e.sequence, i + 1, `sequence gap at index ${i}: ${e.sequence}`);
   assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'duplicate event ids');
 }
 

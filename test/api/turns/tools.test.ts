@@ -28,13 +28,13 @@ for (const mode of ['postgres', 'nats'] as const) {
         'session.idled',
       ]);
       const requested = events.find((e) => e.type === 'output.message.completed')!.data.message.content;
-      assert.deepEqual(requested, [{ type: 'tool_call', id: requested[0].id, name: 'get_current_time', arguments: { timezone: 'UTC' } }]);
+      assert.deepEqual(requested, [{ type: 'tool_call', id: requested[0]!.id, name: 'get_current_time', arguments: { timezone: 'UTC' } }]);
       const started = events.find((e) => e.type === 'tool.started')!;
-      assert.deepEqual(started.data, { tool_call: { id: requested[0].id, name: 'get_current_time', arguments: { timezone: 'UTC' } }, display_name: 'Get Current Time' });
+      assert.deepEqual(started.data, { tool_call: { id: requested[0]!.id, name: 'get_current_time', arguments: { timezone: 'UTC' } }, display_name: 'Get Current Time' });
       assert.ok(started.context.exec_id);
       const completed = events.find((e) => e.type === 'tool.completed')!;
       assert.equal(completed.context.exec_id, started.context.exec_id);
-      assert.equal(completed.data.tool_call_id, requested[0].id);
+      assert.equal(completed.data.tool_call_id, requested[0]!.id);
       assert.equal(completed.data.tool_name, 'get_current_time');
       assert.equal(completed.data.display_name, 'Get Current Time');
       assert.equal(completed.data.success, true);

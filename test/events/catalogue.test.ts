@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import { EVENT_TYPES } from '../../schemas/event-types.js';
+import { namedSchemas } from '../../schemas/index.js';
+import { startTestApp } from '../helpers/app.js';
+import { createSession, listEvents, sendMessage, waitForEvent } from '../api/turns/helpers.js';
+
+/** The document's `Event` (one of the catalogue's schemas by `type`), compiled as a client would. */
+function eventValidator() {
+  const ajv = new Ajv({ strict: true, discriminator: true, allErrors: true });
+  ajvFormats.default(ajv);
+  for (const s of namedSchemas) ajv.addSchema(s);
+  return ajv.getSchema('Event')!;
+}
+
+describe('event catalogue', () => {
+  it('the API document has one schema per event type, each with an example that is valid', async (t) => {
+    const app = await startTestApp(t);
+    const doc = (await app.request('GET', '/api-doc/openapi.json')).body;
+    const validate = eventValidator();
+    const one = doc.components.schemas['Event'];
+    assert.equal(one.discriminator.propertyName, 'type');
+    assert.equal(one.oneOf.length, EVENT_TYPES.length);
+    for (const type of EVENT_TYPES) {
+      const schema = doc.components.schemas[`Event_${type.replaceAll('.', '_')}`];
+      assert.ok(schema, `a schema for ${type}`);
+      assert.deepEqual(schema.properties.type.const, type);
+      const [example] = schema.examples;
+      assert.ok(validate(example), `${type} example: ${JSON.stringify(validate.errors)}`);
+    }
+    // A frame description of the stream, not a bare string.
+    const sse = doc.paths['/v1/sessions/{id}/sse'].get.responses['200'];
+    assert.match(sse.description, /event: <type>/);
+    assert.match(sse.content['text/event-stream'].example, /event: disconnecting/);
+  });
+
+  it('every event a real turn writes matches its catalogue schema, and a malformed one does not', async (t) => {
+    const app = await startTestApp(t);
+    const validate = eventValidator();
+    const clientTool = { name: 'ask_user', description: 'Ask the user', parameters: { type: 'object', properties: { question: { type: 'string' } } } };
+    const { id } = await createSession(app, { capabilities: ['current_time'], client_tools: [clientTool] });
+    // Thinking, a tool that succeeds, one that fails (unknown time zone), then the final answer.
+    assert.equal((await sendMessage(app, id, '@think 3\n@tool get_current_time {"timezone":"UTC"}\n@tool get_current_time {"timezone":"Nowhere/Atlantis"}')).status, 201);
+    await waitForEvent(app, id, 'session.idled');
+    // A failed turn, then a client tool the caller must run.
+    assert.equal((await sendMessage(app, id, '@fail auth')).status, 201);
+    await waitForEvent(app, id, 'session.idled', { n: 2 });
+    assert.equal((await sendMessage(app, id, '@tool ask_user {"question":"Which city?"}')).status, 201);
+    await waitForEvent(app, id, 'tool.call_requested');
+    // Cancel the suspended turn.
+    assert.equal((await app.request('POST', `/v1/sessions/${id}/cancel`)).status, 200);
+    const events = await waitForEvent(app, id, 'turn.cancelled');
+
+    for (const e of events) assert.ok(validate(e), `${e.type}: ${JSON.stringify(validate.errors)}`);
+    const seen = new Set(events.map((e) => e.type));
+    const unseen = EVENT_TYPES.filter((type) => !seen.has(type));
+    assert.deepEqual(unseen, [], 'every type was written and checked');
+    const failed = events.find((e) => e.type === 'tool.completed' && e.data.success === false);
+    assert.ok(failed, 'a failed tool result was checked');
+
+    const broken = { ...events.find((e) => e.type === 'turn.started')!, data: { turn_id: 1 } };
+    assert.equal(validate(broken), false);
+    assert.equal((await listEvents(app, id)).length, events.length);
+  });
+});
