@@ -1,4 +1,5 @@
 import type { Bus, TurnQueue } from '../src/bus/ports.js';
+import { catalogued } from '../src/bus/session-event.js';
 import { SessionBusyError } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import type { Store } from '../src/store/index.js';
@@ -42,10 +43,10 @@ export function startStuckTurnSweeper(
     const now = await status.read(c.id);
     if (now?.status !== 'active' || now.current_turn_id !== c.current_turn_id) return;
     // turn.started's event id is the turn id; without it the turn's preamble is not in (its job does that).
-    const started = await events.findById(c.id, c.current_turn_id);
-    const inputMessageId = started?.data['input_message_id'];
-    if (typeof inputMessageId !== 'string') return;
-    const turn = { turn_id: c.current_turn_id, input_message_id: inputMessageId, ...(started!.tags?.length ? { tags: [...started!.tags] } : {}) };
+    const found = await events.findById(c.id, c.current_turn_id);
+    const started = found && catalogued(found);
+    if (started?.type !== 'turn.started') return;
+    const turn = { turn_id: c.current_turn_id, input_message_id: started.data.input_message_id, ...(found!.tags?.length ? { tags: [...found!.tags] } : {}) };
     try {
       await turns.enqueue(resumeJob(c.id, { org_id: c.organization_id, ...turn }));
       log.warn({ sessionId: c.id, turnId: c.current_turn_id }, 'active session without a turn job: resume queued');
