@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/log.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { startTestApp } from '../../helpers/app.js';
-import { natsClientOptions, natsServiceEnv, startNatsCluster, type NatsCluster } from '../../helpers/nats-server.js';
+import { natsClientOptions, startNatsCluster, type NatsCluster } from '../../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, waitForEvent, watch } from './helpers.js';
 
 const SESSIONS = 12;
@@ -89,7 +89,8 @@ describe('turns on a 3-node replicated NATS cluster', () => {
 
   it('a client posting right after session.idled: every accepted turn completes, no session stuck', async (t) => {
     const cluster = await startNatsCluster(3, { t });
-    const app = await startTestApp(t, { mode: 'nats', env: { ...natsServiceEnv(cluster), TURN_CLAIM_TIMEOUT_MS: CLAIM_LEASE_MS } });
+    // natsUrl, not NATS_URL in env: otherwise the helper starts a single server of its own as well.
+    const app = await startTestApp(t, { mode: 'nats', natsUrl: cluster.url, env: { TURN_CLAIM_TIMEOUT_MS: CLAIM_LEASE_MS } });
     const results = await Promise.all(
       Array.from({ length: SESSIONS }, async () => {
         const { id } = await createSession(app);
