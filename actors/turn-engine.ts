@@ -15,6 +15,7 @@ import { createBuiltinModelResolver, type ModelResolver } from './model-resolver
 import { createSessionStatus, type SessionStatusStore } from './session-status.js';
 import { unavailableToolStorage, type ToolContextFactory } from './tool-context.js';
 import { createTurnRunner, type TurnRunnerOptions } from './turn-runner.js';
+import { startStuckTurnSweeper } from './stuck-turn-sweeper.js';
 import { createTurnWorker, type TurnWorker } from './turn-worker.js';
 
 /** Ports another module (providers, storage, images) or a test plugs in; defaults otherwise. */
@@ -62,7 +63,17 @@ export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions =
       { workerId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}`, concurrency: config.TURN_CONCURRENCY, claimers: bus.kind === 'nats' ? 2 : 1 },
     );
     worker.start();
-    return worker;
+    const sweeper = startStuckTurnSweeper(
+      { store, turns: bus.turns, events: bus.events, status, log },
+      { intervalMs: config.TURN_SWEEP_INTERVAL_MS, minAgeMs: config.TURN_SWEEP_MIN_AGE_MS },
+    );
+    return {
+      ...worker,
+      async stop() {
+        sweeper.stop();
+        await worker.stop();
+      },
+    };
   }
 
   return { ports, startWorker };

@@ -78,6 +78,9 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
   };
 }
 
+/** How soon a job whose attempt stopped as a stale claim is offered again, in ms. */
+const STALE_CLAIM_RETRY_MS = 250;
+
 /** Backoff before a retry of an attempt that failed for internal reasons, in ms. */
 function retryDelayMs(delivery: number): number {
   return Math.min(30_000, 500 * 2 ** Math.max(0, delivery - 1));
@@ -137,6 +140,10 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
       if (err instanceof TurnStoppedError) {
         log.warn({ reason: err.reason }, 'turn attempt stopped');
         if (err.reason === 'shutdown') await claim.nak(0);
+        // A claim that only looked stale (a read that missed our own record) is still ours: give
+        // the job back soon instead of leaving it to the lease. nak is fenced like ack, so a claim
+        // someone else really holds is left alone.
+        if (err.reason === 'stale_claim') await claim.nak(STALE_CLAIM_RETRY_MS);
         return;
       }
       if (claim.deliveryCount >= o.maxDeliveries) {

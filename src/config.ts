@@ -69,7 +69,14 @@ const ConfigSchema = Type.Object({
   RESPONSE_VALIDATION: Type.Boolean({ default: false }),
   SECRETS_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
   SECRETS_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+:[A-Za-z0-9+/=]{40,}$' })),
-  TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+  /**
+   * The claim lease: a running turn renews it every third of this, so a worker that died (SIGKILL,
+   * lost host) has its turns redelivered this long after its last renewal (issue 13 item 7).
+   */
+  TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 4_000 }),
+  /** Stuck-turn sweeper (docs/decisions.md, "Accepted turns always have a job"). */
+  TURN_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
+  TURN_SWEEP_MIN_AGE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
   TOOL_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 60_000 }),
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),

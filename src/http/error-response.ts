@@ -1,5 +1,9 @@
 import { AppError, IdempotencyKeyInUseError, MethodNotAllowedError, TooManyRequestsError, ensureError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { isDatabaseUnavailable } from '../store/index.js';
+
+/** What a 503 tells clients to wait before retrying, in seconds: outages of a dependency are short (failover, restart). */
+const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 export interface ErrorReply {
   status: number;
@@ -9,7 +13,8 @@ export interface ErrorReply {
 
 /**
  * The one place an error becomes `{error, status}` (spec section 7). 4xx messages pass
- * through; anything else is logged once with its cause and answered with a generic 500.
+ * through; a dependency that cannot be reached (503, or the database down) is answered 503 with
+ * Retry-After; anything else is logged once with its cause and answered with a generic 500.
  */
 export function toErrorReply(thrown: unknown, log: Logger): ErrorReply {
   const err = ensureError(thrown);
@@ -19,9 +24,9 @@ export function toErrorReply(thrown: unknown, log: Logger): ErrorReply {
     if (err instanceof MethodNotAllowedError && err.allow.length) reply.headers = { Allow: err.allow.join(', ') };
     return reply;
   }
-  if (err instanceof AppError && err.status === 503) {
+  if ((err instanceof AppError && err.status === 503) || isDatabaseUnavailable(err)) {
     log.warn({ err }, 'service unavailable');
-    return { status: 503, body: { error: 'Service unavailable', status: 503 } };
+    return { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) } };
   }
   log.error({ err }, 'unexpected error');
   return { status: 500, body: { error: 'Internal server error', status: 500 } };

@@ -6,6 +6,7 @@ export { Organization, User, ApiKey, Session, entities } from './entities/index.
 export { Agent, Harness } from './entities/index.js';
 export { LlmProviderEntity, LlmModelEntity } from './entities/index.js';
 export { orgScope } from './org-scope.js';
+export { isDatabaseUnavailable } from './unavailable.js';
 export type { OrgScope, OrgOwned } from './org-scope.js';
 export {
   EFFECTIVE_SESSION_CONFIG_SQL,

@@ -36,9 +36,9 @@ describe('nats event append - one round (scripted acks)', () => {
   const where = sessionSubjects(sid, 1);
   const tail = { sequence: 4, streamSeq: 40, id: newId() };
   const run = [{ type: 'a' }, { type: 'b' }, { type: 'c' }];
-  const deps = (js: JetStreamClient, stored: [number, number][] = [], copies: Record<number, SessionEvent> = {}) => ({
+  const deps = (js: JetStreamClient, stored: [number, number][] = [], copies: Record<number, SessionEvent> = {}, byId: (id: string) => SessionEvent | null = () => null) => ({
     js,
-    reader: { getByStreamSeq: async (_stream: string, seq: number) => copies[seq] ?? null },
+    reader: { getByStreamSeq: async (_stream: string, seq: number) => copies[seq] ?? null, findById: async (_sid: string, id: string) => byId(id) },
     onStored: (e: SessionEvent, seq: number) => stored.push([e.sequence, seq]),
   });
 
@@ -79,6 +79,18 @@ describe('nats event append - one round (scripted acks)', () => {
     assert.ok(ok.type === 'stored' && ok.events[0] === sameNumber && ok.events[1]!.sequence === 6);
     const otherNumber = stampedCopy(headId, 2);
     await assert.rejects(publishRound(deps(scriptedJs([ack(30, true), ack(44)]).js, [], { 30: otherNumber }), sid, where, runWithId, tail), /numbered differently/);
+  });
+
+  it('a seq-0 duplicate (a replicated stream still storing that id) waits for the copy by id; none → 503, no 500', async () => {
+    const headId = newId();
+    const runWithId = [{ id: headId, type: 'a' }, { type: 'b' }];
+    const copy = stampedCopy(headId, 5);
+    let lookups = 0;
+    const later = (id: string) => (id === headId && ++lookups >= 3 ? copy : null);
+    const ok = await publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js, [], {}, later), sid, where, runWithId, tail);
+    assert.ok(ok.type === 'stored' && ok.events[0] === copy && ok.events[1]!.sequence === 6);
+    assert.equal(lookups, 3);
+    await assert.rejects(publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js), sid, where, runWithId, tail), (err: any) => err.status === 503);
   });
 
   it('a follower whose fate is unknown (timeout) fails the append', async () => {

@@ -177,8 +177,10 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     const events = [turnEvents.turnCancelled(cancelledId, turn, usage), turnEvents.inputMessage(newIdAfter(cancelledId), message, turn)];
     stampEvents(events, trace);
     await bus.events.append(sessionId, events);
-    if (row.status === 'waiting_for_tool_results') {
-      // No job is queued while a turn waits for the client: queue one so a worker closes the turn.
+    // No job is queued while a turn waits for the client, nor for an active turn whose job was
+    // lost (issue 13): queue one so a worker closes the turn. A running turn's job stays queued
+    // until it is acked, after the session went idle.
+    if (row.status === 'waiting_for_tool_results' || !(await bus.turns.has(sessionId))) {
       await bus.turns.enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn, traceparent: trace.traceparent() })).catch((err: unknown) => {
         if (!(err instanceof SessionBusyError)) throw err;
       });

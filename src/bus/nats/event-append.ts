@@ -1,6 +1,6 @@
 import type { PubAck } from '@nats-io/jetstream';
 import { headers } from '@nats-io/transport-node';
-import { ConflictError } from '../../errors.js';
+import { ConflictError, ServiceUnavailableError } from '../../errors.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import type { NewEvent, SessionEvent } from '../ports.js';
 import { stampEvent } from '../session-event.js';
@@ -14,7 +14,7 @@ export const SEQUENCE_HEADER = 'Sess-Seq';
 export interface AppendRoundDeps {
   /** `js.publish`, or the same publish without nats.js's per-request overhead (acked-publisher.ts). */
   js: Pick<AckedPublisher, 'publish'>;
-  reader: Pick<EventReader, 'getByStreamSeq'>;
+  reader: Pick<EventReader, 'getByStreamSeq' | 'findById'>;
   /**
    * A fresh event was stored at `streamSeq`, right behind the session's message at
    * `prevStreamSeq` (0: the first) (tail cache, position hints, recent events).
@@ -105,10 +105,29 @@ function assertNoneStoredAfter(acks: PromiseSettledResult<PubAck>[], refused: nu
   }
 }
 
-/** The stored copy behind a duplicate ack (the tail is unchanged by it). */
+/** How long a seq-0 duplicate waits for the publish it names to be stored, in ms. */
+const PENDING_COPY_WAIT_MS = 2_000;
+const PENDING_COPY_POLL_MS = 20;
+
+/**
+ * The stored copy behind a duplicate ack (the tail is unchanged by it). A replicated stream
+ * acks `seq: 0` when the id belongs to a publish it has not stored (still being replicated, as
+ * when a worker and the API append a turn's preamble at once, or refused): there is no stream
+ * sequence to read, so the copy is looked up by id until it shows up.
+ */
 async function storedCopy(deps: AppendRoundDeps, sessionId: string, stream: string, seq: number, id: string): Promise<SessionEvent> {
-  const stored = await deps.reader.getByStreamSeq(stream, seq);
+  const stored = seq > 0 ? await deps.reader.getByStreamSeq(stream, seq) : await pendingCopy(deps, sessionId, id);
   if (!stored) throw new Error(`event ${id} was deduplicated against a message that is gone (purged?)`);
   if (stored.session_id !== sessionId) throw new ConflictError('Event id already used by another session');
   return stored;
+}
+
+async function pendingCopy(deps: AppendRoundDeps, sessionId: string, id: string): Promise<SessionEvent> {
+  const deadline = Date.now() + PENDING_COPY_WAIT_MS;
+  for (;;) {
+    const stored = await deps.reader.findById(sessionId, id);
+    if (stored) return stored;
+    if (Date.now() > deadline) throw new ServiceUnavailableError(undefined, { cause: new Error(`event ${id}: the stream holds its id but not the event`) });
+    await new Promise((r) => setTimeout(r, PENDING_COPY_POLL_MS));
+  }
 }

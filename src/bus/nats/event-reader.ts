@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
 import { isAnyUuid, uuidv7Millis } from '../../ids.js';
+import { isNoResponders } from './nats-errors.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
 import type { PositionIndex } from './position-index.js';
 import { RecentEvents } from './recent-events.js';
@@ -11,6 +13,13 @@ const SINGLE_GET_MAX = 8;
 /** Pull expiry of scans; they stop on `pending === 0` first, so this only bounds a racing purge, in ms. */
 const SCAN_EXPIRES_MS = 5_000;
 const SCAN_BATCH = 256;
+/**
+ * A pull right after an ordered consumer is created can find nobody listening yet on a cluster
+ * (the server hosting the consumer announces its pull subject to the other servers a moment
+ * after it answered the create): such a scan is retried this often, waiting a little longer each time.
+ */
+const SCAN_NO_RESPONDERS_RETRIES = 8;
+const SCAN_RETRY_DELAY_MS = 25;
 
 /** The session's last stored event: per-session sequence, stream sequence, id. */
 export interface StreamTail {
@@ -27,6 +36,8 @@ export interface EventReaderDeps {
   /** findById starts this long before the id's timestamp and stops this long after it, in ms. */
   findSkewMs: number;
 }
+
+type ScanStart = { seq: number } | { time: Date };
 
 interface Located {
   event: SessionEvent;
@@ -84,8 +95,29 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
     return { start: lo, hinted: below !== undefined || above !== undefined };
   }
 
-  /** Visits the session's messages from a start position until `visit` returns false or none are left. */
-  async function scan(where: SessionSubjects, start: { seq: number } | { time: Date }, visit: (event: SessionEvent, m: JsMsg) => boolean): Promise<void> {
+  /**
+   * Visits the session's messages from a start position until `visit` returns false or none are
+   * left. A pull that found nobody listening is retried on a new consumer that starts after the
+   * last message visited (the ordered consumer's own reset keeps a start time next to the start
+   * sequence, which the server refuses).
+   */
+  async function scan(where: SessionSubjects, start: ScanStart, visit: (event: SessionEvent, m: JsMsg) => boolean): Promise<void> {
+    let from = start;
+    const track = (event: SessionEvent, m: JsMsg) => {
+      from = { seq: m.seq + 1 };
+      return visit(event, m);
+    };
+    for (let retries = 0; ; ) {
+      try {
+        return await scanOnce(where, from, track);
+      } catch (err) {
+        if (!isNoResponders(err) || ++retries > SCAN_NO_RESPONDERS_RETRIES) throw err;
+        await sleep(SCAN_RETRY_DELAY_MS * retries);
+      }
+    }
+  }
+
+  async function scanOnce(where: SessionSubjects, start: ScanStart, visit: (event: SessionEvent, m: JsMsg) => boolean): Promise<void> {
     const oc = await js.consumers.get(where.stream, {
       filter_subjects: where.subject,
       ...('seq' in start

@@ -1,4 +1,4 @@
-import { JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 
 /**
  * The JetStream API error codes this adapter branches on (server `errors.json`). Callers
@@ -27,10 +27,17 @@ export const JetStreamErrorCodes = {
   ClusterNoPeers: 10005,
   /** The JetStream cluster (meta leader) is not available yet. */
   ClusterNotAvailable: 10008,
+  /** A message delete failed; "no message found" when it was deleted or purged already. */
+  MessageDeleteFailed: 10057,
+  /** A replicated stream's delete found no message at that sequence (deleted already). */
+  SequenceNotFound: 10043,
 } as const;
 
 /** The store error text of `discard_new_per_subject` on a subject that already holds its one message. */
 export const MAX_MSGS_PER_SUBJECT_EXCEEDED = 'maximum messages per subject exceeded';
+
+/** The status a pull gets when nobody listens on the consumer's subject. */
+const NO_RESPONDERS_STATUS = 503;
 
 /** The JetStream API error code of `err`, or undefined for anything else. */
 export function apiErrorCode(err: unknown): number | undefined {
@@ -62,8 +69,29 @@ export function isSubjectFull(err: unknown): boolean {
   return apiErrorCode(err) === JetStreamErrorCodes.StoreFailed && err instanceof Error && err.message.includes(MAX_MSGS_PER_SUBJECT_EXCEEDED);
 }
 
+/**
+ * True when a message delete found nothing to delete (deleted or purged already): a single
+ * server says "no message found", a replicated stream "sequence not found".
+ */
+export function isAlreadyDeleted(err: unknown): boolean {
+  const code = apiErrorCode(err);
+  if (code === JetStreamErrorCodes.SequenceNotFound) return true;
+  return code === JetStreamErrorCodes.MessageDeleteFailed && err instanceof Error && err.message.includes('no message found');
+}
+
+/** True when an "empty subject" publish (expected last subject sequence 0) found a message there or one on its way. */
+export function isSubjectTaken(err: unknown): boolean {
+  const code = apiErrorCode(err);
+  return code === JetStreamErrorCodes.WrongLastSequence || code === JetStreamErrorCodes.WrongLastSequenceInFlight;
+}
+
 /** True for errors a freshly started cluster gives until its peers know each other. */
 export function isClusterForming(err: unknown): boolean {
   const code = apiErrorCode(err);
   return code === JetStreamErrorCodes.ClusterNoPeers || code === JetStreamErrorCodes.ClusterNotAvailable;
+}
+
+/** True when a pull found no one listening on the consumer's subject (status 503). */
+export function isNoResponders(err: unknown): boolean {
+  return err instanceof JetStreamError && (err as JetStreamError & { code?: unknown }).code === NO_RESPONDERS_STATUS;
 }

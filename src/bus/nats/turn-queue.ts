@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JetStreamClient, JetStreamManager, JsMsg, PubAck } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { Empty, headers } from '@nats-io/transport-node';
 import { SessionBusyError } from '../../errors.js';
@@ -8,13 +8,17 @@ import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { AckedPublisher } from './acked-publisher.js';
 import { confirmedNak } from './confirmed-nak.js';
-import { isSequenceConflict, isSubjectFull } from './nats-errors.js';
-import { assertUuid, CLAIM_BUCKET, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
+import { isAlreadyDeleted, isSequenceConflict, isSubjectFull, isSubjectTaken } from './nats-errors.js';
+import { assertUuid, CLAIM_BUCKET, CLAIM_STREAM, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
 
 /** nats.js refuses pull requests that expire sooner than this, in ms. */
 const MIN_PULL_EXPIRES_MS = 1_000;
 /** Sessions whose claim record revision this process remembers (its own releases). */
 const MAX_REMEMBERED_RELEASES = 10_000;
+
+/** Marks a KV entry as a delete (DEL) or purge (PURGE) marker (ADR-8); absent on values. */
+const KV_OPERATION_HEADER = 'KV-Operation';
+const claimSubject = (sessionId: string) => `$KV.${CLAIM_BUCKET}.${sessionId}`;
 
 /** What the `turn_claims` bucket holds per session while a turn is claimed. */
 interface ClaimRecord {
@@ -88,15 +92,21 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
    */
   async function deleteClaim(sessionId: string, previousSeq: number): Promise<number> {
     const h = headers();
-    h.set('KV-Operation', 'DEL');
-    const ack = await publisher.publish(`$KV.${CLAIM_BUCKET}.${sessionId}`, Empty, { headers: h, expect: { lastSubjectSequence: previousSeq } });
+    h.set(KV_OPERATION_HEADER, 'DEL');
+    const ack = await publisher.publish(claimSubject(sessionId), Empty, { headers: h, expect: { lastSubjectSequence: previousSeq } });
     return ack.seq;
   }
 
+  /**
+   * The session's claim record as the bucket's leader has it. `kv.get` is a direct get that any
+   * replica may answer, and a lagging one does not have the claim just written: the turn then
+   * stopped as a stale claim a moment after it was claimed (issue 13 item 5).
+   */
   async function readClaim(sessionId: string): Promise<{ record: ClaimRecord | null; revision: number }> {
-    const entry = await kv.get(sessionId);
-    const record = entry && entry.operation === 'PUT' ? entry.json<ClaimRecord>() : null;
-    return { record, revision: entry?.revision ?? 0 };
+    const sm = await jsm.streams.getMessage(CLAIM_STREAM, { last_by_subj: claimSubject(sessionId) });
+    if (!sm) return { record: null, revision: 0 };
+    const deleted = sm.header?.get(KV_OPERATION_HEADER);
+    return { record: deleted ? null : sm.json<ClaimRecord>(), revision: sm.seq };
   }
 
   /** Records this delivery as the session's current claim; null when a later delivery already owns the turn. */
@@ -167,6 +177,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
       },
       async ack() {
         if (!(await release())) return lost('ack');
+        await removeJob(m.seq);
         await m.ackAck();
       },
       async nak(delayMs = 0) {
@@ -184,6 +195,44 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
       },
       isCurrent,
     };
+  }
+
+  /**
+   * Deletes a finished job through the stream's own replicated log before the ack. A work-queue
+   * ack removes the message on each replica on its own schedule (the consumer's log, not the
+   * stream's), so a replica could still hold the job when it applies the session's next job and
+   * refuse that one (one message per subject) while the leader stored it: the replicas then
+   * number their messages differently, and the consumer, reading its own replica, never hands
+   * out the new job (issue 13 item 1; nats-server 2.10 lets each replica apply the
+   * per-subject limit itself). A delete is ordered before any later publish on every replica.
+   */
+  async function removeJob(seq: number): Promise<void> {
+    try {
+      await jsm.streams.deleteMessage(TURN_STREAM, seq, false);
+    } catch (err) {
+      // Purged (remove()), or deleted by the worker of an earlier delivery that released the claim just before ours.
+      if (!isAlreadyDeleted(err)) throw err;
+    }
+  }
+
+  async function queuedTurnId(sessionId: string): Promise<string | undefined> {
+    return (await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id;
+  }
+
+  /** The ack of a stored (or deduplicated) job; null when this turn's job is queued already. */
+  async function publishJob(turn: TurnJob, msgID: string): Promise<PubAck | null> {
+    try {
+      // "Only onto an empty subject" is checked by the stream leader before it proposes the job;
+      // the per-subject limit alone is checked by each replica as it applies it (see removeJob),
+      // and every refused retry after "busy" was then a proposal the replicas could judge apart.
+      const expect = { lastSubjectSequence: 0 };
+      return await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID, expect });
+    } catch (err) {
+      if (!isSubjectFull(err) && !isSubjectTaken(err)) throw err;
+      // The same turn still queued (after the dedup window, or under another attempt's id) is a retry too, not a second turn.
+      if ((await queuedTurnId(turn.session_id)) !== turn.turn_id) throw new SessionBusyError({ cause: err });
+      return null;
+    }
   }
 
   /** One pull; an abort returns null at once and gives back a message that arrives later. */
@@ -212,15 +261,19 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
   return {
     async enqueue(turn: TurnJob) {
       assertUuid(turn.turn_id);
-      try {
-        // msgID = turn_id: enqueueing the same turn again within the dedup window is a no-op.
-        await publisher.publish(turnSubject(turn.session_id), JSON.stringify(turn), { msgID: turn.turn_id });
-      } catch (err) {
-        if (!isSubjectFull(err)) throw err;
-        // The same turn still queued after the dedup window is a retry too, not a second turn.
-        const queued = await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(turn.session_id) });
-        if (queued?.json<TurnJob>().turn_id !== turn.turn_id) throw new SessionBusyError({ cause: err });
-      }
+      // msgID = turn_id: enqueueing the same turn again within the dedup window is a no-op.
+      const ack = await publishJob(turn, turn.turn_id);
+      if (!ack?.duplicate || ack.seq > 0) return;
+      // A duplicate with seq 0 names a publish the stream never stored: on a replicated stream
+      // the leader remembers a msg id before its proposal is applied, also when the apply then
+      // refuses it (the session's previous job was still queued, the retry after "busy"). The
+      // id stays taken for the dedup window, so the job goes out again under an id of its own
+      // attempt. It is still queued at most once: the stream holds one job per session, and a
+      // job of this turn found there is this one.
+      if ((await queuedTurnId(turn.session_id)) === turn.turn_id) return;
+      log.debug({ sessionId: turn.session_id, turnId: turn.turn_id }, 'turn job re-sent: its msg id was refused before');
+      const again = await publishJob(turn, `${turn.turn_id}.${randomUUID()}`);
+      if (again?.duplicate) throw new Error(`turn ${turn.turn_id}: a fresh msg id was reported as a duplicate`);
     },
     /** Waits at least 1 s when nothing is queued (the client's minimum pull expiry). */
     async claim(workerId: string, { waitMs = 1000, signal }: ClaimOptions = {}) {
