@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test suite: every test/**/*.test.ts file, two files at a time (each file is its own
+# process with its own databases, nats-servers and ports), then the files that assert an
+# event-loop latency bound alone, so a neighbour's CPU does not count against them.
+# TEST_CONCURRENCY overrides the parallel part (1 = everything in series).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+serial=(test/security/event-loop.test.ts test/security/hostile-patterns.test.ts)
+mapfile -t all < <(find test -name '*.test.ts' | sort)
+parallel=()
+for f in "${all[@]}"; do
+  [[ " ${serial[*]} " == *" $f "* ]] || parallel+=("$f")
+done
+run() {
+  node --experimental-async-context-frame --import tsx --test --test-timeout=300000 "$@"
+}
+status=0
+run --test-concurrency="${TEST_CONCURRENCY:-2}" "${parallel[@]}" || status=1
+run --test-concurrency=1 "${serial[@]}" || status=1
+exit $status
