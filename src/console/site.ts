@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { EVENT_TYPES } from '../../schemas/event-types.js';
 import { loadStaticSite, type StaticSite } from '../http/index.js';
 
 /** Where the console is served (docs/operations.md, "Web console"). */
@@ -22,6 +23,9 @@ export function createConsoleSite({ apiPrefix }: { apiPrefix: string }): StaticS
     mount: CONSOLE_MOUNT,
     root: CONSOLE_ROOT,
     extra: VENDOR,
+    // EventSource delivers named events only to listeners of that name, so the console needs the
+    // service's whole list: made here from the catalogue rather than kept as a copy in console/.
+    generated: { 'lib/event-types.js': `export const EVENT_TYPES = ${JSON.stringify(EVENT_TYPES)};\n` },
     transform: (path, body) => (path === 'index.html' ? Buffer.from(body.toString('utf8').replace('%API_PREFIX%', escapeAttribute(apiPrefix))) : body),
   });
 }

@@ -62,6 +62,8 @@ export interface StaticSiteOptions {
   extra?: Record<string, string>;
   /** Rewrites a file's text once at load (e.g. settings into index.html). */
   transform?: (path: string, body: Buffer) => Buffer;
+  /** Files made at start by URL path relative to the mount (e.g. a module built from the service's own lists). */
+  generated?: Record<string, string>;
 }
 
 export interface StaticSite {
@@ -73,18 +75,19 @@ export interface StaticSite {
 }
 
 /** Reads the site's files (synchronously: this runs once at start). */
-export function loadStaticSite({ mount, root, extra = {}, transform }: StaticSiteOptions): StaticSite {
+export function loadStaticSite({ mount, root, extra = {}, transform, generated = {} }: StaticSiteOptions): StaticSite {
   const files = new Map<string, StaticFile>();
-  const add = (path: string, absolute: string) => {
+  const add = (path: string, absolute: string | Buffer) => {
     const type = CONTENT_TYPES[extname(path)];
     if (!type) return;
-    const raw = readFileSync(absolute);
+    const raw = typeof absolute === 'string' ? readFileSync(absolute) : absolute;
     const body = transform ? transform(path, raw) : raw;
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     files.set(path, { body, etag, headers: { ...SECURITY_HEADERS, 'Cache-Control': CACHE_CONTROL, ETag: etag, 'Content-Type': type } });
   };
   for (const rel of listFiles(root)) add(rel, join(root, rel));
   for (const [path, absolute] of Object.entries(extra)) add(path, absolute);
+  for (const [path, text] of Object.entries(generated)) add(path, Buffer.from(text, 'utf8'));
   const index = files.get('index.html');
   if (index) files.set('', index);
 

@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EVENT_TYPES } from '../../schemas/event-types.js';
+import { createConsoleSite } from '../../src/console/site.js';
 
 /** The console's browser modules that need no DOM, imported as plain ES modules. */
 const load = (path: string) => import(new URL(`../../console/${path}`, import.meta.url).href);
 
 describe('console modules', () => {
   it('the console knows every event type of the service (EventSource needs a listener per type)', async () => {
-    const { EVENT_TYPES: consoleTypes } = await load('lib/event-types.js');
+    const reply = createConsoleSite({ apiPrefix: '' }).reply('GET', '/console/lib/event-types.js', undefined);
+    assert.ok(reply && 'raw' in reply, 'the module is served');
+    assert.equal(reply.contentType, 'text/javascript; charset=utf-8');
+    const { EVENT_TYPES: consoleTypes } = await import(`data:text/javascript,${encodeURIComponent(String(reply.raw))}`);
     assert.deepEqual(consoleTypes, [...EVENT_TYPES]);
   });
 
