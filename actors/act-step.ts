@@ -104,9 +104,10 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   }
   try {
     const redact = await loadRedactor();
-    outcome = 'result' in outcome
-      ? { result: outcome.result.map((part) => (typeof part['text'] === 'string' ? { ...part, text: redact(part['text']) } : part)) }
-      : { error: redact(outcome.error) };
+    outcome =
+      'result' in outcome
+        ? { result: outcome.result.map((part) => (typeof part['text'] === 'string' ? { ...part, text: redact(part['text']) } : part)) }
+        : { error: redact(outcome.error) };
   } catch (err) {
     io.log.error({ err, tool: call.name, toolCallId: call.id }, 'could not load secrets to redact a tool result');
     outcome = { error: RESULT_WITHHELD_MESSAGE };

@@ -8,7 +8,16 @@
 import type { NewEvent } from '../src/bus/ports.js';
 import { createDeltaBatcher, type DeltaBatcher, type LlmControls, type LlmMessage, type LlmToolDefinition } from '../src/llm/index.js';
 import type { ResolvedModel } from './model-resolver.js';
-import { textPart, turnEvents, ZERO_USAGE, type MessagePart, type ModelRef, type ToolCallRef, type TurnRef, type Usage } from './turn-events.js';
+import {
+  textPart,
+  turnEvents,
+  ZERO_USAGE,
+  type MessagePart,
+  type ModelRef,
+  type ToolCallRef,
+  type TurnRef,
+  type Usage,
+} from './turn-events.js';
 
 export interface ReasonStepIo {
   /** Queues events for appending (group-committed, in call order); throws once appends have failed. */
@@ -55,7 +64,10 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
       failure ??= err;
     }
   };
-  const text = createDeltaBatcher({ intervalMs: p.deltaIntervalMs, onBatch: (b) => send([turnEvents.outputDelta(io.newId(), turn, b.delta, b.accumulated)]) });
+  const text = createDeltaBatcher({
+    intervalMs: p.deltaIntervalMs,
+    onBatch: (b) => send([turnEvents.outputDelta(io.newId(), turn, b.delta, b.accumulated)]),
+  });
   let thinking: DeltaBatcher | null = null;
   const closeThinking = () => {
     if (!thinking) return;
@@ -69,13 +81,23 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
   let providerState: string | undefined;
   let thought = '';
   try {
-    const stream = p.model.provider.stream({ model: p.model.model, system: p.system, messages: p.messages, tools: p.tools, controls: p.controls, signal: p.signal });
+    const stream = p.model.provider.stream({
+      model: p.model.model,
+      system: p.system,
+      messages: p.messages,
+      tools: p.tools,
+      controls: p.controls,
+      signal: p.signal,
+    });
     for await (const ev of stream) {
       switch (ev.type) {
         case 'thinking_delta':
           if (!thinking) {
             send([turnEvents.thinkingStarted(io.newId(), turn, p.model.model)]);
-            thinking = createDeltaBatcher({ intervalMs: p.deltaIntervalMs, onBatch: (b) => send([turnEvents.thinkingDelta(io.newId(), turn, b.delta, b.accumulated)]) });
+            thinking = createDeltaBatcher({
+              intervalMs: p.deltaIntervalMs,
+              onBatch: (b) => send([turnEvents.thinkingDelta(io.newId(), turn, b.delta, b.accumulated)]),
+            });
           }
           thinking.push(ev.text);
           thought += ev.text;
@@ -107,11 +129,23 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
 
   const content: MessagePart[] = text.accumulated ? [textPart(text.accumulated)] : [];
   for (const c of calls) content.push({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments });
-  const message = { id: io.newId(), role: 'agent' as const, content, created_at: io.now().toISOString(), ...(thought ? { thinking: thought } : {}) };
+  const message = {
+    id: io.newId(),
+    role: 'agent' as const,
+    content,
+    created_at: io.now().toISOString(),
+    ...(thought ? { thinking: thought } : {}),
+  };
   const model = modelRef(p.model);
   io.push([
     turnEvents.outputCompleted(io.newId(), turn, { message, model, usage, ...(providerState ? { provider_state: providerState } : {}) }),
-    turnEvents.llmGeneration(io.newId(), turn, { iteration: p.iteration, model, usage, stop_reason: stopReason, duration_ms: Date.now() - started }),
+    turnEvents.llmGeneration(io.newId(), turn, {
+      iteration: p.iteration,
+      model,
+      usage,
+      stop_reason: stopReason,
+      duration_ms: Date.now() - started,
+    }),
     turnEvents.reasonCompleted(io.newId(), turn, p.iteration, stopReason, calls.length),
   ]);
 }

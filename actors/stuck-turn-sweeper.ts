@@ -46,7 +46,11 @@ export function startStuckTurnSweeper(
     const found = await events.findById(c.id, c.current_turn_id);
     const started = found && catalogued(found);
     if (started?.type !== 'turn.started') return;
-    const turn = { turn_id: c.current_turn_id, input_message_id: started.data.input_message_id, ...(found!.tags?.length ? { tags: [...found!.tags] } : {}) };
+    const turn = {
+      turn_id: c.current_turn_id,
+      input_message_id: started.data.input_message_id,
+      ...(found!.tags?.length ? { tags: [...found!.tags] } : {}),
+    };
     try {
       await turns.enqueue(resumeJob(c.id, { org_id: c.organization_id, ...turn }));
       log.warn({ sessionId: c.id, turnId: c.current_turn_id }, 'active session without a turn job: resume queued');

@@ -47,6 +47,12 @@ export const unavailableToolStorage: ToolContextFactory = () => ({
 });
 
 /** One call's context. */
-export function toolContextFor(session: ToolSessionRef, storage: SessionToolStorage, config: CapabilityConfig, signal: AbortSignal, now: () => Date): ToolContext {
+export function toolContextFor(
+  session: ToolSessionRef,
+  storage: SessionToolStorage,
+  config: CapabilityConfig,
+  signal: AbortSignal,
+  now: () => Date,
+): ToolContext {
   return { session_id: session.session_id, org_id: session.org_id, config, signal, now, ...storage };
 }

@@ -50,7 +50,10 @@ function resultText(data: EventData<'tool.completed'>): { content: string; is_er
 function assistantOf(e: TypedEvent<'output.message.completed'>): LlmAssistantMessage {
   const { message } = e.data;
   const parts = message.content ?? [];
-  const text = parts.filter((p) => p.type === 'text').map((p) => String(p['text'] ?? '')).join('');
+  const text = parts
+    .filter((p) => p.type === 'text')
+    .map((p) => String(p['text'] ?? ''))
+    .join('');
   const calls: LlmToolCall[] = parts
     .filter((p) => p.type === 'tool_call')
     .map((p) => ({ id: String(p['id']), name: String(p['name']), arguments: (p['arguments'] ?? {}) as Record<string, unknown> }));
@@ -129,7 +132,15 @@ export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolv
     }
     out.push(entry.message);
     for (const call of entry.message.tool_calls ?? []) {
-      out.push(entry.results.get(call.id) ?? { role: 'tool', tool_call_id: call.id, name: call.name, content: MISSING_RESULT_TEXT, is_error: true });
+      out.push(
+        entry.results.get(call.id) ?? {
+          role: 'tool',
+          tool_call_id: call.id,
+          name: call.name,
+          content: MISSING_RESULT_TEXT,
+          is_error: true,
+        },
+      );
     }
   }
   return out;

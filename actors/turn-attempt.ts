@@ -61,7 +61,10 @@ export class TurnAttempt {
     this.#job = job;
     this.#log = log;
     this.#trace = new TurnTrace(deps.tracing ?? createIdTracing(), job.traceparent, {
-      'session.id': claim.turn.session_id, 'turn.id': job.turn_id, 'turn.kind': job.kind, 'turn.delivery': claim.deliveryCount,
+      'session.id': claim.turn.session_id,
+      'turn.id': job.turn_id,
+      'turn.kind': job.kind,
+      'turn.delivery': claim.deliveryCount,
     });
   }
 
@@ -134,7 +137,9 @@ export class TurnAttempt {
     );
     setupLoading.catch(() => undefined);
     if (this.#job.preamble) {
-      const input = this.#job.preamble.find((e) => e.type === 'input.message')?.data?.['message'] as { controls?: Record<string, unknown> } | undefined;
+      const input = this.#job.preamble.find((e) => e.type === 'input.message')?.data?.['message'] as
+        | { controls?: Record<string, unknown> }
+        | undefined;
       const controlsModelId = input?.controls?.['model_id'] as string | undefined;
       this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, controlsModelId) : null));
       this.#modelLoading.catch(() => undefined);
@@ -212,7 +217,9 @@ export class TurnAttempt {
         if (!terminal) throw err;
         this.#log.info({ code: terminal.errorCode, error: terminal.message }, 'turn failed');
         const iterations = turnLog.state.steps.length;
-        turnLog.push([turnEvents.turnFailed(this.newId(), this.#job.turn, { error: terminal.message, error_code: terminal.errorCode, iterations })]);
+        turnLog.push([
+          turnEvents.turnFailed(this.newId(), this.#job.turn, { error: terminal.message, error_code: terminal.errorCode, iterations }),
+        ]);
       }
     }
   }
@@ -229,7 +236,12 @@ export class TurnAttempt {
         return false;
       case 'idle':
         await turnLog.flush();
-        if (!(await this.#transition(turnLog, (handled) => this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, handled)))) return false;
+        if (
+          !(await this.#transition(turnLog, (handled) =>
+            this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, handled),
+          ))
+        )
+          return false;
         await turnLog.commit(d.events);
         await this.#claim.ack();
         this.#log.info({ iterations: turnLog.state.steps.length }, 'turn finished');
@@ -299,21 +311,23 @@ export class TurnAttempt {
     this.#model ??= (await this.#modelLoading) ?? (await this.#resolveModel(setup, controls['model_id'] as string | undefined));
     const messages = await toLlmMessages(turnLog.transcript, (part: MessagePart) => this.#image(setup.orgId, String(part['image_id'])));
     this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': this.#model.model });
-    await this.#traced(runReasonStep(
-      { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
-      {
-        turn: this.#job.turn,
-        iteration,
-        resumed,
-        model: this.#model,
-        system: setup.system,
-        messages,
-        tools: setup.llmTools,
-        controls: llmControls(controls),
-        signal: this.#ac.signal,
-        deltaIntervalMs: this.#o.deltaIntervalMs,
-      },
-    ));
+    await this.#traced(
+      runReasonStep(
+        { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
+        {
+          turn: this.#job.turn,
+          iteration,
+          resumed,
+          model: this.#model,
+          system: setup.system,
+          messages,
+          tools: setup.llmTools,
+          controls: llmControls(controls),
+          signal: this.#ac.signal,
+          deltaIntervalMs: this.#o.deltaIntervalMs,
+        },
+      ),
+    );
   }
 
   /** Records a step's failure on its span (the act span stays open until `act.completed`). */
@@ -360,15 +374,27 @@ export class TurnAttempt {
   async failForGood(): Promise<void> {
     const turnLog =
       this.#turnLog ??
-      (await TurnLog.open({ events: this.#deps.bus.events, claim: this.#claim, sessionId: this.#sessionId, turn: this.#job.turn, stamp: this.#trace.stamp }));
+      (await TurnLog.open({
+        events: this.#deps.bus.events,
+        claim: this.#claim,
+        sessionId: this.#sessionId,
+        turn: this.#job.turn,
+        stamp: this.#trace.stamp,
+      }));
     const s = turnLog.state;
     if (!s.outcome && !s.idled) {
-      const failed = turnEvents.turnFailed(this.newId(), this.#job.turn, { error: 'Internal error', error_code: 'internal_error', iterations: s.steps.length });
+      const failed = turnEvents.turnFailed(this.newId(), this.#job.turn, {
+        error: 'Internal error',
+        error_code: 'internal_error',
+        iterations: s.steps.length,
+      });
       await turnLog.commit([failed]);
     }
     if (!turnLog.state.idled) {
       await this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, true);
-      await turnLog.commit([turnEvents.sessionIdled(this.newId(), this.#job.turn, { iterations: s.steps.length, usage: turnLog.transcript.usage })]);
+      await turnLog.commit([
+        turnEvents.sessionIdled(this.newId(), this.#job.turn, { iterations: s.steps.length, usage: turnLog.transcript.usage }),
+      ]);
     }
     await this.#claim.ack();
   }
@@ -384,7 +410,7 @@ function llmControls(c: Readonly<Record<string, unknown>>): LlmControls {
   const out: LlmControls = {};
   if (typeof c['max_tokens'] === 'number') out.max_tokens = c['max_tokens'];
   if (typeof c['temperature'] === 'number') out.temperature = c['temperature'];
-  if (c['reasoning_effort'] === 'low' || c['reasoning_effort'] === 'medium' || c['reasoning_effort'] === 'high') out.reasoning_effort = c['reasoning_effort'];
+  if (c['reasoning_effort'] === 'low' || c['reasoning_effort'] === 'medium' || c['reasoning_effort'] === 'high')
+    out.reasoning_effort = c['reasoning_effort'];
   return out;
 }
-

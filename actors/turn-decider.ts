@@ -74,7 +74,16 @@ export function initialTurnState(turn: TurnRef): TurnState {
 }
 
 function newStep(iteration: number): StepState {
-  return { iteration, llmDone: false, toolCalls: [], actStarted: false, actCompleted: false, started: new Map(), completed: new Map(), requested: new Set() };
+  return {
+    iteration,
+    llmDone: false,
+    toolCalls: [],
+    actStarted: false,
+    actCompleted: false,
+    started: new Map(),
+    completed: new Map(),
+    requested: new Set(),
+  };
 }
 
 /** Replaces the last step (creating step 1 if a stray event arrives first). */
@@ -223,7 +232,10 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
   if (!step) return { type: 'reason', iteration: 1, resumed: false };
   if (!step.llmDone) return { type: 'reason', iteration: step.iteration, resumed: true };
   if (step.toolCalls.length === 0) {
-    return { type: 'emit', events: [turnEvents.turnCompleted(id(), turn, { iterations, duration_ms: durationMs(s, input.now), usage: s.usage })] };
+    return {
+      type: 'emit',
+      events: [turnEvents.turnCompleted(id(), turn, { iterations, duration_ms: durationMs(s, input.now), usage: s.usage })],
+    };
   }
   const open = (c: ToolCallRef) => !step.completed.has(c.id);
   const interrupted = step.toolCalls.filter((c) => open(c) && step.started.has(c.id));
@@ -231,7 +243,12 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
     return {
       type: 'emit',
       events: interrupted.map((c) =>
-        turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), { call: c, display_name: c.name, error: INTERRUPTED_TOOL_ERROR, source: sourceOf(c.name) }),
+        turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), {
+          call: c,
+          display_name: c.name,
+          error: INTERRUPTED_TOOL_ERROR,
+          source: sourceOf(c.name),
+        }),
       ),
     };
   }
@@ -269,7 +286,14 @@ function closeCancellation(s: TurnState, input: DecideInput): NewEvent[] {
   if (step?.llmDone) {
     for (const c of step.toolCalls) {
       if (step.completed.has(c.id)) continue;
-      events.push(turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), { call: c, display_name: c.name, error: CANCELLED_TOOL_ERROR, source: sourceOf(c.name) }));
+      events.push(
+        turnEvents.toolFailed(id(), turn, step.started.get(c.id) || id(), {
+          call: c,
+          display_name: c.name,
+          error: CANCELLED_TOOL_ERROR,
+          source: sourceOf(c.name),
+        }),
+      );
     }
     if (step.actStarted && !step.actCompleted) {
       const failed = step.toolCalls.length - [...step.completed.values()].filter(Boolean).length;
@@ -277,7 +301,9 @@ function closeCancellation(s: TurnState, input: DecideInput): NewEvent[] {
     }
   }
   const message = { id: id(), role: 'agent' as const, content: [textPart(CANCELLED_OUTPUT_TEXT)], created_at: input.now.toISOString() };
-  events.push(turnEvents.outputCompleted(id(), turn, { message, model: s.model ?? input.model ?? NO_MODEL, usage: s.usage, cancellation: true }));
+  events.push(
+    turnEvents.outputCompleted(id(), turn, { message, model: s.model ?? input.model ?? NO_MODEL, usage: s.usage, cancellation: true }),
+  );
   return events;
 }
 

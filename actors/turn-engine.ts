@@ -54,13 +54,22 @@ export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions =
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
       { store, bus, log, capabilities, tracing, ...ports },
-      { maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS, ...opts.runner },
+      {
+        maxIterations: config.MAX_ITERATIONS,
+        toolTimeoutMs: config.TOOL_TIMEOUT_MS,
+        leaseMs: config.TURN_CLAIM_TIMEOUT_MS,
+        ...opts.runner,
+      },
     );
     const worker = createTurnWorker(
       { turns: bus.turns, runner, log },
       // NATS: two pending pulls keep claiming while one claim is being fenced. SQL: one poller
       // (every claimer wakes on each enqueue, and all but one find nothing).
-      { workerId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}`, concurrency: config.TURN_CONCURRENCY, claimers: bus.kind === 'nats' ? 2 : 1 },
+      {
+        workerId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+        concurrency: config.TURN_CONCURRENCY,
+        claimers: bus.kind === 'nats' ? 2 : 1,
+      },
     );
     worker.start();
     const sweeper = startStuckTurnSweeper(

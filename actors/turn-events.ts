@@ -66,7 +66,11 @@ function ctx(turn: TurnRef, extra: Partial<EventContext> = {}): EventContext {
 }
 
 /** `context` and `tags` of an event of the turn: the message's tags, then the event's own. */
-function on(turn: TurnRef, extra: Partial<EventContext> = {}, own: readonly string[] = []): Pick<NewTypedEvent<EventType>, 'context' | 'tags'> {
+function on(
+  turn: TurnRef,
+  extra: Partial<EventContext> = {},
+  own: readonly string[] = [],
+): Pick<NewTypedEvent<EventType>, 'context' | 'tags'> {
   const tags = [...new Set([...(turn.tags ?? []), ...own])];
   return tags.length ? { context: ctx(turn, extra), tags } : { context: ctx(turn, extra) };
 }
@@ -113,12 +117,19 @@ export const turnEvents = {
     turn: TurnRef,
     m: { message: StoredMessage; model: ModelRef; usage: Usage; provider_state?: string; cancellation?: boolean },
   ): NewTypedEvent<'output.message.completed'> {
-    const metadata = { ...(m.provider_state ? { provider_state: m.provider_state } : {}), ...(m.cancellation ? { cancellation: true } : {}) };
+    const metadata = {
+      ...(m.provider_state ? { provider_state: m.provider_state } : {}),
+      ...(m.cancellation ? { cancellation: true } : {}),
+    };
     const event: NewTypedEvent<'output.message.completed'> = {
       id,
       type: 'output.message.completed',
       ...on(turn),
-      data: { message: m.message, metadata: { ...m.model }, usage: { input_tokens: m.usage.input_tokens, output_tokens: m.usage.output_tokens } },
+      data: {
+        message: m.message,
+        metadata: { ...m.model },
+        usage: { input_tokens: m.usage.input_tokens, output_tokens: m.usage.output_tokens },
+      },
     };
     if (Object.keys(metadata).length) event.metadata = metadata;
     return event;
@@ -132,27 +143,61 @@ export const turnEvents = {
       id,
       type: 'llm.generation',
       ...on(turn),
-      data: { turn_id: turn.turn_id, iteration: g.iteration, ...g.model, stop_reason: g.stop_reason, duration_ms: g.duration_ms, usage: g.usage },
+      data: {
+        turn_id: turn.turn_id,
+        iteration: g.iteration,
+        ...g.model,
+        stop_reason: g.stop_reason,
+        duration_ms: g.duration_ms,
+        usage: g.usage,
+      },
       metadata: { usage: g.usage },
     };
   },
   reasonCompleted(id: string, turn: TurnRef, iteration: number, stopReason: string, toolCalls: number): NewTypedEvent<'reason.completed'> {
-    return { id, type: 'reason.completed', ...on(turn), data: { turn_id: turn.turn_id, iteration, stop_reason: stopReason, tool_calls: toolCalls } };
+    return {
+      id,
+      type: 'reason.completed',
+      ...on(turn),
+      data: { turn_id: turn.turn_id, iteration, stop_reason: stopReason, tool_calls: toolCalls },
+    };
   },
   /** Tagged with every tool of the batch (`sourceOf` names each one's capability). */
-  actStarted(id: string, turn: TurnRef, iteration: number, calls: ToolCallRef[], sourceOf: (name: string) => ToolSource = () => null): NewTypedEvent<'act.started'> {
+  actStarted(
+    id: string,
+    turn: TurnRef,
+    iteration: number,
+    calls: ToolCallRef[],
+    sourceOf: (name: string) => ToolSource = () => null,
+  ): NewTypedEvent<'act.started'> {
     return {
       id,
       type: 'act.started',
-      ...on(turn, {}, calls.flatMap((c) => toolTags(c.name, sourceOf(c.name)))),
+      ...on(
+        turn,
+        {},
+        calls.flatMap((c) => toolTags(c.name, sourceOf(c.name))),
+      ),
       data: { turn_id: turn.turn_id, iteration, tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) },
     };
   },
   actCompleted(id: string, turn: TurnRef, iteration: number, succeeded: number, failed: number): NewTypedEvent<'act.completed'> {
     return { id, type: 'act.completed', ...on(turn), data: { turn_id: turn.turn_id, iteration, succeeded, failed } };
   },
-  toolStarted(id: string, turn: TurnRef, execId: string, call: ToolCallRef, displayName: string, source: ToolSource = null): NewTypedEvent<'tool.started'> {
-    return { id, type: 'tool.started', ...on(turn, { exec_id: execId }, toolTags(call.name, source)), data: { tool_call: call, display_name: displayName } };
+  toolStarted(
+    id: string,
+    turn: TurnRef,
+    execId: string,
+    call: ToolCallRef,
+    displayName: string,
+    source: ToolSource = null,
+  ): NewTypedEvent<'tool.started'> {
+    return {
+      id,
+      type: 'tool.started',
+      ...on(turn, { exec_id: execId }, toolTags(call.name, source)),
+      data: { tool_call: call, display_name: displayName },
+    };
   },
   toolSucceeded(
     id: string,
@@ -193,7 +238,16 @@ export const turnEvents = {
     return { id, type: 'tool.completed', ...on(turn, { exec_id: execId }, toolTags(t.call.name, t.source ?? null)), data };
   },
   toolCallRequested(id: string, turn: TurnRef, calls: ToolCallRef[]): NewTypedEvent<'tool.call_requested'> {
-    return { id, type: 'tool.call_requested', ...on(turn, {}, calls.flatMap((c) => toolTags(c.name, CLIENT_TOOL_SOURCE))), data: { tool_calls: calls } };
+    return {
+      id,
+      type: 'tool.call_requested',
+      ...on(
+        turn,
+        {},
+        calls.flatMap((c) => toolTags(c.name, CLIENT_TOOL_SOURCE)),
+      ),
+      data: { tool_calls: calls },
+    };
   },
   turnCompleted(id: string, turn: TurnRef, t: { iterations: number; duration_ms: number; usage: Usage }): NewTypedEvent<'turn.completed'> {
     return { id, type: 'turn.completed', ...on(turn), data: { turn_id: turn.turn_id, ...t } };

@@ -242,7 +242,10 @@ export class TurnLog {
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
       const current = attempt === 1 && fence ? fence : this.#o.claim.isCurrent();
       if (!(await current)) throw new TurnStoppedError('stale_claim');
-      const result = await this.#o.events.append(this.#o.sessionId, events, { expectedSequence: this.#durable.transcript.sequence, newIds });
+      const result = await this.#o.events.append(this.#o.sessionId, events, {
+        expectedSequence: this.#durable.transcript.sequence,
+        newIds,
+      });
       if (result.ok) {
         for (const e of events) this.#shared.delete(e.id!);
         return this.#absorb(result.events);

@@ -163,4 +163,3 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
 }
 
 export type TurnRunner = ReturnType<typeof createTurnRunner>;
-

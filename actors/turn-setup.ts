@@ -65,7 +65,10 @@ export interface TurnSetupOptions {
 }
 
 /** Loads a session's turn setup; null when the session no longer exists. */
-export async function loadTurnSetup({ store, capabilities, defaultMaxIterations }: TurnSetupOptions, sessionId: string): Promise<TurnSetup | null> {
+export async function loadTurnSetup(
+  { store, capabilities, defaultMaxIterations }: TurnSetupOptions,
+  sessionId: string,
+): Promise<TurnSetup | null> {
   const row = (await store.sql<SetupRow>(SETUP_QUERY, [sessionId]))[0];
   if (!row) return null;
   const { harness, agent, session } = parseSessionConfig(row.config);
@@ -73,7 +76,8 @@ export async function loadTurnSetup({ store, capabilities, defaultMaxIterations 
     { harness: harness.capabilities, agent: agent?.capabilities ?? [], session: row.session_capabilities ?? [] },
     capabilities,
   );
-  if (row.unsnapshotted) await store.sql(STORE_SNAPSHOT, [JSON.stringify({ harness, agent }), JSON.stringify(resolved.features), sessionId]);
+  if (row.unsnapshotted)
+    await store.sql(STORE_SNAPSHOT, [JSON.stringify({ harness, agent }), JSON.stringify(resolved.features), sessionId]);
   const base = [harness.system_prompt, agent?.system_prompt].filter((p): p is string => !!p && p.trim() !== '').join('\n\n');
   const serverTools = new Map(resolved.tools.map((t) => [t.name, t]));
   // A client tool never shadows a server tool of the same name (the agents module refuses that on write).
@@ -87,7 +91,11 @@ export async function loadTurnSetup({ store, capabilities, defaultMaxIterations 
     clientToolNames: new Set(clientTools.map((t) => t.name)),
     llmTools: [
       ...resolved.tools.map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } })),
-      ...clientTools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters ?? { type: 'object', properties: {} } })),
+      ...clientTools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+      })),
     ],
     maxIterations: agent?.max_iterations ?? harness.max_iterations ?? defaultMaxIterations,
     parallelToolCalls: session?.parallel_tool_calls ?? agent?.parallel_tool_calls ?? true,

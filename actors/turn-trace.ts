@@ -29,7 +29,11 @@ export class TurnTrace {
     for (const e of events) {
       const context = (e.context ??= {});
       const execId = context.exec_id;
-      if (e.type === 'act.started') this.startStep('act', { 'turn.iteration': num(e.data?.['iteration']), 'tool.calls': (e.data?.['tool_calls'] as unknown[] | undefined)?.length });
+      if (e.type === 'act.started')
+        this.startStep('act', {
+          'turn.iteration': num(e.data?.['iteration']),
+          'tool.calls': (e.data?.['tool_calls'] as unknown[] | undefined)?.length,
+        });
       let span = this.#step ?? this.#turn;
       if (e.type === 'act.completed' && this.#step) {
         span.stamp(context);

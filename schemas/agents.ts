@@ -30,7 +30,9 @@ export const ClientTool = Type.Object(
  */
 export const ToolDeclaration = Type.Object(
   {
-    type: Type.Union([Type.Literal('client_side'), Type.Literal('client')], { description: 'Only client tools can be declared; server tools come from capabilities.' }),
+    type: Type.Union([Type.Literal('client_side'), Type.Literal('client')], {
+      description: 'Only client tools can be declared; server tools come from capabilities.',
+    }),
     name: ClientTool.properties.name,
     description: ClientTool.properties.description,
     parameters: ClientTool.properties.parameters,
@@ -53,20 +55,28 @@ const AgentFields = {
   name: Type.String({ minLength: 1, description: 'At most 2 KB (UTF-8).' }),
   system_prompt: Type.String({ description: 'Base prompt, at most 1 MB (UTF-8); capability instructions are prepended at runtime.' }),
   description: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'At most 10 KB (UTF-8).' })),
-  default_model_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A model of the organisation; null removes the override.' })),
+  default_model_id: Type.Optional(
+    Type.Union([Uuid, Type.Null()], { description: 'A model of the organisation; null removes the override.' }),
+  ),
   tags: Type.Optional(Type.Array(Type.String())),
   capabilities: Type.Optional(Type.Array(ref(CapabilityItem), { description: 'At most 250 items.' })),
   client_tools: Type.Optional(Type.Array(ref(ClientTool))),
   max_iterations: Type.Optional(MaxIterations),
   // Earlier public API aliases and fields (docs/decisions.md, "Compatibility with the earlier public API").
   tools: Type.Optional(Type.Array(ref(ToolDeclaration), { description: 'Alias of `client_tools` (earlier API); give one of the two.' })),
-  model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {
-    description: 'The default model as a model id or a model name of the organisation (earlier API); sets `default_model_id`.',
-  })),
-  display_name: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'Shown instead of `name` by clients.' })),
-  parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], {
-    description: 'false: the server tools of one step run one at a time (default: in parallel).',
-  })),
+  model: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {
+      description: 'The default model as a model id or a model name of the organisation (earlier API); sets `default_model_id`.',
+    }),
+  ),
+  display_name: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'Shown instead of `name` by clients.' }),
+  ),
+  parallel_tool_calls: Type.Optional(
+    Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'false: the server tools of one step run one at a time (default: in parallel).',
+    }),
+  ),
 };
 
 /** POST /v1/agents, PUT /v1/agents/{id}, and the document of an import. */
@@ -120,17 +130,23 @@ export const Agent = Type.Object(
 export const AgentList = ListOf(ref(Agent), 'AgentList', 'agents');
 
 /** Unknown query keys are ignored (cache busters and the like). */
-export const AgentListQuery = Type.Object(
-  {
-    include_archived: Type.Optional(Type.Boolean({ default: false })),
-    tag: Type.Optional(Type.Array(Type.String(), { description: 'Only agents carrying every given tag (repeat the key for several).' })),
-    search: Type.Optional(Type.String({ maxLength: 256, description: 'Case-insensitive substring of the name or description (reference API).' })),
-  },
-);
+export const AgentListQuery = Type.Object({
+  include_archived: Type.Optional(Type.Boolean({ default: false })),
+  tag: Type.Optional(Type.Array(Type.String(), { description: 'Only agents carrying every given tag (repeat the key for several).' })),
+  search: Type.Optional(
+    Type.String({ maxLength: 256, description: 'Case-insensitive substring of the name or description (reference API).' }),
+  ),
+});
 
 /** `POST /v1/agents/import?from-example=<name>` (reference API): the body is then ignored. */
 export const AgentImportQuery = Type.Object({
-  'from-example': Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Import a shipped example agent (GET /v1/agent-examples) instead of the body.' })),
+  'from-example': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'Import a shipped example agent (GET /v1/agent-examples) instead of the body.',
+    }),
+  ),
 });
 
 /** One shipped example agent (GET /v1/agent-examples). */
@@ -169,4 +185,16 @@ export type ToolDeclarationInput = Static<typeof ToolDeclaration>;
 export type AgentView = Static<typeof Agent>;
 export type AgentStatusValue = Static<typeof AgentStatus>;
 
-export const agentSchemas = [AgentStatus, ClientTool, ToolDeclaration, AgentCreate, AgentPatch, Agent, AgentList, AgentExample, AgentExampleList, AgentPreviewRequest, AgentPreview];
+export const agentSchemas = [
+  AgentStatus,
+  ClientTool,
+  ToolDeclaration,
+  AgentCreate,
+  AgentPatch,
+  Agent,
+  AgentList,
+  AgentExample,
+  AgentExampleList,
+  AgentPreviewRequest,
+  AgentPreview,
+];

@@ -71,7 +71,7 @@ export const ApiKeyList = ListOf(Type.Ref('ApiKeyInfo'), 'ApiKeyList');
 export const ApiKeyListQuery = Type.Object({
   scope: Type.Union([Type.Literal('own'), Type.Literal('org')], {
     default: 'own',
-    description: '`own`: the caller\'s keys; `org`: every live key of the organisation (admins only).',
+    description: "`own`: the caller's keys; `org`: every live key of the organisation (admins only).",
   }),
 });
 

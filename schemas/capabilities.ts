@@ -14,10 +14,7 @@ export const CapabilityItem = Type.Union([Type.String({ minLength: 1, maxLength:
 });
 
 /** A tool as offered to the LLM (preview, capability listings). */
-export const ToolSpec = Type.Object(
-  { name: Type.String(), description: Type.String(), parameters: JsonObject },
-  { $id: 'ToolSpec' },
-);
+export const ToolSpec = Type.Object({ name: Type.String(), description: Type.String(), parameters: JsonObject }, { $id: 'ToolSpec' });
 
 /** A tool a capability contributes. */
 export const CapabilityTool = Type.Object(

@@ -16,7 +16,9 @@ export const IdParams = Type.Object({ id: Uuid });
  * `sessions`, `messages`); docs/decisions.md, "Compatibility with the earlier public API".
  */
 function aliasOf<T extends TSchema>(item: T, alias: string | undefined) {
-  return alias ? { [alias]: Type.Array(item, { description: 'The same items as `data` (alias for clients of the earlier public API).' }) } : {};
+  return alias
+    ? { [alias]: Type.Array(item, { description: 'The same items as `data` (alias for clients of the earlier public API).' }) }
+    : {};
 }
 
 /** `{data, total}` for non-paginated lists (spec section 1); `alias` names a copy of `data`. */

@@ -38,7 +38,9 @@ export const StoredMessage = Type.Object({
   created_at: Timestamp,
   controls: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   tags: Type.Optional(Type.Array(Type.String())),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Request metadata of a user message (earlier public API), kept as sent.' })),
+  metadata: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'Request metadata of a user message (earlier public API), kept as sent.' }),
+  ),
   thinking: Type.Optional(Type.String()),
 });
 
@@ -52,7 +54,11 @@ export const Usage = Type.Object({
 export const ToolCall = Type.Object({ id: Id, name: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()) });
 
 /** The model a step ran on. */
-export const ModelRef = Type.Object({ model: Model, model_id: Type.Union([Type.String(), Type.Null()]), provider_id: Type.Union([Type.String(), Type.Null()]) });
+export const ModelRef = Type.Object({
+  model: Model,
+  model_id: Type.Union([Type.String(), Type.Null()]),
+  provider_id: Type.Union([Type.String(), Type.Null()]),
+});
 
 export const TurnErrorCode = Type.Union([Type.Literal('llm_error'), Type.Literal('max_iterations'), Type.Literal('internal_error')]);
 
@@ -69,9 +75,22 @@ export const eventData = {
     usage: Type.Intersect([Usage], { description: 'Cumulative for the session.' }),
   }),
   'input.message': Type.Object({ message: StoredMessage }),
-  'turn.started': Type.Object({ ...TurnIds, user_id: Type.Optional(Type.String({ description: 'Who sent the message; absent for the scheduler.' })) }),
-  'turn.completed': Type.Object({ turn_id: TurnId, iterations: Type.Integer({ minimum: 0 }), duration_ms: Type.Number({ minimum: 0 }), usage: Usage }),
-  'turn.failed': Type.Object({ turn_id: TurnId, error: Type.String(), error_code: TurnErrorCode, iterations: Type.Integer({ minimum: 0 }) }),
+  'turn.started': Type.Object({
+    ...TurnIds,
+    user_id: Type.Optional(Type.String({ description: 'Who sent the message; absent for the scheduler.' })),
+  }),
+  'turn.completed': Type.Object({
+    turn_id: TurnId,
+    iterations: Type.Integer({ minimum: 0 }),
+    duration_ms: Type.Number({ minimum: 0 }),
+    usage: Usage,
+  }),
+  'turn.failed': Type.Object({
+    turn_id: TurnId,
+    error: Type.String(),
+    error_code: TurnErrorCode,
+    iterations: Type.Integer({ minimum: 0 }),
+  }),
   'turn.cancelled': Type.Object({ turn_id: TurnId, reason: Type.Literal('user_requested'), usage: Usage }),
   'reason.started': Type.Object({ turn_id: TurnId, iteration: Iteration }),
   'reason.completed': Type.Object({
@@ -90,8 +109,17 @@ export const eventData = {
     metadata: ModelRef,
     usage: Type.Object({ input_tokens: Type.Integer({ minimum: 0 }), output_tokens: Type.Integer({ minimum: 0 }) }),
   }),
-  'act.started': Type.Object({ turn_id: TurnId, iteration: Iteration, tool_calls: Type.Array(Type.Object({ id: Id, name: Type.String() })) }),
-  'act.completed': Type.Object({ turn_id: TurnId, iteration: Iteration, succeeded: Type.Integer({ minimum: 0 }), failed: Type.Integer({ minimum: 0 }) }),
+  'act.started': Type.Object({
+    turn_id: TurnId,
+    iteration: Iteration,
+    tool_calls: Type.Array(Type.Object({ id: Id, name: Type.String() })),
+  }),
+  'act.completed': Type.Object({
+    turn_id: TurnId,
+    iteration: Iteration,
+    succeeded: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0 }),
+  }),
   'tool.started': Type.Object({ tool_call: ToolCall, display_name: Type.String() }),
   'tool.completed': Type.Union([
     Type.Object({
@@ -113,7 +141,9 @@ export const eventData = {
       duration_ms: Type.Optional(Type.Number({ minimum: 0 })),
     }),
   ]),
-  'tool.call_requested': Type.Object({ tool_calls: Type.Array(ToolCall, { description: 'Client tools the caller must run (POST …/tool-results).' }) }),
+  'tool.call_requested': Type.Object({
+    tool_calls: Type.Array(ToolCall, { description: 'Client tools the caller must run (POST …/tool-results).' }),
+  }),
   'llm.generation': Type.Object({
     turn_id: TurnId,
     iteration: Iteration,
@@ -174,7 +204,9 @@ export const eventExamples: { [T in EventType]: EventData<T> } = {
   'session.started': {},
   'session.activated': { turn_id: turnId, input_message_id: messageId },
   'session.idled': { turn_id: turnId, iterations: 2, usage },
-  'input.message': { message: { id: messageId, role: 'user', content: [{ type: 'text', text: 'What time is it?' }], created_at: '2026-11-27T12:00:00.000Z' } },
+  'input.message': {
+    message: { id: messageId, role: 'user', content: [{ type: 'text', text: 'What time is it?' }], created_at: '2026-11-27T12:00:00.000Z' },
+  },
   'turn.started': { turn_id: turnId, input_message_id: messageId },
   'turn.completed': { turn_id: turnId, iterations: 2, duration_ms: 840, usage },
   'turn.failed': { turn_id: turnId, error: 'The model provider rejected the API key', error_code: 'llm_error', iterations: 1 },
@@ -187,7 +219,12 @@ export const eventExamples: { [T in EventType]: EventData<T> } = {
   'output.message.started': { turn_id: turnId, model: 'gpt-5', iteration: 1 },
   'output.message.delta': { turn_id: turnId, delta: ' is 12:00', accumulated: 'It is 12:00' },
   'output.message.completed': {
-    message: { id: '019a0000-0000-7000-8000-000000000003', role: 'agent', content: [{ type: 'text', text: 'It is 12:00 UTC.' }], created_at: '2026-11-27T12:00:01.000Z' },
+    message: {
+      id: '019a0000-0000-7000-8000-000000000003',
+      role: 'agent',
+      content: [{ type: 'text', text: 'It is 12:00 UTC.' }],
+      created_at: '2026-11-27T12:00:01.000Z',
+    },
     metadata: { model: 'gpt-5', model_id: '019a0000-0000-7000-8000-00000000000c', provider_id: '019a0000-0000-7000-8000-00000000000d' },
     usage: { input_tokens: 120, output_tokens: 20 },
   },

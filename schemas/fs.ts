@@ -24,19 +24,36 @@ export const FileList = ListOf(Type.Ref('FileInfo'), 'FileList');
 const PathField = Type.String({ minLength: 1, maxLength: 1024, description: 'Path, with or without the /workspace prefix.' });
 
 export const MoveFileBody = Type.Object(
-  { src_path: PathField, dst_path: PathField, overwrite: Type.Optional(Type.Boolean({ description: 'Replace an existing destination (default false).' })) },
+  {
+    src_path: PathField,
+    dst_path: PathField,
+    overwrite: Type.Optional(Type.Boolean({ description: 'Replace an existing destination (default false).' })),
+  },
   { $id: 'MoveFileBody', additionalProperties: false },
 );
 
 export const CopyFileBody = Type.Object(
-  { src_path: PathField, dst_path: PathField, overwrite: Type.Optional(Type.Boolean({ description: 'Replace an existing destination (default false).' })) },
+  {
+    src_path: PathField,
+    dst_path: PathField,
+    overwrite: Type.Optional(Type.Boolean({ description: 'Replace an existing destination (default false).' })),
+  },
   { $id: 'CopyFileBody', additionalProperties: false },
 );
 
 export const GrepBody = Type.Object(
   {
-    pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in RE2 syntax (no backreferences or lookaround; matching time is linear), matched per line on its first 16,384 characters (longer lines are returned cut there).' }),
-    path_pattern: Type.Optional(Type.Union([Type.String({ maxLength: 1024 }), Type.Null()], { description: 'Glob on file paths: * within a segment, ** across, e.g. **/*.md.' })),
+    pattern: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description:
+        'Regular expression in RE2 syntax (no backreferences or lookaround; matching time is linear), matched per line on its first 16,384 characters (longer lines are returned cut there).',
+    }),
+    path_pattern: Type.Optional(
+      Type.Union([Type.String({ maxLength: 1024 }), Type.Null()], {
+        description: 'Glob on file paths: * within a segment, ** across, e.g. **/*.md.',
+      }),
+    ),
     path: Type.Optional(Type.String({ maxLength: 1024, description: 'Only files under this directory (default /).' })),
     ignore_case: Type.Optional(Type.Boolean()),
   },

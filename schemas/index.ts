@@ -17,4 +17,22 @@ import { imageSchemas } from './images.js';
 import { connectionSchemas } from './connections.js';
 import { metricsSchemas } from './metrics.js';
 
-export const namedSchemas: TSchema[] = [ErrorResponse, Health, CapabilityRef, ...sessionSchemas, ...turnSchemas, ...authSchemas, ...userSchemas, ...orgSchemas, ...capabilitySchemas, ...agentSchemas, ...harnessSchemas, ...llmSchemas, ...fsSchemas, ...storageSchemas, ...imageSchemas, ...connectionSchemas, ...metricsSchemas];
+export const namedSchemas: TSchema[] = [
+  ErrorResponse,
+  Health,
+  CapabilityRef,
+  ...sessionSchemas,
+  ...turnSchemas,
+  ...authSchemas,
+  ...userSchemas,
+  ...orgSchemas,
+  ...capabilitySchemas,
+  ...agentSchemas,
+  ...harnessSchemas,
+  ...llmSchemas,
+  ...fsSchemas,
+  ...storageSchemas,
+  ...imageSchemas,
+  ...connectionSchemas,
+  ...metricsSchemas,
+];

@@ -11,13 +11,15 @@ export const LlmProviderType = Type.Union(
   [Type.Literal('openai'), Type.Literal('openai_completions'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('llmsim')],
   {
     $id: 'LlmProviderType',
-    description: '`openai` (Responses API), `openai_completions` (Chat Completions, any OpenAI-compatible server with `base_url`), `anthropic` (Messages API), `gemini`, `llmsim` (built-in simulator).',
+    description:
+      '`openai` (Responses API), `openai_completions` (Chat Completions, any OpenAI-compatible server with `base_url`), `anthropic` (Messages API), `gemini`, `llmsim` (built-in simulator).',
   },
 );
 
 const ApiKey = Type.String({ minLength: 1, maxLength: 4096, description: 'Write-only; encrypted at rest and never returned.' });
 const BaseUrl = Type.Union([Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048 }), Type.Null()], {
-  description: 'Custom SDK base URL (OpenAI-style URLs include `/v1`); null = the vendor default. Providers with a custom base URL cannot sync models.',
+  description:
+    'Custom SDK base URL (OpenAI-style URLs include `/v1`); null = the vendor default. Providers with a custom base URL cannot sync models.',
 });
 const ProviderName = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -32,7 +34,12 @@ export const LlmProviderCreate = Type.Object(
  * `base_url` or `provider_type` needs a new `api_key` in the same request.
  */
 export const LlmProviderPatch = Type.Object(
-  { name: Type.Optional(ProviderName), provider_type: Type.Optional(ref(LlmProviderType)), api_key: Type.Optional(ApiKey), base_url: Type.Optional(BaseUrl) },
+  {
+    name: Type.Optional(ProviderName),
+    provider_type: Type.Optional(ref(LlmProviderType)),
+    api_key: Type.Optional(ApiKey),
+    base_url: Type.Optional(BaseUrl),
+  },
   { $id: 'LlmProviderPatch', additionalProperties: false },
 );
 
@@ -62,7 +69,10 @@ export const LlmModelStatus = Type.Union([Type.Literal('active'), Type.Literal('
   description: '`stale`: a discovered model the vendor no longer lists (kept, still usable).',
 });
 
-const Capabilities = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 32, description: 'E.g. `chat`, `vision`, `tools`.' });
+const Capabilities = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  maxItems: 32,
+  description: 'E.g. `chat`, `vision`, `tools`.',
+});
 const DisplayName = Type.String({ minLength: 1, maxLength: 256 });
 
 /** POST /v1/llm-providers/{id}/models: a manual model. */
@@ -134,7 +144,8 @@ export const DefaultModel = Type.Object(
     model_id: Type.Union([Uuid, Type.Null()], { description: "The organisation's default model; null when unset." }),
     model: Type.Union([ref(LlmModel), Type.Null()]),
     system_default: Type.Union([Type.Literal('llmsim'), Type.Null()], {
-      description: 'What a turn uses when no model is set anywhere and the organisation has no default: `llmsim` (the built-in simulator); null when the service has no system default (such a turn fails with llm_error).',
+      description:
+        'What a turn uses when no model is set anywhere and the organisation has no default: `llmsim` (the built-in simulator); null when the service has no system default (such a turn fails with llm_error).',
     }),
   },
   { $id: 'DefaultModel', additionalProperties: false },

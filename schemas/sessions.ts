@@ -34,16 +34,43 @@ export const CreateSessionBody = Type.Object(
     agent_id: Type.Optional(Uuid),
     title: Type.Optional(Type.String({ maxLength: 2048 })),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 100 })),
-    capabilities: Type.Optional(Type.Array(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Ref('CapabilityRef')]), { maxItems: 250 })),
+    capabilities: Type.Optional(
+      Type.Array(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Ref('CapabilityRef')]), { maxItems: 250 }),
+    ),
     // Any text: a value that names no model of the organisation, a malformed one included, is 404 (spec 4.2).
     model_id: Type.Optional(Type.String({ maxLength: 1024 })),
     // Earlier public API fields (docs/decisions.md, "Compatibility with the earlier public API").
-    harness_name: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Instead of harness_id: the harness of this name (409 when several carry it).' })),
-    agent_name: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Instead of agent_id: the active agent of this name (409 when several carry it).' })),
-    tools: Type.Optional(Type.Array(Type.Ref('ToolDeclaration'), { maxItems: 128, description: "Client tools of this session only, added to the agent's (a session tool wins a name clash)." })),
-    client_tools: Type.Optional(Type.Array(Type.Ref('ClientTool'), { maxItems: 128, description: 'Same as `tools`; give one of the two.' })),
-    parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: "false: a step's server tools run one at a time; overrides the agent's." })),
-    locale: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], { description: 'BCP 47 tag, stored with the session.' })),
+    harness_name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'Instead of harness_id: the harness of this name (409 when several carry it).',
+      }),
+    ),
+    agent_name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'Instead of agent_id: the active agent of this name (409 when several carry it).',
+      }),
+    ),
+    tools: Type.Optional(
+      Type.Array(Type.Ref('ToolDeclaration'), {
+        maxItems: 128,
+        description: "Client tools of this session only, added to the agent's (a session tool wins a name clash).",
+      }),
+    ),
+    client_tools: Type.Optional(
+      Type.Array(Type.Ref('ClientTool'), { maxItems: 128, description: 'Same as `tools`; give one of the two.' }),
+    ),
+    parallel_tool_calls: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Null()], { description: "false: a step's server tools run one at a time; overrides the agent's." }),
+    ),
+    locale: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], {
+        description: 'BCP 47 tag, stored with the session.',
+      }),
+    ),
   },
   { $id: 'CreateSessionBody', additionalProperties: false },
 );
@@ -94,16 +121,29 @@ export const ListEventsQuery = Type.Object({
   ...EventFilterQuery,
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'At most this many events (default 1000).' })),
   after_sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SEQUENCE, description: 'Only events with a greater sequence.' })),
-  before_sequence: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SEQUENCE, description: 'Only events with a smaller sequence; the page is then the last `limit` ones before it.' })),
+  before_sequence: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_SEQUENCE,
+      description: 'Only events with a smaller sequence; the page is then the last `limit` ones before it.',
+    }),
+  ),
   order_desc: Type.Optional(Type.Boolean({ description: 'Newest first; the page is the newest `limit` matching events.' })),
-  around: Type.Optional(Type.String({ format: 'uuid', description: 'An event id: up to `window` positions on each side of it (not with since_id, after_sequence or before_sequence).' })),
+  around: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: 'An event id: up to `window` positions on each side of it (not with since_id, after_sequence or before_sequence).',
+    }),
+  ),
   window: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Positions on each side of `around` (default 50).' })),
   from_ts: Type.Optional(Type.String({ format: 'date-time', description: 'Only events with ts at or after this time.' })),
   to_ts: Type.Optional(Type.String({ format: 'date-time', description: 'Only events with ts at or before this time.' })),
   turn_id: Type.Optional(ContextId),
   exec_id: Type.Optional(ContextId),
   trace_id: Type.Optional(ContextId),
-  tool_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only the events of that tool (tagged `tool:<name>`).' })),
+  tool_name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 256, description: 'Only the events of that tool (tagged `tool:<name>`).' }),
+  ),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "Case-insensitive substring of the event's data." })),
 });
 export type ListEventsQueryInput = Static<typeof ListEventsQuery>;
@@ -129,4 +169,16 @@ export type CreateSessionInput = Static<typeof CreateSessionBody>;
 export type UpdateSessionInput = Static<typeof UpdateSessionBody>;
 export type MessageView = Static<typeof Message>;
 
-export const sessionSchemas = [SessionStatus, Session, CreateSessionBody, UpdateSessionBody, SessionList, EventContext, ...eventSchemas, Event, EventList, Message, MessageList];
+export const sessionSchemas = [
+  SessionStatus,
+  Session,
+  CreateSessionBody,
+  UpdateSessionBody,
+  SessionList,
+  EventContext,
+  ...eventSchemas,
+  Event,
+  EventList,
+  Message,
+  MessageList,
+];

@@ -27,8 +27,14 @@ export const MessageControls = Type.Object(
     model_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     reasoning_effort: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
     // Earlier public API (docs/decisions.md, "Compatibility with the earlier public API").
-    modelId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'camelCase alias of `model_id`; both given must agree.' })),
-    locale: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], { description: 'BCP 47 tag, kept with the message.' })),
+    modelId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: 'camelCase alias of `model_id`; both given must agree.' }),
+    ),
+    locale: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], {
+        description: 'BCP 47 tag, kept with the message.',
+      }),
+    ),
   },
   { $id: 'MessageControls', additionalProperties: false },
 );
@@ -43,7 +49,10 @@ export const InputMessage = Type.Object(
   {
     role: Type.Optional(Type.Literal('user')),
     tags: Type.Optional(Type.Array(MessageTag, { maxItems: MAX_MESSAGE_TAGS })),
-    content: Type.Array(Type.Union([Type.Ref('TextInputPart'), Type.Ref('ImageFileInputPart')]), { minItems: 1, maxItems: MAX_MESSAGE_PARTS }),
+    content: Type.Array(Type.Union([Type.Ref('TextInputPart'), Type.Ref('ImageFileInputPart')]), {
+      minItems: 1,
+      maxItems: MAX_MESSAGE_PARTS,
+    }),
     controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
   },
   { $id: 'InputMessage', additionalProperties: false },
@@ -61,10 +70,14 @@ export const SubmitMessageBody = Type.Object(
   {
     message: Type.Ref('InputMessage'),
     controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
-    tags: Type.Optional(Type.Union([Type.Array(MessageTag, { maxItems: MAX_MESSAGE_TAGS }), Type.Null()], { description: 'Added to `message.tags`.' })),
-    metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown(), { maxProperties: MAX_MESSAGE_METADATA_KEYS }), Type.Null()], {
-      description: `Kept on the stored message as sent (at most ${MAX_MESSAGE_METADATA_BYTES} bytes of JSON).`,
-    })),
+    tags: Type.Optional(
+      Type.Union([Type.Array(MessageTag, { maxItems: MAX_MESSAGE_TAGS }), Type.Null()], { description: 'Added to `message.tags`.' }),
+    ),
+    metadata: Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.Unknown(), { maxProperties: MAX_MESSAGE_METADATA_KEYS }), Type.Null()], {
+        description: `Kept on the stored message as sent (at most ${MAX_MESSAGE_METADATA_BYTES} bytes of JSON).`,
+      }),
+    ),
   },
   { $id: 'SubmitMessageBody', additionalProperties: false },
 );

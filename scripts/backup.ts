@@ -54,7 +54,9 @@ async function natsConnect(s: BackupSettings): Promise<NatsConnection> {
 }
 
 async function api<T>(nc: NatsConnection, subject: string, body: unknown): Promise<T> {
-  const res = (await nc.request(subject, JSON.stringify(body ?? {}), { timeout: API_TIMEOUT_MS })).json<T & { error?: { code: number; description: string } }>();
+  const res = (await nc.request(subject, JSON.stringify(body ?? {}), { timeout: API_TIMEOUT_MS })).json<
+    T & { error?: { code: number; description: string } }
+  >();
   if (res.error) throw new Error(`${subject}: ${res.error.description} (${res.error.code})`);
   return res;
 }
@@ -132,7 +134,9 @@ export async function restore(dir: string, s: BackupSettings): Promise<void> {
       for (let off = 0; off < data.length; off += CHUNK_BYTES) {
         await nc.request(res.deliver_subject, data.subarray(off, off + CHUNK_BYTES), { timeout: API_TIMEOUT_MS });
       }
-      const final = (await nc.request(res.deliver_subject, new Uint8Array(0), { timeout: 120_000 })).json<{ error?: { description: string } }>();
+      const final = (await nc.request(res.deliver_subject, new Uint8Array(0), { timeout: 120_000 })).json<{
+        error?: { description: string };
+      }>();
       if (final.error) throw new Error(`restore of stream ${b.name}: ${final.error.description}`);
       log(`stream ${b.name}: restored`);
     }
@@ -180,7 +184,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const settings: BackupSettings = {
       databaseUrl: config.DATABASE_URL,
       natsUrl: config.NATS_URL,
-      natsAuth: { credsFile: config.NATS_CREDS, nkeySeed: config.NATS_NKEY_SEED, tls: { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY } },
+      natsAuth: {
+        credsFile: config.NATS_CREDS,
+        nkeySeed: config.NATS_NKEY_SEED,
+        tls: { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY },
+      },
     };
     if (command === 'backup') await backup(dir, settings);
     else await restore(dir, settings);

@@ -33,7 +33,10 @@ interface K8sSpec {
   replicas?: number;
   /** A Service's selector is a label map; a workload's or PDB's has matchLabels. */
   selector?: Record<string, unknown> & { matchLabels?: Record<string, string> };
-  template?: { metadata?: { labels?: Record<string, string> }; spec?: { terminationGracePeriodSeconds?: number; containers?: Container[] } };
+  template?: {
+    metadata?: { labels?: Record<string, string> };
+    spec?: { terminationGracePeriodSeconds?: number; containers?: Container[] };
+  };
 }
 
 interface Container {
@@ -58,7 +61,14 @@ export interface Problem {
 
 /** The manifests (`*.yaml`, `*.yml`) under each path. */
 export function manifestFiles(paths: string[]): string[] {
-  return paths.flatMap((p) => (statSync(p).isDirectory() ? readdirSync(p).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(p, f)) : [p]));
+  return paths.flatMap((p) =>
+    statSync(p).isDirectory()
+      ? readdirSync(p)
+          .filter((f) => /\.ya?ml$/.test(f))
+          .sort()
+          .map((f) => join(p, f))
+      : [p],
+  );
 }
 
 /** Every problem of the manifests in `files`, checked together (a Service may select another file's pods). */
@@ -128,12 +138,14 @@ function serviceRules(objects: { file: string; obj: K8sObject }[]): Problem[] {
         else Object.assign(env, data);
       }
       for (const e of c.env ?? []) env[e.name] = e.value ?? '(from a reference)';
-      for (const key of Object.keys(env)) if (!known.has(key)) add(`container ${c.name}: ${key} is not a setting of the service (src/config.ts)`);
+      for (const key of Object.keys(env))
+        if (!known.has(key)) add(`container ${c.name}: ${key} is not a setting of the service (src/config.ts)`);
       const port = Number(env['PORT'] ?? 8080);
       const ports = c.ports ?? [];
       const portOf = (p: unknown) => (typeof p === 'number' ? p : ports.find((x) => x.name === p)?.containerPort);
       if (!ports.some((p) => p.containerPort === port)) add(`container ${c.name}: no containerPort ${port} (PORT)`);
-      if (env['HOST'] !== '0.0.0.0' && env['HOST'] !== '::') add(`container ${c.name}: HOST must be 0.0.0.0 (or ::) in a pod, else probes and the Service cannot reach it`);
+      if (env['HOST'] !== '0.0.0.0' && env['HOST'] !== '::')
+        add(`container ${c.name}: HOST must be 0.0.0.0 (or ::) in a pod, else probes and the Service cannot reach it`);
       for (const probe of ['startupProbe', 'readinessProbe'] as const) {
         const get = c[probe]?.httpGet;
         if (!get) add(`container ${c.name}: ${probe} must GET /health`);
@@ -148,15 +160,19 @@ function serviceRules(objects: { file: string; obj: K8sObject }[]): Problem[] {
       }
     }
   }
-  if (expected.size > 1) problems.push({ file: '-', object: '-', message: `instances disagree on EXPECTED_INSTANCES: ${[...expected].join(', ')}` });
+  if (expected.size > 1)
+    problems.push({ file: '-', object: '-', message: `instances disagree on EXPECTED_INSTANCES: ${[...expected].join(', ')}` });
   else if (expected.size === 1 && Number([...expected][0]) !== servingReplicas) {
     problems.push({ file: '-', object: '-', message: `EXPECTED_INSTANCES ${[...expected][0]} but ${servingReplicas} replicas serve HTTP` });
   }
   // Services and disruption budgets select existing pods.
   for (const { file, obj } of objects.filter((o) => o.obj.kind === 'Service' || o.obj.kind === 'PodDisruptionBudget')) {
     const selector = (obj.kind === 'Service' ? obj.spec?.selector : obj.spec?.selector?.matchLabels) ?? {};
-    const matches = workloads.some(({ obj: w }) => Object.entries(selector).every(([k, v]) => w.spec?.template?.metadata?.labels?.[k] === v));
-    if (!matches) problems.push({ file, object: `${obj.kind}/${obj.metadata?.name}`, message: 'selector matches no pod template in these manifests' });
+    const matches = workloads.some(({ obj: w }) =>
+      Object.entries(selector).every(([k, v]) => w.spec?.template?.metadata?.labels?.[k] === v),
+    );
+    if (!matches)
+      problems.push({ file, object: `${obj.kind}/${obj.metadata?.name}`, message: 'selector matches no pod template in these manifests' });
   }
   return problems;
 }

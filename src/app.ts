@@ -21,7 +21,16 @@ import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from '
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
-import { buildOpenApi, createClientAddressResolver, createHttpServer, createPipeline, createRouter, createValidation, parseCorsOrigins, type Route } from './http/index.js';
+import {
+  buildOpenApi,
+  createClientAddressResolver,
+  createHttpServer,
+  createPipeline,
+  createRouter,
+  createValidation,
+  parseCorsOrigins,
+  type Route,
+} from './http/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
@@ -63,12 +72,20 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
   const startedAt = Date.now();
   try {
     // Single writer: PGlite files (and the embedded key) belong to one process (src/store/data-dir-lock.ts).
-    const lock = config.mode === 'embedded' ? (dataDirLock ?? (await acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' }))) : undefined;
+    const lock =
+      config.mode === 'embedded'
+        ? (dataDirLock ??
+          (await acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' })))
+        : undefined;
     if (lock) closers.unshift({ name: 'data-dir-lock', close: async () => lock.release() });
     const tracing = await createTracing(
       {
         tracesUrl: otlpTracesUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
-        serviceName: config.OTEL_SERVICE_NAME, serviceVersion: SERVICE_VERSION, instanceId, role: config.ROLE, exportDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
+        serviceName: config.OTEL_SERVICE_NAME,
+        serviceVersion: SERVICE_VERSION,
+        instanceId,
+        role: config.ROLE,
+        exportDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
       },
       { log },
     );
@@ -78,10 +95,20 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     // The database and NATS are independent: connecting to both at once (migrations on one,
     // stream convergence on the other) shortens a start by the shorter of the two (issue 13 item 7).
     const [storeResult, natsResult] = await Promise.allSettled([
-      createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, expectedInstances: config.EXPECTED_INSTANCES, log }),
+      createStore({
+        databaseUrl: config.DATABASE_URL,
+        dataDir: config.DATA_DIR,
+        poolMax: config.DATABASE_POOL_MAX,
+        expectedInstances: config.EXPECTED_INSTANCES,
+        log,
+      }),
       config.NATS_URL
         ? createBus({
-            kind: 'nats', url: config.NATS_URL, log, shards: config.NATS_EVENT_SHARDS, ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
+            kind: 'nats',
+            url: config.NATS_URL,
+            log,
+            shards: config.NATS_EVENT_SHARDS,
+            ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
             auth: {
               credsFile: config.NATS_CREDS,
               nkeySeed: config.NATS_NKEY_SEED,
@@ -114,7 +141,14 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const metricsOn = config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined;
     const observability = createObservability(
       { sql: store.sql, log, checks },
-      { instanceId, role: config.ROLE, mode: config.mode, version: SERVICE_VERSION, metrics: metricsOn, flushMs: config.TIMESERIES_FLUSH_MS },
+      {
+        instanceId,
+        role: config.ROLE,
+        mode: config.mode,
+        version: SERVICE_VERSION,
+        metrics: metricsOn,
+        flushMs: config.TIMESERIES_FLUSH_MS,
+      },
     );
     closers.unshift({ name: 'observability', close: () => observability.close() });
     // Claims, completions and appends are counted here, not inside the turn engine.
@@ -129,7 +163,11 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     });
 
     const llm = createLlmModule({
-      store, keyring, log, systemDefault: 'llmsim', syncBaseUrlOverride: llmSyncBaseUrlOverride,
+      store,
+      keyring,
+      log,
+      systemDefault: 'llmsim',
+      syncBaseUrlOverride: llmSyncBaseUrlOverride,
       ...(observability.llm ? { llm: { observer: observability.llm } } : {}),
       allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),
     });
@@ -138,10 +176,20 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const { llmProviders, llmModels, modelSync, modelResolver } = llm;
 
     const auth = await createAuthModule({ config, store, log, keyring });
-    const parsePool = createParsePool({ workers: config.PARSE_WORKERS, timeoutMs: config.PARSE_TIMEOUT_MS, memoryMb: config.PARSE_WORKER_MEMORY_MB, queueMax: config.PARSE_QUEUE_MAX });
+    const parsePool = createParsePool({
+      workers: config.PARSE_WORKERS,
+      timeoutMs: config.PARSE_TIMEOUT_MS,
+      memoryMb: config.PARSE_WORKER_MEMORY_MB,
+      queueMax: config.PARSE_QUEUE_MAX,
+    });
     closers.unshift({ name: 'parse-pool', close: () => parsePool.close() });
     const capabilities = createCapabilityRegistry({
-      builtin: { webFetch: { allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS), convertHtml: htmlConverterOf(parsePool) } },
+      builtin: {
+        webFetch: {
+          allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS),
+          convertHtml: htmlConverterOf(parsePool),
+        },
+      },
     });
     const agents = createAgentService({ store, capabilities, models: llmModels.lookup, parse: parsePool.run });
     const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
@@ -155,21 +203,27 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       queueMaxPerKey: config.SQL_QUEUE_MAX_PER_SESSION,
     });
     closers.unshift({ name: 'sql-sandbox', close: () => sqlSandbox.close() });
-    const storage = createStorage({ store, keyring, log }, {
-      fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES,
-      sqlSandbox,
-      maxSqlDatabaseBytes: config.SQL_DATABASE_MAX_BYTES,
-      maxSqlDatabases: config.SQL_DATABASES_PER_SESSION,
-      kvMaxEntries: config.SESSION_KV_MAX_ENTRIES,
-      kvMaxBytes: config.SESSION_KV_MAX_BYTES,
-      maxSecrets: config.SESSION_MAX_SECRETS,
-      maxSchedules: config.SESSION_MAX_SCHEDULES,
-      maxImagesPerSession: config.SESSION_MAX_IMAGES,
-      imageQuotaBytes: config.SESSION_IMAGE_QUOTA_BYTES,
-      maxConnections: config.USER_MAX_CONNECTIONS,
-    });
+    const storage = createStorage(
+      { store, keyring, log },
+      {
+        fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES,
+        sqlSandbox,
+        maxSqlDatabaseBytes: config.SQL_DATABASE_MAX_BYTES,
+        maxSqlDatabases: config.SQL_DATABASES_PER_SESSION,
+        kvMaxEntries: config.SESSION_KV_MAX_ENTRIES,
+        kvMaxBytes: config.SESSION_KV_MAX_BYTES,
+        maxSecrets: config.SESSION_MAX_SECRETS,
+        maxSchedules: config.SESSION_MAX_SCHEDULES,
+        maxImagesPerSession: config.SESSION_MAX_IMAGES,
+        imageQuotaBytes: config.SESSION_IMAGE_QUOTA_BYTES,
+        maxConnections: config.USER_MAX_CONNECTIONS,
+      },
+    );
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
-    const engine = createTurnEngine({ config, store, bus, log, capabilities, tracing }, { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine });
+    const engine = createTurnEngine(
+      { config, store, bus, log, capabilities, tracing },
+      { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine },
+    );
     const turns = createTurnService({ store, bus, log, tracing, ...engine.ports });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
@@ -179,12 +233,32 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
       global: config.SSE_MAX_GLOBAL,
       expectedInstances: config.EXPECTED_INSTANCES,
     });
-    const services: AppServices = { config, log, store, bus, auth, capabilities, agents, harnesses, sessions, turns, hub, streamLimits, storage, keyring, llmProviders, llmModels, modelSync, modelResolver };
+    const services: AppServices = {
+      config,
+      log,
+      store,
+      bus,
+      auth,
+      capabilities,
+      agents,
+      harnesses,
+      sessions,
+      turns,
+      hub,
+      streamLimits,
+      storage,
+      keyring,
+      llmProviders,
+      llmModels,
+      modelSync,
+      modelResolver,
+    };
     const routes: Route[] = [];
     routes.push(...systemRoutes({ checks, openApi: () => openApi }));
     const { scrape } = observability;
     // /metrics on the main port only behind its token; with METRICS_PORT it is served there alone.
-    if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined) routes.push(...prometheusRoutes({ scrape, token: config.METRICS_TOKEN }));
+    if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined)
+      routes.push(...prometheusRoutes({ scrape, token: config.METRICS_TOKEN }));
     if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services), ...timeseriesRoutes({ source: observability.timeseries }));
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: API_VERSION, prefix: config.API_PREFIX });
 
@@ -214,7 +288,13 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
         maxBodyBytes: config.MAX_BODY_BYTES,
         clientAddress: createClientAddressResolver(config.TRUST_PROXY),
         cors,
-        sse: { heartbeatMs: config.SSE_HEARTBEAT_MS, cycleMs: config.SSE_CYCLE_MS, quietMs: config.SSE_CYCLE_QUIET_MS, maxBufferBytes: config.SSE_MAX_BUFFER_BYTES, observer: observability.sse },
+        sse: {
+          heartbeatMs: config.SSE_HEARTBEAT_MS,
+          cycleMs: config.SSE_CYCLE_MS,
+          quietMs: config.SSE_CYCLE_QUIET_MS,
+          maxBufferBytes: config.SSE_MAX_BUFFER_BYTES,
+          observer: observability.sse,
+        },
       },
       { log, router, pipeline },
     );
@@ -223,11 +303,16 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     // One shutdown window for both: requests drain while running turns let their tools finish.
     closers.unshift({
       name: 'http and turn worker',
-      close: async () => void (await Promise.all([server.close(config.SHUTDOWN_TIMEOUT_MS), worker?.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS })])),
+      close: async () =>
+        void (await Promise.all([server.close(config.SHUTDOWN_TIMEOUT_MS), worker?.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS })])),
     });
     lock?.setListening(config.HOST, port);
-    log.info({ port, host: config.HOST, mode: config.mode, role: config.ROLE, console_url: consoleUrlOf(config.HOST, port) }, 'agent session service listening');
-    const metricsPort = scrape && config.METRICS_PORT !== undefined ? await listenForMetrics(config, { log, validation, scrape }) : undefined;
+    log.info(
+      { port, host: config.HOST, mode: config.mode, role: config.ROLE, console_url: consoleUrlOf(config.HOST, port) },
+      'agent session service listening',
+    );
+    const metricsPort =
+      scrape && config.METRICS_PORT !== undefined ? await listenForMetrics(config, { log, validation, scrape }) : undefined;
     if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
     observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
     if (config.ROLE !== 'api') {
@@ -241,7 +326,9 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
           submit: async (claim, text) => {
             const span = tracing.startSpan('schedule.fire', { attributes: { 'session.id': claim.session_id } });
             try {
-              await tracing.run(span, () => turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]));
+              await tracing.run(span, () =>
+                turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]),
+              );
             } finally {
               span.end();
             }
@@ -256,10 +343,28 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     if (bus.serveOps) {
       // Distributed mode: `nats micro ls|info|stats` list this instance; ping/status/drain over NATS.
       const ops = createInstanceOps({
-        instanceId, role: config.ROLE, mode: config.mode, version: SERVICE_VERSION, log, healthChecks: checks, worker, sseConnections: () => server.streamCount(), startedAt,
+        instanceId,
+        role: config.ROLE,
+        mode: config.mode,
+        version: SERVICE_VERSION,
+        log,
+        healthChecks: checks,
+        worker,
+        sseConnections: () => server.streamCount(),
+        startedAt,
       });
       const opsService = await bus.serveOps(
-        { version: SERVICE_VERSION, metadata: { instance_id: instanceId, role: config.ROLE, mode: config.mode, host: hostname(), pid: String(process.pid), port: String(port) } },
+        {
+          version: SERVICE_VERSION,
+          metadata: {
+            instance_id: instanceId,
+            role: config.ROLE,
+            mode: config.mode,
+            host: hostname(),
+            pid: String(process.pid),
+            port: String(port),
+          },
+        },
         ops,
       );
       closers.unshift({ name: 'nats-micro', close: () => opsService.stop() });
@@ -284,7 +389,10 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
 }
 
 /** `/metrics` alone on METRICS_HOST:METRICS_PORT (behind METRICS_TOKEN when that is set too). */
-async function listenForMetrics(config: Config, deps: { log: Logger; validation: ReturnType<typeof createValidation>; scrape: () => Promise<string> }) {
+async function listenForMetrics(
+  config: Config,
+  deps: { log: Logger; validation: ReturnType<typeof createValidation>; scrape: () => Promise<string> },
+) {
   const router = createRouter(prometheusRoutes({ scrape: deps.scrape, token: config.METRICS_TOKEN }));
   const authenticate = async (): Promise<never> => {
     throw new Error('the metrics listener has no authenticated routes');

@@ -32,7 +32,10 @@ const ConfigSchema = Type.Object({
   /** `auto`: min(3, servers in the NATS cluster); 1-5 fixes the replicas of every stream and bucket. */
   NATS_REPLICAS: Type.String({ pattern: '^(auto|[1-5])$', default: 'auto' }),
   API_PREFIX: Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', default: '' }),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
   BOOTSTRAP_ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 20 })),
   ROLE: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { default: 'all' }),
   INSTANCE_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -202,7 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
 
 /** NATS_URL parses (without echoing it: it may hold a password); one way to authenticate; TLS settings that belong together. */
 function checkNatsAuth(cfg: Static<typeof ConfigSchema>): void {
-  const others = (['NATS_CREDS', 'NATS_NKEY_SEED', 'NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY'] as const).filter((k) => cfg[k] !== undefined);
+  const others = (['NATS_CREDS', 'NATS_NKEY_SEED', 'NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY'] as const).filter(
+    (k) => cfg[k] !== undefined,
+  );
   if (!cfg.NATS_URL) {
     if (others.length) throw new ConfigError(`invalid configuration: ${others[0]} needs NATS_URL`);
     return;
@@ -213,7 +218,11 @@ function checkNatsAuth(cfg: Static<typeof ConfigSchema>): void {
   } catch (err) {
     throw new ConfigError(`invalid configuration: NATS_URL ${(err as Error).message}`);
   }
-  const methods = [inUrl && 'credentials in NATS_URL', cfg.NATS_CREDS && 'NATS_CREDS', cfg.NATS_NKEY_SEED && 'NATS_NKEY_SEED'].filter(Boolean);
-  if (methods.length > 1) throw new ConfigError(`invalid configuration: use one of ${methods.join(', ')} to authenticate to NATS, not several`);
-  if (Boolean(cfg.NATS_TLS_CERT) !== Boolean(cfg.NATS_TLS_KEY)) throw new ConfigError('invalid configuration: NATS_TLS_CERT and NATS_TLS_KEY go together');
+  const methods = [inUrl && 'credentials in NATS_URL', cfg.NATS_CREDS && 'NATS_CREDS', cfg.NATS_NKEY_SEED && 'NATS_NKEY_SEED'].filter(
+    Boolean,
+  );
+  if (methods.length > 1)
+    throw new ConfigError(`invalid configuration: use one of ${methods.join(', ')} to authenticate to NATS, not several`);
+  if (Boolean(cfg.NATS_TLS_CERT) !== Boolean(cfg.NATS_TLS_KEY))
+    throw new ConfigError('invalid configuration: NATS_TLS_CERT and NATS_TLS_KEY go together');
 }

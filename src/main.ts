@@ -1,7 +1,14 @@
 import { enableCompileCache } from 'node:module';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
-import { acquireDataDirLock, DataDirLockedError, DEFAULT_DATA_DIR, liveHolder, type DataDirLock, type LockHolder } from './store/data-dir-lock.js';
+import {
+  acquireDataDirLock,
+  DataDirLockedError,
+  DEFAULT_DATA_DIR,
+  liveHolder,
+  type DataDirLock,
+  type LockHolder,
+} from './store/data-dir-lock.js';
 
 // V8's code cache on disk for every module loaded from here on: a restart skips compiling
 // the service's and its dependencies' modules again (issue 13 item 7, start-up time). Hence
@@ -27,7 +34,12 @@ async function main(): Promise<void> {
   let dataDirLock: DataDirLock | undefined;
   if (config.mode === 'embedded') {
     try {
-      dataDirLock = await acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' });
+      dataDirLock = await acquireDataDirLock(config.DATA_DIR, {
+        holder: 'service',
+        host: config.HOST,
+        port: config.PORT,
+        action: 'cannot start',
+      });
     } catch (err) {
       if (err instanceof DataDirLockedError) {
         process.stderr.write(`fatal: ${err.message}\n`);

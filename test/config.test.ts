@@ -13,7 +13,8 @@ test('config - NATS_REPLICAS outside 1-5 fails with one line naming it', () => {
   for (const bad of ['0', '6', '2.5', 'three', '-1']) {
     assert.throws(
       () => loadConfig({ NATS_REPLICAS: bad }),
-      (err: Error) => err instanceof ConfigError && /^invalid configuration: NATS_REPLICAS /.test(err.message) && !err.message.includes('\n'),
+      (err: Error) =>
+        err instanceof ConfigError && /^invalid configuration: NATS_REPLICAS /.test(err.message) && !err.message.includes('\n'),
       bad,
     );
   }
@@ -21,13 +22,17 @@ test('config - NATS_REPLICAS outside 1-5 fails with one line naming it', () => {
 
 test('config - TRUST_PROXY defaults to off and takes IPs, CIDRs and shorthands', () => {
   assert.equal(loadConfig({}).TRUST_PROXY, '');
-  assert.equal(loadConfig({ TRUST_PROXY: 'loopback, private, 203.0.113.9, 2001:db8::/32' }).TRUST_PROXY, 'loopback, private, 203.0.113.9, 2001:db8::/32');
+  assert.equal(
+    loadConfig({ TRUST_PROXY: 'loopback, private, 203.0.113.9, 2001:db8::/32' }).TRUST_PROXY,
+    'loopback, private, 203.0.113.9, 2001:db8::/32',
+  );
 });
 
 test('config - TRUST_PROXY with an unreadable entry fails with one line naming the entry', () => {
   assert.throws(
     () => loadConfig({ TRUST_PROXY: 'loopback,10.0.0.0/40' }),
     (err: Error) =>
-      err instanceof ConfigError && err.message === "invalid configuration: TRUST_PROXY has an entry that is not an IP, a CIDR, 'loopback' or 'private': 10.0.0.0/40",
+      err instanceof ConfigError &&
+      err.message === "invalid configuration: TRUST_PROXY has an entry that is not an IP, a CIDR, 'loopback' or 'private': 10.0.0.0/40",
   );
 });

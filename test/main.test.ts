@@ -9,7 +9,10 @@ import { request } from './helpers/http.js';
 import { openSse } from './helpers/sse-client.js';
 
 function startMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -43,7 +46,14 @@ describe('src/main.ts (the process the README starts)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ass-main-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
-    const p = startMain({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_ADMIN_API_KEY: '', DATABASE_URL: '', NATS_URL: '' });
+    const p = startMain({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      BOOTSTRAP_ADMIN_API_KEY: '',
+      DATABASE_URL: '',
+      NATS_URL: '',
+    });
     t.after(() => p.child.kill('SIGKILL'));
     const url = `http://127.0.0.1:${port}`;
     await waitHealthy(url);
@@ -51,7 +61,10 @@ describe('src/main.ts (the process the README starts)', () => {
     assert.equal(statSync(keyFile).mode & 0o777, 0o600);
     const key = readFileSync(keyFile, 'utf8').trim();
     assert.ok(p.output().includes(key), 'the generated key is printed once on first start');
-    assert.ok(p.output().includes(`Admin API key (shown once): ${key}\nConsole: ${url}/console (sign in with this key)\n`), 'the console URL is printed next to it');
+    assert.ok(
+      p.output().includes(`Admin API key (shown once): ${key}\nConsole: ${url}/console (sign in with this key)\n`),
+      'the console URL is printed next to it',
+    );
     assert.equal((await request(url, 'GET', '/v1/capabilities', { key })).status, 200);
 
     const agent = await request(url, 'POST', '/v1/agents', { key, body: { name: 'a', system_prompt: 'p' } });
@@ -67,6 +80,12 @@ describe('src/main.ts (the process the README starts)', () => {
     assert.equal(JSON.parse(last.data).reason, 'server_shutdown');
     assert.equal(await p.exited, 0);
     assert.ok(Date.now() - started < 15_000, 'within the shutdown bound');
-    assert.ok(!p.output().split('\n').some((l) => l.includes('"level":50')), 'no error logged during shutdown');
+    assert.ok(
+      !p
+        .output()
+        .split('\n')
+        .some((l) => l.includes('"level":50')),
+      'no error logged during shutdown',
+    );
   });
 });

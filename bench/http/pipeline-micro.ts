@@ -19,14 +19,25 @@ import { namedSchemas } from '../../schemas/index.js';
 import { Registry } from 'prom-client';
 import { createHttpMetrics } from '../../src/observability/http-metrics.js';
 
-const { values } = parseArgs({ options: { path: { type: 'string', default: '/v1/capabilities/current_time' }, n: { type: 'string', default: '200000' }, metrics: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    path: { type: 'string', default: '/v1/capabilities/current_time' },
+    n: { type: 'string', default: '200000' },
+    metrics: { type: 'boolean', default: false },
+  },
+});
 const n = Number(values.n);
 const dataDir = mkdtempSync(join(tmpdir(), 'pipeline-micro-'));
 const key = 'bench-admin-key-0123456789abcdef';
 const app = await createApp(loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', BOOTSTRAP_ADMIN_API_KEY: key }));
 const router = createRouter(app.routes, app.config.API_PREFIX);
 const observer = values.metrics ? createHttpMetrics(new Registry()) : null;
-const pipeline = createPipeline({ router, validation: createValidation(namedSchemas), authenticate: app.services.auth.authenticate, observer });
+const pipeline = createPipeline({
+  router,
+  validation: createValidation(namedSchemas),
+  authenticate: app.services.auth.authenticate,
+  observer,
+});
 const headers = { host: 'localhost', 'user-agent': 'bench', accept: '*/*', authorization: `Bearer ${key}` };
 
 async function once(): Promise<number> {
@@ -37,7 +48,10 @@ async function once(): Promise<number> {
   return (ex.reply as { status: number }).status;
 }
 
-const heapMiB = () => { (globalThis as { gc?: () => void }).gc?.(); return (process.memoryUsage().heapUsed / 2 ** 20).toFixed(1); };
+const heapMiB = () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return (process.memoryUsage().heapUsed / 2 ** 20).toFixed(1);
+};
 const status = await once();
 if (status !== 200) throw new Error(`${values.path} answered ${status}`);
 for (let i = 0; i < 20_000; i++) await once();
@@ -47,6 +61,8 @@ const t0 = performance.now();
 for (let i = 0; i < n; i++) await once();
 const wall = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-console.log(`metrics ${values.metrics ? 'on' : 'off'}: heap used after GC: ${heapBefore} → ${heapMiB()} MiB; ${values.path}: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per request, ${((wall * 1000) / n).toFixed(1)} µs wall (${n} requests, pipeline + JSON.stringify of the body)`);
+console.log(
+  `metrics ${values.metrics ? 'on' : 'off'}: heap used after GC: ${heapBefore} → ${heapMiB()} MiB; ${values.path}: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per request, ${((wall * 1000) / n).toFixed(1)} µs wall (${n} requests, pipeline + JSON.stringify of the body)`,
+);
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -25,7 +25,21 @@ import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { runLoad, type LoadResult, type LoadTool } from '../lib/load.js';
 import { machineInfo } from '../lib/machine.js';
-import { SERVICE_NODE_FLAGS, busyShare, canPin, cpuDelta, freePort, onInterrupt, processCpuSeconds, readCpuByCmdline, readSystemCpu, startServer, stealShare, waitForQuiet, type Proc } from '../lib/process.js';
+import {
+  SERVICE_NODE_FLAGS,
+  busyShare,
+  canPin,
+  cpuDelta,
+  freePort,
+  onInterrupt,
+  processCpuSeconds,
+  readCpuByCmdline,
+  readSystemCpu,
+  startServer,
+  stealShare,
+  waitForQuiet,
+  type Proc,
+} from '../lib/process.js';
 import { oneOf, positiveInt, round2, round3 } from '../lib/args.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -157,7 +171,8 @@ async function main(): Promise<void> {
         readyUrl: url,
       });
       cleanups.unshift(() => proc.stop());
-      const description = name === 'bare' ? 'bare uWS hello world (reply in the handler)' : 'bare uWS, reply after a microtask (onAborted + cork)';
+      const description =
+        name === 'bare' ? 'bare uWS hello world (reply in the handler)' : 'bare uWS, reply after a microtask (onAborted + cork)';
       targets.push({ name, description, url, headers: {}, proc, bodyBytes: 15 });
     }
 
@@ -204,15 +219,37 @@ async function main(): Promise<void> {
       for (const name of only) {
         if (name === 'pipeline') {
           const url = `${base}/v1/bench-no-such-route`;
-          targets.push({ name, description: 'service, unknown route → 404 JSON (pipeline, no I/O)', url, headers: {}, expectStatus: 404, proc: app, bodyBytes: await probe(url, {}, 404) });
+          targets.push({
+            name,
+            description: 'service, unknown route → 404 JSON (pipeline, no I/O)',
+            url,
+            headers: {},
+            expectStatus: 404,
+            proc: app,
+            bodyBytes: await probe(url, {}, 404),
+          });
         } else if (name === 'health') {
           const url = `${base}/health`;
-          targets.push({ name, description: 'service GET /health (DB + bus probe)', url, headers: {}, proc: app, bodyBytes: await probe(url, {}, 200) });
+          targets.push({
+            name,
+            description: 'service GET /health (DB + bus probe)',
+            url,
+            headers: {},
+            proc: app,
+            bodyBytes: await probe(url, {}, 200),
+          });
         } else if (name === 'auth') {
           authPath = args['auth-path'] ?? pickAuthenticatedRoute(getPaths);
           const url = base + authPath;
           await probe(url, {}, 401);
-          targets.push({ name, description: `service authenticated GET ${authPath}`, url, headers: auth, proc: app, bodyBytes: await probe(url, auth, 200) });
+          targets.push({
+            name,
+            description: `service authenticated GET ${authPath}`,
+            url,
+            headers: auth,
+            proc: app,
+            bodyBytes: await probe(url, auth, 200),
+          });
         } else if (name === 'auth-static') {
           if (!getPaths.includes(STATIC_AUTH_ROUTE.documented)) {
             log(`  (auth-static skipped: ${STATIC_AUTH_ROUTE.documented} is not registered)`);
@@ -220,15 +257,32 @@ async function main(): Promise<void> {
           }
           const url = base + STATIC_AUTH_ROUTE.path;
           await probe(url, {}, 401);
-          targets.push({ name, description: `service authenticated GET ${STATIC_AUTH_ROUTE.path} (no handler I/O)`, url, headers: auth, proc: app, bodyBytes: await probe(url, auth, 200) });
+          targets.push({
+            name,
+            description: `service authenticated GET ${STATIC_AUTH_ROUTE.path} (no handler I/O)`,
+            url,
+            headers: auth,
+            proc: app,
+            bodyBytes: await probe(url, auth, 200),
+          });
         }
       }
     }
 
     // --- load -----------------------------------------------------------------------------
-    log(`load: ${tool}, ${connections} connections, ${durationS} s per run (+${warmupS} s warm-up), ${rounds} round(s), ` +
-      (pin ? 'servers on CPU 0, load generator on CPU 1' : 'not pinned'));
-    interface Sample { load: LoadResult; serverCpu: number | null; machineBusy: number | null; background: number | null; deps: number | null; other: number | null; steal: number | null }
+    log(
+      `load: ${tool}, ${connections} connections, ${durationS} s per run (+${warmupS} s warm-up), ${rounds} round(s), ` +
+        (pin ? 'servers on CPU 0, load generator on CPU 1' : 'not pinned'),
+    );
+    interface Sample {
+      load: LoadResult;
+      serverCpu: number | null;
+      machineBusy: number | null;
+      background: number | null;
+      deps: number | null;
+      other: number | null;
+      steal: number | null;
+    }
     const samples = new Map<TargetName, Sample[]>();
     const readDeps = () => depNeedles.map((n) => readCpuByCmdline(n));
     const measure = async (t: Target): Promise<Sample> => {
@@ -247,7 +301,10 @@ async function main(): Promise<void> {
       const deps1 = readDeps();
       const cpu1 = t.proc.cpuSeconds();
       const bad = load.unexpectedStatus + load.errors + load.timeouts;
-      if (bad > 0) throw new Error(`${t.name}: ${load.unexpectedStatus} unexpected statuses, ${load.errors} errors, ${load.timeouts} timeouts — the run is not valid`);
+      if (bad > 0)
+        throw new Error(
+          `${t.name}: ${load.unexpectedStatus} unexpected statuses, ${load.errors} errors, ${load.timeouts} timeouts — the run is not valid`,
+        );
       const serverCpu = cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null;
       const deps = t.proc.name === 'service' ? deps0.reduce((sum, d, i) => sum + cpuDelta(d, deps1[i]!), 0) : 0;
       const all = processCpuSeconds(sys0, sys1);
@@ -274,8 +331,10 @@ async function main(): Promise<void> {
         for (let attempt = 1; attempt <= attempts; attempt++) {
           const sample = await measure(t);
           const other = sample.other ?? 0;
-          log(`  round ${round + 1} ${t.name.padEnd(11)} ${Math.round(sample.load.requestsPerSec).toString().padStart(7)} req/s  ` +
-            `p50 ${sample.load.latency.p50} ms  p99 ${sample.load.latency.p99} ms  (other work: ${other.toFixed(2)} cores${other > maxOther ? ', disturbed' : ''})`);
+          log(
+            `  round ${round + 1} ${t.name.padEnd(11)} ${Math.round(sample.load.requestsPerSec).toString().padStart(7)} req/s  ` +
+              `p50 ${sample.load.latency.p50} ms  p99 ${sample.load.latency.p99} ms  (other work: ${other.toFixed(2)} cores${other > maxOther ? ', disturbed' : ''})`,
+          );
           if (!best || other < (best.other ?? 0)) best = sample;
           if (other <= maxOther) break;
         }
@@ -301,7 +360,9 @@ async function main(): Promise<void> {
           mean: round2(median(list.map((s) => s.load.latency.mean))),
         },
         serverCpuShare: nullableMedian(list.map((s) => s.serverCpu)),
-        serverCpuUsPerRequest: nullableMedian(list.map((s) => (s.serverCpu === null ? null : Math.round((s.serverCpu * 1e6) / s.load.requestsPerSec)))),
+        serverCpuUsPerRequest: nullableMedian(
+          list.map((s) => (s.serverCpu === null ? null : Math.round((s.serverCpu * 1e6) / s.load.requestsPerSec))),
+        ),
         depsCpuUsPerRequest: nullableMedian(list.map((s) => (s.deps === null ? null : Math.round((s.deps * 1e6) / s.load.requestsPerSec)))),
         clientCpuShare: nullableMedian(list.map((s) => (s.load.clientCpuSeconds === null ? null : s.load.clientCpuSeconds / durationS))),
         machineBusyShare: nullableMedian(list.map((s) => s.machineBusy)),
@@ -346,8 +407,18 @@ async function main(): Promise<void> {
       benchmark: 'http',
       machine,
       params: {
-        tool, mode, connections, durationS, warmupS, rounds, attempts, maxOtherCores: maxOther, pinned: pin, authPath: authPath ?? null,
-        serviceNodeOptions: args['node-option'] ?? [], label: args.label ?? null,
+        tool,
+        mode,
+        connections,
+        durationS,
+        warmupS,
+        rounds,
+        attempts,
+        maxOtherCores: maxOther,
+        pinned: pin,
+        authPath: authPath ?? null,
+        serviceNodeOptions: args['node-option'] ?? [],
+        label: args.label ?? null,
       },
       results,
       ratios,
@@ -362,7 +433,9 @@ async function main(): Promise<void> {
     process.stdout.write(markdownTable(results, bare) + '\n');
     const verdict = (met: boolean | null) => (met === null ? 'n/a' : met ? 'met' : 'MISSED');
     process.stdout.write(`\nauth / bare = ${authRatio ?? 'n/a'} (target >= ${TARGET_RATIO}: ${verdict(report.target.met)})\n`);
-    process.stdout.write(`auth-static / bare = ${authStaticRatio ?? 'n/a'} (target >= ${TARGET_RATIO}: ${verdict(report.target.authStaticMet)})\n`);
+    process.stdout.write(
+      `auth-static / bare = ${authStaticRatio ?? 'n/a'} (target >= ${TARGET_RATIO}: ${verdict(report.target.authStaticMet)})\n`,
+    );
     if (profile) process.stdout.write(`\nCPU profile of the service (${profile.file}):\n${formatProfile(profile, 25)}\n`);
     if (!args['no-write']) {
       const dir = join(ROOT, 'bench/results');
@@ -404,7 +477,9 @@ async function probe(url: string, headers: Record<string, string>, status: numbe
   const res = await fetch(url, { headers });
   const body = Buffer.from(await res.arrayBuffer());
   if (res.status !== status) {
-    throw new Error(`GET ${new URL(url).pathname} ${headers['Authorization'] ? 'with' : 'without'} credentials answered ${res.status} (${body.toString('utf8', 0, 200)}), expected ${status}`);
+    throw new Error(
+      `GET ${new URL(url).pathname} ${headers['Authorization'] ? 'with' : 'without'} credentials answered ${res.status} (${body.toString('utf8', 0, 200)}), expected ${status}`,
+    );
   }
   return body.length;
 }
@@ -436,10 +511,6 @@ function nullableMedian(xs: (number | null)[]): number | null {
   const v = xs.filter((x): x is number => x !== null);
   return v.length ? round2(median(v)) : null;
 }
-
-
-
-
 
 main().catch((err: unknown) => {
   process.stderr.write(`bench/http: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -23,7 +23,11 @@ import { TurnTrace } from '../../actors/turn-trace.js';
 import { turnEvents } from '../../actors/turn-events.js';
 
 const { values } = parseArgs({
-  options: { path: { type: 'string', default: '/v1/capabilities/current_time' }, n: { type: 'string', default: '50000' }, rounds: { type: 'string', default: '5' } },
+  options: {
+    path: { type: 'string', default: '/v1/capabilities/current_time' },
+    n: { type: 'string', default: '50000' },
+    rounds: { type: 'string', default: '5' },
+  },
 });
 const n = Number(values.n);
 const rounds = Number(values.rounds);
@@ -37,7 +41,14 @@ const dataDir = mkdtempSync(join(tmpdir(), 'tracing-micro-'));
 const key = 'bench-admin-key-0123456789abcdef';
 const app = await createApp(loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', BOOTSTRAP_ADMIN_API_KEY: key }));
 const router = createRouter(app.routes, app.config.API_PREFIX);
-const exporting = await createTracing({ tracesUrl: `http://127.0.0.1:${sinkPort}/v1/traces`, serviceName: 'bench', serviceVersion: '0.0.0', instanceId: 'bench', role: 'all', exportDelayMs: 200 });
+const exporting = await createTracing({
+  tracesUrl: `http://127.0.0.1:${sinkPort}/v1/traces`,
+  serviceName: 'bench',
+  serviceVersion: '0.0.0',
+  instanceId: 'bench',
+  role: 'all',
+  exportDelayMs: 200,
+});
 const base = { router, validation: createValidation(namedSchemas), authenticate: app.services.auth.authenticate };
 const pipelines: Record<string, (ex: Exchange) => Promise<void>> = {
   'no trace stage': createPipeline(base),
@@ -76,9 +87,13 @@ const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.
 const min = (xs: number[]) => Math.min(...xs);
 const baseRounds = results.get('no trace stage')!;
 const delta = (x: number, b: number) => `${x - b >= 0 ? '+' : ''}${(x - b).toFixed(2)}`;
-console.log(`${values.path}, ${n} requests x ${rounds} rounds, CPU µs per request (pipeline + JSON.stringify); min and median of the rounds, and each minus 'no trace stage':`);
+console.log(
+  `${values.path}, ${n} requests x ${rounds} rounds, CPU µs per request (pipeline + JSON.stringify); min and median of the rounds, and each minus 'no trace stage':`,
+);
 for (const [name, xs] of results) {
-  console.log(`  ${name.padEnd(30)} min ${min(xs).toFixed(2).padStart(6)} (${delta(min(xs), min(baseRounds))})  median ${median(xs).toFixed(2).padStart(6)} (${delta(median(xs), median(baseRounds))})  rounds ${xs.map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(
+    `  ${name.padEnd(30)} min ${min(xs).toFixed(2).padStart(6)} (${delta(min(xs), min(baseRounds))})  median ${median(xs).toFixed(2).padStart(6)} (${delta(median(xs), median(baseRounds))})  rounds ${xs.map((x) => x.toFixed(1)).join(' ')}`,
+  );
 }
 
 // The turn side: what stamping costs per event (a turn's events pass TurnTrace.stamp once each),
@@ -109,7 +124,9 @@ for (let r = 0; r < rounds; r++) {
   stampRounds.off.push(await stampCost(createIdTracing()));
   stampRounds.on.push(await stampCost(exporting));
 }
-console.log(`turn events: building a delta event ${(min(stampRounds.build) * 1000).toFixed(0)} ns; building + stamping, export off ${(min(stampRounds.off) * 1000).toFixed(0)} ns, export on ${(min(stampRounds.on) * 1000).toFixed(0)} ns (min of rounds; 200 events per turn span)`);
+console.log(
+  `turn events: building a delta event ${(min(stampRounds.build) * 1000).toFixed(0)} ns; building + stamping, export off ${(min(stampRounds.off) * 1000).toFixed(0)} ns, export on ${(min(stampRounds.on) * 1000).toFixed(0)} ns (min of rounds; 200 events per turn span)`,
+);
 await exporting.close();
 await app.close();
 sink.kill();

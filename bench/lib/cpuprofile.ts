@@ -128,8 +128,10 @@ export function formatProfile(s: ProfileSummary, top = 15): string {
   const lines = [`busy ${s.totalMs - s.idleMs} ms of ${s.totalMs} ms sampled`, '', 'self time by area:'];
   for (const r of s.byArea.slice(0, top)) lines.push(`  ${String(r.percent).padStart(5)}%  ${String(r.selfMs).padStart(6)} ms  ${r.name}`);
   lines.push('', 'self time by function:');
-  for (const r of s.byFunction.slice(0, top)) lines.push(`  ${String(r.percent).padStart(5)}%  ${String(r.selfMs).padStart(6)} ms  ${r.name}`);
+  for (const r of s.byFunction.slice(0, top))
+    lines.push(`  ${String(r.percent).padStart(5)}%  ${String(r.selfMs).padStart(6)} ms  ${r.name}`);
   lines.push('', 'inclusive time of repository functions (synchronous stacks only):');
-  for (const r of s.repoInclusive.slice(0, top)) lines.push(`  ${String(r.percent).padStart(5)}%  ${String(r.selfMs).padStart(6)} ms  ${r.name}`);
+  for (const r of s.repoInclusive.slice(0, top))
+    lines.push(`  ${String(r.percent).padStart(5)}%  ${String(r.selfMs).padStart(6)} ms  ${r.name}`);
   return lines.join('\n');
 }

@@ -57,7 +57,14 @@ export async function runLoad(tool: LoadTool, opts: LoadOptions): Promise<LoadRe
 
 export async function runAutocannon(opts: LoadOptions): Promise<LoadResult> {
   const client = join(dirname(fileURLToPath(import.meta.url)), 'autocannon-client.ts');
-  const spec = { url: opts.url, connections: opts.connections, durationS: opts.durationS, pipelining: opts.pipelining ?? 1, headers: opts.headers ?? {}, expectStatus: opts.expectStatus };
+  const spec = {
+    url: opts.url,
+    connections: opts.connections,
+    durationS: opts.durationS,
+    pipelining: opts.pipelining ?? 1,
+    headers: opts.headers ?? {},
+    expectStatus: opts.expectStatus,
+  };
   const proc = spawnProcess({ name: 'autocannon', args: ['--import', 'tsx', client, JSON.stringify(spec)], cpus: opts.cpus });
   const cpu = trackCpu(proc.pid);
   const code = await proc.exited;
@@ -100,14 +107,41 @@ export async function runWrk(opts: LoadOptions): Promise<LoadResult> {
     const script = join(dir, 'report.lua');
     writeFileSync(script, WRK_LUA);
     const headerArgs = Object.entries(opts.headers ?? {}).flat();
-    const args = ['-t', '1', '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--latency', '-s', script, opts.url, '--', ...headerArgs];
+    const args = [
+      '-t',
+      '1',
+      '-c',
+      String(opts.connections),
+      '-d',
+      `${opts.durationS}s`,
+      '--latency',
+      '-s',
+      script,
+      opts.url,
+      '--',
+      ...headerArgs,
+    ];
     const proc = spawnProcess({ name: 'wrk', command: 'wrk', args, cpus: opts.cpus });
     const cpu = trackCpu(proc.pid);
     const code = await proc.exited;
     const clientCpuSeconds = cpu.stop();
-    const line = proc.output().split('\n').find((l) => l.startsWith('{"requests"'));
+    const line = proc
+      .output()
+      .split('\n')
+      .find((l) => l.startsWith('{"requests"'));
     if (code !== 0 || !line) throw new Error(`wrk failed (${code}):\n${proc.output().slice(-2000)}`);
-    const r = JSON.parse(line) as { requests: number; duration_us: number; status_errors: number; errors: number; timeouts: number; mean: number; p50: number; p90: number; p99: number; max: number };
+    const r = JSON.parse(line) as {
+      requests: number;
+      duration_us: number;
+      status_errors: number;
+      errors: number;
+      timeouts: number;
+      mean: number;
+      p50: number;
+      p90: number;
+      p99: number;
+      max: number;
+    };
     const ms = (us: number) => us / 1000;
     return {
       tool: 'wrk',

@@ -31,7 +31,13 @@ measure('HTTP request, cells (createHttpMetrics)', (i) => http.request(route, 'G
 
 const reg = new Registry();
 const c = new Counter({ name: 'c_total', help: 'h', labelNames: ['method', 'route', 'status'], registers: [reg] });
-const h = new Histogram({ name: 'h_seconds', help: 'h', labelNames: ['method', 'route'], buckets: [...LATENCY_BUCKETS_S], registers: [reg] });
+const h = new Histogram({
+  name: 'h_seconds',
+  help: 'h',
+  labelNames: ['method', 'route'],
+  buckets: [...LATENCY_BUCKETS_S],
+  registers: [reg],
+});
 const cChild = c.labels('GET', '/v1/sessions/:id/events', '200');
 const hChild = h.labels('GET', '/v1/sessions/:id/events');
 measure('HTTP request, prom-client labels() children resolved once', (i) => {

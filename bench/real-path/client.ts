@@ -58,7 +58,11 @@ const QUESTION = 'What time is it in UTC?';
 class TurnError extends Error {}
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await fetch(opts.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(opts.base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== 200 && res.status !== 201) throw new TurnError(`${path}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : undefined;

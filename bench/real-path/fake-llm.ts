@@ -19,7 +19,26 @@ const opts = JSON.parse(process.argv[2] ?? '{}') as { apiKey?: string };
 
 /** The reply after the tool result: 20 tokens, as a vendor streams them (one chunk per token). */
 export const REPLY_TOKENS = [
-  'The', ' current', ' time', ' in', ' UTC', ' is', ' shown', ' above', ';', ' it', ' was', ' read', ' from', ' the', ' clock', ' just', ' now', ' for', ' you', '.',
+  'The',
+  ' current',
+  ' time',
+  ' in',
+  ' UTC',
+  ' is',
+  ' shown',
+  ' above',
+  ';',
+  ' it',
+  ' was',
+  ' read',
+  ' from',
+  ' the',
+  ' clock',
+  ' just',
+  ' now',
+  ' for',
+  ' you',
+  '.',
 ];
 
 let calls = 0;
@@ -32,7 +51,10 @@ const server = await startFakeOpenAi({
     // Keep the recorded requests from growing over a soak: the bench never reads them.
     server.requests.length = 0;
     if (messages.at(-1)?.role === 'tool') {
-      return { type: 'reply', reply: { text: REPLY_TOKENS, usage: { input_tokens: 180, output_tokens: REPLY_TOKENS.length, cache_read_tokens: 0 } } };
+      return {
+        type: 'reply',
+        reply: { text: REPLY_TOKENS, usage: { input_tokens: 180, output_tokens: REPLY_TOKENS.length, cache_read_tokens: 0 } },
+      };
     }
     return {
       type: 'reply',

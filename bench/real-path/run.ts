@@ -31,8 +31,20 @@ import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
 import {
-  SERVICE_NODE_FLAGS, busyShare, cpuDelta, freePort, onInterrupt, readCpuByCmdline, readSystemCpu, readTreeCpu, readTreeRssKiB,
-  spawnProcess, startServer, trackCpu, waitForQuiet, type Proc,
+  SERVICE_NODE_FLAGS,
+  busyShare,
+  cpuDelta,
+  freePort,
+  onInterrupt,
+  readCpuByCmdline,
+  readSystemCpu,
+  readTreeCpu,
+  readTreeRssKiB,
+  spawnProcess,
+  startServer,
+  trackCpu,
+  waitForQuiet,
+  type Proc,
 } from '../lib/process.js';
 import type { RealPathClientOptions, RealPathClientReport } from './client.js';
 
@@ -119,13 +131,22 @@ function ensurePeer(): string | null {
   if (existsSync(join(PEER_DIR, 'node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs'))) return null;
   writeFileSync(join(PEER_DIR, 'package.json'), JSON.stringify({ name: 'real-path-peer', private: true, type: 'module' }) + '\n');
   log(`[langgraph] installing ${PEER_PACKAGES.join(' ')} into ${PEER_DIR} …`);
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...PEER_PACKAGES], { cwd: PEER_DIR, encoding: 'utf8', timeout: 600_000 });
-  if (r.status !== 0) return `npm install failed (${r.status ?? r.signal ?? r.error?.message}): ${(r.stderr || r.stdout || '').slice(-1500)}`;
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...PEER_PACKAGES], {
+    cwd: PEER_DIR,
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  if (r.status !== 0)
+    return `npm install failed (${r.status ?? r.signal ?? r.error?.message}): ${(r.stderr || r.stdout || '').slice(-1500)}`;
   return null;
 }
 
 async function json(method: string, url: string, body: unknown, key = ADMIN_KEY): Promise<any> {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
   return JSON.parse(text);
@@ -133,10 +154,18 @@ async function json(method: string, url: string, body: unknown, key = ADMIN_KEY)
 
 /** Provider (openai_completions → the fake), model, agent with current_time and that model. */
 async function setUpService(base: string, fakeOrigin: string): Promise<string> {
-  const provider = await json('POST', `${base}/v1/llm-providers`, { name: 'fake', provider_type: 'openai_completions', api_key: VENDOR_KEY, base_url: `${fakeOrigin}/v1` });
+  const provider = await json('POST', `${base}/v1/llm-providers`, {
+    name: 'fake',
+    provider_type: 'openai_completions',
+    api_key: VENDOR_KEY,
+    base_url: `${fakeOrigin}/v1`,
+  });
   const model = await json('POST', `${base}/v1/llm-providers/${provider.id}/models`, { model_id: 'gpt-bench' });
   const agent = await json('POST', `${base}/v1/agents`, {
-    name: 'bench-real-path', system_prompt: 'You are a benchmark agent.', capabilities: ['current_time'], default_model_id: model.id,
+    name: 'bench-real-path',
+    system_prompt: 'You are a benchmark agent.',
+    capabilities: ['current_time'],
+    default_model_id: model.id,
   });
   return agent.id as string;
 }
@@ -180,7 +209,14 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
   }
   const base = `http://127.0.0.1:${port}`;
   log(`[${label}] starting the service from ${root} …`);
-  const proc = await startServer({ name: label, args: [...nodeArgs, join(root, 'src/main.ts')], env, cwd: root, readyUrl: `${base}/health`, readyTimeoutMs: 120_000 });
+  const proc = await startServer({
+    name: label,
+    args: [...nodeArgs, join(root, 'src/main.ts')],
+    env,
+    cwd: root,
+    readyUrl: `${base}/health`,
+    readyTimeoutMs: 120_000,
+  });
   cleanups.unshift(() => proc.stop(20_000));
   const agentId = await setUpService(base, fakeOrigin);
   return { target, label, base, proc, agentId, deps, profileDir };
@@ -195,10 +231,27 @@ async function startPeer(fakeOrigin: string): Promise<Running | string> {
   try {
     const proc = await startServer({
       name: 'langgraph',
-      args: [join(PEER_DIR, 'node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs'), 'dev', '--port', String(port), '--host', '127.0.0.1', '--no-browser', '--no-reload',
+      args: [
+        join(PEER_DIR, 'node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs'),
+        'dev',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--no-browser',
+        '--no-reload',
         // The default (10) would cap the peer at 10 runs at a time; K goes to 50+.
-        '--n-jobs-per-worker', '200'],
-      env: { BENCH_OPENAI_BASE_URL: `${fakeOrigin}/v1`, BENCH_OPENAI_API_KEY: VENDOR_KEY, LANGSMITH_TRACING: 'false', LANGCHAIN_TRACING_V2: 'false', NO_COLOR: '1', BROWSER: 'none' },
+        '--n-jobs-per-worker',
+        '200',
+      ],
+      env: {
+        BENCH_OPENAI_BASE_URL: `${fakeOrigin}/v1`,
+        BENCH_OPENAI_API_KEY: VENDOR_KEY,
+        LANGSMITH_TRACING: 'false',
+        LANGCHAIN_TRACING_V2: 'false',
+        NO_COLOR: '1',
+        BROWSER: 'none',
+      },
       cwd: PEER_DIR,
       readyUrl: `${base}/ok`,
       readyTimeoutMs: 120_000,
@@ -223,9 +276,23 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 async function measure(s: Running, fake: Proc, sessions: number, round: number, seconds: number, soak: boolean): Promise<PointResult> {
   const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
-  log(`[${s.label}] K=${sessions}${soak ? ' (soak)' : ''}, ${warmupS} s warm-up + ${seconds} s measured (background busy ${quiet.busy === null ? 'n/a' : Math.round(quiet.busy * 100) + ' %'})`);
-  const opts: RealPathClientOptions = { target: s.target === 'langgraph' ? 'langgraph' : 'ours', base: s.base, key: ADMIN_KEY, agentId: s.agentId, sessions, warmupS, durationS: seconds };
-  const client = spawnProcess({ name: 'client', args: ['--import', 'tsx', join(ROOT, 'bench/real-path/client.ts'), JSON.stringify(opts)], cwd: ROOT });
+  log(
+    `[${s.label}] K=${sessions}${soak ? ' (soak)' : ''}, ${warmupS} s warm-up + ${seconds} s measured (background busy ${quiet.busy === null ? 'n/a' : Math.round(quiet.busy * 100) + ' %'})`,
+  );
+  const opts: RealPathClientOptions = {
+    target: s.target === 'langgraph' ? 'langgraph' : 'ours',
+    base: s.base,
+    key: ADMIN_KEY,
+    agentId: s.agentId,
+    sessions,
+    warmupS,
+    durationS: seconds,
+  };
+  const client = spawnProcess({
+    name: 'client',
+    args: ['--import', 'tsx', join(ROOT, 'bench/real-path/client.ts'), JSON.stringify(opts)],
+    cwd: ROOT,
+  });
   await waitForLine(client, '"phase":"measure"');
   const t0 = Date.now();
   const svc0 = readTreeCpu(s.proc.pid);
@@ -284,7 +351,8 @@ async function measure(s: Running, fake: Proc, sessions: number, round: number, 
 const mb = (kib: number | null) => (kib === null ? '-' : String(Math.round(kib / 1024)));
 
 function table(results: PointResult[]): string {
-  const head = 'target         K  turns/s  turn p50  turn p99  conv p50  svc ms/turn¹  pg ms  nats ms  all ms²  cores  RSS MB start→end (max)  errors  machine';
+  const head =
+    'target         K  turns/s  turn p50  turn p99  conv p50  svc ms/turn¹  pg ms  nats ms  all ms²  cores  RSS MB start→end (max)  errors  machine';
   const rows = results.map((r) => {
     const all = r.cpuMsPerTurn === null ? null : round2(r.cpuMsPerTurn + (r.postgresMsPerTurn ?? 0) + (r.natsMsPerTurn ?? 0));
     return [
@@ -313,7 +381,7 @@ function ratios(results: PointResult[]): string[] {
   for (const r of results) {
     if (r.target === 'langgraph') continue;
     const peer = results.find((p) => p.target === 'langgraph' && p.sessions === r.sessions && p.round === r.round && p.soak === r.soak);
-    if (!peer || !peer.turnsPerSec) continue;
+    if (!peer?.turnsPerSec) continue;
     const all = (r.cpuMsPerTurn ?? 0) + (r.postgresMsPerTurn ?? 0) + (r.natsMsPerTurn ?? 0);
     out.push(
       `${r.label} K=${r.sessions}${r.soak ? ' soak' : ''} round ${r.round}: turns/s ×${round2(r.turnsPerSec / peer.turnsPerSec)}, ` +
@@ -336,7 +404,11 @@ function ratios(results: PointResult[]): string[] {
 
 async function main(): Promise<void> {
   const machine = machineInfo();
-  const fake = spawnProcess({ name: 'fake-llm', args: ['--import', 'tsx', join(ROOT, 'bench/real-path/fake-llm.ts'), JSON.stringify({ apiKey: VENDOR_KEY })], cwd: ROOT });
+  const fake = spawnProcess({
+    name: 'fake-llm',
+    args: ['--import', 'tsx', join(ROOT, 'bench/real-path/fake-llm.ts'), JSON.stringify({ apiKey: VENDOR_KEY })],
+    cwd: ROOT,
+  });
   cleanups.unshift(() => fake.stop(5000));
   await waitForLine(fake, '"port"');
   const fakeOrigin = `http://127.0.0.1:${JSON.parse(fake.stdout().split('\n')[0]!).port}`;
@@ -385,7 +457,30 @@ async function main(): Promise<void> {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `real-path-${machine.date.replace(/[:.]/g, '-')}${args.label ? '-' + args.label : ''}.json`);
-    writeFileSync(file, JSON.stringify({ machine, options: { targets, baseline: args.baseline ?? null, sessions: sessionCounts, durationS, warmupS, rounds, soakS, soakSessions, serviceNodeFlags: SERVICE_NODE_FLAGS }, peerProblem, results, profiles }, null, 2) + '\n');
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          machine,
+          options: {
+            targets,
+            baseline: args.baseline ?? null,
+            sessions: sessionCounts,
+            durationS,
+            warmupS,
+            rounds,
+            soakS,
+            soakSessions,
+            serviceNodeFlags: SERVICE_NODE_FLAGS,
+          },
+          peerProblem,
+          results,
+          profiles,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     log(`results: ${file}`);
   }
 }

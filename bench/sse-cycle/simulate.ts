@@ -19,7 +19,12 @@ import { formatSseFrame } from '../../src/http/sse-frame.js';
 import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
 import { VirtualSseTimers } from '../../test/helpers/virtual-sse-timers.js';
 
-const args = new Map(process.argv.slice(2).map((a, i, all) => [a, all[i + 1]] as const).filter(([a]) => a.startsWith('--')));
+const args = new Map(
+  process.argv
+    .slice(2)
+    .map((a, i, all) => [a, all[i + 1]] as const)
+    .filter(([a]) => a.startsWith('--')),
+);
 const CYCLES = Number(args.get('--cycles') ?? 300);
 const SEED = Number(args.get('--seed') ?? 7);
 const CYCLE_MS = 300_000;

@@ -82,7 +82,8 @@ app.get('/s/:channel', (res, req) => {
     if (!c.pending.length && !c.blocked) writeNow(c, ':\n\n'); // uWS drains only if we write
     return true;
   });
-  res.writeStatus('200 OK')
+  res
+    .writeStatus('200 OK')
     .writeHeader('Content-Type', 'text/event-stream')
     .writeHeader('Cache-Control', 'no-cache')
     .writeHeader('X-Accel-Buffering', 'no');
@@ -141,7 +142,16 @@ connectControl(controlPath, 'bare', {
     (globalThis as { gc?: () => void }).gc?.();
   },
   stats: () => ({
-    windowMs: performance.now() - windowStart, streams: all.size, channels: channels.size, published, slowClosed, appendsInFlight: 0, failed: 0, shed: 0, memory: process.memoryUsage() }),
+    windowMs: performance.now() - windowStart,
+    streams: all.size,
+    channels: channels.size,
+    published,
+    slowClosed,
+    appendsInFlight: 0,
+    failed: 0,
+    shed: 0,
+    memory: process.memoryUsage(),
+  }),
   heapSnapshot: ({ file }: { file: string }) => writeHeapSnapshot(file),
   resetCounters: () => {
     windowStart = performance.now();

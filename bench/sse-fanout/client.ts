@@ -35,7 +35,17 @@ const MARK = '"bench_t":';
 function target(t: string): Target {
   let x = targets.get(t);
   if (!x) {
-    x = { windowStart: performance.now(), delivered: 0, bytes: 0, hist: new Uint32Array(BUCKETS), open: 0, closedAfterOpen: 0, failed: 0, failures: {}, sockets: new Set() };
+    x = {
+      windowStart: performance.now(),
+      delivered: 0,
+      bytes: 0,
+      hist: new Uint32Array(BUCKETS),
+      open: 0,
+      closedAfterOpen: 0,
+      failed: 0,
+      failures: {},
+      sockets: new Set(),
+    };
     targets.set(t, x);
   }
   return x;
@@ -165,7 +175,16 @@ connectControl(controlPath, name, {
   },
   report({ target: name }: { target: string }) {
     const t = target(name);
-    return { windowMs: performance.now() - t.windowStart, delivered: t.delivered, bytes: t.bytes, hist: toSparse(t.hist), open: t.open, closedAfterOpen: t.closedAfterOpen, failed: t.failed, failures: t.failures };
+    return {
+      windowMs: performance.now() - t.windowStart,
+      delivered: t.delivered,
+      bytes: t.bytes,
+      hist: toSparse(t.hist),
+      open: t.open,
+      closedAfterOpen: t.closedAfterOpen,
+      failed: t.failed,
+      failures: t.failures,
+    };
   },
   closeAll({ target: name }: { target: string }) {
     const t = target(name);

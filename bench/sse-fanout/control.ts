@@ -127,7 +127,7 @@ export function connectControl(path: string, name: string, handlers: Record<stri
       .then(() => fn(m.params))
       .then(
         (result) => reply({ result: result ?? null }),
-        (err: unknown) => reply({ error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+        (err: unknown) => reply({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
       );
   });
   return socket;

@@ -28,14 +28,24 @@ export function percentilesMs(h: Float64Array, ps: number[]): { count: number; v
   for (let i = 0; i < h.length; i++) count += h[i]!;
   const values: Record<string, number> = {};
   let maxMs = 0;
-  for (let i = h.length - 1; i >= 0; i--) if (h[i]) { maxMs = round3(RATIO ** i / 1000); break; }
+  for (let i = h.length - 1; i >= 0; i--)
+    if (h[i]) {
+      maxMs = round3(RATIO ** i / 1000);
+      break;
+    }
   for (const p of ps) {
-    if (!count) { values[`p${p}`] = 0; continue; }
+    if (!count) {
+      values[`p${p}`] = 0;
+      continue;
+    }
     const rank = Math.max(1, Math.ceil((p / 100) * count));
     let acc = 0;
     for (let i = 0; i < h.length; i++) {
       acc += h[i]!;
-      if (acc >= rank) { values[`p${p}`] = round3(RATIO ** i / 1000); break; }
+      if (acc >= rank) {
+        values[`p${p}`] = round3(RATIO ** i / 1000);
+        break;
+      }
     }
   }
   return { count, values, maxMs };

@@ -30,7 +30,18 @@ import { createTestDatabase, TEST_PG_URL } from '../../test/helpers/postgres.js'
 import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.js';
 import { formatProfile, summariseCpuProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
-import { SERVICE_NODE_FLAGS, busyShare, canPin, cpuCount, freePort, readSystemCpu, spawnProcess, startServer, waitForQuiet, type Proc } from '../lib/process.js';
+import {
+  SERVICE_NODE_FLAGS,
+  busyShare,
+  canPin,
+  cpuCount,
+  freePort,
+  readSystemCpu,
+  spawnProcess,
+  startServer,
+  waitForQuiet,
+  type Proc,
+} from '../lib/process.js';
 import { createControlHub, type Peer } from './control.js';
 import { BUCKETS, mergeSparse, percentilesMs } from './histogram.js';
 import { oneOf, positiveInt, round2 } from '../lib/args.js';
@@ -76,7 +87,12 @@ const { values: args } = parseArgs({
 const N = positiveInt('connections', args.connections!);
 const S = positiveInt('sessions', args.sessions!);
 const R = positiveInt('rate', args.rate!);
-const ramp = args.ramp ? args.ramp.split(',').filter(Boolean).map((r) => positiveInt('ramp', r.trim())) : [];
+const ramp = args.ramp
+  ? args.ramp
+      .split(',')
+      .filter(Boolean)
+      .map((r) => positiveInt('ramp', r.trim()))
+  : [];
 const rates = [R, ...ramp.filter((r) => r !== R)];
 const durationS = positiveInt('duration', args.duration!);
 const warmupS = Number(args.warmup);
@@ -93,7 +109,8 @@ const fanout = N / S;
 /** Both servers run with the service's production flags (npm start, Dockerfile), so GC settings match. */
 const nodeFlags = [...SERVICE_NODE_FLAGS, ...(args['node-option'] ?? []), '--expose-gc'];
 
-if (N / K > 15_000) throw new Error(`--connections / --clients = ${N / K} sockets per client process; keep it <= 15000 (open-files limit 20000)`);
+if (N / K > 15_000)
+  throw new Error(`--connections / --clients = ${N / K} sockets per client process; keep it <= 15000 (open-files limit 20000)`);
 if (N > 15_000) throw new Error('--connections above 15000 would exceed the open-files limit (20000) of the one server process');
 
 type TargetName = 'bare' | 'service';
@@ -191,7 +208,8 @@ async function main(): Promise<void> {
         const baseline = proc.memory()!.rssKiB;
         const mem0 = (await peer.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
         const heap0 = mem0.heapUsed;
-        if (args['heap-snapshots']) await peer.call('heapSnapshot', { file: join(resolve(args['heap-snapshots']), `${name}-before.heapsnapshot`) });
+        if (args['heap-snapshots'])
+          await peer.call('heapSnapshot', { file: join(resolve(args['heap-snapshots']), `${name}-before.heapsnapshot`) });
         const paths = Array.from({ length: N }, (_, i) => (name === 'bare' ? `/s/c${i % S}` : `/v1/sessions/${sessionIds[i % S]}/sse`));
         const headers = name === 'service' ? { Authorization: `Bearer ${ADMIN_KEY}` } : {};
         log(`${name}: opening ${N} streams over ${S} ${name === 'bare' ? 'channels' : 'sessions'} from ${K} client processes …`);
@@ -199,7 +217,13 @@ async function main(): Promise<void> {
         const opened = await Promise.all(
           clients.map((c, k) =>
             c.call<{ opened: number; failed: number; ms: number; failures: Record<string, number> }>('open', {
-              target: name, host: '127.0.0.1', port, paths: paths.filter((_, i) => i % K === k), headers, concurrency, timeoutMs: 120_000,
+              target: name,
+              host: '127.0.0.1',
+              port,
+              paths: paths.filter((_, i) => i % K === k),
+              headers,
+              concurrency,
+              timeoutMs: 120_000,
             }),
           ),
         );
@@ -208,20 +232,30 @@ async function main(): Promise<void> {
         const connectionsOpened = opened.reduce((a, o) => a + o.opened, 0);
         const failures: Record<string, number> = {};
         for (const o of opened) for (const [k, v] of Object.entries(o.failures)) failures[k] = (failures[k] ?? 0) + v;
-        log(`${name}: ${connectionsOpened}/${N} open in ${(connectMs / 1000).toFixed(1)} s` +
-          (db0 !== undefined && db1 !== undefined ? ` (${Math.round((db1 - db0) / Math.max(1, connectionsOpened))} DB transactions per stream)` : '') +
-          (Object.keys(failures).length ? ` (failures ${JSON.stringify(failures)})` : ''));
+        log(
+          `${name}: ${connectionsOpened}/${N} open in ${(connectMs / 1000).toFixed(1)} s` +
+            (db0 !== undefined && db1 !== undefined
+              ? ` (${Math.round((db1 - db0) / Math.max(1, connectionsOpened))} DB transactions per stream)`
+              : '') +
+            (Object.keys(failures).length ? ` (failures ${JSON.stringify(failures)})` : ''),
+        );
         await sleep(3000);
         await peer.call('gc');
         await sleep(1000);
         const idle = proc.memory()!.rssKiB;
         const stats1 = await peer.call<{ memory: NodeJS.MemoryUsage; heapSpaces?: Record<string, [number, number]> }>('stats');
         const mem1 = stats1.memory;
-        if (stats1.heapSpaces) log(`${name}: V8 heap ${Math.round(mem1.heapTotal / 1048576)} MiB committed; per space [committed, used] MiB ${JSON.stringify(stats1.heapSpaces)}`);
+        if (stats1.heapSpaces)
+          log(
+            `${name}: V8 heap ${Math.round(mem1.heapTotal / 1048576)} MiB committed; per space [committed, used] MiB ${JSON.stringify(stats1.heapSpaces)}`,
+          );
         const heap1 = mem1.heapUsed;
-        if (args['heap-snapshots']) await peer.call('heapSnapshot', { file: join(resolve(args['heap-snapshots']), `${name}-idle.heapsnapshot`) });
+        if (args['heap-snapshots'])
+          await peer.call('heapSnapshot', { file: join(resolve(args['heap-snapshots']), `${name}-idle.heapsnapshot`) });
         const per = connectionsOpened ? (idle - baseline) / connectionsOpened : 0;
-        log(`${name}: RSS ${Math.round(baseline / 1024)} → ${Math.round(idle / 1024)} MiB: ${per.toFixed(2)} KiB per idle stream (V8 heap used ${Math.round((heap1 - heap0) / Math.max(1, connectionsOpened))} B per stream)`);
+        log(
+          `${name}: RSS ${Math.round(baseline / 1024)} → ${Math.round(idle / 1024)} MiB: ${per.toFixed(2)} KiB per idle stream (V8 heap used ${Math.round((heap1 - heap0) / Math.max(1, connectionsOpened))} B per stream)`,
+        );
         // Idle cost: CPU (heartbeats, and for the service whatever its bus does) and DB traffic.
         const idleCpu0 = proc.cpuSeconds();
         const idleDb0 = await dbStatements?.();
@@ -230,10 +264,16 @@ async function main(): Promise<void> {
         const idleDb1 = await dbStatements?.();
         const idleDbPerSec = idleDb0 !== undefined && idleDb1 !== undefined ? Math.round((idleDb1 - idleDb0) / 10) : null;
         const idleCpuShare = idleCpu0 !== null && idleCpu1 !== null ? round2((idleCpu1 - idleCpu0) / 10) : null;
-        log(`${name}: idle with ${N} streams and no events: server CPU ${pct(idleCpuShare)}` + (idleDbPerSec !== null ? `, ${idleDbPerSec} DB transactions/s` : ''));
+        log(
+          `${name}: idle with ${N} streams and no events: server CPU ${pct(idleCpuShare)}` +
+            (idleDbPerSec !== null ? `, ${idleDbPerSec} DB transactions/s` : ''),
+        );
         const r: TargetResult = {
           name,
-          description: name === 'bare' ? 'bare uWS SSE broadcast' : `service GET /v1/sessions/{id}/sse (${mode === 'nats' ? 'NATS JetStream' : 'PostgreSQL, local bus'}${args.experiment ? `, experiment ${args.experiment}` : ''})`,
+          description:
+            name === 'bare'
+              ? 'bare uWS SSE broadcast'
+              : `service GET /v1/sessions/{id}/sse (${mode === 'nats' ? 'NATS JetStream' : 'PostgreSQL, local bus'}${args.experiment ? `, experiment ${args.experiment}` : ''})`,
           connectMs,
           connectsPerSec: Math.round(connectionsOpened / (connectMs / 1000)),
           connectFailures: failures,
@@ -256,9 +296,10 @@ async function main(): Promise<void> {
         results.set(name, r);
 
         for (const rate of rates) {
-          const profileFile = args['cpu-prof'] && name === 'service' && rate === R
-            ? join(tmpdir(), `sse-fanout-service-${machine.date.replace(/[:.]/g, '-')}.cpuprofile`)
-            : undefined;
+          const profileFile =
+            args['cpu-prof'] && name === 'service' && rate === R
+              ? join(tmpdir(), `sse-fanout-service-${machine.date.replace(/[:.]/g, '-')}.cpuprofile`)
+              : undefined;
           const step = await runStep(ctx, rate, profileFile);
           r.steps.push(step);
           log(`${name.padEnd(7)} ${fmtStep(step)}`);
@@ -273,9 +314,15 @@ async function main(): Promise<void> {
         r.closedByServerDuringRun = reports.reduce((a, x) => a + x.closedAfterOpen, 0);
         r.serverStreamsAtEnd = (await peer.call<{ streams: number }>('stats')).streams;
         r.maxDeliveredPerSec = maxDelivered(r.steps);
-        log(`${name}: ${r.connectionsHeldAtEnd} streams held at the end (server counts ${r.serverStreamsAtEnd}); ${r.closedByServerDuringRun} closed during the run`);
+        log(
+          `${name}: ${r.connectionsHeldAtEnd} streams held at the end (server counts ${r.serverStreamsAtEnd}); ${r.closedByServerDuringRun} closed during the run`,
+        );
         // Warnings the server logged (e.g. a session feed that failed and reset its streams).
-        r.serverWarnings = proc.output().split('\n').filter((l) => /"level":(40|50|60)/.test(l)).slice(-20);
+        r.serverWarnings = proc
+          .output()
+          .split('\n')
+          .filter((l) => /"level":(40|50|60)/.test(l))
+          .slice(-20);
         if (r.serverWarnings.length) log(`${name}: last server warnings:\n  ${r.serverWarnings.join('\n  ')}`);
         await Promise.all(clients.map((c) => c.call('closeAll', { target: name })));
       } finally {
@@ -291,14 +338,31 @@ async function main(): Promise<void> {
     const ratios = {
       maxDeliveredServiceOverBare: bare && svc && bare.maxDeliveredPerSec ? round2(svc.maxDeliveredPerSec / bare.maxDeliveredPerSec) : null,
       rssPerIdleConnServiceOverBare: bare && svc && bare.rssPerIdleConnKiB ? round2(svc.rssPerIdleConnKiB / bare.rssPerIdleConnKiB) : null,
-      p99AtRServiceOverBare: atR(bare) && atR(svc) && atR(bare)!.latencyMs.p99 ? round2(atR(svc)!.latencyMs.p99 / atR(bare)!.latencyMs.p99) : null,
+      p99AtRServiceOverBare:
+        atR(bare) && atR(svc) && atR(bare)!.latencyMs.p99 ? round2(atR(svc)!.latencyMs.p99 / atR(bare)!.latencyMs.p99) : null,
     };
     const targets = svc
       ? {
-          connectionsHeld: { target: TARGETS.connections, value: svc.connectionsHeldAtEnd, met: svc.connectionsHeldAtEnd >= Math.min(N, TARGETS.connections) },
-          p99AtRateMs: { target: TARGETS.p99Ms, value: atR(svc)?.latencyMs.p99 ?? null, met: (atR(svc)?.latencyMs.p99 ?? Infinity) < TARGETS.p99Ms && (atR(svc)?.deliveredShare ?? 0) >= 0.95 },
-          throughputOverBare: { target: TARGETS.throughputRatio, value: ratios.maxDeliveredServiceOverBare, met: ratios.maxDeliveredServiceOverBare === null ? null : ratios.maxDeliveredServiceOverBare >= TARGETS.throughputRatio },
-          rssPerIdleConnKiB: { target: TARGETS.rssPerIdleConnKiB, value: svc.rssPerIdleConnKiB, met: svc.rssPerIdleConnKiB <= TARGETS.rssPerIdleConnKiB },
+          connectionsHeld: {
+            target: TARGETS.connections,
+            value: svc.connectionsHeldAtEnd,
+            met: svc.connectionsHeldAtEnd >= Math.min(N, TARGETS.connections),
+          },
+          p99AtRateMs: {
+            target: TARGETS.p99Ms,
+            value: atR(svc)?.latencyMs.p99 ?? null,
+            met: (atR(svc)?.latencyMs.p99 ?? Infinity) < TARGETS.p99Ms && (atR(svc)?.deliveredShare ?? 0) >= 0.95,
+          },
+          throughputOverBare: {
+            target: TARGETS.throughputRatio,
+            value: ratios.maxDeliveredServiceOverBare,
+            met: ratios.maxDeliveredServiceOverBare === null ? null : ratios.maxDeliveredServiceOverBare >= TARGETS.throughputRatio,
+          },
+          rssPerIdleConnKiB: {
+            target: TARGETS.rssPerIdleConnKiB,
+            value: svc.rssPerIdleConnKiB,
+            met: svc.rssPerIdleConnKiB <= TARGETS.rssPerIdleConnKiB,
+          },
         }
       : null;
 
@@ -307,7 +371,21 @@ async function main(): Promise<void> {
       label: args.label || null,
       experiment: args.experiment ?? null,
       machine,
-      params: { mode, connections: N, sessions: S, streamsPerSession: fanout, rate: R, rates, durationS, warmupS, clientProcesses: K, pinned: pin, serverCpus: serverCpus ?? null, clientCpus: clientCpus ?? null, tickMs },
+      params: {
+        mode,
+        connections: N,
+        sessions: S,
+        streamsPerSession: fanout,
+        rate: R,
+        rates,
+        durationS,
+        warmupS,
+        clientProcesses: K,
+        pinned: pin,
+        serverCpus: serverCpus ?? null,
+        clientCpus: clientCpus ?? null,
+        tickMs,
+      },
       note: 'Load generators share the 2-CPU machine with the servers (and PostgreSQL / nats-server); other engineers ran test suites on the same machine during the run (see backgroundBusyShare / loadavg1 per step). Targets are measured one after the other (bare first).',
       results: [...results.values()],
       serviceAppendOnly: appendOnly,
@@ -322,7 +400,10 @@ async function main(): Promise<void> {
     if (!args['no-write']) {
       const dir = join(ROOT, 'bench/results');
       mkdirSync(dir, { recursive: true });
-      const file = join(dir, `sse-fanout-${machine.date.slice(0, 16).replace(':', '')}-${mode}${args.experiment ? '-' + args.experiment : ''}${args.label ? '-' + args.label : ''}.json`);
+      const file = join(
+        dir,
+        `sse-fanout-${machine.date.slice(0, 16).replace(':', '')}-${mode}${args.experiment ? '-' + args.experiment : ''}${args.label ? '-' + args.label : ''}.json`,
+      );
       writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
       process.stdout.write(`\nwritten: ${file}\n`);
     }
@@ -340,7 +421,12 @@ interface Started {
   dbStatements?: () => Promise<number>;
 }
 
-async function startTarget(name: TargetName, control: string, hub: ReturnType<typeof createControlHub>, cleanups: (() => Promise<unknown>)[]): Promise<Started> {
+async function startTarget(
+  name: TargetName,
+  control: string,
+  hub: ReturnType<typeof createControlHub>,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<Started> {
   const port = await freePort();
   if (name === 'bare') {
     const proc = await startServer({
@@ -417,7 +503,9 @@ function maxDelivered(steps: Step[]): number {
 
 function fmtStep(s: Step): string {
   return (
-    `offered ${s.offeredDeliveriesPerSec.toLocaleString('en-US').padStart(7)}/s  sent ${Math.round(s.appendedPerSec * fanout).toLocaleString('en-US').padStart(7)}/s  ` +
+    `offered ${s.offeredDeliveriesPerSec.toLocaleString('en-US').padStart(7)}/s  sent ${Math.round(s.appendedPerSec * fanout)
+      .toLocaleString('en-US')
+      .padStart(7)}/s  ` +
     `delivered ${s.deliveredPerSec.toLocaleString('en-US').padStart(7)}/s  p50 ${s.latencyMs.p50} ms  p99 ${s.latencyMs.p99} ms  max ${s.latencyMs.max} ms  ` +
     `server CPU ${pct(s.serverCpuShare)}  machine ${pct(s.machineBusyShare)} (before: ${pct(s.backgroundBusyShare)})` +
     (s.appendMs ? `  append p50 ${s.appendMs.p50} p99 ${s.appendMs.p99} ms` : '') +
@@ -455,7 +543,11 @@ interface ServerStats {
   appendHist?: [number, number][];
 }
 
-async function runStep({ name, proc, peer, clients, dbStatements }: StepContext, rate: number, profileFile: string | undefined): Promise<Step> {
+async function runStep(
+  { name, proc, peer, clients, dbStatements }: StepContext,
+  rate: number,
+  profileFile: string | undefined,
+): Promise<Step> {
   const quiet = await waitForQuiet(0.15, quietWaitMs);
   const appendsPerSec = rate / fanout;
   const method = name === 'bare' ? 'publish' : 'append';
@@ -477,7 +569,10 @@ async function runStep({ name, proc, peer, clients, dbStatements }: StepContext,
     const db0 = await dbStatements?.();
     const w0 = performance.now();
     await sleep(durationS * 1000);
-    const [reports, stats] = await Promise.all([Promise.all(clients.map((c) => c.call<ClientReport>('report', { target: name }))), peer.call<ServerStats>('stats')]);
+    const [reports, stats] = await Promise.all([
+      Promise.all(clients.map((c) => c.call<ClientReport>('report', { target: name }))),
+      peer.call<ServerStats>('stats'),
+    ]);
     const windowS = (performance.now() - w0) / 1000;
     const cpu1 = proc.cpuSeconds();
     const sys1 = readSystemCpu();
@@ -505,7 +600,14 @@ async function runStep({ name, proc, peer, clients, dbStatements }: StepContext,
       appendedPerSec: Math.round(stats.published / (stats.windowMs / 1000)),
       deliveredPerSec: Math.round(deliveredPerSec),
       deliveredShare: round2(deliveredPerSec / rate),
-      latencyMs: { p50: p.values['p50']!, p90: p.values['p90']!, p99: p.values['p99']!, p999: p.values['p99.9']!, max: p.maxMs, samples: p.count },
+      latencyMs: {
+        p50: p.values['p50']!,
+        p90: p.values['p90']!,
+        p99: p.values['p99']!,
+        p999: p.values['p99.9']!,
+        max: p.maxMs,
+        samples: p.count,
+      },
       appendMs,
       dbTransactionsPerSec: db0 !== undefined && db1 !== undefined ? Math.round((db1 - db0) / windowS) : null,
       serverCpuShare: cpu0 !== null && cpu1 !== null ? round2((cpu1 - cpu0) / windowS) : null,
@@ -539,7 +641,11 @@ async function drain(peer: Peer, clients: Peer[], name: TargetName): Promise<voi
 
 async function createSessions(base: string, count: number): Promise<string[]> {
   const h = { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' };
-  const agentRes = await fetch(`${base}/v1/agents`, { method: 'POST', headers: h, body: JSON.stringify({ name: 'bench-sse', system_prompt: 'benchmark' }) });
+  const agentRes = await fetch(`${base}/v1/agents`, {
+    method: 'POST',
+    headers: h,
+    body: JSON.stringify({ name: 'bench-sse', system_prompt: 'benchmark' }),
+  });
   const agent = (await agentRes.json()) as { id?: string };
   if (!agentRes.ok || !agent.id) throw new Error(`POST /v1/agents answered ${agentRes.status}: ${JSON.stringify(agent)}`);
   const ids: string[] = new Array(count);
@@ -547,7 +653,11 @@ async function createSessions(base: string, count: number): Promise<string[]> {
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      const res = await fetch(`${base}/v1/sessions`, { method: 'POST', headers: h, body: JSON.stringify({ agent_id: agent.id, title: `bench ${i}` }) });
+      const res = await fetch(`${base}/v1/sessions`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ agent_id: agent.id, title: `bench ${i}` }),
+      });
       const body = (await res.json()) as { id?: string };
       if (res.status !== 201 && res.status !== 200) throw new Error(`POST /v1/sessions answered ${res.status}: ${JSON.stringify(body)}`);
       ids[i] = body.id!;
@@ -577,10 +687,7 @@ function pct(x: number | null): string {
   return x === null ? 'n/a' : `${Math.round(x * 100)} %`;
 }
 
-
-
-
 main().catch((err: unknown) => {
-  process.stderr.write(`bench/sse-fanout: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`bench/sse-fanout: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -70,7 +70,7 @@ async function openStream(sessionId: string) {
   const parser = createParser({
     onEvent(m) {
       const at = performance.now();
-      const type = m.event === 'turn.failed' ? 'turn.completed' : m.event ?? '';
+      const type = m.event === 'turn.failed' ? 'turn.completed' : (m.event ?? '');
       const list = waiters.get(type);
       const w = list?.shift();
       if (w) w(at);
@@ -100,7 +100,11 @@ async function openStream(sessionId: string) {
 const failures: string[] = [];
 
 async function main(): Promise<void> {
-  const agent = await call('POST', '/v1/agents', { name: 'bench-turns', system_prompt: 'You are a benchmark agent.', capabilities: ['current_time'] });
+  const agent = await call('POST', '/v1/agents', {
+    name: 'bench-turns',
+    system_prompt: 'You are a benchmark agent.',
+    capabilities: ['current_time'],
+  });
   if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.json)}`);
   async function newSession(): Promise<{ id: string; stream: Awaited<ReturnType<typeof openStream>> }> {
     const s = await call('POST', '/v1/sessions', { agent_id: agent.json.id });
@@ -188,7 +192,13 @@ async function main(): Promise<void> {
     durationS: Number(elapsed.toFixed(2)),
     turns,
     turnsPerSec: Number((turns / elapsed).toFixed(1)),
-    overheadMs: { p50: q(0.5), p90: q(0.9), p99: q(0.99), max: q(1), mean: Number((samples.reduce((a, b) => a + b, 0) / (samples.length || 1)).toFixed(2)) },
+    overheadMs: {
+      p50: q(0.5),
+      p90: q(0.9),
+      p99: q(0.99),
+      max: q(1),
+      mean: Number((samples.reduce((a, b) => a + b, 0) / (samples.length || 1)).toFixed(2)),
+    },
     busyRetries,
     sessionSetupMsP50: setups.length ? Number(setups.sort((a, b) => a - b)[Math.floor(setups.length / 2)]!.toFixed(1)) : null,
     errors: errors + failures.length,

@@ -28,7 +28,19 @@ import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.
 import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
-import { SERVICE_NODE_FLAGS, cpuDelta, freePort, readCpuByCmdline, readSystemCpu, busyShare, spawnProcess, startServer, trackCpu, waitForQuiet, type Proc } from '../lib/process.js';
+import {
+  SERVICE_NODE_FLAGS,
+  cpuDelta,
+  freePort,
+  readCpuByCmdline,
+  readSystemCpu,
+  busyShare,
+  spawnProcess,
+  startServer,
+  trackCpu,
+  waitForQuiet,
+  type Proc,
+} from '../lib/process.js';
 import type { ClientReport } from './client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -158,7 +170,14 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
     }
     const base = `http://127.0.0.1:${port}`;
     log(`[${mode}] starting the service …`);
-    const service = await startServer({ name: 'service', args: [...nodeArgs, join(ROOT, 'src/main.ts')], env, cwd: ROOT, readyUrl: `${base}/health`, readyTimeoutMs: 120_000 });
+    const service = await startServer({
+      name: 'service',
+      args: [...nodeArgs, join(ROOT, 'src/main.ts')],
+      env,
+      cwd: ROOT,
+      readyUrl: `${base}/health`,
+      readyTimeoutMs: 120_000,
+    });
     cleanups.unshift(() => service.stop(20_000));
 
     const results: ModeResult[] = [];
@@ -175,12 +194,33 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
 }
 
 /** One measured run with K sessions against a running service. */
-async function measure(mode: Mode, sessions: number, base: string, service: Proc, depNeedles: string[], monitorUrl: string | null): Promise<ModeResult> {
+async function measure(
+  mode: Mode,
+  sessions: number,
+  base: string,
+  service: Proc,
+  depNeedles: string[],
+  monitorUrl: string | null,
+): Promise<ModeResult> {
   const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
   log(`[${mode}] ${sessions} sessions, ${warmupS} s warm-up + ${durationS} s measured (background busy ${pct(quiet.busy)})`);
   const client = spawnProcess({
     name: 'client',
-    args: ['--import', 'tsx', join(ROOT, 'bench/turns/client.ts'), JSON.stringify({ base, key: ADMIN_KEY, sessions, warmupS, durationS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), rate })],
+    args: [
+      '--import',
+      'tsx',
+      join(ROOT, 'bench/turns/client.ts'),
+      JSON.stringify({
+        base,
+        key: ADMIN_KEY,
+        sessions,
+        warmupS,
+        durationS,
+        tool: !args['no-tool'],
+        turnsPerSession: Number(args['turns-per-session']),
+        rate,
+      }),
+    ],
     cwd: ROOT,
   });
   // Sample CPU over the measured window only (setup and warm-up excluded): the client marks it.
@@ -261,7 +301,11 @@ async function main(): Promise<void> {
   );
   process.stdout.write(
     (rate > 0 ? `offered ${rate} turns/s in total (paced)\n` : '') +
-    ['mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu ms/turn¹  deps nats msgs² cli cpu machine   bg', ...rows].join('\n') + '\n',
+      [
+        'mode      sessions  turns/s  p50 ms  p90 ms  p99 ms   409s errors svc cpu ms/turn¹  deps nats msgs² cli cpu machine   bg',
+        ...rows,
+      ].join('\n') +
+      '\n',
   );
   process.stdout.write('¹ service CPU time per turn (service cores / turns per second), the figure least disturbed by other load\n');
   process.stdout.write('² NATS messages per turn the service sent / received (its connection on the server), independent of other load\n');
@@ -269,7 +313,9 @@ async function main(): Promise<void> {
   const natsIdle = results.filter((r) => r.mode === 'nats')[0];
   if (nats && rate > 0) {
     // Paced: throughput is whatever was offered; the question is the overhead at that load.
-    process.stdout.write(`NATS paced at ${rate} turns/s: ${nats.turnsPerSec} turns/s served, p50 ${nats.overheadMs.p50} ms at K=${nats.sessions} (target <= ${TARGET_P50_MS} ms)\n`);
+    process.stdout.write(
+      `NATS paced at ${rate} turns/s: ${nats.turnsPerSec} turns/s served, p50 ${nats.overheadMs.p50} ms at K=${nats.sessions} (target <= ${TARGET_P50_MS} ms)\n`,
+    );
   } else if (nats) {
     process.stdout.write(
       `NATS targets: >= ${TARGET_TURNS_PER_SEC} turns/s → ${nats.turnsPerSec} (${nats.turnsPerSec >= TARGET_TURNS_PER_SEC ? 'met' : 'NOT met'}); ` +
@@ -281,7 +327,27 @@ async function main(): Promise<void> {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `turns-${machine.date.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ machine, options: { sessions: sessionCounts, durationS, warmupS, tool: !args['no-tool'], turnsPerSession: Number(args['turns-per-session']), rate, concurrency: Number(args.concurrency), serviceNodeFlags: SERVICE_NODE_FLAGS }, results }, null, 2) + '\n');
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          machine,
+          options: {
+            sessions: sessionCounts,
+            durationS,
+            warmupS,
+            tool: !args['no-tool'],
+            turnsPerSession: Number(args['turns-per-session']),
+            rate,
+            concurrency: Number(args.concurrency),
+            serviceNodeFlags: SERVICE_NODE_FLAGS,
+          },
+          results,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     log(`results: ${file}`);
   }
 }

@@ -10,12 +10,14 @@ const client = createAgentSessionClient({
 const agent = await client.agents.create({
   name: 'Asks the user',
   system_prompt: 'Ask the user with ask_user when you need to know something.',
-  client_tools: [{
-    type: 'client',
-    name: 'ask_user',
-    description: 'Ask the user a question in the client UI.',
-    parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
-  }],
+  client_tools: [
+    {
+      type: 'client',
+      name: 'ask_user',
+      description: 'Ask the user a question in the client UI.',
+      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    },
+  ],
 });
 const session = await client.sessions.create({ agent_id: agent.id });
 

@@ -8,7 +8,11 @@ const client = createAgentSessionClient({
   apiKey: process.env['AGENT_SESSION_KEY'],
 });
 
-const agent = await client.agents.create({ name: 'Quick start', system_prompt: 'You are a helpful assistant.', capabilities: ['current_time'] });
+const agent = await client.agents.create({
+  name: 'Quick start',
+  system_prompt: 'You are a helpful assistant.',
+  capabilities: ['current_time'],
+});
 const session = await client.sessions.create({ agent_id: agent.id, title: 'Quick start' });
 
 // Streams the reply as it arrives and resolves when the turn has ended.

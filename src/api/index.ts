@@ -18,5 +18,21 @@ import { connectionRoutes } from './connections/routes.js';
 
 /** Every resource's routes. One line per resource module (src/api/<resource>/routes.ts). */
 export function createApiRoutes(services: AppServices): Route[] {
-  return [...authRoutes(services), ...usersRoutes(services), ...orgsRoutes(services), ...agentsRoutes(services), ...harnessesRoutes(services), ...capabilitiesRoutes(services), ...sessionRoutes(services), ...fsRoutes(services), ...storageRoutes(services), ...imageRoutes(services), ...connectionRoutes(services), ...llmProvidersRoutes(services), ...llmModelsRoutes(services), ...turnRoutes(services), ...eventRoutes({ ...services, limits: services.streamLimits })];
+  return [
+    ...authRoutes(services),
+    ...usersRoutes(services),
+    ...orgsRoutes(services),
+    ...agentsRoutes(services),
+    ...harnessesRoutes(services),
+    ...capabilitiesRoutes(services),
+    ...sessionRoutes(services),
+    ...fsRoutes(services),
+    ...storageRoutes(services),
+    ...imageRoutes(services),
+    ...connectionRoutes(services),
+    ...llmProvidersRoutes(services),
+    ...llmModelsRoutes(services),
+    ...turnRoutes(services),
+    ...eventRoutes({ ...services, limits: services.streamLimits }),
+  ];
 }

@@ -49,8 +49,15 @@ export function createAccessTokens({ store, key, accessTtlS, streamTtlS }: Acces
 
   function sign(claims: Claims, sub: string, aud: string, ttlS: number): { token: Promise<string>; exp: number } {
     const exp = Math.floor(Date.now() / 1000) + ttlS;
-    const token = new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuer(ISSUER).setAudience(aud).setSubject(sub).setIssuedAt().setExpirationTime(exp).setJti(newId()).sign(key);
+    const token = new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setAudience(aud)
+      .setSubject(sub)
+      .setIssuedAt()
+      .setExpirationTime(exp)
+      .setJti(newId())
+      .sign(key);
     return { token, exp };
   }
 
@@ -73,7 +80,12 @@ export function createAccessTokens({ store, key, accessTtlS, streamTtlS }: Acces
   const verify: TokenVerifier = async (token) => {
     let payload: Claims;
     try {
-      ({ payload } = await jwtVerify<Claims>(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience: [AUD_API, AUD_SSE], requiredClaims: ['exp'] }));
+      ({ payload } = await jwtVerify<Claims>(token, key, {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        audience: [AUD_API, AUD_SSE],
+        requiredClaims: ['exp'],
+      }));
     } catch {
       return null;
     }
@@ -83,7 +95,13 @@ export function createAccessTokens({ store, key, accessTtlS, streamTtlS }: Acces
     if (stream ? typeof sid !== 'string' : fam === undefined) return null;
     const holder = await loadHolder(sub, str(fam), str(kid));
     if (!holder || holder.organization_id !== org || !holder.family_ok || !holder.key_ok) return null;
-    const principal: Principal = { org_id: org, user_id: sub, role: holder.role, operator: holder.operator, via: stream ? 'stream_token' : 'access_token' };
+    const principal: Principal = {
+      org_id: org,
+      user_id: sub,
+      role: holder.role,
+      operator: holder.operator,
+      via: stream ? 'stream_token' : 'access_token',
+    };
     if (stream) principal.stream_session_id = sid as string;
     if (typeof kid === 'string') principal.key_id = kid;
     if (typeof fam === 'string') families.set(principal, fam);

@@ -27,7 +27,12 @@ export async function createAuthModule({ config, store, log, keyring }: AuthModu
   const secret = await loadJwtSecret({ store, keyring, configured: config.JWT_SECRET });
   if (secret.sealedNow) log.warn('the stored JWT signing key was in plain text; it is now sealed with the secrets keyring');
   log.info({ source: secret.source }, 'JWT signing key loaded');
-  const tokens = createAccessTokens({ store, key: secret.key, accessTtlS: config.ACCESS_TOKEN_TTL_S, streamTtlS: config.STREAM_TOKEN_TTL_S });
+  const tokens = createAccessTokens({
+    store,
+    key: secret.key,
+    accessTtlS: config.ACCESS_TOKEN_TTL_S,
+    streamTtlS: config.STREAM_TOKEN_TTL_S,
+  });
   const refreshTokens = createRefreshTokens({ store, ttlS: config.REFRESH_TOKEN_TTL_S });
   const passwords = await createPasswordHasher();
   const throttle = createLoginThrottle({
@@ -35,7 +40,11 @@ export async function createAuthModule({ config, store, log, keyring }: AuthModu
     maxPerIp: config.LOGIN_MAX_ATTEMPTS_PER_IP,
     windowMs: config.LOGIN_THROTTLE_WINDOW_S * 1000,
   });
-  const principals = createPrincipalCache({ ttlMs: config.AUTH_CACHE_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES, shared: store.kind === 'postgres' });
+  const principals = createPrincipalCache({
+    ttlMs: config.AUTH_CACHE_TTL_MS,
+    maxEntries: config.AUTH_CACHE_MAX_ENTRIES,
+    shared: store.kind === 'postgres',
+  });
   const authenticate = createAuthenticator({ store, verifyJwt: tokens.verify, cache: principals });
   return { tokens, refreshTokens, passwords, throttle, principals, authenticate };
 }

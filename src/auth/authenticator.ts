@@ -69,7 +69,14 @@ export function createApiKeyVerifier(store: Store): TokenVerifier {
     if (!key) return null;
     if (key.touch) await store.sql('update api_keys set last_used_at = now() where id = ?', [key.id]);
     return {
-      principal: { org_id: key.organization_id, user_id: key.user_id, role: key.role, operator: key.operator, via: 'api_key', key_id: key.id },
+      principal: {
+        org_id: key.organization_id,
+        user_id: key.user_id,
+        role: key.role,
+        operator: key.operator,
+        via: 'api_key',
+        key_id: key.id,
+      },
       validUntil: key.expires_at === null ? null : new Date(key.expires_at).getTime(),
     };
   };

@@ -20,7 +20,13 @@ export interface BootstrapOptions {
  * On an empty database, creates the first organisation, its admin (the instance operator) and
  * an admin API key. Instances starting at once serialise on an advisory lock.
  */
-export async function ensureBootstrapAdmin({ store, log, adminApiKey, keyFileDir, consoleUrl }: BootstrapOptions): Promise<{ created: boolean; apiKey?: string }> {
+export async function ensureBootstrapAdmin({
+  store,
+  log,
+  adminApiKey,
+  keyFileDir,
+  consoleUrl,
+}: BootstrapOptions): Promise<{ created: boolean; apiKey?: string }> {
   const em = store.em();
   return em.transactional(async (tx) => {
     await tx.getConnection().execute('select pg_advisory_xact_lock(424242)', [], 'all', tx.getTransactionContext());
@@ -28,10 +34,23 @@ export async function ensureBootstrapAdmin({ store, log, adminApiKey, keyFileDir
     // Entities declare no relations, so the ORM cannot order inserts by foreign key: flush parents first.
     const org = tx.create(Organization, { name: 'Default' });
     await tx.flush();
-    const user = tx.create(User, { organization_id: org.id, email: 'admin@localhost', name: 'Admin', role: 'admin', operator: true, password_hash: null });
+    const user = tx.create(User, {
+      organization_id: org.id,
+      email: 'admin@localhost',
+      name: 'Admin',
+      role: 'admin',
+      operator: true,
+      password_hash: null,
+    });
     await tx.flush();
     const key = adminApiKey ?? generateApiKey().key;
-    tx.create(ApiKey, { organization_id: org.id, user_id: user.id, name: 'bootstrap admin', prefix: displayPrefix(key), key_hash: hashApiKey(key) });
+    tx.create(ApiKey, {
+      organization_id: org.id,
+      user_id: user.id,
+      name: 'bootstrap admin',
+      prefix: displayPrefix(key),
+      key_hash: hashApiKey(key),
+    });
     await tx.flush();
     if (keyFileDir) {
       const dir = resolve(keyFileDir);

@@ -54,7 +54,11 @@ function open(keyring: Keyring, sealed: string): string {
  * sharing it signs and verifies alike and a database dump alone cannot mint tokens. A key
  * stored in plain text by an earlier version is sealed here, under the same lock, on start.
  */
-export async function loadJwtSecret({ store, keyring, configured }: JwtSecretOptions): Promise<{ key: Uint8Array; source: 'config' | 'database'; sealedNow: boolean }> {
+export async function loadJwtSecret({
+  store,
+  keyring,
+  configured,
+}: JwtSecretOptions): Promise<{ key: Uint8Array; source: 'config' | 'database'; sealedNow: boolean }> {
   if (configured) return { key: new TextEncoder().encode(configured), source: 'config', sealedNow: false };
   const { value, sealedNow } = await store.em().transactional(async (tx) => {
     await tx.getConnection().execute('select pg_advisory_xact_lock(?)', [JWT_SECRET_LOCK_ID], 'all', tx.getTransactionContext());

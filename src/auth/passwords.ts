@@ -30,7 +30,9 @@ interface ParsedHash {
 function derive(password: string, salt: Buffer, keyBytes: number, { N, r, p }: { N: number; r: number; p: number }): Promise<Buffer> {
   // Node's default maxmem (32 MiB) is exactly 128*N*r at N=2^15; leave headroom.
   const opts: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, keyBytes, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, keyBytes, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 function parse(hash: string): ParsedHash | null {

@@ -22,7 +22,7 @@ function hashToken(token: string): string {
  * its successor in the same family. Presenting a used token again means it was copied, so the
  * whole family (every descendant, and the access tokens bound to it) is revoked.
  */
-export function createRefreshTokens({ store, ttlS }: { store: Store; /** Lifetime of each token in seconds. */ ttlS: number }) {
+export function createRefreshTokens({ store, ttlS }: { store: Store /** Lifetime of each token in seconds. */; ttlS: number }) {
   function mint(em: EntityManager, familyId: string, user: { id: string; organization_id: string }): string {
     const token = newToken(REFRESH_TOKEN_PREFIX, 32);
     em.create(RefreshToken, {
@@ -66,7 +66,9 @@ export function createRefreshTokens({ store, ttlS }: { store: Store; /** Lifetim
 
   /** Revokes one family (logout); true when it was live. */
   async function revokeFamily(familyId: string, reason: RevokeReason): Promise<boolean> {
-    const n = await store.em().nativeUpdate(TokenFamily, { id: familyId, revoked_at: null }, { revoked_at: new Date(), revoke_reason: reason });
+    const n = await store
+      .em()
+      .nativeUpdate(TokenFamily, { id: familyId, revoked_at: null }, { revoked_at: new Date(), revoke_reason: reason });
     return n > 0;
   }
 

@@ -14,11 +14,7 @@ export interface FeedSource {
    * repairs that from the log. `stale()` says the log moved without a push (another process
    * appended): the feed re-reads it. `ready` resolves once nothing appended later can be missed.
    */
-  listen(
-    push: (event: SessionEvent) => void,
-    fail: (err: Error) => void,
-    stale: () => void,
-  ): { stop(): void; ready: Promise<void> };
+  listen(push: (event: SessionEvent) => void, fail: (err: Error) => void, stale: () => void): { stop(): void; ready: Promise<void> };
   /** Re-read the log after this long without a push (a cross-process or lost-message backstop), in ms; 0 = never. */
   idlePollMs: number;
 }

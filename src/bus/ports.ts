@@ -52,9 +52,7 @@ export interface AppendOptions {
   newIds?: boolean;
 }
 
-export type AppendResult =
-  | { ok: true; events: SessionEvent[] }
-  | { ok: false; currentSequence: number };
+export type AppendResult = { ok: true; events: SessionEvent[] } | { ok: false; currentSequence: number };
 
 export interface ReadOptions {
   /** Return events with sequence > afterSequence (default 0: from the start). */

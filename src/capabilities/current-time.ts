@@ -49,7 +49,7 @@ export const currentTimeCapability = defineCapability({
   name: 'Current Time',
   description: 'Lets the agent read the current date and time in any IANA time zone.',
   prompt:
-    'You cannot know the current date or time on your own. Call `get_current_time` (optionally with an IANA `timezone`) whenever the answer depends on today\'s date or the time of day; never guess.',
+    "You cannot know the current date or time on your own. Call `get_current_time` (optionally with an IANA `timezone`) whenever the answer depends on today's date or the time of day; never guess.",
   tools: [getCurrentTime],
   configSchema: CurrentTimeConfig,
 });

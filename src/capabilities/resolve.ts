@@ -4,14 +4,7 @@
  */
 import { UnprocessableError } from '../errors.js';
 import type { CapabilityRegistry } from './registry.js';
-import type {
-  CapabilityConfig,
-  CapabilityRef,
-  Feature,
-  ResolvedCapabilities,
-  ResolvedCapabilityRef,
-  ResolvedTool,
-} from './types.js';
+import type { CapabilityConfig, CapabilityRef, Feature, ResolvedCapabilities, ResolvedCapabilityRef, ResolvedTool } from './types.js';
 
 /** The capability items of each layer; absent layers count as empty. */
 export interface CapabilityLayers {
@@ -50,7 +43,13 @@ export function resolveCapabilities(layers: CapabilityLayers, registry: Capabili
   for (const ref of explicit.keys()) visit(ref, seen);
 
   const capabilities = order.map((ref) => ({ ref, config: explicit.get(ref) ?? {} }));
-  return { capabilities, features: featuresOf(capabilities, registry), tools: toolsOf(capabilities, registry), prompt: promptOf(capabilities, registry), unknown };
+  return {
+    capabilities,
+    features: featuresOf(capabilities, registry),
+    tools: toolsOf(capabilities, registry),
+    prompt: promptOf(capabilities, registry),
+    unknown,
+  };
 }
 
 function mergeLayers(layers: ReadonlyArray<readonly CapabilityRef[]>): Map<string, CapabilityConfig> {

@@ -22,10 +22,17 @@ const createSchedule = defineTool({
       name: Type.String({ minLength: 1, maxLength: 200, description: 'A short label, e.g. "daily report".' }),
       message: Type.String({ minLength: 1, maxLength: 10000, description: 'The instruction you will receive when it fires.' }),
       scheduled_at: Type.Optional(
-        Type.String({ maxLength: 64, description: 'One-shot: ISO 8601 date-time, e.g. "2026-05-01T09:00:00Z"; without an offset it is read in `timezone`.' }),
+        Type.String({
+          maxLength: 64,
+          description: 'One-shot: ISO 8601 date-time, e.g. "2026-05-01T09:00:00Z"; without an offset it is read in `timezone`.',
+        }),
       ),
-      cron_expression: Type.Optional(Type.String({ maxLength: 256, description: 'Recurring: 5-field cron, e.g. "0 9 * * 1-5" (09:00 on weekdays).' })),
-      timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA time zone for cron_expression and offset-less scheduled_at. Default: UTC.' })),
+      cron_expression: Type.Optional(
+        Type.String({ maxLength: 256, description: 'Recurring: 5-field cron, e.g. "0 9 * * 1-5" (09:00 on weekdays).' }),
+      ),
+      timezone: Type.Optional(
+        Type.String({ maxLength: 64, description: 'IANA time zone for cron_expression and offset-less scheduled_at. Default: UTC.' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -88,7 +95,7 @@ const cancelSchedule = defineTool({
 const listSchedules = defineTool({
   name: 'list_schedules',
   display_name: 'List Schedules',
-  description: 'Lists this session\'s active schedules (with include_inactive, also completed and cancelled ones).',
+  description: "Lists this session's active schedules (with include_inactive, also completed and cancelled ones).",
   parameters: Type.Object(
     { include_inactive: Type.Optional(Type.Boolean({ description: 'Also list completed and cancelled schedules. Default false.' })) },
     { additionalProperties: false },

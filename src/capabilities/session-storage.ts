@@ -15,15 +15,16 @@ const OPERATIONS = ['set', 'get', 'delete', 'list'] as const;
 const kvStore = defineTool({
   name: 'kv_store',
   display_name: 'Key-Value Store',
-  description:
-    `Persistent key/value storage of this session (survives across turns). operation: set (key, value), get (key), delete (key), list (optional prefix, limit up to ${MAX_KV_LIST_LIMIT} (default ${DEFAULT_KV_LIST_LIMIT}), offset; returns keys only).`,
+  description: `Persistent key/value storage of this session (survives across turns). operation: set (key, value), get (key), delete (key), list (optional prefix, limit up to ${MAX_KV_LIST_LIMIT} (default ${DEFAULT_KV_LIST_LIMIT}), offset; returns keys only).`,
   parameters: Type.Object(
     {
       operation: StringEnum(OPERATIONS, { description: 'set, get, delete or list.' }),
       key: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_KV_KEY_LENGTH, description: 'The key (set, get, delete).' })),
       value: Type.Optional(Type.String({ description: 'The value to store (set). Store JSON as a string.' })),
       prefix: Type.Optional(Type.String({ description: 'Only keys starting with this (list).' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_KV_LIST_LIMIT, description: `Keys per page (list; default ${DEFAULT_KV_LIST_LIMIT}).` })),
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: MAX_KV_LIST_LIMIT, description: `Keys per page (list; default ${DEFAULT_KV_LIST_LIMIT}).` }),
+      ),
       offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Keys to skip (list; default 0).' })),
     },
     { additionalProperties: false },
@@ -74,9 +75,15 @@ const secretStore = defineTool({
     if (args.operation === 'get') {
       // Existence and timestamps only: a value in a tool result would reach the transcript and the LLM.
       const info = (await secrets.list()).find((s) => s.name === name);
-      return jsonResult({ name, found: info !== undefined, ...(info ? { created_at: info.created_at, updated_at: info.updated_at } : {}), use_as: `{{secret:${name}}}` });
+      return jsonResult({
+        name,
+        found: info !== undefined,
+        ...(info ? { created_at: info.created_at, updated_at: info.updated_at } : {}),
+        use_as: `{{secret:${name}}}`,
+      });
     }
-    if (name.startsWith(CONNECTION_SECRET_PREFIX)) throw new ToolError(`Names starting with "${CONNECTION_SECRET_PREFIX}" belong to the user's connections and cannot be changed here.`);
+    if (name.startsWith(CONNECTION_SECRET_PREFIX))
+      throw new ToolError(`Names starting with "${CONNECTION_SECRET_PREFIX}" belong to the user's connections and cannot be changed here.`);
     if (args.operation === 'delete') return jsonResult({ name, deleted: await secrets.delete(name) });
     const value = required(args.value, 'value', 'set');
     checkSize(value, MAX_SECRET_VALUE_BYTES, 'value');

@@ -37,8 +37,7 @@ const writeTodos = defineTool({
 export const statelessTodoListCapability = defineCapability({
   id: STATELESS_TODO_LIST_ID,
   name: 'Todo List',
-  description:
-    'A task list for multi-step work. Stateless: the list lives in the conversation, each write_todos call replaces it.',
+  description: 'A task list for multi-step work. Stateless: the list lives in the conversation, each write_todos call replaces it.',
   prompt: [
     'For work with three or more steps, keep a task list with `write_todos`: write it before you start,',
     'mark an item in_progress when you begin it and completed as soon as it is done, and add items you discover.',

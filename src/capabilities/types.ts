@@ -10,13 +10,7 @@
  * - anything else: a bug or an infrastructure failure. The turn engine logs it and shows the
  *   LLM a generic message only.
  */
-import type {
-  SessionFs,
-  SessionKv,
-  SessionSchedules,
-  SessionSecrets,
-  SessionSql,
-} from './storage-ports.js';
+import type { SessionFs, SessionKv, SessionSchedules, SessionSecrets, SessionSql } from './storage-ports.js';
 
 /** UI feature strings a capability contributes to a session's `features` (spec 2.3). */
 export const FEATURES = ['file_system', 'secrets', 'key_value', 'schedules', 'sql_database'] as const;

@@ -26,7 +26,8 @@ export function createConsoleSite({ apiPrefix }: { apiPrefix: string }): StaticS
     // EventSource delivers named events only to listeners of that name, so the console needs the
     // service's whole list: made here from the catalogue rather than kept as a copy in console/.
     generated: { 'lib/event-types.js': `export const EVENT_TYPES = ${JSON.stringify(EVENT_TYPES)};\n` },
-    transform: (path, body) => (path === 'index.html' ? Buffer.from(body.toString('utf8').replace('%API_PREFIX%', escapeAttribute(apiPrefix))) : body),
+    transform: (path, body) =>
+      path === 'index.html' ? Buffer.from(body.toString('utf8').replace('%API_PREFIX%', escapeAttribute(apiPrefix))) : body,
   });
 }
 

@@ -82,7 +82,13 @@ function wrapDek(kek: KeyEncryptionKey, dek: Buffer, aad: SecretAad): string {
 function unwrapDek(kek: KeyEncryptionKey, wrapped: string, aad: SecretAad): Buffer {
   const raw = Buffer.from(wrapped, 'base64');
   if (raw.length !== IV_BYTES + DEK_BYTES + TAG_BYTES) throw new DecryptionError('malformed');
-  const dek = open(kek.key, raw.subarray(0, IV_BYTES), raw.subarray(IV_BYTES, IV_BYTES + DEK_BYTES), raw.subarray(IV_BYTES + DEK_BYTES), associatedData('dek', aad, kek.kid));
+  const dek = open(
+    kek.key,
+    raw.subarray(0, IV_BYTES),
+    raw.subarray(IV_BYTES, IV_BYTES + DEK_BYTES),
+    raw.subarray(IV_BYTES + DEK_BYTES),
+    associatedData('dek', aad, kek.kid),
+  );
   return dek;
 }
 

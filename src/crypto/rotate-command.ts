@@ -20,7 +20,10 @@ export async function runRotateCommand(argv: readonly string[]): Promise<number>
   // Embedded mode: PGlite has one writer. Rotating under a running service would write rows the
   // service never sees (and it would overwrite them), so refuse while DATA_DIR is held; the lock
   // also keeps the service from starting while the rotation runs. PostgreSQL needs no such lock.
-  const lock = config.mode === 'embedded' ? await acquireDataDirLock(config.DATA_DIR, { holder: 'rotate-keys', action: 'rotate-keys refused' }) : undefined;
+  const lock =
+    config.mode === 'embedded'
+      ? await acquireDataDirLock(config.DATA_DIR, { holder: 'rotate-keys', action: 'rotate-keys refused' })
+      : undefined;
   try {
     return await rotate(config, log, dryRun);
   } finally {
@@ -36,7 +39,8 @@ async function rotate(config: Config, log: Logger, dryRun: boolean): Promise<num
       dryRun,
       onProgress: (r) => log.info({ ...r, failed: r.failed.length }, 'rotation source done'),
     });
-    for (const r of reports) for (const f of r.failed) log.error({ source: r.source, row_id: f.row_id, reason: f.reason }, 'value could not be re-wrapped');
+    for (const r of reports)
+      for (const f of r.failed) log.error({ source: r.source, row_id: f.row_id, reason: f.reason }, 'value could not be re-wrapped');
     const failed = reports.reduce((n, r) => n + r.failed.length, 0);
     log.info({ kid: keyring.current.kid, key_source: source, dryRun, sources: reports.length, failed }, 'key rotation finished');
     return failed ? 1 : 0;

@@ -11,12 +11,32 @@ import { createSqlRotationSource } from './sql-rotation-source.js';
 export function createRotationSources(store: Pick<Store, 'sql'>): RotationSource[] {
   return [
     createSqlRotationSource(store, {
-      name: 'llm_providers.api_key', table: 'llm_providers', blobColumn: 'api_key_encrypted', purpose: 'llm_provider.api_key',
+      name: 'llm_providers.api_key',
+      table: 'llm_providers',
+      blobColumn: 'api_key_encrypted',
+      purpose: 'llm_provider.api_key',
       bindingColumns: ['provider_type', 'base_url'],
     }),
-    createSqlRotationSource(store, { name: 'session_secrets.value', table: 'session_secrets', blobColumn: 'ciphertext', purpose: 'session_secret.value' }),
-    createSqlRotationSource(store, { name: 'user_connections.api_key', table: 'user_connections', blobColumn: 'ciphertext', purpose: 'user_connection.api_key' }),
+    createSqlRotationSource(store, {
+      name: 'session_secrets.value',
+      table: 'session_secrets',
+      blobColumn: 'ciphertext',
+      purpose: 'session_secret.value',
+    }),
+    createSqlRotationSource(store, {
+      name: 'user_connections.api_key',
+      table: 'user_connections',
+      blobColumn: 'ciphertext',
+      purpose: 'user_connection.api_key',
+    }),
     // The stored JWT signing key (src/auth/jwt-secret.ts): instance-wide, sealed for org `instance`.
-    createSqlRotationSource(store, { name: 'auth_secrets.value', table: 'auth_secrets', idColumn: 'name', fixedOrgId: 'instance', blobColumn: 'value', purpose: 'auth_secret.value' }),
+    createSqlRotationSource(store, {
+      name: 'auth_secrets.value',
+      table: 'auth_secrets',
+      idColumn: 'name',
+      fixedOrgId: 'instance',
+      blobColumn: 'value',
+      purpose: 'auth_secret.value',
+    }),
   ];
 }

@@ -41,7 +41,11 @@ export interface RotateOptions {
 }
 
 /** Re-wraps every value of every source with the keyring's current key. */
-export async function rotateSecrets(keyring: Keyring, sources: readonly RotationSource[], opts: Partial<RotateOptions> = {}): Promise<RotationReport[]> {
+export async function rotateSecrets(
+  keyring: Keyring,
+  sources: readonly RotationSource[],
+  opts: Partial<RotateOptions> = {},
+): Promise<RotationReport[]> {
   const { dryRun = false, onProgress } = opts;
   const reports: RotationReport[] = [];
   for (const source of sources) {

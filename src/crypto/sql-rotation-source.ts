@@ -31,7 +31,17 @@ export function createSqlRotationSource(
   store: Pick<Store, 'sql'>,
   opts: Partial<SqlRotationSourceOptions> & Pick<SqlRotationSourceOptions, 'name' | 'table' | 'blobColumn' | 'purpose'>,
 ): RotationSource {
-  const { name, table, idColumn = 'id', orgColumn = 'organization_id', fixedOrgId, blobColumn, purpose, pageSize = 500, bindingColumns = [] } = opts;
+  const {
+    name,
+    table,
+    idColumn = 'id',
+    orgColumn = 'organization_id',
+    fixedOrgId,
+    blobColumn,
+    purpose,
+    pageSize = 500,
+    bindingColumns = [],
+  } = opts;
   for (const ident of [table, idColumn, orgColumn, blobColumn, ...bindingColumns]) {
     if (!IDENT.test(ident)) throw new TypeError(`invalid SQL identifier ${JSON.stringify(ident)}`);
   }

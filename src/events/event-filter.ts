@@ -24,14 +24,18 @@ export interface EventFilterInput {
 export function eventFilter({ types = [], exclude = [], tags = [] }: EventFilterInput): EventFilter | null {
   const typeSet = eventTypeFilter(types.filter(Boolean), exclude.filter(Boolean));
   const tagList = splitTags(tags);
-  if (tagList.length > MAX_FILTER_TAGS) throw new InvalidRequestError(`Invalid request: query.tags must NOT have more than ${MAX_FILTER_TAGS} items`);
+  if (tagList.length > MAX_FILTER_TAGS)
+    throw new InvalidRequestError(`Invalid request: query.tags must NOT have more than ${MAX_FILTER_TAGS} items`);
   if (!typeSet && !tagList.length) return null;
   return { types: typeSet, tags: tagList.length ? new Set(tagList) : null };
 }
 
 /** `['a,b', 'c']` → `['a', 'b', 'c']`, empty values dropped. */
 export function splitTags(values: readonly string[]): string[] {
-  return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** Whether an event (or its SSE frame) passes the filter. */

@@ -15,7 +15,10 @@ export const TRUST_PROXY_SHORTHANDS: Readonly<Record<string, readonly string[]>>
  * throws RangeError naming the first entry it cannot read.
  */
 export function parseTrustedProxies(spec: string): BlockList | null {
-  const entries = spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) return null;
   const list = new BlockList();
   for (const entry of entries) {

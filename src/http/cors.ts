@@ -28,7 +28,10 @@ export interface CorsPolicy {
  * naming the first entry that is not an origin.
  */
 export function parseCorsOrigins(spec: string): CorsPolicy | null {
-  const entries = spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) return null;
   if (entries.includes('*')) {
     if (entries.length > 1) throw new RangeError('"*" must stand alone');
@@ -45,7 +48,8 @@ function normaliseOrigin(entry: string): string {
   } catch {
     throw new RangeError(`"${entry}" is not an origin (scheme://host[:port])`);
   }
-  const onlyOrigin = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !entry.endsWith('?') && !entry.endsWith('#');
+  const onlyOrigin =
+    url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !entry.endsWith('?') && !entry.endsWith('#');
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !onlyOrigin) {
     throw new RangeError(`"${entry}" is not an origin (scheme://host[:port])`);
   }

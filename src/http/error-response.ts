@@ -20,13 +20,18 @@ export function toErrorReply(thrown: unknown, log: Logger): ErrorReply {
   const err = ensureError(thrown);
   if (err instanceof AppError && err.status < 500) {
     const reply: ErrorReply = { status: err.status, body: { error: err.message, status: err.status } };
-    if (err instanceof TooManyRequestsError || err instanceof IdempotencyKeyInUseError) reply.headers = { 'Retry-After': String(err.retryAfterS) };
+    if (err instanceof TooManyRequestsError || err instanceof IdempotencyKeyInUseError)
+      reply.headers = { 'Retry-After': String(err.retryAfterS) };
     if (err instanceof MethodNotAllowedError && err.allow.length) reply.headers = { Allow: err.allow.join(', ') };
     return reply;
   }
   if ((err instanceof AppError && err.status === 503) || isDatabaseUnavailable(err)) {
     log.warn({ err }, 'service unavailable');
-    return { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) } };
+    return {
+      status: 503,
+      body: { error: 'Service unavailable', status: 503 },
+      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) },
+    };
   }
   log.error({ err }, 'unexpected error');
   return { status: 500, body: { error: 'Internal server error', status: 500 } };

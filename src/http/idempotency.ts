@@ -27,7 +27,9 @@ export interface IdempotencyPort {
     orgId: string,
     key: string,
     fingerprint: string,
-  ): Promise<{ kind: 'new'; claim: string } | { kind: 'replay'; outcome: IdempotencyOutcome } | { kind: 'mismatch' } | { kind: 'in_flight' }>;
+  ): Promise<
+    { kind: 'new'; claim: string } | { kind: 'replay'; outcome: IdempotencyOutcome } | { kind: 'mismatch' } | { kind: 'in_flight' }
+  >;
   complete(orgId: string, key: string, claim: string, outcome: IdempotencyOutcome): Promise<void>;
   abandon(orgId: string, key: string, claim: string): Promise<void>;
 }
@@ -46,7 +48,8 @@ export function idempotencyStage(keys: IdempotencyPort): Stage<Exchange> {
   return async function idempotency(ex, next) {
     const key = ex.headers['idempotency-key'];
     if (key === undefined || !ex.route!.idempotent) return next();
-    if (!KEY_RE.test(key)) throw new InvalidRequestError(`Invalid Idempotency-Key: 1-${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters`);
+    if (!KEY_RE.test(key))
+      throw new InvalidRequestError(`Invalid Idempotency-Key: 1-${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters`);
     const orgId = ex.principal!.org_id;
     const begun = await keys.begin(orgId, key, fingerprintOf(ex));
     if (begun.kind === 'mismatch') throw new UnprocessableError('Idempotency-Key was already used with a different request');
@@ -60,7 +63,8 @@ export function idempotencyStage(keys: IdempotencyPort): Stage<Exchange> {
     try {
       await next();
       const reply = ex.reply;
-      if (reply && 'status' in reply && !('raw' in reply)) outcome = { status: reply.status, body: reply.body, ...(reply.headers ? { headers: reply.headers } : {}) };
+      if (reply && 'status' in reply && !('raw' in reply))
+        outcome = { status: reply.status, body: reply.body, ...(reply.headers ? { headers: reply.headers } : {}) };
     } catch (err) {
       if (err instanceof AppError && err.status < 500) outcome = { status: err.status, body: { error: err.message, status: err.status } };
       await settle(keys, ex, orgId, key, begun.claim, outcome);
@@ -74,7 +78,14 @@ export function idempotencyStage(keys: IdempotencyPort): Stage<Exchange> {
  * Stores a replayable outcome or gives the key up. A failure here must not turn the answer the
  * client is owed into an error: the key then stays `in_flight` until it counts as abandoned.
  */
-async function settle(keys: IdempotencyPort, ex: Exchange, orgId: string, key: string, claim: string, outcome: IdempotencyOutcome | null): Promise<void> {
+async function settle(
+  keys: IdempotencyPort,
+  ex: Exchange,
+  orgId: string,
+  key: string,
+  claim: string,
+  outcome: IdempotencyOutcome | null,
+): Promise<void> {
   try {
     if (outcome && isReplayable(outcome.status)) await keys.complete(orgId, key, claim, outcome);
     else await keys.abandon(orgId, key, claim);

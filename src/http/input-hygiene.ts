@@ -106,8 +106,12 @@ export function assertCleanStrings(values: Record<string, unknown>, where: strin
 export function assertFiniteNumbers(values: Record<string, unknown>, where: string): void {
   for (const k in values) {
     const v = values[k];
-    if (typeof v === 'number' && !Number.isFinite(v)) throw new InvalidRequestError(`Invalid request: ${where}.${k} must be a finite number`);
-    if (Array.isArray(v)) for (const item of v) if (typeof item === 'number' && !Number.isFinite(item)) throw new InvalidRequestError(`Invalid request: ${where}.${k} must be a finite number`);
+    if (typeof v === 'number' && !Number.isFinite(v))
+      throw new InvalidRequestError(`Invalid request: ${where}.${k} must be a finite number`);
+    if (Array.isArray(v))
+      for (const item of v)
+        if (typeof item === 'number' && !Number.isFinite(item))
+          throw new InvalidRequestError(`Invalid request: ${where}.${k} must be a finite number`);
   }
 }
 

@@ -35,7 +35,11 @@ export function parseMultipart(body: Buffer, contentType: string | undefined): M
   const parts = getParts(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), contentType);
   if (!parts) throw new InvalidRequestError('Invalid request: malformed multipart body');
   return parts.map((p) => {
-    if (!isCleanString(p.name) || (p.filename !== undefined && !isCleanString(p.filename)) || (p.type !== undefined && !isCleanString(p.type))) {
+    if (
+      !isCleanString(p.name) ||
+      (p.filename !== undefined && !isCleanString(p.filename)) ||
+      (p.type !== undefined && !isCleanString(p.type))
+    ) {
       throw new InvalidRequestError('Invalid request: a multipart name contains a NUL character or an unpaired surrogate');
     }
     const part: MultipartPart = { name: p.name, data: Buffer.from(new Uint8Array(p.data).slice()) };

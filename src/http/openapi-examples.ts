@@ -15,13 +15,22 @@ const CURATED: Record<string, { request?: unknown; response?: unknown }> = {
   post_sessions_by_id_messages: { request: { message: { content: [{ type: 'text', text: 'Hello!' }] } } },
   post_sessions_by_id_tool_results: { request: { tool_results: [{ tool_call_id: 'call_1', result: { answer: 'blue' } }] } },
   post_agents_import: {
-    request: '---\nname: Support agent\ndescription: Answers questions about the product.\ncapabilities:\n  - current_time\n---\nYou are a helpful assistant.\n',
+    request:
+      '---\nname: Support agent\ndescription: Answers questions about the product.\ncapabilities:\n  - current_time\n---\nYou are a helpful assistant.\n',
   },
   post_images: {
-    response: { id: 'img_0123456789abcdef0123456789abcdef', session_id: ID, filename: 'photo.png', content_type: 'image/png', size_bytes: 20480, created_at: '2026-01-15T09:30:00.000Z' },
+    response: {
+      id: 'img_0123456789abcdef0123456789abcdef',
+      session_id: ID,
+      filename: 'photo.png',
+      content_type: 'image/png',
+      size_bytes: 20480,
+      created_at: '2026-01-15T09:30:00.000Z',
+    },
   },
   get_agents_by_id_export: {
-    response: '---\nname: Support agent\ndescription: Answers questions about the product.\ncapabilities:\n  - current_time\n---\nYou are a helpful assistant.\n',
+    response:
+      '---\nname: Support agent\ndescription: Answers questions about the product.\ncapabilities:\n  - current_time\n---\nYou are a helpful assistant.\n',
   },
   get_sessions_by_id_sse: {
     response: [
@@ -35,9 +44,18 @@ const CURATED: Record<string, { request?: unknown; response?: unknown }> = {
 
 /** Messages of the error catalogue by status (spec 7), for error examples. */
 const ERROR_MESSAGES: Record<string, string> = {
-  '400': 'Invalid request', '401': 'Unauthorized', '403': 'Forbidden', '404': 'Not found', '405': 'Method not allowed',
-  '409': 'Conflict', '413': 'Payload too large', '415': 'Unsupported media type', '422': 'Unprocessable entity',
-  '429': 'Too many requests', '500': 'Internal server error', '503': 'Service unavailable',
+  '400': 'Invalid request',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'Not found',
+  '405': 'Method not allowed',
+  '409': 'Conflict',
+  '413': 'Payload too large',
+  '415': 'Unsupported media type',
+  '422': 'Unprocessable entity',
+  '429': 'Too many requests',
+  '500': 'Internal server error',
+  '503': 'Service unavailable',
 };
 
 /**
@@ -63,7 +81,8 @@ export function addExamples(paths: Record<string, Record<string, Json>>, compone
           const isError = (media['schema'] as Json | undefined)?.['$ref'] === '#/components/schemas/ErrorResponse';
           const value = isError
             ? { error: ERROR_MESSAGES[status] ?? 'Error', status: Number(status) }
-            : (Number(status) < 400 ? curated.response : undefined) ?? (type === 'application/json' ? sampleSchema(media['schema'], components, 'response') : undefined);
+            : ((Number(status) < 400 ? curated.response : undefined) ??
+              (type === 'application/json' ? sampleSchema(media['schema'], components, 'response') : undefined));
           if (value !== undefined) media['example'] = value;
         }
       }

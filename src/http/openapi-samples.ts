@@ -30,7 +30,13 @@ const MAX_DEPTH = 8;
  * properties (and, in responses, optional ones near the top), formats and name hints. Returns
  * undefined when no value is found (a string pattern none of the candidates matches).
  */
-export function sampleSchema(schema: unknown, components: Record<string, unknown>, mode: 'request' | 'response', depth = 0, key = ''): unknown {
+export function sampleSchema(
+  schema: unknown,
+  components: Record<string, unknown>,
+  mode: 'request' | 'response',
+  depth = 0,
+  key = '',
+): unknown {
   if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH) return undefined;
   const s = schema as Json;
   if (typeof s['$ref'] === 'string') return sampleSchema(components[s['$ref'].split('/').pop()!], components, mode, depth + 1, key);
@@ -62,7 +68,8 @@ export function sampleSchema(schema: unknown, components: Record<string, unknown
       return sampleString(s, key);
     case 'integer':
     case 'number': {
-      const min = typeof s['minimum'] === 'number' ? s['minimum'] : typeof s['exclusiveMinimum'] === 'number' ? s['exclusiveMinimum'] + 1 : 1;
+      const min =
+        typeof s['minimum'] === 'number' ? s['minimum'] : typeof s['exclusiveMinimum'] === 'number' ? s['exclusiveMinimum'] + 1 : 1;
       return typeof s['maximum'] === 'number' ? Math.min(min, s['maximum']) : min;
     }
     case 'boolean':
@@ -104,6 +111,8 @@ function sampleString(s: Json, key: string): string | undefined {
   const min = Number(s['minLength'] ?? 0);
   const max = Number(s['maxLength'] ?? Infinity);
   const fit = (v: string) => (v.length < min ? v.padEnd(min, 'x') : v).slice(0, max);
-  const candidates = [format ? FORMAT_SAMPLES[format] : undefined, NAME_SAMPLES[key], ...STRING_CANDIDATES].filter((v): v is string => v !== undefined).map(fit);
+  const candidates = [format ? FORMAT_SAMPLES[format] : undefined, NAME_SAMPLES[key], ...STRING_CANDIDATES]
+    .filter((v): v is string => v !== undefined)
+    .map(fit);
   return candidates.find((v) => !pattern || pattern.test(v));
 }

@@ -63,7 +63,7 @@ function addDiscriminatorMappings(schemas: Record<string, unknown>): void {
     const mapping: Record<string, string> = {};
     for (const v of variants) {
       const target = v.$ref ? (schemas[v.$ref.split('/').pop()!] as Json | undefined) : undefined;
-      const value = ((target?.['properties'] as Record<string, Json> | undefined)?.[d.propertyName])?.['const'];
+      const value = (target?.['properties'] as Record<string, Json> | undefined)?.[d.propertyName]?.['const'];
       if (typeof value === 'string' && v.$ref) mapping[value] = v.$ref;
     }
     if (Object.keys(mapping).length === variants.length) d.mapping = mapping;
@@ -131,13 +131,16 @@ function operation(route: Route, ids: Set<string>): Json {
 }
 
 function operationId(route: Route): string {
-  const words = route.path.split('/').filter((s) => s && s !== 'v1').map((s) => s.replace(/^[:*]/, 'by_').replace(/[^A-Za-z0-9_]/g, '_'));
+  const words = route.path
+    .split('/')
+    .filter((s) => s && s !== 'v1')
+    .map((s) => s.replace(/^[:*]/, 'by_').replace(/[^A-Za-z0-9_]/g, '_'));
   return [route.method.toLowerCase(), ...words].join('_');
 }
 
 const SSE_DESCRIPTION = [
   'Server-sent events (spec 6.1). Each session event is one frame: `id: <event id>`, `event: <type>`, then `data: <JSON>`',
-  'holding one `Event` (see the `Event_*` schemas; its `type` equals the frame\'s `event:`) and a `retry:` hint.',
+  "holding one `Event` (see the `Event_*` schemas; its `type` equals the frame's `event:`) and a `retry:` hint.",
   'The first frame is `event: connected` with data `{"status":"connected"}`; `: heartbeat` comment lines keep the',
   'connection alive; before the server closes the stream it sends `event: disconnecting` with data `{reason, retry_ms}`,',
   'and the client reconnects with `Last-Event-ID` (or `since_id`) set to the last id it saw.',
@@ -156,7 +159,8 @@ function responses(route: Route, ids: Set<string>): Json {
   for (const [status, schema] of Object.entries(route.schema.response)) {
     const description = Number(status) < 400 ? 'Success' : 'Error';
     if (schema === null) out[status] = { description };
-    else if (schema === 'text/event-stream') out[status] = { description: SSE_DESCRIPTION, content: { [schema]: { schema: { type: 'string' }, example: SSE_EXAMPLE } } };
+    else if (schema === 'text/event-stream')
+      out[status] = { description: SSE_DESCRIPTION, content: { [schema]: { schema: { type: 'string' }, example: SSE_EXAMPLE } } };
     else if (typeof schema === 'string') out[status] = { description, content: { [schema]: { schema: { type: 'string' } } } };
     else out[status] = { description, content: { 'application/json': { schema: toJson(schema, ids) } } };
   }

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { TSchema } from '@sinclair/typebox';
-import { ForbiddenError, MethodNotAllowedError, NotFoundError, InvalidRequestError, OriginNotAllowedError, UnauthorizedError } from '../errors.js';
+import {
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotFoundError,
+  InvalidRequestError,
+  OriginNotAllowedError,
+  UnauthorizedError,
+} from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { compose, type Stage } from './compose.js';
 import { preflightHeaders, type CorsPolicy } from './cors.js';
@@ -65,7 +72,9 @@ export class Exchange {
    * and most requests log nothing but their access line, which goes through the root logger.
    */
   get log(): Logger {
-    return (this.#log ??= this.rootLog.child(this.principal ? { reqId: this.reqId, orgId: this.principal.org_id, userId: this.principal.user_id } : { reqId: this.reqId }));
+    return (this.#log ??= this.rootLog.child(
+      this.principal ? { reqId: this.reqId, orgId: this.principal.org_id, userId: this.principal.user_id } : { reqId: this.reqId },
+    ));
   }
 
   /** Sets the caller; a logger built before now is rebuilt with the caller's ids. */
@@ -127,7 +136,13 @@ function endRequestSpan(ex: Exchange, span: TraceSpan, exporting: boolean): void
   const route = ex.route?.path;
   const status = ex.reply && 'status' in ex.reply ? ex.reply.status : 200;
   span.updateName(route ? `${ex.method} ${route}` : ex.method);
-  span.setAttributes({ 'http.request.method': ex.method, 'http.route': route, 'url.path': ex.url, 'http.response.status_code': status, 'http.request_id': ex.reqId });
+  span.setAttributes({
+    'http.request.method': ex.method,
+    'http.route': route,
+    'url.path': ex.url,
+    'http.response.status_code': status,
+    'http.request_id': ex.reqId,
+  });
   if (status >= 500) span.fail(new Error(`HTTP ${status}`));
   span.end();
 }
@@ -140,7 +155,18 @@ export function accessLogStage(): Stage<Exchange> {
     const status = ex.reply && 'status' in ex.reply ? ex.reply.status : 200;
     const url = redactUrl(ex.rawQuery ? `${ex.url}?${ex.rawQuery}` : ex.url);
     const { principal } = ex;
-    ex.rootLog.info({ reqId: ex.reqId, orgId: principal?.org_id, userId: principal?.user_id, method: ex.method, url, status, ms: Date.now() - ex.startedAt }, 'request');
+    ex.rootLog.info(
+      {
+        reqId: ex.reqId,
+        orgId: principal?.org_id,
+        userId: principal?.user_id,
+        method: ex.method,
+        url,
+        status,
+        ms: Date.now() - ex.startedAt,
+      },
+      'request',
+    );
   };
 }
 
@@ -345,7 +371,18 @@ export interface PipelineDeps {
 }
 
 /** The fixed pipeline: [trace] → requestId → [metrics] → log → [response check] → errors → [static] → [preflight] → route → auth → validate → [idempotency] → handler. */
-export function createPipeline({ router, validation, authenticate, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH, cors, checkRepliesWith, observer, tracing, site, idempotency }: PipelineDeps) {
+export function createPipeline({
+  router,
+  validation,
+  authenticate,
+  maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
+  cors,
+  checkRepliesWith,
+  observer,
+  tracing,
+  site,
+  idempotency,
+}: PipelineDeps) {
   return compose<Exchange>([
     ...(tracing ? [traceStage(tracing)] : []),
     requestIdStage(),

@@ -35,7 +35,15 @@ export function createRouter(routes: Route[], prefix = '') {
   const byPrefix = new Map<string, CompiledRoute[]>();
   for (const c of exact.filter(prefixed)) {
     const key = bucketKey(c.segments.length, c.segments[0]!, c.segments[1]!);
-    byPrefix.set(key, byPrefix.get(key) ?? exact.filter((o) => o.segments.length === c.segments.length && (!prefixed(o) || bucketKey(o.segments.length, o.segments[0]!, o.segments[1]!) === key)));
+    byPrefix.set(
+      key,
+      byPrefix.get(key) ??
+        exact.filter(
+          (o) =>
+            o.segments.length === c.segments.length &&
+            (!prefixed(o) || bucketKey(o.segments.length, o.segments[0]!, o.segments[1]!) === key),
+        ),
+    );
   }
   const catchAlls = compiled.filter((c) => c.rest);
 
@@ -47,7 +55,8 @@ export function createRouter(routes: Route[], prefix = '') {
     const n = parts.length;
     const candidates = (n >= 2 && byPrefix.get(bucketKey(n, decoded[0], decoded[1]))) || byLength.get(n);
     const allow = new Set<string>();
-    const found = (candidates && firstMatch(candidates, method, parts, decoded, allow)) || firstMatch(catchAlls, method, parts, decoded, allow);
+    const found =
+      (candidates && firstMatch(candidates, method, parts, decoded, allow)) || firstMatch(catchAlls, method, parts, decoded, allow);
     if (found) return found;
     return allow.size ? { kind: 'method_not_allowed', allow: [...allow] } : { kind: 'not_found' };
   }
@@ -56,7 +65,13 @@ export function createRouter(routes: Route[], prefix = '') {
 }
 
 /** The first route of `list` matching path and method; methods of path-only matches go to `allow`. */
-function firstMatch(list: CompiledRoute[], method: string, parts: string[], decoded: (string | null)[], allow: Set<string>): MatchResult | undefined {
+function firstMatch(
+  list: CompiledRoute[],
+  method: string,
+  parts: string[],
+  decoded: (string | null)[],
+  allow: Set<string>,
+): MatchResult | undefined {
   for (const c of list) {
     const params = matchSegments(c, parts, decoded);
     if (!params) continue;

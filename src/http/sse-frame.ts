@@ -1,7 +1,10 @@
 /** One SSE frame; every event is serialised once by this function and shared by all clients. */
 export function formatSseFrame({ id, event, data }: { id?: string; event: string; data: string }): string {
   if (/[\r\n]/.test(event) || (id !== undefined && /[\r\n]/.test(id))) throw new Error('SSE id/event must not contain CR or LF');
-  const lines = data.split(/\r\n|\r|\n/).map((l) => `data: ${l}\n`).join('');
+  const lines = data
+    .split(/\r\n|\r|\n/)
+    .map((l) => `data: ${l}\n`)
+    .join('');
   return (id !== undefined ? `id: ${id}\n` : '') + `event: ${event}\n` + lines + '\n';
 }
 

@@ -30,7 +30,8 @@ const CONTENT_TYPES: Record<string, string> = {
  * The page may load scripts, styles and images from its own origin only and call only its own
  * origin (the API); no inline script or style, no plugins, no framing, no `<base>`.
  */
-export const STATIC_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const STATIC_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy': STATIC_CSP,

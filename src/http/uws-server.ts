@@ -32,12 +32,27 @@ export interface HttpServerDeps {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized',
-  403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
-const STATUS_LINE: Record<number, string> = Object.fromEntries(Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]));
+const STATUS_LINE: Record<number, string> = Object.fromEntries(
+  Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]),
+);
 
 /** Per-response state the uWS callbacks share. */
 interface Conn {
@@ -64,7 +79,9 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
   // Heartbeats beat up to 1/20 of their interval late, cycles never before 80 % of theirs, and
   // a quiet moment is seen at most 1/20 of the quiet period after it began.
   const quietMs = opts.sse.quietMs ?? DEFAULT_CYCLE_QUIET_MS;
-  const sseTimers = new SseTimerWheel({ shortestMs: Math.min(opts.sse.heartbeatMs, opts.sse.cycleMs * 0.8, quietMs > 0 ? quietMs : Infinity) });
+  const sseTimers = new SseTimerWheel({
+    shortestMs: Math.min(opts.sse.heartbeatMs, opts.sse.cycleMs * 0.8, quietMs > 0 ? quietMs : Infinity),
+  });
 
   app.any('/*', (res, req) => {
     const headers: Record<string, string> = {};
@@ -80,7 +97,8 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
       headers,
       remoteAddress: () => clientAddressOf(conn, headers['x-forwarded-for']),
     };
-    if (draining) return writeReply(conn, { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { Connection: 'close' } });
+    if (draining)
+      return writeReply(conn, { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { Connection: 'close' } });
     dispatch(conn, new Exchange(incoming, log));
   });
 
@@ -113,14 +131,17 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     inFlight++;
     // RFC 9112 6.3: with neither Content-Length nor Transfer-Encoding there is no body to wait for.
     const bodiless = (length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined;
-    (bodiless ? Promise.resolve(ex.rawBody) : readBody(conn, cap)).then((body) => {
-      if (body === null) return; // too large, already answered
-      ex.rawBody = body;
-      return pipeline(ex).then(() => writeReply(conn, ex.reply ?? { status: 204 }));
-    }).catch((err: unknown) => {
-      const { status, body } = toErrorReply(err, ex.log);
-      writeReply(conn, { status, body });
-    }).finally(() => inFlight--);
+    (bodiless ? Promise.resolve(ex.rawBody) : readBody(conn, cap))
+      .then((body) => {
+        if (body === null) return; // too large, already answered
+        ex.rawBody = body;
+        return pipeline(ex).then(() => writeReply(conn, ex.reply ?? { status: 204 }));
+      })
+      .catch((err: unknown) => {
+        const { status, body } = toErrorReply(err, ex.log);
+        writeReply(conn, { status, body });
+      })
+      .finally(() => inFlight--);
   }
 
   function rejectTooLarge(conn: Conn): void {
@@ -186,7 +207,8 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     stream.onClose(forgetStream);
     watchWritable(conn);
     res.cork(() => {
-      res.writeStatus('200 OK')
+      res
+        .writeStatus('200 OK')
         .writeHeader('Content-Type', 'text/event-stream')
         .writeHeader('Cache-Control', 'no-cache')
         .writeHeader('X-Accel-Buffering', 'no');
@@ -210,7 +232,12 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
         // Exclusive: without it uSockets sets SO_REUSEPORT, and a second instance on the same port
         // would silently share the connections (docs/decisions.md, "Single writer").
         // The typings lack the (host, port, options, cb) form the native listen has.
-        const listenExclusive = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
+        const listenExclusive = app.listen as unknown as (
+          host: string,
+          port: number,
+          options: number,
+          cb: (socket: us_listen_socket | false) => void,
+        ) => void;
         listenExclusive.call(app, opts.host, opts.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
           if (!socket) return reject(new Error(`cannot listen on ${opts.host}:${opts.port}: address in use or not available`));
           listenSocket = socket;

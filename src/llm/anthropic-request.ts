@@ -14,7 +14,9 @@ export const ANTHROPIC_THINKING_BUDGET_TOKENS: Record<LlmReasoningEffort, number
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
 /** Thinking blocks of an earlier step, replayed verbatim (the API checks their signatures). */
-export type AnthropicThinkingBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+export type AnthropicThinkingBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
 
 function thinkingBlocks(state: string | undefined): AnthropicThinkingBlock[] {
   const blocks = decodeProviderState('anthropic', state)?.['thinking_blocks'];

@@ -37,7 +37,10 @@ function mergeUsage(into: Required<{ [K in keyof UsageCounters]: number }>, from
   }
 }
 
-function openBlock(block: Extract<StreamEvent, { type: 'content_block_start' }>['content_block'], thinking: AnthropicThinkingBlock[]): OpenBlock {
+function openBlock(
+  block: Extract<StreamEvent, { type: 'content_block_start' }>['content_block'],
+  thinking: AnthropicThinkingBlock[],
+): OpenBlock {
   if (block.type === 'tool_use') return { kind: 'tool', id: block.id, name: block.name, json: '' };
   if (block.type === 'thinking') return { kind: 'thinking', thinking: '', signature: block.signature ?? '' };
   if (block.type === 'redacted_thinking') thinking.push({ type: 'redacted_thinking', data: block.data });

@@ -69,8 +69,20 @@ const CODE_KINDS: Record<string, LlmErrorKind> = {
 };
 
 const NETWORK_CODES = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
 ]);
 
 /** Maps an HTTP status of a vendor response to an error kind. */
@@ -119,7 +131,9 @@ export function toLlmError(err: unknown, hint: { retryAfterMs?: number } = {}): 
   if (err instanceof LlmError) return err;
   const e = (err ?? {}) as { status?: unknown; headers?: unknown; code?: unknown; type?: unknown; error?: unknown };
   const nested = (e.error && typeof e.error === 'object' ? e.error : {}) as { type?: unknown; code?: unknown };
-  const vendorCode = [e.code, e.type, nested.code, nested.type].find((c): c is string => typeof c === 'string' && c.length > 0 && c.length < 64);
+  const vendorCode = [e.code, e.type, nested.code, nested.type].find(
+    (c): c is string => typeof c === 'string' && c.length > 0 && c.length < 64,
+  );
   const status = typeof e.status === 'number' ? e.status : undefined;
   const retryAfterMs = hint.retryAfterMs ?? parseRetryAfterMs(e.headers);
   const retryable = vendorCode && NON_RETRYABLE_CODES.has(vendorCode) ? false : undefined;

@@ -74,7 +74,13 @@ export function toGeminiConfig(req: LlmRequest): GenerateContentConfig {
     ...(req.tools.length
       ? {
           tools: [
-            { functionDeclarations: req.tools.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })) },
+            {
+              functionDeclarations: req.tools.map((t) => ({
+                name: t.name,
+                description: t.description,
+                parametersJsonSchema: t.parameters,
+              })),
+            },
           ],
         }
       : {}),

@@ -17,7 +17,9 @@ export function toChatMessages(system: string, messages: LlmMessage[]): ChatMess
   for (const m of messages) {
     if (m.role === 'user') {
       const content = m.content.map((p) =>
-        p.type === 'text' ? ({ type: 'text', text: p.text } as const) : ({ type: 'image_url', image_url: { url: imageDataUrl(p) } } as const),
+        p.type === 'text'
+          ? ({ type: 'text', text: p.text } as const)
+          : ({ type: 'image_url', image_url: { url: imageDataUrl(p) } } as const),
       );
       out.push({ role: 'user', content });
     } else if (m.role === 'assistant') {
@@ -48,7 +50,10 @@ export function toChatParams(req: LlmRequest, officialEndpoint: boolean): OpenAI
     stream_options: { include_usage: true },
     ...(req.tools.length
       ? {
-          tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
+          tools: req.tools.map((t) => ({
+            type: 'function' as const,
+            function: { name: t.name, description: t.description, parameters: t.parameters },
+          })),
           parallel_tool_calls: true,
         }
       : {}),

@@ -46,7 +46,13 @@ export function toResponsesParams(req: LlmRequest): OpenAI.Responses.ResponseCre
     store: false,
     ...(req.tools.length
       ? {
-          tools: req.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, parameters: t.parameters, strict: false })),
+          tools: req.tools.map((t) => ({
+            type: 'function' as const,
+            name: t.name,
+            description: t.description,
+            parameters: t.parameters,
+            strict: false,
+          })),
           parallel_tool_calls: true,
         }
       : {}),

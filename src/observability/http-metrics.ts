@@ -72,7 +72,10 @@ export function createSseMetrics(registry: Registry, openStreams: () => number):
     name: `${METRIC_PREFIX}sse_frames_written_total`,
     help: 'SSE writes to sockets: event frames, heartbeats and disconnecting frames.',
   }).cell();
-  const bytes = new CounterFamily(registry, { name: `${METRIC_PREFIX}sse_written_bytes_total`, help: 'UTF-8 bytes of SSE writes to sockets.' }).cell();
+  const bytes = new CounterFamily(registry, {
+    name: `${METRIC_PREFIX}sse_written_bytes_total`,
+    help: 'UTF-8 bytes of SSE writes to sockets.',
+  }).cell();
   const cycles = new CounterFamily(registry, {
     name: `${METRIC_PREFIX}sse_cycles_total`,
     help: 'SSE streams ended for their connection cycle (the client reconnects with since_id).',

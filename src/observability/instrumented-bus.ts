@@ -17,7 +17,11 @@ export interface BusObserver {
 
 /** The bus with `observer` told about claims, completions and appends; `bus` itself is unchanged. */
 export function instrumentBus(bus: Bus, observer: BusObserver): Bus {
-  return { ...bus, events: observer.appended ? observeAppends(bus.events, observer.appended) : bus.events, turns: observeClaims(bus.turns, observer) };
+  return {
+    ...bus,
+    events: observer.appended ? observeAppends(bus.events, observer.appended) : bus.events,
+    turns: observeClaims(bus.turns, observer),
+  };
 }
 
 function observeAppends(log: EventLog, appended: NonNullable<BusObserver['appended']>): EventLog {

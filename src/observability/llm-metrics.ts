@@ -27,18 +27,36 @@ export function createLlmMetrics(registry: Registry): LlmObserver {
   const p = METRIC_PREFIX;
   const labelNames = ['provider', 'model'];
   const requests = new CounterFamily(registry, {
-    name: `${p}llm_requests_total`, help: 'LLM calls (one per reason step, retries inside), by provider type, model and outcome (ok, error, aborted).', labelNames: [...labelNames, 'outcome'],
+    name: `${p}llm_requests_total`,
+    help: 'LLM calls (one per reason step, retries inside), by provider type, model and outcome (ok, error, aborted).',
+    labelNames: [...labelNames, 'outcome'],
   });
-  const errors = new CounterFamily(registry, { name: `${p}llm_errors_total`, help: 'LLM calls that failed, by provider type, model and error kind.', labelNames: [...labelNames, 'kind'] });
-  const duration = new HistogramFamily(registry, { name: `${p}llm_request_duration_seconds`, help: 'LLM call duration, retries included.', labelNames, buckets: LONG_BUCKETS_S });
+  const errors = new CounterFamily(registry, {
+    name: `${p}llm_errors_total`,
+    help: 'LLM calls that failed, by provider type, model and error kind.',
+    labelNames: [...labelNames, 'kind'],
+  });
+  const duration = new HistogramFamily(registry, {
+    name: `${p}llm_request_duration_seconds`,
+    help: 'LLM call duration, retries included.',
+    labelNames,
+    buckets: LONG_BUCKETS_S,
+  });
   const firstOutput = new HistogramFamily(registry, {
-    name: `${p}llm_time_to_first_output_seconds`, help: 'From the call to its first streamed output (text, thinking or tool call).', labelNames, buckets: FIRST_OUTPUT_BUCKETS_S,
+    name: `${p}llm_time_to_first_output_seconds`,
+    help: 'From the call to its first streamed output (text, thinking or tool call).',
+    labelNames,
+    buckets: FIRST_OUTPUT_BUCKETS_S,
   });
   const tokens = (name: string, help: string) => new CounterFamily(registry, { name: `${p}${name}`, help, labelNames });
   const input = tokens('llm_input_tokens_total', 'Prompt tokens sent, cached ones included.');
   const output = tokens('llm_output_tokens_total', 'Tokens generated, thinking included where the vendor reports it.');
   const cached = tokens('llm_cache_read_tokens_total', 'Prompt tokens read from the vendor prompt cache.');
-  const retriesFamily = new CounterFamily(registry, { name: `${p}llm_retries_total`, help: 'LLM call retries after 429, 5xx or network errors, by provider type.', labelNames: ['provider'] });
+  const retriesFamily = new CounterFamily(registry, {
+    name: `${p}llm_retries_total`,
+    help: 'LLM call retries after 429, 5xx or network errors, by provider type.',
+    labelNames: ['provider'],
+  });
   const retries = new Map(LLM_PROVIDER_TYPES.map((t) => [t as string, retriesFamily.cell({ provider: t })]));
   const byProvider = new Map<string, Map<string, ModelCells>>();
 

@@ -44,14 +44,23 @@ export interface LateSources {
 
 export function createObservability(deps: ObservabilityDeps, opts: ObservabilityOptions) {
   const counts = new TaskCounts();
-  const shared = opts.mode === 'distributed'
-    ? createSharedTaskCounts({ sql: deps.sql, counts, log: deps.log }, { instanceId: opts.instanceId, role: opts.role, flushMs: opts.flushMs })
-    : null;
+  const shared =
+    opts.mode === 'distributed'
+      ? createSharedTaskCounts(
+          { sql: deps.sql, counts, log: deps.log },
+          { instanceId: opts.instanceId, role: opts.role, flushMs: opts.flushMs },
+        )
+      : null;
   const late: Required<LateSources> = { sseStreams: () => 0, turnsRunning: () => 0, isCapability: () => false };
   const registry = opts.metrics
-    ? createPrometheusRegistry({ checks: deps.checks, info: { version: opts.version, mode: opts.mode, role: opts.role, instance_id: opts.instanceId } })
+    ? createPrometheusRegistry({
+        checks: deps.checks,
+        info: { version: opts.version, mode: opts.mode, role: opts.role, instance_id: opts.instanceId },
+      })
     : null;
-  const turns = registry ? createTurnMetrics(registry, { turnsRunning: () => late.turnsRunning(), isCapability: (id) => late.isCapability(id) }) : null;
+  const turns = registry
+    ? createTurnMetrics(registry, { turnsRunning: () => late.turnsRunning(), isCapability: (id) => late.isCapability(id) })
+    : null;
   const bus: BusObserver = {
     claimed(claim: TurnClaim) {
       counts.record('task_claimed');

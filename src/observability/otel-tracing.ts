@@ -7,7 +7,16 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Logger } from '../log.js';
-import { activeSpanStore, parseTraceparent, type TraceAttributes, type TraceContextFields, type TraceSpan, type TraceSpanKind, type Tracing, type TracingOptions } from './trace-context.js';
+import {
+  activeSpanStore,
+  parseTraceparent,
+  type TraceAttributes,
+  type TraceContextFields,
+  type TraceSpan,
+  type TraceSpanKind,
+  type Tracing,
+  type TracingOptions,
+} from './trace-context.js';
 
 export function createOtelTracing(opts: Partial<TracingOptions> & { tracesUrl: string }, deps: { log?: Logger } = {}): Tracing {
   const provider = new TracerProvider({
@@ -18,7 +27,12 @@ export function createOtelTracing(opts: Partial<TracingOptions> & { tracesUrl: s
       'service.instance.id': opts.instanceId ?? '',
       'service.role': opts.role ?? 'all',
     }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: opts.tracesUrl }), scheduledDelayMillis: opts.exportDelayMs ?? 5000 })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url: opts.tracesUrl }),
+        scheduledDelayMillis: opts.exportDelayMs ?? 5000,
+      }),
+    ],
   });
   const tracer = provider.getTracer('agent-session-service', opts.serviceVersion);
   deps.log?.info({ url: opts.tracesUrl }, 'exporting traces over OTLP/HTTP');
@@ -29,7 +43,12 @@ export function createOtelTracing(opts: Partial<TracingOptions> & { tracesUrl: s
       if (parent instanceof OtelSpan) return parent.child(name, o);
       const remote = typeof parent === 'string' ? parseTraceparent(parent) : undefined;
       const ctx = remote
-        ? trace.setSpanContext(ROOT_CONTEXT, { traceId: remote.traceId, spanId: remote.spanId, traceFlags: remote.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, isRemote: true })
+        ? trace.setSpanContext(ROOT_CONTEXT, {
+            traceId: remote.traceId,
+            spanId: remote.spanId,
+            traceFlags: remote.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+            isRemote: true,
+          })
         : ROOT_CONTEXT;
       return OtelSpan.start(tracer, name, o, ctx, remote?.spanId);
     },
@@ -53,7 +72,13 @@ class OtelSpan implements TraceSpan {
     this.parentSpanId = parentSpanId;
   }
 
-  static start(tracer: Tracer, name: string, o: { kind?: TraceSpanKind; attributes?: TraceAttributes }, ctx: Context, parentSpanId: string | undefined): OtelSpan {
+  static start(
+    tracer: Tracer,
+    name: string,
+    o: { kind?: TraceSpanKind; attributes?: TraceAttributes },
+    ctx: Context,
+    parentSpanId: string | undefined,
+  ): OtelSpan {
     const span = tracer.startSpan(name, { kind: KINDS[o.kind ?? 'internal'], attributes: o.attributes && defined(o.attributes) }, ctx);
     return new OtelSpan(tracer, span, parentSpanId);
   }

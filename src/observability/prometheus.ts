@@ -24,17 +24,26 @@ export interface PrometheusOptions {
 export function createPrometheusRegistry({ checks, info, checkTimeoutMs = 2000 }: PrometheusOptions): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  new Gauge({ name: `${METRIC_PREFIX}info`, help: 'Always 1; the labels describe this instance.', labelNames: Object.keys(info), registers: [registry] }).set(info, 1);
+  new Gauge({
+    name: `${METRIC_PREFIX}info`,
+    help: 'Always 1; the labels describe this instance.',
+    labelNames: Object.keys(info),
+    registers: [registry],
+  }).set(info, 1);
   const up = new Map<string, boolean>();
   const seconds = new Map<string, number>();
   // Both gauges below read one round of probes per scrape (the registry collects them concurrently).
   let round: Promise<void> | null = null;
   const probeAll = () =>
-    (round ??= Promise.all(checks.map(async (c) => {
-      const started = performance.now();
-      up.set(c.name, await probe(c, checkTimeoutMs));
-      seconds.set(c.name, (performance.now() - started) / 1000);
-    })).then(() => undefined).finally(() => (round = null)));
+    (round ??= Promise.all(
+      checks.map(async (c) => {
+        const started = performance.now();
+        up.set(c.name, await probe(c, checkTimeoutMs));
+        seconds.set(c.name, (performance.now() - started) / 1000);
+      }),
+    )
+      .then(() => undefined)
+      .finally(() => (round = null)));
   new Gauge({
     name: `${METRIC_PREFIX}dependency_up`,
     help: 'Whether the dependency (database, bus = NATS or the in-process bus) answered its health probe at this scrape (1) or not (0).',

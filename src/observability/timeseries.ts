@@ -49,7 +49,12 @@ export function localTaskCountSource(instanceId: string, counts: TaskCounts): Ta
  * Builds the response for `intervalSeconds` buckets over the last `windowSeconds` (both
  * multiples of 60, the window a multiple of the interval: the route validates them).
  */
-export async function buildTimeseries(source: TaskCountSource, nowMs: number, intervalSeconds: number, windowSeconds: number): Promise<Timeseries> {
+export async function buildTimeseries(
+  source: TaskCountSource,
+  nowMs: number,
+  intervalSeconds: number,
+  windowSeconds: number,
+): Promise<Timeseries> {
   const step = intervalSeconds / 60;
   const buckets = windowSeconds / intervalSeconds;
   const nowMinute = Math.floor(nowMs / 60_000);

@@ -17,10 +17,27 @@
  */
 import { randomFillSync } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { activeSpanStore, parseTraceparent, ZERO_SPAN, ZERO_TRACE, type TraceContextFields, type TraceSpan, type Tracing, type TracingOptions } from './trace-context.js';
+import {
+  activeSpanStore,
+  parseTraceparent,
+  ZERO_SPAN,
+  ZERO_TRACE,
+  type TraceContextFields,
+  type TraceSpan,
+  type Tracing,
+  type TracingOptions,
+} from './trace-context.js';
 
 export { activeSpanStore, parseTraceparent } from './trace-context.js';
-export type { StartSpanOptions, TraceAttributes, TraceContextFields, TraceSpan, TraceSpanKind, Tracing, TracingOptions } from './trace-context.js';
+export type {
+  StartSpanOptions,
+  TraceAttributes,
+  TraceContextFields,
+  TraceSpan,
+  TraceSpanKind,
+  Tracing,
+  TracingOptions,
+} from './trace-context.js';
 
 /** The traces URL from the OTEL_* settings: the traces endpoint as given, else `<endpoint>/v1/traces`. */
 export function otlpTracesUrl(endpoint: string | undefined, tracesEndpoint: string | undefined): string | undefined {
@@ -48,7 +65,6 @@ export async function createTracing(opts: Partial<TracingOptions> = {}, deps: { 
   const { createOtelTracing } = await import('./otel-tracing.js');
   return createOtelTracing({ ...opts, tracesUrl: opts.tracesUrl }, deps);
 }
-
 
 // --- export off: ids only -------------------------------------------------------------------
 

@@ -25,46 +25,106 @@ export interface TurnMetricsSources {
 
 export function createTurnMetrics(registry: Registry, sources: TurnMetricsSources): Required<BusObserver> {
   const p = METRIC_PREFIX;
-  new Gauge({ name: `${p}turns_running`, help: 'Turns running in this instance now.', registers: [registry], collect() { this.set(sources.turnsRunning()); } });
-  const claimed = new CounterFamily(registry, { name: `${p}tasks_claimed_total`, help: 'Turn jobs claimed from the queue by this instance (redeliveries included).' }).cell();
-  const completed = new CounterFamily(registry, { name: `${p}tasks_completed_total`, help: 'Claimed turn jobs settled as done (acknowledged) by this instance.' }).cell();
-  const redelivered = new CounterFamily(registry, { name: `${p}turn_redeliveries_total`, help: 'Claims of a turn job that an earlier claim did not finish.' }).cell();
+  new Gauge({
+    name: `${p}turns_running`,
+    help: 'Turns running in this instance now.',
+    registers: [registry],
+    collect() {
+      this.set(sources.turnsRunning());
+    },
+  });
+  const claimed = new CounterFamily(registry, {
+    name: `${p}tasks_claimed_total`,
+    help: 'Turn jobs claimed from the queue by this instance (redeliveries included).',
+  }).cell();
+  const completed = new CounterFamily(registry, {
+    name: `${p}tasks_completed_total`,
+    help: 'Claimed turn jobs settled as done (acknowledged) by this instance.',
+  }).cell();
+  const redelivered = new CounterFamily(registry, {
+    name: `${p}turn_redeliveries_total`,
+    help: 'Claims of a turn job that an earlier claim did not finish.',
+  }).cell();
   const claimWait = new HistogramFamily(registry, {
-    name: `${p}turn_claim_wait_seconds`, help: 'From enqueueing a turn job to its first claim.', buckets: LATENCY_BUCKETS_S,
+    name: `${p}turn_claim_wait_seconds`,
+    help: 'From enqueueing a turn job to its first claim.',
+    buckets: LATENCY_BUCKETS_S,
   }).cell();
   const started = new CounterFamily(registry, { name: `${p}turns_started_total`, help: 'Turns started (turn.started appended).' }).cell();
-  const turnsCompleted = new CounterFamily(registry, { name: `${p}turns_completed_total`, help: 'Turns completed (turn.completed).' }).cell();
-  const failedFamily = new CounterFamily(registry, { name: `${p}turns_failed_total`, help: 'Turns failed (turn.failed), by error code.', labelNames: ['error_code'] });
-  const failed = new Map(TURN_ERROR_CODES.map((c) => [c as string, failedFamily.cell({ error_code: c })]));
-  const cancelled = new CounterFamily(registry, { name: `${p}turns_cancelled_total`, help: 'Turns cancelled by the user (turn.cancelled).' }).cell();
-  const durationFamily = new HistogramFamily(registry, {
-    name: `${p}turn_duration_seconds`, help: 'Turn wall time from its start to its end, by outcome.', labelNames: ['outcome'], buckets: LONG_BUCKETS_S,
+  const turnsCompleted = new CounterFamily(registry, {
+    name: `${p}turns_completed_total`,
+    help: 'Turns completed (turn.completed).',
+  }).cell();
+  const failedFamily = new CounterFamily(registry, {
+    name: `${p}turns_failed_total`,
+    help: 'Turns failed (turn.failed), by error code.',
+    labelNames: ['error_code'],
   });
-  const duration = { completed: durationFamily.cell({ outcome: 'completed' }), failed: durationFamily.cell({ outcome: 'failed' }), cancelled: durationFamily.cell({ outcome: 'cancelled' }) };
+  const failed = new Map(TURN_ERROR_CODES.map((c) => [c as string, failedFamily.cell({ error_code: c })]));
+  const cancelled = new CounterFamily(registry, {
+    name: `${p}turns_cancelled_total`,
+    help: 'Turns cancelled by the user (turn.cancelled).',
+  }).cell();
+  const durationFamily = new HistogramFamily(registry, {
+    name: `${p}turn_duration_seconds`,
+    help: 'Turn wall time from its start to its end, by outcome.',
+    labelNames: ['outcome'],
+    buckets: LONG_BUCKETS_S,
+  });
+  const duration = {
+    completed: durationFamily.cell({ outcome: 'completed' }),
+    failed: durationFamily.cell({ outcome: 'failed' }),
+    cancelled: durationFamily.cell({ outcome: 'cancelled' }),
+  };
   const iterations = new HistogramFamily(registry, {
-    name: `${p}turn_iterations`, help: 'Reason/act iterations of finished turns (completed or failed).', buckets: ITERATION_BUCKETS,
+    name: `${p}turn_iterations`,
+    help: 'Reason/act iterations of finished turns (completed or failed).',
+    buckets: ITERATION_BUCKETS,
   }).cell();
   const toolRuns = new CounterFamily(registry, {
-    name: `${p}tool_executions_total`, help: 'Tool executions, by capability (`client` for client tools) and outcome.', labelNames: ['capability', 'outcome'],
+    name: `${p}tool_executions_total`,
+    help: 'Tool executions, by capability (`client` for client tools) and outcome.',
+    labelNames: ['capability', 'outcome'],
   });
   const toolDuration = new HistogramFamily(registry, {
-    name: `${p}tool_execution_duration_seconds`, help: 'Tool execution time, by capability.', labelNames: ['capability'], buckets: LONG_BUCKETS_S,
+    name: `${p}tool_execution_duration_seconds`,
+    help: 'Tool execution time, by capability.',
+    labelNames: ['capability'],
+    buckets: LONG_BUCKETS_S,
   });
   const toolCells = new Map<string, { success: CounterCell; error: CounterCell; duration: HistogramCell }>();
   const toolCellsOf = (capability: string) => {
     let c = toolCells.get(capability);
     if (!c) {
-      c = { success: toolRuns.cell({ capability, outcome: 'success' }), error: toolRuns.cell({ capability, outcome: 'error' }), duration: toolDuration.cell({ capability }) };
+      c = {
+        success: toolRuns.cell({ capability, outcome: 'success' }),
+        error: toolRuns.cell({ capability, outcome: 'error' }),
+        duration: toolDuration.cell({ capability }),
+      };
       toolCells.set(capability, c);
     }
     return c;
   };
-  const eventsFamily = new CounterFamily(registry, { name: `${p}events_appended_total`, help: 'Session events appended by this instance, by type.', labelNames: ['type'] });
+  const eventsFamily = new CounterFamily(registry, {
+    name: `${p}events_appended_total`,
+    help: 'Session events appended by this instance, by type.',
+    labelNames: ['type'],
+  });
   const eventCells = new Map(EVENT_TYPES.map((t) => [t as string, eventsFamily.cell({ type: t })]));
-  const appends = new CounterFamily(registry, { name: `${p}event_appends_total`, help: 'Append calls to the event log, by result.', labelNames: ['result'] });
-  const appendResult = { ok: appends.cell({ result: 'ok' }), conflict: appends.cell({ result: 'conflict' }), error: appends.cell({ result: 'error' }) };
+  const appends = new CounterFamily(registry, {
+    name: `${p}event_appends_total`,
+    help: 'Append calls to the event log, by result.',
+    labelNames: ['result'],
+  });
+  const appendResult = {
+    ok: appends.cell({ result: 'ok' }),
+    conflict: appends.cell({ result: 'conflict' }),
+    error: appends.cell({ result: 'error' }),
+  };
   const appendDuration = new HistogramFamily(registry, {
-    name: `${p}event_append_duration_seconds`, help: 'Duration of one append call (one or more events, stored and acknowledged).', buckets: LATENCY_BUCKETS_S,
+    name: `${p}event_append_duration_seconds`,
+    help: 'Duration of one append call (one or more events, stored and acknowledged).',
+    buckets: LATENCY_BUCKETS_S,
   }).cell();
 
   function turnEvent(e: NewEvent): void {

@@ -21,9 +21,7 @@ export interface ParseResults {
   html: string;
 }
 
-export type ParseJobReply =
-  | { ok: true; value: unknown }
-  | { ok: false; status: number; code: string; message: string };
+export type ParseJobReply = { ok: true; value: unknown } | { ok: false; status: number; code: string; message: string };
 
 /** Runs one job on the calling thread; AppErrors (4xx) are the caller's to show. */
 export function runParseJob(job: ParseJobInput): ParseResults[ParseJobInput['kind']] {

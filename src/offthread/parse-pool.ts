@@ -46,7 +46,11 @@ export interface ParsePool {
 export function createParsePool(options: Partial<ParsePoolOptions> = {}): ParsePool {
   const opts = { ...DEFAULT_PARSE_POOL_OPTIONS, ...options };
   const pool = createDeadlinePool(
-    { ...opts, worker: new URL('./parse-worker.js', import.meta.url), resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb, maxYoungGenerationSizeMb: 16 } },
+    {
+      ...opts,
+      worker: new URL('./parse-worker.js', import.meta.url),
+      resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb, maxYoungGenerationSizeMb: 16 },
+    },
     {
       timeout: () => new ParseLimitError('timeout', formatSeconds(opts.timeoutMs)),
       memory: () => new ParseLimitError('memory', `${opts.memoryMb} MB`),

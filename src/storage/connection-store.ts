@@ -40,30 +40,47 @@ interface Row {
  * envelope encryption bound to (org, row id, purpose) and never returned; only `keysOf`
  * (session creation, which turns them into session secrets) decrypts.
  */
-export function createConnectionStore(db: StorageDb, keyring: KeyringSource, { maxPerUser = DEFAULT_MAX_CONNECTIONS }: { maxPerUser?: number } = {}) {
+export function createConnectionStore(
+  db: StorageDb,
+  keyring: KeyringSource,
+  { maxPerUser = DEFAULT_MAX_CONNECTIONS }: { maxPerUser?: number } = {},
+) {
   const aad = (orgId: string, rowId: string) => ({ org_id: orgId, row_id: rowId, purpose: USER_CONNECTION_PURPOSE });
   const toRecord = (r: Row): ConnectionRecord => ({ provider: r.provider, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
 
   return {
     async list({ userId }: ConnectionOwner): Promise<ConnectionRecord[]> {
-      const rows = await db.sql<Row>('select provider, created_at, updated_at from user_connections where user_id = ? order by provider', [userId]);
+      const rows = await db.sql<Row>('select provider, created_at, updated_at from user_connections where user_id = ? order by provider', [
+        userId,
+      ]);
       return rows.map(toRecord);
     },
 
     async get({ userId }: ConnectionOwner, provider: string): Promise<ConnectionRecord> {
-      const [row] = await db.sql<Row>('select provider, created_at, updated_at from user_connections where user_id = ? and provider = ?', [userId, provider]);
+      const [row] = await db.sql<Row>('select provider, created_at, updated_at from user_connections where user_id = ? and provider = ?', [
+        userId,
+        provider,
+      ]);
       if (!row) throw new NotFoundError(`No connection for provider ${provider}`);
       return toRecord(row);
     },
 
     /** Creates or replaces the key; `created` tells which. A fresh row id per write keeps id and AAD consistent. */
-    async put({ orgId, userId }: ConnectionOwner, provider: string, apiKey: string): Promise<{ record: ConnectionRecord; created: boolean }> {
+    async put(
+      { orgId, userId }: ConnectionOwner,
+      provider: string,
+      apiKey: string,
+    ): Promise<{ record: ConnectionRecord; created: boolean }> {
       const id = newId();
       const ciphertext = encryptSecret(await keyring(), apiKey, aad(orgId, id));
       const row = await inTransaction(db, async (q) => {
         await lockKey(q, `user_connections:${userId}`);
-        const [others] = await q<{ n: unknown }>('select count(*) as n from user_connections where user_id = ? and provider <> ?', [userId, provider]);
-        if (num(others?.n) + 1 > maxPerUser) throw new QuotaExceededError('count', `Connection quota reached: a user holds at most ${maxPerUser} connections`);
+        const [others] = await q<{ n: unknown }>('select count(*) as n from user_connections where user_id = ? and provider <> ?', [
+          userId,
+          provider,
+        ]);
+        if (num(others?.n) + 1 > maxPerUser)
+          throw new QuotaExceededError('count', `Connection quota reached: a user holds at most ${maxPerUser} connections`);
         const [stored] = await q<Row>(
           `insert into user_connections (id, organization_id, user_id, provider, ciphertext, created_at, updated_at) values (?, ?, ?, ?, ?, now(), now())
            on conflict (user_id, provider) do update set id = excluded.id, organization_id = excluded.organization_id,
@@ -83,7 +100,10 @@ export function createConnectionStore(db: StorageDb, keyring: KeyringSource, { m
 
     /** Every connection of the user with its decrypted key, for injection into a new session. */
     async keysOf({ orgId, userId }: ConnectionOwner): Promise<{ provider: string; apiKey: string }[]> {
-      const rows = await db.sql<Row>('select id, provider, ciphertext from user_connections where user_id = ? and organization_id = ? order by provider', [userId, orgId]);
+      const rows = await db.sql<Row>(
+        'select id, provider, ciphertext from user_connections where user_id = ? and organization_id = ? order by provider',
+        [userId, orgId],
+      );
       if (rows.length === 0) return [];
       const ring = await keyring();
       return rows.map((r) => ({ provider: r.provider, apiKey: decryptSecret(ring, r.ciphertext, aad(orgId, r.id)) }));

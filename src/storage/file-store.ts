@@ -66,15 +66,35 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
 
   function toRecord(r: Row): FileRecord {
     return {
-      id: r.id, session_id: r.session_id, path: r.path, name: baseName(r.path), is_directory: r.is_directory,
-      is_readonly: r.is_readonly, size_bytes: num(r.size_bytes), content_type: r.content_type,
-      etag: r.sha256 ? `"${r.sha256}"` : null, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+      id: r.id,
+      session_id: r.session_id,
+      path: r.path,
+      name: baseName(r.path),
+      is_directory: r.is_directory,
+      is_readonly: r.is_readonly,
+      size_bytes: num(r.size_bytes),
+      content_type: r.content_type,
+      etag: r.sha256 ? `"${r.sha256}"` : null,
+      created_at: iso(r.created_at),
+      updated_at: iso(r.updated_at),
     };
   }
 
   function rootRecord(): FileRecord {
     const now = new Date().toISOString();
-    return { id: null, session_id: sessionId, path: '/', name: '', is_directory: true, is_readonly: false, size_bytes: 0, content_type: null, etag: null, created_at: now, updated_at: now };
+    return {
+      id: null,
+      session_id: sessionId,
+      path: '/',
+      name: '',
+      is_directory: true,
+      is_readonly: false,
+      size_bytes: 0,
+      content_type: null,
+      etag: null,
+      created_at: now,
+      updated_at: now,
+    };
   }
 
   async function getRow(q: Query, path: string): Promise<Row | null> {
@@ -90,13 +110,18 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
 
   /** 403 when the entry or anything below it is read-only. */
   async function refuseReadOnly(q: Query, path: string): Promise<void> {
-    const [hit] = await q<{ path: string }>(`select path from session_files where ${where} and is_readonly order by path limit 1`, subtree(path));
+    const [hit] = await q<{ path: string }>(
+      `select path from session_files where ${where} and is_readonly order by path limit 1`,
+      subtree(path),
+    );
     if (hit) throw new ReadOnlyFileError(hit.path);
   }
 
   async function checkQuota(q: Query, delta: number): Promise<void> {
     if (delta <= 0) return;
-    const [row] = await q<{ used: unknown }>('select coalesce(sum(size_bytes), 0) as used from session_files where session_id = ?', [sessionId]);
+    const [row] = await q<{ used: unknown }>('select coalesce(sum(size_bytes), 0) as used from session_files where session_id = ?', [
+      sessionId,
+    ]);
     const used = num(row?.used);
     if (used + delta > quotaBytes) {
       throw new PayloadTooLargeError(`Session file storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${delta} more requested`);
@@ -108,13 +133,18 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
     if (ancestors.length === 0) return;
     const marks = ancestors.map(() => '?').join(', ');
     const found = await q<{ path: string; is_directory: boolean }>(
-      `select path, is_directory from session_files where session_id = ? and path in (${marks})`, [sessionId, ...ancestors]);
+      `select path, is_directory from session_files where session_id = ? and path in (${marks})`,
+      [sessionId, ...ancestors],
+    );
     const file = found.find((r) => !r.is_directory);
     if (file) throw new ConflictError(`Not a directory: ${file.path}`);
     const have = new Set(found.map((r) => r.path));
     for (const dir of ancestors.filter((a) => !have.has(a))) {
-      await q(`insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, size_bytes, created_at, updated_at)
-        values (?, ?, ?, ?, true, false, 0, now(), now()) on conflict (session_id, path) do nothing`, [newId(), sessionId, orgId, dir]);
+      await q(
+        `insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, size_bytes, created_at, updated_at)
+        values (?, ?, ?, ?, true, false, 0, now(), now()) on conflict (session_id, path) do nothing`,
+        [newId(), sessionId, orgId, dir],
+      );
     }
   }
 
@@ -155,7 +185,10 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
     async read(path: string): Promise<{ record: FileRecord; content: Buffer }> {
       assertStoredPath(path);
       if (path === '/') throw new UnprocessableError('/ is a directory');
-      const [row] = await db.sql<Row & { content: unknown }>(`select ${META}, content from session_files where session_id = ? and path = ?`, [sessionId, path]);
+      const [row] = await db.sql<Row & { content: unknown }>(
+        `select ${META}, content from session_files where session_id = ? and path = ?`,
+        [sessionId, path],
+      );
       if (!row) throw new NotFoundError(`File not found: ${path}`);
       if (row.is_directory) throw new UnprocessableError(`${path} is a directory`);
       return { record: toRecord(row), content: bytes(row.content) };
@@ -179,10 +212,16 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
         const readonly = opts.readonly ?? existing?.is_readonly ?? false;
         const data = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
         const [row] = existing
-          ? await q<Row>(`update session_files set content = ?, content_type = ?, size_bytes = ?, sha256 = ?, is_readonly = ?, updated_at = now()
-              where id = ? returning ${META}`, [data, type, content.length, sha, readonly, existing.id])
-          : await q<Row>(`insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, content, content_type, size_bytes, sha256, created_at, updated_at)
-              values (?, ?, ?, ?, false, ?, ?, ?, ?, ?, now(), now()) returning ${META}`, [newId(), sessionId, orgId, path, readonly, data, type, content.length, sha]);
+          ? await q<Row>(
+              `update session_files set content = ?, content_type = ?, size_bytes = ?, sha256 = ?, is_readonly = ?, updated_at = now()
+              where id = ? returning ${META}`,
+              [data, type, content.length, sha, readonly, existing.id],
+            )
+          : await q<Row>(
+              `insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, content, content_type, size_bytes, sha256, created_at, updated_at)
+              values (?, ?, ?, ?, false, ?, ?, ?, ?, ?, now(), now()) returning ${META}`,
+              [newId(), sessionId, orgId, path, readonly, data, type, content.length, sha],
+            );
         return { record: toRecord(row!), created: !existing };
       });
     },
@@ -197,8 +236,11 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
         if (existing && !existing.is_directory) throw new ConflictError(`Not a directory: ${path}`);
         if (existing) return toRecord(existing);
         await ensureParents(q, path);
-        const [row] = await q<Row>(`insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, size_bytes, created_at, updated_at)
-          values (?, ?, ?, ?, true, false, 0, now(), now()) returning ${META}`, [newId(), sessionId, orgId, path]);
+        const [row] = await q<Row>(
+          `insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, size_bytes, created_at, updated_at)
+          values (?, ?, ?, ?, true, false, 0, now(), now()) returning ${META}`,
+          [newId(), sessionId, orgId, path],
+        );
         return toRecord(row!);
       });
     },
@@ -213,7 +255,8 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
       const direct = recursive ? '' : `and strpos(substr(path, char_length(?) + 1), '/') = 0`;
       const rows = await db.sql<Row>(
         `select ${META} from session_files where session_id = ? and path >= ? and path < ? ${direct} order by path`,
-        recursive ? [sessionId, lower, upper] : [sessionId, lower, upper, lower]);
+        recursive ? [sessionId, lower, upper] : [sessionId, lower, upper, lower],
+      );
       return rows.map(toRecord);
     },
 
@@ -224,7 +267,10 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
         await lock(q);
         const row = await mustGet(q, path);
         if (row.is_directory && !recursive) {
-          const [child] = await q(`select 1 from session_files where session_id = ? and path >= ? and path < ? limit 1`, [sessionId, ...descendantRange(path)]);
+          const [child] = await q(`select 1 from session_files where session_id = ? and path >= ? and path < ? limit 1`, [
+            sessionId,
+            ...descendantRange(path),
+          ]);
           if (child) throw new ConflictError(`Directory is not empty: ${path}`);
         }
         await refuseReadOnly(q, path);
@@ -240,7 +286,11 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
         await refuseReadOnly(q, src);
         await clearDestination(q, dst, overwrite);
         await ensureParents(q, dst);
-        await q(`update session_files set path = ? || substr(path, char_length(?) + 1), updated_at = now() where ${where}`, [dst, src, ...subtree(src)]);
+        await q(`update session_files set path = ? || substr(path, char_length(?) + 1), updated_at = now() where ${where}`, [
+          dst,
+          src,
+          ...subtree(src),
+        ]);
         return toRecord((await getRow(q, dst))!);
       });
     },
@@ -251,13 +301,18 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
         await lock(q);
         await mustGet(q, src);
         const freed = await clearDestination(q, dst, overwrite);
-        const entries = await q<{ id: string; path: string; size_bytes: unknown }>(`select id, path, size_bytes from session_files where ${where} order by path`, subtree(src));
+        const entries = await q<{ id: string; path: string; size_bytes: unknown }>(
+          `select id, path, size_bytes from session_files where ${where} order by path`,
+          subtree(src),
+        );
         await checkQuota(q, entries.reduce((sum, e) => sum + num(e.size_bytes), 0) - freed);
         await ensureParents(q, dst);
         for (const e of entries) {
-          await q(`insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, content, content_type, size_bytes, sha256, created_at, updated_at)
+          await q(
+            `insert into session_files (id, session_id, organization_id, path, is_directory, is_readonly, content, content_type, size_bytes, sha256, created_at, updated_at)
             select ?, session_id, organization_id, ?, is_directory, false, content, content_type, size_bytes, sha256, now(), now() from session_files where id = ?`,
-            [newId(), dst + e.path.slice(src.length), e.id]);
+            [newId(), dst + e.path.slice(src.length), e.id],
+          );
         }
         return toRecord((await getRow(q, dst))!);
       });
@@ -268,14 +323,20 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
       assertStoredPath(base);
       const re = compileLinearRegex(pattern, { ignoreCase: opts.ignore_case === true });
       const matchPath = opts.path_pattern ? compileGlob(opts.path_pattern) : () => true;
-      const candidates = (await db.sql<{ id: string; path: string }>(
-        `select id, path from session_files where ${where} and not is_directory order by path`, subtree(base))).filter((c) => matchPath(c.path));
+      const candidates = (
+        await db.sql<{ id: string; path: string }>(
+          `select id, path from session_files where ${where} and not is_directory order by path`,
+          subtree(base),
+        )
+      ).filter((c) => matchPath(c.path));
       return grepContents(db, candidates, re, opts.max_matches ?? Number.POSITIVE_INFINITY);
     },
 
     /** Bytes used by all files of the session. */
     async usedBytes(): Promise<number> {
-      const [row] = await db.sql<{ used: unknown }>('select coalesce(sum(size_bytes), 0) as used from session_files where session_id = ?', [sessionId]);
+      const [row] = await db.sql<{ used: unknown }>('select coalesce(sum(size_bytes), 0) as used from session_files where session_id = ?', [
+        sessionId,
+      ]);
       return num(row?.used);
     },
   };
@@ -286,7 +347,15 @@ export type SessionFiles = ReturnType<typeof createSessionFiles>;
 
 /** The `FileStat` of the port (no identity, type or ETag). */
 export function toFileStat(r: FileRecord): FileStat {
-  return { path: r.path, name: r.name, is_directory: r.is_directory, is_readonly: r.is_readonly, size_bytes: r.size_bytes, created_at: r.created_at, updated_at: r.updated_at };
+  return {
+    path: r.path,
+    name: r.name,
+    is_directory: r.is_directory,
+    is_readonly: r.is_readonly,
+    size_bytes: r.size_bytes,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
 }
 
 /** The session's files behind the capability port `SessionFs`. */

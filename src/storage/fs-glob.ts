@@ -7,7 +7,10 @@ import { compileLinearRegex } from '../patterns/index.js';
  * The translation runs in the linear-time engine: `*a*a*a*…b` costs no more than `*b`.
  */
 export function compileGlob(pattern: string): (path: string) => boolean {
-  const trimmed = pattern.trim().replace(/^\/+/, '').replace(/^workspace\//, '');
+  const trimmed = pattern
+    .trim()
+    .replace(/^\/+/, '')
+    .replace(/^workspace\//, '');
   const byName = !trimmed.includes('/');
   const re = compileLinearRegex(`^${globBody(trimmed)}$`);
   return (path) => re.test(byName ? path.slice(path.lastIndexOf('/') + 1) : path.replace(/^\/+/, ''));

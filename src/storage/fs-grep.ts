@@ -20,14 +20,21 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Searches the given files line by line, in order, loading their contents in batches; binary
  * files (NUL bytes or invalid UTF-8) are skipped. Stops after `max` matches in total.
  */
-export async function grepContents(db: StorageDb, candidates: { id: string; path: string }[], re: LinearRegex, max: number): Promise<GrepResult[]> {
+export async function grepContents(
+  db: StorageDb,
+  candidates: { id: string; path: string }[],
+  re: LinearRegex,
+  max: number,
+): Promise<GrepResult[]> {
   const results: GrepResult[] = [];
   let left = max;
   let sliceStart = performance.now();
   for (let i = 0; i < candidates.length && left > 0; i += GREP_BATCH) {
     const batch = candidates.slice(i, i + GREP_BATCH);
     const rows = await db.sql<{ id: string; content: unknown }>(
-      `select id, content from session_files where id in (${batch.map(() => '?').join(', ')})`, batch.map((c) => c.id));
+      `select id, content from session_files where id in (${batch.map(() => '?').join(', ')})`,
+      batch.map((c) => c.id),
+    );
     const byId = new Map(rows.map((r) => [r.id, bytes(r.content)]));
     for (const c of batch) {
       const text = decodeText(byId.get(c.id));
@@ -60,4 +67,3 @@ function decodeText(content: Buffer | undefined): string | null {
     return null;
   }
 }
-

@@ -56,9 +56,18 @@ const COLUMNS = 'id, organization_id, session_id, filename, content_type, size_b
  * type comes from the magic bytes; the caller checks that the session is the caller's.
  */
 export function createImageStore(db: StorageDb, opts: Partial<ImageStoreOptions> = {}) {
-  const { maxBytes = DEFAULT_MAX_IMAGE_BYTES, maxPerSession = DEFAULT_SESSION_MAX_IMAGES, quotaBytesPerSession = DEFAULT_SESSION_IMAGE_QUOTA_BYTES } = opts;
+  const {
+    maxBytes = DEFAULT_MAX_IMAGE_BYTES,
+    maxPerSession = DEFAULT_SESSION_MAX_IMAGES,
+    quotaBytesPerSession = DEFAULT_SESSION_IMAGE_QUOTA_BYTES,
+  } = opts;
   const toRecord = (r: Row): ImageRecord => ({
-    id: r.id, session_id: r.session_id, filename: r.filename, content_type: r.content_type, size_bytes: num(r.size_bytes), created_at: iso(r.created_at),
+    id: r.id,
+    session_id: r.session_id,
+    filename: r.filename,
+    content_type: r.content_type,
+    size_bytes: num(r.size_bytes),
+    created_at: iso(r.created_at),
   });
 
   async function find(orgId: string, id: string): Promise<Row> {
@@ -80,16 +89,29 @@ export function createImageStore(db: StorageDb, opts: Partial<ImageStoreOptions>
       // The session's images are counted under its lock, so parallel uploads cannot pass the quota together.
       const row = await inTransaction(db, async (q) => {
         await lockKey(q, `images:${sessionId}`);
-        const [held] = await q<{ n: unknown; bytes: unknown }>('select count(*) as n, coalesce(sum(size_bytes), 0) as bytes from images where session_id = ?', [sessionId]);
-        if (num(held?.n) + 1 > maxPerSession) throw new QuotaExceededError('count', `Image quota reached: a session holds at most ${maxPerSession} images`);
+        const [held] = await q<{ n: unknown; bytes: unknown }>(
+          'select count(*) as n, coalesce(sum(size_bytes), 0) as bytes from images where session_id = ?',
+          [sessionId],
+        );
+        if (num(held?.n) + 1 > maxPerSession)
+          throw new QuotaExceededError('count', `Image quota reached: a session holds at most ${maxPerSession} images`);
         if (num(held?.bytes) + data.length > quotaBytesPerSession) {
           throw new QuotaExceededError('bytes', `Image quota reached: a session holds at most ${quotaBytesPerSession} bytes of images`);
         }
         const [inserted] = await q<Row>(
           `insert into images (id, organization_id, session_id, user_id, filename, content_type, size_bytes, sha256, content, created_at)
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, now()) returning ${COLUMNS}`,
-          [id, orgId, sessionId, userId, cleanFilename(filename, type), type, data.length,
-            createHash('sha256').update(data).digest('hex'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
+          [
+            id,
+            orgId,
+            sessionId,
+            userId,
+            cleanFilename(filename, type),
+            type,
+            data.length,
+            createHash('sha256').update(data).digest('hex'),
+            Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+          ],
         );
         return inserted;
       });

@@ -15,6 +15,11 @@ export function detectImageType(data: Uint8Array): ImageType | null {
 
 /** A display file name: last path segment, no control characters, at most 255 characters. */
 export function cleanFilename(name: string | undefined, type: ImageType): string {
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return base || `image.${type.slice('image/'.length).replace('jpeg', 'jpg')}`;
 }

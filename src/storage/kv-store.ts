@@ -30,7 +30,12 @@ function likePrefix(prefix: string): string {
  * tool calls: the check and the write see the same totals.
  */
 export function createSessionKv(db: StorageDb, { sessionId, quota }: { sessionId: string; quota: KvQuota }): SessionKv {
-  const toEntry = (r: Row): KvEntry => ({ key: r.key, ...(r.value !== undefined ? { value: r.value } : {}), created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+  const toEntry = (r: Row): KvEntry => ({
+    key: r.key,
+    ...(r.value !== undefined ? { value: r.value } : {}),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  });
   return {
     async get(key) {
       const [row] = await db.sql<{ value: string }>('select value from session_kv where session_id = ? and key = ?', [sessionId, key]);
@@ -46,8 +51,13 @@ export function createSessionKv(db: StorageDb, { sessionId, quota }: { sessionId
         );
         const entries = num(others?.n) + 1;
         const bytes = num(others?.bytes) + Buffer.byteLength(key) + Buffer.byteLength(value);
-        if (entries > quota.maxEntries) throw new QuotaExceededError('count', `Key/value quota reached: a session holds at most ${quota.maxEntries} entries`);
-        if (bytes > quota.maxBytes) throw new QuotaExceededError('bytes', `Key/value quota reached: a session holds at most ${quota.maxBytes} bytes of keys and values`);
+        if (entries > quota.maxEntries)
+          throw new QuotaExceededError('count', `Key/value quota reached: a session holds at most ${quota.maxEntries} entries`);
+        if (bytes > quota.maxBytes)
+          throw new QuotaExceededError(
+            'bytes',
+            `Key/value quota reached: a session holds at most ${quota.maxBytes} bytes of keys and values`,
+          );
         await q(
           `insert into session_kv (session_id, key, value, created_at, updated_at) values (?, ?, ?, now(), now())
            on conflict (session_id, key) do update set value = excluded.value, updated_at = now()`,

@@ -57,21 +57,31 @@ export function createScheduleQueue(db: StorageDb) {
     if (!row) return null;
     const mine = 'where id = ? and claim_token = ?';
     return {
-      id: row.id, session_id: row.session_id, organization_id: row.organization_id, name: row.name, message: row.message,
-      kind: row.kind, cron_expression: row.cron_expression, timezone: row.timezone, run_at: iso(row.next_run_at), fire_count: num(row.fire_count),
+      id: row.id,
+      session_id: row.session_id,
+      organization_id: row.organization_id,
+      name: row.name,
+      message: row.message,
+      kind: row.kind,
+      cron_expression: row.cron_expression,
+      timezone: row.timezone,
+      run_at: iso(row.next_run_at),
+      fire_count: num(row.fire_count),
       async finish(next) {
         const status = next ? 'active' : 'completed';
         const done = await db.sql(
           `update session_schedules set status = ?, next_run_at = ?, last_run_at = now(), fire_count = fire_count + 1,
              claimed_by = null, claim_token = null, claim_expires_at = null, available_at = null, updated_at = now() ${mine} returning id`,
-          [status, next, row.id, token]);
+          [status, next, row.id, token],
+        );
         return done.length === 1;
       },
       async postpone(delayMs) {
         const done = await db.sql(
           `update session_schedules set claimed_by = null, claim_token = null, claim_expires_at = null,
              available_at = now() + (?::int * interval '1 millisecond'), updated_at = now() ${mine} returning id`,
-          [Math.max(0, Math.round(delayMs)), row.id, token]);
+          [Math.max(0, Math.round(delayMs)), row.id, token],
+        );
         return done.length === 1;
       },
     };
@@ -80,7 +90,8 @@ export function createScheduleQueue(db: StorageDb) {
   /** The earliest moment any active schedule may be due (for the poller's sleep), or null. */
   async function nextDueAt(): Promise<Date | null> {
     const [row] = await db.sql<{ at: unknown }>(
-      `select min(greatest(next_run_at, coalesce(available_at, next_run_at))) as at from session_schedules where status = 'active'`);
+      `select min(greatest(next_run_at, coalesce(available_at, next_run_at))) as at from session_schedules where status = 'active'`,
+    );
     return row?.at ? new Date(iso(row.at)) : null;
   }
 

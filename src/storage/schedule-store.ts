@@ -27,13 +27,22 @@ export interface ScheduleRow {
   created_at: unknown;
 }
 
-export const SCHEDULE_COLUMNS = 'id, name, message, kind, scheduled_at, cron_expression, timezone, status, next_run_at, last_run_at, created_at';
+export const SCHEDULE_COLUMNS =
+  'id, name, message, kind, scheduled_at, cron_expression, timezone, status, next_run_at, last_run_at, created_at';
 
 export function toScheduleInfo(r: ScheduleRow): ScheduleInfo {
   return {
-    id: r.id, name: r.name, message: r.message, kind: r.kind, scheduled_at: isoOrNull(r.scheduled_at),
-    cron_expression: r.cron_expression, timezone: r.timezone, status: r.status,
-    next_run_at: isoOrNull(r.next_run_at), last_run_at: isoOrNull(r.last_run_at), created_at: iso(r.created_at),
+    id: r.id,
+    name: r.name,
+    message: r.message,
+    kind: r.kind,
+    scheduled_at: isoOrNull(r.scheduled_at),
+    cron_expression: r.cron_expression,
+    timezone: r.timezone,
+    status: r.status,
+    next_run_at: isoOrNull(r.next_run_at),
+    last_run_at: isoOrNull(r.last_run_at),
+    created_at: iso(r.created_at),
   };
 }
 
@@ -53,13 +62,28 @@ export function createSessionSchedules(db: StorageDb, { sessionId, orgId, maxSch
         );
         const active = Number(count?.n ?? 0);
         if (Number(count?.total ?? 0) >= maxSchedules) {
-          throw new QuotaExceededError('count', `Schedule quota reached: a session keeps at most ${maxSchedules} schedules, finished and cancelled ones included`);
+          throw new QuotaExceededError(
+            'count',
+            `Schedule quota reached: a session keeps at most ${maxSchedules} schedules, finished and cancelled ones included`,
+          );
         }
-        if (active >= input.max_active) throw new ConflictError(`${active} schedules are already active (maximum ${input.max_active}). Cancel one first.`);
+        if (active >= input.max_active)
+          throw new ConflictError(`${active} schedules are already active (maximum ${input.max_active}). Cancel one first.`);
         const [row] = await q<ScheduleRow>(
           `insert into session_schedules (id, session_id, organization_id, name, message, kind, scheduled_at, cron_expression, timezone, status, next_run_at, created_at, updated_at)
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, now(), now()) returning ${SCHEDULE_COLUMNS}`,
-          [newId(), sessionId, orgId, input.name, input.message, input.kind, input.scheduled_at, input.cron_expression, input.timezone, input.next_run_at],
+          [
+            newId(),
+            sessionId,
+            orgId,
+            input.name,
+            input.message,
+            input.kind,
+            input.scheduled_at,
+            input.cron_expression,
+            input.timezone,
+            input.next_run_at,
+          ],
         );
         return toScheduleInfo(row!);
       }),
@@ -68,17 +92,27 @@ export function createSessionSchedules(db: StorageDb, { sessionId, orgId, maxSch
       if (!isAnyUuid(id)) throw new NotFoundError(`No such schedule: ${id}`);
       const [row] = await db.sql<ScheduleRow>(
         `update session_schedules set status = 'cancelled', next_run_at = null, updated_at = now()
-         where session_id = ? and id = ? and status = 'active' returning ${SCHEDULE_COLUMNS}`, [sessionId, id]);
+         where session_id = ? and id = ? and status = 'active' returning ${SCHEDULE_COLUMNS}`,
+        [sessionId, id],
+      );
       if (row) return toScheduleInfo(row);
-      const [existing] = await db.sql<{ status: string }>('select status from session_schedules where session_id = ? and id = ?', [sessionId, id]);
+      const [existing] = await db.sql<{ status: string }>('select status from session_schedules where session_id = ? and id = ?', [
+        sessionId,
+        id,
+      ]);
       if (!existing) throw new NotFoundError(`No such schedule: ${id}`);
       throw new ConflictError(`Schedule ${id} is not active (it is ${existing.status})`);
     },
 
     async list({ include_inactive = false } = {}) {
       const rows = include_inactive
-        ? await db.sql<ScheduleRow>(`select ${SCHEDULE_COLUMNS} from session_schedules where session_id = ? order by created_at, id`, [sessionId])
-        : await db.sql<ScheduleRow>(`select ${SCHEDULE_COLUMNS} from session_schedules where session_id = ? and status = 'active' order by next_run_at, id`, [sessionId]);
+        ? await db.sql<ScheduleRow>(`select ${SCHEDULE_COLUMNS} from session_schedules where session_id = ? order by created_at, id`, [
+            sessionId,
+          ])
+        : await db.sql<ScheduleRow>(
+            `select ${SCHEDULE_COLUMNS} from session_schedules where session_id = ? and status = 'active' order by next_run_at, id`,
+            [sessionId],
+          );
       return rows.map(toScheduleInfo);
     },
   };

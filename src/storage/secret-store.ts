@@ -32,7 +32,11 @@ interface Row {
  * carry names and timestamps only; `get` (a secret used by reference) and `allValues`
  * (redaction of tool results) decrypt. Writes lock the session's secrets so the count quota holds.
  */
-export function createSessionSecrets(db: StorageDb, keyring: KeyringSource, { sessionId, orgId, maxSecrets }: SessionSecretsScope): SessionSecrets & {
+export function createSessionSecrets(
+  db: StorageDb,
+  keyring: KeyringSource,
+  { sessionId, orgId, maxSecrets }: SessionSecretsScope,
+): SessionSecrets & {
   setMany(values: Record<string, string>): Promise<void>;
 } {
   const aad = (rowId: string) => ({ org_id: orgId, row_id: rowId, purpose: SESSION_SECRET_PURPOSE });
@@ -43,7 +47,9 @@ export function createSessionSecrets(db: StorageDb, keyring: KeyringSource, { se
     const names = Object.keys(values);
     await inTransaction(db, async (q: Query) => {
       await lockKey(q, `session_secrets:${sessionId}`);
-      const existing = new Set((await q<{ name: string }>('select name from session_secrets where session_id = ?', [sessionId])).map((r) => r.name));
+      const existing = new Set(
+        (await q<{ name: string }>('select name from session_secrets where session_id = ?', [sessionId])).map((r) => r.name),
+      );
       const total = existing.size + names.filter((n) => !existing.has(n)).length;
       if (total > maxSecrets) throw new QuotaExceededError('count', `Secret quota reached: a session holds at most ${maxSecrets} secrets`);
       for (const name of names) {
@@ -69,7 +75,9 @@ export function createSessionSecrets(db: StorageDb, keyring: KeyringSource, { se
       return (await db.sql('delete from session_secrets where session_id = ? and name = ? returning id', [sessionId, name])).length > 0;
     },
     async list(): Promise<SecretInfo[]> {
-      const rows = await db.sql<Row>('select name, created_at, updated_at from session_secrets where session_id = ? order by name', [sessionId]);
+      const rows = await db.sql<Row>('select name, created_at, updated_at from session_secrets where session_id = ? order by name', [
+        sessionId,
+      ]);
       return rows.map((r) => ({ name: r.name, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
     },
     async allValues() {

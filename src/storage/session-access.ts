@@ -47,7 +47,10 @@ export function createSessionAccess(db: StorageDb) {
 
     /** The merged config of `capabilityId` over the session's harness, agent (its configuration snapshot) and session items ({} when unset). */
     async capabilityConfig(session: StorageSession, capabilityId: string): Promise<CapabilityConfig> {
-      const [row] = await db.sql<{ config: unknown }>(`select ${EFFECTIVE_SESSION_CONFIG_SQL} as config from ${SESSION_LAYERS_JOIN_SQL} where s.id = ?`, [session.id]);
+      const [row] = await db.sql<{ config: unknown }>(
+        `select ${EFFECTIVE_SESSION_CONFIG_SQL} as config from ${SESSION_LAYERS_JOIN_SQL} where s.id = ?`,
+        [session.id],
+      );
       const { harness, agent } = parseSessionConfig(row?.config);
       const items = [...harness.capabilities, ...(agent?.capabilities ?? []), ...(session.capabilities ?? [])];
       let config: CapabilityConfig = {};

@@ -27,7 +27,10 @@ export function createSessionSql(
   { sessionId, sandbox, maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES, maxDatabases = DEFAULT_MAX_SQL_DATABASES }: SessionSqlScope,
 ): SessionSql {
   async function load(name: string): Promise<Buffer> {
-    const [row] = await db.sql<{ content: unknown }>('select content from session_sql_databases where session_id = ? and name = ?', [sessionId, name]);
+    const [row] = await db.sql<{ content: unknown }>('select content from session_sql_databases where session_id = ? and name = ?', [
+      sessionId,
+      name,
+    ]);
     if (!row) throw new NotFoundError(`No such database: ${name}`);
     return bytes(row.content);
   }
@@ -36,12 +39,18 @@ export function createSessionSql(
     return {
       exec: (sql, params) =>
         inTransaction(db, async (q) => {
-          const [row] = await q<{ content: unknown }>('select content from session_sql_databases where session_id = ? and name = ? for update', [sessionId, name]);
+          const [row] = await q<{ content: unknown }>(
+            'select content from session_sql_databases where session_id = ? and name = ? for update',
+            [sessionId, name],
+          );
           if (!row) throw new NotFoundError(`No such database: ${name}`);
           const { result, bytes: next } = await sandbox.exec(sessionId, bytes(row.content), sql, params, { maxDatabaseBytes });
-          if (next.length > maxDatabaseBytes) throw new PayloadTooLargeError(`Database ${name} would be ${next.length} bytes; the maximum is ${maxDatabaseBytes}`);
-          await q('update session_sql_databases set content = ?, size_bytes = ?, version = version + 1, updated_at = now() where session_id = ? and name = ?',
-            [Buffer.from(next.buffer, next.byteOffset, next.byteLength), next.length, sessionId, name]);
+          if (next.length > maxDatabaseBytes)
+            throw new PayloadTooLargeError(`Database ${name} would be ${next.length} bytes; the maximum is ${maxDatabaseBytes}`);
+          await q(
+            'update session_sql_databases set content = ?, size_bytes = ?, version = version + 1, updated_at = now() where session_id = ? and name = ?',
+            [Buffer.from(next.buffer, next.byteOffset, next.byteLength), next.length, sessionId, name],
+          );
           return result;
         }),
       query: async (sql, params, opts) => sandbox.query(sessionId, await load(name), sql, params, opts),
@@ -56,7 +65,9 @@ export function createSessionSql(
     await inTransaction(db, async (q) => {
       await lockKey(q, `sql-databases:${sessionId}`);
       const [row] = await q<{ n: unknown; present: unknown }>(
-        'select count(*) as n, count(*) filter (where name = ?) as present from session_sql_databases where session_id = ?', [name, sessionId]);
+        'select count(*) as n, count(*) filter (where name = ?) as present from session_sql_databases where session_id = ?',
+        [name, sessionId],
+      );
       if (num(row?.present) > 0) return;
       if (num(row?.n) >= maxDatabases) {
         throw new ConflictError(`This session already has ${maxDatabases} SQL databases, the maximum; reuse or drop one`);
@@ -64,15 +75,23 @@ export function createSessionSql(
       await q(
         `insert into session_sql_databases (session_id, name, content, size_bytes, version, created_at, updated_at)
          values (?, ?, ?, ?, 1, now(), now()) on conflict (session_id, name) do nothing`,
-        [sessionId, name, Buffer.from(empty.buffer, empty.byteOffset, empty.byteLength), empty.length]);
+        [sessionId, name, Buffer.from(empty.buffer, empty.byteOffset, empty.byteLength), empty.length],
+      );
     });
   }
 
   return {
     async list(): Promise<SqlDatabaseInfo[]> {
       const rows = await db.sql<{ name: string; size_bytes: unknown; created_at: unknown; updated_at: unknown }>(
-        'select name, size_bytes, created_at, updated_at from session_sql_databases where session_id = ? order by name', [sessionId]);
-      return rows.map((r) => ({ name: r.name, size_bytes: num(r.size_bytes), created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
+        'select name, size_bytes, created_at, updated_at from session_sql_databases where session_id = ? order by name',
+        [sessionId],
+      );
+      return rows.map((r) => ({
+        name: r.name,
+        size_bytes: num(r.size_bytes),
+        created_at: iso(r.created_at),
+        updated_at: iso(r.updated_at),
+      }));
     },
     async open(name, { create: allowCreate = false } = {}) {
       const [row] = await db.sql('select 1 from session_sql_databases where session_id = ? and name = ?', [sessionId, name]);

@@ -12,7 +12,7 @@ export type StorageDb = Pick<Store, 'em' | 'sql'>;
 export async function inTransaction<T>(db: StorageDb, fn: (q: Query) => Promise<T>): Promise<T> {
   return db.em().transactional(async (em) => {
     const sqlEm = em as unknown as SqlEntityManager;
-    const q: Query = async <R,>(sql: string, params: unknown[] = []) => (await sqlEm.execute(sql, params)) as R[];
+    const q: Query = async <R>(sql: string, params: unknown[] = []) => (await sqlEm.execute(sql, params)) as R[];
     return fn(q);
   });
 }

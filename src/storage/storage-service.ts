@@ -1,4 +1,12 @@
-import { createSqlSandbox, type SessionFs, type SessionKv, type SessionSchedules, type SessionSecrets, type SessionSql, type SqlSandbox } from '../capabilities/index.js';
+import {
+  createSqlSandbox,
+  type SessionFs,
+  type SessionKv,
+  type SessionSchedules,
+  type SessionSecrets,
+  type SessionSql,
+  type SqlSandbox,
+} from '../capabilities/index.js';
 import type { Logger } from '../log.js';
 import { connectionSecretName, createConnectionStore, DEFAULT_MAX_CONNECTIONS } from './connection-store.js';
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
@@ -87,7 +95,12 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
       fs: sessionFsPort(files),
       kv: createSessionKv(store, { ...scope, quota: { maxEntries: kvMaxEntries, maxBytes: kvMaxBytes } }),
       secrets: secretsOf(scope),
-      sql: createSessionSql(store, { sessionId: session.id, sandbox: sqlSandbox, maxDatabaseBytes: maxSqlDatabaseBytes, maxDatabases: maxSqlDatabases }),
+      sql: createSessionSql(store, {
+        sessionId: session.id,
+        sandbox: sqlSandbox,
+        maxDatabaseBytes: maxSqlDatabaseBytes,
+        maxDatabases: maxSqlDatabases,
+      }),
       schedules: createSessionSchedules(store, { ...scope, maxSchedules }),
     };
   }
@@ -100,13 +113,21 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     const keys = await connections.keysOf({ orgId: session.organization_id, userId: session.user_id });
     if (keys.length === 0) return 0;
     // Never refused: the session row exists already, and connections have their own cap (USER_MAX_CONNECTIONS).
-    const secrets = createSessionSecrets(store, keyring, { sessionId: session.id, orgId: session.organization_id, maxSecrets: Number.POSITIVE_INFINITY });
+    const secrets = createSessionSecrets(store, keyring, {
+      sessionId: session.id,
+      orgId: session.organization_id,
+      maxSecrets: Number.POSITIVE_INFINITY,
+    });
     await secrets.setMany(Object.fromEntries(keys.map((k) => [connectionSecretName(k.provider), k.apiKey])));
     log.debug({ sessionId: session.id, providers: keys.map((k) => k.provider) }, 'user connections injected as session secrets');
     return keys.length;
   }
 
-  const images = createImageStore(store, { maxBytes: maxImageBytes, maxPerSession: maxImagesPerSession, quotaBytesPerSession: imageQuotaBytes });
+  const images = createImageStore(store, {
+    maxBytes: maxImageBytes,
+    maxPerSession: maxImagesPerSession,
+    quotaBytesPerSession: imageQuotaBytes,
+  });
   return {
     forSession,
     injectConnections,

@@ -2,7 +2,14 @@
  * The storage side of the turn engine's ports: per-session tool storage (`ToolContextFactory`
  * in actors/tool-context.ts) and the images of `image_file` parts (`ImageSource`).
  */
-import { CONNECTION_SECRET_PREFIX, type SessionFs, type SessionKv, type SessionSchedules, type SessionSecrets, type SessionSql } from '../capabilities/index.js';
+import {
+  CONNECTION_SECRET_PREFIX,
+  type SessionFs,
+  type SessionKv,
+  type SessionSchedules,
+  type SessionSecrets,
+  type SessionSql,
+} from '../capabilities/index.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import type { LlmImagePart } from '../llm/index.js';
 import type { ImageStore } from './image-store.js';

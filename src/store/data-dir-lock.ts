@@ -1,4 +1,16 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -47,7 +59,9 @@ export class DataDirLockedError extends Error {
     readonly current: LockHolder,
     action: string,
   ) {
-    super(`${action}: data directory ${dataDir} is in use by ${describeHolder(current)} (lock file ${join(dataDir, LOCK_FILE)}); stop that process first`);
+    super(
+      `${action}: data directory ${dataDir} is in use by ${describeHolder(current)} (lock file ${join(dataDir, LOCK_FILE)}); stop that process first`,
+    );
     this.name = 'DataDirLockedError';
   }
 }

@@ -81,7 +81,10 @@ export function createIdempotencyKeys({ store, log }: { store: Store; log: Logge
       }
       if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
       if (row.state === 'in_flight') return { kind: 'in_flight' };
-      const outcome: StoredOutcome = { status: row.response_status!, body: row.response_body === null ? undefined : JSON.parse(row.response_body) };
+      const outcome: StoredOutcome = {
+        status: row.response_status!,
+        body: row.response_body === null ? undefined : JSON.parse(row.response_body),
+      };
       if (row.response_headers) outcome.headers = JSON.parse(row.response_headers) as Record<string, string>;
       return { kind: 'replay', outcome };
     }
@@ -91,30 +94,46 @@ export function createIdempotencyKeys({ store, log }: { store: Store; log: Logge
     await store.sql(
       `update idempotency_keys set state = 'done', response_status = ?, response_body = ?, response_headers = ?
        where organization_id = ? and key = ? and claim_id = ?`,
-      [outcome.status, outcome.body === undefined ? null : JSON.stringify(outcome.body), outcome.headers ? JSON.stringify(outcome.headers) : null, orgId, key, claimId],
+      [
+        outcome.status,
+        outcome.body === undefined ? null : JSON.stringify(outcome.body),
+        outcome.headers ? JSON.stringify(outcome.headers) : null,
+        orgId,
+        key,
+        claimId,
+      ],
     );
   }
 
   /** Gives the key up (the request had no outcome worth replaying): the next request with it runs. */
   async function abandon(orgId: string, key: string, claimId: string): Promise<void> {
-    await store.sql(`delete from idempotency_keys where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'`, [orgId, key, claimId]);
+    await store.sql(`delete from idempotency_keys where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'`, [
+      orgId,
+      key,
+      claimId,
+    ]);
   }
 
   async function purgeExpired(): Promise<number> {
-    const [row] = await store.sql<{ n: number | string }>(`with gone as (delete from idempotency_keys where expires_at < now() returning 1) select count(*) as n from gone`);
+    const [row] = await store.sql<{ n: number | string }>(
+      `with gone as (delete from idempotency_keys where expires_at < now() returning 1) select count(*) as n from gone`,
+    );
     return Number(row?.n ?? 0);
   }
 
   // The first purge at a random point of the interval: instances restarted together do not all
   // purge at once, and a start does no purge work.
-  let timer: NodeJS.Timeout | null = setTimeout(function tick() {
-    if (!timer) return;
-    purgeExpired().then(
-      (n) => n && log.info({ purged: n }, 'expired idempotency keys purged'),
-      (err: unknown) => log.warn({ err }, 'purging expired idempotency keys failed'),
-    );
-    timer = setTimeout(tick, o.purgeIntervalMs).unref();
-  }, Math.floor(Math.random() * o.purgeIntervalMs)).unref();
+  let timer: NodeJS.Timeout | null = setTimeout(
+    function tick() {
+      if (!timer) return;
+      purgeExpired().then(
+        (n) => n && log.info({ purged: n }, 'expired idempotency keys purged'),
+        (err: unknown) => log.warn({ err }, 'purging expired idempotency keys failed'),
+      );
+      timer = setTimeout(tick, o.purgeIntervalMs).unref();
+    },
+    Math.floor(Math.random() * o.purgeIntervalMs),
+  ).unref();
 
   return {
     begin,

@@ -41,7 +41,12 @@ export interface SessionConfig {
   session?: SessionAdditions;
 }
 
-type LayerRow = { system_prompt?: string | null; capabilities?: CapabilityItemInput[] | null; default_model_id?: string | null; max_iterations?: number | null };
+type LayerRow = {
+  system_prompt?: string | null;
+  capabilities?: CapabilityItemInput[] | null;
+  default_model_id?: string | null;
+  max_iterations?: number | null;
+};
 
 /** The harness part of a snapshot, from a harness row or view. */
 export function snapshotHarness(h: LayerRow): HarnessSnapshot {
@@ -54,7 +59,9 @@ export function snapshotHarness(h: LayerRow): HarnessSnapshot {
 }
 
 /** The agent part of a snapshot, from an agent row. */
-export function snapshotAgent(a: LayerRow & { client_tools?: ClientToolInput[] | null; parallel_tool_calls?: boolean | null }): AgentSnapshot {
+export function snapshotAgent(
+  a: LayerRow & { client_tools?: ClientToolInput[] | null; parallel_tool_calls?: boolean | null },
+): AgentSnapshot {
   const snapshot: AgentSnapshot = { ...snapshotHarness(a), client_tools: structuredClone(a.client_tools ?? []) };
   // Only when set, so copies of agents that never used it look as before.
   if (a.parallel_tool_calls != null) snapshot.parallel_tool_calls = a.parallel_tool_calls;

@@ -38,7 +38,12 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
     await ensureDatabase(databaseUrl, log);
     // Each mode loads only its own driver: a start skips a few hundred ms of module loading.
     const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
-    orm = (await PostgresOrm.init({ ...common, ensureDatabase: false, clientUrl: databaseUrl, pool: { min: 0, max: poolMax } })) as unknown as MikroORM;
+    orm = (await PostgresOrm.init({
+      ...common,
+      ensureDatabase: false,
+      clientUrl: databaseUrl,
+      pool: { min: 0, max: poolMax },
+    })) as unknown as MikroORM;
     await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
   } else {
     const dir = resolve(dataDir, 'pglite');

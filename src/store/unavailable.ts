@@ -6,13 +6,23 @@
  */
 
 /** Socket-level failures while connecting to or talking with the server. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** PostgreSQL states of a server going away or refusing work: shutdown, crash recovery, no slots. */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 /** SQLSTATE class 08: connection exceptions. */
 const CONNECTION_EXCEPTION_CLASS = '08';
 /** pg and pg-pool report a dropped connection or a connect timeout only in words. */
-const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 const MAX_CAUSE_DEPTH = 5;
 
 /** True when `err` (or one of its causes) says PostgreSQL is unreachable or not taking work. */

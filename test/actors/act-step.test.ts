@@ -8,10 +8,22 @@ import type { NewEvent } from '../../src/bus/ports.js';
 import { ToolError, type ResolvedTool, type ToolContext, type ToolResult } from '../../src/capabilities/index.js';
 
 function tool(name: string, execute: (args: unknown, ctx: ToolContext) => Promise<ToolResult>): ResolvedTool {
-  return { name, display_name: name.toUpperCase(), description: '', parameters: { type: 'object' }, capability_id: 'test', config: {}, execute };
+  return {
+    name,
+    display_name: name.toUpperCase(),
+    description: '',
+    parameters: { type: 'object' },
+    capability_id: 'test',
+    config: {},
+    execute,
+  };
 }
 
-function harness(tools: ResolvedTool[], calls: ToolCallRef[], opts: { timeoutMs?: number; signal?: AbortSignal; drain?: AbortSignal; maxParallel?: number; commitMs?: number } = {}) {
+function harness(
+  tools: ResolvedTool[],
+  calls: ToolCallRef[],
+  opts: { timeoutMs?: number; signal?: AbortSignal; drain?: AbortSignal; maxParallel?: number; commitMs?: number } = {},
+) {
   const committed: NewEvent[] = [];
   let n = 0;
   const commit = async (events: NewEvent[]) => {
@@ -36,7 +48,8 @@ function harness(tools: ResolvedTool[], calls: ToolCallRef[], opts: { timeoutMs?
 }
 
 const call = (id: string, name: string): ToolCallRef => ({ id, name, arguments: {} });
-const completedOf = (events: NewEvent[], id: string) => events.find((e) => e.type === 'tool.completed' && e.data!['tool_call_id'] === id)!.data!;
+const completedOf = (events: NewEvent[], id: string) =>
+  events.find((e) => e.type === 'tool.completed' && e.data!['tool_call_id'] === id)!.data!;
 
 describe('act step', () => {
   it('runs at most maxParallel tools at once and pairs every call', async () => {
@@ -69,7 +82,11 @@ describe('act step', () => {
       await ctx.kv.get('k');
       return { content: [] };
     });
-    const { run, committed } = harness([boom, polite, hang, storage], [call('a', 'boom'), call('b', 'polite'), call('c', 'nope'), call('d', 'hang'), call('e', 'storage')], { timeoutMs: 50 });
+    const { run, committed } = harness(
+      [boom, polite, hang, storage],
+      [call('a', 'boom'), call('b', 'polite'), call('c', 'nope'), call('d', 'hang'), call('e', 'storage')],
+      { timeoutMs: 50 },
+    );
     await run;
     assert.deepEqual(completedOf(committed, 'a')['error'], TOOL_FAILED_MESSAGE);
     assert.equal(completedOf(committed, 'b')['error'], 'File not found: /x');
@@ -95,8 +112,20 @@ describe('act step', () => {
     await runActStep(
       {
         commit: async (events) => void (order.push(...events.map((e) => e.type)), committed.push(...events)),
-        newId: () => `id${++n}`, now: () => new Date(), log: pino({ level: 'silent' }) },
-      { turn: { turn_id: 't', input_message_id: 'm' }, session: { session_id: 's', org_id: 'o' }, calls: [call('a', 't')], tools: new Map([['t', t]]), storage: unavailableToolStorage({ session_id: 's', org_id: 'o' }) as never, signal: new AbortController().signal, timeoutMs: 1000, maxParallel: 10 },
+        newId: () => `id${++n}`,
+        now: () => new Date(),
+        log: pino({ level: 'silent' }),
+      },
+      {
+        turn: { turn_id: 't', input_message_id: 'm' },
+        session: { session_id: 's', org_id: 'o' },
+        calls: [call('a', 't')],
+        tools: new Map([['t', t]]),
+        storage: unavailableToolStorage({ session_id: 's', org_id: 'o' }) as never,
+        signal: new AbortController().signal,
+        timeoutMs: 1000,
+        maxParallel: 10,
+      },
     );
     assert.deepEqual(order, ['tool.started', 'run', 'tool.completed']);
     assert.equal(committed[0]!.context!.exec_id, committed[1]!.context!.exec_id);
@@ -106,7 +135,11 @@ describe('act step', () => {
   it('on abort (cancel): running tools are told, none start, no result is invented for the aborted ones', async () => {
     const ac = new AbortController();
     let sawAbort = false;
-    const wait = tool('wait', (_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => ((sawAbort = true), reject(new Error('aborted'))))));
+    const wait = tool(
+      'wait',
+      (_a, ctx) =>
+        new Promise((_, reject) => ctx.signal.addEventListener('abort', () => ((sawAbort = true), reject(new Error('aborted'))))),
+    );
     const calls = Array.from({ length: 12 }, (_, i) => call(`c${i}`, 'wait'));
     const { run, committed } = harness([wait], calls, { signal: ac.signal });
     setTimeout(() => ac.abort(new Error('cancelled')), 20);

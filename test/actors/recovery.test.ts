@@ -39,7 +39,9 @@ async function holder(c: Cluster, sessionId: string): Promise<{ victim: WorkerPr
 }
 
 function assertPaired(events: StoredEvent[]): void {
-  const calls = events.filter((e) => e.type === 'output.message.completed').flatMap((e) => e.data.message.content.filter((p: { type: string }) => p.type === 'tool_call'));
+  const calls = events
+    .filter((e) => e.type === 'output.message.completed')
+    .flatMap((e) => e.data.message.content.filter((p: { type: string }) => p.type === 'tool_call'));
   const results = events.filter((e) => e.type === 'tool.completed').map((e) => e.data.tool_call_id);
   assert.deepEqual(results.slice().sort(), calls.map((c: { id: string }) => c.id).sort(), 'every tool call has exactly one result');
 }
@@ -58,7 +60,11 @@ describe('turn recovery with two worker processes (nats)', () => {
     const events = await sse.until('session.idled', 1, 30_000);
     assertLogIntegrity(await listEvents(c.api, id));
     assert.equal(events.filter((e) => e.type === 'turn.completed').length, 1);
-    assert.equal(events.filter((e) => e.type === 'reason.started').length, 1, 'the interrupted step is redone without a second reason.started');
+    assert.equal(
+      events.filter((e) => e.type === 'reason.started').length,
+      1,
+      'the interrupted step is redone without a second reason.started',
+    );
     assert.equal(events.filter((e) => e.type === 'output.message.started').length, 2, 'the redone generation announces itself');
     const completed = events.filter((e) => e.type === 'output.message.completed');
     assert.equal(completed.length, 1);
@@ -93,7 +99,10 @@ describe('turn recovery with two worker processes (nats)', () => {
     const { id } = await createSession(c.api, { capabilities: [LOCAL_WEB_FETCH] });
     const sse = await watch(c.api, id);
     t.after(() => sse.close());
-    const text = [`@tool fetch_url {"url":"${server.url}/slow?ms=0&id=fast"}`, `@tool fetch_url {"url":"${server.url}/slow?ms=20000&id=slow"}`].join('\n');
+    const text = [
+      `@tool fetch_url {"url":"${server.url}/slow?ms=0&id=fast"}`,
+      `@tool fetch_url {"url":"${server.url}/slow?ms=20000&id=slow"}`,
+    ].join('\n');
     assert.equal((await sendMessage(c.api, id, text)).status, 201);
     const { victim, survivor } = await holder(c, id);
     await sse.until('tool.completed');

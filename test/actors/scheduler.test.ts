@@ -11,7 +11,14 @@ import { createSession, listAll, runTools } from '../api/fs/helpers.js';
 import { silentLog, storageFixture } from '../storage/helpers.js';
 
 const once = (at: Date, name: string): CreateScheduleInput => ({
-  name, message: `run ${name}`, kind: 'once', scheduled_at: at.toISOString(), cron_expression: null, timezone: 'UTC', next_run_at: at.toISOString(), max_active: 5,
+  name,
+  message: `run ${name}`,
+  kind: 'once',
+  scheduled_at: at.toISOString(),
+  cron_expression: null,
+  timezone: 'UTC',
+  next_run_at: at.toISOString(),
+  max_active: 5,
 });
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
@@ -44,7 +51,9 @@ describe('scheduler (store level)', () => {
     assert.equal(fired.length, 18);
     assert.equal(new Set(fired).size, 18);
     assert.equal(await a.drain(), 0);
-    const [row] = await fx.store.sql<{ n: string }>(`select count(*) as n from session_schedules where status = 'completed' and fire_count = 1`);
+    const [row] = await fx.store.sql<{ n: string }>(
+      `select count(*) as n from session_schedules where status = 'completed' and fire_count = 1`,
+    );
     assert.equal(Number(row!.n), 18);
   });
 
@@ -59,7 +68,10 @@ describe('scheduler (store level)', () => {
       fired.push(text);
       assert.equal(claim.name, 'busy');
     };
-    const s = createScheduler({ queue: fx.storage.scheduleQueue, submit, log: silentLog }, { instanceId: 'a', busyRetryMs: 200, pollMs: 50 });
+    const s = createScheduler(
+      { queue: fx.storage.scheduleQueue, submit, log: silentLog },
+      { instanceId: 'a', busyRetryMs: 200, pollMs: 50 },
+    );
     s.start();
     t.after(() => s.close());
     await until('fired', async () => fired.length === 1);
@@ -74,9 +86,21 @@ describe('scheduler (store level)', () => {
     const fx = await storageFixture(t);
     const { schedules } = fx.storage.forSession(await fx.session());
     const longAgo = new Date(Date.now() - 3 * 3600_000).toISOString();
-    await schedules.create({ name: 'hourly', message: 'tick', kind: 'cron', scheduled_at: null, cron_expression: '0 * * * *', timezone: 'Asia/Kolkata', next_run_at: longAgo, max_active: 5 });
+    await schedules.create({
+      name: 'hourly',
+      message: 'tick',
+      kind: 'cron',
+      scheduled_at: null,
+      cron_expression: '0 * * * *',
+      timezone: 'Asia/Kolkata',
+      next_run_at: longAgo,
+      max_active: 5,
+    });
     const fired: string[] = [];
-    const s = createScheduler({ queue: fx.storage.scheduleQueue, submit: async (c) => void fired.push(c.name), log: silentLog }, { instanceId: 'a' });
+    const s = createScheduler(
+      { queue: fx.storage.scheduleQueue, submit: async (c) => void fired.push(c.name), log: silentLog },
+      { instanceId: 'a' },
+    );
     assert.equal(await s.drain(), 1);
     assert.equal(await s.drain(), 0);
     const [info] = await schedules.list();
@@ -104,11 +128,15 @@ describe('scheduler (two app instances on one database)', () => {
     assert.equal(listed!.result.active, 1);
     await a.app.close(); // the creating instance goes away; the schedule lives in the database
 
-    const events = await until('scheduled turn completed', async () => {
-      const all = await listAll(b, id);
-      const input = all.filter((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message'));
-      return input.length >= 1 && all.filter((e) => e.type === 'turn.completed').length >= 3 ? all : undefined;
-    }, 30_000);
+    const events = await until(
+      'scheduled turn completed',
+      async () => {
+        const all = await listAll(b, id);
+        const input = all.filter((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message'));
+        return input.length >= 1 && all.filter((e) => e.type === 'turn.completed').length >= 3 ? all : undefined;
+      },
+      30_000,
+    );
     const scheduled = events.filter((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message'));
     assert.equal(scheduled.length, 1);
     assert.equal(scheduled[0]!.data.message.role, 'user');
@@ -116,7 +144,10 @@ describe('scheduler (two app instances on one database)', () => {
     const reply = events.filter((e) => e.type === 'output.message.completed').at(-1)!;
     assert.match(reply.data.message.content[0].text, /good morning/);
     await new Promise((r) => setTimeout(r, 2500));
-    assert.equal((await listAll(b, id)).filter((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message')).length, 1);
+    assert.equal(
+      (await listAll(b, id)).filter((e) => e.type === 'input.message' && JSON.stringify(e.data).includes('[Scheduled message')).length,
+      1,
+    );
     const [after] = await runTools(b, id, [['list_schedules', { include_inactive: true }]]);
     assert.equal(after!.result.schedules[0].status, 'completed');
   });
@@ -127,21 +158,37 @@ describe('scheduler (two app instances on one database)', () => {
       t.after(() => db.drop());
       const env = { SECRETS_ENCRYPTION_KEY: `test:${randomBytes(32).toString('base64')}` };
       const a = await startTestApp(t, { mode, databaseUrl: db.url, env: { ...env, INSTANCE_ID: 'inst-a' } });
-      await startTestApp(t, { mode, databaseUrl: db.url, ...(a.natsUrl ? { natsUrl: a.natsUrl } : {}), env: { ...env, INSTANCE_ID: 'inst-b' } });
+      await startTestApp(t, {
+        mode,
+        databaseUrl: db.url,
+        ...(a.natsUrl ? { natsUrl: a.natsUrl } : {}),
+        env: { ...env, INSTANCE_ID: 'inst-b' },
+      });
       const sessions = await Promise.all(Array.from({ length: 4 }, () => createSession(a, ['session_schedule'])));
       const busy = sessions[0]!;
       // A long turn keeps the first session busy while its schedule comes due.
-      const long = await a.request('POST', `/v1/sessions/${busy}/messages`, { body: { message: { content: [{ type: 'text', text: '@tokens 40 delay=100' }] } } });
+      const long = await a.request('POST', `/v1/sessions/${busy}/messages`, {
+        body: { message: { content: [{ type: 'text', text: '@tokens 40 delay=100' }] } },
+      });
       assert.equal(long.status, 201);
       const due = new Date(Date.now() + 1500);
       for (const [i, id] of sessions.entries()) {
-        const session = await a.app.services.storage.access.owned({ org_id: (await a.request('GET', `/v1/sessions/${id}`)).body.organization_id }, id);
+        const session = await a.app.services.storage.access.owned(
+          { org_id: (await a.request('GET', `/v1/sessions/${id}`)).body.organization_id },
+          id,
+        );
         await a.app.services.storage.forSession(session).schedules.create(once(due, `job${i}`));
       }
-      await until('every schedule fired', async () => {
-        const [row] = await a.app.services.store.sql<{ n: string }>(`select count(*) as n from session_schedules where status = 'completed'`);
-        return Number(row!.n) === sessions.length;
-      }, 30_000);
+      await until(
+        'every schedule fired',
+        async () => {
+          const [row] = await a.app.services.store.sql<{ n: string }>(
+            `select count(*) as n from session_schedules where status = 'completed'`,
+          );
+          return Number(row!.n) === sessions.length;
+        },
+        30_000,
+      );
       for (const id of sessions) {
         const all = await until('turns done', async () => {
           const ev = await listAll(a, id);
@@ -156,7 +203,9 @@ describe('scheduler (two app instances on one database)', () => {
       assert.ok(firstIdle >= 0 && scheduledAt > firstIdle, 'the scheduled message arrives after the running turn');
       const [row] = await a.app.services.store.sql<{ n: string }>(`select coalesce(sum(fire_count), 0) as n from session_schedules`);
       assert.equal(Number(row!.n), sessions.length);
-      const claimers = await a.app.services.store.sql<{ n: string }>(`select count(*) as n from session_schedules where claimed_by is not null`);
+      const claimers = await a.app.services.store.sql<{ n: string }>(
+        `select count(*) as n from session_schedules where claimed_by is not null`,
+      );
       assert.equal(Number(claimers[0]!.n), 0, 'no claim is left behind');
     });
   }
@@ -173,14 +222,24 @@ describe('schedule tools through turns', () => {
       ['create_schedule', { name: 'bad zone', message: 'm', cron_expression: '0 9 * * *', timezone: 'Mars/Olympus' }],
       ['create_schedule', { name: 'past', message: 'm', scheduled_at: '2001-01-01T00:00:00Z' }],
     ]);
-    assert.deepEqual(made.map((m) => m.success), [true, true, false, false]);
+    assert.deepEqual(
+      made.map((m) => m.success),
+      [true, true, false, false],
+    );
     assert.equal(made[1]!.result.schedule.timezone, 'Europe/Paris');
     assert.equal(made[1]!.result.schedule.kind, 'cron');
-    const more = await runTools(app, id, [1, 2, 3, 4].map((i) => ['create_schedule', { name: `n${i}`, message: 'm', scheduled_at: future }] as [string, unknown]));
+    const more = await runTools(
+      app,
+      id,
+      [1, 2, 3, 4].map((i) => ['create_schedule', { name: `n${i}`, message: 'm', scheduled_at: future }] as [string, unknown]),
+    );
     assert.equal(more.filter((m) => m.success).length, 3, 'the limit of 5 active holds even for parallel calls');
     const [list] = await runTools(app, id, [['list_schedules', {}]]);
     assert.equal(list!.result.active, 5);
-    const [cancel, again] = await runTools(app, id, [['cancel_schedule', { schedule_id: made[0]!.result.schedule.id }], ['cancel_schedule', { schedule_id: 'not-an-id' }]]);
+    const [cancel, again] = await runTools(app, id, [
+      ['cancel_schedule', { schedule_id: made[0]!.result.schedule.id }],
+      ['cancel_schedule', { schedule_id: 'not-an-id' }],
+    ]);
     assert.equal(cancel!.result.schedule.status, 'cancelled');
     assert.equal(again!.success, false);
     const [ok] = await runTools(app, id, [['create_schedule', { name: 'fits now', message: 'm', scheduled_at: future }]]);

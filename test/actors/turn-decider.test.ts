@@ -78,11 +78,20 @@ describe('turn decider', () => {
     });
     assert.equal(d.type, 'idle');
     assert.deepEqual(eventTypes(d), ['session.idled']);
-    assert.deepEqual((d as { events: NewEvent[] }).events[0]!.data, { turn_id: turn.turn_id, iterations: 1, usage: { input_tokens: 10, output_tokens: 5, cache_read_tokens: 1 } });
+    assert.deepEqual((d as { events: NewEvent[] }).events[0]!.data, {
+      turn_id: turn.turn_id,
+      iterations: 1,
+      usage: { input_tokens: 10, output_tokens: 5, cache_read_tokens: 1 },
+    });
   });
 
   it('after session.idled: done (a redelivered, finished turn is just acked)', () => {
-    const events = [...started, ...step(1), turnEvents.turnCompleted('x', turn, { iterations: 1, duration_ms: 1, usage }), turnEvents.sessionIdled('i', turn, { iterations: 1, usage })];
+    const events = [
+      ...started,
+      ...step(1),
+      turnEvents.turnCompleted('x', turn, { iterations: 1, duration_ms: 1, usage }),
+      turnEvents.sessionIdled('i', turn, { iterations: 1, usage }),
+    ];
     assert.deepEqual(given(events), { type: 'done' });
   });
 
@@ -101,7 +110,14 @@ describe('turn decider', () => {
 
   it('a tool started but never completed (its worker died) gets an "interrupted" error, keeping its exec id', () => {
     const calls = [call('a'), call('b')];
-    const d = given([...started, ...step(1, calls), turnEvents.actStarted('as', turn, 1, calls), begun(calls[0]!), begun(calls[1]!), ok(calls[1]!)]);
+    const d = given([
+      ...started,
+      ...step(1, calls),
+      turnEvents.actStarted('as', turn, 1, calls),
+      begun(calls[0]!),
+      begun(calls[1]!),
+      ok(calls[1]!),
+    ]);
     assert.deepEqual(eventTypes(d), ['tool.completed']);
     const e = (d as { events: NewEvent[] }).events[0]!;
     assert.equal(e.data!['tool_call_id'], 'a');
@@ -123,7 +139,13 @@ describe('turn decider', () => {
 
   it('max_iterations: after the last allowed step acted, turn.failed with error_code max_iterations', () => {
     const c = call('a');
-    const events = [...started, ...step(1, [c]), turnEvents.actStarted('as', turn, 1, [c]), ok(c), turnEvents.actCompleted('ac', turn, 1, 1, 0)];
+    const events = [
+      ...started,
+      ...step(1, [c]),
+      turnEvents.actStarted('as', turn, 1, [c]),
+      ok(c),
+      turnEvents.actCompleted('ac', turn, 1, 1, 0),
+    ];
     const d = given(events, { maxIterations: 1 });
     assert.deepEqual(eventTypes(d), ['turn.failed']);
     assert.equal((d as { events: NewEvent[] }).events[0]!.data!['error_code'], 'max_iterations');
@@ -131,7 +153,11 @@ describe('turn decider', () => {
   });
 
   it('turn.failed (llm_error) → session.idled', () => {
-    const d = given([...started, turnEvents.reasonStarted('r', turn, 1), turnEvents.turnFailed('f', turn, { error: 'x', error_code: 'llm_error', iterations: 1 })]);
+    const d = given([
+      ...started,
+      turnEvents.reasonStarted('r', turn, 1),
+      turnEvents.turnFailed('f', turn, { error: 'x', error_code: 'llm_error', iterations: 1 }),
+    ]);
     assert.deepEqual(eventTypes(d), ['session.idled']);
   });
 
@@ -144,7 +170,10 @@ describe('turn decider', () => {
     assert.deepEqual((d1 as { events: NewEvent[] }).events[0]!.data, { tool_calls: [calls[1]] });
     const requested = [...acting, turnEvents.toolCallRequested('q', turn, [calls[1]!])];
     assert.deepEqual(given(requested, { clientToolNames }), { type: 'act', iteration: 1, calls: [calls[0]] });
-    assert.deepEqual(given([...requested, begun(calls[0]!), ok(calls[0]!)], { clientToolNames }), { type: 'wait_for_client', pending: ['cli'] });
+    assert.deepEqual(given([...requested, begun(calls[0]!), ok(calls[0]!)], { clientToolNames }), {
+      type: 'wait_for_client',
+      pending: ['cli'],
+    });
     const answered = [...requested, begun(calls[0]!), ok(calls[0]!), ok(calls[1]!)];
     assert.deepEqual(eventTypes(given(answered, { clientToolNames })), ['act.completed']);
   });
@@ -161,7 +190,15 @@ describe('turn decider', () => {
 
   it('cancel while tools run: every open call gets a cancelled result and act.completed before the message', () => {
     const calls = [call('a'), call('b'), call('c')];
-    const events = [...started, ...step(1, calls), turnEvents.actStarted('as', turn, 1, calls), begun(calls[0]!), ok(calls[0]!), begun(calls[1]!), turnEvents.turnCancelled('x', turn, ZERO_USAGE)];
+    const events = [
+      ...started,
+      ...step(1, calls),
+      turnEvents.actStarted('as', turn, 1, calls),
+      begun(calls[0]!),
+      ok(calls[0]!),
+      begun(calls[1]!),
+      turnEvents.turnCancelled('x', turn, ZERO_USAGE),
+    ];
     const d = given(events);
     assert.deepEqual(eventTypes(d), ['tool.completed', 'tool.completed', 'act.completed', 'output.message.completed']);
     const [b, c] = (d as { events: NewEvent[] }).events;
@@ -172,21 +209,37 @@ describe('turn decider', () => {
   });
 
   it('cancel after turn.completed but before session.idled still closes with the cancellation message', () => {
-    const events = [...started, ...step(1), turnEvents.turnCompleted('x', turn, { iterations: 1, duration_ms: 1, usage }), turnEvents.turnCancelled('c', turn, ZERO_USAGE)];
+    const events = [
+      ...started,
+      ...step(1),
+      turnEvents.turnCompleted('x', turn, { iterations: 1, duration_ms: 1, usage }),
+      turnEvents.turnCancelled('c', turn, ZERO_USAGE),
+    ];
     assert.deepEqual(eventTypes(given(events)), ['output.message.completed']);
   });
 
   it('events of other turns are ignored', () => {
     const other = { turn_id: 'other', input_message_id: 'x' };
-    assert.deepEqual(given([...started, turnEvents.turnCancelled('c', other, ZERO_USAGE), turnEvents.turnFailed('f', other, { error: 'x', error_code: 'llm_error', iterations: 0 })]), {
-      type: 'reason',
-      iteration: 1,
-      resumed: false,
-    });
+    assert.deepEqual(
+      given([
+        ...started,
+        turnEvents.turnCancelled('c', other, ZERO_USAGE),
+        turnEvents.turnFailed('f', other, { error: 'x', error_code: 'llm_error', iterations: 0 }),
+      ]),
+      {
+        type: 'reason',
+        iteration: 1,
+        resumed: false,
+      },
+    );
   });
 
   it('controls come from the turn input message', () => {
-    const input = turnEvents.inputMessage('in', { id: turn.input_message_id, role: 'user', content: [], created_at: '', controls: { max_tokens: 5 } }, turn);
+    const input = turnEvents.inputMessage(
+      'in',
+      { id: turn.input_message_id, role: 'user', content: [], created_at: '', controls: { max_tokens: 5 } },
+      turn,
+    );
     let n = 0;
     const stored = [input].map((e) => ({ ...e, id: e.id!, ts: '', session_id: 's', sequence: ++n, context: e.context!, data: e.data! }));
     assert.deepEqual(foldTurn(turn, stored).controls, { max_tokens: 5 });

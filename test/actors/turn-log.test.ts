@@ -15,9 +15,18 @@ function memoryLog() {
     async append(sessionId: string, input: NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
       appends++;
       const fresh = input.filter((e) => !events.some((x) => x.id === e.id));
-      if (fresh.length && opts.expectedSequence !== undefined && opts.expectedSequence !== events.length) return { ok: false, currentSequence: events.length };
+      if (fresh.length && opts.expectedSequence !== undefined && opts.expectedSequence !== events.length)
+        return { ok: false, currentSequence: events.length };
       for (const e of fresh) {
-        events.push({ id: e.id ?? `auto${events.length}`, type: e.type, ts: new Date().toISOString(), session_id: sessionId, sequence: events.length + 1, context: e.context ?? {}, data: e.data ?? {} });
+        events.push({
+          id: e.id ?? `auto${events.length}`,
+          type: e.type,
+          ts: new Date().toISOString(),
+          session_id: sessionId,
+          sequence: events.length + 1,
+          context: e.context ?? {},
+          data: e.data ?? {},
+        });
       }
       return { ok: true, events: input.map((e) => events.find((x) => x.id === e.id)!) };
     },
@@ -52,7 +61,10 @@ describe('turn log', () => {
     assert.equal(tl.state.steps.length, 5);
     await tl.flush();
     assert.equal(mem.events.length, 7);
-    assert.deepEqual(mem.events.map((e) => e.sequence), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      mem.events.map((e) => e.sequence),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
     assert.ok(mem.appends() <= 2, `${mem.appends()} appends`);
     assert.equal(tl.folded().transcript.sequence, 7);
   });
@@ -60,12 +72,21 @@ describe('turn log', () => {
   it("another writer's events are folded before ours and our events are retried after them, once each", async () => {
     const mem = memoryLog();
     let cancelled = false;
-    const tl = await TurnLog.open({ events: mem.log, claim: { isCurrent: async () => true }, sessionId: 's', turn, onFolded: (s) => (cancelled ||= s.cancelled) });
+    const tl = await TurnLog.open({
+      events: mem.log,
+      claim: { isCurrent: async () => true },
+      sessionId: 's',
+      turn,
+      onFolded: (s) => (cancelled ||= s.cancelled),
+    });
     await tl.commit(started());
     // The API appends a cancel behind the worker's back.
     await mem.log.append('s', [turnEvents.turnCancelled('cancel', turn, ZERO_USAGE)]);
     await tl.commit([reason()]);
-    assert.deepEqual(mem.events.map((e) => e.type), ['turn.started', 'session.activated', 'turn.cancelled', 'reason.started']);
+    assert.deepEqual(
+      mem.events.map((e) => e.type),
+      ['turn.started', 'session.activated', 'turn.cancelled', 'reason.started'],
+    );
     assert.ok(cancelled, 'onFolded saw the cancel');
     assert.equal(tl.state.cancelled, true);
     assert.equal(tl.state.steps.length, 1);
@@ -114,9 +135,15 @@ describe('turn log', () => {
     await mem.log.append('s', [turnEvents.turnStarted('turn-2', turn2)]);
     let reads = 0;
     const counting: EventLog = { ...mem.log, read: (s, o) => (reads++, mem.log.read(s, o)) };
-    const second = await TurnLog.open({ events: counting, claim: { isCurrent: async () => true }, sessionId: 's', turn: turn2 }, first.folded());
+    const second = await TurnLog.open(
+      { events: counting, claim: { isCurrent: async () => true }, sessionId: 's', turn: turn2 },
+      first.folded(),
+    );
     // A redelivered old turn opened on a newer cache is found again (turn.started's id is the turn id).
-    const stale = await TurnLog.open({ events: mem.log, claim: { isCurrent: async () => true }, sessionId: 's', turn, mayPredateCache: true }, second.folded());
+    const stale = await TurnLog.open(
+      { events: mem.log, claim: { isCurrent: async () => true }, sessionId: 's', turn, mayPredateCache: true },
+      second.folded(),
+    );
     assert.equal(stale.state.hasTurnStarted, true);
     assert.equal(second.state.hasTurnStarted, true);
     assert.equal(second.folded().transcript.sequence, 3);

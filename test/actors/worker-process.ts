@@ -81,7 +81,14 @@ export function spawnWorker(name: string, env: Record<string, string>, t: { afte
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`${name}: log line not seen in ${timeoutMs} ms; stderr: ${stderr}; last lines: ${lines.slice(-5).map((l) => l.msg).join(' | ')}`));
+          reject(
+            new Error(
+              `${name}: log line not seen in ${timeoutMs} ms; stderr: ${stderr}; last lines: ${lines
+                .slice(-5)
+                .map((l) => l.msg)
+                .join(' | ')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

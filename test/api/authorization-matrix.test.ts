@@ -37,7 +37,12 @@ interface Probe {
 }
 
 /** One request; an SSE response is cut off after its headers. */
-async function probe(app: TestApp, method: string, path: string, { key, body, raw }: { key?: string; body?: unknown; raw?: string }): Promise<Probe> {
+async function probe(
+  app: TestApp,
+  method: string,
+  path: string,
+  { key, body, raw }: { key?: string; body?: unknown; raw?: string },
+): Promise<Probe> {
   const headers: Record<string, string> = {};
   if (key) headers['authorization'] = `Bearer ${key}`;
   let payload: string | undefined;
@@ -130,9 +135,19 @@ async function seedSession(app: TestApp, org1: OrgAdmin): Promise<string> {
   }
   const em = app.app.services.store.em();
   const s = em.create(Session, {
-    organization_id: org1.orgId, user_id: org1.userId, harness_id: randomUUID(), agent_id: null, title: 'matrix', tags: [],
-    model_id: null, capabilities: [], features: [], status: 'idle', current_turn_id: null,
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 }, chat_user_id: null,
+    organization_id: org1.orgId,
+    user_id: org1.userId,
+    harness_id: randomUUID(),
+    agent_id: null,
+    title: 'matrix',
+    tags: [],
+    model_id: null,
+    capabilities: [],
+    features: [],
+    status: 'idle',
+    current_turn_id: null,
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 },
+    chat_user_id: null,
   });
   await em.flush();
   return s.id;
@@ -154,7 +169,9 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
   // an item organisation 1's admin just created is its own unless it says otherwise.
   const listedOwned = (item: Item) => (item && typeof item.id === 'string' && item.organization_id === admin.orgId ? item.id : undefined);
   const createdOwned = (item: Item) =>
-    item && typeof item.id === 'string' && (item.organization_id === undefined || item.organization_id === admin.orgId) ? item.id : undefined;
+    item && typeof item.id === 'string' && (item.organization_id === undefined || item.organization_id === admin.orgId)
+      ? item.id
+      : undefined;
   for (const route of app.app.routes) {
     const col = collectionOf(route);
     if (!col || resources.has(col) || route.auth === 'none') continue;
@@ -174,7 +191,17 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
   const image = await seedImage(app, admin.key, resources.get('/v1/sessions')!);
   resources.set('/v1/images', image);
   const adminOwned = new Map([...resources, ['/v1/users', admin.userId], ['/v1/auth/api-keys', admin.keyId]]);
-  const markers = [admin.orgId, admin.userId, admin.email, member.id, member.email, member.keyId, admin.keyId, 'Matrix One', ...resources.values()];
+  const markers = [
+    admin.orgId,
+    admin.userId,
+    admin.email,
+    member.id,
+    member.email,
+    member.keyId,
+    admin.keyId,
+    'Matrix One',
+    ...resources.values(),
+  ];
   return { admin, adminOwned, member, resources, markers };
 }
 
@@ -248,8 +275,13 @@ test('authorization matrix - every credentialed route in app.routes', async (t) 
     assert.equal(routes.find((r) => `${r.method} ${r.path}` === name)?.auth, auth, `${name} is in the route table with auth ${auth}`);
   }
   assert.ok(routes.length >= 15, `the route table has ${routes.length} credentialed routes`);
-  const realIdRoutes = routes.filter((r) => { const c = collectionOf(r); return c && org1.resources.has(c); });
-  t.diagnostic(`${routes.length} credentialed routes; ${realIdRoutes.length} addressed with a real organisation-1 id (${[...org1.resources.keys()].join(', ')})`);
+  const realIdRoutes = routes.filter((r) => {
+    const c = collectionOf(r);
+    return c && org1.resources.has(c);
+  });
+  t.diagnostic(
+    `${routes.length} credentialed routes; ${realIdRoutes.length} addressed with a real organisation-1 id (${[...org1.resources.keys()].join(', ')})`,
+  );
 
   for (const route of routes) {
     const name = `${route.method} ${route.path} (${route.auth})`;
@@ -268,20 +300,27 @@ test('authorization matrix - every credentialed route in app.routes', async (t) 
 
     await t.test(`${name} - organisation 2's admin gets no data of organisation 1`, async () => {
       const r = await probe(app, route.method, path, { key: org2.key, body, raw });
-      for (const m of org1.markers) assert.ok(!r.text.includes(m), `response ${r.status} leaks an organisation-1 value: ${r.text.slice(0, 200)}`);
+      for (const m of org1.markers)
+        assert.ok(!r.text.includes(m), `response ${r.status} leaks an organisation-1 value: ${r.text.slice(0, 200)}`);
       const otherParams = (route.path.match(/[:*]/g) ?? []).length > 1;
       // Validation runs before the handler's ownership check: 400 is acceptable only when the
       // params or body we could build are invalid for the route.
       const valid = bodyValid && paramsValid;
       if (realId) {
         const allowed = valid && !otherParams ? [403] : [400, 403];
-        assert.ok(allowed.includes(r.status), `real organisation-1 id: expected ${allowed.join('/')}, got ${r.status} ${r.text.slice(0, 200)}`);
+        assert.ok(
+          allowed.includes(r.status),
+          `real organisation-1 id: expected ${allowed.join('/')}, got ${r.status} ${r.text.slice(0, 200)}`,
+        );
       } else if (col) {
         // No organisation-1 resource of this kind: reads must find nothing; writes may act on
         // the caller's own namespace (PUT upserts, per-user keys) as long as no org-1 data shows.
         const ownWrite = route.method !== 'GET' && r.status >= 200 && r.status < 300;
         const allowed = valid ? [403, 404] : [400, 403, 404];
-        assert.ok(ownWrite || allowed.includes(r.status), `random id: expected ${allowed.join('/')}, got ${r.status} ${r.text.slice(0, 200)}`);
+        assert.ok(
+          ownWrite || allowed.includes(r.status),
+          `random id: expected ${allowed.join('/')}, got ${r.status} ${r.text.slice(0, 200)}`,
+        );
       }
       if (r.status === 200 && r.contentType.includes('json')) {
         const parsed = JSON.parse(r.text);
@@ -303,25 +342,31 @@ test('authorization matrix - every credentialed route in app.routes', async (t) 
       });
     }
 
-    await t.test(`${name} - organisation-1 member on the admin's resources: ${memberExpectation(route)} by the member/admin matrix`, async () => {
-      const adminId = col ? org1.adminOwned.get(col) : undefined;
-      const target = adminId ? fillPath(route, adminId).path : path;
-      const r = await probe(app, route.method, target, { key: org1.member.key, body, raw });
-      if (memberExpectation(route) === 'forbidden' && (route.auth !== 'user' && route.auth !== 'stream' || (bodyValid && paramsValid))) {
-        assert.equal(r.text, '{"error":"Forbidden","status":403}', `${r.status} ${r.text.slice(0, 200)}`);
-      } else if (memberExpectation(route) === 'forbidden') {
-        // Roles are checked before validation, ownership after it (in the service): an invalid body may be 400 first.
-        assert.ok([400, 403].includes(r.status), `expected 400/403, got ${r.status} ${r.text.slice(0, 200)}`);
-      } else {
-        assert.ok(r.status !== 403 && r.status !== 401 && r.status < 500, `allowed for members, got ${r.status} ${r.text.slice(0, 200)}`);
-      }
-      const owned = route.method === 'GET' && !col ? MEMBER_OWNERSHIP_RULES[route.path] : undefined;
-      if (owned === 'own_only') {
-        assert.equal(r.status, 200, r.text);
-        const adminRow = org1.adminOwned.get(route.path)!;
-        assert.ok(!r.text.includes(adminRow), `the listing shows the member the admin's ${route.path} row`);
-      }
-    });
+    await t.test(
+      `${name} - organisation-1 member on the admin's resources: ${memberExpectation(route)} by the member/admin matrix`,
+      async () => {
+        const adminId = col ? org1.adminOwned.get(col) : undefined;
+        const target = adminId ? fillPath(route, adminId).path : path;
+        const r = await probe(app, route.method, target, { key: org1.member.key, body, raw });
+        if (
+          memberExpectation(route) === 'forbidden' &&
+          ((route.auth !== 'user' && route.auth !== 'stream') || (bodyValid && paramsValid))
+        ) {
+          assert.equal(r.text, '{"error":"Forbidden","status":403}', `${r.status} ${r.text.slice(0, 200)}`);
+        } else if (memberExpectation(route) === 'forbidden') {
+          // Roles are checked before validation, ownership after it (in the service): an invalid body may be 400 first.
+          assert.ok([400, 403].includes(r.status), `expected 400/403, got ${r.status} ${r.text.slice(0, 200)}`);
+        } else {
+          assert.ok(r.status !== 403 && r.status !== 401 && r.status < 500, `allowed for members, got ${r.status} ${r.text.slice(0, 200)}`);
+        }
+        const owned = route.method === 'GET' && !col ? MEMBER_OWNERSHIP_RULES[route.path] : undefined;
+        if (owned === 'own_only') {
+          assert.equal(r.status, 200, r.text);
+          const adminRow = org1.adminOwned.get(route.path)!;
+          assert.ok(!r.text.includes(adminRow), `the listing shows the member the admin's ${route.path} row`);
+        }
+      },
+    );
   }
 
   await t.test("the member/admin matrix: a member's own agents, sessions and images - nothing is 403", async (tt) => {

@@ -21,7 +21,11 @@ describe('member ownership (postgres)', () => {
     const copy = await bob.request('POST', `/v1/agents/${id}/copy`);
     assert.equal(copy.status, 201);
     assert.equal((await bob.request('PATCH', `/v1/agents/${copy.body.id}`, { body: { name: 'Bob copy' } })).status, 200, 'the copy is his');
-    for (const [method, body] of [['PATCH', { name: 'taken' }], ['PUT', agentBody({ name: 'taken' })], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { name: 'taken' }],
+      ['PUT', agentBody({ name: 'taken' })],
+      ['DELETE', undefined],
+    ] as const) {
       const r = await bob.request(method, `/v1/agents/${id}`, body ? { body } : {});
       assert.deepEqual([r.status, r.body], [403, { error: 'Forbidden', status: 403 }], method);
     }
@@ -30,11 +34,15 @@ describe('member ownership (postgres)', () => {
     const after = await alice.request('GET', `/v1/agents/${id}`);
     assert.deepEqual([after.body.name, after.body.status], ['Alice agent', 'active']);
     assert.equal((await alice.request('PATCH', `/v1/agents/${id}`, { body: { name: 'Alice v2' } })).status, 200);
-    assert.equal((await app().request('PATCH', `/v1/agents/${id}`, { body: { name: 'Admin edit' } })).status, 200, 'admins change any agent');
+    assert.equal(
+      (await app().request('PATCH', `/v1/agents/${id}`, { body: { name: 'Admin edit' } })).status,
+      200,
+      'admins change any agent',
+    );
     assert.equal((await alice.request('DELETE', `/v1/agents/${id}`)).status, 204);
   });
 
-  it('agents from before creators were recorded (created_by null) count as the admins\'', async () => {
+  it("agents from before creators were recorded (created_by null) count as the admins'", async () => {
     const orgId = await adminOrgId(app());
     const member = await addCaller(app(), { orgId });
     const mine = await member.request('POST', '/v1/agents', { body: agentBody({ name: 'old' }) });
@@ -50,15 +58,25 @@ describe('member ownership (postgres)', () => {
     const s = await alice.request('POST', '/v1/sessions', { body: { harness_id: harness, title: 'alice' } });
     assert.equal(s.status, 201);
     const id = s.body.id;
-    const listed = (who: typeof alice) => who.request('GET', '/v1/sessions?limit=100').then((r) => r.body.data.map((x: { id: string }) => x.id));
+    const listed = (who: typeof alice) =>
+      who.request('GET', '/v1/sessions?limit=100').then((r) => r.body.data.map((x: { id: string }) => x.id));
     assert.ok((await listed(alice)).includes(id));
     assert.ok(!(await listed(bob)).includes(id), "another member's listing");
     const bobTotal = (await bob.request('GET', '/v1/sessions')).body.total;
     assert.equal(bobTotal, 0, 'the total counts only his own sessions');
-    assert.ok((await app().request('GET', '/v1/sessions?limit=100')).body.data.some((x: { id: string }) => x.id === id), "the admin's listing");
+    assert.ok(
+      (await app().request('GET', '/v1/sessions?limit=100')).body.data.some((x: { id: string }) => x.id === id),
+      "the admin's listing",
+    );
     for (const [method, path, body] of [
-      ['GET', '', undefined], ['PATCH', '', { title: 'taken' }], ['GET', '/events', undefined], ['GET', '/messages', undefined],
-      ['POST', '/messages', { message: { content: [{ type: 'text', text: 'hi' }] } }], ['POST', '/cancel', undefined], ['POST', '/stream-token', undefined], ['DELETE', '', undefined],
+      ['GET', '', undefined],
+      ['PATCH', '', { title: 'taken' }],
+      ['GET', '/events', undefined],
+      ['GET', '/messages', undefined],
+      ['POST', '/messages', { message: { content: [{ type: 'text', text: 'hi' }] } }],
+      ['POST', '/cancel', undefined],
+      ['POST', '/stream-token', undefined],
+      ['DELETE', '', undefined],
     ] as const) {
       const r = await bob.request(method, `/v1/sessions/${id}${path}`, body ? { body } : {});
       assert.equal(r.status, 403, `${method} ${path}: ${r.text}`);

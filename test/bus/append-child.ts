@@ -21,7 +21,14 @@ const dataDir = mkdtempSync(join(tmpdir(), 'bus-child-'));
 
 async function open(): Promise<{ bus: Bus; close(): Promise<void> }> {
   if (env['BUS_KIND'] === 'nats') {
-    const bus = await createBus({ kind: 'nats', url: env['BUS_NATS_URL']!, auth: JSON.parse(env['BUS_NATS_AUTH'] ?? '{}') as NatsAuthOptions, log, ackWaitMs: 2000, shards: Number(env['BUS_NATS_SHARDS'] ?? 1) });
+    const bus = await createBus({
+      kind: 'nats',
+      url: env['BUS_NATS_URL']!,
+      auth: JSON.parse(env['BUS_NATS_AUTH'] ?? '{}') as NatsAuthOptions,
+      log,
+      ackWaitMs: 2000,
+      shards: Number(env['BUS_NATS_SHARDS'] ?? 1),
+    });
     return { bus, close: () => bus.close() };
   }
   const store = await createStore({ dataDir, databaseUrl: env['BUS_DATABASE_URL']!, log, poolMax: concurrency + 1 });

@@ -21,7 +21,10 @@ export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 
 /** Sequences are exactly 1..n and ids strictly increase with them. */
 function assertContiguous(events: SessionEvent[], n: number): void {
-  assert.deepEqual(events.map((e) => e.sequence), Array.from({ length: n }, (_, i) => i + 1));
+  assert.deepEqual(
+    events.map((e) => e.sequence),
+    Array.from({ length: n }, (_, i) => i + 1),
+  );
   for (let i = 1; i < events.length; i++) assert.ok(events[i]!.id > events[i - 1]!.id, `id at sequence ${i + 1} must increase`);
   assert.equal(new Set(events.map((e) => e.id)).size, n);
 }
@@ -94,7 +97,10 @@ export function defineEventLogCases(ctx: ConformanceContext): void {
   it('append - a wrong expectedSequence writes nothing and reports the current sequence', async () => {
     const sid = newId();
     assert.ok((await ctx.bus.events.append(sid, [{ type: 'session.created' }], { expectedSequence: 0 })).ok);
-    assert.deepEqual(await ctx.bus.events.append(sid, [{ type: 'session.created' }], { expectedSequence: 0 }), { ok: false, currentSequence: 1 });
+    assert.deepEqual(await ctx.bus.events.append(sid, [{ type: 'session.created' }], { expectedSequence: 0 }), {
+      ok: false,
+      currentSequence: 1,
+    });
     const next = await ctx.bus.events.append(sid, [{ type: 'a' }, { type: 'b' }], { expectedSequence: 1 });
     assert.ok(next.ok && next.events[1]!.sequence === 3);
     assert.deepEqual(await ctx.bus.events.append(sid, [{ type: 'stale' }], { expectedSequence: 1 }), { ok: false, currentSequence: 3 });
@@ -103,10 +109,19 @@ export function defineEventLogCases(ctx: ConformanceContext): void {
 
   it('read - pages with afterSequence and limit; findById and lastSequence', async () => {
     const sid = newId();
-    const r = await ctx.bus.events.append(sid, Array.from({ length: 30 }, (_, i) => ({ type: 't', data: { i } })));
+    const r = await ctx.bus.events.append(
+      sid,
+      Array.from({ length: 30 }, (_, i) => ({ type: 't', data: { i } })),
+    );
     assert.ok(r.ok);
-    assert.deepEqual((await ctx.bus.events.read(sid, { afterSequence: 10, limit: 5 })).map((e) => e.sequence), [11, 12, 13, 14, 15]);
-    assert.deepEqual((await ctx.bus.events.read(sid, { afterSequence: 25 })).map((e) => e.sequence), [26, 27, 28, 29, 30]);
+    assert.deepEqual(
+      (await ctx.bus.events.read(sid, { afterSequence: 10, limit: 5 })).map((e) => e.sequence),
+      [11, 12, 13, 14, 15],
+    );
+    assert.deepEqual(
+      (await ctx.bus.events.read(sid, { afterSequence: 25 })).map((e) => e.sequence),
+      [26, 27, 28, 29, 30],
+    );
     assert.deepEqual(await ctx.bus.events.read(sid, { afterSequence: 30 }), []);
     assert.deepEqual(await ctx.bus.events.findById(sid, r.events[17]!.id), r.events[17]);
     assert.equal(await ctx.bus.events.findById(newId(), r.events[17]!.id), null);
@@ -118,9 +133,7 @@ export function defineEventLogCases(ctx: ConformanceContext): void {
   it('append - concurrent appends in one process get contiguous sequences', async (t) => {
     const sid = newId();
     const started = performance.now();
-    const results = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => ctx.bus.events.append(sid, [{ type: 'c', data: { i } }])),
-    );
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => ctx.bus.events.append(sid, [{ type: 'c', data: { i } }])));
     const ms = performance.now() - started;
     assert.ok(results.every((r) => r.ok));
     assertContiguous(await ctx.bus.events.read(sid), 100);
@@ -137,17 +150,25 @@ export function defineEventLogCases(ctx: ConformanceContext): void {
     assertContiguous(events, 2 * count);
     const keys = new Set(events.map((e) => `${String(e.data['worker'])}:${String(e.data['i'])}`));
     assert.equal(keys.size, 2 * count, 'every append stored exactly once');
-    t.diagnostic(`${2 * count} appends from 2 processes × 4 writers to one session: ${ms.toFixed(0)} ms (${Math.round((2 * count * 1000) / ms)}/s)`);
+    t.diagnostic(
+      `${2 * count} appends from 2 processes × 4 writers to one session: ${ms.toFixed(0)} ms (${Math.round((2 * count * 1000) / ms)}/s)`,
+    );
   });
 
   it('subscribe - replays stored events, then delivers live ones in order without gaps', async () => {
     const sid = newId();
-    await ctx.bus.events.append(sid, Array.from({ length: 5 }, () => ({ type: 'old' })));
+    await ctx.bus.events.append(
+      sid,
+      Array.from({ length: 5 }, () => ({ type: 'old' })),
+    );
     const sub = ctx.bus.events.subscribe(sid);
     const all = collect(sub, 25);
     for (let i = 0; i < 10; i++) await ctx.bus.events.append(sid, [{ type: 'live' }]);
     await Promise.all([ctx.bus.events.append(sid, [{ type: 'x' }, { type: 'y' }]), ctx.bus.events.append(sid, [{ type: 'z' }])]);
-    await ctx.bus.events.append(sid, Array.from({ length: 7 }, () => ({ type: 'burst' })));
+    await ctx.bus.events.append(
+      sid,
+      Array.from({ length: 7 }, () => ({ type: 'burst' })),
+    );
     assertContiguous(await within(all, 15_000, 'subscription to deliver 25 events'), 25);
     assert.equal(await within(sub.closed(), 1000, 'closed() after break'), undefined);
     assert.throws(() => sub[Symbol.asyncIterator](), /only once/);
@@ -155,7 +176,10 @@ export function defineEventLogCases(ctx: ConformanceContext): void {
 
   it('subscribe - starts after afterSequence, and close() ends the iteration', async () => {
     const sid = newId();
-    await ctx.bus.events.append(sid, Array.from({ length: 4 }, () => ({ type: 'old' })));
+    await ctx.bus.events.append(
+      sid,
+      Array.from({ length: 4 }, () => ({ type: 'old' })),
+    );
     const sub = ctx.bus.events.subscribe(sid, { afterSequence: 2 });
     const seen: number[] = [];
     const loop = (async () => {

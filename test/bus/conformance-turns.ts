@@ -141,7 +141,10 @@ export function defineSignalCases(ctx: ConformanceContext): void {
       5000,
       'signals to arrive',
     );
-    assert.deepEqual(got.map((s) => s.type), ['cancel', 'tool_results']);
+    assert.deepEqual(
+      got.map((s) => s.type),
+      ['cancel', 'tool_results'],
+    );
     assert.deepEqual(otherB, []);
     stopA();
     stopB();

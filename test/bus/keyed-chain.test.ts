@@ -9,9 +9,11 @@ it('keyed chain - settled resolves once the tasks queued for a key so far have f
   let release!: () => void;
   void chain.run('k', () => new Promise<void>((r) => (release = r)).then(() => void done.push('first')));
   void chain.run('k', async () => void done.push('second'));
-  void chain.run('k', async () => {
-    throw new Error('failed');
-  }).catch(() => undefined);
+  void chain
+    .run('k', async () => {
+      throw new Error('failed');
+    })
+    .catch(() => undefined);
   const settled = chain.settled('k').then(() => done.push('settled'));
   await chain.settled('other');
   assert.deepEqual(done, []);

@@ -93,7 +93,10 @@ test('local on PGlite - idle subscriptions run no query; appends still reach the
   assert.deepEqual(queries.texts, [], 'no query while 20 subscriptions wait');
   for (const sid of sessions) await bus.events.append(sid, [{ type: 'ping' }]);
   const got = await within(Promise.all(received), 5000, 'every subscription to get its event');
-  assert.deepEqual(got.map((events) => events[0]!.session_id), sessions);
+  assert.deepEqual(
+    got.map((events) => events[0]!.session_id),
+    sessions,
+  );
   assert.ok(!queries.texts.some((q) => /max\(sequence\)/.test(q)), 'nothing polled the tails');
 });
 
@@ -114,19 +117,27 @@ test('local on PostgreSQL - appends by another process wake the feed; one tail q
   const idleQueries = queries.texts.length;
   // 50 watched sessions: ~10 polls in 1 s; one poll per feed would be ~500 queries.
   assert.ok(idleQueries >= 5 && idleQueries <= 15, `${idleQueries} queries in 1 s idle (expected ~10)`);
-  assert.ok(queries.texts.every((q) => /max\(sequence\)/.test(q)), 'only tail polls while idle');
+  assert.ok(
+    queries.texts.every((q) => /max\(sequence\)/.test(q)),
+    'only tail polls while idle',
+  );
 
   await raceChildren(t, { ...harness.childEnv!, SESSION_ID: sessions[0]!, COUNT: '6', CONCURRENCY: '1' }, ['other']);
-  const events = await within(received[0]!, 5000, 'the feed to get the other process\'s events');
-  assert.deepEqual(events.map((e) => [e.sequence, e.data['worker']]), [1, 2, 3, 4, 5, 6].map((s) => [s, 'other']));
+  const events = await within(received[0]!, 5000, "the feed to get the other process's events");
+  assert.deepEqual(
+    events.map((e) => [e.sequence, e.data['worker']]),
+    [1, 2, 3, 4, 5, 6].map((s) => [s, 'other']),
+  );
   // Only the session whose tail moved was re-read.
-  const readSessions = queries.texts.flatMap((q, i) => (/^select body from bus_events where session_id = \? and sequence >/.test(q) ? [queries.params[i]![0]] : []));
+  const readSessions = queries.texts.flatMap((q, i) =>
+    /^select body from bus_events where session_id = \? and sequence >/.test(q) ? [queries.params[i]![0]] : [],
+  );
   assert.ok(readSessions.length >= 1, 'the log was read after the foreign appends');
   assert.deepEqual(new Set(readSessions), new Set([sessions[0]]), 'no other session was read');
   for (const p of idle) void p.catch(() => undefined);
 });
 
-test('local on PostgreSQL - concurrent appends to many sessions share statements; a failed expectation stays that session\'s', async (t) => {
+test("local on PostgreSQL - concurrent appends to many sessions share statements; a failed expectation stays that session's", async (t) => {
   const harness = await localHarness(await createTestDatabase('bus_group'));
   t.after(() => harness.close());
   const bus = await harness.connect();
@@ -134,7 +145,16 @@ test('local on PostgreSQL - concurrent appends to many sessions share statements
   await bus.events.append(sessions[0]!, [{ type: 'first' }]);
   const queries = countQueries(harness.store);
   const results = await Promise.all(
-    sessions.map((sid, i) => bus.events.append(sid, [{ type: 'a', data: { i } }, { type: 'b', data: { i } }], { expectedSequence: 0 })),
+    sessions.map((sid, i) =>
+      bus.events.append(
+        sid,
+        [
+          { type: 'a', data: { i } },
+          { type: 'b', data: { i } },
+        ],
+        { expectedSequence: 0 },
+      ),
+    ),
   );
   const inserts = queries.texts.filter((q) => /insert into bus_events/.test(q)).length;
   assert.ok(inserts <= 10, `${inserts} INSERT statements for 100 sessions (grouped)`);
@@ -142,8 +162,21 @@ test('local on PostgreSQL - concurrent appends to many sessions share statements
   for (const [i, r] of results.entries()) {
     if (i === 0) continue;
     assert.ok(r.ok, `session ${i} appended`);
-    assert.deepEqual(r.events.map((e) => [e.sequence, e.type, e.data['i']]), [[1, 'a', i], [2, 'b', i]]);
-    assert.deepEqual((await bus.events.read(sessions[i]!)).map((e) => e.id), r.events.map((e) => e.id), 'stored as returned');
+    assert.deepEqual(
+      r.events.map((e) => [e.sequence, e.type, e.data['i']]),
+      [
+        [1, 'a', i],
+        [2, 'b', i],
+      ],
+    );
+    assert.deepEqual(
+      (await bus.events.read(sessions[i]!)).map((e) => e.id),
+      r.events.map((e) => e.id),
+      'stored as returned',
+    );
   }
-  assert.deepEqual((await bus.events.read(sessions[0]!)).map((e) => e.type), ['first']);
+  assert.deepEqual(
+    (await bus.events.read(sessions[0]!)).map((e) => e.type),
+    ['first'],
+  );
 });

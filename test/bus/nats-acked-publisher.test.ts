@@ -17,8 +17,19 @@ it('nats acked publisher - the acks and refusals of js.publish, over one reply s
   const js = jetstream(nc);
 
   const id = newId();
-  const acks = await Promise.all([publisher.publish('p.a', 'one', { msgID: id }), publisher.publish('p.b', 'two'), js.publish('p.a', 'three')]);
-  assert.deepEqual(acks.map((a) => [a.stream, a.seq, a.duplicate]), [['P', 1, false], ['P', 2, false], ['P', 3, false]]);
+  const acks = await Promise.all([
+    publisher.publish('p.a', 'one', { msgID: id }),
+    publisher.publish('p.b', 'two'),
+    js.publish('p.a', 'three'),
+  ]);
+  assert.deepEqual(
+    acks.map((a) => [a.stream, a.seq, a.duplicate]),
+    [
+      ['P', 1, false],
+      ['P', 2, false],
+      ['P', 3, false],
+    ],
+  );
   const again = await publisher.publish('p.a', 'one', { msgID: id });
   assert.deepEqual([again.seq, again.duplicate], [1, true], 'a duplicate id answers with the stored copy');
 

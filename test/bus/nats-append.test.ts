@@ -36,9 +36,17 @@ describe('nats event append - one round (scripted acks)', () => {
   const where = sessionSubjects(sid, 1);
   const tail = { sequence: 4, streamSeq: 40, id: newId() };
   const run = [{ type: 'a' }, { type: 'b' }, { type: 'c' }];
-  const deps = (js: JetStreamClient, stored: [number, number][] = [], copies: Record<number, SessionEvent> = {}, byId: (id: string) => SessionEvent | null = () => null) => ({
+  const deps = (
+    js: JetStreamClient,
+    stored: [number, number][] = [],
+    copies: Record<number, SessionEvent> = {},
+    byId: (id: string) => SessionEvent | null = () => null,
+  ) => ({
     js,
-    reader: { getByStreamSeq: async (_stream: string, seq: number) => copies[seq] ?? null, findById: async (_sid: string, id: string) => byId(id) },
+    reader: {
+      getByStreamSeq: async (_stream: string, seq: number) => copies[seq] ?? null,
+      findById: async (_sid: string, id: string) => byId(id),
+    },
     onStored: (e: SessionEvent, seq: number) => stored.push([e.sequence, seq]),
   });
 
@@ -47,9 +55,19 @@ describe('nats event append - one round (scripted acks)', () => {
     const stored: [number, number][] = [];
     const r = await publishRound(deps(js, stored), sid, where, run, tail);
     assert.equal(r.type, 'stored');
-    assert.deepEqual(sent.map((s) => s.expect), [{ lastSubjectSequence: 40 }, { lastMsgID: sent[0]!.event.id }, { lastMsgID: sent[1]!.event.id }]);
-    assert.deepEqual(sent.map((s) => s.event.sequence), [5, 6, 7]);
-    assert.deepEqual(stored, [[5, 41], [6, 42], [7, 43]]);
+    assert.deepEqual(
+      sent.map((s) => s.expect),
+      [{ lastSubjectSequence: 40 }, { lastMsgID: sent[0]!.event.id }, { lastMsgID: sent[1]!.event.id }],
+    );
+    assert.deepEqual(
+      sent.map((s) => s.event.sequence),
+      [5, 6, 7],
+    );
+    assert.deepEqual(stored, [
+      [5, 41],
+      [6, 42],
+      [7, 43],
+    ]);
     assert.ok(r.type === 'stored' && r.wrote && r.events.length === 3);
   });
 
@@ -57,11 +75,18 @@ describe('nats event append - one round (scripted acks)', () => {
     const { js } = scriptedJs([ack(41), refusal(JetStreamErrorCodes.WrongLastMsgId), refusal(JetStreamErrorCodes.WrongLastMsgId)]);
     const r = await publishRound(deps(js), sid, where, run, tail);
     assert.ok(r.type === 'stored');
-    assert.deepEqual(r.events.map((e) => e.type), ['a']);
+    assert.deepEqual(
+      r.events.map((e) => e.type),
+      ['a'],
+    );
   });
 
   it('a refused first event stores nothing: the caller reloads the tail', async () => {
-    const { js } = scriptedJs([refusal(JetStreamErrorCodes.WrongLastSequence), refusal(JetStreamErrorCodes.WrongLastMsgId), refusal(JetStreamErrorCodes.WrongLastMsgId)]);
+    const { js } = scriptedJs([
+      refusal(JetStreamErrorCodes.WrongLastSequence),
+      refusal(JetStreamErrorCodes.WrongLastMsgId),
+      refusal(JetStreamErrorCodes.WrongLastMsgId),
+    ]);
     const r = await publishRound(deps(js), sid, where, run, tail);
     assert.equal(r.type, 'refused');
   });
@@ -78,7 +103,10 @@ describe('nats event append - one round (scripted acks)', () => {
     const ok = await publishRound(deps(scriptedJs([ack(30, true), ack(44)]).js, [], { 30: sameNumber }), sid, where, runWithId, tail);
     assert.ok(ok.type === 'stored' && ok.events[0] === sameNumber && ok.events[1]!.sequence === 6);
     const otherNumber = stampedCopy(headId, 2);
-    await assert.rejects(publishRound(deps(scriptedJs([ack(30, true), ack(44)]).js, [], { 30: otherNumber }), sid, where, runWithId, tail), /numbered differently/);
+    await assert.rejects(
+      publishRound(deps(scriptedJs([ack(30, true), ack(44)]).js, [], { 30: otherNumber }), sid, where, runWithId, tail),
+      /numbered differently/,
+    );
   });
 
   it('a seq-0 duplicate (a replicated stream still storing that id) waits for the copy by id; none → 503, no 500', async () => {
@@ -90,7 +118,10 @@ describe('nats event append - one round (scripted acks)', () => {
     const ok = await publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js, [], {}, later), sid, where, runWithId, tail);
     assert.ok(ok.type === 'stored' && ok.events[0] === copy && ok.events[1]!.sequence === 6);
     assert.equal(lookups, 3);
-    await assert.rejects(publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js), sid, where, runWithId, tail), (err: any) => err.status === 503);
+    await assert.rejects(
+      publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js), sid, where, runWithId, tail),
+      (err: any) => err.status === 503,
+    );
   });
 
   it('a follower whose fate is unknown (timeout) fails the append', async () => {
@@ -106,7 +137,10 @@ describe('nats event append - one round (scripted acks)', () => {
 describe('nats event append - against a server', () => {
   it('batches from two connections racing on one session: contiguous, each event once, each batch in order', async (t) => {
     const server = await startNatsServer({ t });
-    const buses = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
+    const buses = [
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+    ];
     t.after(() => Promise.all(buses.map((b) => b.close())));
     const sid = newId();
     const batches = 40;
@@ -114,38 +148,65 @@ describe('nats event append - against a server', () => {
     await Promise.all(
       buses.map(async (bus, w) => {
         for (let b = 0; b < batches; b++) {
-          const r = await bus.events.append(sid, Array.from({ length: size }, (_, i) => ({ id: newId(), type: 'e', data: { w, b, i } })), { newIds: true });
+          const r = await bus.events.append(
+            sid,
+            Array.from({ length: size }, (_, i) => ({ id: newId(), type: 'e', data: { w, b, i } })),
+            { newIds: true },
+          );
           assert.ok(r.ok);
-          assert.deepEqual(r.events.map((e) => e.data['i']), [0, 1, 2, 3, 4, 5]);
+          assert.deepEqual(
+            r.events.map((e) => e.data['i']),
+            [0, 1, 2, 3, 4, 5],
+          );
         }
       }),
     );
     const all = await buses[0]!.events.read(sid, { limit: 10_000 });
-    assert.deepEqual(all.map((e) => e.sequence), Array.from({ length: 2 * batches * size }, (_, i) => i + 1));
+    assert.deepEqual(
+      all.map((e) => e.sequence),
+      Array.from({ length: 2 * batches * size }, (_, i) => i + 1),
+    );
     assert.equal(new Set(all.map((e) => e.id)).size, all.length, 'no id twice');
     for (let w = 0; w < 2; w++) {
       const mine = all.filter((e) => e.data['w'] === w).map((e) => `${String(e.data['b'])}.${String(e.data['i'])}`);
-      assert.deepEqual(mine, Array.from({ length: batches * size }, (_, k) => `${Math.floor(k / size)}.${k % size}`), `writer ${w} in order`);
+      assert.deepEqual(
+        mine,
+        Array.from({ length: batches * size }, (_, k) => `${Math.floor(k / size)}.${k % size}`),
+        `writer ${w} in order`,
+      );
     }
   });
 
   it('a writer with a stale expectation stores none of its batch (its cached tail is stale too)', async (t) => {
     const server = await startNatsServer({ t });
-    const [a, b] = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
+    const [a, b] = [
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+    ];
     t.after(() => Promise.all([a.close(), b.close()]));
     const sid = newId();
     assert.ok((await a.events.append(sid, [{ type: 'one' }, { type: 'two' }])).ok);
     assert.ok((await b.events.append(sid, [{ type: 'three' }], { expectedSequence: 2 })).ok);
-    const stale = await a.events.append(sid, Array.from({ length: 5 }, () => ({ id: newId(), type: 'stale' })), { expectedSequence: 2, newIds: true });
+    const stale = await a.events.append(
+      sid,
+      Array.from({ length: 5 }, () => ({ id: newId(), type: 'stale' })),
+      { expectedSequence: 2, newIds: true },
+    );
     assert.deepEqual(stale, { ok: false, currentSequence: 3 });
-    assert.deepEqual((await b.events.read(sid)).map((e) => e.type), ['one', 'two', 'three']);
+    assert.deepEqual(
+      (await b.events.read(sid)).map((e) => e.type),
+      ['one', 'two', 'three'],
+    );
   });
 });
 
 describe('nats event append - shared ids and reads of our own appends', () => {
   it('a batch two writers append at once (the API preamble and a worker re-sending it): each event once, contiguous, in order', async (t) => {
     const server = await startNatsServer({ t });
-    const [a, b] = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
+    const [a, b] = [
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+    ];
     t.after(() => Promise.all([a.close(), b.close()]));
     for (let s = 0; s < 30; s++) {
       const sid = newId();
@@ -154,11 +215,20 @@ describe('nats event append - shared ids and reads of our own appends', () => {
       const [ra, rb] = await Promise.all([a.events.append(sid, batch), b.events.append(sid, batch)]);
       for (const r of [ra, rb]) {
         assert.ok(r.ok);
-        assert.deepEqual(r.events.map((e) => [e.id, e.sequence]), batch.map((e, i) => [e.id, i + 2]));
+        assert.deepEqual(
+          r.events.map((e) => [e.id, e.sequence]),
+          batch.map((e, i) => [e.id, i + 2]),
+        );
       }
       const all = await b.events.read(sid);
-      assert.deepEqual(all.map((e) => e.type), ['before', ...batch.map((e) => e.type)]);
-      assert.deepEqual(all.map((e) => e.sequence), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        all.map((e) => e.type),
+        ['before', ...batch.map((e) => e.type)],
+      );
+      assert.deepEqual(
+        all.map((e) => e.sequence),
+        [1, 2, 3, 4, 5],
+      );
     }
   });
 
@@ -171,22 +241,50 @@ describe('nats event append - shared ids and reads of our own appends', () => {
     assert.ok((await bus.events.append(sid, batch.slice(0, 2))).ok);
     const r = await bus.events.append(sid, batch);
     assert.ok(r.ok);
-    assert.deepEqual(r.events.map((e) => [e.type, e.sequence]), [['a', 1], ['b', 2], ['c', 3], ['d', 4]]);
-    assert.deepEqual((await bus.events.read(sid)).map((e) => e.type), ['a', 'b', 'c', 'd']);
+    assert.deepEqual(
+      r.events.map((e) => [e.type, e.sequence]),
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+        ['d', 4],
+      ],
+    );
+    assert.deepEqual(
+      (await bus.events.read(sid)).map((e) => e.type),
+      ['a', 'b', 'c', 'd'],
+    );
   });
 
   it('reads behind our own appends equal the server copy; another writer appending sends them to the server', async (t) => {
     const server = await startNatsServer({ t });
-    const [a, b] = [await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }), await createBus({ kind: 'nats', url: server.url, auth: server.auth, log })];
+    const [a, b] = [
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+      await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
+    ];
     t.after(() => Promise.all([a.close(), b.close()]));
     const sid = newId();
     assert.ok((await a.events.append(sid, [{ type: 'one', data: { n: 1 } }, { type: 'two' }])).ok);
-    assert.ok((await a.events.append(sid, Array.from({ length: 3 }, (_, i) => ({ id: newId(), type: 'mine', data: { i } })), { newIds: true })).ok);
+    assert.ok(
+      (
+        await a.events.append(
+          sid,
+          Array.from({ length: 3 }, (_, i) => ({ id: newId(), type: 'mine', data: { i } })),
+          { newIds: true },
+        )
+      ).ok,
+    );
     assert.deepEqual(await a.events.read(sid, { afterSequence: 1 }), await b.events.read(sid, { afterSequence: 1 }));
     assert.deepEqual(await a.events.read(sid, { afterSequence: 2, limit: 2 }), await b.events.read(sid, { afterSequence: 2, limit: 2 }));
     assert.ok((await b.events.append(sid, [{ type: 'theirs' }])).ok);
     const seen = await a.events.read(sid, { afterSequence: 4 });
-    assert.deepEqual(seen.map((e) => [e.type, e.sequence]), [['mine', 5], ['theirs', 6]]);
+    assert.deepEqual(
+      seen.map((e) => [e.type, e.sequence]),
+      [
+        ['mine', 5],
+        ['theirs', 6],
+      ],
+    );
   });
 });
 
@@ -198,6 +296,10 @@ it('nats event log - settled() resolves once the appends under way in this proce
   await bus.events.settled!(sid);
   const appending = bus.events.append(sid, [{ type: 'a' }, { type: 'b' }, { type: 'c' }]);
   await bus.events.settled!(sid);
-  assert.deepEqual((await bus.events.read(sid)).map((e) => e.type), ['a', 'b', 'c'], 'read after settled sees the append');
+  assert.deepEqual(
+    (await bus.events.read(sid)).map((e) => e.type),
+    ['a', 'b', 'c'],
+    'read after settled sees the append',
+  );
   assert.ok((await appending).ok);
 });

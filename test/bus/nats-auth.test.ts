@@ -11,7 +11,14 @@ import { createBus } from '../../src/bus/index.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { startTestApp } from '../helpers/app.js';
-import { natsClientOptions, natsServerBin, natsServiceEnv, startNatsServer, type NatsServer, type NatsServerOptions } from '../helpers/nats-server.js';
+import {
+  natsClientOptions,
+  natsServerBin,
+  natsServiceEnv,
+  startNatsServer,
+  type NatsServer,
+  type NatsServerOptions,
+} from '../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, getSession, sendMessage, watch } from '../api/turns/helpers.js';
 import { runBusConformance } from './conformance.js';
 import { createTestOperator } from '../helpers/nats-jwt.js';
@@ -41,7 +48,12 @@ function rolesServer({ ops = false } = {}): { options: Omit<NatsServerOptions, '
       tls: true,
       files: { 'auth.conf': conf },
       config: 'include ./auth.conf',
-      env: { NATS_API_PASSWORD: passwords.api, NATS_WORKER_PASSWORD: passwords.worker, NATS_SERVICE_PASSWORD: passwords.service, ...(ops ? { NATS_OPS_PASSWORD: passwords.ops } : {}) },
+      env: {
+        NATS_API_PASSWORD: passwords.api,
+        NATS_WORKER_PASSWORD: passwords.worker,
+        NATS_SERVICE_PASSWORD: passwords.service,
+        ...(ops ? { NATS_OPS_PASSWORD: passwords.ops } : {}),
+      },
     },
   };
 }
@@ -54,7 +66,10 @@ function as(server: NatsServer, user: string, password: string) {
 /** Resolves with the error that ends a subscription, or null if it stays open for `ms`. */
 async function subscriptionError(nc: NatsConnection, subject: string, ms = 1000): Promise<unknown> {
   const sub = nc.subscribe(subject);
-  const ended = sub.closed.then((err) => err ?? new Error('closed without an error'), (err: unknown) => err);
+  const ended = sub.closed.then(
+    (err) => err ?? new Error('closed without an error'),
+    (err: unknown) => err,
+  );
   const quiet = new Promise((resolve) => setTimeout(() => resolve(null), ms).unref());
   const result = await Promise.race([ended, quiet]);
   if (!sub.isClosed()) sub.unsubscribe();
@@ -62,7 +77,11 @@ async function subscriptionError(nc: NatsConnection, subject: string, ms = 1000)
 }
 
 /** Logs in over plain TCP (what nats.js never does when the server asks for TLS): the INFO line and whatever comes back. */
-async function plaintextLogin(port: number, user: string, pass: string): Promise<{ info: Record<string, unknown>; reply: string; closed: boolean }> {
+async function plaintextLogin(
+  port: number,
+  user: string,
+  pass: string,
+): Promise<{ info: Record<string, unknown>; reply: string; closed: boolean }> {
   const sock = createConnection({ host: '127.0.0.1', port });
   let text = '';
   sock.on('data', (d: Buffer) => void (text += d.toString()));
@@ -89,7 +108,8 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     for (const name of ['nats-server.conf', 'n1.conf', 'n2.conf', 'n3.conf']) {
       const file = fileURLToPath(new URL(`../../deploy/nats/${name}`, import.meta.url));
       assert.match(readFileSync(file, 'utf8'), /^include \.\/auth\.conf$/m, name);
-      const check = (env: Record<string, string>) => spawnSync(natsServerBin(), ['-c', file, '-t'], { encoding: 'utf8', env: { PATH: process.env['PATH'], ...env } });
+      const check = (env: Record<string, string>) =>
+        spawnSync(natsServerBin(), ['-c', file, '-t'], { encoding: 'utf8', env: { PATH: process.env['PATH'], ...env } });
       assert.equal(check(passwords).status, 0, `${name}: ${check(passwords).stderr}`);
       const { NATS_WORKER_PASSWORD: _, ...withoutWorker } = passwords;
       const without = check(withoutWorker);
@@ -103,7 +123,12 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     const server = await startNatsServer({ ...options, t });
     const roleEnv = (role: Role) => natsServiceEnv(as(server, role, passwords[role]));
     const api = await startTestApp(t, { mode: 'nats', natsUrl: roleEnv('api')['NATS_URL'], env: { ...roleEnv('api'), ROLE: 'api' } });
-    const worker = await startTestApp(t, { mode: 'nats', databaseUrl: api.databaseUrl, natsUrl: roleEnv('worker')['NATS_URL'], env: { ...roleEnv('worker'), ROLE: 'worker' } });
+    const worker = await startTestApp(t, {
+      mode: 'nats',
+      databaseUrl: api.databaseUrl,
+      natsUrl: roleEnv('worker')['NATS_URL'],
+      env: { ...roleEnv('worker'), ROLE: 'worker' },
+    });
 
     const { id } = await createSession(api, { capabilities: ['current_time'] });
     const sse = await watch(api, id);
@@ -127,14 +152,18 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     const opsNc = await connect(await natsClientOptions(as(server, 'ops', passwords.ops), { reconnect: false }));
     t.after(() => opsNc.close());
     const pings: ServiceIdentity[] = [];
-    for await (const p of await new Svcm(opsNc).client({ strategy: 'stall', maxWait: 1000 }).ping(OPS_SERVICE_NAME)) pings.push(p as ServiceIdentity);
+    for await (const p of await new Svcm(opsNc).client({ strategy: 'stall', maxWait: 1000 }).ping(OPS_SERVICE_NAME))
+      pings.push(p as ServiceIdentity);
     assert.deepEqual(pings.map((p) => p.metadata?.['role']).sort(), ['api', 'worker']);
     const status = await opsNc.request(`${OPS_SUBJECT_PREFIX}.${pings[0]!.id}.status`, '', { timeout: 3000 });
     assert.equal(status.json<{ role: string }>().role, pings[0]!.metadata?.['role']);
     assert.match(String(await subscriptionError(opsNc, 'evt.>')), /permissions violation/i, 'the ops user reads no events');
 
     assert.doesNotMatch(server.log().replace(/.*"evt\.>".*\n?/g, ''), /Violation/, 'no role was refused a subject it uses');
-    for (const [role, app] of [['api', api], ['worker', worker]] as const) {
+    for (const [role, app] of [
+      ['api', api],
+      ['worker', worker],
+    ] as const) {
       const lines = app.logs.join('');
       assert.match(lines, /"auth":"user_password","tls":true,"msg":"connected to NATS"/);
       assert.doesNotMatch(lines, /"msg":"nats connection"/, `${role}: no connection errors`);
@@ -156,19 +185,38 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     assert.equal(plain.info['tls_required'], true);
     assert.equal(plain.reply, '', 'a plaintext login is not answered');
     assert.ok(plain.closed, 'and the server hangs up');
-    await assert.rejects(attempt({ servers: server.address, user: 'api', pass: passwords.api, tls: { caFile: server.pki!.caFile } }), /certificate required/, 'TLS without a client certificate');
-    await assert.rejects(attempt(await natsClientOptions({ url: server.address, auth: server.auth })), /Authorization Violation/i, 'no credentials');
-    await assert.rejects(attempt(await natsClientOptions(as(server, 'api', 'wrong-password'))), /Authorization Violation/i, 'wrong password');
+    await assert.rejects(
+      attempt({ servers: server.address, user: 'api', pass: passwords.api, tls: { caFile: server.pki!.caFile } }),
+      /certificate required/,
+      'TLS without a client certificate',
+    );
+    await assert.rejects(
+      attempt(await natsClientOptions({ url: server.address, auth: server.auth })),
+      /Authorization Violation/i,
+      'no credentials',
+    );
+    await assert.rejects(
+      attempt(await natsClientOptions(as(server, 'api', 'wrong-password'))),
+      /Authorization Violation/i,
+      'wrong password',
+    );
     await assert.rejects(attempt(await natsClientOptions(as(server, 'nobody', passwords.api))), /Authorization Violation/i, 'unknown user');
     await attempt(await natsClientOptions(good)); // and the right ones get in
 
     // The service itself, given a wrong password: a start-up failure that names the cause, not the secret.
     const wrong = `wrong:${randomBytes(6).toString('hex')}`;
-    const err = await startTestApp(t, { mode: 'nats', natsUrl: as(server, 'api', wrong).url, env: { ...natsServiceEnv(as(server, 'api', wrong)), ROLE: 'api' } }).then(
+    const err = await startTestApp(t, {
+      mode: 'nats',
+      natsUrl: as(server, 'api', wrong).url,
+      env: { ...natsServiceEnv(as(server, 'api', wrong)), ROLE: 'api' },
+    }).then(
       () => assert.fail('started with a wrong NATS password'),
       (e: Error) => e,
     );
-    assert.match(err.message, new RegExp(`^cannot connect to NATS \\(nats://127\\.0\\.0\\.1:${server.port}\\): Authorization Violation`, 'i'));
+    assert.match(
+      err.message,
+      new RegExp(`^cannot connect to NATS \\(nats://127\\.0\\.0\\.1:${server.port}\\): Authorization Violation`, 'i'),
+    );
     assert.ok(!err.message.includes(wrong) && !err.message.includes(encodeURIComponent(wrong)));
   });
 
@@ -188,7 +236,13 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     };
     const apiNc = await client('api');
     const workerNc = await client('worker');
-    for (const [nc, subject] of [[apiNc, 'evt.>'], [workerNc, 'evt.>'], [workerNc, 'live.>'], [apiNc, '>'], [apiNc, '$JS.ACK.>']] as const) {
+    for (const [nc, subject] of [
+      [apiNc, 'evt.>'],
+      [workerNc, 'evt.>'],
+      [workerNc, 'live.>'],
+      [apiNc, '>'],
+      [apiNc, '$JS.ACK.>'],
+    ] as const) {
       const err = await subscriptionError(nc, subject);
       assert.match(String(err), /permissions violation/i, `subscribing to ${subject} is refused`);
     }
@@ -199,7 +253,9 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     // The api user cannot look up or pull from the workers consumer, nor ack for it.
     const apiJs = jetstream(apiNc, { timeout: 1500 });
     await assert.rejects(apiJs.consumers.get('TURNS', 'workers'), 'the api user cannot open the workers consumer');
-    await assert.rejects(apiNc.request('$JS.API.CONSUMER.MSG.NEXT.TURNS.workers', JSON.stringify({ batch: 1, expires: 500_000_000 }), { timeout: 1500 }));
+    await assert.rejects(
+      apiNc.request('$JS.API.CONSUMER.MSG.NEXT.TURNS.workers', JSON.stringify({ batch: 1, expires: 500_000_000 }), { timeout: 1500 }),
+    );
     assert.match(server.log(), /Publish Violation.*"?\$JS\.API\.CONSUMER\.(INFO|MSG\.NEXT)\.TURNS\.workers/);
     // Nor delete streams (only named API calls are allowed, no $JS.API.>).
     const apiJsm = await jetstreamManager(apiNc, { timeout: 1500 });
@@ -227,7 +283,10 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     const user = nkeys.createUser();
     const seed = new TextDecoder().decode(user.getSeed());
     const nkeyServer = await startNatsServer({ t, secure: false, config: `authorization { users: [ { nkey: ${user.getPublicKey()} } ] }` });
-    await assert.rejects(createBus({ kind: 'nats', url: nkeyServer.url, log, auth: { nkeySeed: new TextDecoder().decode(nkeys.createUser().getSeed()) } }), /Authorization Violation/i);
+    await assert.rejects(
+      createBus({ kind: 'nats', url: nkeyServer.url, log, auth: { nkeySeed: new TextDecoder().decode(nkeys.createUser().getSeed()) } }),
+      /Authorization Violation/i,
+    );
     const bySeed = await createBus({ kind: 'nats', url: nkeyServer.url, log, auth: { nkeySeed: seed } });
     t.after(() => bySeed.close());
     assert.ok((await bySeed.events.append(sid, [{ type: 'a' }])).ok);
@@ -235,7 +294,10 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     writeFileSync(seedFile, `${seed}\n`, { mode: 0o600 });
     const byFile = await createBus({ kind: 'nats', url: nkeyServer.url, log, auth: { nkeySeed: seedFile } });
     t.after(() => byFile.close());
-    assert.deepEqual((await byFile.events.read(sid)).map((e) => e.type), ['a']);
+    assert.deepEqual(
+      (await byFile.events.read(sid)).map((e) => e.type),
+      ['a'],
+    );
   });
 
   it('a .creds file in NATS_CREDS (operator mode: user JWT signed by the account, nkey seed)', async (t) => {
@@ -247,7 +309,11 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
       return path;
     };
     const stranger = creds('stranger', createTestOperator().userCreds());
-    await assert.rejects(createBus({ kind: 'nats', url: server.url, log, auth: { credsFile: stranger } }), /Authorization Violation/i, 'a user of another operator');
+    await assert.rejects(
+      createBus({ kind: 'nats', url: server.url, log, auth: { credsFile: stranger } }),
+      /Authorization Violation/i,
+      'a user of another operator',
+    );
     await assert.rejects(createBus({ kind: 'nats', url: server.url, log }), /Authorization Violation/i, 'no creds');
     const bus = await createBus({ kind: 'nats', url: server.url, log, auth: { credsFile: creds('user', operator.userCreds()) } });
     t.after(() => bus.close());

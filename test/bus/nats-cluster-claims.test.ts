@@ -26,8 +26,16 @@ it('nats turn claims on a 3-node cluster - a fresh claim is current for its hold
   const nc = await connect(await natsClientOptions(cluster));
   t.after(() => nc.close());
   let directGets = 0;
-  nc.subscribe(`$JS.API.DIRECT.GET.${CLAIM_STREAM}`, { callback: () => { directGets++; } });
-  nc.subscribe(`$JS.API.DIRECT.GET.${CLAIM_STREAM}.>`, { callback: () => { directGets++; } });
+  nc.subscribe(`$JS.API.DIRECT.GET.${CLAIM_STREAM}`, {
+    callback: () => {
+      directGets++;
+    },
+  });
+  nc.subscribe(`$JS.API.DIRECT.GET.${CLAIM_STREAM}.>`, {
+    callback: () => {
+      directGets++;
+    },
+  });
   await nc.flush();
   let stale = 0;
   let claims = 0;

@@ -22,7 +22,12 @@ export async function natsHarness(
   return {
     leaseMs: ACK_WAIT_MS,
     // Shards decide where a session lives: the children must use the same count.
-    childEnv: { BUS_KIND: 'nats', BUS_NATS_URL: url, BUS_NATS_AUTH: JSON.stringify(auth ?? {}), BUS_NATS_SHARDS: String(extra.shards ?? 1) },
+    childEnv: {
+      BUS_KIND: 'nats',
+      BUS_NATS_URL: url,
+      BUS_NATS_AUTH: JSON.stringify(auth ?? {}),
+      BUS_NATS_SHARDS: String(extra.shards ?? 1),
+    },
     async connect() {
       const bus = await createBus({ kind: 'nats', url, auth, log, ackWaitMs: ACK_WAIT_MS, ...extra });
       buses.push(bus);

@@ -30,7 +30,12 @@ describe('NATS micro service (@nats-io/services): nats micro ls / info / stats, 
   it('lists api and worker instances with role, version, uptime, turns in flight and SSE connections; drain stops claiming, resume undoes it', async (t) => {
     const server = await startNatsServer({ t });
     const api = await startTestApp(t, { mode: 'nats', natsUrl: server.url, env: { ROLE: 'api', INSTANCE_ID: 'api-1' } });
-    const worker = await startTestApp(t, { mode: 'nats', natsUrl: server.url, databaseUrl: api.databaseUrl, env: { ROLE: 'worker', INSTANCE_ID: 'worker-1' } });
+    const worker = await startTestApp(t, {
+      mode: 'nats',
+      natsUrl: server.url,
+      databaseUrl: api.databaseUrl,
+      env: { ROLE: 'worker', INSTANCE_ID: 'worker-1' },
+    });
     const nc = await connect(await natsClientOptions(server));
     t.after(() => nc.close());
     const client = new Svcm(nc).client({ strategy: 'stall', maxWait: 1000 });
@@ -48,7 +53,10 @@ describe('NATS micro service (@nats-io/services): nats micro ls / info / stats, 
     assert.equal(workerInfo.metadata?.['role'], 'worker');
     assert.equal(workerInfo.metadata?.['mode'], 'distributed');
     assert.equal(workerInfo.metadata?.['pid'], String(process.pid));
-    assert.deepEqual(workerInfo.endpoints.map((e) => e.subject).sort(), ['drain', 'resume', 'status'].map((e) => `${OPS_SUBJECT_PREFIX}.${workerInfo.id}.${e}`));
+    assert.deepEqual(
+      workerInfo.endpoints.map((e) => e.subject).sort(),
+      ['drain', 'resume', 'status'].map((e) => `${OPS_SUBJECT_PREFIX}.${workerInfo.id}.${e}`),
+    );
 
     // A running turn and an open SSE stream show in nats micro stats.
     const { id: sessionId } = await createSession(api);
@@ -80,7 +88,11 @@ describe('NATS micro service (@nats-io/services): nats micro ls / info / stats, 
     assert.equal((await request(api.url, 'GET', '/health')).status, 200, 'only the drained instance leaves the pool');
     assert.equal((await sendMessage(api, sessionId, 'second')).status, 201);
     await sleep(1500);
-    assert.equal((await listEvents(api, sessionId)).filter((e) => e.type === 'reason.started').length, 1, 'a drained worker claims no turn');
+    assert.equal(
+      (await listEvents(api, sessionId)).filter((e) => e.type === 'reason.started').length,
+      1,
+      'a drained worker claims no turn',
+    );
     assert.equal((await ask(nc, idOf('worker-1'), 'status')).turns_in_flight, 0);
 
     const resumed = await ask(nc, idOf('worker-1'), 'resume');
@@ -91,6 +103,9 @@ describe('NATS micro service (@nats-io/services): nats micro ls / info / stats, 
     // Shutdown deregisters: only the api instance still answers.
     await worker.app.close();
     const after = (await all(await client.ping(OPS_SERVICE_NAME))) as ServiceIdentity[];
-    assert.deepEqual(after.map((p) => p.metadata?.['instance_id']), ['api-1']);
+    assert.deepEqual(
+      after.map((p) => p.metadata?.['instance_id']),
+      ['api-1'],
+    );
   });
 });

@@ -5,7 +5,15 @@ import type { SessionEvent } from '../../src/bus/ports.js';
 import { newId } from '../../src/ids.js';
 
 const sid = newId();
-const event = (sequence: number): SessionEvent => ({ id: newId(), type: 'e', ts: new Date().toISOString(), session_id: sid, sequence, context: {}, data: {} });
+const event = (sequence: number): SessionEvent => ({
+  id: newId(),
+  type: 'e',
+  ts: new Date().toISOString(),
+  session_id: sid,
+  sequence,
+  context: {},
+  data: {},
+});
 
 /** Events 1..n stored at stream sequences 10, 20, …, each behind the one before. */
 function linked(recent: RecentEvents, n: number): SessionEvent[] {

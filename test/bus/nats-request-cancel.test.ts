@@ -41,12 +41,18 @@ test('nats request cancel - answered requests build no RequestError; a request c
   });
 
   const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => nc.request('echo', `m${i}`, { timeout: 5000 })));
-  assert.deepEqual(replies.map((m) => m.string()), Array.from({ length: 100 }, (_, i) => `m${i}`));
+  assert.deepEqual(
+    replies.map((m) => m.string()),
+    Array.from({ length: 100 }, (_, i) => `m${i}`),
+  );
   assert.equal(built, 0, 'nats.js built a RequestError for answered requests');
 
   // A request really cancelled without a reason keeps nats.js's behaviour.
   const mux = { cancel: () => undefined };
-  const pending = [new RequestOne(mux as never, 'x', { timeout: 60_000 }, false), new RequestOne(mux as never, 'y', { timeout: 60_000 }, false)];
+  const pending = [
+    new RequestOne(mux as never, 'x', { timeout: 60_000 }, false),
+    new RequestOne(mux as never, 'y', { timeout: 60_000 }, false),
+  ];
   const outcomes = pending.map((r) => (r as unknown as { deferred: Promise<unknown> }).deferred.catch((err: unknown) => err));
   for (const r of pending) r.cancel();
   const [a, b] = await Promise.all(outcomes);

@@ -16,8 +16,16 @@ test('NATS_URL - servers lose their credentials; user:pass (percent-decoded) or 
     credentials: { kind: 'user', user: 'svc', pass: 'p@ss:w' },
     tls: false,
   });
-  assert.deepEqual(parseNatsUrl('s3cr3t@127.0.0.1:4223'), { servers: ['nats://127.0.0.1:4223'], credentials: { kind: 'token', token: 's3cr3t' }, tls: false });
-  assert.deepEqual(parseNatsUrl('tls://u:@[::1]'), { servers: ['tls://[::1]:4222'], credentials: { kind: 'user', user: 'u', pass: '' }, tls: true });
+  assert.deepEqual(parseNatsUrl('s3cr3t@127.0.0.1:4223'), {
+    servers: ['nats://127.0.0.1:4223'],
+    credentials: { kind: 'token', token: 's3cr3t' },
+    tls: false,
+  });
+  assert.deepEqual(parseNatsUrl('tls://u:@[::1]'), {
+    servers: ['tls://[::1]:4222'],
+    credentials: { kind: 'user', user: 'u', pass: '' },
+    tls: true,
+  });
   // Credentials on one server apply to all (one connection logs in once, also to gossiped servers).
   assert.deepEqual(parseNatsUrl('nats://a:b@n1,nats://n2').servers, ['nats://n1:4222', 'nats://n2:4222']);
   assert.equal(parseNatsUrl('n1,n2:5222').credentials, undefined);
@@ -58,9 +66,20 @@ test('config - NATS auth settings need NATS_URL, one way to log in, and a TLS ce
     [{ DATABASE_URL: DB, NATS_URL: 'nats://n1', NATS_TLS_CERT: '/c.pem' }, /NATS_TLS_CERT and NATS_TLS_KEY go together/],
   ];
   for (const [env, message] of refused) {
-    assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message),
+      JSON.stringify(env),
+    );
   }
-  const ok = loadConfig({ DATABASE_URL: DB, NATS_URL: 'tls://n1', NATS_NKEY_SEED: seed, NATS_TLS_CA: '/ca.pem', NATS_TLS_CERT: '/c.pem', NATS_TLS_KEY: '/k.pem' });
+  const ok = loadConfig({
+    DATABASE_URL: DB,
+    NATS_URL: 'tls://n1',
+    NATS_NKEY_SEED: seed,
+    NATS_TLS_CA: '/ca.pem',
+    NATS_TLS_CERT: '/c.pem',
+    NATS_TLS_KEY: '/k.pem',
+  });
   assert.equal(ok.mode, 'distributed');
   assert.equal(ok.NATS_TLS_KEY, '/k.pem');
 });
@@ -82,14 +101,20 @@ test('connect options - URL credentials, creds file, nkey seed (value or file), 
   const ca = file('ca.pem', 'x');
   const cert = file('c.pem', 'x');
   const key = file('k.pem', 'x');
-  assert.deepEqual((await natsConnectOptions('nats://n1', { tls: { caFile: ca, certFile: cert, keyFile: key } })).tls, { caFile: ca, certFile: cert, keyFile: key });
+  assert.deepEqual((await natsConnectOptions('nats://n1', { tls: { caFile: ca, certFile: cert, keyFile: key } })).tls, {
+    caFile: ca,
+    certFile: cert,
+    keyFile: key,
+  });
   assert.equal((await natsConnectOptions('nats://n1', { tls: {} })).tls, undefined, 'no TLS unless asked for');
 
   const bySeed = await natsConnectOptions('nats://n1', { nkeySeed: seed });
   const nonce = 'bm9uY2U';
   const signed = (bySeed.authenticator as (n?: string) => { nkey: string; sig: string })(nonce);
   assert.equal(signed.nkey, user.getPublicKey());
-  assert.ok(nkeys.fromPublic(user.getPublicKey()).verify(new TextEncoder().encode(nonce), Uint8Array.from(Buffer.from(signed.sig, 'base64url'))));
+  assert.ok(
+    nkeys.fromPublic(user.getPublicKey()).verify(new TextEncoder().encode(nonce), Uint8Array.from(Buffer.from(signed.sig, 'base64url'))),
+  );
   const byFile = await natsConnectOptions('nats://n1', { nkeySeed: file('user.nk', `${seed}\n`) });
   assert.equal((byFile.authenticator as (n?: string) => { nkey: string })(nonce).nkey, user.getPublicKey());
 
@@ -105,7 +130,10 @@ test('connect options - URL credentials, creds file, nkey seed (value or file), 
     [() => natsConnectOptions('nats://u:p@n1', { nkeySeed: seed }), /use one of credentials in NATS_URL, NATS_NKEY_SEED/],
   ];
   for (const [p, message] of failures) {
-    const err = await p().then(() => assert.fail(`accepted: ${message}`), (e: Error) => e);
+    const err = await p().then(
+      () => assert.fail(`accepted: ${message}`),
+      (e: Error) => e,
+    );
     assert.match(err.message, message);
     assert.ok(!err.message.includes(seed.slice(2, 20)) && !err.message.includes(broken.slice(2, 20)), `no seed in: ${err.message}`);
   }

@@ -43,6 +43,9 @@ test('nats write coalescing - messages sent from many continuations of one event
       ).then(resolve, reject);
     });
   });
-  assert.deepEqual(replies, Array.from({ length: 50 }, (_, i) => String(i)));
+  assert.deepEqual(
+    replies,
+    Array.from({ length: 50 }, (_, i) => String(i)),
+  );
   assert.equal(writes, 1, `${writes} socket writes for 50 requests made in one event-loop turn`);
 });

@@ -114,14 +114,33 @@ function capturingLogger(): { log: ReturnType<typeof createLogger>; lines: () =>
 
 test('nats replicas - auto is min(3, servers of the cluster): advertised, else the configured URLs; a fixed count is kept', () => {
   const urls3 = ['nats://a:4222', 'nats://b:4222', 'nats://c:4222'];
-  assert.deepEqual(chooseReplicas('auto', { cluster: undefined }, urls3), { replicas: 1, servers: 1, counted: 'not_clustered', source: 'auto' });
+  assert.deepEqual(chooseReplicas('auto', { cluster: undefined }, urls3), {
+    replicas: 1,
+    servers: 1,
+    counted: 'not_clustered',
+    source: 'auto',
+  });
   const three = { cluster: 'c', connect_urls: ['a:4222', 'b:4222', 'c:4222'] };
   assert.equal(chooseReplicas('auto', three, ['nats://a:4222']).replicas, 3);
-  assert.equal(chooseReplicas('auto', { cluster: 'c', connect_urls: ['a:4222', 'b:4222'] }, urls3).replicas, 2, 'what the server advertises wins');
+  assert.equal(
+    chooseReplicas('auto', { cluster: 'c', connect_urls: ['a:4222', 'b:4222'] }, urls3).replicas,
+    2,
+    'what the server advertises wins',
+  );
   assert.equal(chooseReplicas('auto', { cluster: 'c', connect_urls: ['a', 'b', 'c', 'd', 'e'] }, []).replicas, 3);
   // no_advertise: connect_urls is absent
-  assert.deepEqual(chooseReplicas('auto', { cluster: 'c' }, urls3), { replicas: 3, servers: 3, counted: 'configured_urls', source: 'auto' });
-  assert.deepEqual(chooseReplicas('auto', { cluster: 'c' }, ['nats://nats:4222']), { replicas: 1, servers: 1, counted: 'configured_urls', source: 'auto' });
+  assert.deepEqual(chooseReplicas('auto', { cluster: 'c' }, urls3), {
+    replicas: 3,
+    servers: 3,
+    counted: 'configured_urls',
+    source: 'auto',
+  });
+  assert.deepEqual(chooseReplicas('auto', { cluster: 'c' }, ['nats://nats:4222']), {
+    replicas: 1,
+    servers: 1,
+    counted: 'configured_urls',
+    source: 'auto',
+  });
   assert.deepEqual(chooseReplicas(2, three, []), { replicas: 2, servers: 3, counted: 'advertised', source: 'configured' });
   assert.throws(() => chooseReplicas(6, three, []), RangeError);
 });
@@ -148,12 +167,25 @@ test('nats - a 3-node cluster: auto raises streams and bucket made with 1 replic
   assert.deepEqual(await replicasOf(cluster), { EVENTS_0: 3, TURNS: 3, KV_turn_claims: 3 });
   const chosen = lines().find((l) => l['msg'] === 'JetStream replicas');
   assert.deepEqual([chosen?.['replicas'], chosen?.['source'], chosen?.['servers'], chosen?.['counted']], [3, 'auto', 3, 'advertised']);
-  const raised = lines().filter((l) => l['msg'] === 'raising stream replicas').map((l) => [l['stream'], l['from'], l['to']]);
-  assert.deepEqual(raised, [['EVENTS_0', 1, 3], ['TURNS', 1, 3], ['KV_turn_claims', 1, 3]]);
+  const raised = lines()
+    .filter((l) => l['msg'] === 'raising stream replicas')
+    .map((l) => [l['stream'], l['from'], l['to']]);
+  assert.deepEqual(raised, [
+    ['EVENTS_0', 1, 3],
+    ['TURNS', 1, 3],
+    ['KV_turn_claims', 1, 3],
+  ]);
 
   const r = await bus.events.append(sid, [{ type: 'b' }, { type: 'c' }], { expectedSequence: 1 });
   assert.ok(r.ok);
-  assert.deepEqual((await bus.events.read(sid)).map((e) => [e.sequence, e.type]), [[1, 'a'], [2, 'b'], [3, 'c']]);
+  assert.deepEqual(
+    (await bus.events.read(sid)).map((e) => [e.sequence, e.type]),
+    [
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ],
+  );
   await bus.turns.enqueue({ session_id: sid, turn_id: newId(), job: {} });
   const claim = await bus.turns.claim('w1', { waitMs: 5000 });
   assert.equal(claim?.turn.session_id, sid);

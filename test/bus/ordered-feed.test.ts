@@ -67,7 +67,9 @@ test('ordered feed - the idle poll picks up events nobody pushed (other processe
   assert.deepEqual(await out, [1, 2]);
 });
 
-test('ordered feed - stale() makes a feed without idle poll re-read the log, also when it comes mid-delivery', { timeout: 5000 }, async () => {
+test('ordered feed - stale() makes a feed without idle poll re-read the log, also when it comes mid-delivery', {
+  timeout: 5000,
+}, async () => {
   const stored = [ev(1)];
   const src = fakeSource(stored); // idlePollMs 0: nothing but stale() or a push wakes it
   const feed = new OrderedFeed(src.source);

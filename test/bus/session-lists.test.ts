@@ -9,7 +9,10 @@ test('session lists - kept in sequence order, same sequence replaced, newest per
   for (const s of [2, 1, 4, 3]) lists.put('a', { s });
   assert.deepEqual(seqs(lists, 'a'), [2, 3, 4], 'sorted, and the oldest dropped beyond 3');
   lists.put('a', { s: 3, v: 'new' });
-  assert.deepEqual(lists.get('a')?.map((x) => x.v ?? '-'), ['-', 'new', '-']);
+  assert.deepEqual(
+    lists.get('a')?.map((x) => x.v ?? '-'),
+    ['-', 'new', '-'],
+  );
   lists.forget('a');
   assert.equal(lists.get('a'), undefined);
 });

@@ -12,7 +12,10 @@ describe('capabilityView', () => {
     assert.match(view.system_prompt, /fetch_url/);
     assert.deepEqual(view.features, []);
     assert.deepEqual(view.dependencies, []);
-    assert.deepEqual(view.tools.map((t) => t.name), ['fetch_url']);
+    assert.deepEqual(
+      view.tools.map((t) => t.name),
+      ['fetch_url'],
+    );
     assert.deepEqual(view.tool_definitions, view.tools);
     const params = view.tools[0]!.parameters as { type: string; required: string[]; properties: Record<string, unknown> };
     assert.equal(params.type, 'object');

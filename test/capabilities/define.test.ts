@@ -25,7 +25,7 @@ describe('defineTool', () => {
     assert.deepEqual(echo.parameters['required'], ['text']);
   });
 
-  it('validates arguments, applying defaults without mutating the caller\'s object', async () => {
+  it("validates arguments, applying defaults without mutating the caller's object", async () => {
     const args = { text: 'ab' };
     assert.equal((await echo.execute(args, createFakeToolContext())).content[0]!.text, 'ab');
     assert.deepEqual(args, { text: 'ab' });
@@ -45,7 +45,10 @@ describe('defineTool', () => {
     const failing = (err: unknown) =>
       defineTool({ name: 'f', display_name: 'F', description: 'fails', parameters: Type.Object({}), run: async () => Promise.reject(err) });
     const ctx = createFakeToolContext();
-    await assert.rejects(failing(new NotFoundError('File not found: /x')).execute({}, ctx), (e: unknown) => e instanceof ToolError && e.message === 'File not found: /x');
+    await assert.rejects(
+      failing(new NotFoundError('File not found: /x')).execute({}, ctx),
+      (e: unknown) => e instanceof ToolError && e.message === 'File not found: /x',
+    );
     const outage = new ServiceUnavailableError();
     await assert.rejects(failing(outage).execute({}, ctx), (e: unknown) => e === outage);
     const bug = new TypeError('x is undefined');
@@ -65,7 +68,10 @@ describe('defineCapability and results', () => {
 
   it('serialises JSON results as text parts', () => {
     assert.deepEqual(jsonResult({ a: 1 }, { type: 'text', text: 'more' }), {
-      content: [{ type: 'text', text: '{\n  "a": 1\n}' }, { type: 'text', text: 'more' }],
+      content: [
+        { type: 'text', text: '{\n  "a": 1\n}' },
+        { type: 'text', text: 'more' },
+      ],
     });
   });
 });

@@ -43,11 +43,20 @@ export function createFakeFs(now: Clock = () => FAKE_NOW) {
   const parentOf = (p: string) => (p.lastIndexOf('/') <= 0 ? '/' : p.slice(0, p.lastIndexOf('/')));
   const isDir = (p: string) => p === '/' || nodes.get(p)?.content === null;
   const statOf = (p: string): FileStat | null => {
-    if (p === '/') return { path: '/', name: '', is_directory: true, is_readonly: false, size_bytes: 0, created_at: ts(), updated_at: ts() };
+    if (p === '/')
+      return { path: '/', name: '', is_directory: true, is_readonly: false, size_bytes: 0, created_at: ts(), updated_at: ts() };
     const n = nodes.get(p);
     if (!n) return null;
     const name = p.slice(p.lastIndexOf('/') + 1);
-    return { path: p, name, is_directory: n.content === null, is_readonly: n.is_readonly, size_bytes: n.content?.length ?? 0, created_at: n.created_at, updated_at: n.updated_at };
+    return {
+      path: p,
+      name,
+      is_directory: n.content === null,
+      is_readonly: n.is_readonly,
+      size_bytes: n.content?.length ?? 0,
+      created_at: n.created_at,
+      updated_at: n.updated_at,
+    };
   };
   const under = (dir: string) => [...nodes.keys()].filter((p) => p.startsWith(dir === '/' ? '/' : dir + '/') && p !== dir).sort();
   const ensureParents = (p: string) => {
@@ -91,7 +100,8 @@ export function createFakeFs(now: Clock = () => FAKE_NOW) {
       return { stat: statOf(path)!, created: !n };
     },
     async list(path, opts) {
-      if (!isDir(path)) throw nodes.has(path) ? new UnprocessableError(`${path} is not a directory`) : new NotFoundError(`No such directory: ${path}`);
+      if (!isDir(path))
+        throw nodes.has(path) ? new UnprocessableError(`${path} is not a directory`) : new NotFoundError(`No such directory: ${path}`);
       const all = under(path);
       return (opts?.recursive ? all : all.filter((p) => parentOf(p) === path)).map((p) => statOf(p)!);
     },
@@ -138,7 +148,9 @@ export function createFakeFs(now: Clock = () => FAKE_NOW) {
 
 /** `*` within a segment, `**` across segments; a pattern without `/` matches the file name anywhere. */
 export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?|\*|\?/g, (m) => (m.startsWith('**') ? '(?:.*/)?' : m === '*' ? '[^/]*' : '[^/]'));
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*\/?|\*|\?/g, (m) => (m.startsWith('**') ? '(?:.*/)?' : m === '*' ? '[^/]*' : '[^/]'));
   return new RegExp(glob.includes('/') ? `^/?${body}$` : `(?:^|/)${body}$`);
 }
 

@@ -13,7 +13,10 @@ const cap = (id: string, extra: Partial<Parameters<typeof defineCapability>[0]> 
 describe('capability registry', () => {
   it('registers the seven built-in capabilities in order', () => {
     const registry = createCapabilityRegistry();
-    assert.deepEqual(registry.list().map((c) => c.id), [...BUILTIN_CAPABILITY_IDS]);
+    assert.deepEqual(
+      registry.list().map((c) => c.id),
+      [...BUILTIN_CAPABILITY_IDS],
+    );
     for (const id of BUILTIN_CAPABILITY_IDS) assert.equal(registry.has(id), true);
     assert.equal(registry.has('nope'), false);
     assert.equal(registry.get('nope'), undefined);
@@ -25,7 +28,15 @@ describe('capability registry', () => {
     assert.deepEqual(tools('current_time'), ['get_current_time']);
     assert.deepEqual(tools('web_fetch'), ['fetch_url']);
     assert.deepEqual(tools('session_file_system'), [
-      'read_file', 'write_file', 'edit_file', 'list_directory', 'grep_files', 'delete_file', 'stat_file', 'move_file', 'copy_file',
+      'read_file',
+      'write_file',
+      'edit_file',
+      'list_directory',
+      'grep_files',
+      'delete_file',
+      'stat_file',
+      'move_file',
+      'copy_file',
     ]);
     assert.deepEqual(tools('stateless_todo_list'), ['write_todos']);
     assert.deepEqual(tools('session_storage'), ['kv_store', 'secret_store']);
@@ -59,7 +70,9 @@ describe('capability registry', () => {
     const registry = createCapabilityRegistry();
     assert.deepEqual(registry.validateConfig('web_fetch', { timeout: 5 }), ['timeout is not a known setting']);
     assert.deepEqual(registry.validateConfig('web_fetch', { timeout_ms: 'fast' }), ['timeout_ms must be integer']);
-    assert.deepEqual(registry.validateConfig('current_time', { default_timezone: 'Mars/Base' }), ['default_timezone must be an IANA time zone']);
+    assert.deepEqual(registry.validateConfig('current_time', { default_timezone: 'Mars/Base' }), [
+      'default_timezone must be an IANA time zone',
+    ]);
     assert.deepEqual(registry.validateConfig('session_storage', []), ['config must be object']);
     assert.deepEqual(registry.validateConfig('nope', {}), ['Unknown capability: nope']);
   });

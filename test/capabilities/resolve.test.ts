@@ -80,13 +80,21 @@ describe('resolveCapabilities', () => {
   });
 
   it('given the same ref twice in one layer, then the later item wins too', () => {
-    const r = given({ agent: [{ ref: 'a', config: { n: 1 } }, { ref: 'a', config: { n: 3 } }] });
+    const r = given({
+      agent: [
+        { ref: 'a', config: { n: 1 } },
+        { ref: 'a', config: { n: 3 } },
+      ],
+    });
     assert.deepEqual(r.capabilities, [{ ref: 'a', config: { n: 3 } }]);
   });
 
   it('given a capability with transitive dependencies, then they are added before it', () => {
     const r = given({ agent: ['a', 'd'] });
-    assert.deepEqual(r.capabilities.map((c) => c.ref), ['a', 'f', 'e', 'd']);
+    assert.deepEqual(
+      r.capabilities.map((c) => c.ref),
+      ['a', 'f', 'e', 'd'],
+    );
     assert.deepEqual(r.capabilities.find((c) => c.ref === 'e')!.config, {});
   });
 
@@ -100,7 +108,10 @@ describe('resolveCapabilities', () => {
   });
 
   it('given a dependency cycle, then each capability appears once', () => {
-    assert.deepEqual(given({ agent: ['g'] }).capabilities.map((c) => c.ref), ['h', 'g']);
+    assert.deepEqual(
+      given({ agent: ['g'] }).capabilities.map((c) => c.ref),
+      ['h', 'g'],
+    );
   });
 
   it('given capabilities with features, then features are their union in order', () => {
@@ -126,13 +137,19 @@ describe('resolveCapabilities', () => {
 
   it('given an unknown ref, then it is left out and reported', () => {
     const r = given({ harness: ['a'], agent: ['gone'] });
-    assert.deepEqual(r.capabilities.map((c) => c.ref), ['a']);
+    assert.deepEqual(
+      r.capabilities.map((c) => c.ref),
+      ['a'],
+    );
     assert.deepEqual(r.unknown, ['gone']);
   });
 
   it('given the built-in session_schedule, then current_time comes along as its dependency', () => {
     const r = resolveCapabilities({ agent: ['session_schedule'] }, createCapabilityRegistry());
-    assert.deepEqual(r.capabilities.map((c) => c.ref), ['current_time', 'session_schedule']);
+    assert.deepEqual(
+      r.capabilities.map((c) => c.ref),
+      ['current_time', 'session_schedule'],
+    );
     assert.deepEqual(r.features, ['schedules']);
   });
 });
@@ -150,10 +167,16 @@ describe('buildSystemPrompt', () => {
 describe('validateCapabilityRefs', () => {
   const builtins = createCapabilityRegistry();
   const rejects = (items: unknown, message: RegExp) =>
-    assert.throws(() => validateCapabilityRefs(items, builtins), (err: unknown) => err instanceof UnprocessableError && err.status === 422 && message.test(err.message));
+    assert.throws(
+      () => validateCapabilityRefs(items, builtins),
+      (err: unknown) => err instanceof UnprocessableError && err.status === 422 && message.test(err.message),
+    );
 
   it('accepts ids, {ref} and {ref, config} with valid configs', () => {
-    validateCapabilityRefs(['current_time', { ref: 'web_fetch', config: { timeout_ms: 1000 } }, { ref: 'session_storage', config: null }], builtins);
+    validateCapabilityRefs(
+      ['current_time', { ref: 'web_fetch', config: { timeout_ms: 1000 } }, { ref: 'session_storage', config: null }],
+      builtins,
+    );
     validateCapabilityRefs([], builtins);
   });
   it('rejects an unknown capability', () => rejects(['current_time', 'teleport'], /^Unknown capability: teleport$/));

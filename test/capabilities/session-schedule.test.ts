@@ -28,13 +28,17 @@ describe('create_schedule', () => {
 
   it('reads an offset-less scheduled_at in the given timezone', async () => {
     const ctx = createFakeToolContext();
-    const s = scheduleOf(await create.execute({ name: 'r', message: 'm', scheduled_at: '2026-04-02T09:00:00', timezone: 'Europe/Paris' }, ctx));
+    const s = scheduleOf(
+      await create.execute({ name: 'r', message: 'm', scheduled_at: '2026-04-02T09:00:00', timezone: 'Europe/Paris' }, ctx),
+    );
     assert.equal(s.scheduled_at, '2026-04-02T07:00:00.000Z');
   });
 
   it('creates a recurring cron schedule in a time zone, computing the next run', async () => {
     const ctx = createFakeToolContext();
-    const s = scheduleOf(await create.execute({ name: 'daily', message: 'Report', cron_expression: '0 9 * * 1-5', timezone: 'America/New_York' }, ctx));
+    const s = scheduleOf(
+      await create.execute({ name: 'daily', message: 'Report', cron_expression: '0 9 * * 1-5', timezone: 'America/New_York' }, ctx),
+    );
     assert.equal(s.kind, 'cron');
     assert.equal(s.cron_expression, '0 9 * * 1-5');
     assert.equal(s.timezone, 'America/New_York');
@@ -65,7 +69,10 @@ describe('create_schedule', () => {
   it(`allows at most ${MAX_ACTIVE_SCHEDULES} active schedules`, async () => {
     const ctx = createFakeToolContext();
     for (let i = 0; i < MAX_ACTIVE_SCHEDULES; i++) await create.execute({ name: `s${i}`, message: 'm', cron_expression: '0 * * * *' }, ctx);
-    await assert.rejects(create.execute({ name: 'one more', message: 'm', cron_expression: '0 * * * *' }, ctx), isToolError(/already active \(maximum 5\)/));
+    await assert.rejects(
+      create.execute({ name: 'one more', message: 'm', cron_expression: '0 * * * *' }, ctx),
+      isToolError(/already active \(maximum 5\)/),
+    );
     const first = ctx.schedules.all[0]!.id;
     await cancel.execute({ schedule_id: first }, ctx);
     await create.execute({ name: 'after cancel', message: 'm', cron_expression: '0 * * * *' }, ctx);
@@ -80,11 +87,17 @@ describe('cancel_schedule and list_schedules', () => {
     const cancelled = jsonOf<{ schedule: ScheduleInfo }>(await cancel.execute({ schedule_id: a.id }, ctx)).schedule;
     assert.equal(cancelled.status, 'cancelled');
     const active = jsonOf<{ schedules: ScheduleInfo[]; active: number; max_active: number }>(await list.execute({}, ctx));
-    assert.deepEqual(active.schedules.map((s) => s.name), ['b']);
+    assert.deepEqual(
+      active.schedules.map((s) => s.name),
+      ['b'],
+    );
     assert.equal(active.active, 1);
     assert.equal(active.max_active, 5);
     const all = jsonOf<{ schedules: ScheduleInfo[] }>(await list.execute({ include_inactive: true }, ctx));
-    assert.deepEqual(all.schedules.map((s) => s.name), ['a', 'b']);
+    assert.deepEqual(
+      all.schedules.map((s) => s.name),
+      ['a', 'b'],
+    );
   });
 
   it('reports unknown or inactive schedules as tool errors (from the storage port)', async () => {

@@ -33,7 +33,10 @@ describe('write_todos', () => {
       { content: 'a', status: 'in_progress' },
       { content: 'b', status: 'in_progress' },
     ];
-    await assert.rejects(tool.execute({ todos }, createFakeToolContext()), (e: unknown) => e instanceof ToolError && /Only one todo/.test(e.message));
+    await assert.rejects(
+      tool.execute({ todos }, createFakeToolContext()),
+      (e: unknown) => e instanceof ToolError && /Only one todo/.test(e.message),
+    );
   });
 
   it('refuses bad statuses, empty content and missing todos', async () => {

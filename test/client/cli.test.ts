@@ -17,7 +17,11 @@ interface Run {
 }
 
 /** Runs the CLI with a private config dir; `onStdout` may act on the child while it runs. */
-function cli(configHome: string, args: string[], opts: { stdin?: string; onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
+function cli(
+  configHome: string,
+  args: string[],
+  opts: { stdin?: string; onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {},
+): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: configHome, NO_COLOR: '1' };
   delete env['AGENT_SESSION_URL'];
   delete env['AGENT_SESSION_KEY'];
@@ -55,12 +59,25 @@ describe('agent-session CLI against the service', () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { url: app.url, key: app.adminKey });
 
-    const created = await cli(home, ['agents', 'create', '--name', 'cli-agent', '--prompt', 'Be brief.', '--capability', 'current_time', '--json']);
+    const created = await cli(home, [
+      'agents',
+      'create',
+      '--name',
+      'cli-agent',
+      '--prompt',
+      'Be brief.',
+      '--capability',
+      'current_time',
+      '--json',
+    ]);
     ok(created);
     const agent = JSON.parse(created.stdout);
     assert.equal(agent.name, 'cli-agent');
     const ls = await cli(home, ['agents', 'ls', '--json']);
-    assert.deepEqual(JSON.parse(ls.stdout).map((a: { id: string }) => a.id), [agent.id]);
+    assert.deepEqual(
+      JSON.parse(ls.stdout).map((a: { id: string }) => a.id),
+      [agent.id],
+    );
     const table = await cli(home, ['agents', 'ls']);
     assert.match(table.stdout, /^ID\s+NAME\s+STATUS/);
     assert.match(table.stdout, new RegExp(`${agent.id}\\s+cli-agent\\s+active`));
@@ -77,7 +94,10 @@ describe('agent-session CLI against the service', () => {
     const sid = session.stdout.trim();
     assert.match(sid, /^[0-9a-f-]{36}$/);
     const sessions = JSON.parse((await cli(home, ['sessions', 'ls', '--json'])).stdout);
-    assert.deepEqual(sessions.data.map((s: { id: string }) => s.id), [sid]);
+    assert.deepEqual(
+      sessions.data.map((s: { id: string }) => s.id),
+      [sid],
+    );
 
     const chat = await cli(home, ['chat', sid, '-m', 'hello from the cli']);
     ok(chat);
@@ -89,28 +109,48 @@ describe('agent-session CLI against the service', () => {
 
     const stored = await cli(home, ['events', 'tail', sid, '--json', '--no-follow']);
     ok(stored);
-    const lines = stored.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((e) => e.sequence), lines.map((_, i) => i + 1));
-    assert.deepEqual(lines.slice(0, 3).map((e) => e.type), ['session.created', 'input.message', 'session.started']);
+    const lines = stored.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((e) => e.sequence),
+      lines.map((_, i) => i + 1),
+    );
+    assert.deepEqual(
+      lines.slice(0, 3).map((e) => e.type),
+      ['session.created', 'input.message', 'session.started'],
+    );
     assert.equal(lines.filter((e) => e.type === 'turn.completed').length, 2);
 
     // Follow across forced cycles (250 ms): every event once, in order.
     const total = lines.length + 40;
     const tail = cli(home, ['events', 'tail', sid, '--json', '--limit', String(total)]);
     for (let i = 0; i < 40; i++) {
-      await app.app.services.bus.events.append(sid, [{ type: 'output.message.delta', data: { turn_id: 't', delta: String(i), accumulated: '' } }]);
+      await app.app.services.bus.events.append(sid, [
+        { type: 'output.message.delta', data: { turn_id: 't', delta: String(i), accumulated: '' } },
+      ]);
       await sleep(25);
     }
     const followed = await tail;
     ok(followed);
-    assert.deepEqual(followed.stdout.trim().split('\n').map((l) => JSON.parse(l).sequence), Array.from({ length: total }, (_, i) => i + 1));
+    assert.deepEqual(
+      followed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).sequence),
+      Array.from({ length: total }, (_, i) => i + 1),
+    );
 
     const key = await cli(home, ['admin', 'keys', 'create', '--name', 'ci', '--json']);
     ok(key);
     const keys = JSON.parse((await cli(home, ['admin', 'keys', 'ls', '--json'])).stdout);
     assert.ok(keys.some((k: { id: string }) => k.id === JSON.parse(key.stdout).id));
     const users = JSON.parse((await cli(home, ['admin', 'users', 'ls', '--json'])).stdout);
-    assert.deepEqual(users.map((u: { email: string }) => u.email), ['admin@localhost']);
+    assert.deepEqual(
+      users.map((u: { email: string }) => u.email),
+      ['admin@localhost'],
+    );
     const rotate = await cli(home, ['admin', 'rotate-keys']);
     assert.equal(rotate.code, 2);
     assert.match(rotate.stderr, /npm run rotate-keys/);

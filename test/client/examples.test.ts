@@ -34,6 +34,9 @@ describe('examples/client', () => {
     assert.equal(lines.at(-1)?.split(' ')[1], 'session.idled');
     assert.ok(lines.some((l) => l.endsWith(' turn.started')));
     assert.ok(!lines.some((l) => l.includes('llm.generation')), 'excluded type');
-    assert.deepEqual(lines.map((l) => Number(l.split(' ')[0])), [...lines.map((l) => Number(l.split(' ')[0]))].sort((a, b) => a - b));
+    assert.deepEqual(
+      lines.map((l) => Number(l.split(' ')[0])),
+      [...lines.map((l) => Number(l.split(' ')[0]))].sort((a, b) => a - b),
+    );
   });
 });

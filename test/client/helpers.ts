@@ -10,7 +10,10 @@ let built = false;
 /** Builds packages/client and packages/cli (incremental `tsc -b`; `npm ci` already ran it through `prepare`). */
 export function buildPackages(): void {
   if (built) return;
-  execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/client', 'packages/cli'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/client', 'packages/cli'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
   built = true;
 }
 

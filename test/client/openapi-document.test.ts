@@ -23,7 +23,11 @@ async function lint(doc: unknown): Promise<{ code: number; output: string }> {
     const bin = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
     try {
-      const { stdout, stderr } = await run(process.execPath, [bin, 'lint', '--config', join(REPO_ROOT, 'redocly.yaml'), file], { env, cwd: dir, timeout: 120_000 });
+      const { stdout, stderr } = await run(process.execPath, [bin, 'lint', '--config', join(REPO_ROOT, 'redocly.yaml'), file], {
+        env,
+        cwd: dir,
+        timeout: 120_000,
+      });
       return { code: 0, output: stdout + stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

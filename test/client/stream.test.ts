@@ -10,7 +10,10 @@ const TOTAL = 400;
 /** Appends events 2..TOTAL (1 is session.created) in small batches over ~2 s, so readers cycle. */
 async function writer(app: TestApp, sid: string): Promise<void> {
   for (let i = 2; i <= TOTAL; i += 8) {
-    const batch = Array.from({ length: Math.min(8, TOTAL - i + 1) }, (_, k) => ({ type: 'output.message.delta', data: { turn_id: 't', delta: String(i + k), accumulated: '' } }));
+    const batch = Array.from({ length: Math.min(8, TOTAL - i + 1) }, (_, k) => ({
+      type: 'output.message.delta',
+      data: { turn_id: 't', delta: String(i + k), accumulated: '' },
+    }));
     await app.app.services.bus.events.append(sid, batch);
     await sleep(40);
   }
@@ -35,7 +38,7 @@ describe('client: sessions.stream()', () => {
     const client = clientOf(app);
     const sid = await newSession(client);
     let rnd = 7;
-    const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const killer = killingFetch(() => 1 + Math.floor(random() * 6));
     const killed = clientOf(app, killer.fetch);
     const cycleReasons: ReconnectReason[] = [];
@@ -48,7 +51,7 @@ describe('client: sessions.stream()', () => {
     assert.ok(cycleReasons.filter((r) => r === 'disconnecting').length >= 2, `cycled: ${cycleReasons.join(',')}`);
     assert.ok(killer.kills() >= 5, `killed ${killer.kills()} times`);
     assert.ok(killReasons.filter((r) => r === 'network').length >= 5, `reasons: ${killReasons.join(',')}`);
-    assert.equal(cycling.lastEventId, (await client.sessions.lastEventId(sid)));
+    assert.equal(cycling.lastEventId, await client.sessions.lastEventId(sid));
   });
 
   it('since, types and exclude: resumes after the given id with the filter applied on every connection', async (t) => {
@@ -103,9 +106,12 @@ describe('client: sessions.stream()', () => {
   it('a 404 session ends the iteration with ApiError; close() ends it quietly', async (t) => {
     const app = await startTestApp(t);
     const client = clientOf(app);
-    await assert.rejects(async () => {
-      for await (const _ of client.sessions.stream('0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f')) break;
-    }, (err: Error & { status?: number }) => err.name === 'ApiError' && err.status === 404);
+    await assert.rejects(
+      async () => {
+        for await (const _ of client.sessions.stream('0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f')) break;
+      },
+      (err: Error & { status?: number }) => err.name === 'ApiError' && err.status === 404,
+    );
     const sid = await newSession(client);
     const stream = client.sessions.stream(sid);
     const types: string[] = [];

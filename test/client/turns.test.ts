@@ -23,11 +23,19 @@ describe('client: turn helpers', () => {
     const second = await sendAndWait(client, sid, '@think 2\nsecond message', { onEvent: (e) => seen.push(e.type), timeoutMs: 20_000 });
     assert.equal(second.reply, 'second message');
     assert.equal(second.thinking, 'thought1 thought2');
-    assert.deepEqual(second.events.map((e) => e.type), seen);
+    assert.deepEqual(
+      second.events.map((e) => e.type),
+      seen,
+    );
     assert.equal(second.events[0]!.type, 'input.message');
     assert.equal(second.events.at(-1)!.type, 'session.idled');
-    assert.ok(second.events.every((e) => e.context.input_message_id === second.message.id), 'no event of the first turn');
-    const deltas = second.events.filter((e): e is Extract<SessionEvent, { type: 'output.message.delta' }> => e.type === 'output.message.delta');
+    assert.ok(
+      second.events.every((e) => e.context.input_message_id === second.message.id),
+      'no event of the first turn',
+    );
+    const deltas = second.events.filter(
+      (e): e is Extract<SessionEvent, { type: 'output.message.delta' }> => e.type === 'output.message.delta',
+    );
     assert.equal(deltas.map((d) => d.data.delta).join(''), 'second message');
     assert.equal(second.turnId, second.events.find((e) => e.type === 'turn.started')!.data.turn_id);
   });
@@ -62,7 +70,15 @@ describe('client: turn helpers', () => {
 
     // serveClientTools: messages sent elsewhere, calls answered by the loop.
     const ac = new AbortController();
-    const serving = client.sessions.serveClientTools(sid, { ask_user: () => { throw new Error('user closed the dialog'); } }, { signal: ac.signal });
+    const serving = client.sessions.serveClientTools(
+      sid,
+      {
+        ask_user: () => {
+          throw new Error('user closed the dialog');
+        },
+      },
+      { signal: ac.signal },
+    );
     await new Promise((r) => setTimeout(r, 200));
     const since = await client.sessions.lastEventId(sid);
     const sent = await client.sessions.sendMessage(sid, '@tool ask_user {"q":"again?"}');
@@ -74,6 +90,9 @@ describe('client: turn helpers', () => {
     const failed = events.filter((e) => e.type === 'tool.completed' && e.context.input_message_id === sent.id);
     assert.equal(failed.length, 1);
     const completed = failed[0]!;
-    assert.equal(completed.type === 'tool.completed' && completed.data.success === false ? completed.data.error : undefined, 'user closed the dialog');
+    assert.equal(
+      completed.type === 'tool.completed' && completed.data.success === false ? completed.data.error : undefined,
+      'user closed the dialog',
+    );
   });
 });

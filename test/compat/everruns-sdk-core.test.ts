@@ -79,7 +79,10 @@ describe('earlier public API SDK: core flows', () => {
     assert.ok(Array.isArray(agents.body.agents), agents.text.slice(0, 200));
     assert.deepEqual(agents.body.agents, agents.body.data);
     assert.equal(agents.body.total, agents.body.data.length);
-    assert.ok(agents.body.agents.some((x: { id: string }) => x.id === a.body.id) && agents.body.agents.some((x: { id: string }) => x.id === b.body.id));
+    assert.ok(
+      agents.body.agents.some((x: { id: string }) => x.id === a.body.id) &&
+        agents.body.agents.some((x: { id: string }) => x.id === b.body.id),
+    );
 
     // sessions.create({agentId, title}) twice, then sessions.list({agentId}): `response.sessions`
     const s1 = await call('/sessions', { method: 'POST', body: { agent_id: a.body.id, title: 'first' } });
@@ -100,12 +103,19 @@ describe('earlier public API SDK: core flows', () => {
     assert.equal(messages.status, 200);
     assert.deepEqual(messages.body.messages, messages.body.data);
     assert.equal(messages.body.total, 2);
-    assert.deepEqual(messages.body.messages.map((m: { role: string }) => m.role), ['user', 'agent']);
+    assert.deepEqual(
+      messages.body.messages.map((m: { role: string }) => m.role),
+      ['user', 'agent'],
+    );
     assert.equal(messages.body.messages[0].content[0].text, 'hello there');
 
     // The documented response schemas name the alias.
     const doc = (await app().request('GET', '/api-doc/openapi.json')).body;
-    for (const [schema, alias] of [['AgentList', 'agents'], ['SessionList', 'sessions'], ['MessageList', 'messages']] as const) {
+    for (const [schema, alias] of [
+      ['AgentList', 'agents'],
+      ['SessionList', 'sessions'],
+      ['MessageList', 'messages'],
+    ] as const) {
       assert.equal(doc.components.schemas[schema].properties[alias]?.type, 'array', `${schema}.${alias}`);
     }
   });
@@ -113,27 +123,52 @@ describe('earlier public API SDK: core flows', () => {
   it('item 2: client tools declared as tools on agents (POST/PUT/PATCH) and sessions, merged for the turn', async () => {
     const call = sdk(app());
     // agents.create({name, systemPrompt, tools}) — `model` is undefined and dropped by JSON.stringify.
-    const created = await call('/agents', { method: 'POST', body: { name: 'tooling', system_prompt: 'You help.', capabilities: [{ ref: 'current_time' }], tools: [ASK_USER] } });
+    const created = await call('/agents', {
+      method: 'POST',
+      body: { name: 'tooling', system_prompt: 'You help.', capabilities: [{ ref: 'current_time' }], tools: [ASK_USER] },
+    });
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(created.body.client_tools, [{ ...ASK_USER, type: 'client' }]);
     const agentId = created.body.id as string;
 
     const patched = await call(`/agents/${agentId}`, { method: 'PATCH', body: { tools: [ASK_USER, { ...PICK_FILE, type: 'client' }] } });
     assert.equal(patched.status, 200, patched.text);
-    assert.deepEqual(patched.body.client_tools.map((t: { name: string }) => t.name), ['ask_user', 'pick_file']);
+    assert.deepEqual(
+      patched.body.client_tools.map((t: { name: string }) => t.name),
+      ['ask_user', 'pick_file'],
+    );
     const putId = uuidv7();
-    const put = await call(`/agents/${putId}`, { method: 'PUT', body: { name: 'tooling-put', system_prompt: 'You help.', tools: [PICK_FILE] } });
+    const put = await call(`/agents/${putId}`, {
+      method: 'PUT',
+      body: { name: 'tooling-put', system_prompt: 'You help.', tools: [PICK_FILE] },
+    });
     assert.equal(put.status, 201, put.text);
-    assert.deepEqual(put.body.client_tools.map((t: { name: string; type: string }) => [t.type, t.name]), [['client', 'pick_file']]);
+    assert.deepEqual(
+      put.body.client_tools.map((t: { name: string; type: string }) => [t.type, t.name]),
+      [['client', 'pick_file']],
+    );
     const back = await call(`/agents/${agentId}`, { method: 'PATCH', body: { tools: [ASK_USER] } });
-    assert.deepEqual(back.body.client_tools.map((t: { name: string }) => t.name), ['ask_user']);
+    assert.deepEqual(
+      back.body.client_tools.map((t: { name: string }) => t.name),
+      ['ask_user'],
+    );
 
     // Refused as before, with a reason: server tools cannot be declared, a capability tool's name is taken, one of the two keys.
-    for (const tools of [[{ type: 'builtin', name: 'x', description: 'x', parameters: { type: 'object' } }], [{ ...ASK_USER, name: 'get_current_time' }], [{ ...ASK_USER, color: 'red' }]]) {
-      const r = await call('/agents', { method: 'POST', body: { name: 'bad', system_prompt: 'x', capabilities: [{ ref: 'current_time' }], tools } });
+    for (const tools of [
+      [{ type: 'builtin', name: 'x', description: 'x', parameters: { type: 'object' } }],
+      [{ ...ASK_USER, name: 'get_current_time' }],
+      [{ ...ASK_USER, color: 'red' }],
+    ]) {
+      const r = await call('/agents', {
+        method: 'POST',
+        body: { name: 'bad', system_prompt: 'x', capabilities: [{ ref: 'current_time' }], tools },
+      });
       assert.equal(r.status, 400, JSON.stringify(tools));
     }
-    const both = await call('/agents', { method: 'POST', body: { name: 'bad', system_prompt: 'x', tools: [ASK_USER], client_tools: [{ ...ASK_USER, type: 'client' }] } });
+    const both = await call('/agents', {
+      method: 'POST',
+      body: { name: 'bad', system_prompt: 'x', tools: [ASK_USER], client_tools: [{ ...ASK_USER, type: 'client' }] },
+    });
     assert.equal(both.status, 400);
     assert.match(both.body.error, /not both/);
 
@@ -142,10 +177,16 @@ describe('earlier public API SDK: core flows', () => {
     const session = await call('/sessions', { method: 'POST', body: { agent_id: agentId, tools: [PICK_FILE, askAgain] } });
     assert.equal(session.status, 201, session.text);
     const sessionId = session.body.id as string;
-    const badSession = await call('/sessions', { method: 'POST', body: { agent_id: agentId, tools: [{ ...PICK_FILE, name: 'get_current_time' }] } });
+    const badSession = await call('/sessions', {
+      method: 'POST',
+      body: { agent_id: agentId, tools: [{ ...PICK_FILE, name: 'get_current_time' }] },
+    });
     assert.equal(badSession.status, 400, 'a session tool may not take a capability tool name');
 
-    const sent = await call(`/sessions/${sessionId}/messages`, { method: 'POST', body: textMessage('@tool pick_file {"glob":"*.md"}\n@tool ask_user {"q":"which?"}\n@tool get_current_time {}') });
+    const sent = await call(`/sessions/${sessionId}/messages`, {
+      method: 'POST',
+      body: textMessage('@tool pick_file {"glob":"*.md"}\n@tool ask_user {"q":"which?"}\n@tool get_current_time {}'),
+    });
     assert.equal(sent.status, 201, sent.text);
     let events = await waitForEvent(app(), sessionId, 'tool.call_requested');
     const calls = events.find((e) => e.type === 'tool.call_requested')!.data.tool_calls as { id: string; name: string }[];
@@ -153,7 +194,10 @@ describe('earlier public API SDK: core flows', () => {
     // messages.createToolResults(): {tool_results: [{tool_call_id, result, error}]}, retried by the SDK on 409 "not waiting".
     let submitted: SdkResponse;
     for (let attempt = 0; ; attempt++) {
-      submitted = await call(`/sessions/${sessionId}/tool-results`, { method: 'POST', body: { tool_results: calls.map((c) => ({ tool_call_id: c.id, result: { ok: c.name } })) } });
+      submitted = await call(`/sessions/${sessionId}/tool-results`, {
+        method: 'POST',
+        body: { tool_results: calls.map((c) => ({ tool_call_id: c.id, result: { ok: c.name } })) },
+      });
       if (submitted.status !== 409 || attempt >= 5) break;
       assert.match(submitted.text, /not waiting for tool results/);
       await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
@@ -179,8 +223,17 @@ describe('earlier public API SDK: core flows', () => {
     assert.equal(events.find((e) => e.type === 'tool.completed')?.data.error, 'Unknown tool: pick_file');
 
     // The merge rule itself: the session's definition replaces the agent's of the same name.
-    const merged = mergeClientTools([{ name: 'ask_user', description: 'agent' }, { name: 'x', description: 'agent' }], [{ name: 'ask_user', description: 'session' }]);
-    assert.deepEqual(merged, [{ name: 'x', description: 'agent' }, { name: 'ask_user', description: 'session' }]);
+    const merged = mergeClientTools(
+      [
+        { name: 'ask_user', description: 'agent' },
+        { name: 'x', description: 'agent' },
+      ],
+      [{ name: 'ask_user', description: 'session' }],
+    );
+    assert.deepEqual(merged, [
+      { name: 'x', description: 'agent' },
+      { name: 'ask_user', description: 'session' },
+    ]);
   });
 
   it('item 3: model on agents, by model name or id, echoed back; unknown 404, ambiguous 409, disagreeing 400', async () => {
@@ -207,9 +260,15 @@ describe('earlier public API SDK: core flows', () => {
     const ambiguous = await call('/agents', { method: 'POST', body: { name: 'm', system_prompt: 'x', model: 'gpt-compat' } });
     assert.equal(ambiguous.status, 409);
     assert.match(ambiguous.body.error, /matches 2 models.*give the model id/);
-    const disagree = await call('/agents', { method: 'POST', body: { name: 'm', system_prompt: 'x', model: 'llmsim-compat', default_model_id: gptA } });
+    const disagree = await call('/agents', {
+      method: 'POST',
+      body: { name: 'm', system_prompt: 'x', model: 'llmsim-compat', default_model_id: gptA },
+    });
     assert.equal(disagree.status, 400);
-    const agree = await call('/agents', { method: 'POST', body: { name: 'm', system_prompt: 'x', model: 'llmsim-compat', default_model_id: simId } });
+    const agree = await call('/agents', {
+      method: 'POST',
+      body: { name: 'm', system_prompt: 'x', model: 'llmsim-compat', default_model_id: simId },
+    });
     assert.equal(agree.status, 201, agree.text);
 
     // PUT with the agent as read (the SDK's apply) keeps it; PATCH default_model_id moves `model` along.
@@ -236,7 +295,13 @@ describe('earlier public API SDK: core flows', () => {
     // display_name and parallel_tool_calls are stored and returned.
     const serial = await call('/agents', {
       method: 'POST',
-      body: { name: 'serial', system_prompt: 'x', display_name: 'Serial Agent', capabilities: [{ ref: 'current_time' }], parallel_tool_calls: false },
+      body: {
+        name: 'serial',
+        system_prompt: 'x',
+        display_name: 'Serial Agent',
+        capabilities: [{ ref: 'current_time' }],
+        parallel_tool_calls: false,
+      },
     });
     assert.equal(serial.status, 201, serial.text);
     assert.deepEqual([serial.body.display_name, serial.body.parallel_tool_calls], ['Serial Agent', false]);
@@ -256,12 +321,18 @@ describe('earlier public API SDK: core flows', () => {
     assert.deepEqual(await order({ parallel_tool_calls: true }), ['started', 'started', 'completed', 'completed']);
 
     // harness_name / agent_name: resolved by name in the organisation.
-    const named = await call('/sessions', { method: 'POST', body: { harness_name: 'generic', agent_name: 'serial', title: 't', locale: 'uk-UA', tags: ['a'] } });
+    const named = await call('/sessions', {
+      method: 'POST',
+      body: { harness_name: 'generic', agent_name: 'serial', title: 't', locale: 'uk-UA', tags: ['a'] },
+    });
     assert.equal(named.status, 201, named.text);
     assert.equal(named.body.agent_id, serial.body.id);
     const generic = (await call('/harnesses')).body.data.find((h: { name: string }) => h.name === 'generic');
     assert.equal(named.body.harness_id, generic.id);
-    const [stored] = await app().app.services.store.sql<{ locale: string }>(`select config #>> '{session,locale}' as locale from sessions where id = ?`, [named.body.id]);
+    const [stored] = await app().app.services.store.sql<{ locale: string }>(
+      `select config #>> '{session,locale}' as locale from sessions where id = ?`,
+      [named.body.id],
+    );
     assert.equal(stored!.locale, 'uk-UA');
     await call('/agents', { method: 'POST', body: { name: 'twin', system_prompt: 'x' } });
     await call('/agents', { method: 'POST', body: { name: 'twin', system_prompt: 'y' } });
@@ -276,20 +347,31 @@ describe('earlier public API SDK: core flows', () => {
     const sessionId = named.body.id as string;
     const sent = await call(`/sessions/${sessionId}/messages`, {
       method: 'POST',
-      body: { ...textMessage('tagged'), controls: { modelId: 'llmsim', locale: 'uk-UA' }, metadata: { source: 'sdk', n: 1 }, tags: ['from-sdk'] },
+      body: {
+        ...textMessage('tagged'),
+        controls: { modelId: 'llmsim', locale: 'uk-UA' },
+        metadata: { source: 'sdk', n: 1 },
+        tags: ['from-sdk'],
+      },
     });
     assert.equal(sent.status, 201, sent.text);
     assert.deepEqual(sent.body.metadata, { source: 'sdk', n: 1 });
     assert.deepEqual(sent.body.tags, ['from-sdk']);
     assert.deepEqual(sent.body.controls, { model_id: 'llmsim', locale: 'uk-UA' });
     const events = await idle(app(), sessionId);
-    assert.ok(events.filter((e) => e.context.turn_id).every((e) => e.tags?.includes('from-sdk')), 'every event of the turn carries the tag');
+    assert.ok(
+      events.filter((e) => e.context.turn_id).every((e) => e.tags?.includes('from-sdk')),
+      'every event of the turn carries the tag',
+    );
     const listed = (await call(`/sessions/${sessionId}/messages`)).body.messages;
     assert.deepEqual(listed[0].metadata, { source: 'sdk', n: 1 });
     assert.deepEqual(listed[0].tags, ['from-sdk']);
 
     // Both spellings must agree; unknown fields stay a 400 everywhere.
-    const disagree = await call(`/sessions/${sessionId}/messages`, { method: 'POST', body: { ...textMessage('x'), controls: { modelId: 'llmsim', model_id: uuidv7() } } });
+    const disagree = await call(`/sessions/${sessionId}/messages`, {
+      method: 'POST',
+      body: { ...textMessage('x'), controls: { modelId: 'llmsim', model_id: uuidv7() } },
+    });
     assert.equal(disagree.status, 400);
     assert.match(disagree.body.error, /model_id and controls.modelId/);
     for (const [path, body] of [
@@ -302,7 +384,11 @@ describe('earlier public API SDK: core flows', () => {
       const r = await call(path, { method: 'POST', body });
       assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
     }
-    assert.equal((await listEvents(app(), sessionId)).filter((e) => e.type === 'input.message').length, 1, 'refused messages changed nothing');
+    assert.equal(
+      (await listEvents(app(), sessionId)).filter((e) => e.type === 'input.message').length,
+      1,
+      'refused messages changed nothing',
+    );
   });
 
   it("replays the reference OpenAPI's request examples for agents, sessions and messages where they apply", async () => {
@@ -314,7 +400,11 @@ describe('earlier public API SDK: core flows', () => {
     const created = await call('/agents', { method: 'POST', body: { ...agentExample, default_model_id: modelId } });
     assert.equal(created.status, 201, created.text);
     for (const [k, v] of Object.entries(agentExample)) assert.deepEqual(created.body[k], v, k);
-    assert.equal((await call('/agents', { method: 'POST', body: examples.CreateAgentRequest })).status, 400, 'a foreign id format is refused, not ignored');
+    assert.equal(
+      (await call('/agents', { method: 'POST', body: examples.CreateAgentRequest })).status,
+      400,
+      'a foreign id format is refused, not ignored',
+    );
 
     const { default_model_id: _m, ...updateExample } = examples.UpdateAgentRequest;
     const updated = await call(`/agents/${created.body.id}`, { method: 'PATCH', body: updateExample });
@@ -332,7 +422,10 @@ describe('earlier public API SDK: core flows', () => {
     assert.deepEqual([patched.body.title, patched.body.tags], [sessionUpdate.title, sessionUpdate.tags]);
 
     // CreateMessageRequest has no property examples; its Controls example names a model in the reference's id format → 404.
-    const message = await call(`/sessions/${session.body.id}/messages`, { method: 'POST', body: { ...textMessage('hi'), controls: examples.Controls } });
+    const message = await call(`/sessions/${session.body.id}/messages`, {
+      method: 'POST',
+      body: { ...textMessage('hi'), controls: examples.Controls },
+    });
     assert.equal(message.status, 404);
   });
 });

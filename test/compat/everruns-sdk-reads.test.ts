@@ -13,7 +13,10 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
  */
 
 class SdkHttpError extends Error {
-  constructor(readonly status: number, readonly body: string) {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
     super(`HTTP ${status}: ${body}`);
   }
 }
@@ -79,100 +82,164 @@ function eventsQuery(o: ListEventsOptions): string {
 }
 
 async function newSession(app: TestApp): Promise<string> {
-  const agent = await sdkFetch(app, '/agents', { method: 'POST', body: JSON.stringify({ name: 'compat-agent', system_prompt: 'You help.' }) });
+  const agent = await sdkFetch(app, '/agents', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'compat-agent', system_prompt: 'You help.' }),
+  });
   return (await sdkFetch(app, '/sessions', { method: 'POST', body: JSON.stringify({ agent_id: agent.id }) })).id;
 }
 
 describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)', () => {
   // Both buses: the listing's backward pages are plain forward reads of each adapter.
-  for (const mode of ['postgres', 'nats'] as const) it(`item 5 (${mode}): events.list honours every option the SDK sends; agents.list(search); capabilities.list(search, offset, limit)`, async (t) => {
-    const app = await startTestApp(t, { mode });
-    const sid = await newSession(app);
-    const turn1 = crypto.randomUUID();
-    const turn2 = crypto.randomUUID();
-    const trace = crypto.randomUUID();
-    const exec = crypto.randomUUID();
-    const tool = (type: string, name: string, ctx: NewEvent['context'], data: Record<string, unknown>): NewEvent => ({ type, context: ctx, data, tags: [`tool:${name}`] });
-    // Two batches a little apart in time, so the timestamp bounds have something to cut.
-    // Events of the catalogue's shapes (schemas/events.ts): the list reply is checked against it.
-    const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0 };
-    const started = (turn: string, ctx: NewEvent['context']): NewEvent => ({ type: 'turn.started', context: ctx, data: { turn_id: turn, input_message_id: turn } });
-    const completed = (turn: string, ctx: NewEvent['context']): NewEvent => ({ type: 'turn.completed', context: ctx, data: { turn_id: turn, iterations: 1, duration_ms: 1, usage } });
-    const first = await app.app.services.bus.events.append(sid, [
-      started(turn1, { turn_id: turn1, trace_id: trace }),
-      tool('tool.started', 'get_weather', { turn_id: turn1, exec_id: exec, trace_id: trace }, { tool_call: { id: 'c1', name: 'get_weather', arguments: {} }, display_name: 'Weather' }),
-      tool('tool.completed', 'get_weather', { turn_id: turn1, exec_id: exec, trace_id: trace }, { tool_call_id: 'c1', tool_name: 'get_weather', display_name: 'Weather', success: true, status: 'success', result: [], duration_ms: 1 }),
-      completed(turn1, { turn_id: turn1, trace_id: trace }),
-    ]);
-    assert.ok(first.ok);
-    await sleep(30);
-    const second = await app.app.services.bus.events.append(sid, [
-      started(turn2, { turn_id: turn2 }),
-      { type: 'output.message.delta', context: { turn_id: turn2 }, data: { turn_id: turn2, delta: 'The Zanzibar archipelago', accumulated: 'The Zanzibar archipelago' } },
-      tool('tool.started', 'search', { turn_id: turn2, exec_id: crypto.randomUUID() }, { tool_call: { id: 'c2', name: 'search', arguments: {} }, display_name: 'Search' }),
-      completed(turn2, { turn_id: turn2 }),
-    ]);
-    assert.ok(second.ok);
-    const all: SessionEvent[] = (await sdkFetch(app, `/sessions/${sid}/events`)).data;
-    assert.deepEqual(all.map((e) => e.sequence), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    const seqs = async (o: ListEventsOptions) => ((await sdkFetch(app, `/sessions/${sid}/events${eventsQuery(o)}`)).data as SessionEvent[]).map((e) => e.sequence);
+  for (const mode of ['postgres', 'nats'] as const)
+    it(`item 5 (${mode}): events.list honours every option the SDK sends; agents.list(search); capabilities.list(search, offset, limit)`, async (t) => {
+      const app = await startTestApp(t, { mode });
+      const sid = await newSession(app);
+      const turn1 = crypto.randomUUID();
+      const turn2 = crypto.randomUUID();
+      const trace = crypto.randomUUID();
+      const exec = crypto.randomUUID();
+      const tool = (type: string, name: string, ctx: NewEvent['context'], data: Record<string, unknown>): NewEvent => ({
+        type,
+        context: ctx,
+        data,
+        tags: [`tool:${name}`],
+      });
+      // Two batches a little apart in time, so the timestamp bounds have something to cut.
+      // Events of the catalogue's shapes (schemas/events.ts): the list reply is checked against it.
+      const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0 };
+      const started = (turn: string, ctx: NewEvent['context']): NewEvent => ({
+        type: 'turn.started',
+        context: ctx,
+        data: { turn_id: turn, input_message_id: turn },
+      });
+      const completed = (turn: string, ctx: NewEvent['context']): NewEvent => ({
+        type: 'turn.completed',
+        context: ctx,
+        data: { turn_id: turn, iterations: 1, duration_ms: 1, usage },
+      });
+      const first = await app.app.services.bus.events.append(sid, [
+        started(turn1, { turn_id: turn1, trace_id: trace }),
+        tool(
+          'tool.started',
+          'get_weather',
+          { turn_id: turn1, exec_id: exec, trace_id: trace },
+          { tool_call: { id: 'c1', name: 'get_weather', arguments: {} }, display_name: 'Weather' },
+        ),
+        tool(
+          'tool.completed',
+          'get_weather',
+          { turn_id: turn1, exec_id: exec, trace_id: trace },
+          {
+            tool_call_id: 'c1',
+            tool_name: 'get_weather',
+            display_name: 'Weather',
+            success: true,
+            status: 'success',
+            result: [],
+            duration_ms: 1,
+          },
+        ),
+        completed(turn1, { turn_id: turn1, trace_id: trace }),
+      ]);
+      assert.ok(first.ok);
+      await sleep(30);
+      const second = await app.app.services.bus.events.append(sid, [
+        started(turn2, { turn_id: turn2 }),
+        {
+          type: 'output.message.delta',
+          context: { turn_id: turn2 },
+          data: { turn_id: turn2, delta: 'The Zanzibar archipelago', accumulated: 'The Zanzibar archipelago' },
+        },
+        tool(
+          'tool.started',
+          'search',
+          { turn_id: turn2, exec_id: crypto.randomUUID() },
+          { tool_call: { id: 'c2', name: 'search', arguments: {} }, display_name: 'Search' },
+        ),
+        completed(turn2, { turn_id: turn2 }),
+      ]);
+      assert.ok(second.ok);
+      const all: SessionEvent[] = (await sdkFetch(app, `/sessions/${sid}/events`)).data;
+      assert.deepEqual(
+        all.map((e) => e.sequence),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9],
+      );
+      const seqs = async (o: ListEventsOptions) =>
+        ((await sdkFetch(app, `/sessions/${sid}/events${eventsQuery(o)}`)).data as SessionEvent[]).map((e) => e.sequence);
 
-    assert.deepEqual(await seqs({ afterSequence: 6 }), [7, 8, 9]);
-    assert.deepEqual(await seqs({ afterSequence: 2, sinceId: all[4]!.id }), [6, 7, 8, 9], 'the stricter lower bound wins');
-    assert.deepEqual(await seqs({ beforeSequence: 4 }), [1, 2, 3]);
-    assert.deepEqual(await seqs({ beforeSequence: 8, limit: 2 }), [6, 7], 'backward page: the last `limit` before the cursor, oldest first');
-    assert.deepEqual(await seqs({ limit: 3, orderDesc: true }), [9, 8, 7], 'newest first');
-    assert.deepEqual(await seqs({ limit: 3, orderDesc: false }), [1, 2, 3]);
-    assert.deepEqual(await seqs({ types: ['turn.started'], orderDesc: true, limit: 1 }), [6], 'the newest matching event');
-    assert.deepEqual(await seqs({ turnId: turn2 }), [6, 7, 8, 9]);
-    assert.deepEqual(await seqs({ execId: exec }), [3, 4]);
-    assert.deepEqual(await seqs({ traceId: trace }), [2, 3, 4, 5]);
-    assert.deepEqual(await seqs({ toolName: 'get_weather' }), [3, 4]);
-    assert.deepEqual(await seqs({ toolName: 'search' }), [8]);
-    assert.deepEqual(await seqs({ fromTs: second.events[0]!.ts }), [6, 7, 8, 9]);
-    assert.deepEqual(await seqs({ toTs: first.events.at(-1)!.ts }), [1, 2, 3, 4, 5]);
-    assert.deepEqual(await seqs({ q: 'zanzibar' }), [7], 'case-insensitive substring of the data');
-    assert.deepEqual(await seqs({ around: all[4]!.id, window: 1 }), [4, 5, 6]);
-    assert.deepEqual(await seqs({ around: all[0]!.id, window: 2 }), [1, 2, 3]);
-    assert.deepEqual(await seqs({ turnId: crypto.randomUUID() }), []);
+      assert.deepEqual(await seqs({ afterSequence: 6 }), [7, 8, 9]);
+      assert.deepEqual(await seqs({ afterSequence: 2, sinceId: all[4]!.id }), [6, 7, 8, 9], 'the stricter lower bound wins');
+      assert.deepEqual(await seqs({ beforeSequence: 4 }), [1, 2, 3]);
+      assert.deepEqual(
+        await seqs({ beforeSequence: 8, limit: 2 }),
+        [6, 7],
+        'backward page: the last `limit` before the cursor, oldest first',
+      );
+      assert.deepEqual(await seqs({ limit: 3, orderDesc: true }), [9, 8, 7], 'newest first');
+      assert.deepEqual(await seqs({ limit: 3, orderDesc: false }), [1, 2, 3]);
+      assert.deepEqual(await seqs({ types: ['turn.started'], orderDesc: true, limit: 1 }), [6], 'the newest matching event');
+      assert.deepEqual(await seqs({ turnId: turn2 }), [6, 7, 8, 9]);
+      assert.deepEqual(await seqs({ execId: exec }), [3, 4]);
+      assert.deepEqual(await seqs({ traceId: trace }), [2, 3, 4, 5]);
+      assert.deepEqual(await seqs({ toolName: 'get_weather' }), [3, 4]);
+      assert.deepEqual(await seqs({ toolName: 'search' }), [8]);
+      assert.deepEqual(await seqs({ fromTs: second.events[0]!.ts }), [6, 7, 8, 9]);
+      assert.deepEqual(await seqs({ toTs: first.events.at(-1)!.ts }), [1, 2, 3, 4, 5]);
+      assert.deepEqual(await seqs({ q: 'zanzibar' }), [7], 'case-insensitive substring of the data');
+      assert.deepEqual(await seqs({ around: all[4]!.id, window: 1 }), [4, 5, 6]);
+      assert.deepEqual(await seqs({ around: all[0]!.id, window: 2 }), [1, 2, 3]);
+      assert.deepEqual(await seqs({ turnId: crypto.randomUUID() }), []);
 
-    // Options that cannot be honoured together are a 400, never a silent full listing.
-    const status = (o: ListEventsOptions) => sdkStatus(sdkFetch(app, `/sessions/${sid}/events${eventsQuery(o)}`));
-    assert.equal(await status({ around: all[4]!.id, sinceId: all[1]!.id }), 400);
-    assert.equal(await status({ around: all[4]!.id, beforeSequence: 3 }), 400);
-    assert.equal(await status({ window: 3 }), 400);
-    assert.equal(await status({ around: crypto.randomUUID() }), 400);
-    assert.equal(await status({ fromTs: 'yesterday' }), 400);
-    assert.equal(await status({ fromTs: second.events[0]!.ts, toTs: first.events[0]!.ts }), 400);
-    assert.equal(await status({ beforeSequence: 0 }), 400);
-    assert.equal(await status({ window: 501, around: all[0]!.id }), 400);
+      // Options that cannot be honoured together are a 400, never a silent full listing.
+      const status = (o: ListEventsOptions) => sdkStatus(sdkFetch(app, `/sessions/${sid}/events${eventsQuery(o)}`));
+      assert.equal(await status({ around: all[4]!.id, sinceId: all[1]!.id }), 400);
+      assert.equal(await status({ around: all[4]!.id, beforeSequence: 3 }), 400);
+      assert.equal(await status({ window: 3 }), 400);
+      assert.equal(await status({ around: crypto.randomUUID() }), 400);
+      assert.equal(await status({ fromTs: 'yesterday' }), 400);
+      assert.equal(await status({ fromTs: second.events[0]!.ts, toTs: first.events[0]!.ts }), 400);
+      assert.equal(await status({ beforeSequence: 0 }), 400);
+      assert.equal(await status({ window: 501, around: all[0]!.id }), 400);
 
-    // agents.list({search}): case-insensitive, name or description.
-    for (const [name, description] of [['Weather Bot', 'forecasts'], ['Travel Planner', 'books trips; checks the WEATHER'], ['Chef', 'recipes']]) {
-      await sdkFetch(app, '/agents', { method: 'POST', body: JSON.stringify({ name, system_prompt: 'p', description }) });
-    }
-    const agents = await sdkFetch(app, `/agents?search=${encodeURIComponent('weather')}`);
-    // `agents` is the SDK's key (issue 17 item 1); `data` is ours.
-    assert.deepEqual((agents.agents ?? agents.data).map((a: { name: string }) => a.name), ['Weather Bot', 'Travel Planner']);
-    assert.equal(agents.total, 2);
-    assert.equal((await sdkFetch(app, '/agents?search=nothing-like-it')).total, 0);
+      // agents.list({search}): case-insensitive, name or description.
+      for (const [name, description] of [
+        ['Weather Bot', 'forecasts'],
+        ['Travel Planner', 'books trips; checks the WEATHER'],
+        ['Chef', 'recipes'],
+      ]) {
+        await sdkFetch(app, '/agents', { method: 'POST', body: JSON.stringify({ name, system_prompt: 'p', description }) });
+      }
+      const agents = await sdkFetch(app, `/agents?search=${encodeURIComponent('weather')}`);
+      // `agents` is the SDK's key (issue 17 item 1); `data` is ours.
+      assert.deepEqual(
+        (agents.agents ?? agents.data).map((a: { name: string }) => a.name),
+        ['Weather Bot', 'Travel Planner'],
+      );
+      assert.equal(agents.total, 2);
+      assert.equal((await sdkFetch(app, '/agents?search=nothing-like-it')).total, 0);
 
-    // capabilities.list({search, offset, limit}) reads data, total, offset, limit.
-    const every = await sdkFetch(app, '/capabilities');
-    assert.deepEqual([every.offset, every.total], [0, every.data.length]);
-    const page = await sdkFetch(app, '/capabilities?offset=1&limit=2');
-    assert.deepEqual(page.data.map((c: { id: string }) => c.id), every.data.slice(1, 3).map((c: { id: string }) => c.id));
-    assert.deepEqual([page.total, page.offset, page.limit], [every.total, 1, 2]);
-    const found = await sdkFetch(app, '/capabilities?search=SQL');
-    assert.ok(found.data.length >= 1 && found.total < every.total, `search narrowed to ${found.total} of ${every.total}`);
-    assert.equal(found.total, found.data.length);
-    for (const c of found.data) assert.match(`${c.id} ${c.name} ${c.description}`, /sql/i);
-    assert.equal(await sdkStatus(sdkFetch(app, '/capabilities?limit=101')), 400);
-  });
+      // capabilities.list({search, offset, limit}) reads data, total, offset, limit.
+      const every = await sdkFetch(app, '/capabilities');
+      assert.deepEqual([every.offset, every.total], [0, every.data.length]);
+      const page = await sdkFetch(app, '/capabilities?offset=1&limit=2');
+      assert.deepEqual(
+        page.data.map((c: { id: string }) => c.id),
+        every.data.slice(1, 3).map((c: { id: string }) => c.id),
+      );
+      assert.deepEqual([page.total, page.offset, page.limit], [every.total, 1, 2]);
+      const found = await sdkFetch(app, '/capabilities?search=SQL');
+      assert.ok(found.data.length >= 1 && found.total < every.total, `search narrowed to ${found.total} of ${every.total}`);
+      assert.equal(found.total, found.data.length);
+      for (const c of found.data) assert.match(`${c.id} ${c.name} ${c.description}`, /sql/i);
+      assert.equal(await sdkStatus(sdkFetch(app, '/capabilities?limit=101')), 400);
+    });
 
   it('item 6: models.list/get read models with their provider; agents.importExample imports a shipped example, 404 for an unknown one', async (t) => {
     const app = await startTestApp(t);
-    const provider = await app.request('POST', '/v1/llm-providers', { body: { name: 'Sim', provider_type: 'llmsim', api_key: 'sk-compat-0123456789' } });
+    const provider = await app.request('POST', '/v1/llm-providers', {
+      body: { name: 'Sim', provider_type: 'llmsim', api_key: 'sk-compat-0123456789' },
+    });
     assert.equal(provider.status, 201);
     assert.equal((await app.request('POST', `/v1/llm-providers/${provider.body.id}/models`, { body: { model_id: 'llmsim' } })).status, 201);
 
@@ -180,14 +247,21 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
     assert.equal(models.total, 1);
     assert.deepEqual(models, (await app.request('GET', '/v1/llm-models')).body, 'the same listing as /v1/llm-models');
     const [model] = models.data;
-    assert.deepEqual([model.provider_id, model.provider_name, model.provider_type, model.model_id], [provider.body.id, 'Sim', 'llmsim', 'llmsim']);
+    assert.deepEqual(
+      [model.provider_id, model.provider_name, model.provider_type, model.model_id],
+      [provider.body.id, 'Sim', 'llmsim', 'llmsim'],
+    );
     assert.deepEqual(await sdkFetch(app, `/models/${model.id}`), model);
     assert.equal(await sdkStatus(sdkFetch(app, `/models/${crypto.randomUUID()}`)), 404);
     assert.equal((await fetch(`${app.url}/v1/models`)).status, 401, 'same auth as /v1/llm-models');
 
     // importExample: POST /agents/import?from-example=<name>, empty text/plain body.
     const importExample = (name: string) =>
-      sdkFetch(app, `/agents/import?${new URLSearchParams({ 'from-example': name })}`, { method: 'POST', body: '', headers: { 'Content-Type': 'text/plain' } });
+      sdkFetch(app, `/agents/import?${new URLSearchParams({ 'from-example': name })}`, {
+        method: 'POST',
+        body: '',
+        headers: { 'Content-Type': 'text/plain' },
+      });
     const jokes = await importExample('dad-jokes-agent');
     assert.equal(jokes.name, 'Dad Jokes Agent');
     assert.match(jokes.system_prompt, /^You tell dad jokes\./);
@@ -199,7 +273,11 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
     assert.ok(catalogue.total >= 3 && catalogue.total === catalogue.data.length);
     for (const example of catalogue.data) {
       const agent = await importExample(example.name);
-      assert.deepEqual([agent.name, agent.description, agent.tags], [example.agent_name, example.description, example.tags], `${example.name} imports`);
+      assert.deepEqual(
+        [agent.name, agent.description, agent.tags],
+        [example.agent_name, example.description, example.tags],
+        `${example.name} imports`,
+      );
     }
   });
 
@@ -272,16 +350,26 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
     await writer;
 
     const last = await app.app.services.bus.events.lastSequence(sid);
-    assert.deepEqual(yielded.map((e) => e.sequence), Array.from({ length: last }, (_, i) => i + 1), 'every event exactly once, in order');
+    assert.deepEqual(
+      yielded.map((e) => e.sequence),
+      Array.from({ length: last }, (_, i) => i + 1),
+      'every event exactly once, in order',
+    );
     assert.ok(graceful >= 2, `the stream cycled ${graceful} times`);
     const cycles = reads.flatMap((r, i) => (r.events.includes('disconnecting') ? [i] : []));
     assert.equal(cycles.length, graceful);
     for (const i of cycles) {
       assert.deepEqual(reads[i]!.events, ['disconnecting'], 'a read of its own');
       const before = reads.slice(0, i).findLast((r) => r.events.some((e) => e !== 'connected'));
-      if (before) assert.ok(reads[i]!.at - before.at >= QUIET_MS * 0.8, `quiet gap of ${Math.round(reads[i]!.at - before.at)} ms before disconnecting`);
+      if (before)
+        assert.ok(
+          reads[i]!.at - before.at >= QUIET_MS * 0.8,
+          `quiet gap of ${Math.round(reads[i]!.at - before.at)} ms before disconnecting`,
+        );
     }
-    const gaps = cycles.map((i) => Math.round(reads[i]!.at - (reads.slice(0, i).findLast((r) => r.events.some((e) => e !== 'connected'))?.at ?? NaN)));
+    const gaps = cycles.map((i) =>
+      Math.round(reads[i]!.at - (reads.slice(0, i).findLast((r) => r.events.some((e) => e !== 'connected'))?.at ?? NaN)),
+    );
     t.diagnostic(`${graceful} cycles over ${last} events; event-free gap before each disconnecting: ${gaps.join(', ')} ms`);
   });
 });

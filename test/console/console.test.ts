@@ -61,25 +61,27 @@ describe('web console (chromium)', () => {
     await page.fill('input[name=key]', 'not-a-key');
     await page.click('form button[type=submit]');
     await page.waitForSelector('[role=alert]');
-    assert.match(await page.textContent('[role=alert]') ?? '', /Unauthorized/);
+    assert.match((await page.textContent('[role=alert]')) ?? '', /Unauthorized/);
 
     await page.fill('input[name=key]', app.adminKey);
     await page.click('form button[type=submit]');
     await page.waitForSelector('[data-testid=who]');
-    assert.match(await page.textContent('[data-testid=who]') ?? '', /admin@localhost \(admin/);
+    assert.match((await page.textContent('[data-testid=who]')) ?? '', /admin@localhost \(admin/);
     await page.reload();
     await page.waitForSelector('[data-testid=who]'); // the key is kept for the tab
     await page.click('text=Sign out');
     await page.waitForSelector('input[name=key]');
 
-    const user = await app.request('POST', '/v1/users', { body: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada', role: 'member' } });
+    const user = await app.request('POST', '/v1/users', {
+      body: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada', role: 'member' },
+    });
     assert.equal(user.status, 201, user.text);
     await page.click('text=Email and password');
     await page.fill('input[name=email]', 'ada@example.com');
     await page.fill('input[name=password]', 'correct horse battery');
     await page.click('form button[type=submit]');
     await page.waitForSelector('[data-testid=who]');
-    assert.match(await page.textContent('[data-testid=who]') ?? '', /ada@example.com \(member/);
+    assert.match((await page.textContent('[data-testid=who]')) ?? '', /ada@example.com \(member/);
     assert.equal(await page.locator('text=Providers & models').count(), 0, 'no admin view for members');
     await context.close();
   });
@@ -91,15 +93,28 @@ describe('web console (chromium)', () => {
     await page.fill('input[name=name]', 'Clock');
     await page.fill('textarea[name=system_prompt]', 'You tell the time.');
     await page.check('input[value=current_time]');
-    await page.fill('textarea[name=client_tools]', JSON.stringify([{ name: 'ask_user', description: 'Ask the user', parameters: { type: 'object', properties: { q: { type: 'string' } } } }]));
+    await page.fill(
+      'textarea[name=client_tools]',
+      JSON.stringify([
+        { name: 'ask_user', description: 'Ask the user', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+      ]),
+    );
     await page.click('text=Preview');
     await page.waitForSelector('[data-testid=agent-preview]');
-    const preview = await page.textContent('[data-testid=agent-preview]') ?? '';
+    const preview = (await page.textContent('[data-testid=agent-preview]')) ?? '';
     assert.match(preview, /get_current_time/);
     assert.match(preview, /ask_user/);
     await page.click('text=Create agent');
     await page.locator('text=Export as Markdown').or(page.locator('[role=alert]')).first().waitFor();
-    assert.equal(await page.locator('[role=alert]').count(), 0, (await page.locator('[role=alert]').first().textContent().catch(() => '')) ?? '');
+    assert.equal(
+      await page.locator('[role=alert]').count(),
+      0,
+      (await page
+        .locator('[role=alert]')
+        .first()
+        .textContent()
+        .catch(() => '')) ?? '',
+    );
     assert.match(page.url(), /#\/agents\/[0-9a-f-]{36}$/);
     const agentId = page.url().split('/').at(-1)!;
     const stored = await app.request('GET', `/v1/agents/${agentId}`);
@@ -125,7 +140,12 @@ describe('web console (chromium)', () => {
   });
 
   it('chat: streams the reply, shows thinking, a server tool call with its result, answers a client tool, and cancels', async () => {
-    const agentId = await createAgentViaApi({ capabilities: ['current_time'], client_tools: [{ name: 'ask_user', description: 'Ask the user', parameters: { type: 'object', properties: { q: { type: 'string' } } } }] });
+    const agentId = await createAgentViaApi({
+      capabilities: ['current_time'],
+      client_tools: [
+        { name: 'ask_user', description: 'Ask the user', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+      ],
+    });
     const sessionId = await createSessionViaApi(agentId);
     const page = await signedInPage();
     await page.goto(`${app.url}/console/#/sessions/${sessionId}/chat`);
@@ -137,11 +157,11 @@ describe('web console (chromium)', () => {
     await tool.waitFor();
     await page.waitForSelector('li.tool[data-tool-name=get_current_time][data-status=success]');
     await tool.locator('summary').click();
-    assert.match(await tool.locator('.result').textContent() ?? '', /"utc"/);
+    assert.match((await tool.locator('.result').textContent()) ?? '', /"utc"/);
     const reply = page.locator('li.msg.agent[data-streaming=false] .reply').last();
     await reply.waitFor();
-    assert.match(await reply.textContent() ?? '', /^Received 1 tool result/);
-    assert.match(await page.locator('.thinking').first().textContent() ?? '', /thought1 thought2 thought3/);
+    assert.match((await reply.textContent()) ?? '', /^Received 1 tool result/);
+    assert.match((await page.locator('.thinking').first().textContent()) ?? '', /thought1 thought2 thought3/);
 
     // Deltas render while the reply is still streaming.
     await send(page, '@tokens 200 delay=40'); // 8 s: room to see it half-way on a loaded machine
@@ -157,7 +177,7 @@ describe('web console (chromium)', () => {
     await send(page, '@tool ask_user {"q":"favourite colour?"}');
     const prompt = page.locator('[data-testid=client-tool-prompt]');
     await prompt.waitFor();
-    assert.match(await prompt.textContent() ?? '', /favourite colour\?/);
+    assert.match((await prompt.textContent()) ?? '', /favourite colour\?/);
     await prompt.locator('textarea').fill('"blue"');
     await prompt.locator('text=Send result').click();
     await prompt.waitFor({ state: 'detached' });
@@ -181,7 +201,9 @@ describe('web console (chromium)', () => {
     // Events timeline: reload while deltas flow, then let streams cycle and tokens expire.
     await page.goto(`${app.url}/console/#/sessions/${sessionId}/events`);
     await page.waitForSelector('[data-testid=feed-state]:has-text("live")');
-    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: '@tokens 150 delay=60' }] } } });
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: '@tokens 150 delay=60' }] } },
+    });
     assert.equal(sent.status, 201, sent.text);
     await page.waitForSelector('li[data-type="output.message.delta"]');
     await page.reload();
@@ -189,13 +211,21 @@ describe('web console (chromium)', () => {
     const before = sseOpened();
     await page.waitForTimeout(5_000); // at least two stream cycles and one expired token
     assert.ok(sseOpened() >= before + 2, `the stream cycled (${sseOpened() - before} reconnects)`);
-    const second = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: 'after the cycles' }] } } });
+    const second = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: 'after the cycles' }] } },
+    });
     assert.equal(second.status, 201);
     await page.locator('li[data-type="turn.completed"]').nth(1).waitFor({ timeout: 30_000 });
     await page.waitForTimeout(300);
-    const rendered = await page.$$eval('[data-testid=timeline] li[data-event-id]', (els) => els.map((el) => el.getAttribute('data-event-id')!));
+    const rendered = await page.$$eval('[data-testid=timeline] li[data-event-id]', (els) =>
+      els.map((el) => el.getAttribute('data-event-id')!),
+    );
     assert.equal(new Set(rendered).size, rendered.length, 'no event rendered twice');
-    assert.deepEqual(rendered, (await serverEvents(sessionId)).map((e) => e.id), 'every stored event, in order');
+    assert.deepEqual(
+      rendered,
+      (await serverEvents(sessionId)).map((e) => e.id),
+      'every stored event, in order',
+    );
     assert.equal(await page.textContent('[data-testid=duplicates]'), '0', 'the service never sent an event twice after a resume');
 
     // Chat: reload mid-reply; the finished reply is the stored one (no repeated deltas).
@@ -222,7 +252,9 @@ describe('web console (chromium)', () => {
 async function waitForStreaming(page: Page): Promise<void> {
   const streaming = page.locator('li.msg.agent[data-streaming=true] .reply');
   await streaming.waitFor().catch(async (err) => {
-    const replies = await page.locator('li.msg.agent').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-streaming')}:${(el.textContent ?? '').length}`));
+    const replies = await page
+      .locator('li.msg.agent')
+      .evaluateAll((els) => els.map((el) => `${el.getAttribute('data-streaming')}:${(el.textContent ?? '').length}`));
     console.log('not seen streaming:', await page.locator('[data-testid=feed-state]').textContent(), replies.join(' '));
     throw err;
   });
@@ -235,7 +267,19 @@ async function send(page: Page, text: string): Promise<void> {
   await page.fill('textarea[name=text]', text);
   await page.click('form.composer button[type=submit]');
   // Sent once the message is back through the stream (its input.message event).
-  await users.nth(before).waitFor({ timeout: 30_000 }).catch(async (err) => {
-    throw new Error(`the message was not sent: ${(await page.locator('[role=alert]').first().textContent({ timeout: 1000 }).catch(() => '')) ?? ''}`, { cause: err });
-  });
+  await users
+    .nth(before)
+    .waitFor({ timeout: 30_000 })
+    .catch(async (err) => {
+      throw new Error(
+        `the message was not sent: ${
+          (await page
+            .locator('[role=alert]')
+            .first()
+            .textContent({ timeout: 1000 })
+            .catch(() => '')) ?? ''
+        }`,
+        { cause: err },
+      );
+    });
 }

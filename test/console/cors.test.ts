@@ -62,7 +62,14 @@ describe('CORS from a page on another origin (chromium)', () => {
     const agent = await app.request('POST', '/v1/agents', { body: { name: 'cors', system_prompt: 'x' } });
     const session = await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id } });
     const sessionId: string = session.body.id;
-    assert.equal((await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: 'hello' }] } } })).status, 201);
+    assert.equal(
+      (
+        await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+          body: { message: { content: [{ type: 'text', text: 'hello' }] } },
+        })
+      ).status,
+      201,
+    );
     const events = async () => (await app.request('GET', `/v1/sessions/${sessionId}/events`)).body.data as { id: string; type: string }[];
     for (let i = 0; !(await events()).some((e) => e.type === 'turn.completed'); i++) {
       assert.ok(i < 100, 'the turn completes');
@@ -75,7 +82,9 @@ describe('CORS from a page on another origin (chromium)', () => {
     const page = await browser.newPage();
     const run = async (origin: string) => {
       await page.goto(`${origin}/`);
-      return page.evaluate(browserChecks({ service: app.url, key: app.adminKey, agentId: agent.body.id, sessionId, firstId, token: await token() })) as Promise<Record<string, Record<string, unknown>>>;
+      return page.evaluate(
+        browserChecks({ service: app.url, key: app.adminKey, agentId: agent.body.id, sessionId, firstId, token: await token() }),
+      ) as Promise<Record<string, Record<string, unknown>>>;
     };
 
     const allowed = await run(listed);
@@ -88,12 +97,18 @@ describe('CORS from a page on another origin (chromium)', () => {
     assert.equal(allowed['stream']!['replayedFirst'], false, 'Last-Event-ID is honoured: the named event is not sent again');
     assert.deepEqual(allowed['eventSource'], { type: 'session.created', lastEventId: firstId });
     const preflights = app.logs.filter((l) => l.includes('"method":"OPTIONS"'));
-    assert.ok(preflights.some((l) => l.includes('"status":204')), 'the browser sent preflights and they were allowed');
+    assert.ok(
+      preflights.some((l) => l.includes('"status":204')),
+      'the browser sent preflights and they were allowed',
+    );
 
     const blocked = await run(unlisted);
     assert.match(String(blocked['me']!['error']), /TypeError: Failed to fetch/, JSON.stringify(blocked));
     assert.match(String(blocked['stream']!['error']), /TypeError: Failed to fetch/);
     assert.deepEqual(blocked['eventSource'], { error: 'closed' });
-    assert.ok(app.logs.some((l) => l.includes('"method":"OPTIONS"') && l.includes('"status":403')), 'the preflight of the unlisted origin was refused');
+    assert.ok(
+      app.logs.some((l) => l.includes('"method":"OPTIONS"') && l.includes('"status":403')),
+      'the preflight of the unlisted origin was refused',
+    );
   });
 });

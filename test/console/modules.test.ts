@@ -29,11 +29,25 @@ describe('console modules', () => {
     ];
     let view = foldTranscript(events);
     assert.equal(view.running, true);
-    assert.deepEqual(view.items.map((i: { kind: string }) => i.kind), ['user', 'agent']);
-    assert.deepEqual({ text: view.items[1].text, thinking: view.items[1].thinking, streaming: view.items[1].streaming }, { text: 'Hello', thinking: 'hmm', streaming: true });
+    assert.deepEqual(
+      view.items.map((i: { kind: string }) => i.kind),
+      ['user', 'agent'],
+    );
+    assert.deepEqual(
+      { text: view.items[1].text, thinking: view.items[1].thinking, streaming: view.items[1].streaming },
+      { text: 'Hello', thinking: 'hmm', streaming: true },
+    );
 
     events.push(
-      ev('output.message.completed', { message: { content: [{ type: 'text', text: 'Hello' }, { type: 'tool_call', id: 'c1', name: 'get_current_time', arguments: {} }, { type: 'tool_call', id: 'c2', name: 'ask_user', arguments: { q: '?' } }] } }),
+      ev('output.message.completed', {
+        message: {
+          content: [
+            { type: 'text', text: 'Hello' },
+            { type: 'tool_call', id: 'c1', name: 'get_current_time', arguments: {} },
+            { type: 'tool_call', id: 'c2', name: 'ask_user', arguments: { q: '?' } },
+          ],
+        },
+      }),
       ev('tool.call_requested', { tool_calls: [{ id: 'c2', name: 'ask_user', arguments: { q: '?' } }] }),
       ev('tool.started', { tool_call: { id: 'c1', name: 'get_current_time', arguments: {} } }),
       ev('tool.completed', { tool_call_id: 'c1', tool_name: 'get_current_time', success: true, result: [{ type: 'text', text: '12:00' }] }),
@@ -41,8 +55,17 @@ describe('console modules', () => {
     view = foldTranscript(events);
     assert.equal(view.items[1].streaming, false);
     const tools = view.items.filter((i: { kind: string }) => i.kind === 'tool');
-    assert.deepEqual(tools.map((t: { id: string; status: string; result: string | null }) => [t.id, t.status, t.result]), [['c1', 'success', '12:00'], ['c2', 'waiting', null]]);
-    assert.deepEqual(view.waiting.map((t: { id: string }) => t.id), ['c2']);
+    assert.deepEqual(
+      tools.map((t: { id: string; status: string; result: string | null }) => [t.id, t.status, t.result]),
+      [
+        ['c1', 'success', '12:00'],
+        ['c2', 'waiting', null],
+      ],
+    );
+    assert.deepEqual(
+      view.waiting.map((t: { id: string }) => t.id),
+      ['c2'],
+    );
 
     events.push(ev('turn.cancelled'));
     view = foldTranscript(events);

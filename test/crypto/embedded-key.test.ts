@@ -47,7 +47,12 @@ describe('embedded key', () => {
   test('loadKeyring - env key wins; distributed mode without it refuses; embedded falls back to the file', async () => {
     const dataDir = await tempDir();
     const current = keySpec('env1');
-    const env = await loadKeyring({ mode: 'distributed', DATA_DIR: dataDir, SECRETS_ENCRYPTION_KEY: current, SECRETS_ENCRYPTION_KEY_PREVIOUS: keySpec('env0') });
+    const env = await loadKeyring({
+      mode: 'distributed',
+      DATA_DIR: dataDir,
+      SECRETS_ENCRYPTION_KEY: current,
+      SECRETS_ENCRYPTION_KEY_PREVIOUS: keySpec('env0'),
+    });
     assert.equal(env.source, 'env');
     assert.deepEqual(env.keyring.kids, ['env1', 'env0']);
     await assert.rejects(loadKeyring({ mode: 'distributed', DATA_DIR: dataDir }), KeyFormatError);

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createKeyring, decryptSecret, DecryptionError, encryptSecret, KeyFormatError, parseEnvelope, rewrap, type SecretAad } from '../../src/crypto/index.js';
+import {
+  createKeyring,
+  decryptSecret,
+  DecryptionError,
+  encryptSecret,
+  KeyFormatError,
+  parseEnvelope,
+  rewrap,
+  type SecretAad,
+} from '../../src/crypto/index.js';
 import { keySpec } from './keys.js';
 
 const AAD: SecretAad = { org_id: 'org-1', row_id: 'row-1', purpose: 'llm_provider.api_key' };
@@ -48,7 +57,11 @@ describe('envelope encryption', () => {
 
   test('envelope - a value copied to another row, org or purpose does not open', () => {
     const blob = encryptSecret(ring, 'secret', AAD);
-    for (const other of [{ ...AAD, row_id: 'row-2' }, { ...AAD, org_id: 'org-2' }, { ...AAD, purpose: 'session_secret.value' }]) {
+    for (const other of [
+      { ...AAD, row_id: 'row-2' },
+      { ...AAD, org_id: 'org-2' },
+      { ...AAD, purpose: 'session_secret.value' },
+    ]) {
       assert.throws(() => decryptSecret(ring, blob, other), isFailure('authentication_failed'));
     }
     assert.throws(() => encryptSecret(ring, 'x', { ...AAD, row_id: '' }), TypeError);
@@ -78,7 +91,10 @@ describe('envelope encryption', () => {
   test('envelope - relabelling the kid of a wrapped key fails', () => {
     const both = createKeyring({ current: k2, previous: k1 });
     const blob = encryptSecret(createKeyring({ current: k1 }), 'x', AAD);
-    assert.throws(() => decryptSecret(both, JSON.stringify({ ...parseEnvelope(blob), kid: 'k2' }), AAD), isFailure('authentication_failed'));
+    assert.throws(
+      () => decryptSecret(both, JSON.stringify({ ...parseEnvelope(blob), kid: 'k2' }), AAD),
+      isFailure('authentication_failed'),
+    );
   });
 
   test('keyring - rejects malformed specs without echoing key material', () => {

@@ -48,9 +48,14 @@ describe('key rotation', () => {
   test('rotation - re-wraps old rows to the new kid, skips current ones, reports conflicts and failures', async () => {
     const tampered = sealed(oldRing, 'r4');
     tampered.org_id = 'other-org';
-    const source = memorySource([sealed(oldRing, 'r1'), sealed(newRing, 'r2'), sealed(oldRing, 'r3'), tampered, sealed(oldRing, 'r5')], { conflictOn: 'r5' });
+    const source = memorySource([sealed(oldRing, 'r1'), sealed(newRing, 'r2'), sealed(oldRing, 'r3'), tampered, sealed(oldRing, 'r5')], {
+      conflictOn: 'r5',
+    });
     const [report] = await rotateSecrets(newRing, [source]);
-    assert.deepEqual({ ...report, failed: report!.failed }, { source: 'memory', scanned: 5, rewrapped: 2, current: 1, conflicts: 1, failed: [{ row_id: 'r4', reason: 'authentication_failed' }] });
+    assert.deepEqual(
+      { ...report, failed: report!.failed },
+      { source: 'memory', scanned: 5, rewrapped: 2, current: 1, conflicts: 1, failed: [{ row_id: 'r4', reason: 'authentication_failed' }] },
+    );
     const onlyNew = createKeyring({ current: NEW });
     for (const id of ['r1', 'r2', 'r3']) {
       const row = source.rows.find((r) => r.row_id === id)!;
@@ -77,12 +82,24 @@ describe('key rotation', () => {
         await store.sql('insert into rot_test (id, organization_id, secret_enc) values (?, ?, ?)', [row.row_id, row.org_id, row.blob]);
       }
       await store.sql('insert into rot_test (id, organization_id, secret_enc) values (?, ?, null)', ['id-null', 'org']);
-      const source = createSqlRotationSource(store, { name: 'rot_test', table: 'rot_test', blobColumn: 'secret_enc', purpose: PURPOSE, pageSize: 3 });
+      const source = createSqlRotationSource(store, {
+        name: 'rot_test',
+        table: 'rot_test',
+        blobColumn: 'secret_enc',
+        purpose: PURPOSE,
+        pageSize: 3,
+      });
       const [report] = await rotateSecrets(newRing, [source]);
       assert.equal(report!.scanned, 7);
       assert.equal(report!.rewrapped, 7);
-      const rows = await store.sql<{ id: string; secret_enc: string }>('select id, secret_enc from rot_test where secret_enc is not null order by id');
-      for (const r of rows) assert.equal(decryptSecret(createKeyring({ current: NEW }), r.secret_enc, { org_id: 'org', row_id: r.id, purpose: PURPOSE }), `v-${r.id}`);
+      const rows = await store.sql<{ id: string; secret_enc: string }>(
+        'select id, secret_enc from rot_test where secret_enc is not null order by id',
+      );
+      for (const r of rows)
+        assert.equal(
+          decryptSecret(createKeyring({ current: NEW }), r.secret_enc, { org_id: 'org', row_id: r.id, purpose: PURPOSE }),
+          `v-${r.id}`,
+        );
       assert.equal(await source.write({ row_id: 'id-0', org_id: 'org', purpose: PURPOSE, blob: 'stale' }, 'x'), false);
       assert.throws(() => createSqlRotationSource(store, { name: 'x', table: 'bad; drop', blobColumn: 'c', purpose: 'p' }), TypeError);
     } finally {

@@ -28,10 +28,33 @@ describe('deploy/k8s manifests (scripts/validate-k8s.ts)', () => {
   });
 
   it('a schema violation, an unknown setting, a wrong instance count or probe are each reported', async (t) => {
-    assert.match((await problemsWith(t, 'replicas: 2', 'replicas: two')).join('\n'), /Deployment\/agent-session-service: schema: .*replicas must be integer/);
-    assert.match((await problemsWith(t, '- name: DATABASE_URL', '- name: DATABASE_URI')).join('\n'), /DATABASE_URI is not a setting of the service/);
-    assert.match((await problemsWith(t, 'EXPECTED_INSTANCES: "2"', 'EXPECTED_INSTANCES: "3"')).join('\n'), /EXPECTED_INSTANCES 3 but 2 replicas serve HTTP/);
-    assert.match((await problemsWith(t, /readinessProbe:\n(\s+)httpGet:\n(\s+)path: \/health/, 'readinessProbe:\n$1httpGet:\n$2path: /healthz')).join('\n'), /readinessProbe must GET \/health/);
-    assert.match((await problemsWith(t, 'kind: PodDisruptionBudget\nmetadata:\n  name: agent-session-service\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: agent-session-service', 'kind: PodDisruptionBudget\nmetadata:\n  name: agent-session-service\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: agent-sessions')).join('\n'), /PodDisruptionBudget\/agent-session-service: selector matches no pod template/);
+    assert.match(
+      (await problemsWith(t, 'replicas: 2', 'replicas: two')).join('\n'),
+      /Deployment\/agent-session-service: schema: .*replicas must be integer/,
+    );
+    assert.match(
+      (await problemsWith(t, '- name: DATABASE_URL', '- name: DATABASE_URI')).join('\n'),
+      /DATABASE_URI is not a setting of the service/,
+    );
+    assert.match(
+      (await problemsWith(t, 'EXPECTED_INSTANCES: "2"', 'EXPECTED_INSTANCES: "3"')).join('\n'),
+      /EXPECTED_INSTANCES 3 but 2 replicas serve HTTP/,
+    );
+    assert.match(
+      (await problemsWith(t, /readinessProbe:\n(\s+)httpGet:\n(\s+)path: \/health/, 'readinessProbe:\n$1httpGet:\n$2path: /healthz')).join(
+        '\n',
+      ),
+      /readinessProbe must GET \/health/,
+    );
+    assert.match(
+      (
+        await problemsWith(
+          t,
+          'kind: PodDisruptionBudget\nmetadata:\n  name: agent-session-service\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: agent-session-service',
+          'kind: PodDisruptionBudget\nmetadata:\n  name: agent-session-service\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: agent-sessions',
+        )
+      ).join('\n'),
+      /PodDisruptionBudget\/agent-session-service: selector matches no pod template/,
+    );
   });
 });

@@ -17,19 +17,26 @@ interface Rule {
   annotations: { summary: string; description?: string };
 }
 
-const alerts = (parseYaml(readFileSync(new URL('alerts.yaml', DIR), 'utf8')) as { groups: { name: string; rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+const alerts = (
+  parseYaml(readFileSync(new URL('alerts.yaml', DIR), 'utf8')) as { groups: { name: string; rules: Rule[] }[] }
+).groups.flatMap((g) => g.rules);
 const dashboard = JSON.parse(readFileSync(new URL('grafana-dashboard.json', DIR), 'utf8')) as {
   uid: string;
   templating: { list: { name: string; query?: unknown }[] };
   panels: { id: number; type: string; title: string; datasource?: unknown; targets?: { expr: string; refId: string }[] }[];
 };
-const prometheusConfig = parseYaml(readFileSync(new URL('prometheus.yaml', DIR), 'utf8')) as { rule_files: string[]; scrape_configs: { job_name: string }[] };
+const prometheusConfig = parseYaml(readFileSync(new URL('prometheus.yaml', DIR), 'utf8')) as {
+  rule_files: string[];
+  scrape_configs: { job_name: string }[];
+};
 
 /** Every PromQL expression of the alert rules and the dashboard (panels and variables), with where it is. */
 const expressions: { where: string; expr: string }[] = [
   ...alerts.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })),
   ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `panel "${p.title}" ${t.refId}`, expr: t.expr }))),
-  ...dashboard.templating.list.filter((v) => typeof v.query === 'string' && v.query.includes('(')).map((v) => ({ where: `variable ${v.name}`, expr: String(v.query) })),
+  ...dashboard.templating.list
+    .filter((v) => typeof v.query === 'string' && v.query.includes('('))
+    .map((v) => ({ where: `variable ${v.name}`, expr: String(v.query) })),
 ];
 
 /** Labels Prometheus adds to every series itself (target labels), and the histogram bucket label. */
@@ -66,7 +73,10 @@ describe('deploy/monitoring: the dashboard and alert rules', () => {
     }
     assert.deepEqual(prometheusConfig.rule_files, ['alerts.yaml']);
     const job = prometheusConfig.scrape_configs[0]!.job_name;
-    assert.ok(alerts.some((r) => r.expr.includes(`job="${job}"`)), 'the up alert names the scrape job');
+    assert.ok(
+      alerts.some((r) => r.expr.includes(`job="${job}"`)),
+      'the up alert names the scrape job',
+    );
   });
 
   it('grafana-dashboard.json - panels with unique ids, a datasource and at least one query; balanced expressions', () => {
@@ -79,7 +89,11 @@ describe('deploy/monitoring: the dashboard and alert rules', () => {
       assert.ok(p.targets?.length, p.title);
     }
     for (const { where, expr } of expressions) {
-      for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']] as const) {
+      for (const [open, close] of [
+        ['(', ')'],
+        ['{', '}'],
+        ['[', ']'],
+      ] as const) {
         assert.equal(expr.split(open).length, expr.split(close).length, `${where}: unbalanced ${open}${close} in ${expr}`);
       }
     }
@@ -115,7 +129,10 @@ describe('deploy/monitoring: the dashboard and alert rules', () => {
         for (const label of list!.split(',').map((l) => l.trim())) {
           if (TARGET_LABELS.has(label)) continue;
           const families = names.filter((n) => !PROMETHEUS_OWN.has(n)).map((n) => familyOf(s, n)!.family);
-          assert.ok(families.some((f) => hasLabel(s, f, label)), `${where}: no metric of "${expr}" has the label ${label}`);
+          assert.ok(
+            families.some((f) => hasLabel(s, f, label)),
+            `${where}: no metric of "${expr}" has the label ${label}`,
+          );
         }
       }
     }

@@ -39,10 +39,23 @@ describe('event catalogue', () => {
   it('every event a real turn writes matches its catalogue schema, and a malformed one does not', async (t) => {
     const app = await startTestApp(t);
     const validate = eventValidator();
-    const clientTool = { name: 'ask_user', description: 'Ask the user', parameters: { type: 'object', properties: { question: { type: 'string' } } } };
+    const clientTool = {
+      name: 'ask_user',
+      description: 'Ask the user',
+      parameters: { type: 'object', properties: { question: { type: 'string' } } },
+    };
     const { id } = await createSession(app, { capabilities: ['current_time'], client_tools: [clientTool] });
     // Thinking, a tool that succeeds, one that fails (unknown time zone), then the final answer.
-    assert.equal((await sendMessage(app, id, '@think 3\n@tool get_current_time {"timezone":"UTC"}\n@tool get_current_time {"timezone":"Nowhere/Atlantis"}')).status, 201);
+    assert.equal(
+      (
+        await sendMessage(
+          app,
+          id,
+          '@think 3\n@tool get_current_time {"timezone":"UTC"}\n@tool get_current_time {"timezone":"Nowhere/Atlantis"}',
+        )
+      ).status,
+      201,
+    );
     await waitForEvent(app, id, 'session.idled');
     // A failed turn, then a client tool the caller must run.
     assert.equal((await sendMessage(app, id, '@fail auth')).status, 201);

@@ -61,7 +61,10 @@ describe('session hub - replays served from memory', () => {
 
   async function sessionWithHistory(n: number): Promise<{ sessionId: string; ids: string[] }> {
     const sessionId = newId();
-    const r = await bus.events.append(sessionId, Array.from({ length: n }, (_, i) => ({ type: 'input.message', data: { i } })));
+    const r = await bus.events.append(
+      sessionId,
+      Array.from({ length: n }, (_, i) => ({ type: 'input.message', data: { i } })),
+    );
     assert.ok(r.ok);
     return { sessionId, ids: r.events.map((e) => e.id) };
   }

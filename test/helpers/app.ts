@@ -58,20 +58,23 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
   // A server of this process may require TLS (NATS_TEST_SECURE=1): its files go with its URL.
   const envNatsUrl = typeof opts.env?.['NATS_URL'] === 'string' ? opts.env['NATS_URL'] : undefined;
   const nats = envNatsUrl ?? natsUrl;
-  const config = loadConfig({}, {
-    PORT: 0,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
-    // Instances sharing a database share the secrets key (the stored JWT signing key is sealed with it).
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
-    ...(nats ? natsServiceEnv(nats) : {}),
-    // The fake LLM vendors of the tests listen on loopback; a test overrides this to check the refusal.
-    LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost,::1',
-    // Every reply of every test is checked against the API document's schema for its status.
-    RESPONSE_VALIDATION: true,
-    ...opts.env,
-  });
+  const config = loadConfig(
+    {},
+    {
+      PORT: 0,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
+      // Instances sharing a database share the secrets key (the stored JWT signing key is sealed with it).
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY } : {}),
+      ...(nats ? natsServiceEnv(nats) : {}),
+      // The fake LLM vendors of the tests listen on loopback; a test overrides this to check the refusal.
+      LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost,::1',
+      // Every reply of every test is checked against the API document's schema for its status.
+      RESPONSE_VALIDATION: true,
+      ...opts.env,
+    },
+  );
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -92,4 +95,3 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     request: (method, path, ro = {}) => request(url, method, path, { key: TEST_ADMIN_KEY, ...ro }),
   };
 }
-

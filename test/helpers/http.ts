@@ -14,7 +14,12 @@ export interface TestResponse {
 }
 
 /** One HTTP request with fetch; JSON bodies are parsed when the response is JSON. */
-export async function request(base: string, method: string, path: string, { body, raw, key, headers = {} }: RequestOptions = {}): Promise<TestResponse> {
+export async function request(
+  base: string,
+  method: string,
+  path: string,
+  { body, raw, key, headers = {} }: RequestOptions = {},
+): Promise<TestResponse> {
   const h: Record<string, string> = { ...headers };
   if (key) h['authorization'] = `Bearer ${key}`;
   let payload: string | Uint8Array | undefined = raw;

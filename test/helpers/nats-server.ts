@@ -148,7 +148,9 @@ function securityLines(sec: Security): string[] {
   const lines: string[] = [];
   if (sec.pki) {
     const p = sec.pki;
-    lines.push(`tls { cert_file: "${p.serverCertFile}", key_file: "${p.serverKeyFile}", ca_file: "${p.caFile}", verify: true, timeout: 5 }`);
+    lines.push(
+      `tls { cert_file: "${p.serverCertFile}", key_file: "${p.serverKeyFile}", ca_file: "${p.caFile}", verify: true, timeout: 5 }`,
+    );
   }
   if (sec.user) lines.push(`authorization { users: [ { user: ${sec.user.user}, password: "${sec.user.pass}" } ] }`);
   if (sec.config) lines.push(sec.config);
@@ -181,7 +183,10 @@ function writeConfig(spec: Omit<NodeSpec, 'config'>, sec: Security, cluster?: { 
 }
 
 /** nats.js connect options for `server` (its URL's credentials and TLS files), as the service builds them. */
-export async function natsClientOptions(server: Pick<NatsServer, 'url' | 'auth'>, extra: Partial<NodeConnectionOptions> = {}): Promise<NodeConnectionOptions> {
+export async function natsClientOptions(
+  server: Pick<NatsServer, 'url' | 'auth'>,
+  extra: Partial<NodeConnectionOptions> = {},
+): Promise<NodeConnectionOptions> {
   return { ...(await natsConnectOptions(server.url, server.auth)), ...extra };
 }
 
@@ -289,7 +294,9 @@ async function waitMetaQuorum(nodes: { jsz(): Promise<MetaCluster | undefined> }
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const metas = await Promise.all(nodes.map((x) => x.jsz()));
-    const full = metas.some((m) => m?.leader && m.replicas?.length === nodes.length - 1 && m.replicas.every((r) => r.current && !r.offline));
+    const full = metas.some(
+      (m) => m?.leader && m.replicas?.length === nodes.length - 1 && m.replicas.every((r) => r.current && !r.offline),
+    );
     if (full) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -348,7 +355,13 @@ export async function startNatsCluster(n = 3, opts: NatsServerOptions & { attemp
     const bases = await Promise.all(Array.from({ length: n }, (_, i) => nodeSpec(dir, `n${i + 1}`)));
     const routePorts = await Promise.all(bases.map(() => freePort()));
     nodes = bases.map((b, i) =>
-      managed(bin, { ...b, config: writeConfig(b, sec, { name: clusterName, port: routePorts[i]!, routes: routePorts }) }, sec, readyTimeoutMs, false),
+      managed(
+        bin,
+        { ...b, config: writeConfig(b, sec, { name: clusterName, port: routePorts[i]!, routes: routePorts }) },
+        sec,
+        readyTimeoutMs,
+        false,
+      ),
     );
     try {
       // Start all first: a node is only healthy once JetStream has a meta leader, which needs a quorum.

@@ -28,7 +28,8 @@ type KeyValue = { key: string; value: AnyValue };
 
 function attrs(list: KeyValue[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value } of list ?? []) out[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.boolValue ?? value.doubleValue);
+  for (const { key, value } of list ?? [])
+    out[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
   return out;
 }
 

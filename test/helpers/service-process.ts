@@ -24,7 +24,12 @@ process.once('exit', () => {
 });
 
 /** Spawns `entry` (default src/main.ts) of the checkout at `cwd` (default this one) with tsx and the given environment on top of PATH and HOME. */
-export function spawnService(env: Record<string, string>, t: { after(fn: () => unknown): void }, entry = 'src/main.ts', cwd = ROOT): ServiceProcess {
+export function spawnService(
+  env: Record<string, string>,
+  t: { after(fn: () => unknown): void },
+  entry = 'src/main.ts',
+  cwd = ROOT,
+): ServiceProcess {
   const proc = spawn(process.execPath, ['--experimental-async-context-frame', '--import', 'tsx', entry], {
     cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },

@@ -14,13 +14,27 @@ export function createSqlSession(app: TestApp, key?: string): Promise<string> {
  * (which creates the database on first use) or `@tool sql_query {...}`. Resolves with the tool
  * outcome once the turn has ended.
  */
-export async function runSql(app: TestApp, sessionId: string, sql: string, { tool = 'sql_execute', database = 'main', params, timeoutMs, key }: {
-  tool?: 'sql_execute' | 'sql_query';
-  database?: string;
-  params?: (string | number | boolean | null)[];
-  timeoutMs?: number;
-  key?: string;
-} = {}): Promise<ToolOutcome> {
-  const [outcome] = await runTools(app, sessionId, [[tool, { database, sql, ...(params ? { params } : {}) }]], { ...(timeoutMs ? { timeoutMs } : {}), ...(key ? { key } : {}) });
+export async function runSql(
+  app: TestApp,
+  sessionId: string,
+  sql: string,
+  {
+    tool = 'sql_execute',
+    database = 'main',
+    params,
+    timeoutMs,
+    key,
+  }: {
+    tool?: 'sql_execute' | 'sql_query';
+    database?: string;
+    params?: (string | number | boolean | null)[];
+    timeoutMs?: number;
+    key?: string;
+  } = {},
+): Promise<ToolOutcome> {
+  const [outcome] = await runTools(app, sessionId, [[tool, { database, sql, ...(params ? { params } : {}) }]], {
+    ...(timeoutMs ? { timeoutMs } : {}),
+    ...(key ? { key } : {}),
+  });
   return outcome!;
 }

@@ -24,7 +24,10 @@ export interface SseConnection {
 }
 
 /** A streaming SSE client on fetch + eventsource-parser: what a browser EventSource would see. */
-export async function openSse(url: string, { key, headers = {} }: { key?: string | null; headers?: Record<string, string> } = {}): Promise<SseConnection> {
+export async function openSse(
+  url: string,
+  { key, headers = {} }: { key?: string | null; headers?: Record<string, string> } = {},
+): Promise<SseConnection> {
   const ac = new AbortController();
   const h: Record<string, string> = { accept: 'text/event-stream', ...headers };
   if (key) h['authorization'] = `Bearer ${key}`;

@@ -61,7 +61,11 @@ test('client address - TRUST_PROXY values that cannot be read are refused, namin
   assert.equal(parseTrustedProxies(''), null);
   assert.equal(parseTrustedProxies(' , '), null);
   for (const bad of ['yes', '10.0.0.0/33', '10.0.0/8', '::1/129', '10.0.0.0/8/1', '10.0.0.0/', 'loopback,nginx']) {
-    assert.throws(() => parseTrustedProxies(bad), (err: Error) => err instanceof RangeError && /not an IP, a CIDR/.test(err.message), bad);
+    assert.throws(
+      () => parseTrustedProxies(bad),
+      (err: Error) => err instanceof RangeError && /not an IP, a CIDR/.test(err.message),
+      bad,
+    );
   }
   assert.throws(() => parseTrustedProxies('loopback,nginx'), /: nginx$/);
 });

@@ -7,7 +7,13 @@ import { loadConfig } from '../../src/config.js';
 const ALLOWED = 'https://console.example';
 const OTHER = 'https://evil.example';
 
-const methodsOf = (h: Headers, name: string) => new Set((h.get(name) ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const methodsOf = (h: Headers, name: string) =>
+  new Set(
+    (h.get(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
 async function preflight(app: TestApp, path: string, origin: string, method = 'GET') {
   return fetch(app.url + path, {
@@ -44,12 +50,16 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
       assert.deepEqual(methodsOf(res.headers, 'access-control-allow-methods'), new Set(methods), path);
       assert.deepEqual(methodsOf(res.headers, 'allow'), new Set([...methods, 'OPTIONS']), path);
       const allowHeaders = methodsOf(res.headers, 'access-control-allow-headers');
-      for (const h of ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key']) assert.ok(allowHeaders.has(h), `${path}: ${h}`);
+      for (const h of ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key'])
+        assert.ok(allowHeaders.has(h), `${path}: ${h}`);
       assert.ok(Number(res.headers.get('access-control-max-age')) > 0, path);
       assert.equal(res.headers.get('access-control-allow-credentials'), null, path);
     }
     // The second listed origin works too; an unknown path is still 404.
-    assert.equal((await preflight(app, '/v1/agents', 'http://localhost:5173')).headers.get('access-control-allow-origin'), 'http://localhost:5173');
+    assert.equal(
+      (await preflight(app, '/v1/agents', 'http://localhost:5173')).headers.get('access-control-allow-origin'),
+      'http://localhost:5173',
+    );
     assert.equal((await preflight(app, '/v1/nowhere', ALLOWED)).status, 404);
     // A plain OPTIONS (no preflight) learns the methods and nothing about CORS beyond the origin.
     const plain = await fetch(`${app.url}/v1/agents`, { method: 'OPTIONS' });
@@ -57,7 +67,10 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
     assert.deepEqual(methodsOf(plain.headers, 'allow'), new Set(['GET', 'POST', 'OPTIONS']));
     assert.equal(plain.headers.get('access-control-allow-methods'), null);
     // Other methods' 405 lists OPTIONS too, since it is answered.
-    assert.deepEqual(methodsOf((await app.request('DELETE', '/v1/agents', { key: app.adminKey })).headers, 'allow'), new Set(['GET', 'POST', 'OPTIONS']));
+    assert.deepEqual(
+      methodsOf((await app.request('DELETE', '/v1/agents', { key: app.adminKey })).headers, 'allow'),
+      new Set(['GET', 'POST', 'OPTIONS']),
+    );
   });
 
   it('refuses preflights from other origins with 403 and no allow headers', async (t) => {
@@ -86,7 +99,10 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
     assert.equal(denied.headers.get('access-control-allow-origin'), ALLOWED);
 
     const ac = new AbortController();
-    const sse = await fetch(`${app.url}/v1/sessions/${sessionId}/sse`, { headers: { origin: ALLOWED, authorization: `Bearer ${app.adminKey}`, accept: 'text/event-stream' }, signal: ac.signal });
+    const sse = await fetch(`${app.url}/v1/sessions/${sessionId}/sse`, {
+      headers: { origin: ALLOWED, authorization: `Bearer ${app.adminKey}`, accept: 'text/event-stream' },
+      signal: ac.signal,
+    });
     assert.equal(sse.status, 200);
     assert.equal(sse.headers.get('content-type'), 'text/event-stream');
     assert.equal(sse.headers.get('access-control-allow-origin'), ALLOWED);
@@ -101,7 +117,11 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     assert.equal(pre.headers.get('access-control-allow-credentials'), null);
-    const actual = await app.request('POST', '/v1/agents', { key: app.adminKey, headers: { origin: OTHER }, body: { name: 'x', system_prompt: 'p' } });
+    const actual = await app.request('POST', '/v1/agents', {
+      key: app.adminKey,
+      headers: { origin: OTHER },
+      body: { name: 'x', system_prompt: 'p' },
+    });
     assert.equal(actual.status, 201);
     assert.equal(actual.headers.get('access-control-allow-origin'), '*');
     assert.equal(actual.headers.get('access-control-allow-credentials'), null);

@@ -25,7 +25,10 @@ function sharedApp(mode: TestMode, opts: { databaseUrl?: () => string } = {}): (
   const cleanups: (() => unknown)[] = [];
   let app: TestApp | undefined;
   before(async () => {
-    app = await startTestApp({ after: (fn) => cleanups.push(fn) }, { mode, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl() } : {}) });
+    app = await startTestApp(
+      { after: (fn) => cleanups.push(fn) },
+      { mode, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl() } : {}) },
+    );
   });
   after(async () => {
     for (const fn of cleanups.reverse()) await fn();
@@ -129,7 +132,10 @@ function suite(mode: TestMode) {
       assert.equal((await keys.begin(orgId, 'purge-me', 'fp')).kind, 'replay');
       await new Promise((r) => setTimeout(r, 2_100));
       assert.ok((await keys.purgeExpired()) >= 1);
-      const rows = await app.app.services.store.sql(`select 1 from idempotency_keys where organization_id = ? and key = ?`, [orgId, 'purge-me']);
+      const rows = await app.app.services.store.sql(`select 1 from idempotency_keys where organization_id = ? and key = ?`, [
+        orgId,
+        'purge-me',
+      ]);
       assert.equal(rows.length, 0);
       assert.equal((await keys.begin(orgId, 'purge-me', 'other')).kind, 'new', 'an expired key is free for any request');
     });
@@ -150,9 +156,15 @@ function suite(mode: TestMode) {
         const doc = (await request(shared().url, 'GET', '/api-doc/openapi.json')).body;
         for (const path of ['/v1/agents', '/v1/sessions', '/v1/sessions/{id}/messages', '/v1/sessions/{id}/tool-results']) {
           const params = (doc.paths[path].post.parameters ?? []) as { name: string; in: string }[];
-          assert.ok(params.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'), path);
+          assert.ok(
+            params.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'),
+            path,
+          );
         }
-        assert.equal((doc.paths['/v1/sessions'].get.parameters ?? []).some((p: { name: string }) => p.name === 'Idempotency-Key'), false);
+        assert.equal(
+          (doc.paths['/v1/sessions'].get.parameters ?? []).some((p: { name: string }) => p.name === 'Idempotency-Key'),
+          false,
+        );
       });
     }
   });
@@ -160,4 +172,3 @@ function suite(mode: TestMode) {
 
 suite('pglite');
 suite('postgres');
-

@@ -57,21 +57,44 @@ describe('scanJson - one linear pass before JSON.parse', () => {
 const Result = Type.Object({ result: Type.Unknown(), name: Type.Optional(Type.String()) }, { $id: 'Result', additionalProperties: false });
 const routes = defineRoutes([
   {
-    method: 'POST', path: '/v1/items/:id', auth: 'none', summary: 'accepts any JSON result', tags: ['t'],
+    method: 'POST',
+    path: '/v1/items/:id',
+    auth: 'none',
+    summary: 'accepts any JSON result',
+    tags: ['t'],
     schema: { params: Type.Object({ id: Type.String() }), body: Type.Ref('Result'), response: { 200: Type.Object({}) } },
-    async handler(input) { return { status: 200, body: { id: input.params.id, name: input.body.name ?? null } }; },
+    async handler(input) {
+      return { status: 200, body: { id: input.params.id, name: input.body.name ?? null } };
+    },
   },
   {
-    method: 'GET', path: '/v1/items', auth: 'none', summary: 'a paginated list', tags: ['t'],
+    method: 'GET',
+    path: '/v1/items',
+    auth: 'none',
+    summary: 'a paginated list',
+    tags: ['t'],
     schema: {
-      query: Type.Object({ offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }), q: Type.Optional(Type.String()) }),
+      query: Type.Object({
+        offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        q: Type.Optional(Type.String()),
+      }),
       response: { 200: Type.Object({}) },
     },
-    async handler(input) { return { status: 200, body: input.query }; },
+    async handler(input) {
+      return { status: 200, body: input.query };
+    },
   },
   {
-    method: 'GET', path: '/v1/echo-header', auth: 'none', summary: 'echoes a header', tags: ['t'], schema: { response: { 200: Type.Object({}) } },
-    async handler(input) { return { status: 200, body: { value: input.headers['x-note'] ?? null } }; },
+    method: 'GET',
+    path: '/v1/echo-header',
+    auth: 'none',
+    summary: 'echoes a header',
+    tags: ['t'],
+    schema: { response: { 200: Type.Object({}) } },
+    async handler(input) {
+      return { status: 200, body: { value: input.headers['x-note'] ?? null } };
+    },
   },
 ]);
 
@@ -81,18 +104,37 @@ describe('input hygiene through the pipeline (real HTTP)', () => {
   const lines: string[] = [];
 
   before(async () => {
-    const log = createLogger('info', new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }));
+    const log = createLogger(
+      'info',
+      new Writable({
+        write(c, _e, cb) {
+          lines.push(String(c));
+          cb();
+        },
+      }),
+    );
     const router = createRouter(routes);
     const authenticate: Authenticate = async () => ({ org_id: 'o', user_id: 'u', role: 'admin', operator: false, via: 'api_key' });
-    const pipeline = createPipeline({ router, validation: createValidation([ErrorResponse, Result]), authenticate, maxJsonDepth: DEFAULT_MAX_JSON_DEPTH });
-    const server = createHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1_000_000, sse: { heartbeatMs: 1000, cycleMs: 10000, maxBufferBytes: 10000 } }, { log, router, pipeline });
+    const pipeline = createPipeline({
+      router,
+      validation: createValidation([ErrorResponse, Result]),
+      authenticate,
+      maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
+    });
+    const server = createHttpServer(
+      { host: '127.0.0.1', port: 0, maxBodyBytes: 1_000_000, sse: { heartbeatMs: 1000, cycleMs: 10000, maxBufferBytes: 10000 } },
+      { log, router, pipeline },
+    );
     base = `http://127.0.0.1:${await server.listen()}`;
     close = () => server.close(1000);
   });
   after(() => close());
 
   async function expect400(path: string, init: { method?: string; raw?: string; headers?: Record<string, string> } = {}, message?: RegExp) {
-    const r = await request(base, init.method ?? 'GET', path, { raw: init.raw, headers: init.headers ?? (init.raw ? { 'content-type': 'application/json' } : {}) });
+    const r = await request(base, init.method ?? 'GET', path, {
+      raw: init.raw,
+      headers: init.headers ?? (init.raw ? { 'content-type': 'application/json' } : {}),
+    });
     assert.equal(r.status, 400, `${path}: ${r.status} ${r.text}`);
     assert.deepEqual(Object.keys(r.body).sort(), ['error', 'status']);
     assert.equal(r.body.status, 400);
@@ -100,7 +142,20 @@ describe('input hygiene through the pipeline (real HTTP)', () => {
   }
 
   it('numeric query parameters must be finite integers within bounds', async () => {
-    for (const q of ['limit=1e309', 'limit=Infinity', 'limit=-1', 'limit=1.5', 'limit=NaN', 'limit=0', 'limit=101', 'offset=99999999999999999999', 'offset=1e309', 'offset=-1e309', 'offset=-1', 'limit=1&limit=2']) {
+    for (const q of [
+      'limit=1e309',
+      'limit=Infinity',
+      'limit=-1',
+      'limit=1.5',
+      'limit=NaN',
+      'limit=0',
+      'limit=101',
+      'offset=99999999999999999999',
+      'offset=1e309',
+      'offset=-1e309',
+      'offset=-1',
+      'limit=1&limit=2',
+    ]) {
       await expect400(`/v1/items?${q}`, {}, /query\.(limit|offset)/);
     }
     const ok = await request(base, 'GET', '/v1/items?limit=100&offset=2147483647');
@@ -112,7 +167,10 @@ describe('input hygiene through the pipeline (real HTTP)', () => {
     await expect400('/v1/items?a%00=1', {}, /query/);
     await expect400('/v1/items/a%00b', { method: 'POST', raw: '{"result":1}' }, /params\.id/);
     // Invalid UTF-8 in a path segment never becomes a string: the route does not match.
-    assert.equal((await request(base, 'POST', '/v1/items/%ED%A0%80', { raw: '{"result":1}', headers: { 'content-type': 'application/json' } })).status, 404);
+    assert.equal(
+      (await request(base, 'POST', '/v1/items/%ED%A0%80', { raw: '{"result":1}', headers: { 'content-type': 'application/json' } })).status,
+      404,
+    );
     // On the query, URLSearchParams turns it into U+FFFD, which is clean.
     assert.equal((await request(base, 'GET', '/v1/items?q=%ED%A0%80')).status, 200);
     const latin1 = await request(base, 'GET', '/v1/echo-header', { headers: { 'x-note': 'caf\u00e9' } });
@@ -129,7 +187,10 @@ describe('input hygiene through the pipeline (real HTTP)', () => {
 
   it('JSON nested beyond MAX_JSON_DEPTH → 400 before parsing; a 10,000-level document too', async () => {
     const wrap = (depth: number) => `{"result":${nested(depth - 1)}}`;
-    assert.equal((await request(base, 'POST', '/v1/items/1', { raw: wrap(64), headers: { 'content-type': 'application/json' } })).status, 200);
+    assert.equal(
+      (await request(base, 'POST', '/v1/items/1', { raw: wrap(64), headers: { 'content-type': 'application/json' } })).status,
+      200,
+    );
     await expect400('/v1/items/1', { method: 'POST', raw: wrap(65) }, /nests deeper than 64 levels/);
     await expect400('/v1/items/1', { method: 'POST', raw: `{"result":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}` }, /nests deeper/);
     await expect400('/v1/items/1', { method: 'POST', raw: '['.repeat(500_000) }, /nests deeper/);

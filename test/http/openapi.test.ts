@@ -21,10 +21,21 @@ describe('GET /api-doc/openapi.json', () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       for (const method of Object.keys(ops)) documented.add(`${method} ${path}`);
     }
-    assert.deepEqual([...registered].filter((r) => !documented.has(r)), [], 'every registered route is documented');
-    assert.deepEqual([...documented].filter((d) => !registered.has(d)), [], 'every documented route exists');
+    assert.deepEqual(
+      [...registered].filter((r) => !documented.has(r)),
+      [],
+      'every registered route is documented',
+    );
+    assert.deepEqual(
+      [...documented].filter((d) => !registered.has(d)),
+      [],
+      'every documented route exists',
+    );
     assert.ok(documented.has('get /health'), 'unversioned paths carry no prefix');
-    assert.ok([...documented].some((d) => d.startsWith('post /agents-api/v1/sessions')), 'versioned paths carry API_PREFIX');
+    assert.ok(
+      [...documented].some((d) => d.startsWith('post /agents-api/v1/sessions')),
+      'versioned paths carry API_PREFIX',
+    );
   });
 
   it('needs no credentials and every documented route answers (no 404 for a documented path)', async (t) => {

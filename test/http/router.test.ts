@@ -2,10 +2,26 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRouter, defineRoutes } from '../../src/http/index.js';
 
-const r = (method: 'GET' | 'POST', path: string) => ({ method, path, auth: 'none' as const, summary: '', tags: [], schema: { response: {} }, handler: async () => ({ status: 200 }) });
+const r = (method: 'GET' | 'POST', path: string) => ({
+  method,
+  path,
+  auth: 'none' as const,
+  summary: '',
+  tags: [],
+  schema: { response: {} },
+  handler: async () => ({ status: 200 }),
+});
 
 describe('router', () => {
-  const router = createRouter(defineRoutes([r('GET', '/v1/sessions/:id'), r('POST', '/v1/sessions/chat'), r('GET', '/v1/sessions/:id/fs/*path'), r('GET', '/health')]), '/x/y');
+  const router = createRouter(
+    defineRoutes([
+      r('GET', '/v1/sessions/:id'),
+      r('POST', '/v1/sessions/chat'),
+      r('GET', '/v1/sessions/:id/fs/*path'),
+      r('GET', '/health'),
+    ]),
+    '/x/y',
+  );
 
   it('prefers static segments over params', () => {
     const m = router.match('POST', '/v1/sessions/chat');
@@ -24,8 +40,19 @@ describe('router', () => {
   });
 
   it('finds routes with a param among their first two segments next to static-prefix ones, in score order', () => {
-    const mixed = createRouter(defineRoutes([r('GET', '/:tenant/items/:id'), r('GET', '/v1/items/:id'), r('POST', '/v1/items/new'), r('GET', '/v1/:kind/:id'), r('GET', '/v1/files/*path')]));
-    const path = (method: 'GET' | 'POST', url: string) => { const m = mixed.match(method, url); return m.kind === 'found' ? m.match.route.path : m.kind; };
+    const mixed = createRouter(
+      defineRoutes([
+        r('GET', '/:tenant/items/:id'),
+        r('GET', '/v1/items/:id'),
+        r('POST', '/v1/items/new'),
+        r('GET', '/v1/:kind/:id'),
+        r('GET', '/v1/files/*path'),
+      ]),
+    );
+    const path = (method: 'GET' | 'POST', url: string) => {
+      const m = mixed.match(method, url);
+      return m.kind === 'found' ? m.match.route.path : m.kind;
+    };
     assert.equal(path('GET', '/v1/items/7'), '/v1/items/:id');
     assert.equal(path('POST', '/v1/items/new'), '/v1/items/new');
     assert.equal(path('GET', '/acme/items/7'), '/:tenant/items/:id');

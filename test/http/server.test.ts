@@ -12,18 +12,41 @@ const Echo = Type.Object({ name: Type.String({ maxLength: 10 }) }, { $id: 'Echo'
 
 const routes = defineRoutes([
   {
-    method: 'POST', path: '/v1/echo', auth: 'user', summary: 'echo', tags: ['t'],
+    method: 'POST',
+    path: '/v1/echo',
+    auth: 'user',
+    summary: 'echo',
+    tags: ['t'],
     schema: { body: Type.Ref('Echo'), response: { 200: Type.Ref('Echo') } },
-    async handler(input) { return { status: 200, body: input.body }; },
+    async handler(input) {
+      return { status: 200, body: input.body };
+    },
   },
   {
-    method: 'GET', path: '/v1/things/:id', auth: 'none', summary: 'thing', tags: ['t'],
-    schema: { params: Type.Object({ id: Type.Integer() }), query: Type.Object({ tag: Type.Optional(Type.Array(Type.String())) }), response: { 200: Type.Object({}) } },
-    async handler(input) { return { status: 200, body: { id: input.params.id, tag: input.query.tag ?? null } }; },
+    method: 'GET',
+    path: '/v1/things/:id',
+    auth: 'none',
+    summary: 'thing',
+    tags: ['t'],
+    schema: {
+      params: Type.Object({ id: Type.Integer() }),
+      query: Type.Object({ tag: Type.Optional(Type.Array(Type.String())) }),
+      response: { 200: Type.Object({}) },
+    },
+    async handler(input) {
+      return { status: 200, body: { id: input.params.id, tag: input.query.tag ?? null } };
+    },
   },
   {
-    method: 'GET', path: '/v1/boom', auth: 'none', summary: 'throws', tags: ['t'], schema: { response: { 200: Type.Object({}) } },
-    async handler() { throw new Error('secret internal detail at /srv/db.ts:42'); },
+    method: 'GET',
+    path: '/v1/boom',
+    auth: 'none',
+    summary: 'throws',
+    tags: ['t'],
+    schema: { response: { 200: Type.Object({}) } },
+    async handler() {
+      throw new Error('secret internal detail at /srv/db.ts:42');
+    },
   },
 ]);
 
@@ -33,14 +56,25 @@ describe('HTTP core (uWebSockets.js adapter and pipeline)', () => {
   let close: () => Promise<void>;
 
   before(async () => {
-    const log = createLogger('info', new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }));
+    const log = createLogger(
+      'info',
+      new Writable({
+        write(c, _e, cb) {
+          lines.push(String(c));
+          cb();
+        },
+      }),
+    );
     const router = createRouter(routes, '/api');
     const authenticate: Authenticate = async (ex) => {
       if (ex.headers['authorization'] !== 'Bearer good-key-0123456789') throw new UnauthorizedError();
       return { org_id: 'o', user_id: 'u', role: 'admin', operator: false, via: 'api_key' };
     };
     const pipeline = createPipeline({ router, validation: createValidation([ErrorResponse, Echo]), authenticate });
-    const server = createHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 2048, sse: { heartbeatMs: 1000, cycleMs: 10000, maxBufferBytes: 10000 } }, { log, router, pipeline });
+    const server = createHttpServer(
+      { host: '127.0.0.1', port: 0, maxBodyBytes: 2048, sse: { heartbeatMs: 1000, cycleMs: 10000, maxBufferBytes: 10000 } },
+      { log, router, pipeline },
+    );
     base = `http://127.0.0.1:${await server.listen()}`;
     close = () => server.close(1000);
   });
@@ -86,7 +120,11 @@ describe('HTTP core (uWebSockets.js adapter and pipeline)', () => {
   });
 
   it('rejects an oversize body with 413 JSON', async () => {
-    const r = await request(base, 'POST', '/v1/echo', { key, raw: JSON.stringify({ name: 'x'.repeat(5000) }), headers: { 'content-type': 'application/json' } });
+    const r = await request(base, 'POST', '/v1/echo', {
+      key,
+      raw: JSON.stringify({ name: 'x'.repeat(5000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(r.status, 413);
     assert.deepEqual(r.body, { error: 'Payload too large', status: 413 });
   });

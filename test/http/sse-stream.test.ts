@@ -10,9 +10,16 @@ function fakeSink(accept = () => true) {
   const chunks: string[] = [];
   const state = { ended: false, aborted: false };
   const sink: SseSink = {
-    write: (c) => { chunks.push(c); return accept(); },
-    end: () => { state.ended = true; },
-    abort: () => { state.aborted = true; },
+    write: (c) => {
+      chunks.push(c);
+      return accept();
+    },
+    end: () => {
+      state.ended = true;
+    },
+    abort: () => {
+      state.aborted = true;
+    },
   };
   return { sink, chunks, state };
 }
@@ -25,11 +32,18 @@ describe('SSE frames and streams', () => {
 
   it('sends heartbeats whose retry hint backs off from 100 to 500 while idle, and resets on events', async () => {
     const { sink, chunks } = fakeSink();
-    const s = new SseStream(sink, { heartbeatMs: 20, cycleMs: 60_000, maxBufferBytes: 1e6, random: () => 0.999 }, new SseTimerWheel({ shortestMs: 20 }));
+    const s = new SseStream(
+      sink,
+      { heartbeatMs: 20, cycleMs: 60_000, maxBufferBytes: 1e6, random: () => 0.999 },
+      new SseTimerWheel({ shortestMs: 20 }),
+    );
     await sleep(130);
     const beats = chunks.filter((c) => c.includes(': heartbeat'));
     assert.ok(beats.length >= 4, `got ${beats.length} heartbeats`);
-    assert.deepEqual(beats.slice(0, 4).map((b) => Number(/retry: (\d+)/.exec(b)![1])), [100, 200, 400, 500]);
+    assert.deepEqual(
+      beats.slice(0, 4).map((b) => Number(/retry: (\d+)/.exec(b)![1])),
+      [100, 200, 400, 500],
+    );
     s.send(formatSseFrame({ id: '1', event: 'x', data: '{}' }));
     assert.match(chunks.at(-1)!, /^retry: 100\nid: 1\n/);
     s.end();
@@ -38,7 +52,11 @@ describe('SSE frames and streams', () => {
   it('cycles the connection with a disconnecting frame inside ±20% of the cycle', async () => {
     const { sink, chunks, state } = fakeSink();
     const closed: string[] = [];
-    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 100, maxBufferBytes: 1e6, random: () => 0 }, new SseTimerWheel({ shortestMs: 80 }));
+    const s = new SseStream(
+      sink,
+      { heartbeatMs: 10_000, cycleMs: 100, maxBufferBytes: 1e6, random: () => 0 },
+      new SseTimerWheel({ shortestMs: 80 }),
+    );
     s.onClose(() => closed.push('closed'));
     await sleep(70);
     assert.equal(state.ended, false, 'not before 80% of the cycle');
@@ -86,7 +104,11 @@ describe('SSE frames and streams', () => {
     const writes: number[] = [];
     const timed: SseSink = { ...sink, write: (c) => (writes.push(timers.now()), sink.write(c)) };
     // random 0: the window opens at 80 % (240 s) and closes at 120 % (360 s).
-    const s = new SseStream(timed, { heartbeatMs: 3_600_000, cycleMs: 300_000, quietMs: 1000, maxBufferBytes: 1e6, random: () => 0 }, timers);
+    const s = new SseStream(
+      timed,
+      { heartbeatMs: 3_600_000, cycleMs: 300_000, quietMs: 1000, maxBufferBytes: 1e6, random: () => 0 },
+      timers,
+    );
     // Busy through the window's opening: an event every 100 ms from 230 s to 250 s, then silence.
     for (let t = 230_000; t <= 250_000; t += 100) {
       timers.advanceTo(t);
@@ -102,10 +124,14 @@ describe('SSE frames and streams', () => {
     assert.ok(writes.at(-1)! - writes.at(-2)! >= 1000, `a ${writes.at(-1)! - writes.at(-2)!} ms gap before it`);
   });
 
-  it('with no quiet moment, holds events back from quietMs before the window\'s end (120 %) and cycles after a quiet second', () => {
+  it("with no quiet moment, holds events back from quietMs before the window's end (120 %) and cycles after a quiet second", () => {
     const timers = new VirtualSseTimers({ tickMs: 50 });
     const { sink, chunks, state } = fakeSink();
-    const s = new SseStream(sink, { heartbeatMs: 3_600_000, cycleMs: 300_000, quietMs: 1000, maxBufferBytes: 1e6, random: () => 0.5 }, timers);
+    const s = new SseStream(
+      sink,
+      { heartbeatMs: 3_600_000, cycleMs: 300_000, quietMs: 1000, maxBufferBytes: 1e6, random: () => 0.5 },
+      timers,
+    );
     let sent = 0;
     for (let t = 100; !state.ended && t < 400_000; t += 100) {
       timers.advanceTo(t);
@@ -116,7 +142,11 @@ describe('SSE frames and streams', () => {
     const endedAt = timers.now();
     assert.ok(endedAt >= 359_000 && endedAt <= 360_000, `cycled at ${endedAt} ms, by the window's end`);
     const events = chunks.filter((c) => c.includes('output.message.delta'));
-    assert.equal(events.length, 3589, 'events stop 1 s before the end (the last written at 358.9 s); the rest wait for the next connection');
+    assert.equal(
+      events.length,
+      3589,
+      'events stop 1 s before the end (the last written at 358.9 s); the rest wait for the next connection',
+    );
     assert.equal(endedAt, 359_900, 'a full quiet second after the last event written');
     assert.ok(sent > events.length);
     assert.match(chunks.at(-1)!, /event: disconnecting/);
@@ -136,14 +166,21 @@ describe('SSE frames and streams', () => {
   it('buffers under backpressure, drains in order, and drops a client past the bound', () => {
     let writable = false;
     const { sink, chunks, state } = fakeSink(() => writable);
-    const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 200, random: () => 0.5 }, new SseTimerWheel({ shortestMs: 10_000 }));
+    const s = new SseStream(
+      sink,
+      { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 200, random: () => 0.5 },
+      new SseTimerWheel({ shortestMs: 10_000 }),
+    );
     s.send('A\n\n'); // accepted by the socket buffer but reports backpressure
     s.send('B\n\n');
     s.send('C\n\n');
     assert.equal(chunks.length, 1);
     writable = true;
     s.drain();
-    assert.deepEqual(chunks.map((c) => c.at(-3)), ['A', 'B', 'C']);
+    assert.deepEqual(
+      chunks.map((c) => c.at(-3)),
+      ['A', 'B', 'C'],
+    );
     writable = false;
     s.send('D\n\n');
     for (let i = 0; i < 20; i++) s.send('x'.repeat(20) + '\n\n');
@@ -153,18 +190,33 @@ describe('SSE frames and streams', () => {
 
   it('tells its observer of a connection cycle and of a slow-client drop, and of nothing else', () => {
     const heard: string[] = [];
-    const observer = { opened: () => heard.push('opened'), written: () => heard.push('written'), cycled: () => heard.push('cycled'), dropped: () => heard.push('dropped') };
+    const observer = {
+      opened: () => heard.push('opened'),
+      written: () => heard.push('written'),
+      cycled: () => heard.push('cycled'),
+      dropped: () => heard.push('dropped'),
+    };
     const timers = new VirtualSseTimers({ tickMs: 10 });
-    const cycling = new SseStream(fakeSink().sink, { heartbeatMs: 10_000, cycleMs: 100, quietMs: 0, maxBufferBytes: 1e6, random: () => 0, observer }, timers);
+    const cycling = new SseStream(
+      fakeSink().sink,
+      { heartbeatMs: 10_000, cycleMs: 100, quietMs: 0, maxBufferBytes: 1e6, random: () => 0, observer },
+      timers,
+    );
     timers.advanceTo(200);
     assert.equal(cycling.open, false);
     assert.deepEqual(heard, ['cycled']);
-    const slow = new SseStream(fakeSink(() => false).sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 10, random: () => 0.5, observer }, timers);
+    const slow = new SseStream(
+      fakeSink(() => false).sink,
+      { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 10, random: () => 0.5, observer },
+      timers,
+    );
     slow.send('A\n\n');
     slow.send('x'.repeat(20));
     assert.equal(slow.open, false);
     assert.deepEqual(heard, ['cycled', 'dropped']);
-    new SseStream(fakeSink().sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 1e6, observer }, timers).disconnect('server_shutdown');
+    new SseStream(fakeSink().sink, { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 1e6, observer }, timers).disconnect(
+      'server_shutdown',
+    );
     assert.deepEqual(heard, ['cycled', 'dropped'], 'a shutdown is not a cycle');
   });
 });

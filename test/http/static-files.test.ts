@@ -51,7 +51,15 @@ describe('static files: the web console at /console', () => {
     assert.equal(again.status, 304);
     assert.equal(again.text, '');
 
-    for (const path of ['/console/../package.json', '/console/%2e%2e/package.json', '/console/..%2fpackage.json', '/console/../../etc/passwd', '/console//etc/passwd', '/console/lib/../../src/app.ts', '/console/nope.js']) {
+    for (const path of [
+      '/console/../package.json',
+      '/console/%2e%2e/package.json',
+      '/console/..%2fpackage.json',
+      '/console/../../etc/passwd',
+      '/console//etc/passwd',
+      '/console/lib/../../src/app.ts',
+      '/console/nope.js',
+    ]) {
       const res = await rawGet(app.url, path);
       assert.ok(res.status === 404 || res.status === 400, `${path}: ${res.status}`);
       assert.doesNotMatch(res.body, /"dependencies"|root:|createApp/, path);

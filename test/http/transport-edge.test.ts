@@ -15,8 +15,15 @@ import { createLogger } from '../../src/log.js';
 
 const routes = defineRoutes([
   {
-    method: 'GET', path: '/v1/ping', auth: 'none', summary: 'ping', tags: ['t'], schema: { response: { 200: Type.Object({}) } },
-    async handler() { return { status: 200, body: { ok: true } }; },
+    method: 'GET',
+    path: '/v1/ping',
+    auth: 'none',
+    summary: 'ping',
+    tags: ['t'],
+    schema: { response: { 200: Type.Object({}) } },
+    async handler() {
+      return { status: 200, body: { ok: true } };
+    },
   },
 ]);
 
@@ -57,11 +64,21 @@ describe('transport edge (uWebSockets.js answers before the pipeline)', () => {
   let close: () => Promise<void>;
 
   before(async () => {
-    const log = createLogger('silent', new Writable({ write(_c, _e, cb) { cb(); } }));
+    const log = createLogger(
+      'silent',
+      new Writable({
+        write(_c, _e, cb) {
+          cb();
+        },
+      }),
+    );
     const router = createRouter(routes);
     const authenticate: Authenticate = async () => ({ org_id: 'o', user_id: 'u', role: 'admin', operator: false, via: 'api_key' });
     const pipeline = createPipeline({ router, validation: createValidation([ErrorResponse]), authenticate });
-    const server = createHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 2048, sse: { heartbeatMs: 1000, cycleMs: 10000, maxBufferBytes: 10000 } }, { log, router, pipeline });
+    const server = createHttpServer(
+      { host: '127.0.0.1', port: 0, maxBodyBytes: 2048, sse: { heartbeatMs: 1000, cycleMs: 10000, maxBufferBytes: 10000 } },
+      { log, router, pipeline },
+    );
     port = await server.listen();
     close = () => server.close(1000);
   });
@@ -82,7 +99,11 @@ describe('transport edge (uWebSockets.js answers before the pipeline)', () => {
       ['a 5 KB header', request(`X-Big: ${'a'.repeat(5000)}\r\n`), 431],
       ['a 5 KB URL', `GET /v1/${'a'.repeat(5000)} HTTP/1.1\r\nHost: t\r\n\r\n`, 431],
       ['200 headers', request(Array.from({ length: 200 }, (_, i) => `X-${i}: v\r\n`).join('')), 431],
-      ['Content-Length with Transfer-Encoding', 'POST /v1/ping HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+      [
+        'Content-Length with Transfer-Encoding',
+        'POST /v1/ping HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        400,
+      ],
       ['a malformed chunk', 'POST /v1/ping HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n', 400],
       ['a negative Content-Length', 'POST /v1/ping HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n', 400],
     ];

@@ -32,8 +32,21 @@ describe('anthropic request mapping', () => {
         request({
           tools,
           messages: [
-            { role: 'user', content: [{ type: 'text', text: 'Go' }, { type: 'image', media_type: 'image/png', data_base64: 'AAAA' }] },
-            { role: 'assistant', content: '', tool_calls: [{ id: 't1', name: 'a', arguments: {} }, { id: 't2', name: 'b', arguments: { q: 1 } }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Go' },
+                { type: 'image', media_type: 'image/png', data_base64: 'AAAA' },
+              ],
+            },
+            {
+              role: 'assistant',
+              content: '',
+              tool_calls: [
+                { id: 't1', name: 'a', arguments: {} },
+                { id: 't2', name: 'b', arguments: { q: 1 } },
+              ],
+            },
             { role: 'tool', tool_call_id: 't1', name: 'a', content: 'ra' },
             { role: 'tool', tool_call_id: 't2', name: 'b', content: 'rb', is_error: true },
           ],
@@ -50,10 +63,27 @@ describe('anthropic request mapping', () => {
     assert.equal(body.thinking, undefined);
     assert.deepEqual(body.system, [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }]);
     assert.equal(body.tools[0].cache_control, undefined);
-    assert.deepEqual(body.tools[1], { name: 'b', description: 'B', input_schema: tools[1]!.parameters, cache_control: { type: 'ephemeral' } });
+    assert.deepEqual(body.tools[1], {
+      name: 'b',
+      description: 'B',
+      input_schema: tools[1]!.parameters,
+      cache_control: { type: 'ephemeral' },
+    });
     assert.deepEqual(body.messages, [
-      { role: 'user', content: [{ type: 'text', text: 'Go' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'a', input: {} }, { type: 'tool_use', id: 't2', name: 'b', input: { q: 1 } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Go' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 't1', name: 'a', input: {} },
+          { type: 'tool_use', id: 't2', name: 'b', input: { q: 1 } },
+        ],
+      },
       {
         role: 'user',
         content: [
@@ -65,8 +95,13 @@ describe('anthropic request mapping', () => {
   });
 
   test('anthropic - reasoning_effort enables thinking; signed thinking blocks round-trip via provider_state', async () => {
-    fake.enqueue({ type: 'reply', reply: { thinking: ['hmm'], tool_calls: [{ id: 't1', name: 'get_current_time', arguments: {} }], signature: 'SIG-1' } });
-    const events = await collect(provider().stream(request({ controls: { reasoning_effort: 'medium', temperature: 0.3, max_tokens: 1000 } })));
+    fake.enqueue({
+      type: 'reply',
+      reply: { thinking: ['hmm'], tool_calls: [{ id: 't1', name: 'get_current_time', arguments: {} }], signature: 'SIG-1' },
+    });
+    const events = await collect(
+      provider().stream(request({ controls: { reasoning_effort: 'medium', temperature: 0.3, max_tokens: 1000 } })),
+    );
     const sent = fake.requests.at(-1)!.body;
     assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: ANTHROPIC_THINKING_BUDGET_TOKENS.medium });
     assert.equal(sent.max_tokens, 1000 + ANTHROPIC_THINKING_BUDGET_TOKENS.medium);
@@ -80,7 +115,13 @@ describe('anthropic request mapping', () => {
           controls: { reasoning_effort: 'medium' },
           messages: [
             ...request().messages,
-            { role: 'assistant', content: '', thinking: 'hmm', tool_calls: [{ id: 't1', name: 'get_current_time', arguments: {} }], provider_state: done.provider_state },
+            {
+              role: 'assistant',
+              content: '',
+              thinking: 'hmm',
+              tool_calls: [{ id: 't1', name: 'get_current_time', arguments: {} }],
+              provider_state: done.provider_state,
+            },
             { role: 'tool', tool_call_id: 't1', name: 'get_current_time', content: 'noon' },
           ],
         }),

@@ -42,7 +42,10 @@ describe('delta batcher', () => {
     const elapsed = Date.now() - started;
     batcher.flush();
     const expected = elapsed / 100;
-    assert.ok(batches.length >= Math.floor(expected) - 1 && batches.length <= Math.ceil(expected) + 1, `${batches.length} batches over ${elapsed} ms`);
+    assert.ok(
+      batches.length >= Math.floor(expected) - 1 && batches.length <= Math.ceil(expected) + 1,
+      `${batches.length} batches over ${elapsed} ms`,
+    );
     assert.equal(batches.at(-1)!.accumulated, final);
   });
 

@@ -27,8 +27,18 @@ describe('gemini request mapping', () => {
         request({
           model: 'gemini-2.5-flash',
           messages: [
-            { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', media_type: 'image/webp', data_base64: 'UklG' }] },
-            { role: 'assistant', content: 'Sure', tool_calls: [{ id: 'keep_9', name: 'get_current_time', arguments: { timezone: 'UTC' } }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Look' },
+                { type: 'image', media_type: 'image/webp', data_base64: 'UklG' },
+              ],
+            },
+            {
+              role: 'assistant',
+              content: 'Sure',
+              tool_calls: [{ id: 'keep_9', name: 'get_current_time', arguments: { timezone: 'UTC' } }],
+            },
             { role: 'tool', tool_call_id: 'keep_9', name: 'get_current_time', content: 'noon' },
           ],
           controls: { max_tokens: 64, temperature: 0.7, reasoning_effort: 'low' },
@@ -39,8 +49,18 @@ describe('gemini request mapping', () => {
     assert.equal(url, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     assert.equal(headers['x-goog-api-key'], 'test-key');
     assert.deepEqual(body.systemInstruction, { parts: [{ text: 'You are terse.' }], role: 'user' });
-    assert.deepEqual(body.tools, [{ functionDeclarations: [{ name: 'get_current_time', description: 'Current time', parametersJsonSchema: request().tools[0]!.parameters }] }]);
-    assert.deepEqual(body.generationConfig, { maxOutputTokens: 64, temperature: 0.7, thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } });
+    assert.deepEqual(body.tools, [
+      {
+        functionDeclarations: [
+          { name: 'get_current_time', description: 'Current time', parametersJsonSchema: request().tools[0]!.parameters },
+        ],
+      },
+    ]);
+    assert.deepEqual(body.generationConfig, {
+      maxOutputTokens: 64,
+      temperature: 0.7,
+      thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 },
+    });
     assert.deepEqual(body.contents, [
       { role: 'user', parts: [{ text: 'Look' }, { inlineData: { mimeType: 'image/webp', data: 'UklG' } }] },
       { role: 'model', parts: [{ text: 'Sure' }, { functionCall: { id: 'keep_9', name: 'get_current_time', args: { timezone: 'UTC' } } }] },
@@ -65,14 +85,25 @@ describe('gemini request mapping', () => {
         request({
           messages: [
             ...request().messages,
-            { role: 'assistant', content: '', tool_calls: [{ id: call.id, name: call.name, arguments: {} }], provider_state: done.provider_state },
+            {
+              role: 'assistant',
+              content: '',
+              tool_calls: [{ id: call.id, name: call.name, arguments: {} }],
+              provider_state: done.provider_state,
+            },
             { role: 'tool', tool_call_id: call.id, name: call.name, content: 'bad tz', is_error: true },
           ],
         }),
       ),
     );
     const contents = fake.requests.at(-1)!.body.contents;
-    assert.deepEqual(contents[1], { role: 'model', parts: [{ functionCall: { name: 'get_current_time', args: {} }, thoughtSignature: 'GSIG' }] });
-    assert.deepEqual(contents[2], { role: 'user', parts: [{ functionResponse: { name: 'get_current_time', response: { error: 'bad tz' } } }] });
+    assert.deepEqual(contents[1], {
+      role: 'model',
+      parts: [{ functionCall: { name: 'get_current_time', args: {} }, thoughtSignature: 'GSIG' }],
+    });
+    assert.deepEqual(contents[2], {
+      role: 'user',
+      parts: [{ functionResponse: { name: 'get_current_time', response: { error: 'bad tz' } } }],
+    });
   });
 });

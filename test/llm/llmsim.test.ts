@@ -33,7 +33,9 @@ describe('llmsim', () => {
   });
 
   test('llmsim - several @tool lines are parallel calls of one step; results end the turn with a summary', async () => {
-    const messages: LlmMessage[] = [user('Check both\n@tool get_current_time {"timezone":"UTC"}\n@tool get_current_time {"timezone":"Asia/Tokyo"}')];
+    const messages: LlmMessage[] = [
+      user('Check both\n@tool get_current_time {"timezone":"UTC"}\n@tool get_current_time {"timezone":"Asia/Tokyo"}'),
+    ];
     const step1 = await collect(sim().stream(request({ messages })));
     assert.equal(text(step1), '');
     assert.deepEqual(
@@ -45,7 +47,14 @@ describe('llmsim', () => {
     );
     assert.deepEqual(step1.at(-1), { type: 'done', stop_reason: 'tool_use' });
     messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: 'sim_1_0', name: 'get_current_time', arguments: {} }, { id: 'sim_1_1', name: 'get_current_time', arguments: {} }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [
+          { id: 'sim_1_0', name: 'get_current_time', arguments: {} },
+          { id: 'sim_1_1', name: 'get_current_time', arguments: {} },
+        ],
+      },
       { role: 'tool', tool_call_id: 'sim_1_0', name: 'get_current_time', content: '12:00' },
       { role: 'tool', tool_call_id: 'sim_1_1', name: 'get_current_time', content: 'bad zone', is_error: true },
     );
@@ -61,13 +70,19 @@ describe('llmsim', () => {
       { role: 'tool', tool_call_id: 'sim_1_0', name: 'get_current_time', content: 'x' },
     ];
     const events = await collect(sim().stream(request({ messages })));
-    assert.deepEqual(events.find((e) => e.type === 'tool_call'), { type: 'tool_call', id: 'sim_3_0', name: 'get_current_time', arguments: {} });
+    assert.deepEqual(
+      events.find((e) => e.type === 'tool_call'),
+      { type: 'tool_call', id: 'sim_3_0', name: 'get_current_time', arguments: {} },
+    );
     assert.deepEqual(events.at(-1), { type: 'done', stop_reason: 'tool_use' });
   });
 
   test('llmsim - @think streams thinking before the answer', async () => {
     const events = await collect(sim().stream(request({ messages: [user('@think 3\nanswer')] })));
-    assert.deepEqual(events.slice(0, 4).map((e) => e.type), ['thinking_delta', 'thinking_delta', 'thinking_delta', 'text_delta']);
+    assert.deepEqual(
+      events.slice(0, 4).map((e) => e.type),
+      ['thinking_delta', 'thinking_delta', 'thinking_delta', 'text_delta'],
+    );
     assert.equal(text(events), 'answer');
   });
 
@@ -94,7 +109,9 @@ describe('llmsim', () => {
   test('llmsim - abort during a slow stream rejects with the reason', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('stop')), 30);
-    const { events, error } = await collectUntilError(sim().stream(request({ messages: [user('@tokens 1000 delay=5')], signal: controller.signal })));
+    const { events, error } = await collectUntilError(
+      sim().stream(request({ messages: [user('@tokens 1000 delay=5')], signal: controller.signal })),
+    );
     assert.ok(events.length > 0 && events.length < 1000);
     assert.equal((error as Error).message, 'stop');
   });
@@ -112,7 +129,25 @@ describe('llmsim', () => {
 
 describe('llmsim word count', () => {
   test('counts words exactly like split(/\\s+/) without empty strings, for every whitespace character', () => {
-    const spaces = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+    const spaces = [
+      ' ',
+      '\t',
+      '\n',
+      '\v',
+      '\f',
+      '\r',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u2005',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+    ];
     const texts = ['', ' ', 'one', ' one ', 'one two', 'a\u200bb', 'é ü\u0085x', ...spaces.map((s) => `${s}x${s}${s}y z${s}`)];
     for (const text of texts) assert.equal(words(text), text.split(/\s+/).filter(Boolean).length, JSON.stringify(text));
   });

@@ -27,7 +27,13 @@ describe('openai_completions request mapping', () => {
       provider.stream(
         request({
           messages: [
-            { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', media_type: 'image/jpeg', data_base64: '/9j/' }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Look' },
+                { type: 'image', media_type: 'image/jpeg', data_base64: '/9j/' },
+              ],
+            },
             { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'get_current_time', arguments: {} }] },
             { role: 'tool', tool_call_id: 'call_1', name: 'get_current_time', content: '12:00' },
           ],
@@ -39,21 +45,35 @@ describe('openai_completions request mapping', () => {
     assert.equal(url, '/v1/chat/completions');
     assert.deepEqual(body.stream_options, { include_usage: true });
     assert.equal(body.parallel_tool_calls, true);
-    assert.deepEqual(body.tools[0], { type: 'function', function: { name: 'get_current_time', description: 'Current time', parameters: request().tools[0]!.parameters } });
+    assert.deepEqual(body.tools[0], {
+      type: 'function',
+      function: { name: 'get_current_time', description: 'Current time', parameters: request().tools[0]!.parameters },
+    });
     assert.equal(body.max_tokens, 100, 'custom base URL: max_tokens for compatible servers');
     assert.equal(body.max_completion_tokens, undefined);
     assert.equal(body.temperature, 0);
     assert.equal(body.reasoning_effort, 'low');
     assert.deepEqual(body.messages, [
       { role: 'system', content: 'You are terse.' },
-      { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_current_time', arguments: '{}' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look' },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_current_time', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '12:00' },
     ]);
   });
 
   test('openai_completions - interleaved tool-call fragments are assembled by index; bad JSON is reported', async () => {
-    const chunk = (delta: object, finish_reason: string | null = null) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason }] }) as any;
+    const chunk = (delta: object, finish_reason: string | null = null) =>
+      ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason }] }) as any;
     const chunks = (async function* () {
       yield chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x"' } }] });
       yield chunk({ tool_calls: [{ index: 1, id: 'b', function: { name: 'g', arguments: '{"y":' } }] });

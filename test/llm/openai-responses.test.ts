@@ -27,8 +27,18 @@ describe('openai (Responses) request mapping', () => {
         request({
           model: 'gpt-5',
           messages: [
-            { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', media_type: 'image/png', data_base64: 'iVBORw0K' }] },
-            { role: 'assistant', content: 'Calling', tool_calls: [{ id: 'call_1', name: 'get_current_time', arguments: { timezone: 'UTC' } }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Look' },
+                { type: 'image', media_type: 'image/png', data_base64: 'iVBORw0K' },
+              ],
+            },
+            {
+              role: 'assistant',
+              content: 'Calling',
+              tool_calls: [{ id: 'call_1', name: 'get_current_time', arguments: { timezone: 'UTC' } }],
+            },
             { role: 'tool', tool_call_id: 'call_1', name: 'get_current_time', content: 'boom', is_error: true },
           ],
           controls: { max_tokens: 256, temperature: 0.2, reasoning_effort: 'high' },
@@ -45,12 +55,24 @@ describe('openai (Responses) request mapping', () => {
     assert.equal(body.stream, true);
     assert.equal(body.store, false);
     assert.equal(body.parallel_tool_calls, true);
-    assert.deepEqual(body.tools[0], { type: 'function', name: 'get_current_time', description: 'Current time', parameters: request().tools[0]!.parameters, strict: false });
+    assert.deepEqual(body.tools[0], {
+      type: 'function',
+      name: 'get_current_time',
+      description: 'Current time',
+      parameters: request().tools[0]!.parameters,
+      strict: false,
+    });
     assert.equal(body.max_output_tokens, 256);
     assert.equal(body.temperature, undefined, 'reasoning models reject temperature');
     assert.deepEqual(body.reasoning, { effort: 'high', summary: 'auto' });
     assert.deepEqual(body.input, [
-      { role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0K', detail: 'auto' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'Look' },
+          { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0K', detail: 'auto' },
+        ],
+      },
       { role: 'assistant', content: 'Calling' },
       { type: 'function_call', call_id: 'call_1', name: 'get_current_time', arguments: '{"timezone":"UTC"}' },
       { type: 'function_call_output', call_id: 'call_1', output: 'Error: boom' },
@@ -71,8 +93,15 @@ describe('openai (Responses) request mapping', () => {
   test('openai - a response.failed event with rate_limit_exceeded is a retryable rate_limit error', async () => {
     const { mapResponsesStream } = await import('../../src/llm/openai-responses.js');
     const events = (async function* () {
-      yield { type: 'response.failed', sequence_number: 1, response: { error: { code: 'rate_limit_exceeded', message: 'slow down' } } } as any;
+      yield {
+        type: 'response.failed',
+        sequence_number: 1,
+        response: { error: { code: 'rate_limit_exceeded', message: 'slow down' } },
+      } as any;
     })();
-    await assert.rejects(collect(mapResponsesStream(events)), (err: any) => err.kind === 'rate_limit' && err.retryable && !/slow down/.test(err.message));
+    await assert.rejects(
+      collect(mapResponsesStream(events)),
+      (err: any) => err.kind === 'rate_limit' && err.retryable && !/slow down/.test(err.message),
+    );
   });
 });

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createLlmProvider, LlmError, type LlmProvider, type LlmProviderType, type LlmRequest, type LlmStreamEvent } from '../../src/llm/index.js';
+import {
+  createLlmProvider,
+  LlmError,
+  type LlmProvider,
+  type LlmProviderType,
+  type LlmRequest,
+  type LlmStreamEvent,
+} from '../../src/llm/index.js';
 import type { FakeLlmServer, FakeModel, FakeReply } from './fakes/fake-server.js';
 
 /**
@@ -38,7 +45,13 @@ export function request(overrides: Partial<LlmRequest> = {}): LlmRequest {
     model: 'test-model',
     system: 'You are terse.',
     messages: [{ role: 'user', content: [{ type: 'text', text: 'What time is it?' }] }],
-    tools: [{ name: 'get_current_time', description: 'Current time', parameters: { type: 'object', properties: { timezone: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'get_current_time',
+        description: 'Current time',
+        parameters: { type: 'object', properties: { timezone: { type: 'string' } } },
+      },
+    ],
     controls: {},
     ...overrides,
   };
@@ -125,7 +138,10 @@ export function runProviderConformance(target: ConformanceTarget): void {
       const before = fake.requests.length;
       fake.enqueue({ type: 'cut', reply: { text: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] }, after_frames: 6 });
       const { events, error } = await collectUntilError(make().stream(request()));
-      assert.ok(events.some((e) => e.type === 'text_delta'), 'some text arrived before the cut');
+      assert.ok(
+        events.some((e) => e.type === 'text_delta'),
+        'some text arrived before the cut',
+      );
       assert.ok(error instanceof LlmError, String(error));
       assert.equal(error.kind, 'network');
       assert.equal(fake.requests.length - before, 1);

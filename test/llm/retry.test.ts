@@ -38,7 +38,9 @@ describe('llm retries and error mapping', () => {
     const sleeps: number[] = [];
     const bad = await collectUntilError(failing([Object.assign(new Error('x'), { status: 400 })], sleeps).stream);
     assert.equal((bad.error as LlmError).kind, 'bad_request');
-    const terminated = Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    const terminated = Object.assign(new TypeError('terminated'), {
+      cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+    });
     const run = failing([terminated, Object.assign(new Error('x'), { status: 503 }), terminated], sleeps);
     const { events, error } = await collectUntilError(run.stream);
     assert.equal(error, undefined);

@@ -8,7 +8,12 @@ describe('metric cells rendered through prom-client', () => {
   it('counters by label set and histograms with cumulative buckets, +Inf, sum and count, in the text format', async () => {
     const registry = new Registry();
     const requests = new CounterFamily(registry, { name: 'x_requests_total', help: 'Requests.', labelNames: ['route', 'status'] });
-    const latency = new HistogramFamily(registry, { name: 'x_latency_seconds', help: 'Latency.', labelNames: ['route'], buckets: [0.1, 1] });
+    const latency = new HistogramFamily(registry, {
+      name: 'x_latency_seconds',
+      help: 'Latency.',
+      labelNames: ['route'],
+      buckets: [0.1, 1],
+    });
     const a200 = requests.cell({ route: '/a', status: '200' });
     assert.equal(requests.cell({ route: '/a', status: '200' }), a200, 'one cell per label set');
     a200.inc();

@@ -80,7 +80,12 @@ describe('Prometheus /metrics', () => {
     assert.equal(after.value(`${P}info`, { mode: 'single', role: 'all' }), 1);
     assert.equal(after.family(`${P}turns_running`).type, 'GAUGE');
     // Process and Node.js metrics under prom-client's standard names.
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       assert.ok(after.families.has(name), name);
     }
     // A turn whose LLM call fails for good: a failed turn, an LLM error by kind.

@@ -17,17 +17,26 @@ describe('timeseries buckets (pure)', () => {
 
     const perMinute = await buildTimeseries(source, now, 60, 600);
     assert.equal(perMinute.instance_count, undefined);
-    assert.deepEqual(perMinute.metrics.task_claimed.map((p) => p.count), [0, 0, 1, 0, 0, 0, 0, 0, 0, 1]);
+    assert.deepEqual(
+      perMinute.metrics.task_claimed.map((p) => p.count),
+      [0, 0, 1, 0, 0, 0, 0, 0, 0, 1],
+    );
     assert.equal(perMinute.metrics.task_claimed.at(-1)!.timestamp, new Date(1_000 * MIN).toISOString());
 
     // 5-minute buckets: [990, 995) holds minute 993, [995, 1000) nothing, [1000, 1005) minute 1000.
     const fiveMin = await buildTimeseries(source, now, 300, 900);
-    assert.deepEqual(fiveMin.metrics.task_claimed.map((p) => [p.timestamp, p.count]), [
-      [new Date(990 * MIN).toISOString(), 1],
-      [new Date(995 * MIN).toISOString(), 0],
-      [new Date(1_000 * MIN).toISOString(), 1],
-    ]);
-    assert.deepEqual(fiveMin.metrics.task_completed.map((p) => p.count), [1, 0, 0]);
+    assert.deepEqual(
+      fiveMin.metrics.task_claimed.map((p) => [p.timestamp, p.count]),
+      [
+        [new Date(990 * MIN).toISOString(), 1],
+        [new Date(995 * MIN).toISOString(), 0],
+        [new Date(1_000 * MIN).toISOString(), 1],
+      ],
+    );
+    assert.deepEqual(
+      fiveMin.metrics.task_completed.map((p) => p.count),
+      [1, 0, 0],
+    );
   });
 
   it('a minute older than the retention is forgotten when its slot is reused', () => {
@@ -52,7 +61,10 @@ describe('timeseries buckets (pure)', () => {
     };
     const ts = await buildTimeseries(source, 1_000 * MIN, 60, 120);
     assert.equal(ts.instance_count, 2);
-    assert.deepEqual(ts.metrics.task_claimed.map((p) => `${p.instance_id}:${p.count}`), ['a:0', 'a:0', 'b:0', 'b:2']);
+    assert.deepEqual(
+      ts.metrics.task_claimed.map((p) => `${p.instance_id}:${p.count}`),
+      ['a:0', 'a:0', 'b:0', 'b:2'],
+    );
 
     const counts = new TaskCounts(() => 7 * MIN);
     counts.record('task_claimed');

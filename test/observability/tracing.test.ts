@@ -14,7 +14,10 @@ const HEX16 = /^[0-9a-f]{16}$/;
 /** A turn with one tool call: reason (tool call) → act (get_current_time) → reason (summary). */
 async function toolTurn(app: TestApp, headers: Record<string, string> = {}): Promise<{ sessionId: string; events: StoredEvent[] }> {
   const { id } = await createSession(app, { capabilities: ['current_time'] });
-  const r = await app.request('POST', `/v1/sessions/${id}/messages`, { headers, body: { message: { content: [{ type: 'text', text: '@tool get_current_time {}' }] } } });
+  const r = await app.request('POST', `/v1/sessions/${id}/messages`, {
+    headers,
+    body: { message: { content: [{ type: 'text', text: '@tool get_current_time {}' }] } },
+  });
   assert.equal(r.status, 201, r.text);
   await waitForEvent(app, id, 'session.idled', { timeoutMs: 30_000 });
   const events = await listEvents(app, id);
@@ -48,7 +51,11 @@ function assertEventSpanTree(events: StoredEvent[], traceId: string, callerSpan:
   assert.notEqual(reasons[0]!.span_id, reasons[1]!.span_id, 'one span per reason step');
   for (const r of reasons) assert.equal(r.parent_span_id, turn.span_id);
   for (const type of ['output.message.started', 'output.message.completed', 'llm.generation', 'reason.completed']) {
-    assert.deepEqual(new Set(ofType(events, type).map((e) => e.context.span_id)), new Set(reasons.map((r) => r.span_id)), `${type} carries its reason span`);
+    assert.deepEqual(
+      new Set(ofType(events, type).map((e) => e.context.span_id)),
+      new Set(reasons.map((r) => r.span_id)),
+      `${type} carries its reason span`,
+    );
   }
   const act = one(events, 'act.started').context;
   assert.equal(act.parent_span_id, turn.span_id);
@@ -91,7 +98,10 @@ describe('tracing', () => {
     const ctx: Record<string, string> = {};
     child.stamp(ctx);
     assert.deepEqual(ctx, { trace_id: TRACE, span_id: child.spanId, parent_span_id: root.spanId });
-    assert.equal(tracing.run(child, () => tracing.active()), child);
+    assert.equal(
+      tracing.run(child, () => tracing.active()),
+      child,
+    );
     assert.equal(tracing.active(), undefined);
   });
 
@@ -112,12 +122,16 @@ describe('tracing', () => {
     const askUser = { type: 'client', name: 'ask_user', description: 'Ask the user.', parameters: { type: 'object', properties: {} } };
     const { id } = await createSession(app, { client_tools: [askUser] });
     const send = (text: string, traceId: string) =>
-      app.request('POST', `/v1/sessions/${id}/messages`, { headers: { traceparent: `00-${traceId}-${CALLER_SPAN}-01` }, body: { message: { content: [{ type: 'text', text }] } } });
+      app.request('POST', `/v1/sessions/${id}/messages`, {
+        headers: { traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
+        body: { message: { content: [{ type: 'text', text }] } },
+      });
     assert.equal((await send('@tool ask_user {}', TRACE)).status, 201);
     const requested = (await waitForEvent(app, id, 'tool.call_requested')).find((e) => e.type === 'tool.call_requested')!;
     assert.equal(requested.context.trace_id, TRACE);
     const resultsTrace = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
-    for (let i = 0; i < 100 && (await app.request('GET', `/v1/sessions/${id}`)).body.status !== 'waiting_for_tool_results'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (await app.request('GET', `/v1/sessions/${id}`)).body.status !== 'waiting_for_tool_results'; i++)
+      await new Promise((r) => setTimeout(r, 50));
     const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
       headers: { traceparent: `00-${resultsTrace}-${CALLER_SPAN}-01` },
       body: { tool_results: [{ tool_call_id: requested.data.tool_calls[0].id, result: 'blue' }] },
@@ -140,7 +154,8 @@ describe('tracing', () => {
     const cancelled = one(after, 'turn.cancelled');
     assert.equal(cancelled.context.trace_id, cancelTrace);
     assert.equal(cancelled.context.parent_span_id, CALLER_SPAN);
-    for (const e of after.filter((x) => x.sequence > cancelled.sequence)) assert.match(e.context.trace_id!, /^[0-9a-f]{32}$/, `${e.type} has a trace id`);
+    for (const e of after.filter((x) => x.sequence > cancelled.sequence))
+      assert.match(e.context.trace_id!, /^[0-9a-f]{32}$/, `${e.type} has a trace id`);
   });
 
   it('export on (nats): one turn’s spans cross from the API process to a worker process with correct parents, and match the events', async (t) => {
@@ -153,7 +168,14 @@ describe('tracing', () => {
     const ids = assertEventSpanTree(events, TRACE, CALLER_SPAN);
 
     const inTrace = (spans: ReceivedSpan[]) => spans.filter((s) => s.traceId === TRACE);
-    const spans = inTrace(await otlp.until((all) => inTrace(all).filter((s) => ['turn', 'reason', 'act'].includes(s.name) || s.name.startsWith('tool ') || s.name.startsWith('POST ')).length >= 6, 20_000));
+    const spans = inTrace(
+      await otlp.until(
+        (all) =>
+          inTrace(all).filter((s) => ['turn', 'reason', 'act'].includes(s.name) || s.name.startsWith('tool ') || s.name.startsWith('POST '))
+            .length >= 6,
+        20_000,
+      ),
+    );
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const request = byId.get(ids.request)!;
     assert.equal(request.name, 'POST /v1/sessions/:id/messages');

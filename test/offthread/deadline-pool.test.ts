@@ -11,7 +11,10 @@ const errors = {
 };
 
 function pool(t: { after(fn: () => unknown): void }, worker: string, opts: Partial<DeadlinePoolOptions> = {}) {
-  const p = createDeadlinePool({ worker: new URL(`./fixtures/${worker}`, import.meta.url), workers: 1, timeoutMs: 1000, queueMax: 10, resourceLimits: {}, ...opts }, errors);
+  const p = createDeadlinePool(
+    { worker: new URL(`./fixtures/${worker}`, import.meta.url), workers: 1, timeoutMs: 1000, queueMax: 10, resourceLimits: {}, ...opts },
+    errors,
+  );
   t.after(() => p.close());
   return p;
 }

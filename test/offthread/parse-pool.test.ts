@@ -30,7 +30,10 @@ describe('parse pool', () => {
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     const start = performance.now();
-    await assert.rejects(convert(hostile, 'markdown'), (e: unknown) => e instanceof ToolError && /too large or too complex to convert \(stopped after 0\.5 s\)/.test(e.message));
+    await assert.rejects(
+      convert(hostile, 'markdown'),
+      (e: unknown) => e instanceof ToolError && /too large or too complex to convert \(stopped after 0\.5 s\)/.test(e.message),
+    );
     clearInterval(ticker);
     const ms = performance.now() - start;
     assert.ok(ms < 2500, `took ${ms.toFixed(0)} ms`);
@@ -42,14 +45,23 @@ describe('parse pool', () => {
   it('a worker out of heap fails its job with a memory ParseLimitError and is replaced', async () => {
     const p = pool({ workers: 1, timeoutMs: 20_000, memoryMb: 32 });
     const html = `<div>${'<p class="a b c" id="x">text</p>'.repeat(400_000)}</div>`;
-    await assert.rejects(p.run({ kind: 'html', html, format: 'markdown' }), (e: unknown) => e instanceof ParseLimitError && e.reason === 'memory');
+    await assert.rejects(
+      p.run({ kind: 'html', html, format: 'markdown' }),
+      (e: unknown) => e instanceof ParseLimitError && e.reason === 'memory',
+    );
     assert.equal(await p.run({ kind: 'html', html: '<i>ok</i>', format: 'markdown' }), '_ok_');
   });
 
   it('caller errors come back as the same 400s; a full queue is a 503; close fails waiting jobs', async () => {
     const p = pool({ workers: 1, timeoutMs: 5000, queueMax: 1 });
-    await assert.rejects(p.run({ kind: 'agent-definition', raw: Buffer.from('a: [1'), contentType: 'application/yaml' }), (e: unknown) => e instanceof InvalidRequestError && /malformed YAML/.test(e.message));
-    assert.equal(await p.run({ kind: 'json-schemas', schemas: [{ type: 'object' }, { type: 'object', properties: { a: { type: 'nope' } } }] }), 1);
+    await assert.rejects(
+      p.run({ kind: 'agent-definition', raw: Buffer.from('a: [1'), contentType: 'application/yaml' }),
+      (e: unknown) => e instanceof InvalidRequestError && /malformed YAML/.test(e.message),
+    );
+    assert.equal(
+      await p.run({ kind: 'json-schemas', schemas: [{ type: 'object' }, { type: 'object', properties: { a: { type: 'nope' } } }] }),
+      1,
+    );
     const running = p.run({ kind: 'html', html: '<b>'.repeat(20_000), format: 'markdown' });
     const waiting = p.run({ kind: 'html', html: '<i>x</i>', format: 'markdown' });
     await assert.rejects(p.run({ kind: 'html', html: '<i>y</i>', format: 'markdown' }), ServiceUnavailableError);

@@ -25,7 +25,10 @@ describe('runbook drill: backup and restore of PostgreSQL + JetStream together (
       await waitForEvent(before, s.id, 'session.idled');
     }
     const eventsBefore = await Promise.all(sessions.map((s) => listEvents(before, s.id)));
-    assert.ok(eventsBefore.every((e) => e.length >= 10), 'each session has its turn in the log');
+    assert.ok(
+      eventsBefore.every((e) => e.length >= 10),
+      'each session has its turn in the log',
+    );
 
     // Back up while the instance runs (nothing is being written at this moment).
     const dir = mkdtempSync(join(tmpdir(), 'ass-backup-'));
@@ -65,6 +68,10 @@ describe('runbook drill: backup and restore of PostgreSQL + JetStream together (
     const final = await listEvents(after, sessions[0]!.id);
     assert.deepEqual(final.slice(0, log0.length), log0);
     assert.ok(final.length > log0.length);
-    assert.deepEqual(resumedIds(), final.slice(log0.indexOf(mid) + 1).map((e) => e.id), 'the stream carried on without a gap');
+    assert.deepEqual(
+      resumedIds(),
+      final.slice(log0.indexOf(mid) + 1).map((e) => e.id),
+      'the stream carried on without a gap',
+    );
   });
 });

@@ -30,7 +30,18 @@ describe('distributed cold starts', () => {
     const databaseUrl = missingDatabase(t);
     const ports = await Promise.all([freePort(), freePort(), freePort()]);
     const instances = ports.map((port, i) =>
-      spawnService({ ...natsServiceEnv(nats), DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY, BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY, PORT: String(port), INSTANCE_ID: `cold-${i}`, EXPECTED_INSTANCES: '3' }, t),
+      spawnService(
+        {
+          ...natsServiceEnv(nats),
+          DATABASE_URL: databaseUrl,
+          SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY,
+          BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
+          PORT: String(port),
+          INSTANCE_ID: `cold-${i}`,
+          EXPECTED_INSTANCES: '3',
+        },
+        t,
+      ),
     );
     await Promise.all(instances.map((p, i) => p.waitHealthy(`http://127.0.0.1:${ports[i]}`, 90_000)));
     const logs = instances.map((p) => p.output());
@@ -39,7 +50,10 @@ describe('distributed cold starts', () => {
     assert.equal(count(all, /"msg":"store migrations applied"/), 1, 'exactly one instance applied the migrations');
     assert.equal(count(all, /"level":(50|60)/), 0, 'no errors logged');
     // One deployment: an agent created through one instance is seen through the others.
-    const agent = await request(`http://127.0.0.1:${ports[0]}`, 'POST', '/v1/agents', { key: TEST_ADMIN_KEY, body: { name: 'cold', system_prompt: 'p' } });
+    const agent = await request(`http://127.0.0.1:${ports[0]}`, 'POST', '/v1/agents', {
+      key: TEST_ADMIN_KEY,
+      body: { name: 'cold', system_prompt: 'p' },
+    });
     assert.equal(agent.status, 201, agent.text);
     for (const port of ports.slice(1)) {
       assert.equal((await request(`http://127.0.0.1:${port}`, 'GET', `/v1/agents/${agent.body.id}`, { key: TEST_ADMIN_KEY })).status, 200);
@@ -52,8 +66,19 @@ describe('distributed cold starts', () => {
     const natsPort = await freePort();
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const instance = spawnService({ NATS_URL: `nats://127.0.0.1:${natsPort}`, DATABASE_URL: db.url, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY, BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY, PORT: String(port) }, t);
-    const waiting = new RegExp(`waiting for a NATS server to accept connections at nats://127\\.0\\.0\\.1:${natsPort}; retrying in \\d+ ms`);
+    const instance = spawnService(
+      {
+        NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        DATABASE_URL: db.url,
+        SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY,
+        BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
+        PORT: String(port),
+      },
+      t,
+    );
+    const waiting = new RegExp(
+      `waiting for a NATS server to accept connections at nats://127\\.0\\.0\\.1:${natsPort}; retrying in \\d+ ms`,
+    );
     await instance.waitForOutput(waiting, 60_000);
     // Still waiting a few attempts later (backoff), not exited.
     await instance.waitForOutput(/"attempt":3,/, 30_000);

@@ -19,7 +19,11 @@ const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding:
  * is the "old" instance; this checkout is the "new" one.
  */
 function previousMigrationSet(): string | undefined {
-  const migrationFiles = (rev: string) => git('ls-tree', '--name-only', rev, 'src/store/migrations/').stdout.split('\n').filter((f) => /\/\d{4}-[^/]+\.ts$/.test(f)).join(',');
+  const migrationFiles = (rev: string) =>
+    git('ls-tree', '--name-only', rev, 'src/store/migrations/')
+      .stdout.split('\n')
+      .filter((f) => /\/\d{4}-[^/]+\.ts$/.test(f))
+      .join(',');
   const current = migrationFiles('HEAD');
   for (const commit of git('log', '--format=%H', '--', 'src/store/migrations/').stdout.split('\n').filter(Boolean)) {
     const parent = git('rev-parse', '--verify', '--quiet', `${commit}^`).stdout.trim();
@@ -41,11 +45,18 @@ async function appliedMigrations(databaseUrl: string): Promise<string[]> {
 
 /** Sends a message and waits until the session is idle again; returns the session's events. */
 async function turn(url: string, sessionId: string, text: string): Promise<{ type: string; id: string }[]> {
-  const sent = await request(url, 'POST', `/v1/sessions/${sessionId}/messages`, { key: TEST_ADMIN_KEY, body: { message: { content: [{ type: 'text', text }] } } });
+  const sent = await request(url, 'POST', `/v1/sessions/${sessionId}/messages`, {
+    key: TEST_ADMIN_KEY,
+    body: { message: { content: [{ type: 'text', text }] } },
+  });
   assert.equal(sent.status, 201, sent.text);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const events = (await request(url, 'GET', `/v1/sessions/${sessionId}/events?limit=1000`, { key: TEST_ADMIN_KEY })).body.data as { type: string; id: string; data: any }[];
+    const events = (await request(url, 'GET', `/v1/sessions/${sessionId}/events?limit=1000`, { key: TEST_ADMIN_KEY })).body.data as {
+      type: string;
+      id: string;
+      data: any;
+    }[];
     const idled = events.filter((e) => e.type === 'session.idled');
     const inputs = events.filter((e) => e.type === 'input.message');
     if (idled.length === inputs.length && inputs.some((e) => e.data.message.id === sent.body.id)) return events;
@@ -76,7 +87,13 @@ describe('runbook rehearsal: rolling upgrade across a migration', () => {
     const nats = await startNatsServer({ t });
     const db = await createTestDatabase('rolling');
     t.after(() => db.drop());
-    const env = { ...natsServiceEnv(nats), DATABASE_URL: db.url, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY, BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY, EXPECTED_INSTANCES: '2' };
+    const env = {
+      ...natsServiceEnv(nats),
+      DATABASE_URL: db.url,
+      SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY,
+      BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
+      EXPECTED_INSTANCES: '2',
+    };
     const [oldPort, newPort] = [await freePort(), await freePort()];
     const oldUrl = `http://127.0.0.1:${oldPort}`;
     const newUrl = `http://127.0.0.1:${newPort}`;

@@ -51,12 +51,18 @@ describe('single writer: the embedded data directory and the port belong to one 
     t.diagnostic(`second start refused after ${refusedMs} ms`);
     assert.equal(code, 3, second.output());
     assert.ok(refusedMs < 2000, `refused after ${refusedMs} ms`);
-    assert.match(second.output(), new RegExp(`fatal: cannot start: data directory .* is in use by service pid ${first.proc.pid}, port ${port} on host`));
+    assert.match(
+      second.output(),
+      new RegExp(`fatal: cannot start: data directory .* is in use by service pid ${first.proc.pid}, port ${port} on host`),
+    );
 
     // rotate-keys against the directory in use: refused, naming the holder.
     const rotate = spawnService({ ...EMBEDDED, DATA_DIR: dataDir }, t, 'src/crypto/rotate-command.ts');
     assert.equal(await rotate.exited, 3, rotate.output());
-    assert.match(rotate.output(), new RegExp(`rotate-keys refused: data directory .* is in use by service pid ${first.proc.pid}, port ${port}`));
+    assert.match(
+      rotate.output(),
+      new RegExp(`rotate-keys refused: data directory .* is in use by service pid ${first.proc.pid}, port ${port}`),
+    );
 
     // Same port, another directory: the listen fails (no SO_REUSEPORT sharing of the port).
     const otherDir = mkdtempSync(join(tmpdir(), 'ass-single-writer-other-'));

@@ -25,34 +25,49 @@ describe('hostile patterns and documents', () => {
     // Measured inline: 8,000 unclosed `<b>` took 4.4 s in node-html-parser; this is 1 MB of them.
     const hostileHtml = `<html><body>${'<b>'.repeat(350_000)}</body></html>`;
     pages = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/hostile' ? hostileHtml : '<html><body><h1>Fine</h1></body></html>');
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(req.url === '/hostile' ? hostileHtml : '<html><body><h1>Fine</h1></body></html>');
     });
     await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
     pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
-    cleanups.push(() => pages.closeAllConnections(), () => pages.close());
+    cleanups.push(
+      () => pages.closeAllConnections(),
+      () => pages.close(),
+    );
     app = await startTestApp(
       { after: (fn: () => unknown) => void cleanups.push(fn) },
       { mode: 'postgres', env: { PARSE_TIMEOUT_MS, WEB_FETCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } },
     );
     // The parse pool starts its workers on first use (about half a second); the timings below are of the hostile inputs, not that.
-    const warm = await app.request('POST', '/v1/agents/import', { raw: 'name: warm-up\nsystem_prompt: hi\n', headers: { 'content-type': 'application/yaml' } });
+    const warm = await app.request('POST', '/v1/agents/import', {
+      raw: 'name: warm-up\nsystem_prompt: hi\n',
+      headers: { 'content-type': 'application/yaml' },
+    });
     assert.equal(warm.status, 201, warm.text);
   });
   after(async () => {
     for (const fn of cleanups.reverse()) await fn();
   });
   const grep = (id: string, body: Record<string, unknown>) => app.request('POST', `/v1/sessions/${id}/fs/_/grep`, { body });
-  const importYaml = (doc: string) => app.request('POST', '/v1/agents/import', { raw: doc, headers: { 'content-type': 'application/yaml' } });
+  const importYaml = (doc: string) =>
+    app.request('POST', '/v1/agents/import', { raw: doc, headers: { 'content-type': 'application/yaml' } });
 
-  it('POST fs/_/grep - ^(a+)+$ over a line of 10,000 a\'s answers in milliseconds with the right match', async () => {
+  it("POST fs/_/grep - ^(a+)+$ over a line of 10,000 a's answers in milliseconds with the right match", async () => {
     const id = await createSession(app);
     assert.equal((await upload(app, id, 'redos.txt', `${'a'.repeat(10_000)}\n${'a'.repeat(10_000)}b\n`)).status, 201);
     const [r, ms] = await timed(grep(id, { pattern: '^(a+)+$' }));
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.data.map((f: any) => [f.path, f.matches.map((m: any) => m.line_number)]), [['/redos.txt', [1]]]);
+    assert.deepEqual(
+      r.body.data.map((f: any) => [f.path, f.matches.map((m: any) => m.line_number)]),
+      [['/redos.txt', [1]]],
+    );
     assert.ok(ms < 500, `grep took ${ms.toFixed(0)} ms`);
     const [ci, ciMs] = await timed(grep(id, { pattern: '^(A+)+B$', ignore_case: true }));
-    assert.deepEqual(ci.body.data[0].matches.map((m: any) => m.line_number), [2]);
+    assert.deepEqual(
+      ci.body.data[0].matches.map((m: any) => m.line_number),
+      [2],
+    );
     assert.ok(ciMs < 500, `case-insensitive grep took ${ciMs.toFixed(0)} ms`);
   });
 
@@ -96,9 +111,17 @@ describe('hostile patterns and documents', () => {
   it('grep_files tool - the ReDoS pattern matches quickly; lookahead is a tool error naming it', async () => {
     const id = await createSession(app);
     await upload(app, id, 'redos.txt', `${'a'.repeat(10_000)}\n${'a'.repeat(10_000)}b\n`);
-    const [[ok, bad], ms] = await timed(runTools(app, id, [['grep_files', { pattern: '^(a+)+$' }], ['grep_files', { pattern: '(?!a)b' }]]));
+    const [[ok, bad], ms] = await timed(
+      runTools(app, id, [
+        ['grep_files', { pattern: '^(a+)+$' }],
+        ['grep_files', { pattern: '(?!a)b' }],
+      ]),
+    );
     assert.equal(ok!.success, true, ok!.error);
-    assert.deepEqual(ok!.result.results.map((r: any) => [r.path, r.matches.map((m: any) => m.line_number)]), [['/redos.txt', [1]]]);
+    assert.deepEqual(
+      ok!.result.results.map((r: any) => [r.path, r.matches.map((m: any) => m.line_number)]),
+      [['/redos.txt', [1]]],
+    );
     assert.equal(bad!.success, false);
     assert.match(bad!.error!, /lookahead and lookbehind .* not supported/);
     assert.ok(ms < 5000, `the turn took ${ms.toFixed(0)} ms`);
@@ -137,7 +160,11 @@ describe('hostile patterns and documents', () => {
   it('POST /v1/agents - a client tool schema that takes seconds to compile is stopped at the deadline', async () => {
     // Measured: ajv compiles a 200,000-value enum in ~49 s on the event loop.
     const parameters = { type: 'object', properties: { a: { enum: Array.from({ length: 200_000 }, (_, i) => i) } } };
-    const [r, ms] = await timed(app.request('POST', '/v1/agents', { body: { name: 'enum', system_prompt: 'x', client_tools: [{ name: 'big', description: 'd', parameters }] } }));
+    const [r, ms] = await timed(
+      app.request('POST', '/v1/agents', {
+        body: { name: 'enum', system_prompt: 'x', client_tools: [{ name: 'big', description: 'd', parameters }] },
+      }),
+    );
     assert.equal(r.status, 400, r.text);
     assert.match(r.body.error, /client tool schema is too large or too complex/);
     assert.ok(ms < PARSE_TIMEOUT_MS + 3000, `took ${ms.toFixed(0)} ms`);
@@ -145,7 +172,12 @@ describe('hostile patterns and documents', () => {
 
   it('fetch_url - 1 MB of nested unclosed tags is a tool error at the parse deadline; an ordinary page still converts', async () => {
     const id = await createSession(app, ['web_fetch']);
-    const [[hostile, fine], ms] = await timed(runTools(app, id, [['fetch_url', { url: `${pagesUrl}/hostile` }], ['fetch_url', { url: `${pagesUrl}/fine` }]]));
+    const [[hostile, fine], ms] = await timed(
+      runTools(app, id, [
+        ['fetch_url', { url: `${pagesUrl}/hostile` }],
+        ['fetch_url', { url: `${pagesUrl}/fine` }],
+      ]),
+    );
     assert.equal(hostile!.success, false);
     assert.match(hostile!.error!, /too large or too complex to convert \(stopped after 1 s\); try format "raw"/);
     assert.equal(fine!.success, true, fine!.error);
@@ -156,7 +188,13 @@ describe('hostile patterns and documents', () => {
   it('POST /v1/images - a multipart body of 100,000 empty parts is a 400 before it is split', async () => {
     const boundary = 'hostile0boundary';
     const body = `${`--${boundary}\r\nContent-Disposition: form-data; name="f"\r\n\r\nv\r\n`.repeat(100_000)}--${boundary}--\r\n`;
-    const [r, ms] = await timed(fetch(`${app.url}/v1/images`, { method: 'POST', body, headers: { authorization: `Bearer ${app.adminKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } }));
+    const [r, ms] = await timed(
+      fetch(`${app.url}/v1/images`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${app.adminKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      }),
+    );
     assert.equal(r.status, 400);
     assert.match(((await r.json()) as { error: string }).error, /at most 32 parts/);
     assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);

@@ -21,7 +21,10 @@ const BUDGET = Number(process.env['FUZZ_REQUESTS'] ?? 3000);
 const REQUEST_TIMEOUT_MS = 10_000;
 /** Well below uWS's 4 KiB header block: a longer URL is answered by the transport (431), not by us. */
 const LONG_URL_TEXT = 'x'.repeat(1000);
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b1d3e70000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b1d3e70000000049454e44ae426082',
+  'hex',
+);
 
 /** mulberry32: a tiny, well-mixed 32-bit PRNG; the same seed gives the same run. */
 function prng(seed: number): () => number {
@@ -49,8 +52,12 @@ function shuffle<T>(items: T[], random: () => number): T[] {
 const schemaById = new Map(namedSchemas.map((s) => [s.$id as string, s]));
 /** Field names whose value must be the id of a resource the fuzzer created. */
 const ID_FIELDS: Record<string, string> = {
-  harness_id: '/v1/harnesses', agent_id: '/v1/agents', model_id: '/v1/llm-models', provider_id: '/v1/llm-providers',
-  image_id: '/v1/images', session_id: '/v1/sessions',
+  harness_id: '/v1/harnesses',
+  agent_id: '/v1/agents',
+  model_id: '/v1/llm-models',
+  provider_id: '/v1/llm-providers',
+  image_id: '/v1/images',
+  session_id: '/v1/sessions',
 };
 const PATTERN_SAMPLES = ['fuzz', 'github', 'FUZZ_1', 'a', 'a1', 'x-1', '1', '#fuzz'];
 
@@ -113,36 +120,148 @@ const nest = (depth: number, open: string, close: string, leaf = '0') => open.re
 const deepObject = (depth: number) => '{"a":'.repeat(depth) + '0' + '}'.repeat(depth);
 
 const BODY_VALUES: unknown[] = [
-  null, true, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, '', 'x', '\u0000', 'a\u0000b', 'a\ud800b', '\udc00', '\ud83d',
-  '../../../etc/passwd', '/workspace/../../etc/passwd', '😀 ünïcødé \u202e\u200b', 'x'.repeat(100_000), [], [1, 'a', null], {},
-  { __proto__: null, polluted: true }, '1e309', 'NaN', '<script>alert(1)</script>', "' OR 1=1 --",
-  `${RAW}1e400`, `${RAW}-1e400`, `${RAW}-0`, `${RAW}${nest(100, '[', ']')}`, `${RAW}${deepObject(10_000)}`, `${RAW}{"__proto__":{"x":1}}`,
-  `${RAW}"\\u0000"`, `${RAW}"\\ud800"`, `${RAW}"\\udfff\\ud800"`,
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  '',
+  'x',
+  '\u0000',
+  'a\u0000b',
+  'a\ud800b',
+  '\udc00',
+  '\ud83d',
+  '../../../etc/passwd',
+  '/workspace/../../etc/passwd',
+  '😀 ünïcødé \u202e\u200b',
+  'x'.repeat(100_000),
+  [],
+  [1, 'a', null],
+  {},
+  { __proto__: null, polluted: true },
+  '1e309',
+  'NaN',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  `${RAW}1e400`,
+  `${RAW}-1e400`,
+  `${RAW}-0`,
+  `${RAW}${nest(100, '[', ']')}`,
+  `${RAW}${deepObject(10_000)}`,
+  `${RAW}{"__proto__":{"x":1}}`,
+  `${RAW}"\\u0000"`,
+  `${RAW}"\\ud800"`,
+  `${RAW}"\\udfff\\ud800"`,
 ];
 
 /** Query and path values, as they go on the wire (already percent-encoded where they must be). */
 const WIRE_VALUES = [
-  '', '-1', '0', '1.5', '1e309', '-1e309', 'NaN', 'Infinity', '99999999999999999999', '%00', 'a%00b', '%ED%A0%80', '%ED%B0%80',
-  '%FF', '%', '%zz', 'true', 'null', '%F0%9F%98%80', '..', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', 'not-a-uuid',
-  '00000000-0000-0000-0000-000000000000', LONG_URL_TEXT, '%27%20OR%201%3D1--', '%5B%5D', '%7B%7D', 'C%CC%A7',
+  '',
+  '-1',
+  '0',
+  '1.5',
+  '1e309',
+  '-1e309',
+  'NaN',
+  'Infinity',
+  '99999999999999999999',
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%ED%B0%80',
+  '%FF',
+  '%',
+  '%zz',
+  'true',
+  'null',
+  '%F0%9F%98%80',
+  '..',
+  '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  'not-a-uuid',
+  '00000000-0000-0000-0000-000000000000',
+  LONG_URL_TEXT,
+  '%27%20OR%201%3D1--',
+  '%5B%5D',
+  '%7B%7D',
+  'C%CC%A7',
 ];
-const REST_PATH_VALUES = ['..%2F..%2Fetc%2Fpasswd', '../../etc/passwd', 'a/../../b', 'a//b', '.', '%00', 'a%00.txt', '%ED%A0%80.txt', `${LONG_URL_TEXT}.txt`, '%F0%9F%98%80.md', 'dir/', '~/.ssh/id_rsa'];
+const REST_PATH_VALUES = [
+  '..%2F..%2Fetc%2Fpasswd',
+  '../../etc/passwd',
+  'a/../../b',
+  'a//b',
+  '.',
+  '%00',
+  'a%00.txt',
+  '%ED%A0%80.txt',
+  `${LONG_URL_TEXT}.txt`,
+  '%F0%9F%98%80.md',
+  'dir/',
+  '~/.ssh/id_rsa',
+];
 
 const WHOLE_BODIES: (string | Buffer)[] = [
-  '', '{', 'null', '[]', '"s"', '1', '{"a":1,}', '\ufeff{}', '{"a":1}{"b":2}', nest(10_000, '[', ']'), nest(65, '[', ']'), deepObject(10_000),
-  deepObject(65), Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), '{"\\u0000":1}', '{"\\ud800":1}', '{"a":"\\uDC00"}', '[' + '0,'.repeat(100_000) + '0]',
-  Buffer.from('{"a":"\u0000"}'), Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]),
+  '',
+  '{',
+  'null',
+  '[]',
+  '"s"',
+  '1',
+  '{"a":1,}',
+  '\ufeff{}',
+  '{"a":1}{"b":2}',
+  nest(10_000, '[', ']'),
+  nest(65, '[', ']'),
+  deepObject(10_000),
+  deepObject(65),
+  Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+  '{"\\u0000":1}',
+  '{"\\ud800":1}',
+  '{"a":"\\uDC00"}',
+  '[' + '0,'.repeat(100_000) + '0]',
+  Buffer.from('{"a":"\u0000"}'),
+  Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]),
 ];
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=zz', 'application/json; charset=utf-16', 'application/xml', 'image/png'];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=zz',
+  'application/json; charset=utf-16',
+  'application/xml',
+  'image/png',
+];
 const HEADER_MUTATIONS: Record<string, string>[] = [
-  { 'x-request-id': 'ÿÿ\u00ff' }, { 'x-request-id': 'x'.repeat(1000) }, { 'if-none-match': '"\u00ff"' }, { 'if-none-match': '*' },
-  { 'x-forwarded-for': 'not-an-ip, 999.999.999.999' }, { accept: 'text/event-stream' }, { 'accept-encoding': 'gzip;q=1e309' },
-  { 'content-type': 'application/json; boundary=\u00ff' }, { range: 'bytes=99999999999999999999-' },
+  { 'x-request-id': 'ÿÿ\u00ff' },
+  { 'x-request-id': 'x'.repeat(1000) },
+  { 'if-none-match': '"\u00ff"' },
+  { 'if-none-match': '*' },
+  { 'x-forwarded-for': 'not-an-ip, 999.999.999.999' },
+  { accept: 'text/event-stream' },
+  { 'accept-encoding': 'gzip;q=1e309' },
+  { 'content-type': 'application/json; boundary=\u00ff' },
+  { range: 'bytes=99999999999999999999-' },
 ];
 const RAW_BODIES: (string | Buffer)[] = [
-  '', Buffer.from([0, 1, 2, 0xff, 0xfe]), '---\nname: fuzz\n---\nhello', 'name: [\n', 'name: "\\0"\n', '{"name":"\\u0000"}', '{"name":"\\ud800"}',
-  nest(10_000, '[', ']'), deepObject(10_000), `tags:\n${'- '.repeat(10_000)}x`, 'a: &a [1]\nb: &b [*a,*a,*a,*a]\nc: [*b,*b,*b,*b]\n', '\ufeff{}', PNG, 'x'.repeat(100_000),
-  '---\nname: x\n---\nNUL \u0000 here', 'name: "\\ud800"\nsystem_prompt: y\n',
+  '',
+  Buffer.from([0, 1, 2, 0xff, 0xfe]),
+  '---\nname: fuzz\n---\nhello',
+  'name: [\n',
+  'name: "\\0"\n',
+  '{"name":"\\u0000"}',
+  '{"name":"\\ud800"}',
+  nest(10_000, '[', ']'),
+  deepObject(10_000),
+  `tags:\n${'- '.repeat(10_000)}x`,
+  'a: &a [1]\nb: &b [*a,*a,*a,*a]\nc: [*b,*b,*b,*b]\n',
+  '\ufeff{}',
+  PNG,
+  'x'.repeat(100_000),
+  '---\nname: x\n---\nNUL \u0000 here',
+  'name: "\\ud800"\nsystem_prompt: y\n',
 ];
 
 interface FuzzRequest {
@@ -159,7 +278,10 @@ function jsonText(body: unknown): string {
   return JSON.stringify(body).replace(/"\\u0001raw:((?:[^"\\]|\\.)*)"/g, (_m, raw: string) => JSON.parse(`"${raw}"`));
 }
 
-function multipartBody(sessionId: string, parts: { name: string; value: string | Buffer; filename?: string }[] = [{ name: 'file', value: PNG, filename: 'dot.png' }]): FormData {
+function multipartBody(
+  sessionId: string,
+  parts: { name: string; value: string | Buffer; filename?: string }[] = [{ name: 'file', value: PNG, filename: 'dot.png' }],
+): FormData {
   const fd = new FormData();
   fd.append('session_id', sessionId);
   for (const p of parts) {
@@ -179,22 +301,49 @@ function mutationsFor(route: Route, ids: Map<string, string>): FuzzRequest[] {
     return ids.get(collectionOf(route, seg)!) ?? '0190e0a0-0000-7000-8000-000000000000';
   };
   const buildPath = (override?: { seg: string; value: string }) =>
-    route.path.split('/').map((s) => (s.startsWith(':') || s.startsWith('*') ? (override?.seg === s ? override.value : encodeURI(validParam(s))) : s)).join('/');
+    route.path
+      .split('/')
+      .map((s) => (s.startsWith(':') || s.startsWith('*') ? (override?.seg === s ? override.value : encodeURI(validParam(s))) : s))
+      .join('/');
   const querySchema = resolve(route.schema.query);
   const queryProps = Object.keys(querySchema?.['properties'] ?? {});
-  const validQuery = queryProps.filter((k) => k === 'session_id').map((k) => `${k}=${ids.get('/v1/sessions')}`).join('&');
+  const validQuery = queryProps
+    .filter((k) => k === 'session_id')
+    .map((k) => `${k}=${ids.get('/v1/sessions')}`)
+    .join('&');
   const kind = route.bodyKind ?? 'json';
   const bodySchema = kind === 'json' && route.schema.body ? route.schema.body : undefined;
   const validBody = bodySchema ? sample(bodySchema, ids) : undefined;
-  const baseHeaders: Record<string, string> = bodySchema ? { 'content-type': 'application/json' } : kind === 'raw' ? { 'content-type': 'application/octet-stream' } : {};
+  const baseHeaders: Record<string, string> = bodySchema
+    ? { 'content-type': 'application/json' }
+    : kind === 'raw'
+      ? { 'content-type': 'application/octet-stream' }
+      : {};
   const validRawBody = (): string | Buffer | FormData | undefined =>
-    kind === 'multipart' ? multipartBody(ids.get('/v1/sessions')!) : kind === 'raw' ? (route.path.includes('import') ? '---\nname: fuzz-import\n---\nHello' : 'fuzz') : bodySchema ? jsonText(validBody) : undefined;
+    kind === 'multipart'
+      ? multipartBody(ids.get('/v1/sessions')!)
+      : kind === 'raw'
+        ? route.path.includes('import')
+          ? '---\nname: fuzz-import\n---\nHello'
+          : 'fuzz'
+        : bodySchema
+          ? jsonText(validBody)
+          : undefined;
   const out: FuzzRequest[] = [];
   const add = (label: string, r: Partial<FuzzRequest>) =>
-    out.push({ label, method: route.method, path: buildPath(), query: validQuery, body: validRawBody(), headers: { ...baseHeaders }, ...r });
+    out.push({
+      label,
+      method: route.method,
+      path: buildPath(),
+      query: validQuery,
+      body: validRawBody(),
+      headers: { ...baseHeaders },
+      ...r,
+    });
 
   for (const seg of pathParams) {
-    for (const v of seg.startsWith('*') ? [...REST_PATH_VALUES, ...WIRE_VALUES.slice(0, 14)] : WIRE_VALUES) add(`path ${seg}=${v.slice(0, 40)}`, { path: buildPath({ seg, value: v }) });
+    for (const v of seg.startsWith('*') ? [...REST_PATH_VALUES, ...WIRE_VALUES.slice(0, 14)] : WIRE_VALUES)
+      add(`path ${seg}=${v.slice(0, 40)}`, { path: buildPath({ seg, value: v }) });
   }
   for (const k of [...queryProps, 'unknown_field']) {
     for (const v of WIRE_VALUES) add(`query ${k}=${v.slice(0, 40)}`, { query: [validQuery, `${k}=${v}`].filter(Boolean).join('&') });
@@ -203,7 +352,8 @@ function mutationsFor(route: Route, ids: Map<string, string>): FuzzRequest[] {
   if (bodySchema && validBody && typeof validBody === 'object' && !Array.isArray(validBody)) {
     const props = Object.keys(resolve(bodySchema)?.['properties'] ?? {});
     for (const field of [...new Set([...props, 'unknown_field', '__proto__'])]) {
-      for (const v of BODY_VALUES) add(`body.${field}=${String(JSON.stringify(v) ?? v).slice(0, 40)}`, { body: jsonText({ ...(validBody as object), [field]: v }) });
+      for (const v of BODY_VALUES)
+        add(`body.${field}=${String(JSON.stringify(v) ?? v).slice(0, 40)}`, { body: jsonText({ ...(validBody as object), [field]: v }) });
       // One level down: the first nested object or array item of this field, when there is one.
       const nested = (validBody as Record<string, unknown>)[field];
       const inner = Array.isArray(nested) ? nested[0] : nested;
@@ -211,23 +361,39 @@ function mutationsFor(route: Route, ids: Map<string, string>): FuzzRequest[] {
         for (const innerField of Object.keys(inner)) {
           for (const v of BODY_VALUES) {
             const mutated = { ...(inner as object), [innerField]: v };
-            add(`body.${field}.${innerField}=${String(JSON.stringify(v) ?? v).slice(0, 40)}`, { body: jsonText({ ...(validBody as object), [field]: Array.isArray(nested) ? [mutated] : mutated }) });
+            add(`body.${field}.${innerField}=${String(JSON.stringify(v) ?? v).slice(0, 40)}`, {
+              body: jsonText({ ...(validBody as object), [field]: Array.isArray(nested) ? [mutated] : mutated }),
+            });
           }
         }
       }
     }
   }
-  if (kind === 'json') for (const b of WHOLE_BODIES) add(`whole body ${String(b).slice(0, 40)}`, { body: b, headers: { 'content-type': 'application/json' } });
-  if (kind === 'raw') for (const b of [...RAW_BODIES, ...WHOLE_BODIES]) for (const ct of ['application/octet-stream', 'application/json', 'text/markdown', 'application/yaml']) add(`raw body (${ct}) ${String(b).slice(0, 40)}`, { body: b, headers: { 'content-type': ct } });
+  if (kind === 'json')
+    for (const b of WHOLE_BODIES) add(`whole body ${String(b).slice(0, 40)}`, { body: b, headers: { 'content-type': 'application/json' } });
+  if (kind === 'raw')
+    for (const b of [...RAW_BODIES, ...WHOLE_BODIES])
+      for (const ct of ['application/octet-stream', 'application/json', 'text/markdown', 'application/yaml'])
+        add(`raw body (${ct}) ${String(b).slice(0, 40)}`, { body: b, headers: { 'content-type': ct } });
   if (kind === 'multipart') {
     const sid = ids.get('/v1/sessions')!;
     for (const parts of [
-      [], [{ name: 'file', value: 'not an image', filename: 'a.png' }], [{ name: 'file', value: PNG, filename: 'a\u0000b.png' }],
-      [{ name: 'file', value: PNG, filename: 'a\ud800.png' }], [{ name: 'file', value: PNG, filename: 'x'.repeat(5000) }], [{ name: 'file', value: PNG, filename: '../../etc/passwd' }],
-      [{ name: 'file\u0000', value: PNG, filename: 'a.png' }], [{ name: 'file', value: 'text' }], [{ name: 'file', value: PNG, filename: '' }],
-    ]) add(`multipart ${JSON.stringify(parts.map((p) => ({ ...p, value: typeof p.value }))).slice(0, 60)}`, { body: multipartBody(sid, parts) });
+      [],
+      [{ name: 'file', value: 'not an image', filename: 'a.png' }],
+      [{ name: 'file', value: PNG, filename: 'a\u0000b.png' }],
+      [{ name: 'file', value: PNG, filename: 'a\ud800.png' }],
+      [{ name: 'file', value: PNG, filename: 'x'.repeat(5000) }],
+      [{ name: 'file', value: PNG, filename: '../../etc/passwd' }],
+      [{ name: 'file\u0000', value: PNG, filename: 'a.png' }],
+      [{ name: 'file', value: 'text' }],
+      [{ name: 'file', value: PNG, filename: '' }],
+    ])
+      add(`multipart ${JSON.stringify(parts.map((p) => ({ ...p, value: typeof p.value }))).slice(0, 60)}`, {
+        body: multipartBody(sid, parts),
+      });
     for (const v of WIRE_VALUES) add(`multipart session_id=${v.slice(0, 30)}`, { body: multipartBody(decodeURIComponentSafe(v), []) });
-    for (const b of WHOLE_BODIES) add(`multipart raw ${String(b).slice(0, 30)}`, { body: b, headers: { 'content-type': 'multipart/form-data; boundary=zz' } });
+    for (const b of WHOLE_BODIES)
+      add(`multipart raw ${String(b).slice(0, 30)}`, { body: b, headers: { 'content-type': 'multipart/form-data; boundary=zz' } });
   }
   for (const ct of CONTENT_TYPES) add(`content-type ${ct}`, { headers: { 'content-type': ct } });
   add('no content-type', { headers: {} });
@@ -246,7 +412,11 @@ function slotOf(label: string): string {
  * Picks `budget` requests round-robin over every (route, slot) pair, each slot's mutations in
  * seeded random order, so every parameter and field of every route gets its share.
  */
-function samplePlan(perRoute: { route: Route; requests: FuzzRequest[] }[], budget: number, random: () => number): { route: Route; r: FuzzRequest }[] {
+function samplePlan(
+  perRoute: { route: Route; requests: FuzzRequest[] }[],
+  budget: number,
+  random: () => number,
+): { route: Route; r: FuzzRequest }[] {
   const queues: { route: Route; items: FuzzRequest[] }[] = [];
   for (const { route, requests } of perRoute) {
     const bySlot = new Map<string, FuzzRequest[]>();
@@ -314,7 +484,8 @@ async function send(app: TestApp, key: string, r: FuzzRequest): Promise<Outcome>
 function problemWith(o: Outcome): string | null {
   if (o.status >= 500) return `status ${o.status}: ${o.text.slice(0, 200)}`;
   if (o.status < 400) return null;
-  if (!o.contentType.includes('application/json')) return `${o.status} with content type ${o.contentType || 'none'}: ${o.text.slice(0, 100)}`;
+  if (!o.contentType.includes('application/json'))
+    return `${o.status} with content type ${o.contentType || 'none'}: ${o.text.slice(0, 100)}`;
   let body: unknown;
   try {
     body = JSON.parse(o.text);
@@ -323,7 +494,8 @@ function problemWith(o: Outcome): string | null {
   }
   const b = body as Record<string, unknown>;
   const keys = b && typeof b === 'object' ? Object.keys(b).sort().join(',') : typeof body;
-  if (keys !== 'error,status' || typeof b['error'] !== 'string' || b['status'] !== o.status) return `${o.status} with body ${o.text.slice(0, 200)}`;
+  if (keys !== 'error,status' || typeof b['error'] !== 'string' || b['status'] !== o.status)
+    return `${o.status} with body ${o.text.slice(0, 200)}`;
   return null;
 }
 
@@ -331,11 +503,19 @@ function problemWith(o: Outcome): string | null {
 async function seedResources(app: TestApp, key: string): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   const post = async (path: string, body: unknown) => {
-    const r = await send(app, key, { label: 'seed', method: 'POST', path, query: '', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const r = await send(app, key, {
+      label: 'seed',
+      method: 'POST',
+      path,
+      query: '',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.ok(r.status === 201 || r.status === 200, `seed ${path}: ${r.status} ${r.text.slice(0, 300)}`);
     return JSON.parse(r.text) as { id: string };
   };
-  const get = async (path: string) => JSON.parse((await send(app, key, { label: 'seed', method: 'GET', path, query: '', headers: {} })).text);
+  const get = async (path: string) =>
+    JSON.parse((await send(app, key, { label: 'seed', method: 'GET', path, query: '', headers: {} })).text);
   const schemaOf = (method: string, path: string) => app.app.routes.find((r) => r.method === method && r.path === path)!.schema.body!;
 
   // The built-in simulator: model sync and turns run without a network.
@@ -351,9 +531,23 @@ async function seedResources(app: TestApp, key: string): Promise<Map<string, str
   ids.set('/v1/capabilities', capabilities[0]!.id);
   const session = await post('/v1/sessions', { harness_id: harness.id, title: 'fuzz', capabilities: capabilities.map((c) => c.id) });
   ids.set('/v1/sessions', session.id);
-  const file = await send(app, key, { label: 'seed', method: 'POST', path: `/v1/sessions/${session.id}/fs/fuzz/notes.txt`, query: '', body: 'hello', headers: { 'content-type': 'text/plain' } });
+  const file = await send(app, key, {
+    label: 'seed',
+    method: 'POST',
+    path: `/v1/sessions/${session.id}/fs/fuzz/notes.txt`,
+    query: '',
+    body: 'hello',
+    headers: { 'content-type': 'text/plain' },
+  });
   assert.ok(file.status < 300, `seed file: ${file.status} ${file.text}`);
-  const image = await send(app, key, { label: 'seed', method: 'POST', path: '/v1/images', query: '', body: multipartBody(session.id), headers: {} });
+  const image = await send(app, key, {
+    label: 'seed',
+    method: 'POST',
+    path: '/v1/images',
+    query: '',
+    body: multipartBody(session.id),
+    headers: {},
+  });
   assert.equal(image.status, 201, `seed image: ${image.text}`);
   ids.set('/v1/images', JSON.parse(image.text).id);
   await post('/v1/user/connections', { provider: 'github', api_key: 'fuzz-connection-key' });
@@ -374,10 +568,14 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
   await t.test('every numeric path and query parameter has a maximum', () => {
     const unbounded: string[] = [];
     for (const route of app.app.routes) {
-      for (const [where, schema] of [['params', route.schema.params], ['query', route.schema.query]] as const) {
+      for (const [where, schema] of [
+        ['params', route.schema.params],
+        ['query', route.schema.query],
+      ] as const) {
         for (const [name, prop] of Object.entries(resolve(schema)?.['properties'] ?? {})) {
           const types = [prop, ...((prop as any).anyOf ?? [])].map((p: any) => resolve(p)?.['type']);
-          if (types.some((ty) => ty === 'integer' || ty === 'number') && (prop as any).maximum === undefined) unbounded.push(`${route.method} ${route.path} ${where}.${name}`);
+          if (types.some((ty) => ty === 'integer' || ty === 'number') && (prop as any).maximum === undefined)
+            unbounded.push(`${route.method} ${route.path} ${where}.${name}`);
         }
       }
     }
@@ -388,26 +586,79 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
     const sid = ids.get('/v1/sessions')!;
     const deepResult = '{"tool_results":[{"tool_call_id":"call_1","result":' + deepObject(10_000) + '}]}';
     const cases: FuzzRequest[] = [
-      ...['limit=1e309', 'limit=-1', 'limit=1.5', 'limit=NaN', 'offset=99999999999999999999', 'offset=1e309'].map((q) => ({ label: q, method: 'GET', path: '/v1/sessions', query: q, headers: {} })),
-      ...['limit=1e309', 'limit=Infinity', 'limit=0'].map((q) => ({ label: q, method: 'GET', path: `/v1/sessions/${sid}/events`, query: q, headers: {} })),
-      { label: '10,000-level tool result', method: 'POST', path: `/v1/sessions/${sid}/tool-results`, query: '', body: deepResult, headers: { 'content-type': 'application/json' } },
-      { label: 'NUL title', method: 'PATCH', path: `/v1/sessions/${sid}`, query: '', body: '{"title":"a\\u0000b"}', headers: { 'content-type': 'application/json' } },
-      { label: 'lone surrogate title', method: 'PATCH', path: `/v1/sessions/${sid}`, query: '', body: '{"title":"a\\ud800b"}', headers: { 'content-type': 'application/json' } },
+      ...['limit=1e309', 'limit=-1', 'limit=1.5', 'limit=NaN', 'offset=99999999999999999999', 'offset=1e309'].map((q) => ({
+        label: q,
+        method: 'GET',
+        path: '/v1/sessions',
+        query: q,
+        headers: {},
+      })),
+      ...['limit=1e309', 'limit=Infinity', 'limit=0'].map((q) => ({
+        label: q,
+        method: 'GET',
+        path: `/v1/sessions/${sid}/events`,
+        query: q,
+        headers: {},
+      })),
+      {
+        label: '10,000-level tool result',
+        method: 'POST',
+        path: `/v1/sessions/${sid}/tool-results`,
+        query: '',
+        body: deepResult,
+        headers: { 'content-type': 'application/json' },
+      },
+      {
+        label: 'NUL title',
+        method: 'PATCH',
+        path: `/v1/sessions/${sid}`,
+        query: '',
+        body: '{"title":"a\\u0000b"}',
+        headers: { 'content-type': 'application/json' },
+      },
+      {
+        label: 'lone surrogate title',
+        method: 'PATCH',
+        path: `/v1/sessions/${sid}`,
+        query: '',
+        body: '{"title":"a\\ud800b"}',
+        headers: { 'content-type': 'application/json' },
+      },
       { label: 'NUL in a path parameter', method: 'GET', path: `/v1/sessions/${sid}%00`, query: '', headers: {} },
       { label: 'NUL in a file path', method: 'GET', path: `/v1/sessions/${sid}/fs/a%00.txt`, query: '', headers: {} },
       { label: 'NUL in a query value', method: 'GET', path: '/v1/agents', query: 'tag=a%00', headers: {} },
-      ...([
-        ['a 10,000-level YAML flow sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags: ${nest(10_000, '[', ']', '')}\n`],
-        // Before the depth check this one aborted the whole process (V8's regexp compiler ran out of stack).
-        ['a 10,000-level YAML flow mapping', 'application/yaml', `{"name":"x","system_prompt":"y","metadata":${deepObject(10_000)}}`],
-        ['a 10,000-level YAML block sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags:\n${'- '.repeat(10_000)}x\n`],
-        ['a 10,000-level JSON definition', 'application/json', `{"name":"x","system_prompt":"y","client_tools":[{"name":"t","description":"d","parameters":${deepObject(10_000)}}]}`],
-        ['NUL in a YAML definition', 'application/yaml', 'name: "x\\0"\nsystem_prompt: y\n'],
-        ['a lone surrogate in a YAML definition', 'application/yaml', 'name: "x\\ud800"\nsystem_prompt: y\n'],
-        ['NUL in a JSON definition', 'application/json', '{"name":"x\\u0000","system_prompt":"y"}'],
-        ['NUL in a Markdown prompt', 'text/markdown', '---\nname: x\n---\nhello \u0000 world'],
-      ] as const).map(([label, ct, body]) => ({ label, method: 'POST', path: '/v1/agents/import', query: '', body, headers: { 'content-type': ct } })),
-      { label: 'NUL in an image file name', method: 'POST', path: '/v1/images', query: '', body: multipartBody(sid, [{ name: 'file', value: PNG, filename: 'a\u0000b.png' }]), headers: {} },
+      ...(
+        [
+          ['a 10,000-level YAML flow sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags: ${nest(10_000, '[', ']', '')}\n`],
+          // Before the depth check this one aborted the whole process (V8's regexp compiler ran out of stack).
+          ['a 10,000-level YAML flow mapping', 'application/yaml', `{"name":"x","system_prompt":"y","metadata":${deepObject(10_000)}}`],
+          ['a 10,000-level YAML block sequence', 'application/yaml', `name: x\nsystem_prompt: y\ntags:\n${'- '.repeat(10_000)}x\n`],
+          [
+            'a 10,000-level JSON definition',
+            'application/json',
+            `{"name":"x","system_prompt":"y","client_tools":[{"name":"t","description":"d","parameters":${deepObject(10_000)}}]}`,
+          ],
+          ['NUL in a YAML definition', 'application/yaml', 'name: "x\\0"\nsystem_prompt: y\n'],
+          ['a lone surrogate in a YAML definition', 'application/yaml', 'name: "x\\ud800"\nsystem_prompt: y\n'],
+          ['NUL in a JSON definition', 'application/json', '{"name":"x\\u0000","system_prompt":"y"}'],
+          ['NUL in a Markdown prompt', 'text/markdown', '---\nname: x\n---\nhello \u0000 world'],
+        ] as const
+      ).map(([label, ct, body]) => ({
+        label,
+        method: 'POST',
+        path: '/v1/agents/import',
+        query: '',
+        body,
+        headers: { 'content-type': ct },
+      })),
+      {
+        label: 'NUL in an image file name',
+        method: 'POST',
+        path: '/v1/images',
+        query: '',
+        body: multipartBody(sid, [{ name: 'file', value: PNG, filename: 'a\u0000b.png' }]),
+        headers: {},
+      },
     ];
     for (const c of cases) {
       const o = await send(app, org.key, c);
@@ -420,7 +671,11 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
 
   const random = prng(SEED);
   const routes = [...app.app.routes].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
-  const plan = samplePlan(routes.map((route) => ({ route, requests: mutationsFor(route, ids) })), BUDGET, random);
+  const plan = samplePlan(
+    routes.map((route) => ({ route, requests: mutationsFor(route, ids) })),
+    BUDGET,
+    random,
+  );
   t.diagnostic(`seed ${SEED}: ${plan.length} requests over ${routes.length} routes`);
   assert.ok(routes.length >= 40 && plan.length >= 2000, `a real run: ${routes.length} routes, ${plan.length} requests`);
 
@@ -444,11 +699,16 @@ test('openapi fuzz - seeded single mutations on every route: no 5xx, every 4xx i
     if (problem) problems.push(`${route.method} ${route.path} [${r.label}]: ${problem}`);
   }
   const seconds = (Date.now() - started) / 1000;
-  t.diagnostic(`${plan.length} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+  t.diagnostic(
+    `${plan.length} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+  );
   for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, 3)) t.diagnostic(`slow: ${s.ms} ms ${s.what}`);
   assert.deepEqual(problems.slice(0, 40), [], `${problems.length} bad responses`);
   assert.ok(seconds < 120, `the run took ${seconds} s`);
-  assert.ok([...statuses.keys()].some((s) => s >= 200 && s < 300), 'some mutations were accepted: the base requests are valid');
+  assert.ok(
+    [...statuses.keys()].some((s) => s >= 200 && s < 300),
+    'some mutations were accepted: the base requests are valid',
+  );
 
   const health = await fetch(`${app.url}/health`, { signal: AbortSignal.timeout(2000) });
   assert.equal(health.status, 200, 'the instance is healthy after the run');

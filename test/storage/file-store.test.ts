@@ -15,16 +15,28 @@ describe('session files (PostgreSQL)', () => {
     assert.equal(w.record.content_type, 'text/plain; charset=utf-8');
     assert.equal((await files.stat('/a'))!.is_directory, true);
     assert.equal((await files.stat('/a/b'))!.is_directory, true);
-    assert.deepEqual((await files.list('/')).map((f) => f.path), ['/a']);
-    assert.deepEqual((await files.list('/', { recursive: true })).map((f) => f.path), ['/a', '/a/b', '/a/b/c.txt']);
+    assert.deepEqual(
+      (await files.list('/')).map((f) => f.path),
+      ['/a'],
+    );
+    assert.deepEqual(
+      (await files.list('/', { recursive: true })).map((f) => f.path),
+      ['/a', '/a/b', '/a/b/c.txt'],
+    );
     const again = await files.write('/a/b/c.txt', enc('hello again'));
     assert.equal(again.created, false);
     assert.equal((await files.read('/a/b/c.txt')).content.toString(), 'hello again');
 
     await files.copy('/a', '/z');
-    assert.deepEqual((await files.list('/z', { recursive: true })).map((f) => f.path), ['/z/b', '/z/b/c.txt']);
+    assert.deepEqual(
+      (await files.list('/z', { recursive: true })).map((f) => f.path),
+      ['/z/b', '/z/b/c.txt'],
+    );
     await files.move('/z/b', '/y/q');
-    assert.deepEqual((await files.list('/', { recursive: true })).map((f) => f.path), ['/a', '/a/b', '/a/b/c.txt', '/y', '/y/q', '/y/q/c.txt', '/z']);
+    assert.deepEqual(
+      (await files.list('/', { recursive: true })).map((f) => f.path),
+      ['/a', '/a/b', '/a/b/c.txt', '/y', '/y/q', '/y/q/c.txt', '/z'],
+    );
     await assert.rejects(files.move('/a', '/y'), { status: 409 });
     await assert.rejects(files.move('/a', '/a/b/x'), { status: 422 });
 

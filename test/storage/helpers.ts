@@ -47,7 +47,10 @@ export async function storageFixture(t: TestContext, opts: Partial<StorageOption
   }
   async function user(orgId: string): Promise<string> {
     const id = newId();
-    await store.sql(`insert into users (id, organization_id, email, name, role, created_at, updated_at) values (?, ?, ?, 'u', 'member', now(), now())`, [id, orgId, `${id}@example.test`]);
+    await store.sql(
+      `insert into users (id, organization_id, email, name, role, created_at, updated_at) values (?, ?, ?, 'u', 'member', now(), now())`,
+      [id, orgId, `${id}@example.test`],
+    );
     return id;
   }
   const orgId = await org();
@@ -62,7 +65,8 @@ export async function storageFixture(t: TestContext, opts: Partial<StorageOption
       const id = newId();
       await store.sql(
         `insert into sessions (id, organization_id, user_id, harness_id, status, created_at, updated_at) values (?, ?, ?, ?, 'idle', now(), now())`,
-        [id, o, u, newId()]);
+        [id, o, u, newId()],
+      );
       return { id, organization_id: o, user_id: u };
     },
   };

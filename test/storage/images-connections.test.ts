@@ -41,14 +41,20 @@ describe('images and user connections (PostgreSQL)', () => {
     const second = await fx.storage.connections.put(owner, 'github', 'ghp_connectionkey2');
     assert.equal(second.created, false);
     await fx.storage.connections.put(owner, 'gitlab', 'glpat_key');
-    assert.deepEqual((await fx.storage.connections.list(owner)).map((c) => c.provider), ['github', 'gitlab']);
+    assert.deepEqual(
+      (await fx.storage.connections.list(owner)).map((c) => c.provider),
+      ['github', 'gitlab'],
+    );
     const [raw] = await fx.store.sql<{ ciphertext: string }>(`select ciphertext from user_connections where provider = 'github'`);
     assert.ok(!raw!.ciphertext.includes('ghp_'));
 
     const s = await fx.session();
     assert.equal(await fx.storage.injectConnections(s), 2);
     const secrets = fx.storage.forSession(s).secrets;
-    assert.deepEqual((await secrets.list()).map((x) => x.name), ['connection:github', 'connection:gitlab']);
+    assert.deepEqual(
+      (await secrets.list()).map((x) => x.name),
+      ['connection:github', 'connection:gitlab'],
+    );
     assert.equal(await secrets.get('connection:github'), 'ghp_connectionkey2');
 
     await fx.storage.connections.remove(owner, 'gitlab');

@@ -12,11 +12,23 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     await kv.set('ab', 'three');
     await kv.set('a_1', 'uno');
     assert.equal(await kv.get('a_1'), 'uno');
-    assert.deepEqual((await kv.list({ prefix: 'a_' })).entries.map((e) => e.key), ['a_1']);
-    assert.deepEqual((await kv.list({ prefix: 'a%' })).entries.map((e) => e.key), ['a%2']);
-    assert.deepEqual((await kv.list()).entries.map((e) => e.key), ['a%2', 'a_1', 'ab']);
+    assert.deepEqual(
+      (await kv.list({ prefix: 'a_' })).entries.map((e) => e.key),
+      ['a_1'],
+    );
+    assert.deepEqual(
+      (await kv.list({ prefix: 'a%' })).entries.map((e) => e.key),
+      ['a%2'],
+    );
+    assert.deepEqual(
+      (await kv.list()).entries.map((e) => e.key),
+      ['a%2', 'a_1', 'ab'],
+    );
     const page = await kv.list({ limit: 1, offset: 1, include_values: true });
-    assert.deepEqual(page.entries.map((e) => [e.key, e.value]), [['a_1', 'uno']]);
+    assert.deepEqual(
+      page.entries.map((e) => [e.key, e.value]),
+      [['a_1', 'uno']],
+    );
     assert.equal(page.total, 3);
     assert.equal((await kv.list()).entries[0]!.value, undefined, 'no values unless asked');
     assert.equal(await other.get('a_1'), null);
@@ -36,7 +48,10 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     assert.equal(await one.get('GITHUB_TOKEN'), 'ghp_rotatedvalue');
     assert.equal(await one.get('MISSING'), null);
     const list = await one.list();
-    assert.deepEqual(list.map((s) => Object.keys(s).sort()), [['created_at', 'name', 'updated_at']]);
+    assert.deepEqual(
+      list.map((s) => Object.keys(s).sort()),
+      [['created_at', 'name', 'updated_at']],
+    );
 
     const rows = await fx.store.sql<{ session_id: string; ciphertext: string }>('select session_id, ciphertext from session_secrets');
     for (const r of rows) assert.ok(!r.ciphertext.includes('value') && !r.ciphertext.includes('ghp_'));
@@ -56,7 +71,16 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     await st.kv.set('k', 'v');
     await st.secrets.set('S', 'v');
     await (await st.sql.open('main', { create: true })).exec('create table t (x)');
-    await st.schedules.create({ name: 'n', message: 'm', kind: 'once', scheduled_at: '2099-01-01T00:00:00.000Z', cron_expression: null, timezone: 'UTC', next_run_at: '2099-01-01T00:00:00.000Z', max_active: 5 });
+    await st.schedules.create({
+      name: 'n',
+      message: 'm',
+      kind: 'once',
+      scheduled_at: '2099-01-01T00:00:00.000Z',
+      cron_expression: null,
+      timezone: 'UTC',
+      next_run_at: '2099-01-01T00:00:00.000Z',
+      max_active: 5,
+    });
     await fx.storage.images.create({ orgId: s.organization_id, userId: s.user_id, sessionId: s.id, data: Buffer.from('GIF89a....') });
     await fx.store.sql('delete from sessions where id = ?', [s.id]);
     for (const table of ['session_files', 'session_kv', 'session_secrets', 'session_sql_databases', 'session_schedules', 'images']) {

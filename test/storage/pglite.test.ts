@@ -14,7 +14,10 @@ describe('storage on PGlite (embedded mode)', () => {
     await Promise.allSettled([st.files.write('/x.bin', new Uint8Array(30)), st.files.write('/y.bin', new Uint8Array(30))]);
     assert.ok((await st.files.usedBytes()) <= 50);
     await st.files.move('/d', '/e');
-    assert.deepEqual((await st.files.list('/e')).map((f) => f.path), ['/e/a.txt']);
+    assert.deepEqual(
+      (await st.files.list('/e')).map((f) => f.path),
+      ['/e/a.txt'],
+    );
     assert.equal((await st.files.grep('needle', { path_pattern: '*.txt' }))[0]!.path, '/e/a.txt');
     assert.deepEqual([...(await st.files.read('/e/a.txt')).content.subarray(0, 6)], [...Buffer.from('needle')]);
 
@@ -27,7 +30,16 @@ describe('storage on PGlite (embedded mode)', () => {
     await db.exec('create table t (x); insert into t values (1), (2)');
     assert.deepEqual((await db.query('select sum(x) as s from t')).rows, [[3]]);
 
-    await st.schedules.create({ name: 'n', message: 'm', kind: 'once', scheduled_at: '2000-01-01T00:00:00.000Z', cron_expression: null, timezone: 'UTC', next_run_at: '2000-01-01T00:00:00.000Z', max_active: 5 });
+    await st.schedules.create({
+      name: 'n',
+      message: 'm',
+      kind: 'once',
+      scheduled_at: '2000-01-01T00:00:00.000Z',
+      cron_expression: null,
+      timezone: 'UTC',
+      next_run_at: '2000-01-01T00:00:00.000Z',
+      max_active: 5,
+    });
     const claim = (await fx.storage.scheduleQueue.claimDue('w', 60_000))!;
     assert.equal(claim.name, 'n');
     assert.equal(await fx.storage.scheduleQueue.claimDue('w2', 60_000), null);
@@ -39,7 +51,12 @@ describe('storage on PGlite (embedded mode)', () => {
     assert.equal(await fx.storage.injectConnections(s), 1);
     assert.equal(await st.secrets.get('connection:github'), 'k2');
 
-    const img = await fx.storage.images.create({ orgId: s.organization_id, userId: s.user_id, sessionId: s.id, data: Buffer.from('GIF89a-data') });
+    const img = await fx.storage.images.create({
+      orgId: s.organization_id,
+      userId: s.user_id,
+      sessionId: s.id,
+      data: Buffer.from('GIF89a-data'),
+    });
     assert.deepEqual((await fx.storage.images.load(s.organization_id, img.id)).data, Buffer.from('GIF89a-data'));
   });
 });

@@ -4,14 +4,23 @@ import type { CreateScheduleInput } from '../../src/capabilities/index.js';
 import { storageFixture } from './helpers.js';
 
 const once = (at: string, name = 'n'): CreateScheduleInput => ({
-  name, message: `message ${name}`, kind: 'once', scheduled_at: at, cron_expression: null, timezone: 'UTC', next_run_at: at, max_active: 5,
+  name,
+  message: `message ${name}`,
+  kind: 'once',
+  scheduled_at: at,
+  cron_expression: null,
+  timezone: 'UTC',
+  next_run_at: at,
+  max_active: 5,
 });
 
 describe('session schedules (PostgreSQL)', () => {
   it('holds at most 5 active under concurrent creates; cancel frees a slot', async (t) => {
     const fx = await storageFixture(t);
     const { schedules } = fx.storage.forSession(await fx.session());
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => schedules.create(once('2099-01-01T00:00:00.000Z', `s${i}`))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => schedules.create(once('2099-01-01T00:00:00.000Z', `s${i}`))),
+    );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
     assert.ok(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.status === 409));
     const [first] = await schedules.list();

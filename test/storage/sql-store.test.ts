@@ -19,8 +19,14 @@ describe('session SQL databases (PostgreSQL)', () => {
     await assert.rejects(bMain.query('select * from notes'), { status: 422 });
     await assert.rejects((await a.open('other', { create: true })).query('select * from notes'), { status: 422 });
     await assert.rejects(main.exec(`attach database 'x' as y`), { status: 422 });
-    assert.deepEqual((await a.list()).map((d) => d.name), ['main', 'other']);
-    assert.deepEqual((await b.list()).map((d) => d.name), ['main']);
+    assert.deepEqual(
+      (await a.list()).map((d) => d.name),
+      ['main', 'other'],
+    );
+    assert.deepEqual(
+      (await b.list()).map((d) => d.name),
+      ['main'],
+    );
     assert.equal((await main.schema())[0]!.name, 'notes');
   });
 

@@ -34,7 +34,9 @@ async function maxConnections(): Promise<number> {
 }
 
 const warnings = (logs: string[]) =>
-  logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('database pool too large'));
+  logs
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('database pool too large'));
 
 test('pool sizing - PostgreSQL: a pool too large for max_connections logs one warning at start; a fitting one none', async (t) => {
   const max = await maxConnections();
@@ -48,7 +50,11 @@ test('pool sizing - PostgreSQL: a pool too large for max_connections logs one wa
   assert.equal(w['maxConnections'], max);
   assert.equal((await big.request('GET', '/health')).status, 200, 'a warning, not a refusal');
 
-  const fits = await startTestApp(t, { mode: 'postgres', databaseUrl: big.databaseUrl, env: { DATABASE_POOL_MAX: 2, EXPECTED_INSTANCES: 1 } });
+  const fits = await startTestApp(t, {
+    mode: 'postgres',
+    databaseUrl: big.databaseUrl,
+    env: { DATABASE_POOL_MAX: 2, EXPECTED_INSTANCES: 1 },
+  });
   assert.deepEqual(warnings(fits.logs), []);
 });
 

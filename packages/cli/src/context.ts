@@ -7,7 +7,8 @@ export function clientFor(opts: GlobalOptions): AgentSessionClient {
   const saved = readConfig();
   const baseUrl = opts.url ?? process.env['AGENT_SESSION_URL'] ?? saved.url;
   const apiKey = opts.key ?? process.env['AGENT_SESSION_KEY'] ?? saved.key;
-  if (!baseUrl || !apiKey) throw new UsageError('not logged in: run `agent-session login --url <url> --key <key>` (or pass --url and --key)');
+  if (!baseUrl || !apiKey)
+    throw new UsageError('not logged in: run `agent-session login --url <url> --key <key>` (or pass --url and --key)');
   return createAgentSessionClient({ baseUrl, apiKey });
 }
 

@@ -13,7 +13,11 @@ export function printJson(value: unknown): void {
 export function printTable<T extends Record<string, unknown>>(rows: T[], columns: (keyof T & string)[]): void {
   const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   process.stdout.write([line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n') + '\n');
 }
 

@@ -20,7 +20,12 @@ export async function generate(doc: Record<string, unknown>): Promise<{ document
   // Schemas say `type: object` for free-form objects (JSON Schemas of tool parameters): unknown values, not none.
   // A field with a default may be left out of a request body.
   // openapi-typescript annotates the object it is given: hand it a copy, write the original.
-  const ast = await openapiTS(structuredClone(doc) as never, { alphabetize: false, exportType: false, emptyObjectsUnknown: true, defaultNonNullable: false });
+  const ast = await openapiTS(structuredClone(doc) as never, {
+    alphabetize: false,
+    exportType: false,
+    emptyObjectsUnknown: true,
+    defaultNonNullable: false,
+  });
   return { document: JSON.stringify(doc, null, 2) + '\n', types: HEADER + astToString(ast) };
 }
 
@@ -29,7 +34,10 @@ async function main(): Promise<void> {
   const out = await generate(await fetchServiceDocument(from > 0 ? process.argv[from + 1] : undefined));
   const check = process.argv.includes('--check');
   let stale = false;
-  for (const [file, text] of [[DOCUMENT_FILE, out.document], [TYPES_FILE, out.types]] as const) {
+  for (const [file, text] of [
+    [DOCUMENT_FILE, out.document],
+    [TYPES_FILE, out.types],
+  ] as const) {
     let old = '';
     try {
       old = readFileSync(file, 'utf8');

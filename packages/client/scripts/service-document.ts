@@ -15,7 +15,10 @@ export async function fetchServiceDocument(url?: string): Promise<Record<string,
   const dataDir = mkdtempSync(join(tmpdir(), 'ass-openapi-'));
   const quiet = new Writable({ write: (_chunk, _enc, cb) => cb() });
   try {
-    const config = loadConfig({}, { PORT: 0, DATA_DIR: dataDir, ROLE: 'api', LOG_LEVEL: 'warn', BOOTSTRAP_ADMIN_API_KEY: 'openapi-generator-key-0123456789' });
+    const config = loadConfig(
+      {},
+      { PORT: 0, DATA_DIR: dataDir, ROLE: 'api', LOG_LEVEL: 'warn', BOOTSTRAP_ADMIN_API_KEY: 'openapi-generator-key-0123456789' },
+    );
     const app = await createApp(config, { logDestination: quiet });
     try {
       return await readDocument(app.url);

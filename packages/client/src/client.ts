@@ -3,7 +3,17 @@ import { apiErrorOf, ApiError } from './errors.js';
 import type { components, operations, paths } from './generated/openapi.js';
 import { SessionEventStream, type StreamOptions, type StreamTransport } from './stream.js';
 import { sendAndWait, serveClientTools, type ClientToolHandlers, type TurnOptions, type TurnResult } from './turns.js';
-import type { AgentCreate, AgentPatch, Agent, ClientToolResult, InputPart, SendMessageOptions, SessionCreate, SessionPatch, UserCreate } from './types.js';
+import type {
+  AgentCreate,
+  AgentPatch,
+  Agent,
+  ClientToolResult,
+  InputPart,
+  SendMessageOptions,
+  SessionCreate,
+  SessionPatch,
+  UserCreate,
+} from './types.js';
 
 type Schemas = components['schemas'];
 type QueryOf<K extends keyof operations> = operations[K]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
@@ -86,7 +96,8 @@ export function createAgentSessionClient(options: ClientOptions) {
   };
 
   const sessions = {
-    list: (query: Partial<QueryOf<'get_sessions'>> = {}) => ok(api.GET('/v1/sessions', { params: { query: { offset: 0, limit: 20, ...query } } })),
+    list: (query: Partial<QueryOf<'get_sessions'>> = {}) =>
+      ok(api.GET('/v1/sessions', { params: { query: { offset: 0, limit: 20, ...query } } })),
     get: (sessionId: string) => ok(api.GET('/v1/sessions/{id}', { params: id(sessionId) })),
     create: (body: SessionCreate) => ok(api.POST('/v1/sessions', { body })),
     update: (sessionId: string, body: SessionPatch) => ok(api.PATCH('/v1/sessions/{id}', { params: id(sessionId), body })),
@@ -94,13 +105,22 @@ export function createAgentSessionClient(options: ClientOptions) {
     /** Starts a turn; answers the stored user message (its id is `context.input_message_id` of the turn's events). */
     sendMessage: (sessionId: string, input: string | InputPart[], opts: SendMessageOptions = {}) => {
       const content = typeof input === 'string' ? [{ type: 'text' as const, text: input }] : input;
-      return ok(api.POST('/v1/sessions/{id}/messages', { params: id(sessionId), body: { message: { content, ...(opts.controls ? { controls: opts.controls } : {}), ...(opts.tags ? { tags: opts.tags } : {}) }, ...(opts.metadata ? { metadata: opts.metadata } : {}) } }));
+      return ok(
+        api.POST('/v1/sessions/{id}/messages', {
+          params: id(sessionId),
+          body: {
+            message: { content, ...(opts.controls ? { controls: opts.controls } : {}), ...(opts.tags ? { tags: opts.tags } : {}) },
+            ...(opts.metadata ? { metadata: opts.metadata } : {}),
+          },
+        }),
+      );
     },
     cancel: (sessionId: string) => ok(api.POST('/v1/sessions/{id}/cancel', { params: id(sessionId) })),
     submitToolResults: (sessionId: string, toolResults: ClientToolResult[]) =>
       ok(api.POST('/v1/sessions/{id}/tool-results', { params: id(sessionId), body: { tool_results: toolResults } })),
     /** One page of stored events (polling). */
-    events: (sessionId: string, query: QueryOf<'get_sessions_by_id_events'> = {}) => ok(api.GET('/v1/sessions/{id}/events', { params: { ...id(sessionId), query } })),
+    events: (sessionId: string, query: QueryOf<'get_sessions_by_id_events'> = {}) =>
+      ok(api.GET('/v1/sessions/{id}/events', { params: { ...id(sessionId), query } })),
     /** The id of the session's newest event (a `since` for a stream that should see only what comes next). */
     lastEventId: async (sessionId: string): Promise<string | undefined> =>
       (await sessions.events(sessionId, { order_desc: true, limit: 1 })).data[0]?.id,
@@ -109,9 +129,11 @@ export function createAgentSessionClient(options: ClientOptions) {
     /** The session's events as a resuming async iterator (see `SessionEventStream`). */
     stream: (sessionId: string, opts: StreamOptions = {}) => new SessionEventStream(transport, sessionId, opts),
     /** Sends a message and resolves when its turn has ended (answering client tools with `opts.tools`). */
-    sendAndWait: (sessionId: string, input: string | InputPart[], opts: TurnOptions = {}): Promise<TurnResult> => sendAndWait(client, sessionId, input, opts),
+    sendAndWait: (sessionId: string, input: string | InputPart[], opts: TurnOptions = {}): Promise<TurnResult> =>
+      sendAndWait(client, sessionId, input, opts),
     /** Answers every client tool call of the session until `signal` aborts. */
-    serveClientTools: (sessionId: string, tools: ClientToolHandlers, opts: { signal?: AbortSignal; since?: string } = {}) => serveClientTools(client, sessionId, tools, opts),
+    serveClientTools: (sessionId: string, tools: ClientToolHandlers, opts: { signal?: AbortSignal; since?: string } = {}) =>
+      serveClientTools(client, sessionId, tools, opts),
   };
 
   const auth = {

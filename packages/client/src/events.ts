@@ -33,5 +33,8 @@ export function isEvent<T extends EventType>(event: SessionEvent, type: T): even
 /** The text parts of a message, joined. */
 export function messageText(message: { content: readonly unknown[] } | undefined): string {
   if (!message) return '';
-  return (message.content as ContentPart[]).filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('');
+  return (message.content as ContentPart[])
+    .filter((p) => p.type === 'text' && typeof p.text === 'string')
+    .map((p) => p.text)
+    .join('');
 }

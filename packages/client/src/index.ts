@@ -5,12 +5,36 @@ export type { StreamOptions, StreamTransport, ReconnectInfo, ReconnectReason } f
 export { sendAndWait, serveClientTools, runTools } from './turns.js';
 export type { ClientToolHandler, ClientToolHandlers, TurnClient, TurnOptions, TurnResult, TurnStatus } from './turns.js';
 export { isEvent, messageText } from './events.js';
-export type { ContentPart, EventContext, EventDataMap, EventType, Message, SessionEvent, SessionEventOf, ToolCall, Usage } from './events.js';
+export type {
+  ContentPart,
+  EventContext,
+  EventDataMap,
+  EventType,
+  Message,
+  SessionEvent,
+  SessionEventOf,
+  ToolCall,
+  Usage,
+} from './events.js';
 export { ApiError, StreamStateError, TurnTimeoutError } from './errors.js';
 export { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
 export type {
-  Agent, AgentCreate, AgentPatch, ApiKeyCreate, ApiKeyCreated, ApiKeyInfo, ClientToolResult, InputPart, MessageControls,
-  SendMessageOptions, Session, SessionCreate, SessionPatch, StoredEvent, User, UserCreate,
+  Agent,
+  AgentCreate,
+  AgentPatch,
+  ApiKeyCreate,
+  ApiKeyCreated,
+  ApiKeyInfo,
+  ClientToolResult,
+  InputPart,
+  MessageControls,
+  SendMessageOptions,
+  Session,
+  SessionCreate,
+  SessionPatch,
+  StoredEvent,
+  User,
+  UserCreate,
 } from './types.js';
 export type { paths, components, operations } from './generated/openapi.js';

@@ -64,7 +64,12 @@ export interface TurnResult {
  * are skipped. Client tool calls are answered from `opts.tools`; without a handler for one the
  * result is `waiting_for_tool_results` with the pending calls.
  */
-export async function sendAndWait(client: TurnClient, sessionId: string, input: string | InputPart[], opts: TurnOptions = {}): Promise<TurnResult> {
+export async function sendAndWait(
+  client: TurnClient,
+  sessionId: string,
+  input: string | InputPart[],
+  opts: TurnOptions = {},
+): Promise<TurnResult> {
   const timeout = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
   const signal = anySignal([opts.signal, timeout]);
   const since = await client.sessions.lastEventId(sessionId);
@@ -82,7 +87,13 @@ export async function sendAndWait(client: TurnClient, sessionId: string, input: 
 }
 
 /** Folds one event into the result; true when the turn is over (or waits for the caller). */
-async function apply(client: TurnClient, sessionId: string, result: TurnResult, event: SessionEvent, tools: ClientToolHandlers | undefined): Promise<boolean> {
+async function apply(
+  client: TurnClient,
+  sessionId: string,
+  result: TurnResult,
+  event: SessionEvent,
+  tools: ClientToolHandlers | undefined,
+): Promise<boolean> {
   switch (event.type) {
     case 'turn.started':
       result.turnId = event.data.turn_id;
@@ -137,7 +148,12 @@ export async function runTools(data: EventDataMap['tool.call_requested'], tools:
  * follows the session from its newest event (or `since`) and answers every `tool.call_requested`
  * until `signal` aborts. Resolves with the number of calls answered.
  */
-export async function serveClientTools(client: TurnClient, sessionId: string, tools: ClientToolHandlers, opts: { signal?: AbortSignal; since?: string } = {}): Promise<number> {
+export async function serveClientTools(
+  client: TurnClient,
+  sessionId: string,
+  tools: ClientToolHandlers,
+  opts: { signal?: AbortSignal; since?: string } = {},
+): Promise<number> {
   const since = opts.since ?? (await client.sessions.lastEventId(sessionId));
   let answered = 0;
   for await (const event of client.sessions.stream(sessionId, { since, signal: opts.signal, types: ['tool.call_requested'] })) {

@@ -36,10 +36,14 @@ export interface ClientToolCheckerOptions {
  * checked, never used to validate anything on the server.
  */
 export function createClientToolChecker({ firstInvalid = async (s) => firstNonCompilingSchema(s) }: ClientToolCheckerOptions = {}) {
-  return async function checkClientTools(tools: readonly ClientToolInput[], capabilityToolNames: ReadonlySet<string>): Promise<ClientToolInput[]> {
+  return async function checkClientTools(
+    tools: readonly ClientToolInput[],
+    capabilityToolNames: ReadonlySet<string>,
+  ): Promise<ClientToolInput[]> {
     const where = (tool: ClientToolInput) => `Invalid request: client tool ${tool.name}`;
     for (const tool of tools) {
-      if (tool.parameters['type'] !== 'object') throw new InvalidRequestError(`${where(tool)}: parameters must be a JSON Schema with type "object"`);
+      if (tool.parameters['type'] !== 'object')
+        throw new InvalidRequestError(`${where(tool)}: parameters must be a JSON Schema with type "object"`);
     }
     const bad = tools.length ? await firstInvalid(tools.map((t) => t.parameters)) : -1;
     if (bad >= 0) throw new InvalidRequestError(`${where(tools[bad]!)}: parameters is not a valid JSON Schema`);

@@ -11,7 +11,8 @@ import type { ModelLookup } from './types.js';
 /** `tools` as client tools; 400 when both `tools` and `client_tools` are given (which one would win is a guess). */
 export function clientToolsOf(input: { tools?: ToolDeclarationInput[]; client_tools?: ClientToolInput[] }): ClientToolInput[] | undefined {
   if (input.tools === undefined) return input.client_tools;
-  if (input.client_tools !== undefined) throw new InvalidRequestError('Invalid request: give client tools as client_tools or as tools, not both');
+  if (input.client_tools !== undefined)
+    throw new InvalidRequestError('Invalid request: give client tools as client_tools or as tools, not both');
   return input.tools.map((t) => ({ type: 'client', name: t.name, description: t.description, parameters: t.parameters }));
 }
 
@@ -28,7 +29,10 @@ export async function resolveModelReference(models: ModelLookup | undefined, org
   }
   const ids = (await models?.idsByName?.(orgId, reference)) ?? [];
   if (ids.length === 0) throw unknownModel();
-  if (ids.length > 1) throw new ConflictError(`Model name ${JSON.stringify(reference)} matches ${ids.length} models of this organization; give the model id instead`);
+  if (ids.length > 1)
+    throw new ConflictError(
+      `Model name ${JSON.stringify(reference)} matches ${ids.length} models of this organization; give the model id instead`,
+    );
   return ids[0]!;
 }
 

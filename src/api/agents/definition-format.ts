@@ -86,7 +86,8 @@ function yamlDocument(text: string, fail: (why: string) => Error, why: string): 
   try {
     return parseYaml(text, { prettyErrors: false, maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
-    if (err instanceof ReferenceError && /alias/i.test(err.message)) throw fail(`${why}: too many alias expansions (at most ${MAX_YAML_ALIASES})`);
+    if (err instanceof ReferenceError && /alias/i.test(err.message))
+      throw fail(`${why}: too many alias expansions (at most ${MAX_YAML_ALIASES})`);
     const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
     throw fail(pos ? `${why} (line ${pos.line}, column ${pos.col})` : why);
   }
@@ -150,6 +151,10 @@ export function exportMarkdown(agent: AgentView): string {
 
 /** A file name for the export's Content-Disposition, from the agent name. */
 export function exportFileName(name: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64);
   return `${slug || 'agent'}.md`;
 }

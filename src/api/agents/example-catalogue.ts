@@ -24,7 +24,9 @@ export type ExampleCatalogue = ReadonlyMap<string, ExampleAgent>;
 export function loadExampleCatalogue(dir: URL = EXAMPLES_DIR): ExampleCatalogue {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.md'))
+      .sort();
   } catch {
     return new Map();
   }

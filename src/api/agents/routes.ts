@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { AgentCreate, AgentExampleList, AgentImportQuery, AgentList, AgentListQuery, AgentPatch, AgentPreview, AgentPreviewRequest, Agent } from '../../../schemas/agents.js';
+import {
+  AgentCreate,
+  AgentExampleList,
+  AgentImportQuery,
+  AgentList,
+  AgentListQuery,
+  AgentPatch,
+  AgentPreview,
+  AgentPreviewRequest,
+  Agent,
+} from '../../../schemas/agents.js';
 import { ErrorResponse, IdParams } from '../../../schemas/common.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Route } from '../../http/route.js';
@@ -14,22 +24,37 @@ const tags = ['agents'];
 export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/agents', auth: 'user', summary: 'Create an agent', tags, maxBodyBytes: AGENT_MAX_BODY_BYTES, idempotent: true,
+      method: 'POST',
+      path: '/v1/agents',
+      auth: 'user',
+      summary: 'Create an agent',
+      tags,
+      maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      idempotent: true,
       schema: { body: ref(AgentCreate), response: { 201: ref(Agent), 409: ref(ErrorResponse), ...errors } },
       async handler({ body }, { principal }) {
         return { status: 201, body: await agents.create(principal, body) };
       },
     },
     {
-      method: 'GET', path: '/v1/agents', auth: 'user', summary: 'List agents (archived ones with include_archived=true)', tags,
+      method: 'GET',
+      path: '/v1/agents',
+      auth: 'user',
+      summary: 'List agents (archived ones with include_archived=true)',
+      tags,
       schema: { query: AgentListQuery, response: { 200: ref(AgentList) } },
       async handler({ query }, { principal }) {
         return aliasedListReply(200, await agents.list(principal.org_id, query), 'agents');
       },
     },
     {
-      method: 'POST', path: '/v1/agents/import', auth: 'user', summary: 'Create an agent from Markdown with YAML front matter, YAML or JSON', tags,
-      bodyKind: 'raw', maxBodyBytes: AGENT_MAX_BODY_BYTES,
+      method: 'POST',
+      path: '/v1/agents/import',
+      auth: 'user',
+      summary: 'Create an agent from Markdown with YAML front matter, YAML or JSON',
+      tags,
+      bodyKind: 'raw',
+      maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { query: AgentImportQuery, response: { 201: ref(Agent), ...errors } },
       async handler({ rawBody, headers, query }, { principal }) {
         const example = query['from-example'];
@@ -38,14 +63,22 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/agent-examples', auth: 'user', summary: 'The example agents that POST /v1/agents/import?from-example=<name> imports', tags,
+      method: 'GET',
+      path: '/v1/agent-examples',
+      auth: 'user',
+      summary: 'The example agents that POST /v1/agents/import?from-example=<name> imports',
+      tags,
       schema: { response: { 200: ref(AgentExampleList) } },
       async handler() {
         return { status: 200, body: agents.listExamples() };
       },
     },
     {
-      method: 'POST', path: '/v1/agents/preview', auth: 'user', summary: 'The runtime system prompt and tools of an agent definition; nothing is stored', tags,
+      method: 'POST',
+      path: '/v1/agents/preview',
+      auth: 'user',
+      summary: 'The runtime system prompt and tools of an agent definition; nothing is stored',
+      tags,
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
       async handler({ body }) {
@@ -53,14 +86,22 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/agents/:id', auth: 'user', summary: 'Get an agent (archived ones too)', tags,
+      method: 'GET',
+      path: '/v1/agents/:id',
+      auth: 'user',
+      summary: 'Get an agent (archived ones too)',
+      tags,
       schema: { params: IdParams, response: { 200: ref(Agent), 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         return { status: 200, body: await agents.get(principal.org_id, params.id) };
       },
     },
     {
-      method: 'PATCH', path: '/v1/agents/:id', auth: 'user', summary: 'Update the given fields of an agent (never its status)', tags,
+      method: 'PATCH',
+      path: '/v1/agents/:id',
+      auth: 'user',
+      summary: 'Update the given fields of an agent (never its status)',
+      tags,
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { params: IdParams, body: ref(AgentPatch), response: { 200: ref(Agent), ...errors } },
       async handler({ params, body }, { principal }) {
@@ -68,7 +109,11 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       },
     },
     {
-      method: 'PUT', path: '/v1/agents/:id', auth: 'user', summary: 'Create (201) or replace (200) an agent under a client id (UUID v4/v7)', tags,
+      method: 'PUT',
+      path: '/v1/agents/:id',
+      auth: 'user',
+      summary: 'Create (201) or replace (200) an agent under a client id (UUID v4/v7)',
+      tags,
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { params: IdParams, body: ref(AgentCreate), response: { 200: ref(Agent), 201: ref(Agent), ...errors } },
       async handler({ params, body }, { principal }) {
@@ -77,7 +122,11 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/v1/agents/:id', auth: 'user', summary: 'Archive an agent', tags,
+      method: 'DELETE',
+      path: '/v1/agents/:id',
+      auth: 'user',
+      summary: 'Archive an agent',
+      tags,
       schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         await agents.archive(principal, params.id);
@@ -85,18 +134,31 @@ export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/agents/:id/copy', auth: 'user', summary: 'Copy an agent under a new id, named "<name> (copy)"', tags,
+      method: 'POST',
+      path: '/v1/agents/:id/copy',
+      auth: 'user',
+      summary: 'Copy an agent under a new id, named "<name> (copy)"',
+      tags,
       schema: { params: IdParams, response: { 201: ref(Agent), 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         return { status: 201, body: await agents.copy(principal, params.id) };
       },
     },
     {
-      method: 'GET', path: '/v1/agents/:id/export', auth: 'user', summary: 'Export an agent as Markdown with YAML front matter (imports back equal)', tags,
+      method: 'GET',
+      path: '/v1/agents/:id/export',
+      auth: 'user',
+      summary: 'Export an agent as Markdown with YAML front matter (imports back equal)',
+      tags,
       schema: { params: IdParams, response: { 200: 'text/markdown', 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         const { fileName, markdown } = await agents.exportDefinition(principal.org_id, params.id);
-        return { status: 200, raw: markdown, contentType: 'text/markdown; charset=utf-8', headers: { 'Content-Disposition': `attachment; filename="${fileName}"` } };
+        return {
+          status: 200,
+          raw: markdown,
+          contentType: 'text/markdown; charset=utf-8',
+          headers: { 'Content-Disposition': `attachment; filename="${fileName}"` },
+        };
       },
     },
   ]);

@@ -5,12 +5,7 @@ import { ConflictError, InvalidRequestError, NotFoundError, UnprocessableError }
 import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
 import { Agent, orgScope, type OrgScope, type Store } from '../../store/index.js';
-import {
-  buildSystemPrompt,
-  resolveCapabilities,
-  validateCapabilityRefs,
-  type CapabilityRegistry,
-} from '../../capabilities/index.js';
+import { buildSystemPrompt, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
 import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
 import { clientToolsOf, reconcileModel, resolveModelReference } from './compat-aliases.js';
@@ -38,12 +33,22 @@ export interface AgentServiceDeps {
  * sessions. Check order on writes: size limits (400), client tool shape (400), capability
  * refs (422), tool name clashes (400), model (404).
  */
-export function createAgentService({ store, capabilities, models, parse = async (job) => runParseJob(job) as never, examples = loadExampleCatalogue() }: AgentServiceDeps) {
-  const bounded = <T>(work: Promise<T>, what: string) => work.catch((err: unknown) => {
-    if (err instanceof ParseLimitError) throw new InvalidRequestError(`Invalid request: ${what} is too large or too complex to process (${err.message})`);
-    throw err;
+export function createAgentService({
+  store,
+  capabilities,
+  models,
+  parse = async (job) => runParseJob(job) as never,
+  examples = loadExampleCatalogue(),
+}: AgentServiceDeps) {
+  const bounded = <T>(work: Promise<T>, what: string) =>
+    work.catch((err: unknown) => {
+      if (err instanceof ParseLimitError)
+        throw new InvalidRequestError(`Invalid request: ${what} is too large or too complex to process (${err.message})`);
+      throw err;
+    });
+  const checkClientTools = createClientToolChecker({
+    firstInvalid: (schemas) => bounded(parse({ kind: 'json-schemas', schemas }), 'a client tool schema'),
   });
-  const checkClientTools = createClientToolChecker({ firstInvalid: (schemas) => bounded(parse({ kind: 'json-schemas', schemas }), 'a client tool schema') });
   const validateImport = createImportValidator();
 
   /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
@@ -56,7 +61,8 @@ export function createAgentService({ store, capabilities, models, parse = async 
     let default_model_id = input.default_model_id?.toLowerCase() ?? null;
     // `model` (earlier API) names the default model by id or name; it is kept as given, for the view.
     const model = input.model ?? null;
-    if (modelChanged && model !== null) default_model_id = reconcileModel(await resolveModelReference(models, orgId, model), default_model_id);
+    if (modelChanged && model !== null)
+      default_model_id = reconcileModel(await resolveModelReference(models, orgId, model), default_model_id);
     else if (modelChanged && default_model_id && models && !(await models.exists(orgId, default_model_id))) {
       throw new NotFoundError('Not found: default_model_id is not a model of this organization');
     }
@@ -81,11 +87,17 @@ export function createAgentService({ store, capabilities, models, parse = async 
   }
 
   async function insert(scope: OrgScope, actor: Actor, fields: AgentFields, id?: string): Promise<AgentRow> {
-    const row = scope.create(Agent, { ...fields, ...(id ? { id } : {}), status: 'active', created_by: actor.user_id ?? null } as never) as AgentRow;
+    const row = scope.create(Agent, {
+      ...fields,
+      ...(id ? { id } : {}),
+      status: 'active',
+      created_by: actor.user_id ?? null,
+    } as never) as AgentRow;
     try {
       await scope.em.flush();
     } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) throw new ConflictError('An agent with this id already exists', { cause: err });
+      if (err instanceof UniqueConstraintViolationException)
+        throw new ConflictError('An agent with this id already exists', { cause: err });
       throw err;
     }
     return row;
@@ -97,9 +109,14 @@ export function createAgentService({ store, capabilities, models, parse = async 
     return toAgentView(await insert(orgScope(store.em(), actor.org_id), actor, fields, id));
   }
 
-  async function list(orgId: string, { include_archived = false, tag = [], search }: AgentListQueryInput): Promise<{ data: AgentView[]; total: number }> {
+  async function list(
+    orgId: string,
+    { include_archived = false, tag = [], search }: AgentListQueryInput,
+  ): Promise<{ data: AgentView[]; total: number }> {
     const scope = orgScope(store.em(), orgId);
-    const rows = (await scope.find(Agent, include_archived ? {} : { status: 'active' }, { orderBy: { created_at: 'asc', id: 'asc' } })) as AgentRow[];
+    const rows = (await scope.find(Agent, include_archived ? {} : { status: 'active' }, {
+      orderBy: { created_at: 'asc', id: 'asc' },
+    })) as AgentRow[];
     const data = rows.filter((r) => tag.every((t) => (r.tags ?? []).includes(t)) && matchesSearch(r, search)).map(toAgentView);
     return { data, total: data.length };
   }
@@ -111,7 +128,8 @@ export function createAgentService({ store, capabilities, models, parse = async 
   /** PATCH: only the given fields change; `capabilities` replaces the array; status never changes. */
   async function patch(actor: Actor, id: string, input: AgentPatchInput): Promise<AgentView> {
     checkAgentLimits(input);
-    if (input.id !== undefined && input.id.toLowerCase() !== id.toLowerCase()) throw new InvalidRequestError('Invalid request: body.id does not match the path');
+    if (input.id !== undefined && input.id.toLowerCase() !== id.toLowerCase())
+      throw new InvalidRequestError('Invalid request: body.id does not match the path');
     const orgId = actor.org_id;
     const scope = orgScope(store.em(), orgId);
     const row = (await scope.getOwned(Agent, id)) as AgentRow;
@@ -130,7 +148,8 @@ export function createAgentService({ store, capabilities, models, parse = async 
   /** PUT: creates the agent under the client's id (created: true) or replaces every field but status. */
   async function put(actor: Actor, rawId: string, input: AgentCreateInput): Promise<{ created: boolean; agent: AgentView }> {
     const id = clientId(rawId);
-    if (input.id !== undefined && input.id.toLowerCase() !== id) throw new InvalidRequestError('Invalid request: body.id does not match the path');
+    if (input.id !== undefined && input.id.toLowerCase() !== id)
+      throw new InvalidRequestError('Invalid request: body.id does not match the path');
     const fields = await checkFields(actor.org_id, input, true);
     const scope = orgScope(store.em(), actor.org_id);
     const existing = (await scope.em.findOne(Agent, { id })) as AgentRow | null;
@@ -190,13 +209,19 @@ export function createAgentService({ store, capabilities, models, parse = async 
   }
 
   /** The runtime prompt and tools of a would-be agent; nothing is stored. */
-  async function preview(input: AgentPreviewInput): Promise<{ system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] }> {
+  async function preview(
+    input: AgentPreviewInput,
+  ): Promise<{ system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] }> {
     checkAgentLimits(input);
     const items = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const resolved = resolveCapabilities({ agent: items }, capabilities);
     const clientTools = await checkClientTools(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
-    const tools = [...resolved.tools, ...clientTools].map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } }));
+    const tools = [...resolved.tools, ...clientTools].map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: { ...t.parameters },
+    }));
     return { system_prompt: buildSystemPrompt(input.system_prompt, resolved), tools };
   }
 
@@ -211,7 +236,19 @@ export function createAgentService({ store, capabilities, models, parse = async 
   }
 
   return {
-    create, list, get, patch, put, archive, copy, importDefinition, importExample, listExamples, exportDefinition, preview, getActive,
+    create,
+    list,
+    get,
+    patch,
+    put,
+    archive,
+    copy,
+    importDefinition,
+    importExample,
+    listExamples,
+    exportDefinition,
+    preview,
+    getActive,
     /** Client tools checked as an agent's are (schemas compiled in the parse pool); sessions declare their own with it. */
     checkClientTools,
   };
@@ -229,5 +266,8 @@ function matchesSearch(row: { name: string; description?: string | null }, searc
 /** Response-only fields a client may echo back; never written. */
 function withoutReadOnly<T extends { id?: unknown; status?: unknown; created_at?: unknown; updated_at?: unknown }>(input: T) {
   const { id: _id, status: _status, created_at: _c, updated_at: _u, ...rest } = input;
-  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<T, 'id' | 'status' | 'created_at' | 'updated_at'>;
+  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<
+    T,
+    'id' | 'status' | 'created_at' | 'updated_at'
+  >;
 }

@@ -14,5 +14,15 @@ export interface ModelLookup {
 /** The fields a write checks and stores (everything of a row but identity, status and times). */
 export type AgentFields = Pick<
   AgentRow,
-  'name' | 'description' | 'system_prompt' | 'default_model_id' | 'tags' | 'capabilities' | 'client_tools' | 'max_iterations' | 'display_name' | 'model' | 'parallel_tool_calls'
+  | 'name'
+  | 'description'
+  | 'system_prompt'
+  | 'default_model_id'
+  | 'tags'
+  | 'capabilities'
+  | 'client_tools'
+  | 'max_iterations'
+  | 'display_name'
+  | 'model'
+  | 'parallel_tool_calls'
 >;

@@ -10,7 +10,12 @@ export function storedAgentFields(row: AgentRow) {
     default_model_id: row.default_model_id ?? null,
     tags: row.tags ?? [],
     capabilities: row.capabilities ?? [],
-    client_tools: (row.client_tools ?? []).map((t) => ({ type: 'client' as const, name: t.name, description: t.description, parameters: t.parameters })),
+    client_tools: (row.client_tools ?? []).map((t) => ({
+      type: 'client' as const,
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    })),
     max_iterations: row.max_iterations ?? null,
     display_name: row.display_name ?? null,
     model: row.model ?? null,

@@ -29,10 +29,17 @@ export function createApiKeyService({ store, principals }: { store: Store; princ
   /** A new key for the caller; the plain key is in this response only (only its SHA-256 is kept). */
   async function create(principal: Principal, body: ApiKeyCreateBody) {
     const expires_at = body.expires_at ? new Date(body.expires_at) : null;
-    if (expires_at && expires_at.getTime() <= Date.now()) throw new InvalidRequestError('Invalid request: body.expires_at must be in the future');
+    if (expires_at && expires_at.getTime() <= Date.now())
+      throw new InvalidRequestError('Invalid request: body.expires_at must be in the future');
     const { key, prefix } = generateApiKey();
     const em = store.em();
-    const row = orgScope(em, principal.org_id).create(ApiKey, { user_id: principal.user_id, name: body.name, prefix, key_hash: hashApiKey(key), expires_at });
+    const row = orgScope(em, principal.org_id).create(ApiKey, {
+      user_id: principal.user_id,
+      name: body.name,
+      prefix,
+      key_hash: hashApiKey(key),
+      expires_at,
+    });
     await em.flush();
     return { ...keyView(row), last_used_at: null, key };
   }

@@ -15,21 +15,33 @@ export function authRoutes({ store, auth }: AppServices): Route[] {
   const keys = createApiKeyService({ store, principals: auth.principals });
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/auth/login', auth: 'none', summary: 'Exchange email and password for an access and a refresh token', tags,
+      method: 'POST',
+      path: '/v1/auth/login',
+      auth: 'none',
+      summary: 'Exchange email and password for an access and a refresh token',
+      tags,
       schema: { body: Type.Ref('LoginRequest'), response: { 200: Type.Ref('TokenPair'), 401: err, 429: err } },
       async handler({ body }, { remoteAddress, log }) {
         return { status: 200, body: await svc.login(body, { ip: remoteAddress, log }) };
       },
     },
     {
-      method: 'POST', path: '/v1/auth/refresh', auth: 'none', summary: 'Rotate a refresh token into a new token pair (a reused token revokes its family)', tags,
+      method: 'POST',
+      path: '/v1/auth/refresh',
+      auth: 'none',
+      summary: 'Rotate a refresh token into a new token pair (a reused token revokes its family)',
+      tags,
       schema: { body: Type.Ref('RefreshRequest'), response: { 200: Type.Ref('TokenPair'), 401: err } },
       async handler({ body }, { log }) {
         return { status: 200, body: await svc.refresh(body.refresh_token, log) };
       },
     },
     {
-      method: 'POST', path: '/v1/auth/logout', auth: 'user', summary: "End the access token's login: its refresh tokens and access tokens stop working (no-op for API keys)", tags,
+      method: 'POST',
+      path: '/v1/auth/logout',
+      auth: 'user',
+      summary: "End the access token's login: its refresh tokens and access tokens stop working (no-op for API keys)",
+      tags,
       schema: { response: { 204: null } },
       async handler(_input, { principal }) {
         await svc.logout(principal);
@@ -37,28 +49,44 @@ export function authRoutes({ store, auth }: AppServices): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/auth/me', auth: 'user', summary: 'The calling user and organisation', tags,
+      method: 'GET',
+      path: '/v1/auth/me',
+      auth: 'user',
+      summary: 'The calling user and organisation',
+      tags,
       schema: { response: { 200: Type.Ref('Me') } },
       async handler(_input, { principal }) {
         return { status: 200, body: await svc.me(principal) };
       },
     },
     {
-      method: 'GET', path: '/v1/auth/api-keys', auth: 'user', summary: "List live API keys: the caller's, or the organisation's (admins, scope=org)", tags,
+      method: 'GET',
+      path: '/v1/auth/api-keys',
+      auth: 'user',
+      summary: "List live API keys: the caller's, or the organisation's (admins, scope=org)",
+      tags,
       schema: { query: ApiKeyListQuery, response: { 200: Type.Ref('ApiKeyList') } },
       async handler({ query }, { principal }) {
         return { status: 200, body: await keys.list(principal, query.scope) };
       },
     },
     {
-      method: 'POST', path: '/v1/auth/api-keys', auth: 'user', summary: 'Create an API key for the caller; the key is returned once', tags,
+      method: 'POST',
+      path: '/v1/auth/api-keys',
+      auth: 'user',
+      summary: 'Create an API key for the caller; the key is returned once',
+      tags,
       schema: { body: Type.Ref('ApiKeyCreate'), response: { 201: Type.Ref('ApiKeyCreated') } },
       async handler({ body }, { principal }) {
         return { status: 201, body: await keys.create(principal, body) };
       },
     },
     {
-      method: 'DELETE', path: '/v1/auth/api-keys/:id', auth: 'user', summary: 'Revoke an API key (own keys; admins: any key of the organisation)', tags,
+      method: 'DELETE',
+      path: '/v1/auth/api-keys/:id',
+      auth: 'user',
+      summary: 'Revoke an API key (own keys; admins: any key of the organisation)',
+      tags,
       schema: { params: IdParams, response: { 204: null, 404: err } },
       async handler({ params }, { principal }) {
         await keys.revoke(principal, params.id);
@@ -66,7 +94,11 @@ export function authRoutes({ store, auth }: AppServices): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/sessions/:id/stream-token', auth: 'user', summary: "A 5-minute token that opens this session's SSE stream only (for EventSource)", tags: ['auth', 'sessions'],
+      method: 'POST',
+      path: '/v1/sessions/:id/stream-token',
+      auth: 'user',
+      summary: "A 5-minute token that opens this session's SSE stream only (for EventSource)",
+      tags: ['auth', 'sessions'],
       schema: { params: IdParams, response: { 200: Type.Ref('StreamToken'), 404: err } },
       async handler({ params }, { principal }) {
         return { status: 200, body: await svc.streamToken(principal, params.id) };

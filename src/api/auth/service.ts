@@ -95,7 +95,12 @@ export function createAuthService({ store, auth }: AuthServiceDeps) {
     const { org_name, org_created_at, org_updated_at, ...user } = row;
     return {
       user: userView({ ...user, created_at: new Date(user.created_at), updated_at: new Date(user.updated_at) } as UserRow),
-      organization: orgView({ id: row.organization_id, name: org_name, created_at: new Date(org_created_at), updated_at: new Date(org_updated_at) } as OrgRow),
+      organization: orgView({
+        id: row.organization_id,
+        name: org_name,
+        created_at: new Date(org_created_at),
+        updated_at: new Date(org_updated_at),
+      } as OrgRow),
       via: principal.via as 'api_key' | 'access_token',
       ...(principal.key_id && principal.via === 'api_key' ? { api_key_id: principal.key_id } : {}),
     };

@@ -17,7 +17,11 @@ export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabili
   const reply = (raw: string) => ({ status: 200, raw, contentType: 'application/json' });
   return defineRoutes([
     {
-      method: 'GET', path: '/v1/capabilities', auth: 'user', summary: 'List the available capabilities', tags,
+      method: 'GET',
+      path: '/v1/capabilities',
+      auth: 'user',
+      summary: 'List the available capabilities',
+      tags,
       schema: { query: CapabilityListQuery, response: { 200: ref(CapabilityList) } },
       async handler({ query }) {
         const list = capabilities.list().filter((cap) => matchesSearch(cap, query.search));
@@ -26,7 +30,11 @@ export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabili
       },
     },
     {
-      method: 'GET', path: '/v1/capabilities/:id', auth: 'user', summary: 'Get one capability', tags,
+      method: 'GET',
+      path: '/v1/capabilities/:id',
+      auth: 'user',
+      summary: 'Get one capability',
+      tags,
       schema: { params: CapabilityIdParams, response: { 200: ref(CapabilityInfo), 404: ref(ErrorResponse) } },
       async handler({ params }) {
         const cap = capabilities.get(params.id);

@@ -35,13 +35,21 @@ export interface ResolvedAnchors {
  * `limit` events, as the spec's polling needs.
  */
 export function eventWindow(query: ListEventsQueryInput, anchors: ResolvedAnchors): EventWindow {
-  if (query.window !== undefined && query.around === undefined) throw new InvalidRequestError('Invalid request: query.window needs query.around');
+  if (query.window !== undefined && query.around === undefined)
+    throw new InvalidRequestError('Invalid request: query.window needs query.around');
   const limit = query.limit ?? DEFAULT_LIST_LIMIT;
   const descending = query.order_desc === true;
   const accepts = eventPredicate(query);
   if (anchors.aroundSequence !== undefined) {
     const window = query.window ?? DEFAULT_AROUND_WINDOW;
-    return { after: Math.max(0, anchors.aroundSequence - window - 1), before: anchors.aroundSequence + window + 1, limit, fromEnd: descending, descending, accepts };
+    return {
+      after: Math.max(0, anchors.aroundSequence - window - 1),
+      before: anchors.aroundSequence + window + 1,
+      limit,
+      fromEnd: descending,
+      descending,
+      accepts,
+    };
   }
   const after = Math.max(anchors.sinceSequence, query.after_sequence ?? 0);
   const before = query.before_sequence ?? Infinity;
@@ -71,7 +79,8 @@ export function eventPredicate(query: ListEventsQueryInput): ((e: SessionEvent) 
   }
   const from = query.from_ts === undefined ? undefined : Date.parse(query.from_ts);
   const to = query.to_ts === undefined ? undefined : Date.parse(query.to_ts);
-  if (from !== undefined && to !== undefined && from > to) throw new InvalidRequestError('Invalid request: query.from_ts is after query.to_ts');
+  if (from !== undefined && to !== undefined && from > to)
+    throw new InvalidRequestError('Invalid request: query.from_ts is after query.to_ts');
   if (from !== undefined || to !== undefined) {
     const [lo, hi] = [from ?? -Infinity, to ?? Infinity];
     checks.push((e) => {

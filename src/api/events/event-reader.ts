@@ -5,7 +5,12 @@ import type { EventWindow } from './event-query.js';
 const PAGE = 1000;
 
 /** The sequence of the event `id` names (the `since_id` or `around` parameter `field`); 0 for none, 400 when unknown. */
-export async function resolveEventSequence(events: EventLog, sessionId: string, id: string | undefined, field: 'since_id' | 'around'): Promise<number> {
+export async function resolveEventSequence(
+  events: EventLog,
+  sessionId: string,
+  id: string | undefined,
+  field: 'since_id' | 'around',
+): Promise<number> {
   if (!id) return 0;
   const e = await events.findById(sessionId, id.toLowerCase());
   if (!e) throw new InvalidRequestError(`Invalid request: unknown ${field}`);

@@ -31,26 +31,38 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
    * their memory. None of these routes needs the session row itself.
    */
   async function assertSessionOwned(principal: Principal, id: string): Promise<void> {
-    const [row] = await store.sql<{ organization_id: string; user_id: string }>('select organization_id, user_id from sessions where id = ?', [id]);
+    const [row] = await store.sql<{ organization_id: string; user_id: string }>(
+      'select organization_id, user_id from sessions where id = ?',
+      [id],
+    );
     assertSessionAccess(principal, row);
     assertStreamScope(principal, id);
   }
 
   return defineRoutes([
     {
-      method: 'GET', path: '/v1/sessions/:id/events', auth: 'user', summary: 'List events (polling)', tags,
+      method: 'GET',
+      path: '/v1/sessions/:id/events',
+      auth: 'user',
+      summary: 'List events (polling)',
+      tags,
       schema: { params: IdParams, query: ListEventsQuery, response: { 200: Type.Ref('EventList'), 404: Type.Ref('ErrorResponse') } },
       async handler({ params, query }, { principal }) {
         await assertSessionOwned(principal, params.id);
         assertAroundAlone(query);
         const sinceSequence = await resolveEventSequence(bus.events, params.id, query.since_id, 'since_id');
-        const aroundSequence = query.around === undefined ? undefined : await resolveEventSequence(bus.events, params.id, query.around, 'around');
+        const aroundSequence =
+          query.around === undefined ? undefined : await resolveEventSequence(bus.events, params.id, query.around, 'around');
         const data = await readWindow(bus.events, params.id, eventWindow(query, { sinceSequence, aroundSequence }));
         return { status: 200, body: { data } };
       },
     },
     {
-      method: 'GET', path: '/v1/sessions/:id/messages', auth: 'user', summary: 'Messages derived from the event log', tags,
+      method: 'GET',
+      path: '/v1/sessions/:id/messages',
+      auth: 'user',
+      summary: 'Messages derived from the event log',
+      tags,
       schema: { params: IdParams, response: { 200: Type.Ref('MessageList'), 404: Type.Ref('ErrorResponse') } },
       async handler({ params }, { principal }) {
         await assertSessionOwned(principal, params.id);
@@ -59,8 +71,16 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
       },
     },
     {
-      method: 'GET', path: '/v1/sessions/:id/sse', auth: 'stream', summary: 'Stream session events (SSE)', tags,
-      schema: { params: IdParams, query: SseQuery, response: { 200: 'text/event-stream', 404: Type.Ref('ErrorResponse'), 429: Type.Ref('ErrorResponse') } },
+      method: 'GET',
+      path: '/v1/sessions/:id/sse',
+      auth: 'stream',
+      summary: 'Stream session events (SSE)',
+      tags,
+      schema: {
+        params: IdParams,
+        query: SseQuery,
+        response: { 200: 'text/event-stream', 404: Type.Ref('ErrorResponse'), 429: Type.Ref('ErrorResponse') },
+      },
       async handler({ params, query, headers }, { principal }) {
         await assertSessionOwned(principal, params.id);
         const filter = eventFilter(query);

@@ -19,58 +19,102 @@ export function fsRoutes({ storage }: { storage: Storage }): Route[] {
   const maxUploadBytes = Math.min(storage.fsQuotaBytes, MAX_FILE_SIZE_LIMIT_BYTES);
   return defineRoutes([
     {
-      method: 'GET', path: '/v1/sessions/:id/fs', auth: 'user', summary: 'List the workspace root (?recursive for all entries)', tags,
+      method: 'GET',
+      path: '/v1/sessions/:id/fs',
+      auth: 'user',
+      summary: 'List the workspace root (?recursive for all entries)',
+      tags,
       schema: { params: IdParams, query: RecursiveQuery, response: { 200: Type.Ref('FileList'), 404: err } },
       async handler({ params, query }, { principal }) {
         return { status: 200, body: await fs.list(principal, params.id, query.recursive === true) };
       },
     },
     {
-      method: 'POST', path: '/v1/sessions/:id/fs/_/move', auth: 'user', summary: 'Move or rename a file or directory', tags,
-      schema: { params: IdParams, body: Type.Ref('MoveFileBody'), response: { 200: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 422: err } },
+      method: 'POST',
+      path: '/v1/sessions/:id/fs/_/move',
+      auth: 'user',
+      summary: 'Move or rename a file or directory',
+      tags,
+      schema: {
+        params: IdParams,
+        body: Type.Ref('MoveFileBody'),
+        response: { 200: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 422: err },
+      },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await fs.move(principal, params.id, body) };
       },
     },
     {
-      method: 'POST', path: '/v1/sessions/:id/fs/_/copy', auth: 'user', summary: 'Copy a file or directory tree', tags,
-      schema: { params: IdParams, body: Type.Ref('CopyFileBody'), response: { 201: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 413: err, 422: err } },
+      method: 'POST',
+      path: '/v1/sessions/:id/fs/_/copy',
+      auth: 'user',
+      summary: 'Copy a file or directory tree',
+      tags,
+      schema: {
+        params: IdParams,
+        body: Type.Ref('CopyFileBody'),
+        response: { 201: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 413: err, 422: err },
+      },
       async handler({ params, body }, { principal }) {
         return { status: 201, body: await fs.copy(principal, params.id, body) };
       },
     },
     {
-      method: 'POST', path: '/v1/sessions/:id/fs/_/grep', auth: 'user', summary: 'Search text files line by line with a regular expression', tags,
+      method: 'POST',
+      path: '/v1/sessions/:id/fs/_/grep',
+      auth: 'user',
+      summary: 'Search text files line by line with a regular expression',
+      tags,
       schema: { params: IdParams, body: Type.Ref('GrepBody'), response: { 200: Type.Ref('GrepResults'), 404: err } },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await fs.grep(principal, params.id, body) };
       },
     },
     {
-      method: 'POST', path: '/v1/sessions/:id/fs/_/stat', auth: 'user', summary: 'Metadata of a file or directory', tags,
+      method: 'POST',
+      path: '/v1/sessions/:id/fs/_/stat',
+      auth: 'user',
+      summary: 'Metadata of a file or directory',
+      tags,
       schema: { params: IdParams, body: Type.Ref('StatBody'), response: { 200: Type.Ref('FileInfo'), 404: err } },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await fs.stat(principal, params.id, body.path) };
       },
     },
     {
-      method: 'GET', path: '/v1/sessions/:id/fs/*path', auth: 'user', summary: 'Read a file (raw bytes, ETag) or list a directory', tags,
+      method: 'GET',
+      path: '/v1/sessions/:id/fs/*path',
+      auth: 'user',
+      summary: 'Read a file (raw bytes, ETag) or list a directory',
+      tags,
       schema: { params: FsPathParams, query: RecursiveQuery, response: { 200: 'application/octet-stream', 304: null, 404: err } },
       async handler({ params, query, headers }, { principal }) {
         return fileReply(await fs.read(principal, params.id, params.path, query.recursive === true), headers['if-none-match']);
       },
     },
     {
-      method: 'POST', path: '/v1/sessions/:id/fs/*path', auth: 'user', summary: 'Create or overwrite a file from the raw body; parents are created', tags,
-      bodyKind: 'raw', maxBodyBytes: maxUploadBytes,
-      schema: { params: FsPathParams, response: { 200: Type.Ref('FileInfo'), 201: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 413: err } },
+      method: 'POST',
+      path: '/v1/sessions/:id/fs/*path',
+      auth: 'user',
+      summary: 'Create or overwrite a file from the raw body; parents are created',
+      tags,
+      bodyKind: 'raw',
+      maxBodyBytes: maxUploadBytes,
+      schema: {
+        params: FsPathParams,
+        response: { 200: Type.Ref('FileInfo'), 201: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 413: err },
+      },
       async handler({ params, rawBody, headers }, { principal }) {
         const { record, created } = await fs.write(principal, params.id, params.path, rawBody, headers['content-type']);
         return { status: created ? 201 : 200, body: record };
       },
     },
     {
-      method: 'DELETE', path: '/v1/sessions/:id/fs/*path', auth: 'user', summary: 'Delete a file, or a directory with ?recursive', tags,
+      method: 'DELETE',
+      path: '/v1/sessions/:id/fs/*path',
+      auth: 'user',
+      summary: 'Delete a file, or a directory with ?recursive',
+      tags,
       schema: { params: FsPathParams, query: RecursiveQuery, response: { 204: null, 403: err, 404: err, 409: err } },
       async handler({ params, query }, { principal }) {
         await fs.remove(principal, params.id, params.path, query.recursive === true);

@@ -10,9 +10,7 @@ export { MAX_FILE_SIZE_LIMIT_BYTES };
 export const MAX_REST_GREP_MATCHES = 1000;
 const SESSION_FILE_SYSTEM = 'session_file_system';
 
-export type FileRead =
-  | { kind: 'file'; record: FileRecord; content: Buffer }
-  | { kind: 'directory'; entries: FileRecord[] };
+export type FileRead = { kind: 'file'; record: FileRecord; content: Buffer } | { kind: 'directory'; entries: FileRecord[] };
 
 /**
  * The session file system over REST: the caller's session (404/403), which must have the
@@ -47,7 +45,10 @@ export function createFsService({ storage }: { storage: Storage }) {
       const { session, files } = await filesOf(principal, sessionId);
       const path = normalizeEntryPath(rawPath);
       const config = await storage.access.capabilityConfig(session, SESSION_FILE_SYSTEM);
-      return files.write(path, content, { maxFileBytes: maxFileSizeBytes(config), contentType: cleanContentType(contentType) ?? 'application/octet-stream' });
+      return files.write(path, content, {
+        maxFileBytes: maxFileSizeBytes(config),
+        contentType: cleanContentType(contentType) ?? 'application/octet-stream',
+      });
     },
 
     async remove(principal: Principal, sessionId: string, rawPath: string, recursive: boolean): Promise<void> {

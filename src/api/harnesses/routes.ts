@@ -12,21 +12,33 @@ const tags = ['harnesses'];
 export function harnessesRoutes({ harnesses }: Pick<AppServices, 'harnesses'>): Route[] {
   return defineRoutes([
     {
-      method: 'GET', path: '/v1/harnesses', auth: 'user', summary: 'List built-in and organisation harnesses', tags,
+      method: 'GET',
+      path: '/v1/harnesses',
+      auth: 'user',
+      summary: 'List built-in and organisation harnesses',
+      tags,
       schema: { query: HarnessListQuery, response: { 200: ref(HarnessList) } },
       async handler({ query }, { principal }) {
         return { status: 200, body: await harnesses.list(principal.org_id, query) };
       },
     },
     {
-      method: 'GET', path: '/v1/harnesses/:id', auth: 'user', summary: 'Get a harness', tags,
+      method: 'GET',
+      path: '/v1/harnesses/:id',
+      auth: 'user',
+      summary: 'Get a harness',
+      tags,
       schema: { params: IdParams, response: { 200: ref(Harness), 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         return { status: 200, body: await harnesses.getHarness(principal.org_id, params.id) };
       },
     },
     {
-      method: 'POST', path: '/v1/harnesses', auth: 'admin', summary: 'Create an organisation harness (admin)', tags,
+      method: 'POST',
+      path: '/v1/harnesses',
+      auth: 'admin',
+      summary: 'Create an organisation harness (admin)',
+      tags,
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
       schema: { body: ref(HarnessCreate), response: { 201: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) } },
       async handler({ body }, { principal }) {
@@ -34,15 +46,27 @@ export function harnessesRoutes({ harnesses }: Pick<AppServices, 'harnesses'>): 
       },
     },
     {
-      method: 'PATCH', path: '/v1/harnesses/:id', auth: 'admin', summary: 'Update an organisation harness (admin; built-ins are read-only)', tags,
+      method: 'PATCH',
+      path: '/v1/harnesses/:id',
+      auth: 'admin',
+      summary: 'Update an organisation harness (admin; built-ins are read-only)',
+      tags,
       maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: { params: IdParams, body: ref(HarnessPatch), response: { 200: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) } },
+      schema: {
+        params: IdParams,
+        body: ref(HarnessPatch),
+        response: { 200: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) },
+      },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await harnesses.patch(principal.org_id, params.id, body) };
       },
     },
     {
-      method: 'DELETE', path: '/v1/harnesses/:id', auth: 'admin', summary: 'Archive an organisation harness (admin; built-ins cannot be archived)', tags,
+      method: 'DELETE',
+      path: '/v1/harnesses/:id',
+      auth: 'admin',
+      summary: 'Archive an organisation harness (admin; built-ins cannot be archived)',
+      tags,
       schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         await harnesses.archive(principal.org_id, params.id);

@@ -70,7 +70,10 @@ export function createHarnessService({ store, capabilities, models }: HarnessSer
     }
   }
 
-  async function list(orgId: string, { include_archived = false }: { include_archived?: boolean } = {}): Promise<{ data: HarnessView[]; total: number }> {
+  async function list(
+    orgId: string,
+    { include_archived = false }: { include_archived?: boolean } = {},
+  ): Promise<{ data: HarnessView[]; total: number }> {
     const where = { $or: [{ organization_id: null }, { organization_id: orgId }], ...(include_archived ? {} : { status: 'active' }) };
     const rows = (await store.em().find(Harness, where as never, { orderBy: { created_at: 'asc', id: 'asc' } })) as HarnessRow[];
     const data = rows.map(toHarnessView).sort((a, b) => Number(b.is_built_in) - Number(a.is_built_in));
@@ -124,7 +127,8 @@ export function createHarnessService({ store, capabilities, models }: HarnessSer
     const row = await loadWritable(em, orgId, id);
     const { status: _status, created_at: _c, updated_at: _u, ...fields } = input;
     for (const [key, value] of Object.entries(fields)) {
-      if (value !== undefined) Object.assign(row, { [key]: key === 'default_model_id' && typeof value === 'string' ? value.toLowerCase() : value });
+      if (value !== undefined)
+        Object.assign(row, { [key]: key === 'default_model_id' && typeof value === 'string' ? value.toLowerCase() : value });
     }
     await em.flush();
     return toHarnessView(row);

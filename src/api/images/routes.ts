@@ -14,23 +14,45 @@ export function imageRoutes({ storage }: { storage: Storage }): Route[] {
   const images = createImageService({ storage });
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/images', auth: 'user', summary: 'Upload an image (multipart: file, session_id)', tags,
-      bodyKind: 'multipart', maxBodyBytes: images.maxBytes + MULTIPART_OVERHEAD_BYTES,
-      schema: { query: ImageUploadQuery, body: Type.Ref('ImageUploadForm'), response: { 201: Type.Ref('Image'), 404: err, 413: err, 415: err } },
+      method: 'POST',
+      path: '/v1/images',
+      auth: 'user',
+      summary: 'Upload an image (multipart: file, session_id)',
+      tags,
+      bodyKind: 'multipart',
+      maxBodyBytes: images.maxBytes + MULTIPART_OVERHEAD_BYTES,
+      schema: {
+        query: ImageUploadQuery,
+        body: Type.Ref('ImageUploadForm'),
+        response: { 201: Type.Ref('Image'), 404: err, 413: err, 415: err },
+      },
       async handler({ rawBody, headers, query }, { principal }) {
         return { status: 201, body: await images.upload(principal, rawBody, headers['content-type'], query.session_id) };
       },
     },
     {
-      method: 'GET', path: '/v1/images/:id', auth: 'user', summary: 'The image bytes', tags,
+      method: 'GET',
+      path: '/v1/images/:id',
+      auth: 'user',
+      summary: 'The image bytes',
+      tags,
       schema: { params: ImageIdParams, response: { 200: 'image/*', 404: err } },
       async handler({ params }, { principal }) {
         const { record, data } = await images.load(principal, params.id);
-        return { status: 200, raw: data, contentType: record.content_type, headers: { 'Cache-Control': 'private, max-age=86400, immutable' } };
+        return {
+          status: 200,
+          raw: data,
+          contentType: record.content_type,
+          headers: { 'Cache-Control': 'private, max-age=86400, immutable' },
+        };
       },
     },
     {
-      method: 'DELETE', path: '/v1/images/:id', auth: 'user', summary: 'Delete an image', tags,
+      method: 'DELETE',
+      path: '/v1/images/:id',
+      auth: 'user',
+      summary: 'Delete an image',
+      tags,
       schema: { params: ImageIdParams, response: { 204: null, 404: err } },
       async handler({ params }, { principal }) {
         await images.remove(principal, params.id);

@@ -14,10 +14,20 @@ export function createImageService({ storage }: { storage: Storage }) {
       const parts = parseMultipart(body, contentType);
       const file = parts.find((p) => p.name === 'file' && p.filename !== undefined) ?? parts.find((p) => p.name === 'file');
       if (!file || file.data.length === 0) throw new InvalidRequestError('Invalid request: multipart field file is required');
-      const sessionId = parts.find((p) => p.name === 'session_id')?.data.toString('utf8').trim() || querySessionId;
+      const sessionId =
+        parts
+          .find((p) => p.name === 'session_id')
+          ?.data.toString('utf8')
+          .trim() || querySessionId;
       if (!sessionId || !isAnyUuid(sessionId)) throw new InvalidRequestError('Invalid request: session_id is required');
       const session = await storage.access.owned(principal, sessionId.toLowerCase());
-      return images.create({ orgId: principal.org_id, userId: principal.user_id, sessionId: session.id, filename: file.filename, data: file.data });
+      return images.create({
+        orgId: principal.org_id,
+        userId: principal.user_id,
+        sessionId: session.id,
+        filename: file.filename,
+        data: file.data,
+      });
     },
 
     /** An image is its session's: readable and removable by whoever may reach the session. */

@@ -29,8 +29,19 @@ export interface LlmModuleDeps {
 export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUrlOverride, llm, allowPrivateHosts = [] }: LlmModuleDeps) {
   const modelResolver = createModelResolver({ store, keyring, log, systemDefault, llm });
   const assertBaseUrlAllowed = createBaseUrlPolicy({ allowPrivateHosts });
-  const llmProviders = createLlmProviderService({ store, keyring, log, assertBaseUrlAllowed, onChanged: (id) => modelResolver.invalidate(id) });
-  const llmModels = createLlmModelService({ store, providers: llmProviders, systemDefault, onDefaultChanged: (orgId) => modelResolver.invalidateDefault(orgId) });
+  const llmProviders = createLlmProviderService({
+    store,
+    keyring,
+    log,
+    assertBaseUrlAllowed,
+    onChanged: (id) => modelResolver.invalidate(id),
+  });
+  const llmModels = createLlmModelService({
+    store,
+    providers: llmProviders,
+    systemDefault,
+    onDefaultChanged: (orgId) => modelResolver.invalidateDefault(orgId),
+  });
   const modelSync = createModelSyncService({ store, providers: llmProviders, log, baseUrlOverride: syncBaseUrlOverride, llm });
 
   /** First start: providers for the vendor keys in the environment, in the bootstrap organisation. */

@@ -1,5 +1,11 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
-import type { DefaultModelView, LlmModelCreateInput, LlmModelListQueryInput, LlmModelPatchInput, LlmModelView } from '../../../schemas/llm.js';
+import type {
+  DefaultModelView,
+  LlmModelCreateInput,
+  LlmModelListQueryInput,
+  LlmModelPatchInput,
+  LlmModelView,
+} from '../../../schemas/llm.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import { LlmModelEntity, LlmProviderEntity, Organization, orgScope, type Store } from '../../store/index.js';
@@ -35,7 +41,9 @@ export function createLlmModelService({ store, providers, systemDefault, onDefau
 
   /** A model named as a reference (the default): 404 unless it is a model of the organisation. */
   async function findModel(em: EntityManager, orgId: string, id: string): Promise<LlmModelRow> {
-    const row = isAnyUuid(id) ? ((await orgScope(em, orgId).findOne(LlmModelEntity, { id: id.toLowerCase() })) as LlmModelRow | null) : null;
+    const row = isAnyUuid(id)
+      ? ((await orgScope(em, orgId).findOne(LlmModelEntity, { id: id.toLowerCase() })) as LlmModelRow | null)
+      : null;
     if (!row) throw new NotFoundError();
     return row;
   }
@@ -67,7 +75,8 @@ export function createLlmModelService({ store, providers, systemDefault, onDefau
     try {
       await scope.em.flush();
     } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) throw new ConflictError('This provider already has a model with this model_id', { cause: err });
+      if (err instanceof UniqueConstraintViolationException)
+        throw new ConflictError('This provider already has a model with this model_id', { cause: err });
       throw err;
     }
     return toLlmModelView(row, provider);
@@ -139,7 +148,9 @@ export function createLlmModelService({ store, providers, systemDefault, onDefau
       return (await orgScope(store.em(), orgId).count(LlmModelEntity, { id: modelId.toLowerCase() })) > 0;
     },
     async idsByName(orgId, name) {
-      const rows = (await orgScope(store.em(), orgId).find(LlmModelEntity, { model_id: name }, { orderBy: { id: 'asc' } })) as { id: string }[];
+      const rows = (await orgScope(store.em(), orgId).find(LlmModelEntity, { model_id: name }, { orderBy: { id: 'asc' } })) as {
+        id: string;
+      }[];
       return rows.map((r) => r.id);
     },
   };

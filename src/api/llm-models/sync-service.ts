@@ -36,7 +36,11 @@ function listingError(err: LlmError): Error {
  * Manual models are never marked stale.
  */
 async function applyListing(em: EntityManager, orgId: string, providerId: string, listed: LlmModelInfo[]): Promise<SyncCounts> {
-  const provider = (await em.findOne(LlmProviderEntity, { id: providerId, organization_id: orgId }, { lockMode: LockMode.PESSIMISTIC_WRITE })) as LlmProviderRow | null;
+  const provider = (await em.findOne(
+    LlmProviderEntity,
+    { id: providerId, organization_id: orgId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  )) as LlmProviderRow | null;
   if (!provider) throw new NotFoundError();
   const scope = orgScope(em, orgId);
   const existing = new Map(((await scope.find(LlmModelEntity, { provider_id: providerId })) as LlmModelRow[]).map((m) => [m.model_id, m]));
@@ -48,8 +52,13 @@ async function applyListing(em: EntityManager, orgId: string, providerId: string
     const row = existing.get(info.id);
     if (!row) {
       scope.create(LlmModelEntity, {
-        provider_id: providerId, model_id: info.id, display_name: info.display_name || info.id,
-        capabilities: ['chat'], enabled: true, source: 'discovered', status: 'active',
+        provider_id: providerId,
+        model_id: info.id,
+        display_name: info.display_name || info.id,
+        capabilities: ['chat'],
+        enabled: true,
+        source: 'discovered',
+        status: 'active',
       } as never);
       counts.created++;
       continue;

@@ -1,6 +1,13 @@
 import { isIP } from 'node:net';
 import {
-  blockedAddressReason, isHostRuleMatch, metadataAddressReason, portOf, systemResolver, type HostRule, type ResolvedAddress, type Resolver,
+  blockedAddressReason,
+  isHostRuleMatch,
+  metadataAddressReason,
+  portOf,
+  systemResolver,
+  type HostRule,
+  type ResolvedAddress,
+  type Resolver,
 } from '../../capabilities/index.js';
 import { InvalidRequestError } from '../../errors.js';
 

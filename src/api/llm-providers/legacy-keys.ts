@@ -12,7 +12,15 @@ type SealedRow = ProviderKeyOwner & { api_key_encrypted: string };
  * that no code path opens a key without the binding. A row that opens neither way (another
  * keyring, tampering) is left as it is: using it fails as before.
  */
-export async function upgradeLegacyProviderKeys({ store, keyring, log }: { store: Pick<Store, 'sql'>; keyring: Keyring; log: Logger }): Promise<number> {
+export async function upgradeLegacyProviderKeys({
+  store,
+  keyring,
+  log,
+}: {
+  store: Pick<Store, 'sql'>;
+  keyring: Keyring;
+  log: Logger;
+}): Promise<number> {
   const rows = await store.sql<SealedRow>(
     'select id::text as id, organization_id::text as organization_id, provider_type, base_url, api_key_encrypted from llm_providers where api_key_encrypted is not null',
   );
@@ -21,7 +29,11 @@ export async function upgradeLegacyProviderKeys({ store, keyring, log }: { store
     const plain = legacyKeyOf(keyring, row);
     if (plain === null) continue;
     const sealed = sealProviderKey(keyring, row, plain);
-    const done = await store.sql('update llm_providers set api_key_encrypted = ? where id = ? and api_key_encrypted = ? returning id', [sealed, row.id, row.api_key_encrypted]);
+    const done = await store.sql('update llm_providers set api_key_encrypted = ? where id = ? and api_key_encrypted = ? returning id', [
+      sealed,
+      row.id,
+      row.api_key_encrypted,
+    ]);
     upgraded += done.length;
   }
   if (upgraded > 0) log.info({ upgraded }, 'llm provider keys bound to their provider type and base URL');

@@ -15,37 +15,55 @@ const tags = ['llm-providers'];
 export function llmProvidersRoutes({ llmProviders }: Pick<AppServices, 'llmProviders'>): Route[] {
   return defineRoutes([
     {
-      method: 'POST', path: '/v1/llm-providers', auth: 'admin', summary: 'Create an LLM provider (admin; the key is encrypted and never returned)', tags,
+      method: 'POST',
+      path: '/v1/llm-providers',
+      auth: 'admin',
+      summary: 'Create an LLM provider (admin; the key is encrypted and never returned)',
+      tags,
       schema: { body: ref(LlmProviderCreate), response: { 201: ref(LlmProvider), 400: ref(ErrorResponse) } },
       async handler({ body }, { principal }) {
         return { status: 201, body: await llmProviders.create(principal.org_id, body) };
       },
     },
     {
-      method: 'GET', path: '/v1/llm-providers', auth: 'user', summary: "List the organisation's LLM providers", tags,
+      method: 'GET',
+      path: '/v1/llm-providers',
+      auth: 'user',
+      summary: "List the organisation's LLM providers",
+      tags,
       schema: { response: { 200: ref(LlmProviderList) } },
       async handler(_input, { principal }) {
         return { status: 200, body: await llmProviders.list(principal.org_id) };
       },
     },
     {
-      method: 'GET', path: '/v1/llm-providers/:id', auth: 'user', summary: 'Get an LLM provider', tags,
+      method: 'GET',
+      path: '/v1/llm-providers/:id',
+      auth: 'user',
+      summary: 'Get an LLM provider',
+      tags,
       schema: { params: IdParams, response: { 200: ref(LlmProvider), 404: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         return { status: 200, body: await llmProviders.get(principal.org_id, params.id) };
       },
     },
     {
-      method: 'PATCH', path: '/v1/llm-providers/:id', auth: 'admin',
-      summary: 'Update an LLM provider (admin; a new base_url or provider_type needs a new api_key in the same request)', tags,
+      method: 'PATCH',
+      path: '/v1/llm-providers/:id',
+      auth: 'admin',
+      summary: 'Update an LLM provider (admin; a new base_url or provider_type needs a new api_key in the same request)',
+      tags,
       schema: { params: IdParams, body: ref(LlmProviderPatch), response: { 200: ref(LlmProvider), 404: ref(ErrorResponse) } },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await llmProviders.patch(principal.org_id, params.id, body) };
       },
     },
     {
-      method: 'DELETE', path: '/v1/llm-providers/:id', auth: 'admin',
-      summary: 'Delete an LLM provider and its models (admin; 409 while one of its models is a default)', tags,
+      method: 'DELETE',
+      path: '/v1/llm-providers/:id',
+      auth: 'admin',
+      summary: 'Delete an LLM provider and its models (admin; 409 while one of its models is a default)',
+      tags,
       schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse), 409: ref(ErrorResponse) } },
       async handler({ params }, { principal }) {
         await llmProviders.remove(principal.org_id, params.id);

@@ -37,8 +37,18 @@ function normalizeBaseUrl(url: string | null | undefined): string | null {
  * for the model resolver and model sync. Nothing here logs or returns it. Base URLs from the
  * API go through `assertBaseUrlAllowed` (private addresses need the operator's allowlist).
  */
-export function createLlmProviderService({ store, keyring, log, onChanged, assertBaseUrlAllowed = async () => {} }: LlmProviderServiceDeps) {
-  async function create(orgId: string, input: LlmProviderCreateInput, { source }: ProviderWriteOptions = { source: 'api' }): Promise<LlmProviderView> {
+export function createLlmProviderService({
+  store,
+  keyring,
+  log,
+  onChanged,
+  assertBaseUrlAllowed = async () => {},
+}: LlmProviderServiceDeps) {
+  async function create(
+    orgId: string,
+    input: LlmProviderCreateInput,
+    { source }: ProviderWriteOptions = { source: 'api' },
+  ): Promise<LlmProviderView> {
     const scope = orgScope(store.em(), orgId);
     const id = newId();
     const baseUrl = normalizeBaseUrl(input.base_url);
@@ -58,7 +68,11 @@ export function createLlmProviderService({ store, keyring, log, onChanged, asser
   }
 
   async function list(orgId: string): Promise<{ data: LlmProviderView[]; total: number }> {
-    const rows = (await orgScope(store.em(), orgId).find(LlmProviderEntity, {}, { orderBy: { created_at: 'asc', id: 'asc' } })) as LlmProviderRow[];
+    const rows = (await orgScope(store.em(), orgId).find(
+      LlmProviderEntity,
+      {},
+      { orderBy: { created_at: 'asc', id: 'asc' } },
+    )) as LlmProviderRow[];
     return { data: rows.map(toLlmProviderView), total: rows.length };
   }
 
@@ -80,11 +94,13 @@ export function createLlmProviderService({ store, keyring, log, onChanged, asser
   async function patch(orgId: string, id: string, input: LlmProviderPatchInput): Promise<LlmProviderView> {
     const scope = orgScope(store.em(), orgId);
     const row = (await scope.getOwned(LlmProviderEntity, id)) as LlmProviderRow;
-    const baseUrl = input.base_url !== undefined ? normalizeBaseUrl(input.base_url) : row.base_url ?? null;
+    const baseUrl = input.base_url !== undefined ? normalizeBaseUrl(input.base_url) : (row.base_url ?? null);
     const providerType = input.provider_type ?? row.provider_type;
     const moved = baseUrl !== (row.base_url ?? null) || providerType !== row.provider_type;
     if (moved && input.api_key === undefined) {
-      throw new InvalidRequestError('Invalid request: changing base_url or provider_type needs a new api_key in the same request (the stored key stays bound to the old destination)');
+      throw new InvalidRequestError(
+        'Invalid request: changing base_url or provider_type needs a new api_key in the same request (the stored key stays bound to the old destination)',
+      );
     }
     if (moved) await assertBaseUrlAllowed(baseUrl);
     if (input.name !== undefined) row.name = input.name;
@@ -107,7 +123,12 @@ export function createLlmProviderService({ store, keyring, log, onChanged, asser
       const scope = orgScope(em, orgId);
       const row = (await scope.getOwned(LlmProviderEntity, id)) as LlmProviderRow;
       const models = await scope.find(LlmModelEntity, { provider_id: row.id }, { fields: ['id'] as never });
-      await assertModelsUnreferenced(em, orgId, models.map((m) => m.id), 'A model of this provider');
+      await assertModelsUnreferenced(
+        em,
+        orgId,
+        models.map((m) => m.id),
+        'A model of this provider',
+      );
       await em.nativeDelete(LlmModelEntity, { provider_id: row.id });
       em.remove(row);
       await em.flush();

@@ -4,7 +4,12 @@ import { ErrorResponse } from '../../../schemas/common.js';
 import { Timeseries, TimeseriesQuery, type TimeseriesQueryInput } from '../../../schemas/metrics.js';
 import { InvalidRequestError, UnauthorizedError } from '../../errors.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import { buildTimeseries, DEFAULT_TIMESERIES_INTERVAL_S, DEFAULT_TIMESERIES_WINDOW_S, type TaskCountSource } from '../../observability/index.js';
+import {
+  buildTimeseries,
+  DEFAULT_TIMESERIES_INTERVAL_S,
+  DEFAULT_TIMESERIES_WINDOW_S,
+  type TaskCountSource,
+} from '../../observability/index.js';
 
 const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 
@@ -15,7 +20,10 @@ const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 export function timeseriesRoutes({ source, now = Date.now }: { source: TaskCountSource; now?: () => number }): Route[] {
   return defineRoutes([
     {
-      method: 'GET', path: '/v1/durable/metrics/timeseries', auth: 'operator', tags: ['operations'],
+      method: 'GET',
+      path: '/v1/durable/metrics/timeseries',
+      auth: 'operator',
+      tags: ['operations'],
       summary: 'Turns claimed and completed per instance and interval (operator only)',
       schema: { query: TimeseriesQuery, response: { 200: ref(Timeseries), 400: ref(ErrorResponse) } },
       async handler(input) {
@@ -43,7 +51,10 @@ export function prometheusRoutes({ scrape, token }: { scrape: () => Promise<stri
   const expected = token ? digest(`Bearer ${token}`) : null;
   return defineRoutes([
     {
-      method: 'GET', path: '/metrics', auth: 'none', tags: ['operations'],
+      method: 'GET',
+      path: '/metrics',
+      auth: 'none',
+      tags: ['operations'],
       summary: token ? 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)' : 'Prometheus metrics',
       schema: { response: { 200: PROMETHEUS_CONTENT_TYPE, 401: ref(ErrorResponse) } },
       async handler({ headers }) {

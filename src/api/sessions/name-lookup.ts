@@ -21,14 +21,22 @@ export async function idByName(store: Store, orgId: string, kind: Kind, name: st
   const active = rows.filter((r) => r.status === 'active');
   if (active.length === 1) return active[0]!.id;
   if (active.length > 1) {
-    throw new ConflictError(`${kind === 'agent' ? 'Agent' : 'Harness'} name ${JSON.stringify(name)} is ambiguous: ${active.length} ${kind === 'agent' ? 'agents' : 'harnesses'} of this organization carry it; give ${kind}_id instead`);
+    throw new ConflictError(
+      `${kind === 'agent' ? 'Agent' : 'Harness'} name ${JSON.stringify(name)} is ambiguous: ${active.length} ${kind === 'agent' ? 'agents' : 'harnesses'} of this organization carry it; give ${kind}_id instead`,
+    );
   }
   if (rows.length) return rows[0]!.id;
   throw new NotFoundError(`Not found: no ${kind} named ${JSON.stringify(name)}`);
 }
 
 /** `*_id` from `*_id` or `*_name`; both given → 400 (which one would win is a guess). */
-export async function resolveNamed(store: Store, orgId: string, kind: Kind, id: string | undefined, name: string | undefined): Promise<string | undefined> {
+export async function resolveNamed(
+  store: Store,
+  orgId: string,
+  kind: Kind,
+  id: string | undefined,
+  name: string | undefined,
+): Promise<string | undefined> {
   if (name === undefined) return id;
   if (id !== undefined) throw new InvalidRequestError(`Invalid request: give ${kind}_id or ${kind}_name, not both`);
   return idByName(store, orgId, kind, name);

@@ -135,9 +135,20 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       `insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, chat_user_id, created_at, updated_at)
        values (?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?) on conflict (chat_user_id) do nothing returning id`,
       [
-        newId(), principal.org_id, principal.user_id, resolved.harness_id, 'Chat',
-        JSON.stringify(['global-chat', `user:${principal.user_id}`]), resolved.model_id, JSON.stringify(resolved.capabilities),
-        JSON.stringify(resolved.features), JSON.stringify(resolved.config), JSON.stringify(ZERO_USAGE), principal.user_id, now, now,
+        newId(),
+        principal.org_id,
+        principal.user_id,
+        resolved.harness_id,
+        'Chat',
+        JSON.stringify(['global-chat', `user:${principal.user_id}`]),
+        resolved.model_id,
+        JSON.stringify(resolved.capabilities),
+        JSON.stringify(resolved.features),
+        JSON.stringify(resolved.config),
+        JSON.stringify(ZERO_USAGE),
+        principal.user_id,
+        now,
+        now,
       ],
     );
     const row = await store.em().findOneOrFail(Session, { chat_user_id: principal.user_id });

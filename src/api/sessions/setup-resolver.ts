@@ -24,7 +24,10 @@ export interface SessionSetupDeps {
  */
 export function createSessionSetupResolver({ store, agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
   /** The session's own client tools checked like an agent's (shape, unique names, no capability tool's name). */
-  async function checkAdditions(additions: SessionAdditions | undefined, serverToolNames: ReadonlySet<string>): Promise<SessionAdditions | undefined> {
+  async function checkAdditions(
+    additions: SessionAdditions | undefined,
+    serverToolNames: ReadonlySet<string>,
+  ): Promise<SessionAdditions | undefined> {
     if (!additions) return undefined;
     const out: SessionAdditions = {};
     if (additions.client_tools?.length) out.client_tools = await agents.checkClientTools(additions.client_tools, serverToolNames);
@@ -43,8 +46,12 @@ export function createSessionSetupResolver({ store, agents, harnesses, capabilit
       const items = input.capabilities ?? [];
       validateCapabilityRefs(items, capabilities);
       const model_id = input.model_id == null ? null : input.model_id.toLowerCase();
-      if (model_id !== null && (!isAnyUuid(model_id) || (models && !(await models.exists(principal.org_id, model_id))))) throw new NotFoundError();
-      const resolved = resolveCapabilities({ harness: harness.capabilities, agent: agent?.capabilities ?? [], session: items }, capabilities);
+      if (model_id !== null && (!isAnyUuid(model_id) || (models && !(await models.exists(principal.org_id, model_id)))))
+        throw new NotFoundError();
+      const resolved = resolveCapabilities(
+        { harness: harness.capabilities, agent: agent?.capabilities ?? [], session: items },
+        capabilities,
+      );
       const session = await checkAdditions(input.additions, new Set(resolved.tools.map((t) => t.name)));
       const config: SessionConfig = session ? { harness, agent, session } : { harness, agent };
       return {

@@ -13,21 +13,33 @@ export function storageRoutes({ storage }: { storage: Storage }): Route[] {
   const sessionStorage = createStorageService({ storage });
   return defineRoutes([
     {
-      method: 'GET', path: '/v1/sessions/:id/storage/keys', auth: 'user', summary: 'List key/value entries (a page; values only with include_values=true)', tags,
+      method: 'GET',
+      path: '/v1/sessions/:id/storage/keys',
+      auth: 'user',
+      summary: 'List key/value entries (a page; values only with include_values=true)',
+      tags,
       schema: { params: IdParams, query: KvListQuery, response: { 200: Type.Ref('KvEntryList'), 404: err } },
       async handler({ params, query }, { principal }) {
         return { status: 200, body: await sessionStorage.keys(principal, params.id, query) };
       },
     },
     {
-      method: 'GET', path: '/v1/sessions/:id/storage/secrets', auth: 'user', summary: 'List secret names (never values)', tags,
+      method: 'GET',
+      path: '/v1/sessions/:id/storage/secrets',
+      auth: 'user',
+      summary: 'List secret names (never values)',
+      tags,
       schema: { params: IdParams, response: { 200: Type.Ref('SecretList'), 404: err } },
       async handler({ params }, { principal }) {
         return { status: 200, body: await sessionStorage.secretNames(principal, params.id) };
       },
     },
     {
-      method: 'PUT', path: '/v1/sessions/:id/storage/secrets', auth: 'user', summary: 'Create or replace secrets; answers with all names', tags,
+      method: 'PUT',
+      path: '/v1/sessions/:id/storage/secrets',
+      auth: 'user',
+      summary: 'Create or replace secrets; answers with all names',
+      tags,
       schema: { params: IdParams, body: Type.Ref('PutSecretsBody'), response: { 200: Type.Ref('SecretList'), 404: err } },
       async handler({ params, body }, { principal }) {
         return { status: 200, body: await sessionStorage.putSecrets(principal, params.id, body) };

@@ -10,7 +10,8 @@ import { InvalidRequestError, LimitExceededError } from '../../errors.js';
 export function foldControls(controls: MessageControlsInput): MessageControlsInput {
   if (controls.modelId === undefined) return controls;
   const { modelId, ...rest } = controls;
-  if (rest.model_id !== undefined && rest.model_id !== modelId) throw new InvalidRequestError('Invalid request: controls.model_id and controls.modelId name different models');
+  if (rest.model_id !== undefined && rest.model_id !== modelId)
+    throw new InvalidRequestError('Invalid request: controls.model_id and controls.modelId name different models');
   return { ...rest, model_id: modelId };
 }
 

@@ -96,7 +96,12 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     // turn.started's event id is the turn id: anyone can find where a turn begins with findById.
     const turnId = newIdAfter(startedId);
     const turn: TurnRef = { turn_id: turnId, input_message_id: inputMessageId };
-    const message: StoredMessage = { id: inputMessageId, role: 'user', content: content.map(normalizePart), created_at: new Date().toISOString() };
+    const message: StoredMessage = {
+      id: inputMessageId,
+      role: 'user',
+      content: content.map(normalizePart),
+      created_at: new Date().toISOString(),
+    };
     if (Object.keys(controls).length) message.controls = { ...controls };
     // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
     const uniqueTags = [...new Set(tags)];
@@ -110,7 +115,10 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     stampEvents(preamble, trace);
 
     // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
-    await enqueueStart(startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() }), row);
+    await enqueueStart(
+      startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() }),
+      row,
+    );
     await bus.events.append(sessionId, preamble);
     await status.markActive(sessionId, turnId);
     return message;
@@ -152,7 +160,9 @@ export function createTurnService({ store, bus, log, models, images, status, tra
       [sessionId],
     );
     const d = defaults[0];
-    const model = await models.resolve(orgId, pickModelId(controls.model_id, d?.model_id, d?.agent_model, d?.harness_model)).catch(() => null);
+    const model = await models
+      .resolve(orgId, pickModelId(controls.model_id, d?.model_id, d?.agent_model, d?.harness_model))
+      .catch(() => null);
     if (model?.max_output_tokens !== undefined && controls.max_tokens > model.max_output_tokens) {
       throw new InvalidRequestError('Invalid request: controls.max_tokens exceeds the model maximum');
     }
@@ -171,7 +181,12 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     }
     const { turn, usage } = await turnSoFar(sessionId, turnId);
     const inputId = newId();
-    const message: StoredMessage = { id: inputId, role: 'user', content: [textPart(CANCEL_INPUT_TEXT)], created_at: new Date().toISOString() };
+    const message: StoredMessage = {
+      id: inputId,
+      role: 'user',
+      content: [textPart(CANCEL_INPUT_TEXT)],
+      created_at: new Date().toISOString(),
+    };
     const cancelledId = newIdAfter(inputId);
     const trace = span();
     const events = [turnEvents.turnCancelled(cancelledId, turn, usage), turnEvents.inputMessage(newIdAfter(cancelledId), message, turn)];
@@ -181,9 +196,11 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     // lost (issue 13): queue one so a worker closes the turn. A running turn's job stays queued
     // until it is acked, after the session went idle.
     if (row.status === 'waiting_for_tool_results' || !(await bus.turns.has(sessionId))) {
-      await bus.turns.enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn, traceparent: trace.traceparent() })).catch((err: unknown) => {
-        if (!(err instanceof SessionBusyError)) throw err;
-      });
+      await bus.turns
+        .enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn, traceparent: trace.traceparent() }))
+        .catch((err: unknown) => {
+          if (!(err instanceof SessionBusyError)) throw err;
+        });
     }
     await bus.signals.send({ type: 'cancel', session_id: sessionId, turn_id: turnId });
     log.info({ sessionId, turnId }, 'turn cancel requested');
@@ -191,7 +208,10 @@ export function createTurnService({ store, bus, log, models, images, status, tra
   }
 
   /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
-  async function turnSoFar(sessionId: string, turnId: string): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number; startedBy: string | undefined }> {
+  async function turnSoFar(
+    sessionId: string,
+    turnId: string,
+  ): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number; startedBy: string | undefined }> {
     const started = await bus.events.findById(sessionId, turnId);
     if (!started) throw new ConflictError('The turn has not started yet');
     const events: SessionEvent[] = [started];
@@ -202,7 +222,8 @@ export function createTurnService({ store, bus, log, models, images, status, tra
       after = page.at(-1)!.sequence;
     }
     let usage = ZERO_USAGE;
-    for (const e of catalogued(events)) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
+    for (const e of catalogued(events))
+      if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
     const start = catalogued(started);
     if (start.type !== 'turn.started') throw new ConflictError('The turn has not started yet');
     const turn: TurnRef = { turn_id: turnId, input_message_id: start.data.input_message_id };
@@ -216,7 +237,11 @@ export function createTurnService({ store, bus, log, models, images, status, tra
    * waiting → 409. Results for calls answered already are ignored. When the last one is in,
    * the turn is queued again.
    */
-  async function submitToolResults(principal: TurnPrincipal, sessionId: string, results: ClientToolResultInput[]): Promise<{ accepted: number; status: string }> {
+  async function submitToolResults(
+    principal: TurnPrincipal,
+    sessionId: string,
+    results: ClientToolResultInput[],
+  ): Promise<{ accepted: number; status: string }> {
     const row = await owned(principal, sessionId);
     const turnId = row.current_turn_id;
     if (row.status !== 'waiting_for_tool_results' || !turnId) throw new ConflictError('Session is not waiting for tool results');
@@ -259,7 +284,8 @@ export function createTurnService({ store, bus, log, models, images, status, tra
       } catch (err) {
         // The suspended turn's own job may not be acked yet; if it never is, its redelivery resumes the turn.
         if (!(err instanceof SessionBusyError) || Date.now() > deadline) {
-          if (err instanceof SessionBusyError) return log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
+          if (err instanceof SessionBusyError)
+            return log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
           throw err;
         }
         await sleep(20);
@@ -288,7 +314,14 @@ function dedupe(results: ClientToolResultInput[]): ClientToolResultInput[] {
 function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewEvent {
   const call = { id: r.tool_call_id, name: toolName };
   const source = CLIENT_TOOL_SOURCE;
-  if (r.error !== undefined && r.error !== null) return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error, source });
+  if (r.error !== undefined && r.error !== null)
+    return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error, source });
   const text = typeof r.result === 'string' ? r.result : r.result === undefined ? '' : JSON.stringify(r.result);
-  return turnEvents.toolSucceeded(newId(), turn, newId(), { call: { ...call, arguments: {} }, display_name: toolName, result: [textPart(text)], duration_ms: 0, source });
+  return turnEvents.toolSucceeded(newId(), turn, newId(), {
+    call: { ...call, arguments: {} },
+    display_name: toolName,
+    result: [textPart(text)],
+    duration_ms: 0,
+    source,
+  });
 }

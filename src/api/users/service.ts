@@ -25,7 +25,13 @@ export function createUserService({ store, auth }: UserServiceDeps) {
   async function create(principal: Principal, body: UserCreateBody) {
     const password_hash = await auth.passwords.hash(body.password);
     const em = store.em();
-    const user = orgScope(em, principal.org_id).create(User, { email: normalizeEmail(body.email), name: body.name, role: body.role, operator: false, password_hash });
+    const user = orgScope(em, principal.org_id).create(User, {
+      email: normalizeEmail(body.email),
+      name: body.name,
+      role: body.role,
+      operator: false,
+      password_hash,
+    });
     await flushUnique(em);
     return userView(user);
   }

@@ -77,7 +77,8 @@ export function createGroupInsert({ store, insertOne, maxEvents = 1000 }: GroupI
       await Promise.all(batch.map(settle));
       return;
     }
-    for (const r of rows) batch[r.k]!.resolve({ tail: { sequence: r.tail_sequence, id: r.tail_id ?? undefined }, inserted: r.inserted > 0 });
+    for (const r of rows)
+      batch[r.k]!.resolve({ tail: { sequence: r.tail_sequence, id: r.tail_id ?? undefined }, inserted: r.inserted > 0 });
   }
 
   return {

@@ -63,10 +63,10 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
   async function storedById(sessionId: string, ids: string[]): Promise<Map<string, SessionEvent>> {
     if (ids.length === 0) return new Map();
     const marks = ids.map(() => '?').join(', ');
-    const rows = await store.sql<{ body: SessionEvent }>(
-      `select body from bus_events where session_id = ? and id in (${marks})`,
-      [sessionId, ...ids],
-    );
+    const rows = await store.sql<{ body: SessionEvent }>(`select body from bus_events where session_id = ? and id in (${marks})`, [
+      sessionId,
+      ...ids,
+    ]);
     return new Map(rows.map((r) => [r.body.id, r.body]));
   }
 
@@ -78,7 +78,10 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
 
   /** One attempt: null when another writer got in between (retry), else the result. */
   async function appendOnce(sessionId: string, input: NewEvent[], opts: AppendOptions): Promise<AppendResult | null> {
-    const known = await storedById(sessionId, input.flatMap((e) => (e.id ? [e.id] : [])));
+    const known = await storedById(
+      sessionId,
+      input.flatMap((e) => (e.id ? [e.id] : [])),
+    );
     // A retry of a batch that is fully stored is a success whatever the expectation was.
     if (input.every((e) => e.id && known.has(e.id))) return { ok: true, events: input.map((e) => known.get(e.id!)!) };
     const ts = new Date().toISOString();
@@ -96,7 +99,8 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
     if (outcome === null) return null;
     const { tail, inserted } = outcome;
     if (!inserted) {
-      if (opts.expectedSequence !== undefined && opts.expectedSequence !== tail.sequence) return { ok: false, currentSequence: tail.sequence };
+      if (opts.expectedSequence !== undefined && opts.expectedSequence !== tail.sequence)
+        return { ok: false, currentSequence: tail.sequence };
       rememberTail(sessionId, tail); // our ids were not above the stored tail's: mint them after it
       return null;
     }
@@ -141,7 +145,8 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
         `select session_id from bus_events where id in (${fresh.map(() => '?').join(', ')})`,
         fresh.map((e) => e.id),
       );
-      if (owners.some((o) => o.session_id !== sessionId)) throw new ConflictError('Event id already used by another session', { cause: err });
+      if (owners.some((o) => o.session_id !== sessionId))
+        throw new ConflictError('Event id already used by another session', { cause: err });
       return null;
     }
   }

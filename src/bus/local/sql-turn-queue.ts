@@ -118,7 +118,10 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs }: SqlTurnQueue
         if (signal?.aborted) return null;
         const claim = await claimOnce(workerId);
         if (claim) {
-          log.debug({ sessionId: claim.turn.session_id, turnId: claim.turn.turn_id, workerId, delivery: claim.deliveryCount }, 'turn claimed');
+          log.debug(
+            { sessionId: claim.turn.session_id, turnId: claim.turn.turn_id, workerId, delivery: claim.deliveryCount },
+            'turn claimed',
+          );
           return claim;
         }
         const left = deadline - Date.now();

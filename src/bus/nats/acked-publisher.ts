@@ -1,5 +1,12 @@
 import { JetStreamApiError, PubHeaders, type JetStreamPublishOptions, type PubAck } from '@nats-io/jetstream';
-import { createInbox, headers as newHeaders, TimeoutError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  createInbox,
+  headers as newHeaders,
+  TimeoutError,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 
 /** The status code of a reply that says nobody listens on the subject (no stream takes it). */
 const NO_RESPONDERS = 503;
@@ -106,7 +113,13 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
 /** The PubAck in a reply, or the refusal it carries (thrown). */
 function readAck(msg: Msg): PubAck {
   if (msg.headers?.code === NO_RESPONDERS) throw new Error('no responders: no stream takes the subject');
-  const body = msg.json<{ error?: ConstructorParameters<typeof JetStreamApiError>[0]; stream?: string; seq?: number; duplicate?: boolean; domain?: string }>();
+  const body = msg.json<{
+    error?: ConstructorParameters<typeof JetStreamApiError>[0];
+    stream?: string;
+    seq?: number;
+    duplicate?: boolean;
+    domain?: string;
+  }>();
   if (body.error) throw new JetStreamApiError(body.error);
   if (!body.stream || body.seq === undefined) throw new Error('invalid ack response');
   return { stream: body.stream, seq: body.seq, duplicate: body.duplicate ?? false, domain: body.domain ?? '' } as PubAck;

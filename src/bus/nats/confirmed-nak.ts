@@ -37,7 +37,11 @@ function nakPayload(delayMs: number): string {
  * confirmed, false when it gave up (the lease then redelivers). Never throws.
  */
 export async function confirmedNak(nc: NatsConnection, m: JsMsg, delayMs: number, opts: ConfirmedNakOptions = {}): Promise<boolean> {
-  const { attemptTimeoutMs = DEFAULT_ATTEMPT_TIMEOUT_MS, retryPauseMs = DEFAULT_RETRY_PAUSE_MS, giveUpAfterMs = DEFAULT_GIVE_UP_AFTER_MS } = opts;
+  const {
+    attemptTimeoutMs = DEFAULT_ATTEMPT_TIMEOUT_MS,
+    retryPauseMs = DEFAULT_RETRY_PAUSE_MS,
+    giveUpAfterMs = DEFAULT_GIVE_UP_AFTER_MS,
+  } = opts;
   const subject = ackSubjectOf(m);
   if (!subject) {
     m.nak(delayMs); // a changed nats.js shape: the plain nak is still better than none

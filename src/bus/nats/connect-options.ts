@@ -13,7 +13,9 @@ export interface NatsAuthOptions {
 }
 
 /** The connect options that authenticate; `servers` are the URLs without credentials. */
-export type NatsAuthConnectOptions = Pick<NodeConnectionOptions, 'user' | 'pass' | 'token' | 'authenticator' | 'tls'> & { servers: string[] };
+export type NatsAuthConnectOptions = Pick<NodeConnectionOptions, 'user' | 'pass' | 'token' | 'authenticator' | 'tls'> & {
+  servers: string[];
+};
 
 /** A user nkey seed: `S`, the user prefix `U`, then base32 (58 characters in all). */
 const USER_SEED = /^SU[A-Z2-7]{56}$/;
@@ -31,7 +33,11 @@ const SEED_LIKE = /^S[A-Z2-7]{10,}$/;
 export async function natsConnectOptions(url: string, auth: NatsAuthOptions = {}): Promise<NatsAuthConnectOptions> {
   const parsed = parseNatsUrl(url);
   const out: NatsAuthConnectOptions = { servers: parsed.servers };
-  const methods = [parsed.credentials && 'credentials in NATS_URL', auth.credsFile && 'NATS_CREDS', auth.nkeySeed && 'NATS_NKEY_SEED'].filter(Boolean);
+  const methods = [
+    parsed.credentials && 'credentials in NATS_URL',
+    auth.credsFile && 'NATS_CREDS',
+    auth.nkeySeed && 'NATS_NKEY_SEED',
+  ].filter(Boolean);
   if (methods.length > 1) throw new Error(`NATS authentication: use one of ${methods.join(', ')}, not several`);
   if (parsed.credentials?.kind === 'user') Object.assign(out, { user: parsed.credentials.user, pass: parsed.credentials.pass });
   if (parsed.credentials?.kind === 'token') out.token = parsed.credentials.token;
@@ -46,7 +52,11 @@ export async function natsConnectOptions(url: string, auth: NatsAuthOptions = {}
   const tls = auth.tls ?? {};
   if (Boolean(tls.certFile) !== Boolean(tls.keyFile)) throw new Error('NATS TLS: NATS_TLS_CERT and NATS_TLS_KEY go together');
   if (parsed.tls || tls.caFile || tls.certFile) {
-    for (const [setting, path] of [['NATS_TLS_CA', tls.caFile], ['NATS_TLS_CERT', tls.certFile], ['NATS_TLS_KEY', tls.keyFile]] as const) {
+    for (const [setting, path] of [
+      ['NATS_TLS_CA', tls.caFile],
+      ['NATS_TLS_CERT', tls.certFile],
+      ['NATS_TLS_KEY', tls.keyFile],
+    ] as const) {
       if (path) await readSetting(setting, path);
     }
     out.tls = { ...(tls.caFile ? { caFile: tls.caFile } : {}), ...(tls.certFile ? { certFile: tls.certFile, keyFile: tls.keyFile } : {}) };

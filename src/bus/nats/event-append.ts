@@ -49,12 +49,20 @@ export type RoundOutcome = { type: 'stored'; events: SessionEvent[]; wrote: bool
  *   is misnumbered: impossible unless two writers append the same ids while a third
  *   interleaves, and reported as an error rather than passed over.
  */
-export async function publishRound(deps: AppendRoundDeps, sessionId: string, where: SessionSubjects, run: readonly NewEvent[], tail: StreamTail): Promise<RoundOutcome> {
+export async function publishRound(
+  deps: AppendRoundDeps,
+  sessionId: string,
+  where: SessionSubjects,
+  run: readonly NewEvent[],
+  tail: StreamTail,
+): Promise<RoundOutcome> {
   const ts = new Date().toISOString();
   const stamped: SessionEvent[] = [];
   for (const input of run) stamped.push(stampEvent(sessionId, input, stamped.at(-1) ?? tail, ts));
   const acks = await Promise.allSettled(
-    stamped.map((event, i) => publish(deps.js, where.subject, event, i === 0 ? { lastSubjectSequence: tail.streamSeq } : { lastMsgID: stamped[i - 1]!.id })),
+    stamped.map((event, i) =>
+      publish(deps.js, where.subject, event, i === 0 ? { lastSubjectSequence: tail.streamSeq } : { lastMsgID: stamped[i - 1]!.id }),
+    ),
   );
   const events: SessionEvent[] = [];
   let wrote = false;
@@ -74,7 +82,8 @@ export async function publishRound(deps: AppendRoundDeps, sessionId: string, whe
       events.push(stored);
       continue;
     }
-    if (offChain) throw new Error(`session ${sessionId}: event ${stamped[i]!.id} was stored after a copy numbered differently; its sequence is wrong`);
+    if (offChain)
+      throw new Error(`session ${sessionId}: event ${stamped[i]!.id} was stored after a copy numbered differently; its sequence is wrong`);
     // What the server checked before storing it: the tail (first event) or the predecessor.
     const prevStreamSeq = i === 0 ? tail.streamSeq : (acks[i - 1] as PromiseFulfilledResult<PubAck>).value.seq;
     deps.onStored(stamped[i]!, ack.seq, prevStreamSeq);
@@ -84,7 +93,12 @@ export async function publishRound(deps: AppendRoundDeps, sessionId: string, whe
   return { type: 'stored', events, wrote };
 }
 
-function publish(js: AppendRoundDeps['js'], subject: string, event: SessionEvent, expect: { lastSubjectSequence: number } | { lastMsgID: string }): Promise<PubAck> {
+function publish(
+  js: AppendRoundDeps['js'],
+  subject: string,
+  event: SessionEvent,
+  expect: { lastSubjectSequence: number } | { lastMsgID: string },
+): Promise<PubAck> {
   const h = headers();
   h.set(SEQUENCE_HEADER, String(event.sequence));
   return js.publish(subject, JSON.stringify(event), { msgID: event.id, expect, headers: h });
@@ -100,7 +114,9 @@ function assertNoneStoredAfter(acks: PromiseSettledResult<PubAck>[], refused: nu
   for (let j = refused + 1; j < acks.length; j++) {
     const r = acks[j]!;
     if (r.status === 'fulfilled' && !r.value.duplicate) {
-      throw new Error(`session ${stamped[j]!.session_id}: event ${stamped[j]!.id} was stored although its predecessor was refused; its sequence is wrong`);
+      throw new Error(
+        `session ${stamped[j]!.session_id}: event ${stamped[j]!.id} was stored although its predecessor was refused; its sequence is wrong`,
+      );
     }
   }
 }
@@ -127,7 +143,8 @@ async function pendingCopy(deps: AppendRoundDeps, sessionId: string, id: string)
   for (;;) {
     const stored = await deps.reader.findById(sessionId, id);
     if (stored) return stored;
-    if (Date.now() > deadline) throw new ServiceUnavailableError(undefined, { cause: new Error(`event ${id}: the stream holds its id but not the event`) });
+    if (Date.now() > deadline)
+      throw new ServiceUnavailableError(undefined, { cause: new Error(`event ${id}: the stream holds its id but not the event`) });
     await new Promise((r) => setTimeout(r, PENDING_COPY_POLL_MS));
   }
 }

@@ -80,7 +80,13 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   };
 
   /** Appends the first events of `run` (numbered after the tail), retrying while other writers get in first. */
-  async function appendRun(sessionId: string, where: SessionSubjects, run: NewEvent[], expected: number | undefined, newIds: boolean): Promise<AppendRun> {
+  async function appendRun(
+    sessionId: string,
+    where: SessionSubjects,
+    run: NewEvent[],
+    expected: number | undefined,
+    newIds: boolean,
+  ): Promise<AppendRun> {
     let fromServer = false;
     for (let attempt = 1; ; attempt++) {
       const cached = fromServer ? undefined : tails.get(sessionId);
@@ -94,7 +100,8 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
       }
       const round = await publishRound(roundDeps, sessionId, where, run, tail);
       if (round.type === 'stored') return { ok: true, events: round.events, wrote: round.wrote };
-      if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`, { cause: round.err });
+      if (attempt >= MAX_APPEND_ATTEMPTS)
+        throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`, { cause: round.err });
       tails.delete(sessionId);
       log.debug({ sessionId, attempt }, 'event append conflict, retrying');
       if (attempt > 2) await sleep(Math.random() * Math.min(50, attempt));
@@ -108,7 +115,11 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
    * which the server checked), then the rest is chained behind it. So a batch of ids another
    * writer may hold too (the API's preamble) takes two round trips instead of one per event.
    */
-  async function appendEvents(sessionId: string, input: NewEvent[], { expectedSequence, newIds = false }: AppendOptions): Promise<AppendResult> {
+  async function appendEvents(
+    sessionId: string,
+    input: NewEvent[],
+    { expectedSequence, newIds = false }: AppendOptions,
+  ): Promise<AppendResult> {
     const where = sessionSubjects(sessionId, shards);
     const events: SessionEvent[] = [];
     let expected = expectedSequence;

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type MsgRequest,
+  type StoredMsg,
+} from '@nats-io/jetstream';
 import { isAnyUuid, uuidv7Millis } from '../../ids.js';
 import { isNoResponders } from './nats-errors.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
@@ -71,7 +78,9 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
   async function loadTail(sessionId: string): Promise<StreamTail> {
     const where = sessionSubjects(sessionId, shards);
     const last = located(sessionId, await jsm.streams.getMessage(where.stream, { last_by_subj: where.subject }));
-    return last ? { sequence: last.event.sequence, streamSeq: last.streamSeq, id: last.event.id } : { sequence: 0, streamSeq: 0, id: undefined };
+    return last
+      ? { sequence: last.event.sequence, streamSeq: last.streamSeq, id: last.event.id }
+      : { sequence: 0, streamSeq: 0, id: undefined };
   }
 
   /**
@@ -79,7 +88,12 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
    * there is one, else the least X whose next session message has sequence > after, by
    * binary search between the closest known positions (or the stream start and the tail).
    */
-  async function locate(sessionId: string, where: SessionSubjects, after: number, tail: StreamTail): Promise<{ start: number; hinted: boolean }> {
+  async function locate(
+    sessionId: string,
+    where: SessionSubjects,
+    after: number,
+    tail: StreamTail,
+  ): Promise<{ start: number; hinted: boolean }> {
     if (after === 0) return { start: 1, hinted: false };
     const { below, above } = positions.bounds(sessionId, after);
     if (below?.sequence === after) return { start: below.streamSeq + 1, hinted: true };

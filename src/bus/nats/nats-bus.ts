@@ -83,8 +83,14 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
       if (!isRetryableStartError(err)) throw err;
       const delayMs = Math.min(START_RETRY_MAX_MS, START_RETRY_FIRST_MS * 2 ** (attempt - 1));
       if (Date.now() + delayMs > deadline) throw err;
-      const what = stage.waitingFor === 'server' ? `a NATS server to accept connections at ${servers.join(',')}` : 'JetStream to answer (stream setup; a new cluster elects its meta leader first)';
-      log.warn({ waiting_for: stage.waitingFor, servers, attempt, retry_in_ms: delayMs, reason: (err as Error).message }, `waiting for ${what}; retrying in ${delayMs} ms`);
+      const what =
+        stage.waitingFor === 'server'
+          ? `a NATS server to accept connections at ${servers.join(',')}`
+          : 'JetStream to answer (stream setup; a new cluster elects its meta leader first)';
+      log.warn(
+        { waiting_for: stage.waitingFor, servers, attempt, retry_in_ms: delayMs, reason: (err as Error).message },
+        `waiting for ${what}; retrying in ${delayMs} ms`,
+      );
       await new Promise((r) => setTimeout(r, delayMs));
     }
   }
@@ -154,7 +160,10 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     const jsm = await jetstreamManager(nc, { timeout });
     const choice = chooseReplicas(opts.replicas ?? 'auto', nc.info, servers);
     if (choice.source === 'auto' && choice.counted === 'configured_urls' && choice.servers === 1) {
-      log.warn({ cluster: nc.info?.cluster }, 'NATS cluster does not advertise its servers (no_advertise) and NATS_URL names one; using 1 replica, set NATS_REPLICAS');
+      log.warn(
+        { cluster: nc.info?.cluster },
+        'NATS cluster does not advertise its servers (no_advertise) and NATS_URL names one; using 1 replica, set NATS_REPLICAS',
+      );
     }
     log.info({ auth: authMethod(auth), tls: auth.tls !== undefined }, 'connected to NATS');
     log.info({ replicas: choice.replicas, source: choice.source, servers: choice.servers, counted: choice.counted }, 'JetStream replicas');
@@ -162,7 +171,13 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     void watchStatus(nc, log);
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
     const events = createNatsEventLog({
-      nc, js, jsm, shards, log, duplicateWindowMs, publisher,
+      nc,
+      js,
+      jsm,
+      shards,
+      log,
+      duplicateWindowMs,
+      publisher,
       livePollMs: opts.livePollMs ?? DEFAULT_LIVE_POLL_MS,
       findSkewMs: opts.findSkewMs ?? DEFAULT_FIND_SKEW_MS,
     });
@@ -182,7 +197,9 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
         await nc.rtt(); // throws at once while disconnected
         await Promise.all([
           kv.get(HEALTH_PROBE_KEY),
-          ...Array.from({ length: shards }, (_, k) => jsm.direct.getMessage(`EVENTS_${k}`, { last_by_subj: `evt.${k}.${HEALTH_PROBE_KEY}` })),
+          ...Array.from({ length: shards }, (_, k) =>
+            jsm.direct.getMessage(`EVENTS_${k}`, { last_by_subj: `evt.${k}.${HEALTH_PROBE_KEY}` }),
+          ),
         ]);
       },
       async close() {

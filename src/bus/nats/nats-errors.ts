@@ -66,7 +66,9 @@ export function isTransientAppendError(err: unknown): boolean {
 
 /** True when the TURNS stream refused a message because the session already has a turn. */
 export function isSubjectFull(err: unknown): boolean {
-  return apiErrorCode(err) === JetStreamErrorCodes.StoreFailed && err instanceof Error && err.message.includes(MAX_MSGS_PER_SUBJECT_EXCEEDED);
+  return (
+    apiErrorCode(err) === JetStreamErrorCodes.StoreFailed && err instanceof Error && err.message.includes(MAX_MSGS_PER_SUBJECT_EXCEEDED)
+  );
 }
 
 /**

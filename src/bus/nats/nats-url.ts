@@ -29,7 +29,10 @@ const SCHEMES = new Set(['nats:', 'tls:']);
 
 /** Splits NATS_URL into servers and credentials; throws NatsUrlError when it cannot be used. */
 export function parseNatsUrl(value: string): ParsedNatsUrl {
-  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new NatsUrlError('names no server');
   const servers: string[] = [];
   let credentials: NatsUrlCredentials | undefined;
@@ -39,13 +42,15 @@ export function parseNatsUrl(value: string): ParsedNatsUrl {
     const url = parseEntry(entry, where);
     if (!SCHEMES.has(url.protocol)) throw new NatsUrlError(`${where} must be nats://, tls:// or host:port`);
     if (!url.hostname) throw new NatsUrlError(`${where} has no host`);
-    if ((url.pathname && url.pathname !== '/') || url.search || url.hash) throw new NatsUrlError(`${where} has a path or query; give scheme://host:port`);
+    if ((url.pathname && url.pathname !== '/') || url.search || url.hash)
+      throw new NatsUrlError(`${where} has a path or query; give scheme://host:port`);
     tls ||= url.protocol === 'tls:';
     servers.push(`${url.protocol}//${url.host}`);
     const own = credentialsOf(url, /^(?:[a-z][a-z0-9+.-]*:\/\/)?[^@/]*:[^@/]*@/i.test(entry), where);
     if (!own) return;
     // One connection authenticates once, also to servers it learns from the cluster.
-    if (credentials && !sameCredentials(credentials, own)) throw new NatsUrlError(`${where} carries other credentials than an earlier one; use the same on every server`);
+    if (credentials && !sameCredentials(credentials, own))
+      throw new NatsUrlError(`${where} carries other credentials than an earlier one; use the same on every server`);
     credentials = own;
   });
   return { servers, credentials, tls };
@@ -74,7 +79,9 @@ function credentialsOf(url: URL, withColon: boolean, where: string): NatsUrlCred
   };
   if (!url.username) throw new NatsUrlError(`${where} has a password but no user`);
   // `user:@host` is a user with an empty password; `token@host` (no colon) is a token.
-  return withColon ? { kind: 'user', user: decode(url.username), pass: decode(url.password) } : { kind: 'token', token: decode(url.username) };
+  return withColon
+    ? { kind: 'user', user: decode(url.username), pass: decode(url.password) }
+    : { kind: 'token', token: decode(url.username) };
 }
 
 function sameCredentials(a: NatsUrlCredentials, b: NatsUrlCredentials): boolean {

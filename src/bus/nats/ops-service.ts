@@ -43,8 +43,14 @@ export async function startOpsService(nc: NatsConnection, opts: OpsServiceOption
       },
     );
   };
-  group.addEndpoint('status', { handler: (_err, msg) => reply(msg, async () => hooks.status()), metadata: { description: 'live status of this instance' } });
-  group.addEndpoint('drain', { handler: (_err, msg) => reply(msg, () => hooks.drain()), metadata: { description: 'stop claiming turns and leave the load balancer; running turns finish' } });
+  group.addEndpoint('status', {
+    handler: (_err, msg) => reply(msg, async () => hooks.status()),
+    metadata: { description: 'live status of this instance' },
+  });
+  group.addEndpoint('drain', {
+    handler: (_err, msg) => reply(msg, () => hooks.drain()),
+    metadata: { description: 'stop claiming turns and leave the load balancer; running turns finish' },
+  });
   group.addEndpoint('resume', { handler: (_err, msg) => reply(msg, () => hooks.resume()), metadata: { description: 'undo drain' } });
   void srv.stopped.then((err) => {
     if (err) log.warn({ err }, 'NATS micro service stopped (permissions for $SRV.> and agent_sessions.ops.>?)');

@@ -159,7 +159,10 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
 async function waitForReplicas(jsm: JetStreamManager, stream: string, replicas: number, log: Logger): Promise<void> {
   const deadline = Date.now() + CLUSTER_FORMING_WAIT_MS;
   while (Date.now() < deadline) {
-    const cluster = await jsm.streams.info(stream).then((i) => i.cluster, () => undefined);
+    const cluster = await jsm.streams.info(stream).then(
+      (i) => i.cluster,
+      () => undefined,
+    );
     const peers = cluster?.replicas ?? [];
     if (cluster?.leader && peers.length === replicas - 1 && peers.every((p) => p.current)) return;
     await new Promise((r) => setTimeout(r, 100));

@@ -168,7 +168,8 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
         }
       }
     };
-    const lost = (op: string) => log.warn({ sessionId: turn.session_id, turnId: turn.turn_id, delivery: record.delivery, op }, 'claim lost');
+    const lost = (op: string) =>
+      log.warn({ sessionId: turn.session_id, turnId: turn.turn_id, delivery: record.delivery, op }, 'claim lost');
     return {
       turn,
       deliveryCount: record.delivery,
@@ -242,7 +243,10 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         resolve(null);
-        next.then((m) => m?.nak(), () => undefined);
+        next.then(
+          (m) => m?.nak(),
+          () => undefined,
+        );
       };
       signal.addEventListener('abort', onAbort, { once: true });
       next.then(

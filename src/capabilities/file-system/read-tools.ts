@@ -38,7 +38,14 @@ export const readFile = defineTool({
     const wanted = lines.slice(start - 1, start - 1 + (args.limit ?? DEFAULT_READ_LINES)).map((l) => clip(l, MAX_LINE_CHARS));
     const [shown, cut] = fitChars(wanted, MAX_READ_CHARS);
     const end = start - 1 + shown.length;
-    const meta = { path, size_bytes: stat.size_bytes, total_lines: lines.length, start_line: start, end_line: end, truncated: end < lines.length || cut };
+    const meta = {
+      path,
+      size_bytes: stat.size_bytes,
+      total_lines: lines.length,
+      start_line: start,
+      end_line: end,
+      truncated: end < lines.length || cut,
+    };
     return jsonResult(meta, { type: 'text', text: shown.join('\n') });
   },
 });
@@ -86,7 +93,14 @@ export const listDirectory = defineTool({
 });
 
 function entryView(s: FileStat) {
-  return { path: s.path, name: s.name, is_directory: s.is_directory, size_bytes: s.size_bytes, is_readonly: s.is_readonly, updated_at: s.updated_at };
+  return {
+    path: s.path,
+    name: s.name,
+    is_directory: s.is_directory,
+    size_bytes: s.size_bytes,
+    is_readonly: s.is_readonly,
+    updated_at: s.updated_at,
+  };
 }
 
 export const grepFiles = defineTool({

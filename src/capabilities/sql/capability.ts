@@ -39,7 +39,9 @@ const sqlQuery = defineTool({
       database: DatabaseArg,
       sql: SqlArg,
       params: ParamsArg,
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SQL_QUERY_ROWS, description: `Maximum rows. Default ${MAX_SQL_QUERY_ROWS}.` })),
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: MAX_SQL_QUERY_ROWS, description: `Maximum rows. Default ${MAX_SQL_QUERY_ROWS}.` }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -55,7 +57,8 @@ const sqlQuery = defineTool({
 const sqlSchema = defineTool({
   name: 'sql_schema',
   display_name: 'SQL Schema',
-  description: 'Without database: lists the session\'s databases. With database: its tables, views, indexes and triggers with columns and CREATE statements.',
+  description:
+    "Without database: lists the session's databases. With database: its tables, views, indexes and triggers with columns and CREATE statements.",
   parameters: Type.Object({ database: Type.Optional(DatabaseArg) }, { additionalProperties: false }),
   async run(args, { sql }) {
     if (args.database === undefined || args.database === '') return jsonResult({ databases: await sql.list() });
@@ -64,12 +67,7 @@ const sqlSchema = defineTool({
   },
 });
 
-async function withDatabase<T>(
-  sql: SessionSql,
-  name: string,
-  create: boolean,
-  fn: (db: SessionSqlDatabase) => Promise<T>,
-): Promise<T> {
+async function withDatabase<T>(sql: SessionSql, name: string, create: boolean, fn: (db: SessionSqlDatabase) => Promise<T>): Promise<T> {
   if (!SQL_DATABASE_NAME_RE.test(name)) {
     throw new ToolError(`Invalid database name "${name}": use 1-64 letters, digits or underscores.`);
   }

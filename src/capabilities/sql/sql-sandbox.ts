@@ -54,7 +54,13 @@ export interface SqlSandbox {
   /** A new, empty database file. */
   create(key: string): Promise<Uint8Array>;
   /** Runs `sql` on a copy of `bytes` (which are handed over: do not use them afterwards). */
-  exec(key: string, bytes: Uint8Array, sql: string, params: SqlValue[] | undefined, opts: { maxDatabaseBytes: number }): Promise<{ result: SqlExecResult; bytes: Uint8Array }>;
+  exec(
+    key: string,
+    bytes: Uint8Array,
+    sql: string,
+    params: SqlValue[] | undefined,
+    opts: { maxDatabaseBytes: number },
+  ): Promise<{ result: SqlExecResult; bytes: Uint8Array }>;
   query(key: string, bytes: Uint8Array, sql: string, params?: SqlValue[], opts?: { limit?: number }): Promise<SqlQueryResult>;
   schema(key: string, bytes: Uint8Array): Promise<SqlSchemaObject[]>;
   /** Live figures, for tests and diagnostics. */
@@ -70,7 +76,12 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
   // The JS heap holds the rows of one result (UTF-16 strings) and their structured-clone copy.
   const heapMb = opts.workerHeapMb ?? Math.ceil((opts.memoryBytes + 4 * opts.maxResultBytes) / (1024 * 1024)) + 64;
   const pool = createDeadlinePool(
-    { ...opts, worker: new URL('./sql-worker.js', import.meta.url), workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16 } },
+    {
+      ...opts,
+      worker: new URL('./sql-worker.js', import.meta.url),
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16 },
+    },
     {
       timeout: () => new SqlTimeoutError(opts.timeoutMs),
       memory: memoryError,
@@ -84,7 +95,11 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
 
   async function submit(key: string, job: SqlJob): Promise<Extract<SqlJobReply, { ok: true }>> {
     const count = perKey.get(key) ?? 0;
-    if (count >= opts.queueMaxPerKey) throw new TooManyRequestsError(1, `Too many SQL statements at once for this session (at most ${opts.queueMaxPerKey}); wait for one to finish`);
+    if (count >= opts.queueMaxPerKey)
+      throw new TooManyRequestsError(
+        1,
+        `Too many SQL statements at once for this session (at most ${opts.queueMaxPerKey}); wait for one to finish`,
+      );
     if ('bytes' in job) job.bytes = transferableBytes(job.bytes);
     perKey.set(key, count + 1);
     try {

@@ -12,7 +12,10 @@ import { transferableBytes, type SqlJob, type SqlJobReply, type SqlWorkerData } 
 const { heapBytes, maxResultBytes } = workerData as SqlWorkerData;
 
 async function run(job: SqlJob): Promise<SqlJobReply> {
-  const db = await openDatabase(job.op === 'create' ? null : job.bytes, { maxDatabaseBytes: job.op === 'exec' ? job.maxDatabaseBytes : undefined, maxResultBytes });
+  const db = await openDatabase(job.op === 'create' ? null : job.bytes, {
+    maxDatabaseBytes: job.op === 'exec' ? job.maxDatabaseBytes : undefined,
+    maxResultBytes,
+  });
   try {
     switch (job.op) {
       case 'create':

@@ -11,13 +11,7 @@
  */
 import initSqlJs from 'sql.js';
 import { PayloadTooLargeError, UnprocessableError } from '../../errors.js';
-import {
-  MAX_SQL_QUERY_ROWS,
-  type SqlExecResult,
-  type SqlQueryResult,
-  type SqlSchemaObject,
-  type SqlValue,
-} from '../storage-ports.js';
+import { MAX_SQL_QUERY_ROWS, type SqlExecResult, type SqlQueryResult, type SqlSchemaObject, type SqlValue } from '../storage-ports.js';
 import { forbiddenSql, isBlankSql, managesTransactions, startsReadOnly } from './sql-text.js';
 
 type SqlJs = Awaited<ReturnType<typeof initSqlJs>>;
@@ -133,7 +127,13 @@ function runStatements(db: Database, sql: string, params?: SqlValue[]): void {
   if (count === 0) throw new UnprocessableError('SQL error: no statement given');
 }
 
-function querySql(db: Database, sql: string, params: SqlValue[] | undefined, limit = MAX_SQL_QUERY_ROWS, maxResultBytes = Infinity): SqlQueryResult {
+function querySql(
+  db: Database,
+  sql: string,
+  params: SqlValue[] | undefined,
+  limit = MAX_SQL_QUERY_ROWS,
+  maxResultBytes = Infinity,
+): SqlQueryResult {
   refuseForbidden(sql);
   if (!startsReadOnly(sql)) {
     throw new UnprocessableError('SQL error: queries must be read-only (SELECT, WITH, VALUES, PRAGMA, EXPLAIN); use exec to change data');
@@ -251,7 +251,8 @@ function sqlite<T>(fn: () => T, maxDatabaseBytes?: number): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof UnprocessableError || err instanceof PayloadTooLargeError || !(err instanceof Error) || isEngineCrash(err)) throw err;
+    if (err instanceof UnprocessableError || err instanceof PayloadTooLargeError || !(err instanceof Error) || isEngineCrash(err))
+      throw err;
     if (err.message === 'out of memory' || err.message === 'string or blob too big') {
       throw new PayloadTooLargeError(`SQL error: the statement exceeded the memory limit (${err.message}) and was stopped`);
     }

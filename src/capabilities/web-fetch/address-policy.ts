@@ -102,7 +102,10 @@ export interface HostRule {
 const HOST_NAME_RE = /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 
 function canonicalHost(host: string): string {
-  return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 /** One entry: `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6, `*.domain[:port]` or `*`. */
@@ -111,13 +114,18 @@ function parseHostRule(entry: string): HostRule {
   const host = m ? canonicalHost(m[1]!) : '';
   const port = m?.[2] === undefined ? null : Number(m[2]);
   const hostOk = host === '*' || isIP(host) !== 0 || HOST_NAME_RE.test(host);
-  if (!hostOk || (port !== null && (port < 1 || port > 65535))) throw new TypeError(`invalid host entry ${JSON.stringify(entry)} (expected host, host:port, *.domain or *)`);
+  if (!hostOk || (port !== null && (port < 1 || port > 65535)))
+    throw new TypeError(`invalid host entry ${JSON.stringify(entry)} (expected host, host:port, *.domain or *)`);
   return { host, port };
 }
 
 /** Parses a comma-separated allowlist (empty → none); throws TypeError naming a malformed entry. */
 export function parseHostAllowlist(text: string): HostRule[] {
-  return text.split(',').map((e) => e.trim()).filter(Boolean).map(parseHostRule);
+  return text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .map(parseHostRule);
 }
 
 /**

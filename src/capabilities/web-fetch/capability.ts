@@ -15,12 +15,22 @@ export const FETCH_USER_AGENT = 'AgentSessionService/0.1 (web_fetch)';
 export const WebFetchConfig = Type.Object(
   {
     timeout_ms: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 300_000, description: `Whole-request deadline incl. redirects, ms (default ${DEFAULT_FETCH_TIMEOUT_MS}).` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 300_000,
+        description: `Whole-request deadline incl. redirects, ms (default ${DEFAULT_FETCH_TIMEOUT_MS}).`,
+      }),
     ),
     max_bytes: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 10 * 1024 * 1024, description: 'Largest body kept, in bytes after decompression (default 1 MiB); the rest is cut and flagged truncated.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 10 * 1024 * 1024,
+        description: 'Largest body kept, in bytes after decompression (default 1 MiB); the rest is cut and flagged truncated.',
+      }),
     ),
-    max_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description: `Redirects followed (default ${DEFAULT_FETCH_MAX_REDIRECTS}).` })),
+    max_redirects: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 20, description: `Redirects followed (default ${DEFAULT_FETCH_MAX_REDIRECTS}).` }),
+    ),
     allow_hosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
         maxItems: 100,

@@ -11,7 +11,8 @@ export interface RenderedBody {
   content: string | null;
 }
 
-const TEXT_TYPES = /^(?:text\/|application\/(?:json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|yaml|x-yaml|toml|csv|sql|graphql)\b|[^;]*\+(?:json|xml)\b)/i;
+const TEXT_TYPES =
+  /^(?:text\/|application\/(?:json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|yaml|x-yaml|toml|csv|sql|graphql)\b|[^;]*\+(?:json|xml)\b)/i;
 const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)\b/i;
 
 /** Converts HTML to Markdown or text; the app runs it in the parse pool with a deadline. */
@@ -30,13 +31,21 @@ export const convertHtmlHere: HtmlConverter = async (html, format) => convertHtm
  * by `convert`: node-html-parser is super-linear on unclosed nested tags (10 KB of `<b>` took
  * seconds), so the service passes the parse pool's converter and never converts on the event loop.
  */
-export async function renderBody(body: Buffer, contentType: string | undefined, format: FetchFormat, convert: HtmlConverter = convertHtmlHere): Promise<RenderedBody> {
+export async function renderBody(
+  body: Buffer,
+  contentType: string | undefined,
+  format: FetchFormat,
+  convert: HtmlConverter = convertHtmlHere,
+): Promise<RenderedBody> {
   const read = readBody(body, contentType);
   if (read.kind !== 'html' || format === 'raw') return read;
   return { kind: 'html', content: await convert(read.content, format) };
 }
 
-function readBody(body: Buffer, contentType: string | undefined): { kind: 'binary'; content: null } | { kind: 'html' | 'text'; content: string } {
+function readBody(
+  body: Buffer,
+  contentType: string | undefined,
+): { kind: 'binary'; content: null } | { kind: 'html' | 'text'; content: string } {
   const type = (contentType ?? '').trim();
   const text = type === '' ? sniffText(body) : TEXT_TYPES.test(type) ? decode(body, charsetOf(type)) : null;
   if (text === null) return { kind: 'binary', content: null };

@@ -88,7 +88,9 @@ async function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ bod
 
 /** The body stream, decompressed per Content-Encoding (the size cap applies after decompression). */
 function decoded(res: IncomingMessage): Readable {
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? zlib.createGunzip()

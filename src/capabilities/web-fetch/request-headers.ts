@@ -14,15 +14,28 @@ const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const PLACEHOLDER_RE = /\{\{secret:([A-Za-z_][A-Za-z0-9_.:-]{0,127})\}\}/g;
 /** Headers that frame the connection or the body, or that the fetcher owns (it decodes the body itself). */
 const RESERVED = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect',
-  'proxy-authorization', 'proxy-connection', 'accept-encoding',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  'accept-encoding',
 ]);
 
 /** Looks a secret's value up by name; null when the session has no such secret (or may not use it). */
 export type SecretLookup = (name: string) => Promise<string | null>;
 
 /** Validated headers, names in lower case, placeholders replaced by the secrets' values. */
-export async function resolveRequestHeaders(headers: Readonly<Record<string, string>>, lookup: SecretLookup): Promise<Record<string, string>> {
+export async function resolveRequestHeaders(
+  headers: Readonly<Record<string, string>>,
+  lookup: SecretLookup,
+): Promise<Record<string, string>> {
   const entries = Object.entries(headers);
   if (entries.length > MAX_FETCH_HEADERS) throw new ToolError(`At most ${MAX_FETCH_HEADERS} headers can be sent.`);
   const out: Record<string, string> = {};
@@ -41,7 +54,8 @@ async function fillPlaceholders(header: string, template: string, lookup: Secret
   const values = new Map<string, string>();
   for (const name of names) {
     const value = await lookup(name);
-    if (value === null) throw new ToolError(`The header "${header}" names the secret "${name}", which this session does not have or cannot use here.`);
+    if (value === null)
+      throw new ToolError(`The header "${header}" names the secret "${name}", which this session does not have or cannot use here.`);
     // A value that would break the header line is never sent (and never echoed).
     if (/[\r\n\u0000]/.test(value)) throw new ToolError(`The secret "${name}" cannot be sent in a header (it contains line breaks).`);
     values.set(name, value);

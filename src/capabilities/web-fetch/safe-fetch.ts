@@ -92,7 +92,13 @@ async function followRedirects(start: URL, opts: SafeFetchOptions, signal: Abort
   }
 }
 
-async function requestHop(url: URL, method: 'GET' | 'HEAD', opts: SafeFetchOptions, signal: AbortSignal, extraHeaders?: Readonly<Record<string, string>>): Promise<PinnedResponse> {
+async function requestHop(
+  url: URL,
+  method: 'GET' | 'HEAD',
+  opts: SafeFetchOptions,
+  signal: AbortSignal,
+  extraHeaders?: Readonly<Record<string, string>>,
+): Promise<PinnedResponse> {
   const target = await resolveTarget(url, opts, signal);
   const headers = {
     'user-agent': opts.userAgent,
@@ -118,7 +124,9 @@ async function resolveTarget(url: URL, opts: SafeFetchOptions, signal: AbortSign
   for (const a of addresses) {
     const reason = allowlisted ? metadataAddressReason(a.address) : blockedAddressReason(a.address);
     if (reason) {
-      throw new ToolError(`Refused to fetch ${url.origin}: ${host} resolves to ${a.address} (${reason}). Only public internet addresses can be fetched (an operator can allow private hosts with WEB_FETCH_ALLOWED_PRIVATE_HOSTS).`);
+      throw new ToolError(
+        `Refused to fetch ${url.origin}: ${host} resolves to ${a.address} (${reason}). Only public internet addresses can be fetched (an operator can allow private hosts with WEB_FETCH_ALLOWED_PRIVATE_HOSTS).`,
+      );
     }
   }
   return addresses[0]!;
@@ -137,7 +145,8 @@ export function checkUrl(text: string): URL {
   } catch {
     throw new ToolError(`Invalid URL: ${text}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError(`Only http and https URLs can be fetched, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ToolError(`Only http and https URLs can be fetched, not ${url.protocol}`);
   if (url.username || url.password) throw new ToolError('URLs with embedded credentials are not supported.');
   if (!url.hostname) throw new ToolError(`Invalid URL: ${text}`);
   return url;

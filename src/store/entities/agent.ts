@@ -13,7 +13,10 @@ export const Agent = defineEntity({
   name: 'Agent',
   tableName: 'agents',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     name: p.text(),
     description: p.text().nullable(),
@@ -33,6 +36,9 @@ export const Agent = defineEntity({
     /** The user who created it (null: created before 0012, treated as an admin's); not part of the API view. */
     created_by: p.uuid().nullable(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -6,7 +6,10 @@ export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     user_id: p.uuid().index(),
     name: p.string(),

@@ -13,7 +13,10 @@ export const Harness = defineEntity({
   name: 'Harness',
   tableName: 'harnesses',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().nullable().index(),
     name: p.text(),
     description: p.text().nullable(),
@@ -23,6 +26,9 @@ export const Harness = defineEntity({
     max_iterations: p.integer().nullable(),
     status: p.string().$type<HarnessStatus>(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -25,6 +25,23 @@ export { SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, Sess
 
 export { LlmProviderEntity, LlmModelEntity };
 
-export const entities = [Organization, User, ApiKey, Session, TokenFamily, RefreshToken, AuthSecret, Agent, Harness,
-  SessionFile, SessionKvEntry, SessionSecret, SessionSqlDatabaseRow, SessionSchedule, Image, UserConnection,
-  LlmProviderEntity, LlmModelEntity];
+export const entities = [
+  Organization,
+  User,
+  ApiKey,
+  Session,
+  TokenFamily,
+  RefreshToken,
+  AuthSecret,
+  Agent,
+  Harness,
+  SessionFile,
+  SessionKvEntry,
+  SessionSecret,
+  SessionSqlDatabaseRow,
+  SessionSchedule,
+  Image,
+  UserConnection,
+  LlmProviderEntity,
+  LlmModelEntity,
+];

@@ -14,7 +14,10 @@ export const LlmModelEntity = defineEntity({
   name: 'LlmModel',
   tableName: 'llm_models',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     provider_id: p.uuid().index(),
     model_id: p.text(),
@@ -24,6 +27,9 @@ export const LlmModelEntity = defineEntity({
     source: p.string().$type<LlmModelSourceValue>(),
     status: p.string().$type<LlmModelStatusValue>(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

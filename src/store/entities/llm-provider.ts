@@ -12,7 +12,10 @@ export const LlmProviderEntity = defineEntity({
   name: 'LlmProvider',
   tableName: 'llm_providers',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     name: p.text(),
     provider_type: p.string().$type<LlmProviderTypeValue>(),
@@ -20,6 +23,9 @@ export const LlmProviderEntity = defineEntity({
     base_url: p.text().nullable(),
     last_synced_at: p.datetime().nullable(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

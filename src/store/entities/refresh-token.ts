@@ -6,7 +6,10 @@ export const RefreshToken = defineEntity({
   name: 'RefreshToken',
   tableName: 'refresh_tokens',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     user_id: p.uuid().index(),
     family_id: p.uuid().index(),

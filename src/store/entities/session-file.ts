@@ -11,7 +11,10 @@ export const SessionFile = defineEntity({
   name: 'SessionFile',
   tableName: 'session_files',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     session_id: p.uuid(),
     organization_id: p.uuid(),
     path: p.text(),
@@ -22,6 +25,9 @@ export const SessionFile = defineEntity({
     size_bytes: p.bigint('number'),
     sha256: p.text().nullable(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -9,6 +9,9 @@ export const SessionKvEntry = defineEntity({
     key: p.text().primary(),
     value: p.text(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -10,7 +10,10 @@ export const SessionSchedule = defineEntity({
   name: 'SessionSchedule',
   tableName: 'session_schedules',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     session_id: p.uuid(),
     organization_id: p.uuid(),
     name: p.text(),
@@ -28,6 +31,9 @@ export const SessionSchedule = defineEntity({
     claim_expires_at: p.datetime().nullable(),
     available_at: p.datetime().nullable(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

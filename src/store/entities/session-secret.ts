@@ -9,12 +9,18 @@ export const SessionSecret = defineEntity({
   name: 'SessionSecret',
   tableName: 'session_secrets',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     session_id: p.uuid(),
     organization_id: p.uuid(),
     name: p.text(),
     ciphertext: p.text(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

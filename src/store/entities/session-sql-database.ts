@@ -11,6 +11,9 @@ export const SessionSqlDatabaseRow = defineEntity({
     size_bytes: p.bigint('number'),
     version: p.integer(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -20,7 +20,10 @@ export const Session = defineEntity({
   name: 'Session',
   tableName: 'sessions',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     user_id: p.uuid(),
     harness_id: p.uuid(),
@@ -41,6 +44,9 @@ export const Session = defineEntity({
     usage: p.json<SessionUsage>(),
     chat_user_id: p.uuid().nullable().unique(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -9,7 +9,10 @@ export const TokenFamily = defineEntity({
   name: 'TokenFamily',
   tableName: 'token_families',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     user_id: p.uuid().index(),
     created_at: p.datetime().onCreate(() => new Date()),

@@ -9,12 +9,18 @@ export const UserConnection = defineEntity({
   name: 'UserConnection',
   tableName: 'user_connections',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid(),
     user_id: p.uuid(),
     provider: p.text(),
     ciphertext: p.text(),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -6,7 +6,10 @@ export const User = defineEntity({
   name: 'User',
   tableName: 'users',
   properties: {
-    id: p.uuid().primary().onCreate(() => newId()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => newId()),
     organization_id: p.uuid().index(),
     email: p.string().unique(),
     name: p.string(),
@@ -14,6 +17,9 @@ export const User = defineEntity({
     role: p.enum(['admin', 'member'] as const),
     operator: p.boolean().default(false),
     created_at: p.datetime().onCreate(() => new Date()),
-    updated_at: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updated_at: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

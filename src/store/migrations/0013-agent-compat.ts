@@ -10,6 +10,8 @@ export class AgentCompatMigration extends Migration {
   override name = '0013-agent-compat';
 
   async up(): Promise<void> {
-    this.addSql(`alter table agents add column display_name text null, add column model text null, add column parallel_tool_calls boolean null`);
+    this.addSql(
+      `alter table agents add column display_name text null, add column model text null, add column parallel_tool_calls boolean null`,
+    );
   }
 }

@@ -12,4 +12,17 @@ import { AgentCompatMigration } from './0013-agent-compat.js';
 import { IdempotencyKeysMigration } from './0014-idempotency-keys.js';
 import { InstanceMetricsMigration } from './0015-instance-metrics.js';
 
-export const migrations = [CoreMigration, SessionsMigration, AuthMigration, AgentsMigration, StorageMigration, TurnsMigration, LlmMigration, SessionConfigMigration, AgentCreatorMigration, AgentCompatMigration, IdempotencyKeysMigration, InstanceMetricsMigration];
+export const migrations = [
+  CoreMigration,
+  SessionsMigration,
+  AuthMigration,
+  AgentsMigration,
+  StorageMigration,
+  TurnsMigration,
+  LlmMigration,
+  SessionConfigMigration,
+  AgentCreatorMigration,
+  AgentCompatMigration,
+  IdempotencyKeysMigration,
+  InstanceMetricsMigration,
+];

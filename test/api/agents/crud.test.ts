@@ -20,11 +20,26 @@ function agentCrudSuite(mode: TestMode) {
       const r = await app().request('POST', '/v1/agents', { body: agentBody({ description: 'Helps', tags: ['support'] }) });
       assert.equal(r.status, 201);
       assert.match(r.body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      assert.deepEqual({ ...r.body, id: undefined, created_at: undefined, updated_at: undefined }, {
-        id: undefined, name: 'Support', description: 'Helps', system_prompt: 'You help customers.', default_model_id: null,
-        tags: ['support'], capabilities: [], client_tools: [], max_iterations: null, display_name: null, model: null, parallel_tool_calls: null, status: 'active',
-        created_at: undefined, updated_at: undefined,
-      });
+      assert.deepEqual(
+        { ...r.body, id: undefined, created_at: undefined, updated_at: undefined },
+        {
+          id: undefined,
+          name: 'Support',
+          description: 'Helps',
+          system_prompt: 'You help customers.',
+          default_model_id: null,
+          tags: ['support'],
+          capabilities: [],
+          client_tools: [],
+          max_iterations: null,
+          display_name: null,
+          model: null,
+          parallel_tool_calls: null,
+          status: 'active',
+          created_at: undefined,
+          updated_at: undefined,
+        },
+      );
       assert.ok(!Number.isNaN(Date.parse(r.body.created_at)));
       assert.deepEqual((await app().request('GET', `/v1/agents/${r.body.id}`)).body, r.body);
     });
@@ -49,7 +64,13 @@ function agentCrudSuite(mode: TestMode) {
     });
 
     it('POST /v1/agents - 400 without name or system_prompt, with unknown fields or wrong types', async () => {
-      for (const body of [{ system_prompt: 'x' }, { name: 'x' }, agentBody({ color: 'red' }), agentBody({ tags: 'a' }), agentBody({ max_iterations: 0 })]) {
+      for (const body of [
+        { system_prompt: 'x' },
+        { name: 'x' },
+        agentBody({ color: 'red' }),
+        agentBody({ tags: 'a' }),
+        agentBody({ max_iterations: 0 }),
+      ]) {
         const r = await app().request('POST', '/v1/agents', { body });
         assert.equal(r.status, 400, JSON.stringify(body));
       }
@@ -60,7 +81,7 @@ function agentCrudSuite(mode: TestMode) {
       assert.equal(r.status, 401);
     });
 
-    it('GET /v1/agents/{id} - 404 unknown, 403 for another organisation\'s agent', async () => {
+    it("GET /v1/agents/{id} - 404 unknown, 403 for another organisation's agent", async () => {
       assert.equal((await app().request('GET', `/v1/agents/${uuidv7()}`)).status, 404);
       const other = await addCaller(app());
       const theirs = await other.request('POST', '/v1/agents', { body: agentBody() });
@@ -82,7 +103,8 @@ function agentCrudSuite(mode: TestMode) {
 
     it('GET /v1/agents - {data,total}; archived only with include_archived=true; tag filter', async () => {
       const caller = await addCaller(app());
-      const mk = async (name: string, tags: string[]) => (await caller.request('POST', '/v1/agents', { body: agentBody({ name, tags }) })).body;
+      const mk = async (name: string, tags: string[]) =>
+        (await caller.request('POST', '/v1/agents', { body: agentBody({ name, tags }) })).body;
       const a = await mk('a', ['red', 'big']);
       const b = await mk('b', ['red']);
       const c = await mk('c', []);
@@ -104,8 +126,16 @@ function agentCrudSuite(mode: TestMode) {
 
     it('PATCH - changes only the given fields; capabilities replaces the array; null default_model_id removes it', async () => {
       const model = await addModel(app(), await adminOrgId(app()));
-      const agent = await create({ description: 'd', tags: ['t'], capabilities: ['current_time', 'web_fetch'], default_model_id: model, max_iterations: 7 });
-      const r = await app().request('PATCH', `/v1/agents/${agent.id}`, { body: { name: 'Renamed', capabilities: [{ ref: 'stateless_todo_list' }] } });
+      const agent = await create({
+        description: 'd',
+        tags: ['t'],
+        capabilities: ['current_time', 'web_fetch'],
+        default_model_id: model,
+        max_iterations: 7,
+      });
+      const r = await app().request('PATCH', `/v1/agents/${agent.id}`, {
+        body: { name: 'Renamed', capabilities: [{ ref: 'stateless_todo_list' }] },
+      });
       assert.equal(r.status, 200);
       assert.equal(r.body.name, 'Renamed');
       assert.deepEqual(r.body.capabilities, [{ ref: 'stateless_todo_list' }]);
@@ -114,7 +144,9 @@ function agentCrudSuite(mode: TestMode) {
       assert.equal(r.body.default_model_id, model);
       assert.equal(r.body.max_iterations, 7);
       assert.equal(r.body.system_prompt, agent.system_prompt);
-      const cleared = await app().request('PATCH', `/v1/agents/${agent.id}`, { body: { default_model_id: null, description: null, max_iterations: null } });
+      const cleared = await app().request('PATCH', `/v1/agents/${agent.id}`, {
+        body: { default_model_id: null, description: null, max_iterations: null },
+      });
       assert.equal(cleared.body.default_model_id, null);
       assert.equal(cleared.body.description, null);
       assert.equal(cleared.body.max_iterations, null);
@@ -139,7 +171,9 @@ function agentCrudSuite(mode: TestMode) {
 
     it('PUT - 201 when the id is new, 200 when it replaces; absent optional fields are reset', async () => {
       const id = randomUUID();
-      const created = await app().request('PUT', `/v1/agents/${id}`, { body: agentBody({ description: 'first', tags: ['x'], capabilities: ['current_time'] }) });
+      const created = await app().request('PUT', `/v1/agents/${id}`, {
+        body: agentBody({ description: 'first', tags: ['x'], capabilities: ['current_time'] }),
+      });
       assert.equal(created.status, 201);
       assert.equal(created.body.id, id);
       assert.equal(created.body.status, 'active');
@@ -174,19 +208,41 @@ function agentCrudSuite(mode: TestMode) {
     });
 
     it('POST copy - 201, a new id, "<name> (copy)", every other field kept, active', async () => {
-      const agent = await create({ description: 'd', tags: ['a'], capabilities: [{ ref: 'web_fetch', config: { timeout_ms: 5000 } }], client_tools: [{ type: 'client', name: 'ask_user', description: 'Ask', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }], max_iterations: 3 });
+      const agent = await create({
+        description: 'd',
+        tags: ['a'],
+        capabilities: [{ ref: 'web_fetch', config: { timeout_ms: 5000 } }],
+        client_tools: [
+          {
+            type: 'client',
+            name: 'ask_user',
+            description: 'Ask',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          },
+        ],
+        max_iterations: 3,
+      });
       await app().request('DELETE', `/v1/agents/${agent.id}`);
       const r = await app().request('POST', `/v1/agents/${agent.id}/copy`);
       assert.equal(r.status, 201);
       assert.notEqual(r.body.id, agent.id);
       assert.equal(r.body.name, 'Support (copy)');
       assert.equal(r.body.status, 'active');
-      for (const k of ['description', 'system_prompt', 'tags', 'capabilities', 'client_tools', 'default_model_id', 'max_iterations']) assert.deepEqual(r.body[k], agent[k], k);
+      for (const k of ['description', 'system_prompt', 'tags', 'capabilities', 'client_tools', 'default_model_id', 'max_iterations'])
+        assert.deepEqual(r.body[k], agent[k], k);
       assert.equal((await app().request('POST', `/v1/agents/${uuidv7()}/copy`)).status, 404);
     });
 
     it('GET export - Markdown that POST import turns into an equal agent', async () => {
-      const agent = await create({ name: 'Exporter: "quoted" #1', description: 'multi\nline: yes', tags: ['a', 'b'], capabilities: ['current_time', { ref: 'web_fetch', config: { timeout_ms: 1500 } }], max_iterations: 12, system_prompt: '\n# Role\n\nYou are ---\n---\nspecial: ü 🎉\n\n', default_model_id: await addModel(app(), await adminOrgId(app())) });
+      const agent = await create({
+        name: 'Exporter: "quoted" #1',
+        description: 'multi\nline: yes',
+        tags: ['a', 'b'],
+        capabilities: ['current_time', { ref: 'web_fetch', config: { timeout_ms: 1500 } }],
+        max_iterations: 12,
+        system_prompt: '\n# Role\n\nYou are ---\n---\nspecial: ü 🎉\n\n',
+        default_model_id: await addModel(app(), await adminOrgId(app())),
+      });
       const exp = await app().request('GET', `/v1/agents/${agent.id}/export`);
       assert.equal(exp.status, 200);
       assert.match(exp.headers.get('content-type') ?? '', /^text\/markdown/);

@@ -29,22 +29,43 @@ export interface Caller {
  * A user with an API key, written straight to the store: in a new organisation, or in the
  * bootstrap admin's (`orgId`), with the given role.
  */
-export async function addCaller(app: TestApp, { role = 'member', orgId }: { role?: 'admin' | 'member'; orgId?: string } = {}): Promise<Caller> {
+export async function addCaller(
+  app: TestApp,
+  { role = 'member', orgId }: { role?: 'admin' | 'member'; orgId?: string } = {},
+): Promise<Caller> {
   const em = app.app.services.store.em();
   // No ORM relations between these rows: flush in foreign-key order.
   const org = orgId ?? em.create(Organization, { name: `org-${newToken('', 4)}`, default_model_id: null }).id;
   await em.flush();
-  const user = em.create(User, { organization_id: org, email: `${newToken('u', 6)}@test.invalid`, name: 'Test', role, operator: false, password_hash: null });
+  const user = em.create(User, {
+    organization_id: org,
+    email: `${newToken('u', 6)}@test.invalid`,
+    name: 'Test',
+    role,
+    operator: false,
+    password_hash: null,
+  });
   await em.flush();
   const key = newToken('ask_', 24);
-  em.create(ApiKey, { organization_id: org, user_id: user.id, name: 'test', prefix: key.slice(0, 12), key_hash: hashApiKey(key), expires_at: null, last_used_at: null, revoked_at: null });
+  em.create(ApiKey, {
+    organization_id: org,
+    user_id: user.id,
+    name: 'test',
+    prefix: key.slice(0, 12),
+    key_hash: hashApiKey(key),
+    expires_at: null,
+    last_used_at: null,
+    revoked_at: null,
+  });
   await em.flush();
   return { key, orgId: org, request: (method, path, opts = {}) => request(app.url, method, path, { key, ...opts }) };
 }
 
 /** The bootstrap admin's organisation id. */
 export async function adminOrgId(app: TestApp): Promise<string> {
-  const [row] = await app.app.services.store.sql<{ organization_id: string }>('select organization_id from users where operator = true limit 1');
+  const [row] = await app.app.services.store.sql<{ organization_id: string }>(
+    'select organization_id from users where operator = true limit 1',
+  );
   return row!.organization_id;
 }
 

@@ -19,7 +19,14 @@ const EXPECTED: Record<string, Record<string, unknown>> = {
     description: 'Labels incoming issues.\nAsks for missing details.\n',
     tags: ['triage'],
     capabilities: ['stateless_todo_list', { ref: 'current_time', config: { default_timezone: 'Europe/Paris' } }],
-    client_tools: [{ type: 'client', name: 'apply_label', description: 'Applies a label to the issue.', parameters: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] } }],
+    client_tools: [
+      {
+        type: 'client',
+        name: 'apply_label',
+        description: 'Applies a label to the issue.',
+        parameters: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] },
+      },
+    ],
     max_iterations: 20,
     system_prompt: 'You triage GitHub issues. Label them and ask for reproduction steps when missing.\n',
   },
@@ -126,16 +133,20 @@ describe('POST /v1/agents/import and GET /v1/agents/{id}/export', () => {
   });
 
   it('exports Markdown with YAML front matter, a file name, and every field; importing it gives an equal agent', async () => {
-    const agent = (await app().request('POST', '/v1/agents', {
-      body: agentBody({
-        name: 'Round trip',
-        description: '  leading spaces and trailing newline\n',
-        tags: ['yes', 'no', '123', 'null'],
-        capabilities: [{ ref: 'session_schedule' }, { ref: 'web_fetch', config: { timeout_ms: 2000 } }],
-        client_tools: [{ name: 'pick', description: 'Pick one', parameters: { type: 'object', properties: { choice: { enum: ['a', 'b'] } } } }],
-        system_prompt: '---\nnot front matter\n---\n\n\n',
-      }),
-    })).body;
+    const agent = (
+      await app().request('POST', '/v1/agents', {
+        body: agentBody({
+          name: 'Round trip',
+          description: '  leading spaces and trailing newline\n',
+          tags: ['yes', 'no', '123', 'null'],
+          capabilities: [{ ref: 'session_schedule' }, { ref: 'web_fetch', config: { timeout_ms: 2000 } }],
+          client_tools: [
+            { name: 'pick', description: 'Pick one', parameters: { type: 'object', properties: { choice: { enum: ['a', 'b'] } } } },
+          ],
+          system_prompt: '---\nnot front matter\n---\n\n\n',
+        }),
+      })
+    ).body;
     const exp = await app().request('GET', `/v1/agents/${agent.id}/export`);
     assert.equal(exp.status, 200);
     assert.match(exp.headers.get('content-disposition') ?? '', /attachment; filename="round-trip\.md"/);

@@ -53,7 +53,10 @@ describe('agent size limits (spec 8, UTF-8 bytes)', () => {
     assert.equal(ok.status, 201, ok.text);
     assert.equal(ok.body.capabilities.length, 250);
     assert.deepEqual((await app().request('POST', '/v1/agents', { body: agentBody({ capabilities: caps(251) }) })).body, LIMITED);
-    assert.deepEqual((await app().request('PUT', `/v1/agents/${ok.body.id}`, { body: agentBody({ capabilities: caps(251) }) })).body, LIMITED);
+    assert.deepEqual(
+      (await app().request('PUT', `/v1/agents/${ok.body.id}`, { body: agentBody({ capabilities: caps(251) }) })).body,
+      LIMITED,
+    );
     assert.deepEqual((await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { capabilities: caps(251) } })).body, LIMITED);
     assert.equal((await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { capabilities: caps(250) } })).status, 200);
   });
@@ -70,7 +73,10 @@ describe('agent size limits (spec 8, UTF-8 bytes)', () => {
     const imp = await app().request('POST', '/v1/agents/import', { raw: md, headers: { 'content-type': 'text/markdown' } });
     assert.deepEqual(imp.body, LIMITED);
     const mdPrompt = `---\nname: ok\n---\n\n${bytes(1048577, '€')}`;
-    assert.deepEqual((await app().request('POST', '/v1/agents/import', { raw: mdPrompt, headers: { 'content-type': 'text/markdown' } })).body, LIMITED);
+    assert.deepEqual(
+      (await app().request('POST', '/v1/agents/import', { raw: mdPrompt, headers: { 'content-type': 'text/markdown' } })).body,
+      LIMITED,
+    );
   });
 
   it('a body far above every limit is refused with 413 before it is read in full', async () => {

@@ -4,14 +4,24 @@ import { uuidv7 } from 'uuidv7';
 import { orgScope } from '../../../src/store/index.js';
 import { addCaller, addModel, adminOrgId, agentBody, useSuiteApp } from './helpers.js';
 
-const tool = (name: string, parameters: Record<string, unknown> = { type: 'object', properties: {} }) => ({ type: 'client', name, description: `${name} tool`, parameters });
+const tool = (name: string, parameters: Record<string, unknown> = { type: 'object', properties: {} }) => ({
+  type: 'client',
+  name,
+  description: `${name} tool`,
+  parameters,
+});
 
 describe('agent capabilities, client tools and preview', () => {
   const app = useSuiteApp('postgres');
   const post = (extra: Record<string, unknown>) => app().request('POST', '/v1/agents', { body: agentBody(extra) });
 
   it('accepts capability ids and {ref, config?} items and returns them as sent', async () => {
-    const caps = ['current_time', { ref: 'web_fetch', config: { timeout_ms: 1000 } }, { ref: 'session_file_system', config: { max_file_size_mb: 5 } }, { ref: 'session_storage' }];
+    const caps = [
+      'current_time',
+      { ref: 'web_fetch', config: { timeout_ms: 1000 } },
+      { ref: 'session_file_system', config: { max_file_size_mb: 5 } },
+      { ref: 'session_storage' },
+    ];
     const r = await post({ capabilities: caps });
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.body.capabilities, caps);
@@ -29,7 +39,7 @@ describe('agent capabilities, client tools and preview', () => {
     assert.deepEqual((await app().request('GET', `/v1/agents/${agent.id}`)).body.capabilities, []);
   });
 
-  it('422 when a config does not match the capability\'s config schema', async () => {
+  it("422 when a config does not match the capability's config schema", async () => {
     for (const config of [{ timeout_ms: 'soon' }, { no_such_setting: true }]) {
       const r = await post({ capabilities: [{ ref: 'web_fetch', config }] });
       assert.equal(r.status, 422, JSON.stringify(config));
@@ -45,9 +55,20 @@ describe('agent capabilities, client tools and preview', () => {
 
   it('client tools: valid ones are stored with type "client" filled in', async () => {
     const { type: _t, ...untyped } = tool('lookup');
-    const r = await post({ client_tools: [untyped, tool('ask_user', { type: 'object', properties: { q: { type: 'string', format: 'email' } }, required: ['q'], 'x-vendor': 1 })] });
+    const r = await post({
+      client_tools: [
+        untyped,
+        tool('ask_user', { type: 'object', properties: { q: { type: 'string', format: 'email' } }, required: ['q'], 'x-vendor': 1 }),
+      ],
+    });
     assert.equal(r.status, 201, r.text);
-    assert.deepEqual(r.body.client_tools.map((t: { type: string; name: string }) => [t.type, t.name]), [['client', 'lookup'], ['client', 'ask_user']]);
+    assert.deepEqual(
+      r.body.client_tools.map((t: { type: string; name: string }) => [t.type, t.name]),
+      [
+        ['client', 'lookup'],
+        ['client', 'ask_user'],
+      ],
+    );
   });
 
   it('client tools: 400 when parameters is not a compiling JSON Schema with type "object"', async () => {
@@ -95,7 +116,10 @@ describe('agent capabilities, client tools and preview', () => {
     assert.equal((await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { default_model_id: theirs } })).status, 404);
     const renamed = await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { name: 'kept model' } });
     assert.equal(renamed.body.default_model_id, mine);
-    assert.equal((await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { default_model_id: null } })).body.default_model_id, null);
+    assert.equal(
+      (await app().request('PATCH', `/v1/agents/${ok.body.id}`, { body: { default_model_id: null } })).body.default_model_id,
+      null,
+    );
   });
 
   it('default_model_id must be a UUID; max_iterations an integer in 1..1000', async () => {
@@ -131,7 +155,10 @@ describe('agent capabilities, client tools and preview', () => {
   it('POST /v1/agents/preview - no capabilities gives the base prompt and no tools; errors as on create', async () => {
     const plain = await app().request('POST', '/v1/agents/preview', { body: { system_prompt: 'Only me' } });
     assert.deepEqual(plain.body, { system_prompt: 'Only me', tools: [] });
-    assert.equal((await app().request('POST', '/v1/agents/preview', { body: { system_prompt: 'x', capabilities: ['teleport'] } })).status, 422);
+    assert.equal(
+      (await app().request('POST', '/v1/agents/preview', { body: { system_prompt: 'x', capabilities: ['teleport'] } })).status,
+      422,
+    );
     assert.equal((await app().request('POST', '/v1/agents/preview', { body: { capabilities: [] } })).status, 400);
   });
 

@@ -26,7 +26,8 @@ describe('API keys - /v1/auth/api-keys', () => {
     member = { ...u, key: k.key, keyId: k.id };
   });
 
-  const call = (method: string, path: string, credential: string, body?: unknown) => request(app.url, method, path, { key: credential, body });
+  const call = (method: string, path: string, credential: string, body?: unknown) =>
+    request(app.url, method, path, { key: credential, body });
 
   it('POST - returns the key once; listings show only id, name, prefix and dates', async () => {
     const r = await call('POST', '/v1/auth/api-keys', acme.key, { name: 'ci' });
@@ -47,7 +48,10 @@ describe('API keys - /v1/auth/api-keys', () => {
 
   it('GET - own keys by default; scope=org lists the organisation for admins, 403 for members', async () => {
     const own = await call('GET', '/v1/auth/api-keys', member.key);
-    assert.deepEqual(own.body.data.map((k: { id: string }) => k.id), [member.keyId]);
+    assert.deepEqual(
+      own.body.data.map((k: { id: string }) => k.id),
+      [member.keyId],
+    );
     assert.equal(own.body.total, 1);
     assert.equal((await call('GET', '/v1/auth/api-keys?scope=org', member.key)).status, 403);
     const org = await call('GET', '/v1/auth/api-keys?scope=org', acme.key);
@@ -65,7 +69,7 @@ describe('API keys - /v1/auth/api-keys', () => {
     assert.ok(item.last_used_at && Date.now() - Date.parse(item.last_used_at) < 60_000);
   });
 
-  it('DELETE - a member revokes their own key; not a colleague\'s (403); an admin revokes any key of the org', async () => {
+  it("DELETE - a member revokes their own key; not a colleague's (403); an admin revokes any key of the org", async () => {
     const mine = await createKey(app, member.key, 'mine', secrets);
     assert.equal((await call('DELETE', `/v1/auth/api-keys/${mine.id}`, member.key)).status, 204);
     assert.equal((await call('GET', '/v1/auth/me', mine.key)).status, 401);
@@ -100,7 +104,7 @@ describe('API keys - /v1/auth/api-keys', () => {
     assert.equal((await call('GET', '/v1/auth/me', soon.body.key)).status, 401);
   });
 
-  it('a deleted user\'s keys stop working at once', async () => {
+  it("a deleted user's keys stop working at once", async () => {
     const u = await createUser(app, acme.key, 'member', secrets);
     const p = await login(app, u.email, u.password, secrets);
     const k = await createKey(app, p.access_token, 'leaver', secrets);

@@ -119,7 +119,9 @@ test('loadJwtSecret - concurrent first calls (as from instances starting at once
   const b = await startTestApp(t, { mode: 'postgres', databaseUrl: a.databaseUrl });
   await a.app.services.store.sql('delete from auth_secrets');
   const stores = [a.app.services.store, b.app.services.store];
-  const keys = await Promise.all(Array.from({ length: 8 }, (_, i) => loadJwtSecret({ store: stores[i % 2]!, keyring: a.app.services.keyring })));
+  const keys = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => loadJwtSecret({ store: stores[i % 2]!, keyring: a.app.services.keyring })),
+  );
   const distinct = new Set(keys.map((k) => Buffer.from(k.key).toString('hex')));
   assert.equal(distinct.size, 1);
   assert.ok(keys.every((k) => k.source === 'database' && k.key.length >= 32));

@@ -4,7 +4,11 @@ import { request, startTestApp, type TestApp } from '../../helpers/app.js';
 import { uniqueEmail } from './helpers.js';
 
 const attemptFrom = (app: TestApp, forwardedFor: string) =>
-  request(app.url, 'POST', '/v1/auth/login', { key: null, headers: { 'x-forwarded-for': forwardedFor }, body: { email: uniqueEmail('proxy'), password: 'spray-password' } });
+  request(app.url, 'POST', '/v1/auth/login', {
+    key: null,
+    headers: { 'x-forwarded-for': forwardedFor },
+    body: { email: uniqueEmail('proxy'), password: 'spray-password' },
+  });
 
 const THROTTLE = { LOGIN_MAX_ATTEMPTS_PER_IP: 4, LOGIN_THROTTLE_WINDOW_S: 60 };
 

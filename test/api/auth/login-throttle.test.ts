@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { request, startTestApp, type TestApp } from '../../helpers/app.js';
 import { SecretLedger, createOrgWithAdmin, uniqueEmail } from './helpers.js';
 
-const attempt = (app: TestApp, email: string, password: string) => request(app.url, 'POST', '/v1/auth/login', { key: null, body: { email, password } });
+const attempt = (app: TestApp, email: string, password: string) =>
+  request(app.url, 'POST', '/v1/auth/login', { key: null, body: { email, password } });
 
 test('login throttling per email (default 5 attempts / 15 min) - 429 with Retry-After, also for the right password', async (t) => {
   const secrets = new SecretLedger();
@@ -15,7 +16,11 @@ test('login throttling per email (default 5 attempts / 15 min) - 429 with Retry-
   assert.deepEqual(blocked.body, { error: 'Too many requests', status: 429 });
   const retryAfter = Number(blocked.headers.get('retry-after'));
   assert.ok(Number.isInteger(retryAfter) && retryAfter > 850 && retryAfter <= 900, `Retry-After ${retryAfter}`);
-  assert.equal((await attempt(app, acme.email.toUpperCase(), acme.password)).status, 429, 'the right password does not bypass the throttle');
+  assert.equal(
+    (await attempt(app, acme.email.toUpperCase(), acme.password)).status,
+    429,
+    'the right password does not bypass the throttle',
+  );
   assert.equal((await attempt(app, uniqueEmail('other'), 'whatever-password')).status, 401, 'another email is not throttled');
 
   await t.test('a successful login gives its attempts back', async () => {

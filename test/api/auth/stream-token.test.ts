@@ -17,9 +17,19 @@ after(async () => {
 async function insertSession(app: TestApp, orgId: string, userId: string): Promise<string> {
   const em = app.app.services.store.em();
   const s = em.create(Session, {
-    organization_id: orgId, user_id: userId, harness_id: randomUUID(), agent_id: null, title: 'stream test', tags: [],
-    model_id: null, capabilities: [], features: [], status: 'idle', current_turn_id: null,
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 }, chat_user_id: null,
+    organization_id: orgId,
+    user_id: userId,
+    harness_id: randomUUID(),
+    agent_id: null,
+    title: 'stream test',
+    tags: [],
+    model_id: null,
+    capabilities: [],
+    features: [],
+    status: 'idle',
+    current_turn_id: null,
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 },
+    chat_user_id: null,
   });
   await em.flush();
   return s.id;
@@ -56,7 +66,7 @@ describe('stream tokens - POST /v1/sessions/:id/stream-token', () => {
     return app.app.services.auth.authenticate(ex, { allowQueryToken: true });
   };
 
-  it('returns {token, expires_at} about 5 minutes ahead for a session of the caller\'s organisation', async () => {
+  it("returns {token, expires_at} about 5 minutes ahead for a session of the caller's organisation", async () => {
     const r = await mint(acme.key);
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body).sort(), ['expires_at', 'token']);
@@ -77,7 +87,11 @@ describe('stream tokens - POST /v1/sessions/:id/stream-token', () => {
 
   it('a stream token is refused everywhere but SSE: 401 on other routes, also as a Bearer header', async () => {
     const { body } = await mint(acme.key);
-    for (const [method, path] of [['GET', '/v1/auth/me'], ['GET', '/v1/users'], ['POST', `/v1/sessions/${sessionId}/stream-token`]] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/auth/me'],
+      ['GET', '/v1/users'],
+      ['POST', `/v1/sessions/${sessionId}/stream-token`],
+    ] as const) {
       assert.equal((await request(app.url, method, path, { key: body.token })).status, 401, path);
     }
   });
@@ -136,7 +150,10 @@ describe('stream tokens - POST /v1/sessions/:id/stream-token', () => {
 
 describe('stream tokens - lifetime from STREAM_TOKEN_TTL_S', () => {
   it('expires after its configured lifetime', async () => {
-    const app = await startTestApp({ after: (fn: () => unknown) => cleanup.push(fn) }, { mode: 'postgres', env: { STREAM_TOKEN_TTL_S: 1 } });
+    const app = await startTestApp(
+      { after: (fn: () => unknown) => cleanup.push(fn) },
+      { mode: 'postgres', env: { STREAM_TOKEN_TTL_S: 1 } },
+    );
     const acme = await createOrgWithAdmin(app, 'ShortStreams');
     const id = await insertSession(app, acme.orgId, acme.userId);
     const r = await request(app.url, 'POST', `/v1/sessions/${id}/stream-token`, { key: acme.key });

@@ -38,7 +38,16 @@ describe('auth tokens - login, refresh rotation, reuse detection, logout', () =>
     assert.equal(r.body.organization.id, acme.orgId);
     assert.equal(r.body.via, 'access_token');
     assert.equal(r.body.user.password_hash, undefined);
-    assert.deepEqual(Object.keys(r.body.user).sort(), ['created_at', 'email', 'id', 'name', 'operator', 'organization_id', 'role', 'updated_at']);
+    assert.deepEqual(Object.keys(r.body.user).sort(), [
+      'created_at',
+      'email',
+      'id',
+      'name',
+      'operator',
+      'organization_id',
+      'role',
+      'updated_at',
+    ]);
     assert.equal(r.body.user.organization_id, acme.orgId);
     assert.equal(r.body.user.role, 'admin');
     const org = await request(app.url, 'GET', '/v1/orgs', { key: pair.access_token });
@@ -51,9 +60,18 @@ describe('auth tokens - login, refresh rotation, reuse detection, logout', () =>
   });
 
   it('POST /v1/auth/login - unknown email and wrong password give the same 401 body', async () => {
-    const wrongPassword = await request(app.url, 'POST', '/v1/auth/login', { key: null, body: { email: acme.email, password: 'not-the-password' } });
-    const unknownEmail = await request(app.url, 'POST', '/v1/auth/login', { key: null, body: { email: 'nobody@example.test', password: 'not-the-password' } });
-    const noPassword = await request(app.url, 'POST', '/v1/auth/login', { key: null, body: { email: 'admin@localhost', password: 'not-the-password' } });
+    const wrongPassword = await request(app.url, 'POST', '/v1/auth/login', {
+      key: null,
+      body: { email: acme.email, password: 'not-the-password' },
+    });
+    const unknownEmail = await request(app.url, 'POST', '/v1/auth/login', {
+      key: null,
+      body: { email: 'nobody@example.test', password: 'not-the-password' },
+    });
+    const noPassword = await request(app.url, 'POST', '/v1/auth/login', {
+      key: null,
+      body: { email: 'admin@localhost', password: 'not-the-password' },
+    });
     for (const r of [wrongPassword, unknownEmail, noPassword]) {
       assert.equal(r.status, 401);
       assert.equal(r.text, '{"error":"Unauthorized","status":401}');
@@ -127,7 +145,10 @@ describe('auth tokens - login, refresh rotation, reuse detection, logout', () =>
 
     assert.equal((await me(other.access_token)).status, 200, 'other logins are untouched');
     assert.equal((await refresh(other.refresh_token)).status, 200);
-    assert.ok(app.logs.some((l) => l.includes('refresh_token_reuse')), 'the reuse is logged');
+    assert.ok(
+      app.logs.some((l) => l.includes('refresh_token_reuse')),
+      'the reuse is logged',
+    );
   });
 
   it('POST /v1/auth/refresh - two concurrent uses of one token: at most one succeeds', async () => {

@@ -4,7 +4,15 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { request } from '../../helpers/http.js';
 import { addCaller, useSuiteApp } from '../agents/helpers.js';
 
-const SPEC_CAPABILITIES = ['current_time', 'web_fetch', 'session_file_system', 'stateless_todo_list', 'session_storage', 'session_schedule', 'session_sql_database'];
+const SPEC_CAPABILITIES = [
+  'current_time',
+  'web_fetch',
+  'session_file_system',
+  'stateless_todo_list',
+  'session_storage',
+  'session_schedule',
+  'session_sql_database',
+];
 
 describe('capabilities and the OpenAPI document', () => {
   const app = useSuiteApp('postgres');
@@ -14,7 +22,10 @@ describe('capabilities and the OpenAPI document', () => {
     const r = await member.request('GET', '/v1/capabilities');
     assert.equal(r.status, 200);
     assert.equal(r.body.total, r.body.data.length);
-    assert.deepEqual(r.body.data.map((c: { id: string }) => c.id), SPEC_CAPABILITIES);
+    assert.deepEqual(
+      r.body.data.map((c: { id: string }) => c.id),
+      SPEC_CAPABILITIES,
+    );
     for (const c of r.body.data) {
       assert.equal(c.status, 'available');
       assert.equal(typeof c.name, 'string');
@@ -77,7 +88,17 @@ describe('capabilities and the OpenAPI document', () => {
     }
     assert.ok(doc.paths['/v1/agents/import'].post.requestBody.content['*/*'], 'import takes a raw body');
     assert.ok(doc.paths['/v1/agents/{id}/export'].get.responses['200'].content['text/markdown']);
-    for (const id of ['Agent', 'AgentCreate', 'AgentPatch', 'ClientTool', 'CapabilityItem', 'CapabilityRef', 'Harness', 'CapabilityInfo', 'ToolSpec']) {
+    for (const id of [
+      'Agent',
+      'AgentCreate',
+      'AgentPatch',
+      'ClientTool',
+      'CapabilityItem',
+      'CapabilityRef',
+      'Harness',
+      'CapabilityInfo',
+      'ToolSpec',
+    ]) {
       assert.ok(doc.components.schemas[id], `component ${id}`);
     }
   });

@@ -16,7 +16,10 @@ describe('user connections', () => {
     assert.equal((await app.request('POST', '/v1/user/connections/github', { body: { api_key: KEY + 'x' } })).status, 200);
     assert.equal((await app.request('POST', '/v1/user/connections', { body: { provider: 'gitlab', api_key: 'glpat-other' } })).status, 201);
     const list = await app.request('GET', '/v1/user/connections');
-    assert.deepEqual(list.body.data.map((c: any) => c.provider), ['github', 'gitlab']);
+    assert.deepEqual(
+      list.body.data.map((c: any) => c.provider),
+      ['github', 'gitlab'],
+    );
     assert.equal(list.body.total, 2);
     const one = await app.request('GET', '/v1/user/connections/github');
     assert.equal(one.body.provider, 'github');
@@ -43,7 +46,10 @@ describe('user connections', () => {
     assert.equal((await caller.request('POST', '/v1/user/connections/github', { body: { api_key: KEY } })).status, 201);
     const id = await createSession(app, ['session_storage'], caller.key);
     const secrets = await caller.request('GET', `/v1/sessions/${id}/storage/secrets`);
-    assert.deepEqual(secrets.body.data.map((s: any) => s.name), ['connection:github']);
+    assert.deepEqual(
+      secrets.body.data.map((s: any) => s.name),
+      ['connection:github'],
+    );
     assert.ok(!secrets.text.includes(KEY));
     const session = await app.app.services.storage.access.owned({ org_id: caller.orgId }, id);
     assert.equal(await app.app.services.storage.forSession(session).secrets.get('connection:github'), KEY);
@@ -52,7 +58,10 @@ describe('user connections', () => {
     const otherSession = await createSession(app, ['session_storage'], other.key);
     assert.deepEqual((await other.request('GET', `/v1/sessions/${otherSession}/storage/secrets`)).body.data, []);
     const [list] = await runTools(app, id, [['secret_store', { operation: 'list' }]], { key: caller.key });
-    assert.deepEqual(list!.result.secrets.map((s: any) => s.name), ['connection:github']);
+    assert.deepEqual(
+      list!.result.secrets.map((s: any) => s.name),
+      ['connection:github'],
+    );
     assert.ok(!app.logs.join('').includes(KEY));
   });
 });

@@ -14,10 +14,18 @@ it('events: an empty types filter means all types on the listing and SSE (spec 6
   for (const query of ['types=', 'types=&exclude=', 'types=&types=']) {
     const r = await app.request('GET', `/v1/sessions/${id}/events?${query}`);
     assert.equal(r.status, 200, `${query}: ${r.text}`);
-    assert.deepEqual(r.body.data.map((e: { id: string }) => e.id), all.map((e) => e.id), query);
+    assert.deepEqual(
+      r.body.data.map((e: { id: string }) => e.id),
+      all.map((e) => e.id),
+      query,
+    );
   }
   const narrowed = await app.request('GET', `/v1/sessions/${id}/events?types=&types=turn.started`);
-  assert.deepEqual(narrowed.body.data.map((e: { type: string }) => e.type), ['turn.started'], 'an empty value next to a type adds nothing');
+  assert.deepEqual(
+    narrowed.body.data.map((e: { type: string }) => e.type),
+    ['turn.started'],
+    'an empty value next to a type adds nothing',
+  );
   assert.equal((await app.request('GET', `/v1/sessions/${id}/events?types=nope`)).status, 400);
 
   const sse = await openSse(`${app.url}/v1/sessions/${id}/sse?types=`, { key: app.adminKey });

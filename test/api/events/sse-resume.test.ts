@@ -41,7 +41,15 @@ async function reader(app: TestApp, base: string, sid: string, killAt: () => boo
           if (seqs.length >= TOTAL) return;
           if (killAt()) return;
         }
-        const more = await Promise.race([conn.waitFor(() => true, seen + 1, 3000).then(() => true, () => false), conn.done.then(() => false)]);
+        const more = await Promise.race([
+          conn
+            .waitFor(() => true, seen + 1, 3000)
+            .then(
+              () => true,
+              () => false,
+            ),
+          conn.done.then(() => false),
+        ]);
         if (!more && seen >= conn.events.length) return;
       }
     };
@@ -56,7 +64,7 @@ describe('SSE resume correctness', () => {
     const app = await startTestApp(t, { env: { SSE_CYCLE_MS: 1000, SSE_HEARTBEAT_MS: 200 } });
     const sid = await newSession(app);
     let rnd = 42;
-    const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const [, cycling, killed] = await Promise.all([
       writer(app, sid),
       reader(app, app.url, sid, () => false),
@@ -82,7 +90,10 @@ describe('SSE resume correctness', () => {
       const got = await conn.waitFor((e) => e.event === 'turn.started');
       assert.equal(JSON.parse(got[0]!.data).sequence, 3);
       const listing = await b.request('GET', `/v1/sessions/${sid}/events`);
-      assert.deepEqual(listing.body.data.map((e: { sequence: number }) => e.sequence), [1, 2, 3]);
+      assert.deepEqual(
+        listing.body.data.map((e: { sequence: number }) => e.sequence),
+        [1, 2, 3],
+      );
     });
   }
 });

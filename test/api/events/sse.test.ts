@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestApp, } from '../../helpers/app.js';
+import { startTestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { exampleEvents, isStored, newSession } from './helpers.js';
 
@@ -23,23 +23,39 @@ describe('GET /v1/sessions/:id/sse', () => {
       assert.equal(body.id, e.id);
       assert.equal(body.session_id, sid);
     }
-    assert.deepEqual(sse.events.filter(isStored).map((e) => JSON.parse(e.data).sequence), [1, 2, 3]);
+    assert.deepEqual(
+      sse.events.filter(isStored).map((e) => JSON.parse(e.data).sequence),
+      [1, 2, 3],
+    );
     assert.ok(sse.retries.includes(100));
   });
 
   it('resumes strictly after since_id and after Last-Event-ID; an unknown since_id is 400', async (t) => {
     const app = await startTestApp(t);
     const sid = await newSession(app);
-    const appended = await app.app.services.bus.events.append(sid, [{ type: 'session.started' }, { type: 'session.activated' }, { type: 'session.idled' }]);
+    const appended = await app.app.services.bus.events.append(sid, [
+      { type: 'session.started' },
+      { type: 'session.activated' },
+      { type: 'session.idled' },
+    ]);
     assert.ok(appended.ok);
     const second = appended.events[0]!;
     const a = await openSse(`${app.url}/v1/sessions/${sid}/sse?since_id=${second.id}`, { key: app.adminKey });
     t.after(() => a.close());
     const got = await a.waitFor(isStored, 2);
-    assert.deepEqual(got.map((e) => e.event), ['session.activated', 'session.idled']);
-    const b = await openSse(`${app.url}/v1/sessions/${sid}/sse`, { key: app.adminKey, headers: { 'last-event-id': appended.events[1]!.id } });
+    assert.deepEqual(
+      got.map((e) => e.event),
+      ['session.activated', 'session.idled'],
+    );
+    const b = await openSse(`${app.url}/v1/sessions/${sid}/sse`, {
+      key: app.adminKey,
+      headers: { 'last-event-id': appended.events[1]!.id },
+    });
     t.after(() => b.close());
-    assert.deepEqual((await b.waitFor(isStored, 1)).map((e) => e.event), ['session.idled']);
+    assert.deepEqual(
+      (await b.waitFor(isStored, 1)).map((e) => e.event),
+      ['session.idled'],
+    );
     const bad = await openSse(`${app.url}/v1/sessions/${sid}/sse?since_id=0190e0a0-0000-7000-8000-000000000000`, { key: app.adminKey });
     assert.equal(bad.status, 400);
   });
@@ -53,13 +69,19 @@ describe('GET /v1/sessions/:id/sse', () => {
     t.after(() => s.close());
     await s.waitFor(isStored, 2);
     await sleep(100);
-    assert.deepEqual(s.events.filter(isStored).map((e) => e.event), ['turn.started', 'turn.completed']);
+    assert.deepEqual(
+      s.events.filter(isStored).map((e) => e.event),
+      ['turn.started', 'turn.completed'],
+    );
     const unknown = await openSse(`${app.url}/v1/sessions/${sid}/sse?types=not.a.type`, { key: app.adminKey });
     assert.equal(unknown.status, 400);
     const many = '&types=turn.started'.repeat(26).slice(1);
     assert.equal((await openSse(`${app.url}/v1/sessions/${sid}/sse?${many}`, { key: app.adminKey })).status, 400);
     const listing = await app.request('GET', `/v1/sessions/${sid}/events?types=turn.started&types=session.idled&exclude=session.idled`);
-    assert.deepEqual(listing.body.data.map((e: { type: string }) => e.type), ['turn.started']);
+    assert.deepEqual(
+      listing.body.data.map((e: { type: string }) => e.type),
+      ['turn.started'],
+    );
   });
 
   it('sends heartbeats at SSE_HEARTBEAT_MS and cycles with `disconnecting` at SSE_CYCLE_MS ±20%', async (t) => {
@@ -86,9 +108,14 @@ describe('GET /v1/sessions/:id/sse', () => {
     t.after(() => viaQuery.close());
     assert.equal(viaQuery.status, 200);
     assert.ok(!app.logs.some((l) => l.includes(app.adminKey)), 'the query token never reaches the logs');
-    const org = await app.request('POST', '/v1/orgs', { body: { name: 'Other', admin: { email: 'o@example.com', name: 'O', password: 'correct horse battery 9' } } });
+    const org = await app.request('POST', '/v1/orgs', {
+      body: { name: 'Other', admin: { email: 'o@example.com', name: 'O', password: 'correct horse battery 9' } },
+    });
     assert.equal(org.status, 201, org.text);
-    const login = await app.request('POST', '/v1/auth/login', { key: null, body: { email: 'o@example.com', password: 'correct horse battery 9' } });
+    const login = await app.request('POST', '/v1/auth/login', {
+      key: null,
+      body: { email: 'o@example.com', password: 'correct horse battery 9' },
+    });
     assert.equal(login.status, 200, login.text);
     const other = await openSse(`${app.url}/v1/sessions/${sid}/sse`, { key: login.body.access_token });
     assert.equal(other.status, 403);
@@ -120,7 +147,10 @@ describe('GET /v1/sessions/:id/sse', () => {
     const sid = await newSession(app);
     const a = await openSse(`${app.url}/v1/sessions/${sid}/sse`, { key: app.adminKey });
     const b = await openSse(`${app.url}/v1/sessions/${sid}/sse`, { key: app.adminKey });
-    t.after(() => { a.close(); b.close(); });
+    t.after(() => {
+      a.close();
+      b.close();
+    });
     const c = await openSse(`${app.url}/v1/sessions/${sid}/sse`, { key: app.adminKey });
     assert.equal(c.status, 429);
     a.close();

@@ -38,7 +38,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.deepEqual(completed.tags, ['alpha', 'beta', ...TOOL_TAGS]);
       assert.deepEqual(turn1.find((e) => e.type === 'act.started')!.tags, ['alpha', 'beta', ...TOOL_TAGS]);
       const turn2 = all.filter((e) => e.context.turn_id && e.context.turn_id !== firstTurn);
-      assert.ok(turn2.every((e) => e.tags === undefined), 'an untagged turn without tools has no tags');
+      assert.ok(
+        turn2.every((e) => e.tags === undefined),
+        'an untagged turn without tools has no tags',
+      );
 
       const byTag = async (query: string): Promise<StoredEvent[]> => {
         const r = await app.request('GET', `/v1/sessions/${id}/events?${query}`);
@@ -46,18 +49,36 @@ for (const mode of ['postgres', 'nats'] as const) {
         return r.body.data;
       };
       const toolEvents = await byTag('tags=capability:current_time');
-      assert.deepEqual(toolEvents.map((e) => e.type), ['act.started', 'tool.started', 'tool.completed']);
-      assert.deepEqual((await byTag('tags=nope,alpha')).map((e) => e.id), turn1.map((e) => e.id), 'comma-separated: any of them');
-      assert.deepEqual((await byTag('tags=nope&tags=beta')).map((e) => e.id), turn1.map((e) => e.id), 'repeated keys too');
+      assert.deepEqual(
+        toolEvents.map((e) => e.type),
+        ['act.started', 'tool.started', 'tool.completed'],
+      );
+      assert.deepEqual(
+        (await byTag('tags=nope,alpha')).map((e) => e.id),
+        turn1.map((e) => e.id),
+        'comma-separated: any of them',
+      );
+      assert.deepEqual(
+        (await byTag('tags=nope&tags=beta')).map((e) => e.id),
+        turn1.map((e) => e.id),
+        'repeated keys too',
+      );
       assert.deepEqual(await byTag('tags=nope'), []);
-      assert.deepEqual((await byTag('tags=alpha&types=tool.completed')).map((e) => e.id), [completed.id], 'types and tags combine');
+      assert.deepEqual(
+        (await byTag('tags=alpha&types=tool.completed')).map((e) => e.id),
+        [completed.id],
+        'types and tags combine',
+      );
 
       const sse = await openSse(`${app.url}/v1/sessions/${id}/sse?tags=tool:get_current_time`, { key: app.adminKey });
       t.after(() => sse.close());
       assert.equal(sse.status, 200);
       await sse.waitFor((e) => e.event === 'tool.completed');
       await new Promise((r) => setTimeout(r, 200));
-      assert.deepEqual(sse.events.filter((e) => e.event !== 'connected').map((e) => e.event), ['act.started', 'tool.started', 'tool.completed']);
+      assert.deepEqual(
+        sse.events.filter((e) => e.event !== 'connected').map((e) => e.event),
+        ['act.started', 'tool.started', 'tool.completed'],
+      );
     });
 
     it('client tool events are tagged client_tool; the message tags survive the resume after results and a cancel', async (t) => {
@@ -70,7 +91,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       const asked = await waitForEvent(app, id, 'tool.call_requested');
       const callId = asked.find((e) => e.type === 'tool.call_requested')!.data.tool_calls[0].id;
       await waitForStatus(app, id, 'waiting_for_tool_results');
-      const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: callId, result: 'blue' }] } });
+      const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: callId, result: 'blue' }] },
+      });
       assert.equal(r.status, 200, r.text);
       let events = await waitForEvent(app, id, 'session.idled');
       const clientTags = ['gamma', 'tool:ask_user', 'client_tool'];
@@ -95,7 +118,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       const { id } = await createSession(app);
       const before = (await listEvents(app, id)).length;
       for (const tags of [Array.from({ length: 21 }, (_, i) => `t${i}`), [''], ['x'.repeat(129)], ['a,b'], ['a\nb']]) {
-        const r = await app.request('POST', `/v1/sessions/${id}/messages`, { body: { message: { content: [{ type: 'text', text: 'hi' }], tags } } });
+        const r = await app.request('POST', `/v1/sessions/${id}/messages`, {
+          body: { message: { content: [{ type: 'text', text: 'hi' }], tags } },
+        });
         assert.equal(r.status, 400, JSON.stringify(tags));
         assert.equal(r.body.error.startsWith('Invalid request'), true);
       }

@@ -28,20 +28,32 @@ describe('session file system over REST', () => {
     const cached = await app.request('GET', `/v1/sessions/${id}/fs/data/blob.bin`, { headers: { 'if-none-match': created.body.etag } });
     assert.equal(cached.status, 304);
     assert.equal(cached.text, '');
-    assert.equal((await app.request('GET', `/v1/sessions/${id}/fs/data/blob.bin`, { headers: { 'if-none-match': '"other"' } })).status, 200);
+    assert.equal(
+      (await app.request('GET', `/v1/sessions/${id}/fs/data/blob.bin`, { headers: { 'if-none-match': '"other"' } })).status,
+      200,
+    );
 
     const replaced = await upload(app, id, 'data/blob.bin', 'text now');
     assert.equal(replaced.status, 200);
     assert.notEqual(replaced.body.etag, created.body.etag);
 
     const root = await app.request('GET', `/v1/sessions/${id}/fs`);
-    assert.deepEqual(root.body.data.map((f: any) => [f.path, f.is_directory]), [['/data', true]]);
+    assert.deepEqual(
+      root.body.data.map((f: any) => [f.path, f.is_directory]),
+      [['/data', true]],
+    );
     assert.equal(root.body.total, 1);
     const all = await app.request('GET', `/v1/sessions/${id}/fs?recursive=true`);
-    assert.deepEqual(all.body.data.map((f: any) => f.path), ['/data', '/data/blob.bin']);
+    assert.deepEqual(
+      all.body.data.map((f: any) => f.path),
+      ['/data', '/data/blob.bin'],
+    );
     const dir = await app.request('GET', `/v1/sessions/${id}/fs/data`);
     assert.equal(dir.status, 200);
-    assert.deepEqual(dir.body.data.map((f: any) => f.name), ['blob.bin']);
+    assert.deepEqual(
+      dir.body.data.map((f: any) => f.name),
+      ['blob.bin'],
+    );
 
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/data`)).status, 409);
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/data/blob.bin`)).status, 204);
@@ -66,7 +78,11 @@ describe('session file system over REST', () => {
 
     const grep = await op('grep', { pattern: 'TODO' });
     assert.equal(grep.status, 200);
-    assert.deepEqual(grep.body, { data: [{ path: '/notes/a.md', matches: [{ path: '/notes/a.md', line_number: 2, line: 'TODO: write' }] }], total: 1, truncated: false });
+    assert.deepEqual(grep.body, {
+      data: [{ path: '/notes/a.md', matches: [{ path: '/notes/a.md', line_number: 2, line: 'TODO: write' }] }],
+      total: 1,
+      truncated: false,
+    });
     assert.equal((await op('grep', { pattern: 'todo', ignore_case: true })).body.total, 2);
     assert.equal((await op('grep', { pattern: 'todo', ignore_case: true, path_pattern: '*.txt' })).body.data[0].path, '/notes/b.txt');
     assert.equal((await op('grep', { pattern: '(' })).status, 400);
@@ -93,7 +109,17 @@ describe('session file system over REST', () => {
     const other = await createSession(app);
     await upload(app, other, 'secret.txt', 'other session');
     const base = `/v1/sessions/${id}/fs`;
-    for (const path of ['../secret.txt', 'a/../../secret.txt', '%2e%2e/secret.txt', '%2E%2E%2Fsecret.txt', 'a/%2e%2e/%2e%2e/x', '..%2f..%2fx', 'a%00b.txt', 'a%0ab.txt', `..%2f${other}%2ffs%2fsecret.txt`]) {
+    for (const path of [
+      '../secret.txt',
+      'a/../../secret.txt',
+      '%2e%2e/secret.txt',
+      '%2E%2E%2Fsecret.txt',
+      'a/%2e%2e/%2e%2e/x',
+      '..%2f..%2fx',
+      'a%00b.txt',
+      'a%0ab.txt',
+      `..%2f${other}%2ffs%2fsecret.txt`,
+    ]) {
       for (const method of ['POST', 'GET', 'DELETE']) {
         const res = await rawRequest(app, method, `${base}/${path}`, method === 'POST' ? 'x' : undefined, { 'content-type': 'text/plain' });
         assert.equal(res.status, 400, `${method} ${path}: ${res.status} ${res.body}`);
@@ -119,8 +145,15 @@ describe('session file system over REST', () => {
     assert.equal((await upload(app, id, 'b.bin', new Uint8Array(400))).status, 201);
     assert.equal((await upload(app, id, 'c.bin', new Uint8Array(1))).status, 413, 'quota of 1000 bytes is full');
     assert.equal((await upload(app, id, 'a.bin', new Uint8Array(600))).status, 200, 'replacing counts the old size out');
-    assert.equal((await app.request('POST', `/v1/sessions/${id}/fs/_/copy`, { body: { src_path: '/b.bin', dst_path: '/d.bin' } })).status, 413);
-    assert.equal((await upload(app, id, 'big.bin', new Uint8Array(1001))).status, 413, 'above the quota the body is refused before parsing');
+    assert.equal(
+      (await app.request('POST', `/v1/sessions/${id}/fs/_/copy`, { body: { src_path: '/b.bin', dst_path: '/d.bin' } })).status,
+      413,
+    );
+    assert.equal(
+      (await upload(app, id, 'big.bin', new Uint8Array(1001))).status,
+      413,
+      'above the quota the body is refused before parsing',
+    );
 
     const mb = await createSession(app, [{ ref: 'session_file_system', config: { max_file_size_mb: 0.0005 } }]); // 524 bytes
     assert.equal((await upload(app, mb, 'x.bin', new Uint8Array(524))).status, 201);
@@ -130,22 +163,38 @@ describe('session file system over REST', () => {
   it('read-only files (capability mounts) refuse writes, moves and deletes with 403', async () => {
     const app = suiteApp();
     const id = await createSession(app);
-    const session = await app.app.services.storage.access.owned({ org_id: (await app.request('GET', `/v1/sessions/${id}`)).body.organization_id }, id);
-    await app.app.services.storage.forSession(session).files.write('/mnt/README.md', new TextEncoder().encode('mounted'), { readonly: true });
+    const session = await app.app.services.storage.access.owned(
+      { org_id: (await app.request('GET', `/v1/sessions/${id}`)).body.organization_id },
+      id,
+    );
+    await app.app.services.storage
+      .forSession(session)
+      .files.write('/mnt/README.md', new TextEncoder().encode('mounted'), { readonly: true });
     const info = await app.request('POST', `/v1/sessions/${id}/fs/_/stat`, { body: { path: '/mnt/README.md' } });
     assert.equal(info.body.is_readonly, true);
     assert.equal((await upload(app, id, 'mnt/README.md', 'overwrite')).status, 403);
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/mnt/README.md`)).status, 403);
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/mnt?recursive=true`)).status, 403);
-    assert.equal((await app.request('POST', `/v1/sessions/${id}/fs/_/move`, { body: { src_path: '/mnt/README.md', dst_path: '/r.md' } })).status, 403);
-    assert.equal((await app.request('POST', `/v1/sessions/${id}/fs/_/copy`, { body: { src_path: '/mnt/README.md', dst_path: '/r.md' } })).status, 201);
+    assert.equal(
+      (await app.request('POST', `/v1/sessions/${id}/fs/_/move`, { body: { src_path: '/mnt/README.md', dst_path: '/r.md' } })).status,
+      403,
+    );
+    assert.equal(
+      (await app.request('POST', `/v1/sessions/${id}/fs/_/copy`, { body: { src_path: '/mnt/README.md', dst_path: '/r.md' } })).status,
+      201,
+    );
     assert.equal((await app.request('GET', `/v1/sessions/${id}/fs/mnt/README.md`)).text, 'mounted');
   });
 
   it('a session without session_file_system gets 404 on its fs routes; other orgs 403; unknown sessions 404', async () => {
     const app = suiteApp();
     const bare = await createSession(app, ['current_time']);
-    for (const [method, path, body] of [['GET', 'fs'], ['GET', 'fs/a.txt'], ['POST', 'fs/_/stat', { path: '/' }], ['DELETE', 'fs/a.txt']] as const) {
+    for (const [method, path, body] of [
+      ['GET', 'fs'],
+      ['GET', 'fs/a.txt'],
+      ['POST', 'fs/_/stat', { path: '/' }],
+      ['DELETE', 'fs/a.txt'],
+    ] as const) {
       const r = await app.request(method, `/v1/sessions/${bare}/${path}`, body ? { body } : {});
       assert.equal(r.status, 404, `${method} ${path}`);
       assert.match(r.body.error, /file_system/);

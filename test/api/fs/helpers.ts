@@ -21,17 +21,26 @@ export interface RawResponse {
  * One request with the path sent exactly as given (fetch would resolve `..` and `%2e%2e`
  * before sending, which hides what the server does with them).
  */
-export function rawRequest(app: TestApp, method: string, path: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<RawResponse> {
+export function rawRequest(
+  app: TestApp,
+  method: string,
+  path: string,
+  body?: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   const url = new URL(app.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers: { authorization: `Bearer ${app.adminKey}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const buf = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, json: () => JSON.parse(buf.toString('utf8')) });
-      });
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method, path, headers: { authorization: `Bearer ${app.adminKey}`, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const buf = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, json: () => JSON.parse(buf.toString('utf8')) });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -39,7 +48,10 @@ export function rawRequest(app: TestApp, method: string, path: string, body?: Bu
 
 /** Uploads a file through POST /v1/sessions/{id}/fs/{path}. */
 export function upload(app: TestApp, sessionId: string, path: string, content: string | Uint8Array, contentType = 'text/plain') {
-  return app.request('POST', `/v1/sessions/${sessionId}/fs/${path.replace(/^\//, '')}`, { raw: content, headers: { 'content-type': contentType } });
+  return app.request('POST', `/v1/sessions/${sessionId}/fs/${path.replace(/^\//, '')}`, {
+    raw: content,
+    headers: { 'content-type': contentType },
+  });
 }
 
 export interface ToolOutcome {
@@ -54,11 +66,19 @@ export interface ToolOutcome {
  * Runs one turn whose llmsim reply calls the given tools (`@tool NAME {JSON}` lines, run in
  * parallel), waits for the turn to end, and returns the tool results in request order.
  */
-export async function runTools(app: TestApp, sessionId: string, calls: [string, unknown][], { timeoutMs = 20_000, key = app.adminKey } = {}): Promise<ToolOutcome[]> {
+export async function runTools(
+  app: TestApp,
+  sessionId: string,
+  calls: [string, unknown][],
+  { timeoutMs = 20_000, key = app.adminKey } = {},
+): Promise<ToolOutcome[]> {
   const ended = async () => (await listAll(app, sessionId, key)).filter((e) => e.type === 'session.idled').length;
   const before = await ended();
   const text = calls.map(([name, args]) => `@tool ${name} ${JSON.stringify(args)}`).join('\n');
-  const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { key, body: { message: { content: [{ type: 'text', text }] } } });
+  const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+    key,
+    body: { message: { content: [{ type: 'text', text }] } },
+  });
   assert.equal(sent.status, 201, sent.text);
   const deadline = Date.now() + timeoutMs;
   while ((await ended()) <= before) {
@@ -67,7 +87,10 @@ export async function runTools(app: TestApp, sessionId: string, calls: [string, 
   }
   const events = await listAll(app, sessionId, key);
   const turnId = events.filter((e) => e.type === 'turn.started').at(-1)!.data.turn_id;
-  const requested = events.find((e) => e.type === 'output.message.completed' && e.context.turn_id === turnId)!.data.message.content as { id: string; name: string }[];
+  const requested = events.find((e) => e.type === 'output.message.completed' && e.context.turn_id === turnId)!.data.message.content as {
+    id: string;
+    name: string;
+  }[];
   const done = events.filter((e) => e.type === 'tool.completed' && e.context.turn_id === turnId);
   return requested.map((call) => {
     const c = done.find((e) => e.data.tool_call_id === call.id)!;

@@ -29,7 +29,10 @@ describe('file-system tools through real turns (llmsim)', () => {
       ['grep_files', { pattern: 'step \\d' }],
       ['stat_file', { path: '/notes' }],
     ]);
-    assert.deepEqual(outcomes[0]!.result.entries.map((e: any) => e.path), ['/notes', '/notes/plan.md']);
+    assert.deepEqual(
+      outcomes[0]!.result.entries.map((e: any) => e.path),
+      ['/notes', '/notes/plan.md'],
+    );
     assert.equal(outcomes[1]!.result.results[0].matches[0].line, 'step 2');
     assert.equal(outcomes[2]!.result.is_directory, true);
 
@@ -40,7 +43,10 @@ describe('file-system tools through real turns (llmsim)', () => {
     [r] = await runTools(app, id, [['delete_file', { path: '/notes', recursive: true }]]);
     assert.deepEqual(r!.result, { path: '/notes', deleted: true, was_directory: true });
     const listing = await app.request('GET', `/v1/sessions/${id}/fs?recursive=true`);
-    assert.deepEqual(listing.body.data.map((f: any) => f.path), ['/backup', '/old.md']);
+    assert.deepEqual(
+      listing.body.data.map((f: any) => f.path),
+      ['/backup', '/old.md'],
+    );
     assert.equal((await app.request('GET', `/v1/sessions/${id}/fs/old.md`)).text, 'step one\nstep 2\n');
   });
 
@@ -48,7 +54,10 @@ describe('file-system tools through real turns (llmsim)', () => {
     const app = suiteApp();
     const id = await createSession(app, [{ ref: 'session_file_system', config: { max_file_size: 10 } }]);
     await upload(app, id, 'in/data.txt', 'uploaded');
-    const session = await app.app.services.storage.access.owned({ org_id: (await app.request('GET', `/v1/sessions/${id}`)).body.organization_id }, id);
+    const session = await app.app.services.storage.access.owned(
+      { org_id: (await app.request('GET', `/v1/sessions/${id}`)).body.organization_id },
+      id,
+    );
     await app.app.services.storage.forSession(session).files.write('/ro.txt', new TextEncoder().encode('locked'), { readonly: true });
     const [read, escaped, big, locked, gone] = await runTools(app, id, [
       ['read_file', { path: 'in/data.txt' }],

@@ -18,10 +18,28 @@ describe('harnesses', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.total, r.body.data.length);
     const builtIns = r.body.data.filter((h: { is_built_in: boolean }) => h.is_built_in);
-    assert.deepEqual(builtIns.map((h: { id: string; name: string }) => [h.id, h.name]), [[GENERIC_HARNESS_ID, 'generic'], [PLATFORM_CHAT_HARNESS_ID, 'platform-chat']]);
+    assert.deepEqual(
+      builtIns.map((h: { id: string; name: string }) => [h.id, h.name]),
+      [
+        [GENERIC_HARNESS_ID, 'generic'],
+        [PLATFORM_CHAT_HARNESS_ID, 'platform-chat'],
+      ],
+    );
     for (const h of builtIns) {
       assert.equal(h.status, 'active');
-      assert.deepEqual(Object.keys(h).sort(), ['capabilities', 'created_at', 'default_model_id', 'description', 'id', 'is_built_in', 'max_iterations', 'name', 'status', 'system_prompt', 'updated_at']);
+      assert.deepEqual(Object.keys(h).sort(), [
+        'capabilities',
+        'created_at',
+        'default_model_id',
+        'description',
+        'id',
+        'is_built_in',
+        'max_iterations',
+        'name',
+        'status',
+        'system_prompt',
+        'updated_at',
+      ]);
     }
     const one = await member.request('GET', `/v1/harnesses/${PLATFORM_CHAT_HARNESS_ID}`);
     assert.equal(one.status, 200);
@@ -34,7 +52,9 @@ describe('harnesses', () => {
   });
 
   it('admin POST - 201, an organisation harness; members get 403', async () => {
-    const r = await app().request('POST', '/v1/harnesses', { body: harnessBody({ description: 'Deep research', capabilities: ['web_fetch', { ref: 'current_time' }], max_iterations: 50 }) });
+    const r = await app().request('POST', '/v1/harnesses', {
+      body: harnessBody({ description: 'Deep research', capabilities: ['web_fetch', { ref: 'current_time' }], max_iterations: 50 }),
+    });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.is_built_in, false);
     assert.equal(r.body.status, 'active');
@@ -55,7 +75,14 @@ describe('harnesses', () => {
     assert.deepEqual(limited.body, { error: 'Input exceeds allowed limits', status: 400 });
     assert.equal((await app().request('POST', '/v1/harnesses', { body: harnessBody({ name: 'é'.repeat(1024) }) })).status, 201);
     assert.equal((await app().request('POST', '/v1/harnesses', { body: harnessBody({ capabilities: ['teleport'] }) })).status, 422);
-    assert.equal((await app().request('POST', '/v1/harnesses', { body: harnessBody({ capabilities: [{ ref: 'web_fetch', config: { timeout_ms: 'x' } }] }) })).status, 422);
+    assert.equal(
+      (
+        await app().request('POST', '/v1/harnesses', {
+          body: harnessBody({ capabilities: [{ ref: 'web_fetch', config: { timeout_ms: 'x' } }] }),
+        })
+      ).status,
+      422,
+    );
   });
 
   it('custom harnesses are visible to their organisation only (403 for others, absent from their list)', async () => {
@@ -72,8 +99,14 @@ describe('harnesses', () => {
   it('PATCH - only the given fields; capabilities replaces; null default_model_id removes; status never changes', async () => {
     const model = await addModel(app(), await adminOrgId(app()));
     assert.equal((await app().request('POST', '/v1/harnesses', { body: harnessBody({ default_model_id: randomUUID() }) })).status, 404);
-    const h = (await app().request('POST', '/v1/harnesses', { body: harnessBody({ description: 'd', capabilities: ['current_time'], default_model_id: model }) })).body;
-    const r = await app().request('PATCH', `/v1/harnesses/${h.id}`, { body: { system_prompt: 'New', capabilities: ['stateless_todo_list'] } });
+    const h = (
+      await app().request('POST', '/v1/harnesses', {
+        body: harnessBody({ description: 'd', capabilities: ['current_time'], default_model_id: model }),
+      })
+    ).body;
+    const r = await app().request('PATCH', `/v1/harnesses/${h.id}`, {
+      body: { system_prompt: 'New', capabilities: ['stateless_todo_list'] },
+    });
     assert.equal(r.status, 200);
     assert.equal(r.body.system_prompt, 'New');
     assert.deepEqual(r.body.capabilities, ['stateless_todo_list']);
@@ -121,9 +154,13 @@ describe('harnesses', () => {
 
   it('seeding is idempotent and restores a tampered built-in row', async () => {
     const { harnesses, store } = app().app.services;
-    const before = await store.sql<{ id: string; updated_at: Date }>('select id, updated_at from harnesses where organization_id is null order by id');
+    const before = await store.sql<{ id: string; updated_at: Date }>(
+      'select id, updated_at from harnesses where organization_id is null order by id',
+    );
     await harnesses.ensureBuiltIns();
-    const after = await store.sql<{ id: string; updated_at: Date }>('select id, updated_at from harnesses where organization_id is null order by id');
+    const after = await store.sql<{ id: string; updated_at: Date }>(
+      'select id, updated_at from harnesses where organization_id is null order by id',
+    );
     assert.deepEqual(after, before);
     await store.sql('update harnesses set name = ? where id = ?', ['hacked', GENERIC_HARNESS_ID]);
     await harnesses.ensureBuiltIns();

@@ -8,7 +8,12 @@ describe('llm providers and models: embedded store (pglite)', () => {
   it('create, sync (row lock), duplicate 409, default, 409 on delete, delete cascades; the key is sealed', async () => {
     const apiKey = fakeVendorKey();
     const p = await createProvider(app(), { provider_type: 'llmsim', api_key: apiKey });
-    assert.deepEqual((await app().request('POST', `/v1/llm-providers/${p.id}/sync-models`)).body, { status: 'success', created: 1, updated: 0, stale: 0 });
+    assert.deepEqual((await app().request('POST', `/v1/llm-providers/${p.id}/sync-models`)).body, {
+      status: 'success',
+      created: 1,
+      updated: 0,
+      stale: 0,
+    });
     const [model] = (await app().request('GET', '/v1/llm-models')).body.data;
     assert.equal(model.model_id, 'llmsim');
     assert.equal((await app().request('POST', `/v1/llm-providers/${p.id}/models`, { body: { model_id: 'llmsim' } })).status, 409);
@@ -20,6 +25,9 @@ describe('llm providers and models: embedded store (pglite)', () => {
     assert.equal((await app().request('DELETE', `/v1/llm-providers/${p.id}`)).status, 204);
     assert.equal((await app().request('GET', '/v1/llm-models')).body.total, 0);
     assert.ok(!app().logs.join('').includes(apiKey));
-    assert.ok(app().logs.some((l) => l.includes('generated a secrets encryption key')), 'embedded mode says it generated a key');
+    assert.ok(
+      app().logs.some((l) => l.includes('generated a secrets encryption key')),
+      'embedded mode says it generated a key',
+    );
   });
 });

@@ -10,7 +10,13 @@ import { addModel, adminOrgId, createOtherOrg, createProvider, useSuiteApp } fro
 
 async function say(provider: LlmProvider, model: string): Promise<string> {
   let text = '';
-  for await (const e of provider.stream({ model, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], controls: {} }) as AsyncIterable<LlmStreamEvent>) {
+  for await (const e of provider.stream({
+    model,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    controls: {},
+  }) as AsyncIterable<LlmStreamEvent>) {
     if (e.type === 'text_delta') text += e.text;
   }
   return text;
@@ -27,7 +33,12 @@ describe('llm models: model resolver (postgres)', () => {
 
   it('null resolves to the organisation default, else to the built-in llmsim', async () => {
     const orgId = await adminOrgId(app());
-    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, null)), { model: 'llmsim', model_id: 'llmsim', provider_id: 'llmsim', type: 'llmsim' });
+    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, null)), {
+      model: 'llmsim',
+      model_id: 'llmsim',
+      provider_id: 'llmsim',
+      type: 'llmsim',
+    });
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
     const m = await addModel(app(), p.id, { model_id: 'gpt-fake' });
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m.id } })).status, 200);
@@ -49,7 +60,10 @@ describe('llm models: model resolver (postgres)', () => {
 
   it('the organisation default is cached: a PUT here is seen at once, a resolver without the cache reads every time', async () => {
     const orgId = await adminOrgId(app());
-    const uncached = createModelResolver({ store: services().store, keyring: services().keyring, log: services().log, systemDefault: 'llmsim' }, { defaultCacheTtlMs: 0 });
+    const uncached = createModelResolver(
+      { store: services().store, keyring: services().keyring, log: services().log, systemDefault: 'llmsim' },
+      { defaultCacheTtlMs: 0 },
+    );
     assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim');
     const p = await createProvider(app(), { provider_type: 'llmsim' });
     const m = await addModel(app(), p.id, { model_id: 'llmsim' });
@@ -67,7 +81,12 @@ describe('llm models: model resolver (postgres)', () => {
     const orgId = await adminOrgId(app());
     const p = await createProvider(app(), { provider_type: 'llmsim' });
     const m = await addModel(app(), p.id, { model_id: 'llmsim' });
-    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, m.id)), { model: 'llmsim', model_id: m.id, provider_id: p.id, type: 'llmsim' });
+    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, m.id)), {
+      model: 'llmsim',
+      model_id: m.id,
+      provider_id: p.id,
+      type: 'llmsim',
+    });
     const other = await createOtherOrg(app());
     for (const id of [uuidv7(), 'gpt-4o', m.id.toUpperCase().replace(/./, 'x')]) {
       await assert.rejects(services().modelResolver.resolve(orgId, id), NotFoundError);
@@ -81,7 +100,12 @@ describe('llm models: model resolver (postgres)', () => {
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
     const m = await addModel(app(), p.id, { model_id: 'gpt-fake' });
     const resolver = services().modelResolver;
-    const elsewhere = createModelResolver({ store: services().store, keyring: services().keyring, log: services().log, systemDefault: 'llmsim' });
+    const elsewhere = createModelResolver({
+      store: services().store,
+      keyring: services().keyring,
+      log: services().log,
+      systemDefault: 'llmsim',
+    });
     const first = await resolver.resolve(orgId, m.id);
     assert.equal((await resolver.resolve(orgId, m.id)).provider, first.provider, 'reused');
     const remote = await elsewhere.resolve(orgId, m.id);
@@ -99,8 +123,14 @@ describe('llm models: model resolver (postgres)', () => {
 
   it('no system default: a turn with no model anywhere is NotFoundError; the cache expires', async () => {
     const orgId = await adminOrgId(app());
-    const strict = createModelResolver({ store: services().store, keyring: services().keyring, log: services().log, systemDefault: null }, { cacheTtlMs: 0 });
-    await assert.rejects(strict.resolve(orgId, null), (err: unknown) => err instanceof NotFoundError && /No LLM model is configured/.test(err.message));
+    const strict = createModelResolver(
+      { store: services().store, keyring: services().keyring, log: services().log, systemDefault: null },
+      { cacheTtlMs: 0 },
+    );
+    await assert.rejects(
+      strict.resolve(orgId, null),
+      (err: unknown) => err instanceof NotFoundError && /No LLM model is configured/.test(err.message),
+    );
     await assert.rejects(strict.resolve(orgId, 'llmsim'), NotFoundError);
     const p = await createProvider(app(), { provider_type: 'llmsim' });
     const m = await addModel(app(), p.id, { model_id: 'llmsim' });

@@ -30,7 +30,12 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
   after(async () => Promise.all([openai.close(), anthropic.close(), gemini.close()]));
   const app = useSuiteApp(() => ({
     appOptions: {
-      llmSyncBaseUrlOverride: { openai: `${openai.origin}/v1`, openai_completions: `${openai.origin}/v1`, anthropic: anthropic.origin, gemini: gemini.origin },
+      llmSyncBaseUrlOverride: {
+        openai: `${openai.origin}/v1`,
+        openai_completions: `${openai.origin}/v1`,
+        anthropic: anthropic.origin,
+        gemini: gemini.origin,
+      },
     },
   }));
 
@@ -44,7 +49,13 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
   for (const vendor of vendors) {
     it(`POST /v1/llm-providers/{id}/sync-models - ${vendor.type}: creates, keeps, marks stale, revives`, async () => {
       const models = listed[vendor.type === 'openai_completions' ? 'openai' : vendor.type]!;
-      models.splice(0, models.length, { id: 'model-a', display_name: 'Model A' }, { id: 'model-b', display_name: 'Model B' }, { id: 'model-c', display_name: 'Model C' });
+      models.splice(
+        0,
+        models.length,
+        { id: 'model-a', display_name: 'Model A' },
+        { id: 'model-b', display_name: 'Model B' },
+        { id: 'model-c', display_name: 'Model C' },
+      );
       const p = await createProvider(app(), { name: vendor.type, provider_type: vendor.type, api_key: FAKE_KEY });
       const manual = await addModel(app(), p.id, { model_id: 'private-finetune' });
       const sync = async () => {
@@ -63,7 +74,10 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
       assert.deepEqual([first['model-a'].source, first['model-a'].status, first['model-a'].enabled], ['discovered', 'active', true]);
       assert.equal(first['model-b'].display_name, vendor.names ? 'Model B' : 'model-b');
       assert.ok((await app().request('GET', `/v1/llm-providers/${p.id}`)).body.last_synced_at);
-      assert.ok(vendor.fake().requests.some((r) => r.method === 'GET' && r.url.includes('models')), 'listed through the vendor API');
+      assert.ok(
+        vendor.fake().requests.some((r) => r.method === 'GET' && r.url.includes('models')),
+        'listed through the vendor API',
+      );
 
       assert.deepEqual(await sync(), { status: 'success', created: 0, updated: 0, stale: 0 });
 
@@ -94,8 +108,16 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
 
   it('POST /v1/llm-providers/{id}/sync-models - llmsim lists its one model; a rejected key is 422; other org 403', async () => {
     const sim = await createProvider(app(), { provider_type: 'llmsim' });
-    assert.deepEqual((await app().request('POST', `/v1/llm-providers/${sim.id}/sync-models`)).body, { status: 'success', created: 1, updated: 0, stale: 0 });
-    assert.deepEqual((await app().request('GET', `/v1/llm-providers/${sim.id}/models`)).body.data.map((m: any) => m.model_id), ['llmsim']);
+    assert.deepEqual((await app().request('POST', `/v1/llm-providers/${sim.id}/sync-models`)).body, {
+      status: 'success',
+      created: 1,
+      updated: 0,
+      stale: 0,
+    });
+    assert.deepEqual(
+      (await app().request('GET', `/v1/llm-providers/${sim.id}/models`)).body.data.map((m: any) => m.model_id),
+      ['llmsim'],
+    );
 
     const wrong = await createProvider(app(), { provider_type: 'anthropic', api_key: 'not-the-fake-key' });
     const r = await app().request('POST', `/v1/llm-providers/${wrong.id}/sync-models`);

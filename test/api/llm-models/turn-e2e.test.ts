@@ -19,7 +19,13 @@ describe('llm models: a turn through a configured provider (postgres)', () => {
   const app = useSuiteApp();
 
   const cases = [
-    { type: 'openai_completions', fake: () => openai, baseUrl: () => `${openai.origin}/v1`, model: 'gpt-fake', path: '/v1/chat/completions' },
+    {
+      type: 'openai_completions',
+      fake: () => openai,
+      baseUrl: () => `${openai.origin}/v1`,
+      model: 'gpt-fake',
+      path: '/v1/chat/completions',
+    },
     { type: 'anthropic', fake: () => anthropic, baseUrl: () => anthropic.origin, model: 'claude-fake', path: '/v1/messages' },
   ] as const;
 
@@ -27,7 +33,10 @@ describe('llm models: a turn through a configured provider (postgres)', () => {
     it(`${c.type} - output.message.completed carries {model, model_id, provider_id} and usage; llm.generation has usage`, async () => {
       const p = await createProvider(app(), { name: c.type, provider_type: c.type, api_key: VENDOR_KEY, base_url: c.baseUrl() });
       const m = await addModel(app(), p.id, { model_id: c.model });
-      c.fake().enqueue({ type: 'reply', reply: { text: ['Hello', ' from ', c.type], usage: { input_tokens: 21, output_tokens: 4, cache_read_tokens: 0 } } });
+      c.fake().enqueue({
+        type: 'reply',
+        reply: { text: ['Hello', ' from ', c.type], usage: { input_tokens: 21, output_tokens: 4, cache_read_tokens: 0 } },
+      });
       const session = await createSession(app(), { default_model_id: m.id });
       const sent = await sendMessage(app(), session.id, 'Say hello');
       assert.equal(sent.status, 201, sent.text);

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
-import { addModel, adminOrgId, createCaller, createOtherOrg, createProvider, fakeVendorKey, ResponseLedger, useSuiteApp } from './helpers.js';
+import {
+  addModel,
+  adminOrgId,
+  createCaller,
+  createOtherOrg,
+  createProvider,
+  fakeVendorKey,
+  ResponseLedger,
+  useSuiteApp,
+} from './helpers.js';
 
 describe('llm providers: CRUD (postgres)', () => {
   const app = useSuiteApp();
@@ -11,9 +20,19 @@ describe('llm providers: CRUD (postgres)', () => {
     const r = await app().request('POST', '/v1/llm-providers', { body: { name: 'OpenAI prod', provider_type: 'openai', api_key: apiKey } });
     assert.equal(r.status, 201, r.text);
     assert.match(r.body.id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual({ ...r.body, id: 0, created_at: 0, updated_at: 0 }, {
-      id: 0, name: 'OpenAI prod', provider_type: 'openai', base_url: null, api_key_set: true, last_synced_at: null, created_at: 0, updated_at: 0,
-    });
+    assert.deepEqual(
+      { ...r.body, id: 0, created_at: 0, updated_at: 0 },
+      {
+        id: 0,
+        name: 'OpenAI prod',
+        provider_type: 'openai',
+        base_url: null,
+        api_key_set: true,
+        last_synced_at: null,
+        created_at: 0,
+        updated_at: 0,
+      },
+    );
     assert.ok(!r.text.includes(apiKey));
     const got = await app().request('GET', `/v1/llm-providers/${r.body.id}`);
     assert.deepEqual(got.body, r.body);
@@ -37,7 +56,9 @@ describe('llm providers: CRUD (postgres)', () => {
 
   it('GET /v1/llm-providers - {data, total} in creation order, own organisation only', async () => {
     const other = await createOtherOrg(app());
-    const foreign = await other.request('POST', '/v1/llm-providers', { body: { name: 'Foreign', provider_type: 'anthropic', api_key: fakeVendorKey() } });
+    const foreign = await other.request('POST', '/v1/llm-providers', {
+      body: { name: 'Foreign', provider_type: 'anthropic', api_key: fakeVendorKey() },
+    });
     assert.equal(foreign.status, 201);
     const a = await createProvider(app(), { name: 'A' });
     const b = await createProvider(app(), { name: 'B', provider_type: 'openai_completions', base_url: 'http://127.0.0.1:9/v1/' });
@@ -55,7 +76,8 @@ describe('llm providers: CRUD (postgres)', () => {
 
   it('PATCH /v1/llm-providers/{id} - changes only the given fields; a new key is sealed again', async () => {
     const p = await createProvider(app(), { name: 'Old', provider_type: 'openai_completions', base_url: 'http://127.0.0.1:9/v1' });
-    const sealed = async () => (await app().app.services.store.sql<{ k: string }>('select api_key_encrypted as k from llm_providers where id = ?', [p.id]))[0]!.k;
+    const sealed = async () =>
+      (await app().app.services.store.sql<{ k: string }>('select api_key_encrypted as k from llm_providers where id = ?', [p.id]))[0]!.k;
     const before = await sealed();
     const renamed = await app().request('PATCH', `/v1/llm-providers/${p.id}`, { body: { name: 'New' } });
     assert.equal(renamed.status, 200);
@@ -134,12 +156,16 @@ describe('llm providers: CRUD (postgres)', () => {
     ledger.record(await app().request('POST', '/v1/llm-providers', { body: { name: 'bad', provider_type: 'nope', api_key: apiKey } }));
     const doc = ledger.record(await app().request('GET', '/api-doc/openapi.json'));
     assert.equal(doc.status, 200);
-    for (const path of ['/v1/llm-providers', '/v1/llm-providers/{id}/sync-models', '/v1/llm-models/default']) assert.ok(doc.body.paths[path], path);
+    for (const path of ['/v1/llm-providers', '/v1/llm-providers/{id}/sync-models', '/v1/llm-models/default'])
+      assert.ok(doc.body.paths[path], path);
     for (const secret of [apiKey, replacement]) {
       ledger.assertAbsent(secret);
       assert.ok(!app().logs.join('').includes(secret), 'a log line contains the provider key');
     }
     const rows = await app().app.services.store.sql<{ k: string }>('select api_key_encrypted as k from llm_providers');
-    assert.ok(rows.every((r) => !r.k.includes(apiKey) && !r.k.includes(replacement)), 'stored in clear');
+    assert.ok(
+      rows.every((r) => !r.k.includes(apiKey) && !r.k.includes(replacement)),
+      'stored in clear',
+    );
   });
 });

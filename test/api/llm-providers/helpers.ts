@@ -20,7 +20,10 @@ export function useSuiteApp(options: SuiteAppOptions | (() => SuiteAppOptions) =
   const cleanups: (() => unknown)[] = [];
   before(async () => {
     const opts = typeof options === 'function' ? options() : options;
-    app = await startTestApp({ after: (fn: () => unknown) => void cleanups.push(fn) }, { mode: opts.mode ?? 'postgres', env: opts.env, appOptions: opts.appOptions });
+    app = await startTestApp(
+      { after: (fn: () => unknown) => void cleanups.push(fn) },
+      { mode: opts.mode ?? 'postgres', env: opts.env, appOptions: opts.appOptions },
+    );
   });
   after(async () => {
     for (const fn of cleanups.reverse()) await fn();
@@ -72,12 +75,19 @@ export async function createOtherOrg(app: TestApp): Promise<Caller & { orgId: st
   const created = await request(app.url, 'POST', '/v1/auth/api-keys', { key: login.body.access_token, body: { name: 'other key' } });
   assert.equal(created.status, 201, created.text);
   const key = created.body.key as string;
-  return { key, userId: org.body.admin.id, orgId: org.body.organization.id, request: (method, path, o = {}) => request(app.url, method, path, { key, ...o }) };
+  return {
+    key,
+    userId: org.body.admin.id,
+    orgId: org.body.organization.id,
+    request: (method, path, o = {}) => request(app.url, method, path, { key, ...o }),
+  };
 }
 
 /** The bootstrap admin's organisation id. */
 export async function adminOrgId(app: TestApp): Promise<string> {
-  const [row] = await app.app.services.store.sql<{ organization_id: string }>('select organization_id from users where operator = true limit 1');
+  const [row] = await app.app.services.store.sql<{ organization_id: string }>(
+    'select organization_id from users where operator = true limit 1',
+  );
   return row!.organization_id;
 }
 
@@ -87,8 +97,14 @@ export function fakeVendorKey(label = 'sk'): string {
 }
 
 /** POST /v1/llm-providers as the admin; asserts 201. */
-export async function createProvider(app: TestApp, body: Record<string, unknown> = {}, ledger?: ResponseLedger): Promise<Record<string, any>> {
-  const r = await app.request('POST', '/v1/llm-providers', { body: { name: 'P', provider_type: 'llmsim', api_key: fakeVendorKey(), ...body } });
+export async function createProvider(
+  app: TestApp,
+  body: Record<string, unknown> = {},
+  ledger?: ResponseLedger,
+): Promise<Record<string, any>> {
+  const r = await app.request('POST', '/v1/llm-providers', {
+    body: { name: 'P', provider_type: 'llmsim', api_key: fakeVendorKey(), ...body },
+  });
   ledger?.record(r);
   assert.equal(r.status, 201, r.text);
   return r.body;
@@ -96,7 +112,9 @@ export async function createProvider(app: TestApp, body: Record<string, unknown>
 
 /** POST /v1/llm-providers/{id}/models as the admin; asserts 201. */
 export async function addModel(app: TestApp, providerId: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const r = await app.request('POST', `/v1/llm-providers/${providerId}/models`, { body: { model_id: `m-${randomBytes(3).toString('hex')}`, ...body } });
+  const r = await app.request('POST', `/v1/llm-providers/${providerId}/models`, {
+    body: { model_id: `m-${randomBytes(3).toString('hex')}`, ...body },
+  });
   assert.equal(r.status, 201, r.text);
   return r.body;
 }

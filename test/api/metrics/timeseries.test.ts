@@ -13,7 +13,8 @@ interface Point {
   count: number;
 }
 
-const total = (points: Point[], instance?: string) => points.filter((p) => !instance || p.instance_id === instance).reduce((n, p) => n + p.count, 0);
+const total = (points: Point[], instance?: string) =>
+  points.filter((p) => !instance || p.instance_id === instance).reduce((n, p) => n + p.count, 0);
 
 /** Polls the timeseries until `done` holds (distributed counts arrive with the next flush). */
 async function until(app: TestApp, done: (body: any) => boolean, query = ''): Promise<any> {
@@ -70,8 +71,17 @@ describe('GET /v1/durable/metrics/timeseries', () => {
 
   it('query - 400 for intervals and windows that are not whole minutes, too long, or do not divide', async (t) => {
     const app = await startTestApp(t, { mode: 'postgres' });
-    for (const q of ['interval_seconds=90', 'interval_seconds=0', 'interval_seconds=7200', 'window_seconds=30', 'window_seconds=90000',
-      'interval_seconds=120&window_seconds=180', 'interval_seconds=600&window_seconds=300', 'interval_seconds=abc', 'bucket=1']) {
+    for (const q of [
+      'interval_seconds=90',
+      'interval_seconds=0',
+      'interval_seconds=7200',
+      'window_seconds=30',
+      'window_seconds=90000',
+      'interval_seconds=120&window_seconds=180',
+      'interval_seconds=600&window_seconds=300',
+      'interval_seconds=abc',
+      'bucket=1',
+    ]) {
       const r = await app.request('GET', `${PATH}?${q}`);
       assert.equal(r.status, 400, `${q}: ${r.text}`);
       assert.match(r.body.error, /^Invalid request/);
@@ -107,7 +117,10 @@ describe('GET /v1/durable/metrics/timeseries', () => {
 
     // c answers the same counts (its own from memory, the others from the database).
     const fromC = await until(c, (x) => x.instance_count === 3 && total(x.metrics.task_completed) === 4);
-    assert.deepEqual(ids.map((id) => total(fromC.metrics.task_claimed, id)), perInstance);
+    assert.deepEqual(
+      ids.map((id) => total(fromC.metrics.task_claimed, id)),
+      perInstance,
+    );
 
     await c.app.close();
     const after = await until(a, (x) => x.instance_count === 2);

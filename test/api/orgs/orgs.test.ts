@@ -7,7 +7,8 @@ test('organisations - /v1/orgs', async (t) => {
   const secrets = new SecretLedger();
   const app = await startTestApp(t, { mode: 'postgres' });
   secrets.add(app.adminKey);
-  const call = (method: string, path: string, credential: string, body?: unknown) => request(app.url, method, path, { key: credential, body });
+  const call = (method: string, path: string, credential: string, body?: unknown) =>
+    request(app.url, method, path, { key: credential, body });
 
   const acme = await createOrgWithAdmin(app, 'Acme', secrets);
   const globex = await createOrgWithAdmin(app, 'Globex', secrets);
@@ -31,22 +32,40 @@ test('organisations - /v1/orgs', async (t) => {
     const member = await createUser(app, acme.key, 'member', secrets);
     const memberToken = (await login(app, member.email, member.password, secrets)).access_token;
     for (const credential of [acme.key, memberToken, globex.key]) {
-      const r = await call('POST', '/v1/orgs', credential, { name: 'Nope', admin: { email: uniqueEmail('nope'), name: 'N', password: newPassword() } });
+      const r = await call('POST', '/v1/orgs', credential, {
+        name: 'Nope',
+        admin: { email: uniqueEmail('nope'), name: 'N', password: newPassword() },
+      });
       assert.deepEqual(r.body, { error: 'Forbidden', status: 403 });
     }
     // The operator's own organisation's other admins are not operators either.
     const deputy = await createUser(app, app.adminKey, 'admin', secrets);
     const deputyToken = (await login(app, deputy.email, deputy.password, secrets)).access_token;
-    assert.equal((await call('POST', '/v1/orgs', deputyToken, { name: 'Nope', admin: { email: uniqueEmail('n'), name: 'N', password: newPassword() } })).status, 403);
+    assert.equal(
+      (
+        await call('POST', '/v1/orgs', deputyToken, {
+          name: 'Nope',
+          admin: { email: uniqueEmail('n'), name: 'N', password: newPassword() },
+        })
+      ).status,
+      403,
+    );
   });
 
   await t.test('POST - 409 when the admin email is taken (nothing is created), 400 for invalid input', async () => {
     const before = (await call('GET', '/v1/orgs', app.adminKey)).body.total;
-    const dup = await call('POST', '/v1/orgs', app.adminKey, { name: 'Dup', admin: { email: acme.email, name: 'D', password: newPassword() } });
+    const dup = await call('POST', '/v1/orgs', app.adminKey, {
+      name: 'Dup',
+      admin: { email: acme.email, name: 'D', password: newPassword() },
+    });
     assert.equal(dup.status, 409);
     assert.equal((await call('GET', '/v1/orgs', app.adminKey)).body.total, before, 'the organisation was rolled back');
     assert.equal((await call('POST', '/v1/orgs', app.adminKey, { name: 'NoAdmin' })).status, 400);
-    assert.equal((await call('POST', '/v1/orgs', app.adminKey, { name: '', admin: { email: uniqueEmail('e'), name: 'E', password: newPassword() } })).status, 400);
+    assert.equal(
+      (await call('POST', '/v1/orgs', app.adminKey, { name: '', admin: { email: uniqueEmail('e'), name: 'E', password: newPassword() } }))
+        .status,
+      400,
+    );
   });
 
   await t.test('GET - the operator sees every organisation; others only their own', async () => {
@@ -55,11 +74,17 @@ test('organisations - /v1/orgs', async (t) => {
     for (const n of ['Default', 'Acme', 'Globex', 'Initech']) assert.ok(names.includes(n), n);
     assert.equal(all.body.total, all.body.data.length);
     const own = await call('GET', '/v1/orgs', acme.key);
-    assert.deepEqual(own.body.data.map((o: { id: string }) => o.id), [acme.orgId]);
+    assert.deepEqual(
+      own.body.data.map((o: { id: string }) => o.id),
+      [acme.orgId],
+    );
     assert.equal(own.body.total, 1);
     const member = await createUser(app, globex.key, 'member', secrets);
     const token = (await login(app, member.email, member.password, secrets)).access_token;
-    assert.deepEqual((await call('GET', '/v1/orgs', token)).body.data.map((o: { id: string }) => o.id), [globex.orgId]);
+    assert.deepEqual(
+      (await call('GET', '/v1/orgs', token)).body.data.map((o: { id: string }) => o.id),
+      [globex.orgId],
+    );
   });
 
   await t.test('logs - no key, token or password of this suite appears', () => {

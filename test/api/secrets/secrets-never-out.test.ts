@@ -62,29 +62,49 @@ test('secrets never come back out: by reference in fetch_url, redacted from resu
   assert.equal((await owner.request('POST', '/v1/user/connections', { body: { provider: 'github', api_key: CONN_TOKEN } })).status, 201);
   const capabilities = ['session_storage', 'session_file_system', LOCAL_WEB_FETCH];
   const sessionId = await createSession(owner, capabilities, ownerCaller.key);
-  assert.equal((await owner.request('PUT', `/v1/sessions/${sessionId}/storage/secrets`, { body: { secrets: { API_TOKEN: SECRET } } })).status, 200);
+  assert.equal(
+    (await owner.request('PUT', `/v1/sessions/${sessionId}/storage/secrets`, { body: { secrets: { API_TOKEN: SECRET } } })).status,
+    200,
+  );
   assert.equal((await upload(owner, sessionId, '/notes/db.txt', `password: ${FILE_SECRET}\n`)).status, 201);
   await owner.request('PUT', `/v1/sessions/${sessionId}/storage/secrets`, { body: { secrets: { DB_PASSWORD: FILE_SECRET } } });
   const sse = await openSse(`${app.url}/v1/sessions/${sessionId}/sse`, { key: ownerCaller.key });
   t.after(() => sse.close());
 
   await t.test('the owner uses secrets by reference: the server gets the values, the transcript gets markers', async () => {
-    const [get, list, fetched, fetchedConn, file] = await runTools(owner, sessionId, [
-      ['secret_store', { operation: 'get', name: 'API_TOKEN' }],
-      ['secret_store', { operation: 'list' }],
-      ['fetch_url', { url: `${echo.url}/a`, headers: { Authorization: 'Bearer {{secret:API_TOKEN}}' } }],
-      ['fetch_url', { url: `${echo.url}/b`, headers: { 'X-Conn': '{{secret:connection:github}}' } }],
-      ['read_file', { path: '/notes/db.txt' }],
-    ], { key: ownerCaller.key });
+    const [get, list, fetched, fetchedConn, file] = await runTools(
+      owner,
+      sessionId,
+      [
+        ['secret_store', { operation: 'get', name: 'API_TOKEN' }],
+        ['secret_store', { operation: 'list' }],
+        ['fetch_url', { url: `${echo.url}/a`, headers: { Authorization: 'Bearer {{secret:API_TOKEN}}' } }],
+        ['fetch_url', { url: `${echo.url}/b`, headers: { 'X-Conn': '{{secret:connection:github}}' } }],
+        ['read_file', { path: '/notes/db.txt' }],
+      ],
+      { key: ownerCaller.key },
+    );
     assert.equal(get!.result.found, true);
     assert.equal('value' in get!.result, false, 'get tells existence, never the value');
-    assert.deepEqual(list!.result.secrets.map((s: { name: string }) => s.name), ['API_TOKEN', 'DB_PASSWORD', 'connection:github']);
-    assert.ok(echo.seen.some((h) => h.authorization === `Bearer ${SECRET}`), 'the server received the real secret');
-    assert.ok(echo.seen.some((h) => h['x-conn'] === CONN_TOKEN), "the owner's turn may use the owner's connection");
+    assert.deepEqual(
+      list!.result.secrets.map((s: { name: string }) => s.name),
+      ['API_TOKEN', 'DB_PASSWORD', 'connection:github'],
+    );
+    assert.ok(
+      echo.seen.some((h) => h.authorization === `Bearer ${SECRET}`),
+      'the server received the real secret',
+    );
+    assert.ok(
+      echo.seen.some((h) => h['x-conn'] === CONN_TOKEN),
+      "the owner's turn may use the owner's connection",
+    );
     assert.equal(fetched!.success, true, fetched!.error);
     assert.equal(fetchedConn!.success, true, fetchedConn!.error);
     assert.equal(file!.success, true, file!.error);
-    const results = (await listAll(owner, sessionId, ownerCaller.key)).filter((e) => e.type === 'tool.completed').map((e) => JSON.stringify(e.data.result)).join('\n');
+    const results = (await listAll(owner, sessionId, ownerCaller.key))
+      .filter((e) => e.type === 'tool.completed')
+      .map((e) => JSON.stringify(e.data.result))
+      .join('\n');
     assert.match(results, /auth=Bearer \[secret:API_TOKEN\]/, 'an echoed secret is redacted in the tool result');
     assert.match(results, /conn=\[secret:connection:github\]/);
     assert.match(results, /password: \[secret:DB_PASSWORD\]/, 'a secret found in a file is redacted too');

@@ -30,7 +30,9 @@ for (const mode of ['postgres', 'pglite'] as const) {
       const features = created.body.features as string[];
       assert.ok(!features.includes('key_value'));
 
-      const edited = await app.request('PATCH', `/v1/agents/${agentA}`, { body: { system_prompt: LONG_PROMPT, capabilities: ['current_time', 'session_storage'] } });
+      const edited = await app.request('PATCH', `/v1/agents/${agentA}`, {
+        body: { system_prompt: LONG_PROMPT, capabilities: ['current_time', 'session_storage'] },
+      });
       assert.equal(edited.status, 200, edited.text);
       assert.deepEqual((await getSession(app, id)).features, features, 'features unchanged by the agent edit');
       assert.equal((await app.request('GET', `/v1/sessions/${id}/storage/keys`)).status, 404, 'no key/value storage either');
@@ -49,7 +51,10 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.equal(switched.status, 200, switched.text);
       assert.ok(switched.body.features.includes('key_value'), 'features describe the new agent');
       // Editing B after the switch changes nothing either: the switch took the snapshot.
-      assert.equal((await app.request('PATCH', `/v1/agents/${agentB}`, { body: { system_prompt: 'Tiny.', capabilities: ['current_time'] } })).status, 200);
+      assert.equal(
+        (await app.request('PATCH', `/v1/agents/${agentB}`, { body: { system_prompt: 'Tiny.', capabilities: ['current_time'] } })).status,
+        200,
+      );
       assert.deepEqual((await getSession(app, id)).features, switched.body.features);
 
       const second = await runToolTurn(app, id, 2);
@@ -59,12 +64,17 @@ for (const mode of ['postgres', 'pglite'] as const) {
 
     it('the harness is fixed at creation: editing it later, even before an agent switch, does not reach the session', async (t) => {
       const app = await startTestApp(t, { mode });
-      const h = await app.request('POST', '/v1/harnesses', { body: { name: 'base', system_prompt: 'Base.', capabilities: ['current_time'] } });
+      const h = await app.request('POST', '/v1/harnesses', {
+        body: { name: 'base', system_prompt: 'Base.', capabilities: ['current_time'] },
+      });
       assert.equal(h.status, 201, h.text);
       const agentA = await createAgent(app);
       const created = await app.request('POST', '/v1/sessions', { body: { harness_id: h.body.id, agent_id: agentA } });
       assert.equal(created.status, 201, created.text);
-      assert.equal((await app.request('PATCH', `/v1/harnesses/${h.body.id}`, { body: { capabilities: ['current_time', 'session_storage'] } })).status, 200);
+      assert.equal(
+        (await app.request('PATCH', `/v1/harnesses/${h.body.id}`, { body: { capabilities: ['current_time', 'session_storage'] } })).status,
+        200,
+      );
       const agentB = await createAgent(app, { capabilities: ['session_file_system'] });
       const switched = await app.request('PATCH', `/v1/sessions/${created.body.id}`, { body: { agent_id: agentB } });
       assert.equal(switched.status, 200, switched.text);
@@ -80,14 +90,24 @@ for (const mode of ['postgres', 'pglite'] as const) {
       const agent = await createAgent(app, { capabilities: ['current_time'] });
       const created = await app.request('POST', '/v1/sessions', { body: { agent_id: agent } });
       const id = created.body.id as string;
-      assert.equal((await app.request('PATCH', `/v1/agents/${agent}`, { body: { capabilities: ['session_storage', { ref: 'session_file_system', config: { max_file_size_mb: 1 } }] } })).status, 200);
+      assert.equal(
+        (
+          await app.request('PATCH', `/v1/agents/${agent}`, {
+            body: { capabilities: ['session_storage', { ref: 'session_file_system', config: { max_file_size_mb: 1 } }] },
+          })
+        ).status,
+        200,
+      );
       await sql(`update sessions set config = null where id = ?`, [id]);
 
       await sql(sessionConfigBackfillSql());
       const session = await getSession(app, id);
       assert.deepEqual([...session.features].sort(), ['file_system', 'key_value', 'secrets']);
       const [row] = await sql<{ config: any }>(`select config from sessions where id = ?`, [id]);
-      assert.deepEqual(row!.config.agent.capabilities, ['session_storage', { ref: 'session_file_system', config: { max_file_size_mb: 1 } }]);
+      assert.deepEqual(row!.config.agent.capabilities, [
+        'session_storage',
+        { ref: 'session_file_system', config: { max_file_size_mb: 1 } },
+      ]);
       assert.match(row!.config.harness.system_prompt, /You are an AI agent/, 'the generic harness prompt');
 
       // From now on the agent's edits stay out of the session.
@@ -100,7 +120,10 @@ for (const mode of ['postgres', 'pglite'] as const) {
       // upgrade) runs with the live rows, and its first turn stores the copy and its features.
       const late = (await app.request('POST', '/v1/sessions', { body: { agent_id: agent } })).body.id as string;
       await sql(`update sessions set config = null, features = '[]' where id = ?`, [late]);
-      assert.equal((await app.request('PATCH', `/v1/agents/${agent}`, { body: { capabilities: ['current_time', 'session_storage'] } })).status, 200);
+      assert.equal(
+        (await app.request('PATCH', `/v1/agents/${agent}`, { body: { capabilities: ['current_time', 'session_storage'] } })).status,
+        200,
+      );
       const lateTurn = await runToolTurn(app, late, 1);
       assert.equal(lateTurn.results.get('kv_store')?.success, true);
       const [stored] = await sql<{ config: any }>(`select config from sessions where id = ?`, [late]);

@@ -11,6 +11,10 @@ it('sessions: an unknown or invalid model_id on create is 404 Not found (spec 4.
     assert.equal(r.status, 404, `${model_id.slice(0, 20)}: ${r.text}`);
     assert.deepEqual(r.body, { error: 'Not found', status: 404 });
   }
-  assert.equal((await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, model_id: 42 } })).status, 400, 'not a string at all is malformed JSON input');
+  assert.equal(
+    (await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, model_id: 42 } })).status,
+    400,
+    'not a string at all is malformed JSON input',
+  );
   assert.equal((await app.request('GET', '/v1/sessions')).body.total, 0);
 });

@@ -17,7 +17,9 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.equal(none.body.status, 400);
 
       const agentId = await createAgent(app);
-      const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, title: 'T', tags: ['a'], capabilities: ['current_time'] } });
+      const r = await app.request('POST', '/v1/sessions', {
+        body: { agent_id: agentId, title: 'T', tags: ['a'], capabilities: ['current_time'] },
+      });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.body.status, 'started');
       assert.equal(r.body.agent_id, agentId);
@@ -111,7 +113,11 @@ describe('sessions (postgres)', () => {
     assert.ok(chat.tags.includes('global-chat'));
     assert.ok(chat.tags.some((tag: string) => tag.startsWith('user:')));
     const events = await app.request('GET', `/v1/sessions/${chat.id}/events`);
-    assert.deepEqual(events.body.data.map((e: { type: string }) => e.type), ['session.created'], 'created once');
+    assert.deepEqual(
+      events.body.data.map((e: { type: string }) => e.type),
+      ['session.created'],
+      'created once',
+    );
     const harness = await app.request('GET', `/v1/harnesses/${chat.harness_id}`);
     assert.equal(harness.status, 200);
   });

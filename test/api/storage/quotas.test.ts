@@ -14,7 +14,10 @@ const QUOTAS = {
   USER_MAX_CONNECTIONS: 2,
 };
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b1d3e70000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b1d3e70000000049454e44ae426082',
+  'hex',
+);
 
 async function uploadImage(app: TestApp, sessionId: string, bytes: Buffer) {
   const fd = new FormData();
@@ -55,11 +58,25 @@ test('tenant quotas: each refuses with a clear error and changes nothing', async
 
     const page = await app.request('GET', `/v1/sessions/${id}/storage/keys?limit=2&offset=1`);
     assert.equal(page.status, 200);
-    assert.deepEqual(page.body.data.map((e: any) => e.key), ['b', 'c']);
+    assert.deepEqual(
+      page.body.data.map((e: any) => e.key),
+      ['b', 'c'],
+    );
     assert.deepEqual([page.body.total, page.body.offset, page.body.limit], [3, 1, 2]);
-    assert.ok(page.body.data.every((e: any) => !('value' in e)), 'names only by default');
+    assert.ok(
+      page.body.data.every((e: any) => !('value' in e)),
+      'names only by default',
+    );
     const values = await app.request('GET', `/v1/sessions/${id}/storage/keys?include_values=true`);
-    assert.deepEqual(values.body.data.map((e: any) => [e.key, e.value]), [['a', 'one'], ['b', '2'], ['c', '3']], 'the refused writes changed nothing');
+    assert.deepEqual(
+      values.body.data.map((e: any) => [e.key, e.value]),
+      [
+        ['a', 'one'],
+        ['b', '2'],
+        ['c', '3'],
+      ],
+      'the refused writes changed nothing',
+    );
     for (const q of ['limit=0', 'limit=1001', 'offset=-1', 'include_values=maybe']) {
       assert.equal((await app.request('GET', `/v1/sessions/${id}/storage/keys?${q}`)).status, 400, q);
     }
@@ -67,11 +84,25 @@ test('tenant quotas: each refuses with a clear error and changes nothing', async
 
   await t.test('secrets per session (PUT storage/secrets): 409, all or nothing', async () => {
     const id = await createSession(app, ['session_storage']);
-    assert.equal((await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { A: 'v-a', B: 'v-b' } } })).status, 200);
-    isQuotaError(await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { C: 'v-c', D: 'v-d' } } }), 409, /at most 3 secrets/);
+    assert.equal(
+      (await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { A: 'v-a', B: 'v-b' } } })).status,
+      200,
+    );
+    isQuotaError(
+      await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { C: 'v-c', D: 'v-d' } } }),
+      409,
+      /at most 3 secrets/,
+    );
     const names = await app.request('GET', `/v1/sessions/${id}/storage/secrets`);
-    assert.deepEqual(names.body.data.map((s: any) => s.name), ['A', 'B'], 'neither C nor D was stored');
-    assert.equal((await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { A: 'new', C: 'v-c' } } })).status, 200);
+    assert.deepEqual(
+      names.body.data.map((s: any) => s.name),
+      ['A', 'B'],
+      'neither C nor D was stored',
+    );
+    assert.equal(
+      (await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { A: 'new', C: 'v-c' } } })).status,
+      200,
+    );
     const [viaTool] = await runTools(app, id, [['secret_store', { operation: 'set', name: 'E', value: 'v-e' }]]);
     assert.equal(viaTool!.success, false);
     assert.match(viaTool!.error!, /at most 3 secrets/);
@@ -84,13 +115,19 @@ test('tenant quotas: each refuses with a clear error and changes nothing', async
       ['create_schedule', { name: 'one', message: 'ping', scheduled_at: at }],
       ['create_schedule', { name: 'two', message: 'ping', scheduled_at: at }],
     ]);
-    assert.ok(made.every((m) => m.success), JSON.stringify(made));
+    assert.ok(
+      made.every((m) => m.success),
+      JSON.stringify(made),
+    );
     const [cancelled] = await runTools(app, id, [['cancel_schedule', { schedule_id: made[0]!.result.schedule.id }]]);
     assert.equal(cancelled!.success, true, cancelled!.error);
     const [third] = await runTools(app, id, [['create_schedule', { name: 'three', message: 'ping', scheduled_at: at }]]);
     assert.equal(third!.success, false);
     assert.match(third!.error!, /at most 2 schedules/);
-    const [rows] = await app.app.services.store.sql<{ n: number }>('select count(*)::int as n from session_schedules where session_id = ?', [id]);
+    const [rows] = await app.app.services.store.sql<{ n: number }>(
+      'select count(*)::int as n from session_schedules where session_id = ?',
+      [id],
+    );
     assert.equal(rows!.n, 2);
   });
 
@@ -101,15 +138,25 @@ test('tenant quotas: each refuses with a clear error and changes nothing', async
     isQuotaError(await uploadImage(app, id, PNG), 409, /at most 2 images/);
     const other = await createSession(app, ['current_time']);
     isQuotaError(await uploadImage(app, other, Buffer.concat([PNG, Buffer.alloc(1000)])), 413, /at most 1000 bytes of images/);
-    const [count] = await app.app.services.store.sql<{ n: number }>('select count(*)::int as n from images where session_id in (?, ?)', [id, other]);
+    const [count] = await app.app.services.store.sql<{ n: number }>('select count(*)::int as n from images where session_id in (?, ?)', [
+      id,
+      other,
+    ]);
     assert.equal(count!.n, 2);
   });
 
   await t.test('connections per user: 409, replacing one is fine', async () => {
     assert.equal((await app.request('POST', '/v1/user/connections', { body: { provider: 'github', api_key: 'k1-xxxx' } })).status, 201);
     assert.equal((await app.request('POST', '/v1/user/connections', { body: { provider: 'gitlab', api_key: 'k2-xxxx' } })).status, 201);
-    isQuotaError(await app.request('POST', '/v1/user/connections', { body: { provider: 'bitbucket', api_key: 'k3-xxxx' } }), 409, /at most 2 connections/);
+    isQuotaError(
+      await app.request('POST', '/v1/user/connections', { body: { provider: 'bitbucket', api_key: 'k3-xxxx' } }),
+      409,
+      /at most 2 connections/,
+    );
     assert.equal((await app.request('POST', '/v1/user/connections', { body: { provider: 'github', api_key: 'k1-yyyy' } })).status, 200);
-    assert.deepEqual((await app.request('GET', '/v1/user/connections')).body.data.map((c: any) => c.provider), ['github', 'gitlab']);
+    assert.deepEqual(
+      (await app.request('GET', '/v1/user/connections')).body.data.map((c: any) => c.provider),
+      ['github', 'gitlab'],
+    );
   });
 });

@@ -38,12 +38,23 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
   it('secrets: PUT stores, GET lists names only, the tool tells existence only; values never reach responses or logs', async () => {
     const app = suiteApp();
     const id = await createSession(app, ['session_storage']);
-    const put = await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { API_TOKEN: SECRET, 'connection:github': 'ghp_other_value' } } });
+    const put = await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, {
+      body: { secrets: { API_TOKEN: SECRET, 'connection:github': 'ghp_other_value' } },
+    });
     assert.equal(put.status, 200, put.text);
-    assert.deepEqual(put.body.data.map((s: any) => s.name), ['API_TOKEN', 'connection:github']);
+    assert.deepEqual(
+      put.body.data.map((s: any) => s.name),
+      ['API_TOKEN', 'connection:github'],
+    );
     assert.ok(!put.text.includes(SECRET));
     const list = await app.request('GET', `/v1/sessions/${id}/storage/secrets`);
-    assert.deepEqual(list.body.data.map((s: any) => Object.keys(s).sort()), [['created_at', 'name', 'updated_at'], ['created_at', 'name', 'updated_at']]);
+    assert.deepEqual(
+      list.body.data.map((s: any) => Object.keys(s).sort()),
+      [
+        ['created_at', 'name', 'updated_at'],
+        ['created_at', 'name', 'updated_at'],
+      ],
+    );
     assert.ok(!list.text.includes(SECRET));
 
     const [read, listed] = await runTools(app, id, [
@@ -52,12 +63,17 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
     ]);
     assert.equal(read!.result.found, true);
     assert.equal(read!.result.value, undefined, 'no tool returns a secret value');
-    assert.deepEqual(listed!.result.secrets.map((s: any) => s.name), ['API_TOKEN', 'connection:github']);
+    assert.deepEqual(
+      listed!.result.secrets.map((s: any) => s.name),
+      ['API_TOKEN', 'connection:github'],
+    );
     const [stored] = await runTools(app, id, [['secret_store', { operation: 'set', name: 'FROM_TOOL', value: 'tool-made-secret' }]]);
     assert.deepEqual(stored!.result, { name: 'FROM_TOOL', stored: true });
     assert.ok(!(await app.request('GET', `/v1/sessions/${id}/storage/secrets`)).text.includes('tool-made-secret'));
 
-    const [row] = await app.app.services.store.sql<{ ciphertext: string }>(`select ciphertext from session_secrets where name = 'API_TOKEN'`);
+    const [row] = await app.app.services.store.sql<{ ciphertext: string }>(
+      `select ciphertext from session_secrets where name = 'API_TOKEN'`,
+    );
     assert.ok(!row!.ciphertext.includes(SECRET), 'encrypted at rest');
     await new Promise((r) => setTimeout(r, 100));
     assert.ok(!app.logs.join('').includes(SECRET), 'secret value in the logs');
@@ -67,7 +83,13 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
   it('PUT secrets validates names and bodies (400, nothing echoed)', async () => {
     const app = suiteApp();
     const id = await createSession(app, ['session_storage']);
-    for (const body of [{}, { secrets: {} }, { secrets: { 'bad name': 'v' } }, { secrets: { A: 1 } }, { secrets: { A: 'v' }, extra: true }]) {
+    for (const body of [
+      {},
+      { secrets: {} },
+      { secrets: { 'bad name': 'v' } },
+      { secrets: { A: 1 } },
+      { secrets: { A: 'v' }, extra: true },
+    ]) {
       const r = await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body });
       assert.equal(r.status, 400, JSON.stringify(body));
     }
@@ -89,12 +111,20 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
     const app = suiteApp();
     const a = await createSession(app, ['session_sql_database']);
     const b = await createSession(app, ['session_sql_database']);
-    const [create] = await runTools(app, a, [['sql_execute', { database: 'crm', sql: 'create table people (name text); insert into people values (?)', params: [] }]]);
-    assert.equal(create!.success, false, 'params need exactly one statement');
-    const [made, inserted] = await runTools(app, a, [['sql_execute', { database: 'crm', sql: 'create table people (name text)' }]]).then(async (first) => [
-      first[0],
-      (await runTools(app, a, [['sql_execute', { database: 'crm', sql: 'insert into people values (?), (?)', params: ['Ada', 'Grace'] }]]))[0],
+    const [create] = await runTools(app, a, [
+      ['sql_execute', { database: 'crm', sql: 'create table people (name text); insert into people values (?)', params: [] }],
     ]);
+    assert.equal(create!.success, false, 'params need exactly one statement');
+    const [made, inserted] = await runTools(app, a, [['sql_execute', { database: 'crm', sql: 'create table people (name text)' }]]).then(
+      async (first) => [
+        first[0],
+        (
+          await runTools(app, a, [
+            ['sql_execute', { database: 'crm', sql: 'insert into people values (?), (?)', params: ['Ada', 'Grace'] }],
+          ])
+        )[0],
+      ],
+    );
     assert.equal(made!.success, true);
     assert.equal(inserted!.result.changes, 2);
     const [query, schema, list] = await runTools(app, a, [
@@ -105,7 +135,10 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
     assert.deepEqual(query!.result.rows, [['Ada'], ['Grace']]);
     assert.equal(query!.result.truncated, false);
     assert.equal(schema!.result.objects[0].name, 'people');
-    assert.deepEqual(list!.result.databases.map((d: any) => d.name), ['crm']);
+    assert.deepEqual(
+      list!.result.databases.map((d: any) => d.name),
+      ['crm'],
+    );
 
     const [other, otherList, attach] = await runTools(app, b, [
       ['sql_query', { database: 'crm', sql: 'select * from people' }],

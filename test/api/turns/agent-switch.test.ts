@@ -29,7 +29,11 @@ for (const mode of ['postgres', 'nats'] as const) {
       const first = events.find((e) => e.type === 'tool.completed')!;
       assert.equal(first.data.error, 'Unknown tool: get_current_time', 'agent A has no current_time');
       const genA = events.find((e) => e.type === 'llm.generation')!;
-      assert.deepEqual(events.find((e) => e.type === 'output.message.completed')!.data.metadata, { model: 'llmsim', model_id: 'llmsim', provider_id: 'llmsim' });
+      assert.deepEqual(events.find((e) => e.type === 'output.message.completed')!.data.metadata, {
+        model: 'llmsim',
+        model_id: 'llmsim',
+        provider_id: 'llmsim',
+      });
 
       const patched = await app.request('PATCH', `/v1/sessions/${id}`, { body: { agent_id: agentB } });
       assert.equal(patched.status, 200, patched.text);
@@ -43,7 +47,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.deepEqual(out2.data.metadata, { model: 'llmsim', model_id: modelId, provider_id: providerId });
       const genB = events.find((e) => e.type === 'llm.generation' && e.context.turn_id === turn2)!;
       // llmsim counts prompt words: B's system prompt (60 words + capability instructions) replaced A's.
-      assert.ok(genB.metadata!.usage.input_tokens - genA.metadata!.usage.input_tokens > 60, `${genA.metadata!.usage.input_tokens} → ${genB.metadata!.usage.input_tokens}`);
+      assert.ok(
+        genB.metadata!.usage.input_tokens - genA.metadata!.usage.input_tokens > 60,
+        `${genA.metadata!.usage.input_tokens} → ${genB.metadata!.usage.input_tokens}`,
+      );
     });
 
     it('model order: message controls > agent default; an unknown controls.model_id is 404 with nothing appended', async (t) => {

@@ -78,7 +78,14 @@ for (const mode of ['postgres', 'nats'] as const) {
       const events = await sse.until('session.idled');
       assert.ok(Date.now() - started < 4000, 'the running tool was not aborted');
       const turnTypes = typesOf(events);
-      assert.deepEqual(turnTypes.slice(-6), ['turn.cancelled', 'input.message', 'tool.completed', 'act.completed', 'output.message.completed', 'session.idled']);
+      assert.deepEqual(turnTypes.slice(-6), [
+        'turn.cancelled',
+        'input.message',
+        'tool.completed',
+        'act.completed',
+        'output.message.completed',
+        'session.idled',
+      ]);
       const result = events.find((e) => e.type === 'tool.completed')!;
       assert.equal(result.data.success, false);
       assert.equal(result.data.status, 'error');
@@ -98,7 +105,14 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal(twice.body.status, 'no_op');
       await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl, env: { ROLE: 'worker' } });
       const events = await waitForEvent(api, id, 'session.idled');
-      assert.deepEqual(typesOf(events), ['session.created', 'input.message', 'session.started', 'turn.started', 'session.activated', ...CANCEL_TAIL]);
+      assert.deepEqual(typesOf(events), [
+        'session.created',
+        'input.message',
+        'session.started',
+        'turn.started',
+        'session.activated',
+        ...CANCEL_TAIL,
+      ]);
       assert.equal((await getSession(api, id)).status, 'idle');
       assertLogIntegrity(events);
     });

@@ -31,9 +31,13 @@ for (const mode of ['postgres', 'nats'] as const) {
       // Only tool results are accepted now.
       const busy = await sendMessage(app, id, 'hello?');
       assert.equal(busy.status, 409);
-      const unknown = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: 'nope', result: 1 }] } });
+      const unknown = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: 'nope', result: 1 }] },
+      });
       assert.equal(unknown.status, 400);
-      const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: callId, result: { colour: 'blue' } }] } });
+      const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: callId, result: { colour: 'blue' } }] },
+      });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.accepted, 1);
       assert.ok(['active', 'idle'].includes(r.body.status), r.body.status);
@@ -54,7 +58,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.match(reply.data.message.content[0].text, /ask_user: \{"colour":"blue"\}/);
       assert.equal((await getSession(app, id)).status, 'idle');
 
-      const late = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: callId, result: 'x' }] } });
+      const late = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: callId, result: 'x' }] },
+      });
       assert.equal(late.status, 409);
       assertLogIntegrity(await listEvents(app, id));
     });
@@ -68,11 +74,17 @@ for (const mode of ['postgres', 'nats'] as const) {
       const events = await sse.until('tool.call_requested');
       const [a, b] = events.find((e) => e.type === 'tool.call_requested')!.data.tool_calls.map((c: { id: string }) => c.id);
       await waitForStatus(app, id, 'waiting_for_tool_results');
-      const first = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: a, result: 'yes' }] } });
+      const first = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: a, result: 'yes' }] },
+      });
       assert.deepEqual(first.body, { accepted: 1, status: 'waiting_for_tool_results' });
-      const again = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: a, result: 'dup' }] } });
+      const again = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: a, result: 'dup' }] },
+      });
       assert.deepEqual(again.body, { accepted: 0, status: 'waiting_for_tool_results' });
-      const second = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: b, error: 'user closed the dialog' }] } });
+      const second = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: b, error: 'user closed the dialog' }] },
+      });
       assert.equal(second.body.accepted, 1);
       const done = await sse.until('session.idled');
       const failed = done.filter((e) => e.type === 'tool.completed').find((e) => e.data.tool_call_id === b)!;
@@ -91,10 +103,19 @@ for (const mode of ['postgres', 'nats'] as const) {
       await waitForStatus(app, id, 'waiting_for_tool_results');
       assert.equal((await app.request('POST', `/v1/sessions/${id}/cancel`)).status, 200);
       const events = await sse.until('session.idled');
-      assert.deepEqual(typesOf(events).slice(-6), ['turn.cancelled', 'input.message', 'tool.completed', 'act.completed', 'output.message.completed', 'session.idled']);
+      assert.deepEqual(typesOf(events).slice(-6), [
+        'turn.cancelled',
+        'input.message',
+        'tool.completed',
+        'act.completed',
+        'output.message.completed',
+        'session.idled',
+      ]);
       assert.equal(events.find((e) => e.type === 'tool.completed')!.data.success, false);
       assert.equal((await getSession(app, id)).status, 'idle');
-      const late = await app.request('POST', `/v1/sessions/${id}/tool-results`, { body: { tool_results: [{ tool_call_id: 'x', result: 1 }] } });
+      const late = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: 'x', result: 1 }] },
+      });
       assert.equal(late.status, 409);
     });
   });

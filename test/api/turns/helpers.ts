@@ -29,7 +29,11 @@ export async function createAgent(app: TestApp, input: AgentInput = {}): Promise
 }
 
 /** A session on a fresh agent (the generic harness underneath). */
-export async function createSession(app: TestApp, agent: AgentInput = {}, session: Record<string, unknown> = {}): Promise<{ id: string; agentId: string }> {
+export async function createSession(
+  app: TestApp,
+  agent: AgentInput = {},
+  session: Record<string, unknown> = {},
+): Promise<{ id: string; agentId: string }> {
   const agentId = await createAgent(app, agent);
   const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, ...session } });
   assert.equal(r.status, 201, r.text);
@@ -55,7 +59,12 @@ export async function listEvents(app: TestApp, sessionId: string): Promise<Store
 }
 
 /** Polls until an event of `type` (optionally the n-th) is stored, then returns all events. */
-export async function waitForEvent(app: TestApp, sessionId: string, type: string, { n = 1, timeoutMs = 15_000 } = {}): Promise<StoredEvent[]> {
+export async function waitForEvent(
+  app: TestApp,
+  sessionId: string,
+  type: string,
+  { n = 1, timeoutMs = 15_000 } = {},
+): Promise<StoredEvent[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const events = await listEvents(app, sessionId);
@@ -69,7 +78,8 @@ export async function waitForEvent(app: TestApp, sessionId: string, type: string
 export async function watch(app: TestApp, sessionId: string) {
   const conn: SseConnection = await openSse(`${app.url}/v1/sessions/${sessionId}/sse`, { key: app.adminKey });
   assert.equal(conn.status, 200);
-  const parsed = () => conn.events.filter((e) => e.event !== 'connected' && e.event !== 'disconnecting').map((e) => JSON.parse(e.data) as StoredEvent);
+  const parsed = () =>
+    conn.events.filter((e) => e.event !== 'connected' && e.event !== 'disconnecting').map((e) => JSON.parse(e.data) as StoredEvent);
   return {
     conn,
     events: parsed,

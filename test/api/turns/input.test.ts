@@ -3,7 +3,10 @@ import { describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createSession, getSession, listEvents, sendMessage, waitForEvent, watch } from './helpers.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b1d3e70000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b1d3e70000000049454e44ae426082',
+  'hex',
+);
 
 async function uploadImage(app: TestApp, sessionId: string): Promise<string> {
   const fd = new FormData();
@@ -36,11 +39,16 @@ describe('turns: message input (postgres)', () => {
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.status, 400);
     }
-    const noImage = await post(app, id, { message: { content: [{ type: 'image_file', image_id: 'img_00000000000000000000000000000000' }] } });
+    const noImage = await post(app, id, {
+      message: { content: [{ type: 'image_file', image_id: 'img_00000000000000000000000000000000' }] },
+    });
     assert.equal(noImage.status, 404);
     assert.equal((await sendMessage(app, '0190e0a0-0000-7000-8000-000000000000', 'x')).status, 404);
     const events = await listEvents(app, id);
-    assert.deepEqual(events.map((e) => e.type), ['session.created']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['session.created'],
+    );
     assert.equal((await getSession(app, id)).status, 'started');
   });
 
@@ -50,7 +58,14 @@ describe('turns: message input (postgres)', () => {
     const imageId = await uploadImage(app, id);
     const sse = await watch(app, id);
     t.after(() => sse.close());
-    const r = await post(app, id, { message: { content: [{ type: 'text', text: 'what is this' }, { type: 'image_file', image_id: imageId, filename: 'dot.png' }] } });
+    const r = await post(app, id, {
+      message: {
+        content: [
+          { type: 'text', text: 'what is this' },
+          { type: 'image_file', image_id: imageId, filename: 'dot.png' },
+        ],
+      },
+    });
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.body.content[1], { type: 'image_file', image_id: imageId, filename: 'dot.png' });
     const events = await sse.until('session.idled');
@@ -83,6 +98,10 @@ describe('turns: message input (postgres)', () => {
     const other = await createSession(app);
     assert.equal((await sendMessage(app, other.id, 'still here')).status, 201);
     await waitForEvent(app, other.id, 'session.idled');
-    assert.equal(app.logs.some((l) => l.includes('"level":50')), false, 'no error was logged');
+    assert.equal(
+      app.logs.some((l) => l.includes('"level":50')),
+      false,
+      'no error was logged',
+    );
   });
 });

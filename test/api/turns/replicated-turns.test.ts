@@ -54,7 +54,13 @@ describe('turns on a 3-node replicated NATS cluster', () => {
 
   it('jobs enqueued the moment the previous one is acked are all claimed (the queue alone, many sessions)', async (t) => {
     const cluster = await startNatsCluster(3, { t });
-    const bus = await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log: createLogger('silent'), ackWaitMs: CLAIM_LEASE_MS });
+    const bus = await createBus({
+      kind: 'nats',
+      url: cluster.url,
+      auth: cluster.auth,
+      log: createLogger('silent'),
+      ackWaitMs: CLAIM_LEASE_MS,
+    });
     t.after(() => bus.close());
     const done = new Map<string, () => void>();
     let stopped = false;
@@ -118,7 +124,12 @@ describe('turns on a 3-node replicated NATS cluster', () => {
     const accepted = results.reduce((n, r) => n + r.accepted, 0);
     const lost = accepted - results.reduce((n, r) => n + r.completed, 0);
     console.log(`# replicated turns: ${lost}/${accepted} accepted turns lost`);
-    if (lost) await explainLostTurns(cluster, results.filter((r) => r.status !== 'idle').map((r) => r.id), app.logs);
+    if (lost)
+      await explainLostTurns(
+        cluster,
+        results.filter((r) => r.status !== 'idle').map((r) => r.id),
+        app.logs,
+      );
     assert.equal(lost, 0, JSON.stringify(results));
     assert.equal(accepted, SESSIONS * TURNS_PER_SESSION);
     for (const r of results) assert.equal(r.status, 'idle', `session ${r.id} stuck ${r.status}`);
@@ -149,7 +160,14 @@ async function explainLostTurns(cluster: NatsCluster, stuck: string[], logs: str
     for (const id of stuck) {
       const job = await jsm.streams.getMessage('TURNS', { last_by_subj: `turn.${id}` });
       const claim = await jsm.streams.getMessage('KV_turn_claims', { last_by_subj: `$KV.turn_claims.${id}` });
-      console.log('STUCK', id, 'job:', job ? `seq ${job.seq} ${job.string()}` : 'none', 'claim:', claim ? `seq ${claim.seq} ${claim.string()}` : 'none');
+      console.log(
+        'STUCK',
+        id,
+        'job:',
+        job ? `seq ${job.seq} ${job.string()}` : 'none',
+        'claim:',
+        claim ? `seq ${claim.seq} ${claim.string()}` : 'none',
+      );
     }
   } finally {
     await nc.close();
@@ -192,7 +210,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       const events = await waitForEvent(worker, id, 'session.idled', { timeoutMs: 10_000 });
       const turnId = events.find((e) => e.type === 'turn.started')!.data.turn_id;
       assert.equal(events.find((e) => e.type === 'turn.completed')?.context.turn_id, turnId, typesOf(events).join(','));
-      assert.ok(events.some((e) => e.type === 'output.message.completed' && e.context.turn_id === turnId), 'the turn ran its step');
+      assert.ok(
+        events.some((e) => e.type === 'output.message.completed' && e.context.turn_id === turnId),
+        'the turn ran its step',
+      );
       assert.equal((await getSession(api, id)).status, 'idle');
       assert.ok(worker.logs.some((l) => l.includes('resume queued') && l.includes(id)));
       assert.equal(events.filter((e) => e.type === 'input.message').length, 1, 'the user message is not repeated');

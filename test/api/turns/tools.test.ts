@@ -4,7 +4,14 @@ import { startTestApp } from '../../helpers/app.js';
 import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, watch } from './helpers.js';
 import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-server.js';
 
-const REASON = ['reason.started', 'output.message.started', 'output.message.delta', 'output.message.completed', 'llm.generation', 'reason.completed'];
+const REASON = [
+  'reason.started',
+  'output.message.started',
+  'output.message.delta',
+  'output.message.completed',
+  'llm.generation',
+  'reason.completed',
+];
 const REASON_NO_TEXT = ['reason.started', 'output.message.started', 'output.message.completed', 'llm.generation', 'reason.completed'];
 
 for (const mode of ['postgres', 'nats'] as const) {
@@ -30,7 +37,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       const requested = events.find((e) => e.type === 'output.message.completed')!.data.message.content;
       assert.deepEqual(requested, [{ type: 'tool_call', id: requested[0]!.id, name: 'get_current_time', arguments: { timezone: 'UTC' } }]);
       const started = events.find((e) => e.type === 'tool.started')!;
-      assert.deepEqual(started.data, { tool_call: { id: requested[0]!.id, name: 'get_current_time', arguments: { timezone: 'UTC' } }, display_name: 'Get Current Time' });
+      assert.deepEqual(started.data, {
+        tool_call: { id: requested[0]!.id, name: 'get_current_time', arguments: { timezone: 'UTC' } },
+        display_name: 'Get Current Time',
+      });
       assert.ok(started.context.exec_id);
       const completed = events.find((e) => e.type === 'tool.completed')!;
       assert.equal(completed.context.exec_id, started.context.exec_id);
@@ -63,7 +73,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal(calls.length, 12);
       const completed = events.filter((e) => e.type === 'tool.completed');
       assert.deepEqual(completed.map((e) => e.data.tool_call_id).sort(), [...calls].sort());
-      assert.ok(completed.every((e) => e.data.success === true), JSON.stringify(completed.map((e) => e.data.error)));
+      assert.ok(
+        completed.every((e) => e.data.success === true),
+        JSON.stringify(completed.map((e) => e.data.error)),
+      );
       assert.equal(events.filter((e) => e.type === 'tool.started').length, 12);
       for (let i = 0; i < 12; i++) assert.equal(server.hits.get(`p${i}`), 1);
       assertLogIntegrity(await listEvents(app, id));
@@ -105,7 +118,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal(events.filter((e) => e.type === 'reason.started').length, 3);
       assert.equal(events.filter((e) => e.type === 'act.completed').length, 3);
       assert.deepEqual(typesOf(events).slice(-2), ['turn.failed', 'session.idled']);
-      assert.equal(events.some((e) => e.type === 'turn.completed'), false);
+      assert.equal(
+        events.some((e) => e.type === 'turn.completed'),
+        false,
+      );
       assert.equal((await getSession(app, id)).status, 'idle');
     });
 
@@ -119,7 +135,13 @@ for (const mode of ['postgres', 'nats'] as const) {
       const failed = events.find((e) => e.type === 'turn.failed')!;
       assert.equal(failed.data.error_code, 'llm_error');
       assert.equal(failed.data.error, 'LLM provider rejected the request');
-      assert.deepEqual(typesOf(events).slice(-5), ['session.activated', 'reason.started', 'output.message.started', 'turn.failed', 'session.idled']);
+      assert.deepEqual(typesOf(events).slice(-5), [
+        'session.activated',
+        'reason.started',
+        'output.message.started',
+        'turn.failed',
+        'session.idled',
+      ]);
 
       // Cut mid-stream: the deltas already sent stay, the failure follows them.
       assert.equal((await sendMessage(app, id, '@tokens 5\n@fail network after=3')).status, 201);

@@ -17,7 +17,11 @@ describe('normalizeSessionPath', () => {
   });
 
   it('refuses escapes above the root, empty paths and control characters', () => {
-    const refuses = (p: string, re: RegExp) => assert.throws(() => normalizeSessionPath(p), (e: unknown) => e instanceof ToolError && re.test(e.message));
+    const refuses = (p: string, re: RegExp) =>
+      assert.throws(
+        () => normalizeSessionPath(p),
+        (e: unknown) => e instanceof ToolError && re.test(e.message),
+      );
     refuses('/../etc/passwd', /outside the workspace/);
     refuses('a/../../b', /outside the workspace/);
     refuses('/workspace/..', /outside the workspace/);

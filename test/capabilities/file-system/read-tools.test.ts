@@ -65,10 +65,21 @@ describe('list_directory', () => {
       await tool('list_directory').execute({}, ctx),
     );
     assert.equal(top.path, '/');
-    assert.deepEqual(top.entries.map((e) => [e.path, e.is_directory]), [['/a.txt', false], ['/src', true]]);
+    assert.deepEqual(
+      top.entries.map((e) => [e.path, e.is_directory]),
+      [
+        ['/a.txt', false],
+        ['/src', true],
+      ],
+    );
     assert.equal(top.truncated, false);
-    const deep = jsonOf<{ entries: { path: string }[] }>(await tool('list_directory').execute({ path: '/workspace/src', recursive: true }, ctx));
-    assert.deepEqual(deep.entries.map((e) => e.path), ['/src/lib', '/src/lib/util.ts', '/src/main.ts']);
+    const deep = jsonOf<{ entries: { path: string }[] }>(
+      await tool('list_directory').execute({ path: '/workspace/src', recursive: true }, ctx),
+    );
+    assert.deepEqual(
+      deep.entries.map((e) => e.path),
+      ['/src/lib', '/src/lib/util.ts', '/src/main.ts'],
+    );
   });
 
   it('refuses files and missing directories', async () => {
@@ -85,25 +96,45 @@ describe('grep_files', () => {
     ctx.fs.seed('/src/a.ts', 'const x = 1;\n// TODO: fix\n');
     ctx.fs.seed('/src/b.md', 'todo: write docs');
     ctx.fs.seed('/other/c.ts', 'TODO elsewhere');
-    const grep = (args: Record<string, unknown>) => tool('grep_files').execute(args, ctx).then((r) => jsonOf<{ results: { path: string; matches: { line_number: number; line: string }[] }[]; match_count: number; truncated: boolean }>(r));
+    const grep = (args: Record<string, unknown>) =>
+      tool('grep_files')
+        .execute(args, ctx)
+        .then((r) =>
+          jsonOf<{
+            results: { path: string; matches: { line_number: number; line: string }[] }[];
+            match_count: number;
+            truncated: boolean;
+          }>(r),
+        );
     const all = await grep({ pattern: 'TODO' });
-    assert.deepEqual(all.results.map((r) => r.path), ['/other/c.ts', '/src/a.ts']);
+    assert.deepEqual(
+      all.results.map((r) => r.path),
+      ['/other/c.ts', '/src/a.ts'],
+    );
     assert.deepEqual(all.results[1]!.matches, [{ line_number: 2, line: '// TODO: fix' }]);
     assert.equal(all.match_count, 2);
     assert.equal((await grep({ pattern: 'todo', ignore_case: true, path: '/src' })).match_count, 2);
-    assert.deepEqual((await grep({ pattern: 'todo', ignore_case: true, path_pattern: '*.md' })).results.map((r) => r.path), ['/src/b.md']);
+    assert.deepEqual(
+      (await grep({ pattern: 'todo', ignore_case: true, path_pattern: '*.md' })).results.map((r) => r.path),
+      ['/src/b.md'],
+    );
   });
 
   it('caps matches at 200 and flags truncation', async () => {
     const ctx = createFakeToolContext();
     ctx.fs.seed('/many.txt', Array.from({ length: 300 }, () => 'hit').join('\n'));
-    const out = jsonOf<{ results: { matches: unknown[] }[]; match_count: number; truncated: boolean }>(await tool('grep_files').execute({ pattern: 'hit' }, ctx));
+    const out = jsonOf<{ results: { matches: unknown[] }[]; match_count: number; truncated: boolean }>(
+      await tool('grep_files').execute({ pattern: 'hit' }, ctx),
+    );
     assert.equal(out.results[0]!.matches.length, 200);
     assert.equal(out.match_count, 200);
     assert.equal(out.truncated, true);
   });
 
   it('refuses an invalid regular expression', async () => {
-    await assert.rejects(tool('grep_files').execute({ pattern: '(unclosed' }, createFakeToolContext()), isToolError(/Invalid regular expression/));
+    await assert.rejects(
+      tool('grep_files').execute({ pattern: '(unclosed' }, createFakeToolContext()),
+      isToolError(/Invalid regular expression/),
+    );
   });
 });

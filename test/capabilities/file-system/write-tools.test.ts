@@ -10,8 +10,16 @@ const isToolError = (pattern: RegExp) => (e: unknown) => e instanceof ToolError 
 describe('write_file', () => {
   it('creates a file with parents, then overwrites it', async () => {
     const ctx = createFakeToolContext();
-    assert.deepEqual(jsonOf(await tool('write_file').execute({ path: '/workspace/out/r.md', content: '# Hi' }, ctx)), { path: '/out/r.md', size_bytes: 4, created: true });
-    assert.deepEqual(jsonOf(await tool('write_file').execute({ path: '/out/r.md', content: 'é' }, ctx)), { path: '/out/r.md', size_bytes: 2, created: false });
+    assert.deepEqual(jsonOf(await tool('write_file').execute({ path: '/workspace/out/r.md', content: '# Hi' }, ctx)), {
+      path: '/out/r.md',
+      size_bytes: 4,
+      created: true,
+    });
+    assert.deepEqual(jsonOf(await tool('write_file').execute({ path: '/out/r.md', content: 'é' }, ctx)), {
+      path: '/out/r.md',
+      size_bytes: 2,
+      created: false,
+    });
     assert.equal(ctx.fs.text('/out/r.md'), 'é');
     assert.equal((await ctx.fs.stat('/out'))!.is_directory, true);
   });
@@ -19,7 +27,10 @@ describe('write_file', () => {
   it('enforces the configured maximum file size in bytes', async () => {
     const ctx = createFakeToolContext({ config: { max_file_size: 10 } });
     await tool('write_file').execute({ path: '/ok.txt', content: '0123456789' }, ctx);
-    await assert.rejects(tool('write_file').execute({ path: '/big.txt', content: '01234567890' }, ctx), isToolError(/11 bytes; the maximum file size is 10 bytes/));
+    await assert.rejects(
+      tool('write_file').execute({ path: '/big.txt', content: '01234567890' }, ctx),
+      isToolError(/11 bytes; the maximum file size is 10 bytes/),
+    );
     assert.equal(ctx.fs.text('/big.txt'), undefined);
   });
 
@@ -43,9 +54,15 @@ describe('edit_file', () => {
   it('refuses an ambiguous match unless replace_all is set', async () => {
     const ctx = createFakeToolContext();
     ctx.fs.seed('/a.txt', 'x y x y x');
-    await assert.rejects(tool('edit_file').execute({ path: '/a.txt', old_string: 'x', new_string: 'z' }, ctx), isToolError(/occurs 3 times/));
+    await assert.rejects(
+      tool('edit_file').execute({ path: '/a.txt', old_string: 'x', new_string: 'z' }, ctx),
+      isToolError(/occurs 3 times/),
+    );
     assert.equal(ctx.fs.text('/a.txt'), 'x y x y x');
-    assert.equal(jsonOf(await tool('edit_file').execute({ path: '/a.txt', old_string: 'x', new_string: 'z', replace_all: true }, ctx))['replacements'], 3);
+    assert.equal(
+      jsonOf(await tool('edit_file').execute({ path: '/a.txt', old_string: 'x', new_string: 'z', replace_all: true }, ctx))['replacements'],
+      3,
+    );
     assert.equal(ctx.fs.text('/a.txt'), 'z y z y z');
   });
 
@@ -69,7 +86,11 @@ describe('delete_file', () => {
     const ctx = createFakeToolContext();
     ctx.fs.seed('/a.txt', 'a');
     ctx.fs.seed('/d/x.txt', 'x');
-    assert.deepEqual(jsonOf(await tool('delete_file').execute({ path: '/a.txt' }, ctx)), { path: '/a.txt', deleted: true, was_directory: false });
+    assert.deepEqual(jsonOf(await tool('delete_file').execute({ path: '/a.txt' }, ctx)), {
+      path: '/a.txt',
+      deleted: true,
+      was_directory: false,
+    });
     await assert.rejects(tool('delete_file').execute({ path: '/d' }, ctx), isToolError(/not empty/));
     await tool('delete_file').execute({ path: '/d', recursive: true }, ctx);
     assert.deepEqual(ctx.fs.paths(), []);
@@ -109,6 +130,9 @@ describe('move_file and copy_file', () => {
     ctx.fs.seed('/d/x', 'x');
     await assert.rejects(tool('move_file').execute({ src_path: '/d', dst_path: '/workspace/d' }, ctx), isToolError(/are the same/));
     await assert.rejects(tool('copy_file').execute({ src_path: '/d', dst_path: '/d/sub' }, ctx), isToolError(/into itself/));
-    await assert.rejects(tool('copy_file').execute({ src_path: '/none', dst_path: '/x' }, ctx), isToolError(/No such file or directory: \/none/));
+    await assert.rejects(
+      tool('copy_file').execute({ src_path: '/none', dst_path: '/x' }, ctx),
+      isToolError(/No such file or directory: \/none/),
+    );
   });
 });

@@ -5,7 +5,8 @@ import { createSqlSandbox, type SqlSandbox } from '../../../src/capabilities/sql
 import { startTestApp, request, type TestApp } from '../../helpers/app.js';
 import { createSqlSession, runSql, RUNAWAY_SQL } from '../../helpers/sql-tools.js';
 
-const status = (code: number, pattern: RegExp) => (e: unknown) => (e as { status?: number }).status === code && pattern.test((e as Error).message);
+const status = (code: number, pattern: RegExp) => (e: unknown) =>
+  (e as { status?: number }).status === code && pattern.test((e as Error).message);
 
 /** A sandbox that is closed after the test, started once so worker start-up is not measured. */
 async function warmSandbox(t: { after(fn: () => unknown): void }, opts: Parameters<typeof createSqlSandbox>[0]): Promise<SqlSandbox> {
@@ -26,38 +27,69 @@ describe('SQL sandbox (worker threads)', () => {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const started = performance.now();
-    await assert.rejects(sandbox.query('s', bytes.slice(), RUNAWAY_SQL), status(422, /exceeded the 0\.3 s limit and was stopped; nothing was saved/));
+    await assert.rejects(
+      sandbox.query('s', bytes.slice(), RUNAWAY_SQL),
+      status(422, /exceeded the 0\.3 s limit and was stopped; nothing was saved/),
+    );
     const elapsed = performance.now() - started;
     delay.disable();
     t.diagnostic(`runaway stopped after ${elapsed.toFixed(0)} ms; event loop delay max ${(delay.max / 1e6).toFixed(1)} ms`);
     assert.ok(elapsed >= 290 && elapsed < 300 + 700, `stopped after ${elapsed} ms`);
     assert.ok(delay.max / 1e6 < 100, `event loop stalled ${delay.max / 1e6} ms`);
     assert.equal(sandbox.stats().replaced, 1);
-    assert.deepEqual(await sandbox.query('s', bytes.slice(), 'SELECT count(*) FROM t'), { columns: ['count(*)'], rows: [[2]], truncated: false });
+    assert.deepEqual(await sandbox.query('s', bytes.slice(), 'SELECT count(*) FROM t'), {
+      columns: ['count(*)'],
+      rows: [[2]],
+      truncated: false,
+    });
     // a runaway exec saves nothing: the caller never gets new bytes
-    await assert.rejects(sandbox.exec('s', bytes.slice(), `INSERT INTO t ${RUNAWAY_SQL}`, undefined, { maxDatabaseBytes: 1e7 }), status(422, /limit and was stopped/));
+    await assert.rejects(
+      sandbox.exec('s', bytes.slice(), `INSERT INTO t ${RUNAWAY_SQL}`, undefined, { maxDatabaseBytes: 1e7 }),
+      status(422, /limit and was stopped/),
+    );
     assert.equal(sandbox.stats().replaced, 2);
   });
 
   it('refuses memory hogs, oversized results and files over the size cap with 413', async (t) => {
     const sandbox = await warmSandbox(t, { workers: 1, memoryBytes: 16 * 1024 * 1024, maxResultBytes: 1024 * 1024 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE b (x BLOB)');
-    await assert.rejects(sandbox.query('s', bytes.slice(), 'SELECT length(randomblob(100000000))'), status(413, /exceeded the memory limit/));
+    await assert.rejects(
+      sandbox.query('s', bytes.slice(), 'SELECT length(randomblob(100000000))'),
+      status(413, /exceeded the memory limit/),
+    );
     await assert.rejects(sandbox.query('s', bytes.slice(), "SELECT length(printf('%.*c', 50000000, 'x'))"), status(413, /memory limit/));
     // temporary tables live in SQLite's capped heap, not in the engine's file system
     await assert.rejects(
-      sandbox.exec('s', bytes.slice(), 'CREATE TEMP TABLE big AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(1000000) FROM c', undefined, { maxDatabaseBytes: 1e9 }),
+      sandbox.exec(
+        's',
+        bytes.slice(),
+        'CREATE TEMP TABLE big AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(1000000) FROM c',
+        undefined,
+        { maxDatabaseBytes: 1e9 },
+      ),
       status(413, /memory limit/),
     );
     await assert.rejects(
-      sandbox.query('s', bytes.slice(), 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(100000) FROM c'),
+      sandbox.query(
+        's',
+        bytes.slice(),
+        'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(100000) FROM c',
+      ),
       status(413, /result exceeds 1048576 bytes/),
     );
     await assert.rejects(
-      sandbox.exec('s', bytes.slice(), 'INSERT INTO b SELECT randomblob(10000) FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT i FROM c)', undefined, { maxDatabaseBytes: 100_000 }),
+      sandbox.exec(
+        's',
+        bytes.slice(),
+        'INSERT INTO b SELECT randomblob(10000) FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT i FROM c)',
+        undefined,
+        { maxDatabaseBytes: 100_000 },
+      ),
       status(413, /would exceed its size limit of 100000 bytes/),
     );
-    const fits = await sandbox.exec('s', bytes.slice(), 'INSERT INTO b VALUES (randomblob(10000))', undefined, { maxDatabaseBytes: 100_000 });
+    const fits = await sandbox.exec('s', bytes.slice(), 'INSERT INTO b VALUES (randomblob(10000))', undefined, {
+      maxDatabaseBytes: 100_000,
+    });
     assert.equal(fits.result.changes, 1);
     assert.equal(sandbox.stats().replaced, 0, 'SQLite refused these itself; no worker had to die');
   });
@@ -67,7 +99,11 @@ describe('SQL sandbox (worker threads)', () => {
     const sandbox = await warmSandbox(t, { workers: 1, workerHeapMb: 32, maxResultBytes: 2 ** 31 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
     await assert.rejects(
-      sandbox.query('s', bytes.slice(), "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT printf('%.*c', 1000000, 'x') || i FROM c"),
+      sandbox.query(
+        's',
+        bytes.slice(),
+        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT printf('%.*c', 1000000, 'x') || i FROM c",
+      ),
       status(413, /exceeded the memory limit and was stopped/),
     );
     assert.equal(sandbox.stats().replaced, 1);
@@ -77,10 +113,20 @@ describe('SQL sandbox (worker threads)', () => {
   it('caps rows at the query limit even when the statement could produce millions', async (t) => {
     const sandbox = await warmSandbox(t, { workers: 1 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
-    const many = await sandbox.query('s', bytes.slice(), 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c');
+    const many = await sandbox.query(
+      's',
+      bytes.slice(),
+      'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c',
+    );
     assert.equal(many.rows.length, 1000);
     assert.equal(many.truncated, true);
-    const few = await sandbox.query('s', bytes.slice(), 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c', undefined, { limit: 3 });
+    const few = await sandbox.query(
+      's',
+      bytes.slice(),
+      'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c',
+      undefined,
+      { limit: 3 },
+    );
     assert.deepEqual(few.rows, [[1], [2], [3]]);
   });
 
@@ -89,7 +135,10 @@ describe('SQL sandbox (worker threads)', () => {
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
     const running = sandbox.query('a', bytes.slice(), RUNAWAY_SQL);
     const waiting = sandbox.query('a', bytes.slice(), 'SELECT 1');
-    await assert.rejects(sandbox.query('a', bytes.slice(), 'SELECT 2'), status(429, /Too many SQL statements at once for this session \(at most 2\)/));
+    await assert.rejects(
+      sandbox.query('a', bytes.slice(), 'SELECT 2'),
+      status(429, /Too many SQL statements at once for this session \(at most 2\)/),
+    );
     await assert.rejects(sandbox.query('b', bytes.slice(), 'SELECT 3'), status(503, /SQL engine is busy/));
     await assert.rejects(running, status(422, /limit and was stopped/));
     assert.deepEqual((await waiting).rows, [[1]]);
@@ -100,8 +149,17 @@ describe('SQL sandbox (worker threads)', () => {
   it('refuses pragmas that would lift its limits', async (t) => {
     const sandbox = await warmSandbox(t, { workers: 1 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
-    for (const sql of ['PRAGMA max_page_count = 999999999', 'PRAGMA main.page_size = 65536', 'pragma temp_store=FILE', 'PRAGMA soft_heap_limit = 0']) {
-      await assert.rejects(sandbox.exec('s', bytes.slice(), sql, undefined, { maxDatabaseBytes: 1e6 }), status(422, /is not allowed: the service sets it/), sql);
+    for (const sql of [
+      'PRAGMA max_page_count = 999999999',
+      'PRAGMA main.page_size = 65536',
+      'pragma temp_store=FILE',
+      'PRAGMA soft_heap_limit = 0',
+    ]) {
+      await assert.rejects(
+        sandbox.exec('s', bytes.slice(), sql, undefined, { maxDatabaseBytes: 1e6 }),
+        status(422, /is not allowed: the service sets it/),
+        sql,
+      );
     }
     assert.deepEqual((await sandbox.query('s', bytes.slice(), "PRAGMA table_info('t')")).rows.length, 1);
   });
@@ -174,7 +232,10 @@ describe('session_sql_database through real turns (sandboxed)', () => {
     const third = await runSql(app, id, 'CREATE TABLE x (y)', { database: 'third' });
     assert.equal(third.success, false);
     assert.match(third.error!, /already has 2 SQL databases, the maximum/);
-    const [listed] = await app.app.services.store.sql<{ n: unknown }>('select count(*) as n from session_sql_databases where session_id = ?', [id]);
+    const [listed] = await app.app.services.store.sql<{ n: unknown }>(
+      'select count(*) as n from session_sql_databases where session_id = ?',
+      [id],
+    );
     assert.equal(Number(listed!.n), 2);
   });
 });

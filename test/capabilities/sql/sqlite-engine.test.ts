@@ -10,14 +10,21 @@ describe('sqlite engine', () => {
     const db = await openDatabase(null);
     try {
       db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score REAL DEFAULT 0)');
-      assert.deepEqual(db.exec("INSERT INTO t (name) VALUES ('a'), ('b'); INSERT INTO t (name) VALUES ('c')"), { changes: 3, last_insert_rowid: 3 });
+      assert.deepEqual(db.exec("INSERT INTO t (name) VALUES ('a'), ('b'); INSERT INTO t (name) VALUES ('c')"), {
+        changes: 3,
+        last_insert_rowid: 3,
+      });
       assert.deepEqual(db.exec('UPDATE t SET score = ? WHERE name = ?', [1.5, 'b']), { changes: 1, last_insert_rowid: 3 });
       assert.deepEqual(db.query('SELECT id, name, score FROM t ORDER BY id'), {
         columns: ['id', 'name', 'score'],
-        rows: [[1, 'a', 0], [2, 'b', 1.5], [3, 'c', 0]],
+        rows: [
+          [1, 'a', 0],
+          [2, 'b', 1.5],
+          [3, 'c', 0],
+        ],
         truncated: false,
       });
-      assert.deepEqual(db.query('SELECT x\'0102\' AS b, NULL AS n').rows, [[new Uint8Array([1, 2]), null]]);
+      assert.deepEqual(db.query("SELECT x'0102' AS b, NULL AS n").rows, [[new Uint8Array([1, 2]), null]]);
     } finally {
       db.close();
     }
@@ -39,8 +46,14 @@ describe('sqlite engine', () => {
     try {
       one.exec('CREATE TABLE only_in_one (x)');
       two.exec('CREATE TABLE only_in_two (y)');
-      assert.deepEqual(one.schema().map((o) => o.name), ['only_in_one']);
-      assert.deepEqual(two.schema().map((o) => o.name), ['only_in_two']);
+      assert.deepEqual(
+        one.schema().map((o) => o.name),
+        ['only_in_one'],
+      );
+      assert.deepEqual(
+        two.schema().map((o) => o.name),
+        ['only_in_two'],
+      );
       assert.throws(() => two.query('SELECT * FROM only_in_one'), sqlError(/no such table: only_in_one/));
       const file = one.query('SELECT file FROM pragma_database_list WHERE name = ?', ['main']).rows[0]![0];
       assert.throws(() => two.exec(`ATTACH '${String(file)}' AS other`), sqlError(/ATTACH is not allowed/));
@@ -61,14 +74,18 @@ describe('sqlite engine', () => {
     assert.equal(full.rows.length, 1000);
     assert.equal(full.truncated, true);
     assert.equal(db.query('SELECT i FROM n', [], { limit: 5000 }).rows.length, 1000);
-    assert.deepEqual(db.query('SELECT i FROM n ORDER BY i', undefined, { limit: 2 }), { columns: ['i'], rows: [[1], [2]], truncated: true });
+    assert.deepEqual(db.query('SELECT i FROM n ORDER BY i', undefined, { limit: 2 }), {
+      columns: ['i'],
+      rows: [[1], [2]],
+      truncated: true,
+    });
     assert.equal(db.query('SELECT count(*) FROM n').truncated, false);
     db.close();
   });
 
   it('keeps queries read-only', async () => {
     const db = await openDatabase(null);
-    db.exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)");
+    db.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
     assert.throws(() => db.query('DELETE FROM t'), sqlError(/must be read-only/));
     assert.throws(() => db.query('WITH d AS (SELECT 1) DELETE FROM t'), sqlError(/must be read-only/));
     assert.throws(() => db.query('SELECT 1; DELETE FROM t'), sqlError(/exactly one statement/));
@@ -99,9 +116,18 @@ describe('sqlite engine', () => {
 
   it('describes the schema with columns', async () => {
     const db = await openDatabase(null);
-    db.exec("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'x'); CREATE INDEX people_name ON people(name); CREATE VIEW names AS SELECT name FROM people");
+    db.exec(
+      "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'x'); CREATE INDEX people_name ON people(name); CREATE VIEW names AS SELECT name FROM people",
+    );
     const schema = db.schema();
-    assert.deepEqual(schema.map((o) => [o.type, o.name, o.table]), [['table', 'people', 'people'], ['view', 'names', 'names'], ['index', 'people_name', 'people']]);
+    assert.deepEqual(
+      schema.map((o) => [o.type, o.name, o.table]),
+      [
+        ['table', 'people', 'people'],
+        ['view', 'names', 'names'],
+        ['index', 'people_name', 'people'],
+      ],
+    );
     assert.deepEqual(schema[0]!.columns, [
       { name: 'id', type: 'INTEGER', notnull: false, default_value: null, primary_key: true },
       { name: 'name', type: 'TEXT', notnull: true, default_value: "'x'", primary_key: false },

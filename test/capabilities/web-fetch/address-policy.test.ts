@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { blockedAddressReason, isHostRuleMatch, metadataAddressReason, parseHostAllowlist } from '../../../src/capabilities/web-fetch/address-policy.js';
+import {
+  blockedAddressReason,
+  isHostRuleMatch,
+  metadataAddressReason,
+  parseHostAllowlist,
+} from '../../../src/capabilities/web-fetch/address-policy.js';
 
 describe('blockedAddressReason', () => {
   it('refuses loopback, private, link-local, metadata, CGNAT, unspecified, multicast and reserved IPv4', () => {
@@ -88,7 +93,11 @@ describe('operator host allowlists (parseHostAllowlist, isHostRuleMatch)', () =>
 
   it('host:port entries match that port only; several entries are comma-separated', () => {
     const list = ' 127.0.0.1:8080 , llm.internal , [::1]:9000 ';
-    assert.deepEqual(parseHostAllowlist(list), [{ host: '127.0.0.1', port: 8080 }, { host: 'llm.internal', port: null }, { host: '::1', port: 9000 }]);
+    assert.deepEqual(parseHostAllowlist(list), [
+      { host: '127.0.0.1', port: 8080 },
+      { host: 'llm.internal', port: null },
+      { host: '::1', port: 9000 },
+    ]);
     assert.equal(allowed('127.0.0.1', 8080, list), true);
     assert.equal(allowed('127.0.0.1', 8081, list), false);
     assert.equal(allowed('llm.internal', 443, list), true);

@@ -71,7 +71,10 @@ describe('fetch_url SSRF protection', () => {
 
   it('refuses a DNS name that resolves to loopback', async () => {
     hits = [];
-    await assert.rejects(fetchTool.execute({ url: `http://localhost:${port}/plain` }, createFakeToolContext()), refused(/localhost resolves to .* \(loopback\)/));
+    await assert.rejects(
+      fetchTool.execute({ url: `http://localhost:${port}/plain` }, createFakeToolContext()),
+      refused(/localhost resolves to .* \(loopback\)/),
+    );
     assert.deepEqual(hits, []);
   });
 
@@ -79,14 +82,19 @@ describe('fetch_url SSRF protection', () => {
     hits = [];
     redirectTarget = `http://127.0.0.1:${port}/plain`;
     // The first host is allowlisted by the operator and pinned to the local server; the redirect target is not allowlisted.
-    const tool = operatorAllows('public.test', { resolve: async (h) => (h === 'public.test' ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(h)) });
+    const tool = operatorAllows('public.test', {
+      resolve: async (h) => (h === 'public.test' ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(h)),
+    });
     await assert.rejects(tool.execute({ url: `http://public.test:${port}/to-loopback` }, createFakeToolContext()), refused(/loopback/));
     assert.deepEqual(hits, ['/to-loopback']);
   });
 
   it('never fetches cloud metadata, even when the operator allowlisted it (or everything)', async () => {
     for (const list of ['169.254.169.254', '*']) {
-      await assert.rejects(operatorAllows(list).execute({ url: 'http://169.254.169.254/' }, createFakeToolContext()), refused(/cloud metadata/));
+      await assert.rejects(
+        operatorAllows(list).execute({ url: 'http://169.254.169.254/' }, createFakeToolContext()),
+        refused(/cloud metadata/),
+      );
     }
   });
 
@@ -100,7 +108,10 @@ describe('fetch_url SSRF protection', () => {
     hits = [];
     for (const allow_hosts of [['127.0.0.1'], ['*.0.0.1'], ['localhost', '[::1]'], ['*']]) {
       const tenant = createFakeToolContext({ config: { allow_hosts } });
-      await assert.rejects(fetchTool.execute({ url: local('/plain') }, tenant), refused(/127\.0\.0\.1 \(loopback\).*WEB_FETCH_ALLOWED_PRIVATE_HOSTS/));
+      await assert.rejects(
+        fetchTool.execute({ url: local('/plain') }, tenant),
+        refused(/127\.0\.0\.1 \(loopback\).*WEB_FETCH_ALLOWED_PRIVATE_HOSTS/),
+      );
       await assert.rejects(fetchTool.execute({ url: `http://localhost:${port}/plain` }, tenant), refused(/loopback/));
     }
     assert.deepEqual(hits, [], 'nothing reached the local server');
@@ -111,11 +122,23 @@ describe('fetch_url SSRF protection', () => {
 
   it('operator wildcards never match IP literals; a port pins the entry to that port', async () => {
     const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
-    await assert.rejects(operatorAllows('*.0.0.1', { resolve }).execute({ url: local('/plain') }, createFakeToolContext()), refused(/loopback/));
-    const byName = await operatorAllows('*.internal.test', { resolve }).execute({ url: `http://svc.internal.test:${port}/plain` }, createFakeToolContext());
+    await assert.rejects(
+      operatorAllows('*.0.0.1', { resolve }).execute({ url: local('/plain') }, createFakeToolContext()),
+      refused(/loopback/),
+    );
+    const byName = await operatorAllows('*.internal.test', { resolve }).execute(
+      { url: `http://svc.internal.test:${port}/plain` },
+      createFakeToolContext(),
+    );
     assert.equal(byName.content[1]!.text, 'just text');
-    await assert.rejects(operatorAllows(`127.0.0.1:${port + 1}`).execute({ url: local('/plain') }, createFakeToolContext()), refused(/loopback/));
-    assert.equal((await operatorAllows(`127.0.0.1:${port}`).execute({ url: local('/plain') }, createFakeToolContext())).content[1]!.text, 'just text');
+    await assert.rejects(
+      operatorAllows(`127.0.0.1:${port + 1}`).execute({ url: local('/plain') }, createFakeToolContext()),
+      refused(/loopback/),
+    );
+    assert.equal(
+      (await operatorAllows(`127.0.0.1:${port}`).execute({ url: local('/plain') }, createFakeToolContext())).content[1]!.text,
+      'just text',
+    );
   });
 
   it('refuses non-http schemes, credentials and garbage', async () => {
@@ -130,8 +153,14 @@ describe('fetch_url on a local server the operator allowlisted', () => {
   it('converts HTML to Markdown, dropping scripts', async () => {
     const result = await localFetch.execute({ url: local('/page') }, allowLocal());
     assert.deepEqual(meta(result), {
-      url: local('/page'), status: 200, status_text: 'OK', content_type: 'text/html; charset=utf-8',
-      bytes: Buffer.byteLength(PAGE), truncated: false, redirects: [], kind: 'html',
+      url: local('/page'),
+      status: 200,
+      status_text: 'OK',
+      content_type: 'text/html; charset=utf-8',
+      bytes: Buffer.byteLength(PAGE),
+      truncated: false,
+      redirects: [],
+      kind: 'html',
     });
     assert.equal(result.content[1]!.text, '# Hello\n\nA [link](https://x.test/).');
   });
@@ -148,7 +177,10 @@ describe('fetch_url on a local server the operator allowlisted', () => {
   });
 
   it('caps redirects', async () => {
-    await assert.rejects(localFetch.execute({ url: local('/loop') }, allowLocal({ max_redirects: 3 })), refused(/Too many redirects \(more than 3\)/));
+    await assert.rejects(
+      localFetch.execute({ url: local('/loop') }, allowLocal({ max_redirects: 3 })),
+      refused(/Too many redirects \(more than 3\)/),
+    );
   });
 
   it('truncates at max_bytes and flags it', async () => {
@@ -197,6 +229,9 @@ describe('fetch_url on a local server the operator allowlisted', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     closed.close();
-    await assert.rejects(localFetch.execute({ url: `http://127.0.0.1:${deadPort}/` }, allowLocal()), refused(/request failed: .*ECONNREFUSED/));
+    await assert.rejects(
+      localFetch.execute({ url: `http://127.0.0.1:${deadPort}/` }, allowLocal()),
+      refused(/request failed: .*ECONNREFUSED/),
+    );
   });
 });

@@ -13,7 +13,10 @@ describe('renderBody', () => {
 
   it('returns other text types as they are, decoding the charset', async () => {
     assert.deepEqual(await renderBody(Buffer.from('{"a":1}'), 'application/json', 'markdown'), { kind: 'text', content: '{"a":1}' });
-    assert.deepEqual(await renderBody(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/plain; charset=iso-8859-1', 'markdown'), { kind: 'text', content: 'café' });
+    assert.deepEqual(await renderBody(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/plain; charset=iso-8859-1', 'markdown'), {
+      kind: 'text',
+      content: 'café',
+    });
     assert.equal((await renderBody(Buffer.from('<feed/>'), 'application/atom+xml', 'markdown')).kind, 'text');
   });
 

@@ -70,10 +70,19 @@ describe('fetch_url request headers with {{secret:NAME}}', () => {
     seen = [];
     const ctx = await contextWithSecret();
     await fetchTool.execute({ url: `${firstOrigin}/here`, headers: { Authorization: 'Bearer {{secret:API_TOKEN}}' } }, ctx);
-    assert.deepEqual(seen.map((s) => s.headers.authorization), [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+    assert.deepEqual(
+      seen.map((s) => s.headers.authorization),
+      [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`],
+    );
     seen = [];
     await fetchTool.execute({ url: `${firstOrigin}/away`, headers: { Authorization: 'Bearer {{secret:API_TOKEN}}' } }, ctx);
-    assert.deepEqual(seen.map((s) => [s.origin, s.headers.authorization]), [[firstOrigin, `Bearer ${TOKEN}`], [secondOrigin, undefined]]);
+    assert.deepEqual(
+      seen.map((s) => [s.origin, s.headers.authorization]),
+      [
+        [firstOrigin, `Bearer ${TOKEN}`],
+        [secondOrigin, undefined],
+      ],
+    );
   });
 
   it('refuses unknown secrets, reserved or malformed headers and secrets with line breaks, without sending anything', async () => {

@@ -39,7 +39,12 @@ function encode(reply: FakeReply, body: any): string[] {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: u.input_tokens - u.cache_read_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: u.cache_read_tokens, output_tokens: 1 },
+      usage: {
+        input_tokens: u.input_tokens - u.cache_read_tokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: u.cache_read_tokens,
+        output_tokens: 1,
+      },
     },
   });
   let index = 0;

@@ -32,7 +32,11 @@ export const GEMINI_RETRY_DELAY_S = 2;
 function encode(reply: FakeReply, body: any): string[] {
   const u = reply.usage ?? DEFAULT_FAKE_USAGE;
   const frame = (parts: object[], extra: object = {}) =>
-    sseFrame({ candidates: [{ content: { parts, role: 'model' }, index: 0, ...extra }], modelVersion: 'gemini-fake', responseId: 'r1' }, undefined, '\r\n');
+    sseFrame(
+      { candidates: [{ content: { parts, role: 'model' }, index: 0, ...extra }], modelVersion: 'gemini-fake', responseId: 'r1' },
+      undefined,
+      '\r\n',
+    );
   const frames: string[] = [];
   for (const text of reply.thinking ?? []) frames.push(frame([{ text, thought: true }]));
   for (const [i, text] of (reply.text ?? []).entries()) {
@@ -53,7 +57,17 @@ function encode(reply: FakeReply, body: any): string[] {
     totalTokenCount: u.input_tokens + u.output_tokens,
   };
   const finishReason = reply.stop === 'max_tokens' ? 'MAX_TOKENS' : 'STOP';
-  frames.push(sseFrame({ candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason, index: 0 }], usageMetadata, modelVersion: 'gemini-fake' }, undefined, '\r\n'));
+  frames.push(
+    sseFrame(
+      {
+        candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason, index: 0 }],
+        usageMetadata,
+        modelVersion: 'gemini-fake',
+      },
+      undefined,
+      '\r\n',
+    ),
+  );
   void body;
   return frames;
 }
@@ -82,7 +96,14 @@ export const geminiCodec: VendorCodec = {
   encode,
   errorBody(status) {
     const details = status === 429 ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${GEMINI_RETRY_DELAY_S}s` }] : [];
-    return { error: { code: status, message: status === 401 ? GEMINI_ERROR_SECRET : `fake ${STATUS[status] ?? 'ERROR'}`, status: STATUS[status] ?? 'UNKNOWN', details } };
+    return {
+      error: {
+        code: status,
+        message: status === 401 ? GEMINI_ERROR_SECRET : `fake ${STATUS[status] ?? 'ERROR'}`,
+        status: STATUS[status] ?? 'UNKNOWN',
+        details,
+      },
+    };
   },
   modelsBody,
 };

@@ -30,15 +30,29 @@ function responsesFrames(reply: FakeReply, body: any): string[] {
   const frames: string[] = [];
   const ev = (type: string, data: object) => frames.push(sseFrame({ type, sequence_number: seq++, ...data }, type));
   const output: any[] = [];
-  const base = { id: 'resp_1', object: 'response', created_at: 1, model: body?.model ?? 'gpt', output, error: null, incomplete_details: null };
+  const base = {
+    id: 'resp_1',
+    object: 'response',
+    created_at: 1,
+    model: body?.model ?? 'gpt',
+    output,
+    error: null,
+    incomplete_details: null,
+  };
   ev('response.created', { response: { ...base, status: 'in_progress', usage: null } });
   ev('response.in_progress', { response: { ...base, status: 'in_progress', usage: null } });
   if (reply.thinking?.length) {
     const item = { type: 'reasoning', id: 'rs_1', summary: [] as object[] };
     const output_index = output.length;
     ev('response.output_item.added', { output_index, item });
-    ev('response.reasoning_summary_part.added', { item_id: item.id, output_index, summary_index: 0, part: { type: 'summary_text', text: '' } });
-    for (const delta of reply.thinking) ev('response.reasoning_summary_text.delta', { item_id: item.id, output_index, summary_index: 0, delta });
+    ev('response.reasoning_summary_part.added', {
+      item_id: item.id,
+      output_index,
+      summary_index: 0,
+      part: { type: 'summary_text', text: '' },
+    });
+    for (const delta of reply.thinking)
+      ev('response.reasoning_summary_text.delta', { item_id: item.id, output_index, summary_index: 0, delta });
     const text = reply.thinking.join('');
     ev('response.reasoning_summary_text.done', { item_id: item.id, output_index, summary_index: 0, text });
     ev('response.reasoning_summary_part.done', { item_id: item.id, output_index, summary_index: 0, part: { type: 'summary_text', text } });
@@ -50,8 +64,14 @@ function responsesFrames(reply: FakeReply, body: any): string[] {
     const output_index = output.length;
     const item = { type: 'message', id: 'msg_1', role: 'assistant', status: 'in_progress', content: [] as object[] };
     ev('response.output_item.added', { output_index, item });
-    ev('response.content_part.added', { item_id: item.id, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-    for (const delta of reply.text) ev('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta, logprobs: [] });
+    ev('response.content_part.added', {
+      item_id: item.id,
+      output_index,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
+    for (const delta of reply.text)
+      ev('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta, logprobs: [] });
     const text = reply.text.join('');
     const part = { type: 'output_text', text, annotations: [] };
     ev('response.output_text.done', { item_id: item.id, output_index, content_index: 0, text, logprobs: [] });
@@ -89,13 +109,20 @@ function responsesFrames(reply: FakeReply, body: any): string[] {
 
 function chatFrames(reply: FakeReply, body: any): string[] {
   const chunk = (delta: object, finish_reason: string | null = null) =>
-    sseFrame({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: body?.model ?? 'gpt', choices: [{ index: 0, delta, logprobs: null, finish_reason }] });
+    sseFrame({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: body?.model ?? 'gpt',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason }],
+    });
   const frames = [chunk({ role: 'assistant', content: '', refusal: null })];
   for (const text of reply.thinking ?? []) frames.push(chunk({ reasoning_content: text }));
   for (const content of reply.text ?? []) frames.push(chunk({ content }));
   for (const [index, call] of (reply.tool_calls ?? []).entries()) {
     frames.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const args of fragments(JSON.stringify(call.arguments))) frames.push(chunk({ tool_calls: [{ index, function: { arguments: args } }] }));
+    for (const args of fragments(JSON.stringify(call.arguments)))
+      frames.push(chunk({ tool_calls: [{ index, function: { arguments: args } }] }));
   }
   const finish = reply.stop === 'max_tokens' ? 'length' : reply.tool_calls?.length ? 'tool_calls' : 'stop';
   frames.push(chunk({}, finish));

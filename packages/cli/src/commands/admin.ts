@@ -34,7 +34,10 @@ export function adminCommand(program: Command): void {
     .option('--expires-at <iso>', 'expiry time (ISO 8601)')
     .action(async (opts: { name: string; expiresAt?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const created = await clientFor(g).auth.apiKeys.create({ name: opts.name, ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}) });
+      const created = await clientFor(g).auth.apiKeys.create({
+        name: opts.name,
+        ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}),
+      });
       if (g.json) printJson(created);
       else process.stdout.write(`${created.key}\n`);
     });

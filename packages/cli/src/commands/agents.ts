@@ -5,7 +5,13 @@ import { clientFor, UsageError } from '../context.js';
 import { printJson, printTable, withSpinner, type GlobalOptions } from '../output.js';
 import { readStdin } from '../stdin.js';
 
-const CONTENT_TYPES: Record<string, string> = { '.md': 'text/markdown', '.markdown': 'text/markdown', '.yaml': 'application/yaml', '.yml': 'application/yaml', '.json': 'application/json' };
+const CONTENT_TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.yaml': 'application/yaml',
+  '.yml': 'application/yaml',
+  '.json': 'application/json',
+};
 
 /** `agents ls|create|import|export`. */
 export function agentsCommand(program: Command): void {
@@ -49,11 +55,15 @@ export function agentsCommand(program: Command): void {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const client = clientFor(g);
       if (!file && !opts.example) throw new UsageError('give a file, "-" for stdin, or --example <name>');
-      const agent = await withSpinner('importing', async () => {
-        if (opts.example) return client.agents.importExample(opts.example);
-        const text = file === '-' ? await readStdin() : readFileSync(file!, 'utf8');
-        return client.agents.import(text, opts.contentType ?? CONTENT_TYPES[extname(file ?? '').toLowerCase()] ?? 'text/markdown');
-      }, g.json);
+      const agent = await withSpinner(
+        'importing',
+        async () => {
+          if (opts.example) return client.agents.importExample(opts.example);
+          const text = file === '-' ? await readStdin() : readFileSync(file!, 'utf8');
+          return client.agents.import(text, opts.contentType ?? CONTENT_TYPES[extname(file ?? '').toLowerCase()] ?? 'text/markdown');
+        },
+        g.json,
+      );
       if (g.json) printJson(agent);
       else process.stdout.write(`${agent.id}\n`);
     });

@@ -128,7 +128,10 @@ function renderer(json: boolean, firstOutput: () => void): (e: SessionEvent) => 
       case 'tool.started':
         return void out(style('cyan', `→ ${e.data.tool_call.name}(${JSON.stringify(e.data.tool_call.arguments ?? {})})`) + '\n');
       case 'tool.completed':
-        return void out((e.data.success ? style('green', `✓ ${e.data.tool_name}`) : style('red', `✗ ${e.data.tool_name}: ${e.data.error ?? 'error'}`)) + '\n');
+        return void out(
+          (e.data.success ? style('green', `✓ ${e.data.tool_name}`) : style('red', `✗ ${e.data.tool_name}: ${e.data.error ?? 'error'}`)) +
+            '\n',
+        );
       case 'tool.call_requested':
         return void out(style('yellow', `? client tool ${e.data.tool_calls.map((c) => c.name).join(', ')}`) + '\n');
       case 'turn.failed':

@@ -33,7 +33,11 @@ export function eventsCommand(program: Command): void {
       if (!opts.follow) {
         let since = opts.since;
         for (;;) {
-          const page = await client.sessions.events(sessionId, { ...(since ? { since_id: since } : {}), ...(opts.types ? { types: opts.types } : {}), ...(opts.exclude ? { exclude: opts.exclude } : {}) });
+          const page = await client.sessions.events(sessionId, {
+            ...(since ? { since_id: since } : {}),
+            ...(opts.types ? { types: opts.types } : {}),
+            ...(opts.exclude ? { exclude: opts.exclude } : {}),
+          });
           for (const e of page.data) {
             print(e as SessionEvent);
             count++;
@@ -47,9 +51,14 @@ export function eventsCommand(program: Command): void {
       const ac = new AbortController();
       process.once('SIGINT', () => ac.abort());
       const stream = client.sessions.stream(sessionId, {
-        since: opts.since, types: opts.types, exclude: opts.exclude, signal: ac.signal,
+        since: opts.since,
+        types: opts.types,
+        exclude: opts.exclude,
+        signal: ac.signal,
         auth: opts.streamToken ? 'stream-token' : 'header',
-        onReconnect: (i) => { if (!g.json && process.stderr.isTTY) process.stderr.write(style('dim', `(reconnecting: ${i.reason})\n`)); },
+        onReconnect: (i) => {
+          if (!g.json && process.stderr.isTTY) process.stderr.write(style('dim', `(reconnecting: ${i.reason})\n`));
+        },
       });
       for await (const e of stream) {
         print(e);
@@ -60,6 +69,7 @@ export function eventsCommand(program: Command): void {
 }
 
 function line(e: SessionEvent): string {
-  const data = e.type === 'output.message.delta' || e.type === 'reason.thinking.delta' ? JSON.stringify(e.data.delta) : JSON.stringify(e.data);
+  const data =
+    e.type === 'output.message.delta' || e.type === 'reason.thinking.delta' ? JSON.stringify(e.data.delta) : JSON.stringify(e.data);
   return `${style('dim', e.ts)} ${style('bold', e.type.padEnd(26))} ${data.length > 160 ? data.slice(0, 157) + '…' : data}`;
 }

@@ -13,7 +13,11 @@ export function sessionsCommand(program: Command): void {
     .option('--offset <n>', 'skip this many', (v) => Number(v), 0)
     .action(async (opts: { agent?: string; limit: number; offset: number }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const page = await clientFor(g).sessions.list({ limit: opts.limit, offset: opts.offset, ...(opts.agent ? { agent_id: opts.agent } : {}) });
+      const page = await clientFor(g).sessions.list({
+        limit: opts.limit,
+        offset: opts.offset,
+        ...(opts.agent ? { agent_id: opts.agent } : {}),
+      });
       if (g.json) printJson(page);
       else printTable(page.data, ['id', 'title', 'status', 'agent_id', 'updated_at']);
     });
