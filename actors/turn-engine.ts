@@ -76,13 +76,14 @@ export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions =
       { store, turns: bus.turns, events: bus.events, status, log },
       { intervalMs: config.TURN_SWEEP_INTERVAL_MS, minAgeMs: config.TURN_SWEEP_MIN_AGE_MS },
     );
-    return {
-      ...worker,
-      async stop() {
+    // The worker itself, not a copy: its `running` and `paused` are getters read later.
+    const stopWorker = worker.stop;
+    return Object.assign(worker, {
+      async stop(opts?: Parameters<TurnWorker['stop']>[0]) {
         sweeper.stop();
-        await worker.stop();
+        await stopWorker(opts);
       },
-    };
+    });
   }
 
   return { ports, startWorker };
