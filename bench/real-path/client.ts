@@ -19,6 +19,7 @@
  * JSON report.
  */
 import { createParser } from 'eventsource-parser';
+import { runMeasuredWindow, type WindowState } from '../lib/measured-window.js';
 
 export interface RealPathClientOptions {
   target: 'ours' | 'langgraph';
@@ -147,15 +148,13 @@ async function main(): Promise<void> {
   const convSamples: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
-  let measuring = false;
-  let stopping = false;
 
-  async function loop(): Promise<void> {
-    while (!stopping) {
+  async function loop(w: WindowState): Promise<void> {
+    while (!w.stopping) {
       try {
         const r = await oneTurn();
         // A turn counts when it ended inside the measured window (throughput = completions / window).
-        if (measuring) {
+        if (w.measuring) {
           turnSamples.push(r.turnMs);
           convSamples.push(r.conversationMs);
         }
@@ -167,17 +166,9 @@ async function main(): Promise<void> {
     }
   }
 
-  const loops = Array.from({ length: opts.sessions }, () => loop());
-  await new Promise((r) => setTimeout(r, opts.warmupS * 1000));
-  measuring = true;
-  process.stdout.write('{"phase":"measure"}\n');
-  const start = performance.now();
-  await new Promise((r) => setTimeout(r, opts.durationS * 1000));
-  measuring = false;
-  const elapsed = (performance.now() - start) / 1000;
-  process.stdout.write('{"phase":"done"}\n');
-  stopping = true;
-  await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 15_000))]);
+  const elapsed = await runMeasuredWindow({ warmupS: opts.warmupS, durationS: opts.durationS, drainMs: 15_000 }, (w) =>
+    Array.from({ length: opts.sessions }, () => loop(w)),
+  );
   const report: RealPathClientReport = {
     target: opts.target,
     sessions: opts.sessions,

@@ -14,6 +14,7 @@
  * Prints one JSON report on stdout.
  */
 import { createParser } from 'eventsource-parser';
+import { runMeasuredWindow, type WindowState } from '../lib/measured-window.js';
 
 interface ClientOptions {
   base: string;
@@ -119,21 +120,19 @@ async function main(): Promise<void> {
   let busyRetries = 0;
   let errors = 0;
   let firstError: string | undefined;
-  let measuring = false;
-  let stopping = false;
   let turns = 0;
 
   const periodMs = opts.rate > 0 ? (opts.sessions / opts.rate) * 1000 : 0;
 
-  async function loop(i: number): Promise<void> {
+  async function loop(i: number, w: WindowState): Promise<void> {
     let done = 0;
     let nextAt = performance.now() + (periodMs * i) / opts.sessions;
-    while (!stopping) {
+    while (!w.stopping) {
       if (opts.turnsPerSession > 0 && done >= opts.turnsPerSession) {
         // Set up the next conversation outside the measured path.
         const s0 = performance.now();
         const next = await newSession();
-        if (measuring) setups.push(performance.now() - s0);
+        if (w.measuring) setups.push(performance.now() - s0);
         slots[i]!.stream.close();
         slots[i] = next;
         done = 0;
@@ -143,7 +142,7 @@ async function main(): Promise<void> {
         const wait = nextAt - performance.now();
         if (wait > 0) await new Promise((res) => setTimeout(res, wait));
         nextAt = Math.max(nextAt + periodMs, performance.now()); // behind: no burst to catch up
-        if (stopping) break;
+        if (w.stopping) break;
       }
       const { id, stream } = slots[i]!;
       const completed = stream.next('turn.completed');
@@ -162,7 +161,7 @@ async function main(): Promise<void> {
         continue;
       }
       const at = await completed;
-      if (measuring) {
+      if (w.measuring) {
         samples.push(at - t0);
         turns++;
       }
@@ -171,17 +170,9 @@ async function main(): Promise<void> {
     }
   }
 
-  const loops = slots.map((_, i) => loop(i));
-  await new Promise((r) => setTimeout(r, opts.warmupS * 1000));
-  measuring = true;
-  process.stdout.write('{"phase":"measure"}\n');
-  const start = performance.now();
-  await new Promise((r) => setTimeout(r, opts.durationS * 1000));
-  measuring = false;
-  const elapsed = (performance.now() - start) / 1000;
-  process.stdout.write('{"phase":"done"}\n');
-  stopping = true;
-  await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 10_000))]);
+  const elapsed = await runMeasuredWindow({ warmupS: opts.warmupS, durationS: opts.durationS, drainMs: 10_000 }, (w) =>
+    slots.map((_, i) => loop(i, w)),
+  );
   for (const s of slots) s.stream.close();
 
   samples.sort((a, b) => a - b);
