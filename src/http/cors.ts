@@ -11,7 +11,7 @@
 /** Request headers a browser client may send cross-origin. */
 export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID, Idempotency-Key, If-None-Match, X-Request-Id';
 /** Response headers a cross-origin script may read (besides the CORS-safelisted ones). */
-export const CORS_EXPOSED_HEADERS = 'Retry-After, ETag, Location, Content-Disposition, Allow, X-Request-Id';
+export const CORS_EXPOSED_HEADERS = 'Retry-After, ETag, Location, Content-Disposition, Allow, X-Request-Id, Idempotent-Replayed';
 /** How long a browser may cache a preflight answer (Chromium caps it at 2 hours). */
 export const CORS_MAX_AGE_S = 600;
 

@@ -93,7 +93,7 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
     assert.equal(list.status, 200);
     assert.equal(list.headers.get('access-control-allow-origin'), ALLOWED);
     const exposed = methodsOf(list.headers, 'access-control-expose-headers');
-    for (const h of ['Retry-After', 'ETag', 'Location']) assert.ok(exposed.has(h), h);
+    for (const h of ['Retry-After', 'ETag', 'Location', 'Idempotent-Replayed']) assert.ok(exposed.has(h), h);
     const denied = await app.request('GET', '/v1/agents', { key: null, headers: { origin: ALLOWED } });
     assert.equal(denied.status, 401);
     assert.equal(denied.headers.get('access-control-allow-origin'), ALLOWED);
