@@ -187,7 +187,8 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     assert.ok(plain.closed, 'and the server hangs up');
     await assert.rejects(
       attempt({ servers: server.address, user: 'api', pass: passwords.api, tls: { caFile: server.pki!.caFile } }),
-      /certificate required/,
+      // The server's TLS alert, or its reset when the alert loses the race with the close (seen under load).
+      /certificate required|ECONNRESET/,
       'TLS without a client certificate',
     );
     await assert.rejects(
