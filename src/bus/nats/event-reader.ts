@@ -203,6 +203,9 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
     const where = sessionSubjects(sessionId, shards);
     if (!isAnyUuid(eventId)) return null;
     const ms = uuidv7Millis(eventId);
+    // No stored event is from the future; a caller's UUID (v4, or any) can name any time up to
+    // the year 10889, which is no valid scan start.
+    if (ms > Date.now() + findSkewMs) return null;
     let found: SessionEvent | null = null;
     await scan(where, { time: new Date(ms - findSkewMs) }, (event, m) => {
       if (event.id === eventId) found = event;
