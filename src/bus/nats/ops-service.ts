@@ -55,6 +55,8 @@ export async function startOpsService(nc: NatsConnection, opts: OpsServiceOption
   void srv.stopped.then((err) => {
     if (err) log.warn({ err }, 'NATS micro service stopped (permissions for $SRV.> and agent_sessions.ops.>?)');
   });
+  // The server has the subscriptions once the flush returns: an operator's ping right after start finds this instance.
+  await nc.flush();
   log.info({ service: OPS_SERVICE_NAME, id, subjects: `${OPS_SUBJECT_PREFIX}.${id}.>` }, 'registered as a NATS micro service');
   return {
     id,
