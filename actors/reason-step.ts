@@ -3,15 +3,18 @@
  * `output.message.started`, batched `output.message.delta`s (about 100 ms), thinking events
  * when the model thinks, then `output.message.completed` (with the tool calls as `tool_call`
  * parts), `llm.generation` and `reason.completed` in one append: the step becomes durable
- * exactly when its result is stored.
+ * exactly when its result is stored. That append is not atomic on NATS; the decider completes
+ * a closing set of which only a prefix was stored (`stepClosingEvents`).
  */
 import type { NewEvent } from '../src/bus/ports.js';
 import { createDeltaBatcher, type DeltaBatcher, type LlmControls, type LlmMessage, type LlmToolDefinition } from '../src/llm/index.js';
 import type { ResolvedModel } from './model-resolver.js';
 import {
+  stepClosingEvents,
   textPart,
   turnEvents,
   ZERO_USAGE,
+  type GenerationFacts,
   type MessagePart,
   type ModelRef,
   type ToolCallRef,
@@ -137,15 +140,13 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
     ...(thought ? { thinking: thought } : {}),
   };
   const model = modelRef(p.model);
-  io.push([
-    turnEvents.outputCompleted(io.newId(), turn, { message, model, usage, ...(providerState ? { provider_state: providerState } : {}) }),
-    turnEvents.llmGeneration(io.newId(), turn, {
-      iteration: p.iteration,
-      model,
-      usage,
-      stop_reason: stopReason,
-      duration_ms: Date.now() - started,
-    }),
-    turnEvents.reasonCompleted(io.newId(), turn, p.iteration, stopReason, calls.length),
-  ]);
+  const generation: GenerationFacts = { stop_reason: stopReason, duration_ms: Date.now() - started, usage };
+  const completed = turnEvents.outputCompleted(io.newId(), turn, {
+    message,
+    model,
+    usage,
+    generation,
+    ...(providerState ? { provider_state: providerState } : {}),
+  });
+  io.push([completed, ...stepClosingEvents(io.newId, turn, { iteration: p.iteration, model, toolCalls: calls.length, generation })]);
 }

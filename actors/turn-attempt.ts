@@ -115,6 +115,7 @@ export class TurnAttempt {
         },
         mayPredateCache: this.#claim.deliveryCount > 1 || this.#job.kind === 'resume',
         stamp: this.#trace.stamp,
+        appendRetryDelaysMs: this.#o.appendRetryDelaysMs,
       },
       cached,
     );
@@ -151,12 +152,15 @@ export class TurnAttempt {
    * The API enqueues, then appends the preamble, then marks the session active; a worker often
    * claims in between. Give the API a moment (appending it ourselves at the same time would only
    * make both writers conflict); if it never comes, the API died: do both here. The API's
-   * append is not atomic on every bus, so wait for its last event, not just turn.started.
+   * append is not atomic on every bus, so wait for its last event (`session.activated`), not
+   * just turn.started; a redelivery looks at the folded turn for it, since a cached fold may
+   * hold it from before this view was opened. Whatever part is missing is appended under the
+   * API's ids, so the part that is there is not stored twice.
    */
   async #ensurePreamble(turnLog: TurnLog): Promise<void> {
     const last = this.#job.preamble?.at(-1)?.id;
     const redelivered = this.#claim.deliveryCount > 1;
-    const stored = () => !last || turnLog.hasStored(last) || (turnLog.state.hasTurnStarted && redelivered);
+    const stored = () => !last || turnLog.hasStored(last) || (turnLog.state.hasTurnStarted && turnLog.state.activated);
     if (!stored()) await this.#awaitPreamble(turnLog, stored);
     const apiDone = stored() && !redelivered;
     if (this.#job.preamble && !stored()) turnLog.push(this.#job.preamble, { shared: true });
@@ -380,6 +384,7 @@ export class TurnAttempt {
         sessionId: this.#sessionId,
         turn: this.#job.turn,
         stamp: this.#trace.stamp,
+        appendRetryDelaysMs: this.#o.appendRetryDelaysMs,
       }));
     const s = turnLog.state;
     if (!s.outcome && !s.idled) {

@@ -11,9 +11,11 @@ import {
   CANCELLED_OUTPUT_TEXT,
   CANCELLED_TOOL_ERROR,
   INTERRUPTED_TOOL_ERROR,
+  stepClosingEvents,
   textPart,
   turnEvents,
   ZERO_USAGE,
+  type GenerationFacts,
   type ModelRef,
   type StoredMessage,
   type ToolCallRef,
@@ -27,6 +29,14 @@ export interface StepState {
   iteration: number;
   /** `output.message.completed` is stored: the LLM call's result is durable. */
   llmDone: boolean;
+  /**
+   * What that message's closing events report (from its metadata), and whether they are
+   * stored: the append that carried all three may have stored only a prefix.
+   */
+  generation: GenerationFacts | null;
+  model: ModelRef | null;
+  generationLogged: boolean;
+  reasonCompleted: boolean;
   toolCalls: readonly ToolCallRef[];
   actStarted: boolean;
   actCompleted: boolean;
@@ -43,6 +53,8 @@ export interface TurnState {
   /** `ts` of `turn.started`, the origin of `duration_ms`. */
   startedAt: string | null;
   hasTurnStarted: boolean;
+  /** This turn's `session.activated` is stored (the last event of its preamble). */
+  activated: boolean;
   /** The input message's `controls` (max_tokens, temperature, model_id, reasoning_effort). */
   controls: Readonly<Record<string, unknown>>;
   steps: readonly StepState[];
@@ -62,6 +74,7 @@ export function initialTurnState(turn: TurnRef): TurnState {
     turn,
     startedAt: null,
     hasTurnStarted: false,
+    activated: false,
     controls: {},
     steps: [],
     usage: ZERO_USAGE,
@@ -77,6 +90,10 @@ function newStep(iteration: number): StepState {
   return {
     iteration,
     llmDone: false,
+    generation: null,
+    model: null,
+    generationLogged: false,
+    reasonCompleted: false,
     toolCalls: [],
     actStarted: false,
     actCompleted: false,
@@ -126,12 +143,24 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     case 'output.message.completed': {
       if (e.metadata?.['cancellation']) return { ...s, cancelClosed: true };
       const calls = toolCallsOf(e.data.message);
-      return withLastStep(s, (step) => ({ ...step, llmDone: true, toolCalls: calls }));
+      const shown = e.data.usage;
+      const generation = generationOf(e.metadata?.['generation']) ?? {
+        // An event of an older version has no record of the call: what the message shows.
+        stop_reason: calls.length ? 'tool_use' : 'end_turn',
+        duration_ms: 0,
+        usage: { input_tokens: shown.input_tokens, output_tokens: shown.output_tokens, cache_read_tokens: 0 },
+      };
+      const { model, model_id, provider_id } = e.data.metadata;
+      const ref = { model, model_id: model_id ?? null, provider_id: provider_id ?? null };
+      return withLastStep(s, (step) => ({ ...step, llmDone: true, toolCalls: calls, generation, model: ref }));
     }
     case 'llm.generation': {
       const { model, model_id, provider_id, usage } = e.data;
-      return { ...s, usage: addUsage(s.usage, usage), model: { model, model_id: model_id ?? null, provider_id: provider_id ?? null } };
+      const logged = withLastStep(s, (step) => ({ ...step, generationLogged: true }));
+      return { ...logged, usage: addUsage(s.usage, usage), model: { model, model_id: model_id ?? null, provider_id: provider_id ?? null } };
     }
+    case 'reason.completed':
+      return withLastStep(s, (step) => ({ ...step, reasonCompleted: true }));
     case 'act.started':
       return withLastStep(s, (step) => ({ ...step, actStarted: true }));
     case 'act.completed':
@@ -162,10 +191,10 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
       if (message.id !== s.turn.input_message_id) return s;
       return { ...s, controls: message.controls ?? {} };
     }
+    case 'session.activated':
+      return { ...s, activated: true };
     case 'session.created':
     case 'session.started':
-    case 'session.activated':
-    case 'reason.completed':
     case 'reason.thinking.started':
     case 'reason.thinking.delta':
     case 'reason.thinking.completed':
@@ -224,6 +253,8 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
   const sourceOf = toolSourceOf(input);
   const iterations = s.steps.length;
   if (s.idled) return { type: 'done' };
+  const unclosed = s.outcome || s.cancelClosed ? [] : missingStepClosing(s, id);
+  if (unclosed.length) return { type: 'emit', events: unclosed };
   if (s.cancelled && !s.cancelClosed) return { type: 'emit', events: closeCancellation(s, input) };
   if (s.outcome || s.cancelClosed) {
     return { type: 'idle', events: [turnEvents.sessionIdled(id(), turn, { iterations, usage: input.sessionUsage })] };
@@ -269,6 +300,40 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
     return { type: 'emit', events: [turnEvents.turnFailed(id(), turn, { error, error_code: 'max_iterations', iterations })] };
   }
   return { type: 'reason', iteration: step.iteration + 1, resumed: false };
+}
+
+/**
+ * The last step's `llm.generation` and `reason.completed` when its `output.message.completed`
+ * is stored without them: the three went out in one append, which NATS may store only in
+ * part (a leader change mid-append). Written from the message's own record of the call, so
+ * usage counts the step exactly once.
+ */
+function missingStepClosing(s: TurnState, id: () => string): NewEvent[] {
+  const step = s.steps.at(-1);
+  const generation = step?.generation;
+  if (!step || !generation || (step.generationLogged && step.reasonCompleted)) return [];
+  return stepClosingEvents(
+    id,
+    s.turn,
+    { iteration: step.iteration, model: step.model ?? NO_MODEL, toolCalls: step.toolCalls.length, generation },
+    { generation: !step.generationLogged, reasonCompleted: !step.reasonCompleted },
+  );
+}
+
+/** The `generation` record of an `output.message.completed`'s metadata, when it has a valid one. */
+function generationOf(value: unknown): GenerationFacts | null {
+  if (!value || typeof value !== 'object') return null;
+  const g = value as Record<string, unknown>;
+  const u = g['usage'] as Record<string, unknown> | undefined;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null);
+  const input = count(u?.['input_tokens']);
+  const output = count(u?.['output_tokens']);
+  if (typeof g['stop_reason'] !== 'string' || input === null || output === null) return null;
+  return {
+    stop_reason: g['stop_reason'],
+    duration_ms: count(g['duration_ms']) ?? 0,
+    usage: { input_tokens: input, output_tokens: output, cache_read_tokens: count(u?.['cache_read_tokens']) ?? 0 },
+  };
 }
 
 /** Spec 3.2 step 4, keeping the transcript consistent: every open tool call gets a result first. */

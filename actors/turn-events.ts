@@ -42,6 +42,13 @@ export interface TurnRef {
   tags?: string[];
 }
 
+/** How one LLM call ended: the facts `llm.generation` and `reason.completed` report beyond the message. */
+export interface GenerationFacts {
+  stop_reason: string;
+  duration_ms: number;
+  usage: Usage;
+}
+
 /** Where a tool comes from: its capability id, `client` for a client tool (spec 2.2), null when unknown. */
 export type ToolSource = string | null;
 
@@ -110,16 +117,26 @@ export const turnEvents = {
   },
   /**
    * The agent's message of one step; tool calls are `tool_call` parts. `provider_state`
-   * (opaque vendor continuation data) rides in the event metadata, not in the message.
+   * (opaque vendor continuation data) rides in the event metadata, not in the message, and so
+   * does `generation`: what the step's `llm.generation` and `reason.completed` report, so a
+   * later attempt can write them when only this event of the step's closing set was stored.
    */
   outputCompleted(
     id: string,
     turn: TurnRef,
-    m: { message: StoredMessage; model: ModelRef; usage: Usage; provider_state?: string; cancellation?: boolean },
+    m: {
+      message: StoredMessage;
+      model: ModelRef;
+      usage: Usage;
+      provider_state?: string;
+      cancellation?: boolean;
+      generation?: GenerationFacts;
+    },
   ): NewTypedEvent<'output.message.completed'> {
     const metadata = {
       ...(m.provider_state ? { provider_state: m.provider_state } : {}),
       ...(m.cancellation ? { cancellation: true } : {}),
+      ...(m.generation ? { generation: m.generation } : {}),
     };
     const event: NewTypedEvent<'output.message.completed'> = {
       id,
@@ -262,6 +279,25 @@ export const turnEvents = {
     return { id, type: 'session.idled', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
 };
+
+/**
+ * What follows a step's `output.message.completed`: `llm.generation` and `reason.completed`.
+ * The decider builds the same pair from a stored `output.message.completed` whose followers
+ * were lost (a partly stored append), so both paths share this.
+ */
+export function stepClosingEvents(
+  newId: () => string,
+  turn: TurnRef,
+  s: { iteration: number; model: ModelRef; toolCalls: number; generation: GenerationFacts },
+  missing: { generation: boolean; reasonCompleted: boolean } = { generation: true, reasonCompleted: true },
+): (NewTypedEvent<'llm.generation'> | NewTypedEvent<'reason.completed'>)[] {
+  const { stop_reason, duration_ms, usage } = s.generation;
+  const events: (NewTypedEvent<'llm.generation'> | NewTypedEvent<'reason.completed'>)[] = [];
+  if (missing.generation)
+    events.push(turnEvents.llmGeneration(newId(), turn, { iteration: s.iteration, model: s.model, usage, stop_reason, duration_ms }));
+  if (missing.reasonCompleted) events.push(turnEvents.reasonCompleted(newId(), turn, s.iteration, stop_reason, s.toolCalls));
+  return events;
+}
 
 /** `turn.failed` codes: spec 6.2 plus `internal_error` for a turn no worker could finish. */
 export type TurnErrorCode = TurnErrorCodeView;

@@ -17,9 +17,14 @@
  *   and folded, and the same events (same ids, which the log deduplicates) are appended again.
  * - Events the worker minted are appended with `newIds` (one round trip on NATS); events it
  *   only re-sends (the API's preamble, `shared`) are not.
- * - A failed append (lost claim, broken bus) is sticky: every later push/commit throws it.
+ * - An append that failed with an unknown outcome (a timeout, a leader change mid-append: NATS
+ *   may have stored any prefix of it) is retried after a pause: the log is read, and what it
+ *   lacks of the batch goes out again under the same ids. So a step's closing events (a
+ *   tool's result, the LLM call's record) survive a short outage within the attempt.
+ * - A failed append (lost claim, a bus broken for longer) is sticky: every later push/commit throws it.
  */
-import type { EventLog, NewEvent, SessionEvent, TurnClaim } from '../src/bus/ports.js';
+import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../src/bus/ports.js';
+import { AppError } from '../src/errors.js';
 import { createKeyedChain } from '../src/bus/keyed-chain.js';
 import { catalogued } from '../src/bus/session-event.js';
 import { evolveTurn, initialTurnState, type TurnState } from './turn-decider.js';
@@ -31,6 +36,11 @@ const READ_PAGE = 1000;
 /** Conflicting appends retried this often before the attempt is given back to the queue. */
 const MAX_APPEND_ATTEMPTS = 20;
 const CONFLICT_RETRY_DELAY_MS = 1_000;
+/**
+ * Pauses before each retry of an append whose outcome is unknown: about 7 s in all, the time a
+ * replicated stream takes to elect a new leader; the claim's heartbeats go on meanwhile.
+ */
+export const DEFAULT_APPEND_RETRY_DELAYS_MS: readonly number[] = [250, 1_000, 2_000, 4_000];
 
 /** What a worker keeps between turns of a session to avoid re-reading the whole log. */
 export interface FoldedSession {
@@ -53,6 +63,8 @@ export interface TurnLogOptions {
   mayPredateCache?: boolean;
   /** Called with the worker's own events as they are queued (not `shared` ones): trace ids (turn-trace.ts). */
   stamp?: (events: readonly NewEvent[]) => void;
+  /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
+  appendRetryDelaysMs?: readonly number[];
 }
 
 function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
@@ -236,23 +248,54 @@ export class TurnLog {
     }
   }
 
-  /** Appends after checking the claim (`fence`: that check, started already, for the first attempt). */
+  /**
+   * Appends after checking the claim (`fence`: that check, started already, for the first
+   * attempt). After an append with an unknown outcome, only the events the log lacks are sent
+   * again, and without `newIds`: a late copy of one of them is then found, not stored twice.
+   */
   async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
-    const newIds = !events.some((e) => this.#shared.has(e.id!));
-    for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      const current = attempt === 1 && fence ? fence : this.#o.claim.isCurrent();
+    let pending = events;
+    let newIds = !events.some((e) => this.#shared.has(e.id!));
+    const pauses = [...(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS)];
+    let conflicts = 0;
+    while (pending.length) {
+      const current = fence ?? this.#o.claim.isCurrent();
+      fence = undefined;
       if (!(await current)) throw new TurnStoppedError('stale_claim');
-      const result = await this.#o.events.append(this.#o.sessionId, events, {
-        expectedSequence: this.#durable.transcript.sequence,
-        newIds,
-      });
-      if (result.ok) {
-        for (const e of events) this.#shared.delete(e.id!);
-        return this.#absorb(result.events);
+      let result: AppendResult;
+      try {
+        result = await this.#o.events.append(this.#o.sessionId, pending, {
+          expectedSequence: this.#durable.transcript.sequence,
+          newIds,
+        });
+      } catch (err) {
+        const pause = pauses.shift();
+        if (pause === undefined || !isUnknownOutcome(err)) throw err;
+        pending = await this.#unstoredAfter(pause, pending);
+        newIds = false;
+        continue;
       }
+      if (result.ok) {
+        await this.#absorb(result.events);
+        break;
+      }
+      if (++conflicts >= MAX_APPEND_ATTEMPTS) throw new RetryableTurnError('event log kept conflicting', CONFLICT_RETRY_DELAY_MS);
       await this.#readNew();
+      if (!newIds) pending = this.#unstored(pending);
     }
-    throw new RetryableTurnError('event log kept conflicting', CONFLICT_RETRY_DELAY_MS);
+    for (const e of events) this.#shared.delete(e.id!);
+  }
+
+  /** After `pause`, reads what the log holds now and returns the events of `batch` it lacks. */
+  async #unstoredAfter(pause: number, batch: NewEvent[]): Promise<NewEvent[]> {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    // A log that cannot be read yet is still down: the next append fails too and takes the next pause.
+    await this.#readNew().catch(() => undefined);
+    return this.#unstored(batch);
+  }
+
+  #unstored(batch: NewEvent[]): NewEvent[] {
+    return batch.filter((e) => !this.#storedIds.has(e.id!));
   }
 
   /** Folds appended events; a sequence gap (another writer interleaved) is read from the log first. */
@@ -301,4 +344,12 @@ export class TurnLog {
     this.#view = fold(this.#durable, this.#provisional(unstored, this.#durable.transcript.sequence));
     this.#o.onFolded?.(this.#view.turn);
   }
+}
+
+/**
+ * Whether a failed append may have stored part of its events: anything but a refusal the
+ * service itself decided (an id another session owns), which no retry changes.
+ */
+function isUnknownOutcome(err: unknown): boolean {
+  return !(err instanceof AppError && err.status < 500);
 }

@@ -18,7 +18,7 @@ import type { ToolContextFactory } from './tool-context.js';
 import { TurnAttempt } from './turn-attempt.js';
 import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
 import { parseTurnJob } from './turn-job.js';
-import type { FoldedSession } from './turn-log.js';
+import { DEFAULT_APPEND_RETRY_DELAYS_MS, type FoldedSession } from './turn-log.js';
 
 export interface TurnRunnerDeps {
   store: Store;
@@ -53,6 +53,8 @@ export interface TurnRunnerOptions {
   cacheSize: number;
   /** How long a fresh turn waits for the API to append its first events before doing it itself, in ms (default 1000). */
   preambleWaitMs: number;
+  /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
+  appendRetryDelaysMs: readonly number[];
 }
 
 /** How a process shutdown reaches a running attempt. */
@@ -75,6 +77,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cancelEventsWaitMs: 5_000,
     cacheSize: 2_000,
     preambleWaitMs: 1_000,
+    appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
   };
 }
 

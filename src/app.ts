@@ -16,7 +16,7 @@ import { systemRoutes } from './api/system/routes.js';
 import { prometheusRoutes, timeseriesRoutes } from './api/metrics/routes.js';
 import { createObservability, instrumentBus } from './observability/index.js';
 import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
-import { createBus } from './bus/index.js';
+import { createBus, type Bus } from './bus/index.js';
 import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
@@ -59,13 +59,18 @@ export interface AppOptions {
    * loading the app, so a second start is refused at once). Otherwise createApp takes it.
    */
   dataDirLock?: DataDirLock;
+  /** Tests only: wraps the bus the API and the worker use (fault injection); health checks use the bare bus. */
+  wrapBus?: (bus: Bus) => Bus;
 }
 
 /**
  * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
  * everything in reverse order (style rule 17).
  */
-export async function createApp(config: Config, { logDestination, turnEngine, llmSyncBaseUrlOverride, dataDirLock }: AppOptions = {}) {
+export async function createApp(
+  config: Config,
+  { logDestination, turnEngine, llmSyncBaseUrlOverride, dataDirLock, wrapBus }: AppOptions = {},
+) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
@@ -152,7 +157,8 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     );
     closers.unshift({ name: 'observability', close: () => observability.close() });
     // Claims, completions and appends are counted here, not inside the turn engine.
-    const bus = instrumentBus(bareBus, observability.bus);
+    const instrumented = instrumentBus(bareBus, observability.bus);
+    const bus = wrapBus ? wrapBus(instrumented) : instrumented;
 
     const bootstrap = await ensureBootstrapAdmin({
       store,
