@@ -12,7 +12,6 @@ import {
   assertLogIntegrity,
   createSession,
   getSession,
-  listEvents,
   sendMessage,
   waitForEvent,
   type StoredEvent,
