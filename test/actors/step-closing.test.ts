@@ -8,14 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AppendOptions, Bus, EventLog, NewEvent } from '../../src/bus/ports.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import {
-  assertLogIntegrity,
-  createSession,
-  getSession,
-  sendMessage,
-  waitForEvent,
-  type StoredEvent,
-} from '../api/turns/helpers.js';
+import { assertLogIntegrity, createSession, getSession, sendMessage, waitForEvent, type StoredEvent } from '../api/turns/helpers.js';
 import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from '../api/turns/slow-server.js';
 
 /** Short pauses between a worker's retries of a lost append, so a fault can outlast them quickly. */
