@@ -234,6 +234,75 @@ describe('turn decider', () => {
     );
   });
 
+  describe('a step whose closing append was stored only in part (issue 13 item 6)', () => {
+    const generation = { stop_reason: 'tool_use', duration_ms: 420, usage: { input_tokens: 7, output_tokens: 5, cache_read_tokens: 3 } };
+    const calls = [call('c1')];
+    const message = { id: 'm', role: 'agent' as const, content: [{ type: 'tool_call', ...calls[0]! }], created_at: '' };
+    const opened = [turnEvents.reasonStarted('r', turn, 1), turnEvents.outputStarted('o', turn, 'llmsim', 1)];
+    const completed = turnEvents.outputCompleted('c', turn, { message, model, usage: generation.usage, generation });
+
+    it('only output.message.completed stored: llm.generation and reason.completed from its record, before anything else', () => {
+      const d = given([...started, ...opened, completed]);
+      assert.deepEqual(eventTypes(d), ['llm.generation', 'reason.completed']);
+      const [gen, done] = (d as { events: NewEvent[] }).events;
+      assert.deepEqual(gen!.data, {
+        turn_id: turn.turn_id,
+        iteration: 1,
+        ...model,
+        stop_reason: 'tool_use',
+        duration_ms: 420,
+        usage: generation.usage,
+      });
+      assert.deepEqual(done!.data, { turn_id: turn.turn_id, iteration: 1, stop_reason: 'tool_use', tool_calls: 1 });
+    });
+
+    it('llm.generation stored too: only reason.completed, so usage is counted once', () => {
+      const gen = turnEvents.llmGeneration('g', turn, { iteration: 1, model, ...generation });
+      assert.deepEqual(eventTypes(given([...started, ...opened, completed, gen])), ['reason.completed']);
+      const closed = [...started, ...opened, completed, gen, turnEvents.reasonCompleted('rc', turn, 1, 'tool_use', 1)];
+      assert.deepEqual(eventTypes(given(closed)), ['act.started'], 'a closed step goes on to act');
+    });
+
+    it('the repaired step counts once in turn.completed', () => {
+      const answer = turnEvents.outputCompleted('c2', turn, {
+        message: { id: 'm2', role: 'agent', content: [{ type: 'text', text: 'done' }], created_at: '' },
+        model,
+        usage,
+        generation: { stop_reason: 'end_turn', duration_ms: 1, usage },
+      });
+      const d = given([...started, ...step(1), turnEvents.reasonStarted('r2', turn, 2), answer]);
+      const repair = (d as { events: NewEvent[] }).events;
+      assert.deepEqual(
+        repair.map((e) => e.type),
+        ['llm.generation', 'reason.completed'],
+      );
+      const after = given([...started, ...step(1), turnEvents.reasonStarted('r2', turn, 2), answer, ...repair]);
+      assert.deepEqual(eventTypes(after), ['turn.completed']);
+      const total = (after as { events: NewEvent[] }).events[0]!.data!['usage'];
+      assert.deepEqual(total, { input_tokens: 6, output_tokens: 4, cache_read_tokens: 0 });
+    });
+
+    it('a pending cancel waits until the step is closed', () => {
+      const d = given([...started, ...opened, completed, turnEvents.turnCancelled('x', turn, ZERO_USAGE)]);
+      assert.deepEqual(eventTypes(d), ['llm.generation', 'reason.completed']);
+    });
+
+    it('a message written without the record (an older version): what the message shows', () => {
+      const bare = turnEvents.outputCompleted('c', turn, { message, model, usage: generation.usage });
+      const d = given([...started, ...opened, bare]);
+      const [gen, done] = (d as { events: NewEvent[] }).events;
+      assert.deepEqual(gen!.data!['usage'], { input_tokens: 7, output_tokens: 5, cache_read_tokens: 0 });
+      assert.equal(gen!.data!['stop_reason'], 'tool_use');
+      assert.equal(done!.data!['tool_calls'], 1);
+    });
+
+    it('a cancellation message is not a step: nothing to close', () => {
+      const cancelled = turnEvents.outputCompleted('cc', turn, { message, model, usage: ZERO_USAGE, cancellation: true });
+      const d = given([...started, turnEvents.turnCancelled('x', turn, ZERO_USAGE), cancelled]);
+      assert.deepEqual(eventTypes(d), ['session.idled']);
+    });
+  });
+
   it('controls come from the turn input message', () => {
     const input = turnEvents.inputMessage(
       'in',

@@ -149,4 +149,69 @@ describe('turn log', () => {
     assert.equal(second.folded().transcript.sequence, 3);
     assert.equal(reads, 1);
   });
+
+  it('an append that stored only a prefix and failed: the rest goes out again under the same ids, after a pause', async () => {
+    const mem = memoryLog();
+    const sent: { ids: string[]; newIds: boolean | undefined }[] = [];
+    let losses = 2;
+    const lossy: EventLog = {
+      ...mem.log,
+      async append(s, input, opts) {
+        sent.push({ ids: input.map((e) => e.id!), newIds: opts?.newIds });
+        if (losses-- > 0) {
+          await mem.log.append(s, input.slice(0, 1), opts);
+          throw new Error('timed out');
+        }
+        return mem.log.append(s, input, opts);
+      },
+    };
+    let checks = 0;
+    const tl = await TurnLog.open({
+      events: lossy,
+      claim: { isCurrent: async () => (checks++, true) },
+      sessionId: 's',
+      turn,
+      appendRetryDelaysMs: [1, 1],
+    });
+    await tl.commit([...started(), reason(), reason()]);
+    assert.deepEqual(
+      mem.events.map((e) => e.type),
+      ['turn.started', 'session.activated', 'reason.started', 'reason.started'],
+      'each event stored once, in order',
+    );
+    assert.deepEqual(
+      sent.map((a) => a.ids.length),
+      [4, 3, 2],
+      'each retry sends only what the log lacks',
+    );
+    assert.deepEqual(
+      sent.map((a) => a.newIds),
+      [true, false, false],
+      'a retried event may have been stored late: the log looks it up',
+    );
+    assert.equal(checks, 3, 'the claim is checked again before each retry');
+    assert.equal(tl.folded().transcript.sequence, 4);
+    assert.equal(tl.failure, null);
+  });
+
+  it('an append that keeps failing past the retries fails the attempt (sticky), with what was stored folded', async () => {
+    const mem = memoryLog();
+    const lossy: EventLog = {
+      ...mem.log,
+      async append(s, input, opts) {
+        await mem.log.append(s, input.slice(0, 1), opts);
+        throw new Error('stream unavailable');
+      },
+    };
+    const tl = await TurnLog.open({
+      events: lossy,
+      claim: { isCurrent: async () => true },
+      sessionId: 's',
+      turn,
+      appendRetryDelaysMs: [1],
+    });
+    await assert.rejects(tl.commit([...started(), reason()]), /stream unavailable/);
+    assert.equal(mem.events.length, 2, 'one event per try');
+    assert.throws(() => tl.push([reason()]), /stream unavailable/);
+  });
 });
