@@ -1,7 +1,6 @@
 /**
  * Images referenced by `image_file` message parts (spec 4.2: uploaded first through
- * POST /v1/images, in the caller's organisation). The images module implements this port;
- * until it is wired, no image exists, so messages with image parts get 404.
+ * POST /v1/images, in the caller's organisation). The session storage implements this port.
  */
 import type { LlmImagePart } from '../src/llm/index.js';
 
@@ -11,8 +10,3 @@ export interface ImageSource {
   /** The image as an inline LLM part, or null when it is gone. */
   load(orgId: string, imageId: string): Promise<LlmImagePart | null>;
 }
-
-export const noImages: ImageSource = {
-  sessionOf: async () => null,
-  load: async () => null,
-};

@@ -2,11 +2,9 @@
  * Model resolution (architecture 6): the turn picks the first model id set among message
  * controls, the session, the agent and the harness, and hands it (or null) to a
  * `ModelResolver`, which owns everything after that: the organisation's default, model rows,
- * decrypted provider keys, and the system default. The providers module plugs its own
- * implementation in; the default here knows no model rows and serves the built-in `llmsim`.
+ * decrypted provider keys, and the system default. The llm-models module implements it.
  */
-import { NotFoundError } from '../src/errors.js';
-import { createLlmProvider, LLMSIM_MODEL_ID, type LlmProvider, type LlmProviderOptions } from '../src/llm/index.js';
+import type { LlmProvider } from '../src/llm/index.js';
 
 export interface ResolvedModel {
   provider: LlmProvider;
@@ -35,28 +33,4 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 1_000_000;
 export function pickModelId(...candidates: (string | null | undefined)[]): string | null {
   for (const c of candidates) if (c) return c;
   return null;
-}
-
-export interface BuiltinModelResolverOptions {
-  /** Retry settings of the built-in provider (defaults of `createLlmProvider`). */
-  llm?: Partial<LlmProviderOptions>;
-}
-
-/**
- * The resolver used until model rows exist: null and `llmsim` resolve to the built-in
- * simulator; any other id is unknown (404 on a message, `llm_error` inside a turn).
- */
-export function createBuiltinModelResolver(opts: BuiltinModelResolverOptions = {}): ModelResolver {
-  const llmsim: ResolvedModel = {
-    provider: createLlmProvider({ provider_type: 'llmsim', api_key: '' }, opts.llm),
-    model: LLMSIM_MODEL_ID,
-    model_id: LLMSIM_MODEL_ID,
-    provider_id: LLMSIM_MODEL_ID,
-  };
-  return {
-    async resolve(_orgId, modelId) {
-      if (modelId === null || modelId === LLMSIM_MODEL_ID) return llmsim;
-      throw new NotFoundError();
-    },
-  };
 }

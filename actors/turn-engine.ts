@@ -10,15 +10,15 @@ import type { Config } from '../src/config.js';
 import type { Logger } from '../src/log.js';
 import type { Tracing } from '../src/observability/tracing.js';
 import type { Store } from '../src/store/index.js';
-import { noImages, type ImageSource } from './image-source.js';
-import { createBuiltinModelResolver, type ModelResolver } from './model-resolver.js';
+import type { ImageSource } from './image-source.js';
+import type { ModelResolver } from './model-resolver.js';
 import { createSessionStatus, type SessionStatusStore } from './session-status.js';
-import { unavailableToolStorage, type ToolContextFactory } from './tool-context.js';
-import { createTurnRunner, type TurnRunnerOptions } from './turn-runner.js';
+import type { ToolContextFactory } from './tool-context.js';
+import { createTurnRunner } from './turn-runner.js';
 import { startStuckTurnSweeper } from './stuck-turn-sweeper.js';
 import { createTurnWorker, type TurnWorker } from './turn-worker.js';
 
-/** Ports another module (providers, storage, images) or a test plugs in; defaults otherwise. */
+/** Ports the modules that own models, session storage and images implement. */
 export interface TurnEnginePorts {
   models: ModelResolver;
   toolStorage: ToolContextFactory;
@@ -35,31 +35,15 @@ export interface TurnEngineDeps {
   tracing?: Tracing;
 }
 
-export interface TurnEngineOptions extends Partial<TurnEnginePorts> {
-  /** Runner settings beyond the configuration (tests shorten intervals). */
-  runner?: Partial<TurnRunnerOptions>;
-}
-
-export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions = {}) {
+export function createTurnEngine(deps: TurnEngineDeps, ports: TurnEnginePorts) {
   const { config, store, bus, log, capabilities, tracing } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
-  const ports: TurnEnginePorts & { status: SessionStatusStore } = {
-    models: opts.models ?? createBuiltinModelResolver(),
-    toolStorage: opts.toolStorage ?? unavailableToolStorage,
-    images: opts.images ?? noImages,
-    status,
-  };
 
   /** Starts claiming turns; stop the returned worker before closing the bus. */
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
-      { store, bus, log, capabilities, tracing, ...ports },
-      {
-        maxIterations: config.MAX_ITERATIONS,
-        toolTimeoutMs: config.TOOL_TIMEOUT_MS,
-        leaseMs: config.TURN_CLAIM_TIMEOUT_MS,
-        ...opts.runner,
-      },
+      { store, bus, log, capabilities, tracing, status, ...ports },
+      { maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS },
     );
     const worker = createTurnWorker(
       { turns: bus.turns, runner, log },
@@ -86,7 +70,7 @@ export function createTurnEngine(deps: TurnEngineDeps, opts: TurnEngineOptions =
     });
   }
 
-  return { ports, startWorker };
+  return { ports: { ...ports, status }, startWorker };
 }
 
 export type TurnEngine = ReturnType<typeof createTurnEngine>;

@@ -8,7 +8,7 @@ import { createApiRoutes } from './api/index.js';
 import { createLlmModule } from './api/llm-models/index.js';
 import { createSessionService } from './api/sessions/service.js';
 import { createTurnService } from './api/turns/service.js';
-import { createTurnEngine, type TurnEngineOptions, type TurnWorker } from '../actors/index.js';
+import { createTurnEngine, type TurnWorker } from '../actors/index.js';
 import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -52,8 +52,6 @@ export interface AppOptions {
   logDestination?: DestinationStream;
   /** Tests only: vendor URLs that model sync lists from instead of the vendors' defaults. */
   llmSyncBaseUrlOverride?: Partial<Record<LlmProviderType, string>>;
-  /** Turn engine ports (model resolver, tool storage, images) and runner settings; defaults otherwise. */
-  turnEngine?: TurnEngineOptions;
   /**
    * Embedded mode: the lock of DATA_DIR, when the caller took it already (src/main.ts does, before
    * loading the app, so a second start is refused at once). Otherwise createApp takes it.
@@ -65,7 +63,7 @@ export interface AppOptions {
  * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
  * everything in reverse order (style rule 17).
  */
-export async function createApp(config: Config, { logDestination, turnEngine, llmSyncBaseUrlOverride, dataDirLock }: AppOptions = {}) {
+export async function createApp(config: Config, { logDestination, llmSyncBaseUrlOverride, dataDirLock }: AppOptions = {}) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
@@ -222,7 +220,7 @@ export async function createApp(config: Config, { logDestination, turnEngine, ll
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
     const engine = createTurnEngine(
       { config, store, bus, log, capabilities, tracing },
-      { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine },
+      { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource },
     );
     const turns = createTurnService({ store, bus, log, tracing, ...engine.ports });
     const hub = createSessionHub({ bus, log });

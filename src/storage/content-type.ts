@@ -1,38 +1,31 @@
-const BY_EXTENSION: Readonly<Record<string, string>> = {
-  txt: 'text/plain; charset=utf-8',
-  md: 'text/markdown; charset=utf-8',
-  csv: 'text/csv; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  htm: 'text/html; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-  js: 'text/javascript; charset=utf-8',
-  mjs: 'text/javascript; charset=utf-8',
-  ts: 'text/plain; charset=utf-8',
-  py: 'text/x-python; charset=utf-8',
-  json: 'application/json',
+import { lookup } from 'mrmime';
+
+/**
+ * Extensions the media-type registry maps to another medium than an agent's workspace means
+ * (`.ts` is MPEG transport stream there), or to a type RFC 9512 since replaced (`text/yaml`).
+ */
+const WORKSPACE_TYPES: Readonly<Record<string, string>> = {
+  ts: 'text/plain',
+  py: 'text/x-python',
   yaml: 'application/yaml',
   yml: 'application/yaml',
-  xml: 'application/xml',
-  svg: 'image/svg+xml',
-  pdf: 'application/pdf',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  zip: 'application/zip',
 };
+
+function typeByExtension(ext: string): string | undefined {
+  const type = WORKSPACE_TYPES[ext] ?? lookup(ext);
+  return type?.startsWith('text/') ? `${type}; charset=utf-8` : type;
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The Content-Type stored for a file written without one (tool writes): by extension, else
+ * The Content-Type stored for a file written without one (tool writes): by extension (the mime-db registry through mrmime), else
  * `text/plain; charset=utf-8` for valid UTF-8 without NUL bytes, else `application/octet-stream`.
  */
 export function guessContentType(path: string, content: Uint8Array): string {
   const dot = path.lastIndexOf('.');
   const ext = dot > path.lastIndexOf('/') ? path.slice(dot + 1).toLowerCase() : '';
-  const known = BY_EXTENSION[ext];
+  const known = ext ? typeByExtension(ext) : undefined;
   if (known) return known;
   if (content.includes(0)) return 'application/octet-stream';
   try {
