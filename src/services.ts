@@ -10,7 +10,7 @@ import type { LlmProviderService } from './api/llm-providers/index.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/index.js';
 import type { SessionService } from './api/sessions/service.js';
-import type { TurnService } from './api/turns/service.js';
+import type { TurnService } from './turns/turn-service.js';
 import type { SessionHub } from './events/session-hub.js';
 import type { ConnectionLimits } from './events/connection-limits.js';
 import type { Storage } from './storage/index.js';

@@ -10,7 +10,7 @@ import { sessionRoutes } from './sessions/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { llmProvidersRoutes } from './llm-providers/index.js';
 import { llmModelsRoutes } from './llm-models/index.js';
-import { turnRoutes } from './turns/routes.js';
+import { turnRoutes } from '../turns/routes.js';
 import { fsRoutes } from './fs/routes.js';
 import { storageRoutes } from './storage/routes.js';
 import { imageRoutes } from './images/routes.js';

@@ -6,7 +6,7 @@ import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, type LlmProvider, type Ll
 import type { Logger } from '../../log.js';
 import { Organization, type Store } from '../../store/index.js';
 import { openProviderKey, type LlmProviderRow } from '../llm-providers/index.js';
-import type { ResolvedModel } from '../../../actors/model-resolver.js';
+import type { ResolvedModel } from '../../turns/model-resolver.js';
 
 export type { ResolvedModel };
 

@@ -1,4 +1,4 @@
-import { ZERO_USAGE } from '../../../actors/index.js';
+import { ZERO_USAGE } from '../../turns/index.js';
 import type { NewTypedEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/ports.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
