@@ -7,8 +7,7 @@ import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
 import { createLlmModule } from './api/llm-models/index.js';
 import { createSessionService } from './api/sessions/service.js';
-import { createTurnService } from './turns/turn-service.js';
-import { createTurnEngine, type TurnWorker } from './turns/index.js';
+import { createTurnModule, type TurnWorker } from './turns/index.js';
 import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -218,11 +217,17 @@ export async function createApp(config: Config, { logDestination, llmSyncBaseUrl
       },
     );
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
-    const engine = createTurnEngine(
-      { config, store, bus, log, capabilities, tracing },
-      { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource },
-    );
-    const turns = createTurnService({ store, bus, log, tracing, ...engine.ports });
+    const turns = createTurnModule({
+      config,
+      store,
+      bus,
+      log,
+      capabilities,
+      tracing,
+      models: modelResolver,
+      toolStorage: storage.toolStorage,
+      images: storage.imageSource,
+    });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
     const streamLimits = createConnectionLimits({
@@ -241,7 +246,6 @@ export async function createApp(config: Config, { logDestination, llmSyncBaseUrl
       agents,
       harnesses,
       sessions,
-      turns,
       hub,
       streamLimits,
       storage,
@@ -257,7 +261,8 @@ export async function createApp(config: Config, { logDestination, llmSyncBaseUrl
     // /metrics on the main port only behind its token; with METRICS_PORT it is served there alone.
     if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined)
       routes.push(...prometheusRoutes({ scrape, token: config.METRICS_TOKEN }));
-    if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services), ...timeseriesRoutes({ source: observability.timeseries }));
+    if (config.ROLE !== 'worker')
+      routes.push(...createApiRoutes(services, { turns: turns.routes }), ...timeseriesRoutes({ source: observability.timeseries }));
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: API_VERSION, prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
@@ -314,7 +319,7 @@ export async function createApp(config: Config, { logDestination, llmSyncBaseUrl
     if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
     observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
     if (config.ROLE !== 'api') {
-      worker = engine.startWorker();
+      worker = turns.startWorker();
       const started = worker;
       observability.bind({ turnsRunning: () => started.running });
       const scheduler = createScheduler(
@@ -325,7 +330,7 @@ export async function createApp(config: Config, { logDestination, llmSyncBaseUrl
             const span = tracing.startSpan('schedule.fire', { attributes: { 'session.id': claim.session_id } });
             try {
               await tracing.run(span, () =>
-                turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]),
+                turns.service.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]),
               );
             } finally {
               span.end();

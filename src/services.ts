@@ -10,7 +10,6 @@ import type { LlmProviderService } from './api/llm-providers/index.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/index.js';
 import type { SessionService } from './api/sessions/service.js';
-import type { TurnService } from './turns/turn-service.js';
 import type { SessionHub } from './events/session-hub.js';
 import type { ConnectionLimits } from './events/connection-limits.js';
 import type { Storage } from './storage/index.js';
@@ -34,8 +33,6 @@ export interface AppServices {
   modelSync: ModelSyncService;
   /** Model id (or null) → provider, vendor model and ids; for the turn engine. */
   modelResolver: LlmModelResolver;
-  /** Turns from outside HTTP too (the scheduler): `turns.submitMessage({org_id}, sessionId, content, controls)`. */
-  turns: TurnService;
   /** SSE fan-out of this instance. */
   hub: SessionHub;
   streamLimits: ConnectionLimits;

@@ -1,4 +1,4 @@
-// Public names of the turn engine. Other folders import from here only.
+// Public names of the turn (its API half and its engine). Other folders import from here only.
 export { createTurnRunner, defaultTurnRunnerOptions } from './turn-runner.js';
 export type { TurnRunner, TurnRunnerDeps, TurnRunnerOptions } from './turn-runner.js';
 export { createTurnWorker } from './turn-worker.js';
@@ -28,5 +28,6 @@ export {
 } from './turn-events.js';
 export type { MessagePart, ModelRef, StoredMessage, ToolCallRef, ToolSource, TurnErrorCode, TurnRef, Usage } from './turn-events.js';
 export { TerminalTurnError, RetryableTurnError, TurnStoppedError } from './turn-errors.js';
-export { createTurnEngine } from './turn-engine.js';
-export type { TurnEngine, TurnEngineDeps, TurnEnginePorts } from './turn-engine.js';
+export { createTurnModule } from './turn-module.js';
+export type { TurnModule, TurnModuleDeps, TurnPorts } from './turn-module.js';
+export type { TurnService } from './turn-service.js';

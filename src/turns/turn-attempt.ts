@@ -19,7 +19,7 @@ import type { TurnJobData } from './turn-job.js';
 import { TurnLog, type FoldedSession } from './turn-log.js';
 import { TurnTrace } from './turn-trace.js';
 import { createIdTracing } from '../observability/tracing.js';
-import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner.js';
+import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
 import { toLlmMessages } from './transcript.js';
 

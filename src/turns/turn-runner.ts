@@ -4,56 +4,17 @@
  * turns. Everything durable is in the log, so an attempt can die anywhere and the next one
  * (on any worker) continues from the log.
  */
-import type { Bus, TurnClaim } from '../bus/ports.js';
-import type { CapabilityLookup } from '../capabilities/index.js';
+import type { TurnClaim } from '../bus/ports.js';
 import type { Logger } from '../log.js';
-import type { Tracing } from '../observability/tracing.js';
-import type { Store } from '../store/index.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS } from './act-step.js';
-import type { ImageSource } from './image-source.js';
 import { lazyChildLogger } from './lazy-logger.js';
-import type { ModelResolver } from './model-resolver.js';
-import type { SessionStatusStore } from './session-status.js';
-import type { ToolContextFactory } from './tool-context.js';
 import { TurnAttempt } from './turn-attempt.js';
+import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
 import { parseTurnJob } from './turn-job.js';
 import type { FoldedSession } from './turn-log.js';
 
-export interface TurnRunnerDeps {
-  store: Store;
-  bus: Bus;
-  log: Logger;
-  capabilities: CapabilityLookup;
-  models: ModelResolver;
-  toolStorage: ToolContextFactory;
-  images: ImageSource;
-  status: SessionStatusStore;
-  /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
-  tracing?: Tracing;
-}
-
-export interface TurnRunnerOptions {
-  /** Iterations per turn unless the agent or harness sets one (default 100). */
-  maxIterations: number;
-  /** Per tool call, in ms (default 60000). */
-  toolTimeoutMs: number;
-  /** The claim lease, in ms; heartbeats go out every third of it (default 60000). */
-  leaseMs: number;
-  maxParallelTools: number;
-  /** Delta batching window, in ms (default 100, spec 6.1). */
-  deltaIntervalMs: number;
-  /** How often a running turn looks for events of other writers (cancel), in ms (default 1000). */
-  pollMs: number;
-  /** Attempts before a turn that keeps failing for internal reasons is failed for good (default 10). */
-  maxDeliveries: number;
-  /** How long to wait for a pending cancel's events before going idle anyway, in ms (default 5000). */
-  cancelEventsWaitMs: number;
-  /** Sessions whose folded log is kept between turns (default 2000). */
-  cacheSize: number;
-  /** How long a fresh turn waits for the API to append its first events before doing it itself, in ms (default 1000). */
-  preambleWaitMs: number;
-}
+export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 
 /** How a process shutdown reaches a running attempt. */
 export interface TurnShutdownSignals {

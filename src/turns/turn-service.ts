@@ -1,23 +1,20 @@
+import type { ImageSource } from './image-source.js';
+import { pickModelId, type ModelResolver } from './model-resolver.js';
+import type { SessionStatusStore, SessionTurnRow } from './session-status.js';
+import { foldTurn } from './turn-decider.js';
 import {
   addUsage,
   CANCEL_INPUT_TEXT,
   CLIENT_TOOL_SOURCE,
-  foldTurn,
-  pickModelId,
-  resumeJob,
-  startJob,
   textPart,
   turnEvents,
   ZERO_USAGE,
-  type ImageSource,
   type MessagePart,
-  type ModelResolver,
-  type SessionStatusStore,
-  type SessionTurnRow,
   type StoredMessage,
   type TurnRef,
   type Usage,
-} from './index.js';
+} from './turn-events.js';
+import { resumeJob, startJob } from './turn-job.js';
 import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../schemas/turns.js';
 import { assertSessionAccess, type Actor } from '../auth/index.js';
 import type { Bus, NewEvent, SessionEvent, TurnJob } from '../bus/ports.js';

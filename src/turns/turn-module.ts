@@ -1,31 +1,36 @@
 /**
- * Assembles the turn engine for the composition root: the ports (model resolver, tool
- * storage, images, session status) shared by the API side and the worker, and the worker
- * itself for the `worker` and `all` roles.
+ * The turn as one module (issue 18 item 3): its API half (submit, cancel, tool results: the
+ * service and its routes) and its engine (the worker, for the `worker` and `all` roles) are built
+ * here from the same ports, so the composition root wires the turn once and hands nothing back in.
+ * The ports belong to the turn; the modules where models, session storage and images live
+ * implement them (src/api/llm-models/model-resolver.ts, src/storage/).
  */
 import { hostname } from 'node:os';
 import type { Bus } from '../bus/ports.js';
 import type { CapabilityLookup } from '../capabilities/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { Route } from '../http/route.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { Store } from '../store/index.js';
 import type { ImageSource } from './image-source.js';
 import type { ModelResolver } from './model-resolver.js';
 import { createSessionStatus, type SessionStatusStore } from './session-status.js';
 import type { ToolContextFactory } from './tool-context.js';
+import { turnRoutes } from './routes.js';
 import { createTurnRunner } from './turn-runner.js';
+import { createTurnService, type TurnService } from './turn-service.js';
 import { startStuckTurnSweeper } from './stuck-turn-sweeper.js';
 import { createTurnWorker, type TurnWorker } from './turn-worker.js';
 
-/** Ports the modules that own models, session storage and images implement. */
-export interface TurnEnginePorts {
+/** Ports the turn owns; the modules where models, session storage and images live implement them. */
+export interface TurnPorts {
   models: ModelResolver;
   toolStorage: ToolContextFactory;
   images: ImageSource;
 }
 
-export interface TurnEngineDeps {
+export interface TurnModuleDeps extends TurnPorts {
   config: Config;
   store: Store;
   bus: Bus;
@@ -35,14 +40,24 @@ export interface TurnEngineDeps {
   tracing?: Tracing;
 }
 
-export function createTurnEngine(deps: TurnEngineDeps, ports: TurnEnginePorts) {
-  const { config, store, bus, log, capabilities, tracing } = deps;
-  const status: SessionStatusStore = createSessionStatus(store);
-
+export interface TurnModule {
+  /** Turns from outside HTTP too (the scheduler): `service.submitMessage({org_id}, sessionId, content)`. */
+  service: TurnService;
+  /** POST messages, cancel, tool-results (spec 4.2). */
+  routes: Route[];
   /** Starts claiming turns; stop the returned worker before closing the bus. */
+  startWorker(): TurnWorker;
+}
+
+export function createTurnModule(deps: TurnModuleDeps): TurnModule {
+  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images } = deps;
+  const status: SessionStatusStore = createSessionStatus(store);
+  const ports = { models, toolStorage, images, status };
+  const service = createTurnService({ store, bus, log, tracing, ...ports });
+
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
-      { store, bus, log, capabilities, tracing, status, ...ports },
+      { store, bus, log, capabilities, tracing, ...ports },
       { maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS },
     );
     const worker = createTurnWorker(
@@ -70,7 +85,5 @@ export function createTurnEngine(deps: TurnEngineDeps, ports: TurnEnginePorts) {
     });
   }
 
-  return { ports: { ...ports, status }, startWorker };
+  return { service, routes: turnRoutes({ turns: service }), startWorker };
 }
-
-export type TurnEngine = ReturnType<typeof createTurnEngine>;
