@@ -33,9 +33,9 @@ import {
 import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
-import { createIdempotencyKeys, createStore } from './store/index.js';
-import { acquireDataDirLock, type DataDirLock } from './store/data-dir-lock.js';
-import { createStorage } from './storage/index.js';
+import { createIdempotencyKeys, createStore } from './db/index.js';
+import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
+import { createStorage } from './session-storage/index.js';
 import { createScheduler } from './turns/scheduler.js';
 import { createConsoleSite } from './console/site.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
@@ -68,7 +68,7 @@ export async function createApp(config: Config, { logDestination, llmSyncBaseUrl
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const startedAt = Date.now();
   try {
-    // Single writer: PGlite files (and the embedded key) belong to one process (src/store/data-dir-lock.ts).
+    // Single writer: PGlite files (and the embedded key) belong to one process (src/db/data-dir-lock.ts).
     const lock =
       config.mode === 'embedded'
         ? (dataDirLock ??

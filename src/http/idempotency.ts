@@ -21,7 +21,7 @@ export interface IdempotencyOutcome {
   headers?: Record<string, string>;
 }
 
-/** The key store (src/store/idempotency-keys.ts). */
+/** The key store (src/db/idempotency-keys.ts). */
 export interface IdempotencyPort {
   begin(
     orgId: string,

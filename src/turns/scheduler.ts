@@ -1,7 +1,7 @@
 /**
  * The scheduler: fires due session schedules (`session_schedule`) as user messages that start
  * a turn. Every instance with ROLE all|worker runs one; they share the `session_schedules`
- * table, and a claim (FOR UPDATE SKIP LOCKED + claim token, src/storage/schedule-queue.ts) hands
+ * table, and a claim (FOR UPDATE SKIP LOCKED + claim token, src/session-storage/schedule-queue.ts) hands
  * each due firing to exactly one of them. A busy session gives the claim back for a short delay,
  * so the message arrives after the running turn. All state is in the database: a restart loses
  * nothing, and a claim left by a crashed instance is taken over when its lease runs out.
@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { nextCronRun } from '../capabilities/index.js';
 import { SessionBusyError, ensureError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ScheduleClaim, ScheduleQueue } from '../storage/index.js';
+import type { ScheduleClaim, ScheduleQueue } from '../session-storage/index.js';
 
 /** Sends a schedule's message to its session (the turn service's `submitMessage`). Throws SessionBusyError when a turn runs. */
 export type ScheduleSubmit = (claim: ScheduleClaim, text: string) => Promise<void>;

@@ -9,7 +9,7 @@
  * - Every transition names the turn it is about; one for another turn is a no-op.
  * - Usage is written as the value folded from the log, never incremented, so retries are idempotent.
  */
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import type { Usage } from './turn-events.js';
 
 export type TurnSessionStatus = 'started' | 'idle' | 'active' | 'waiting_for_tool_results';

@@ -2,7 +2,7 @@ import type { Bus, TurnQueue } from '../bus/ports.js';
 import { catalogued } from '../bus/session-event.js';
 import { SessionBusyError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import type { SessionStatusStore } from './session-status.js';
 import { resumeJob } from './turn-job.js';
 

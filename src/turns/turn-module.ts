@@ -3,7 +3,7 @@
  * service and its routes) and its engine (the worker, for the `worker` and `all` roles) are built
  * here from the same ports, so the composition root wires the turn once and hands nothing back in.
  * The ports belong to the turn; the modules where models, session storage and images live
- * implement them (src/api/llm-models/model-resolver.ts, src/storage/).
+ * implement them (src/api/llm-models/model-resolver.ts, src/session-storage/).
  */
 import { hostname } from 'node:os';
 import type { Bus } from '../bus/ports.js';
@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Route } from '../http/route.js';
 import type { Tracing } from '../observability/tracing.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import type { ImageSource } from './image-source.js';
 import type { ModelResolver } from './model-resolver.js';
 import { createSessionStatus, type SessionStatusStore } from './session-status.js';

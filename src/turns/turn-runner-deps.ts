@@ -6,7 +6,7 @@ import type { Bus } from '../bus/ports.js';
 import type { CapabilityLookup } from '../capabilities/index.js';
 import type { Logger } from '../log.js';
 import type { Tracing } from '../observability/tracing.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import type { ImageSource } from './image-source.js';
 import type { ModelResolver } from './model-resolver.js';
 import type { SessionStatusStore } from './session-status.js';

@@ -23,7 +23,7 @@ import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, Un
 import { newId, newIdAfter } from '../ids.js';
 import type { Logger } from '../log.js';
 import { createIdTracing, stampEvents, type Tracing } from '../observability/tracing.js';
-import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../store/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../db/index.js';
 
 export interface TurnServiceDeps {
   store: Store;

@@ -13,7 +13,7 @@ import {
   type ResolvedTool,
 } from '../capabilities/index.js';
 import type { LlmToolDefinition } from '../llm/index.js';
-import { EFFECTIVE_SESSION_CONFIG_SQL, parseSessionConfig, SESSION_LAYERS_JOIN_SQL, type Store } from '../store/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, parseSessionConfig, SESSION_LAYERS_JOIN_SQL, type Store } from '../db/index.js';
 
 export interface ClientToolDef {
   name: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createIdempotencyKeys } from '../../src/store/index.js';
+import { createIdempotencyKeys } from '../../src/db/index.js';
 import { startTestApp, type TestApp, type TestMode } from '../helpers/app.js';
 import { request } from '../helpers/http.js';
 import { createOrgWithAdmin } from '../api/auth/helpers.js';

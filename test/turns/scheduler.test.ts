@@ -4,11 +4,11 @@ import { describe, it } from 'node:test';
 import { createScheduler, nextRunAfterFiring, scheduledMessageText } from '../../src/turns/scheduler.js';
 import type { CreateScheduleInput } from '../../src/capabilities/index.js';
 import { SessionBusyError } from '../../src/errors.js';
-import type { ScheduleClaim } from '../../src/storage/index.js';
+import type { ScheduleClaim } from '../../src/session-storage/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { createSession, listAll, runTools } from '../api/fs/helpers.js';
-import { silentLog, storageFixture } from '../storage/helpers.js';
+import { silentLog, storageFixture } from '../session-storage/helpers.js';
 
 const once = (at: Date, name: string): CreateScheduleInput => ({
   name,

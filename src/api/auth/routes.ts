@@ -3,7 +3,7 @@ import { IdParams } from '../../../schemas/common.js';
 import { ApiKeyListQuery } from '../../../schemas/auth.js';
 import { defineRoutes, type Route } from '../../http/route.js';
 import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import { createApiKeyService } from './api-key-service.js';
 import { createAuthService } from './service.js';
 

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, type LlmProvider, type LlmProviderOptions } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
-import { Organization, type Store } from '../../store/index.js';
+import { Organization, type Store } from '../../db/index.js';
 import { openProviderKey, type LlmProviderRow } from '../llm-providers/index.js';
 import type { ResolvedModel } from '../../turns/model-resolver.js';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes, type Route } from '../../http/route.js';
 import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import { createOrgService } from './service.js';
 
 const tags = ['organizations'];

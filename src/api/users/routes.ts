@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { defineRoutes, type Route } from '../../http/route.js';
 import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import { createUserService } from './service.js';
 
 const tags = ['users'];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sessionConfigBackfillSql } from '../../../src/store/migrations/0010-session-config.js';
+import { sessionConfigBackfillSql } from '../../../src/db/migrations/0010-session-config.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createAgent, getSession, sendMessage, waitForEvent, type StoredEvent } from '../../turns/helpers.js';
 

@@ -1,7 +1,7 @@
 import { normalizeCapabilityRef, type CapabilityConfig, type CapabilityRef, type Feature } from '../capabilities/index.js';
 import { assertSessionAccess, type Actor } from '../auth/index.js';
 import { NotFoundError } from '../errors.js';
-import { EFFECTIVE_SESSION_CONFIG_SQL, parseSessionConfig, Session, SESSION_LAYERS_JOIN_SQL } from '../store/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, parseSessionConfig, Session, SESSION_LAYERS_JOIN_SQL } from '../db/index.js';
 import type { StorageDb } from './sql.js';
 
 /** What storage routes need of a session row. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { guessContentType } from '../../src/storage/content-type.js';
+import { guessContentType } from '../../src/session-storage/content-type.js';
 
 const text = new TextEncoder().encode('hello\n');
 const binary = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x00, 0xff);

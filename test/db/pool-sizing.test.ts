@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
-import { poolSizingWarning } from '../../src/store/pool-sizing.js';
+import { poolSizingWarning } from '../../src/db/pool-sizing.js';
 import { startTestApp } from '../helpers/app.js';
 import { TEST_PG_URL } from '../helpers/postgres.js';
 

@@ -6,8 +6,8 @@ import type { TestContext } from 'node:test';
 import { pino } from 'pino';
 import { createKeyring } from '../../src/crypto/index.js';
 import { newId } from '../../src/ids.js';
-import { createStore, type Store } from '../../src/store/index.js';
-import { createStorage, type Storage, type StorageOptions } from '../../src/storage/index.js';
+import { createStore, type Store } from '../../src/db/index.js';
+import { createStorage, type Storage, type StorageOptions } from '../../src/session-storage/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 export interface StorageFixture {

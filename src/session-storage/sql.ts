@@ -1,6 +1,6 @@
 /** Raw SQL helpers shared by the storage modules: transactions, advisory locks, row values. */
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 
 /** Runs one parameterised statement (`?` placeholders) and returns its rows. */
 export type Query = <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>;

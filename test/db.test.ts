@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLogger } from '../src/log.js';
-import { createStore } from '../src/store/index.js';
+import { createStore } from '../src/db/index.js';
 import { createTestDatabase } from './helpers/postgres.js';
 
 describe('store', () => {
