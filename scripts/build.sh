@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 stamp=dist/.build-stamp
-inputs=(src actors schemas examples console package.json package-lock.json tsconfig.json tsconfig.build.json)
+inputs=(src schemas examples console package.json package-lock.json tsconfig.json tsconfig.build.json)
 if [ "${1:-}" = "--if-stale" ] && [ -f "$stamp" ] && [ -z "$(find "${inputs[@]}" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
   exit 0
 fi

@@ -7,8 +7,7 @@ import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
 import { createLlmModule } from './api/llm-models/index.js';
 import { createSessionService } from './api/sessions/service.js';
-import { createTurnService } from './api/turns/service.js';
-import { createTurnEngine, type TurnEngineOptions, type TurnWorker } from '../actors/index.js';
+import { createTurnModule, type TurnWorker } from './turns/index.js';
 import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -34,10 +33,10 @@ import {
 import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
-import { createIdempotencyKeys, createStore } from './store/index.js';
-import { acquireDataDirLock, type DataDirLock } from './store/data-dir-lock.js';
-import { createStorage } from './storage/index.js';
-import { createScheduler } from '../actors/scheduler.js';
+import { createIdempotencyKeys, createStore } from './db/index.js';
+import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
+import { createStorage } from './session-storage/index.js';
+import { createScheduler } from './turns/scheduler.js';
 import { createConsoleSite } from './console/site.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
 import { SERVICE_VERSION } from './version.js';
@@ -52,8 +51,6 @@ export interface AppOptions {
   logDestination?: DestinationStream;
   /** Tests only: vendor URLs that model sync lists from instead of the vendors' defaults. */
   llmSyncBaseUrlOverride?: Partial<Record<LlmProviderType, string>>;
-  /** Turn engine ports (model resolver, tool storage, images) and runner settings; defaults otherwise. */
-  turnEngine?: TurnEngineOptions;
   /**
    * Embedded mode: the lock of DATA_DIR, when the caller took it already (src/main.ts does, before
    * loading the app, so a second start is refused at once). Otherwise createApp takes it.
@@ -67,16 +64,13 @@ export interface AppOptions {
  * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
  * everything in reverse order (style rule 17).
  */
-export async function createApp(
-  config: Config,
-  { logDestination, turnEngine, llmSyncBaseUrlOverride, dataDirLock, wrapBus }: AppOptions = {},
-) {
+export async function createApp(config: Config, { logDestination, llmSyncBaseUrlOverride, dataDirLock, wrapBus }: AppOptions = {}) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const startedAt = Date.now();
   try {
-    // Single writer: PGlite files (and the embedded key) belong to one process (src/store/data-dir-lock.ts).
+    // Single writer: PGlite files (and the embedded key) belong to one process (src/db/data-dir-lock.ts).
     const lock =
       config.mode === 'embedded'
         ? (dataDirLock ??
@@ -226,11 +220,17 @@ export async function createApp(
       },
     );
     const sessions = createSessionService({ store, bus, log, setup, connections: storage });
-    const engine = createTurnEngine(
-      { config, store, bus, log, capabilities, tracing },
-      { models: modelResolver, toolStorage: storage.toolStorage, images: storage.imageSource, ...turnEngine },
-    );
-    const turns = createTurnService({ store, bus, log, tracing, ...engine.ports });
+    const turns = createTurnModule({
+      config,
+      store,
+      bus,
+      log,
+      capabilities,
+      tracing,
+      models: modelResolver,
+      toolStorage: storage.toolStorage,
+      images: storage.imageSource,
+    });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
     const streamLimits = createConnectionLimits({
@@ -249,7 +249,6 @@ export async function createApp(
       agents,
       harnesses,
       sessions,
-      turns,
       hub,
       streamLimits,
       storage,
@@ -265,7 +264,8 @@ export async function createApp(
     // /metrics on the main port only behind its token; with METRICS_PORT it is served there alone.
     if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined)
       routes.push(...prometheusRoutes({ scrape, token: config.METRICS_TOKEN }));
-    if (config.ROLE !== 'worker') routes.push(...createApiRoutes(services), ...timeseriesRoutes({ source: observability.timeseries }));
+    if (config.ROLE !== 'worker')
+      routes.push(...createApiRoutes(services, { turns: turns.routes }), ...timeseriesRoutes({ source: observability.timeseries }));
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: API_VERSION, prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
@@ -322,7 +322,7 @@ export async function createApp(
     if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
     observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
     if (config.ROLE !== 'api') {
-      worker = engine.startWorker();
+      worker = turns.startWorker();
       const started = worker;
       observability.bind({ turnsRunning: () => started.running });
       const scheduler = createScheduler(
@@ -333,7 +333,7 @@ export async function createApp(
             const span = tracing.startSpan('schedule.fire', { attributes: { 'session.id': claim.session_id } });
             try {
               await tracing.run(span, () =>
-                turns.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]),
+                turns.service.submitMessage({ org_id: claim.organization_id }, claim.session_id, [{ type: 'text', text }]),
               );
             } finally {
               span.end();

@@ -7,7 +7,7 @@ import { parseCorsOrigins } from './http/cors.js';
 import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './http/input-hygiene.js';
 import { parseNatsUrl } from './bus/nats/nats-url.js';
-import { DEFAULT_DATA_DIR } from './store/data-dir-lock.js';
+import { DEFAULT_DATA_DIR } from './db/data-dir-lock.js';
 
 /**
  * The service configuration, read once from the environment and validated here.

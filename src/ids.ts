@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
-import { InvalidRequestError } from './errors.js';
-
-/** Branded ids: created only by the parsers below, at the HTTP and bus edges. */
-export type OrgId = string & { readonly __brand: 'OrgId' };
-export type SessionId = string & { readonly __brand: 'SessionId' };
-export type EventId = string & { readonly __brand: 'EventId' };
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -41,21 +35,6 @@ export function isUuid(value: string, versions: readonly string[] = ['4', '7']):
 
 export function isAnyUuid(value: string): boolean {
   return UUID_RE.test(value);
-}
-
-export function parseSessionId(value: string): SessionId {
-  if (!isAnyUuid(value)) throw new InvalidRequestError();
-  return value.toLowerCase() as SessionId;
-}
-
-export function parseEventId(value: string): EventId {
-  if (!isAnyUuid(value)) throw new InvalidRequestError();
-  return value.toLowerCase() as EventId;
-}
-
-export function parseOrgId(value: string): OrgId {
-  if (!isAnyUuid(value)) throw new InvalidRequestError();
-  return value.toLowerCase() as OrgId;
 }
 
 /** A random url-safe token with the given prefix, e.g. `ask_…` for API keys. */

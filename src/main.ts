@@ -8,7 +8,7 @@ import {
   liveHolder,
   type DataDirLock,
   type LockHolder,
-} from './store/data-dir-lock.js';
+} from './db/data-dir-lock.js';
 
 // V8's code cache on disk for every module loaded from here on: a restart skips compiling
 // the service's and its dependencies' modules again (issue 13 item 7, start-up time). Hence

@@ -8,12 +8,11 @@ import type { Keyring } from './crypto/index.js';
 import type { LlmModelResolver, LlmModelService, ModelSyncService } from './api/llm-models/index.js';
 import type { LlmProviderService } from './api/llm-providers/index.js';
 import type { Logger } from './log.js';
-import type { Store } from './store/index.js';
+import type { Store } from './db/index.js';
 import type { SessionService } from './api/sessions/service.js';
-import type { TurnService } from './api/turns/service.js';
 import type { SessionHub } from './events/session-hub.js';
 import type { ConnectionLimits } from './events/connection-limits.js';
-import type { Storage } from './storage/index.js';
+import type { Storage } from './session-storage/index.js';
 
 /** What route modules and actors are built from; assembled once in src/app.ts. */
 export interface AppServices {
@@ -34,8 +33,6 @@ export interface AppServices {
   modelSync: ModelSyncService;
   /** Model id (or null) → provider, vendor model and ids; for the turn engine. */
   modelResolver: LlmModelResolver;
-  /** Turns from outside HTTP too (the scheduler): `turns.submitMessage({org_id}, sessionId, content, controls)`. */
-  turns: TurnService;
   /** SSE fan-out of this instance. */
   hub: SessionHub;
   streamLimits: ConnectionLimits;

@@ -19,8 +19,8 @@ import { createPipeline, createRouter, createValidation } from '../../src/http/i
 import { Exchange } from '../../src/http/pipeline.js';
 import { createIdTracing, createTracing, type Tracing } from '../../src/observability/tracing.js';
 import { namedSchemas } from '../../schemas/index.js';
-import { TurnTrace } from '../../actors/turn-trace.js';
-import { turnEvents } from '../../actors/turn-events.js';
+import { TurnTrace } from '../../src/turns/turn-trace.js';
+import { turnEvents } from '../../src/turns/turn-events.js';
 
 const { values } = parseArgs({
   options: {

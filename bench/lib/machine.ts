@@ -11,13 +11,13 @@ export interface MachineInfo {
   kernel: string;
   node: string;
   gitCommit: string | null;
-  /** Files under src/, actors/ or schemas/ that differ from that commit (measured code != commit). */
+  /** Files under src/ or schemas/ that differ from that commit (measured code != commit). */
   uncommittedSourceFiles: number | null;
 }
 
 export function machineInfo(): MachineInfo {
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
-  const status = spawnSync('git', ['status', '--porcelain', '--', 'src', 'actors', 'schemas'], { encoding: 'utf8' });
+  const status = spawnSync('git', ['status', '--porcelain', '--', 'src', 'schemas'], { encoding: 'utf8' });
   return {
     date: new Date().toISOString(),
     cpus: cpuCount(),

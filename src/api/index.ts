@@ -10,14 +10,16 @@ import { sessionRoutes } from './sessions/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { llmProvidersRoutes } from './llm-providers/index.js';
 import { llmModelsRoutes } from './llm-models/index.js';
-import { turnRoutes } from './turns/routes.js';
 import { fsRoutes } from './fs/routes.js';
 import { storageRoutes } from './storage/routes.js';
 import { imageRoutes } from './images/routes.js';
 import { connectionRoutes } from './connections/routes.js';
 
-/** Every resource's routes. One line per resource module (src/api/<resource>/routes.ts). */
-export function createApiRoutes(services: AppServices): Route[] {
+/**
+ * Every resource's routes. One line per resource module (src/api/<resource>/routes.ts); modules
+ * that live elsewhere (the turn, src/turns/) hand theirs in, in the order the document lists them.
+ */
+export function createApiRoutes(services: AppServices, elsewhere: { turns: Route[] }): Route[] {
   return [
     ...authRoutes(services),
     ...usersRoutes(services),
@@ -32,7 +34,7 @@ export function createApiRoutes(services: AppServices): Route[] {
     ...connectionRoutes(services),
     ...llmProvidersRoutes(services),
     ...llmModelsRoutes(services),
-    ...turnRoutes(services),
+    ...elsewhere.turns,
     ...eventRoutes({ ...services, limits: services.streamLimits }),
   ];
 }

@@ -1,7 +1,7 @@
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import type { Principal } from '../http/route.js';
 import { isAnyUuid, newId } from '../ids.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import type { TokenVerifier } from './authenticator.js';
 
 const ISSUER = 'agent-session-service';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Keyring } from '../crypto/index.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import { createAccessTokens } from './access-tokens.js';
 import { createAuthenticator } from './authenticator.js';
 import { loadJwtSecret } from './jwt-secret.js';

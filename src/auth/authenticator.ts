@@ -2,7 +2,7 @@ import { UnauthorizedError } from '../errors.js';
 import type { Authenticate, Exchange } from '../http/pipeline.js';
 import type { Principal } from '../http/route.js';
 import { parseQuery } from '../http/pipeline.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import { hashApiKey } from './api-key.js';
 import { looksLikeJwt, parseAuthorization } from './credentials.js';
 import type { PrincipalCache, Verified } from './principal-cache.js';

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/index.js';
-import { ApiKey, Organization, User } from '../store/index.js';
+import type { Store } from '../db/index.js';
+import { ApiKey, Organization, User } from '../db/index.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
 
 export interface BootstrapOptions {

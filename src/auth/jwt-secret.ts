@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DecryptionError, decryptSecret, encryptSecret, parseEnvelope, type Keyring, type SecretAad } from '../crypto/index.js';
-import type { Store } from '../store/index.js';
-import { AuthSecret } from '../store/entities/index.js';
+import type { Store } from '../db/index.js';
+import { AuthSecret } from '../db/entities/index.js';
 
 /** Advisory lock id under which the first instance generates the shared JWT secret. */
 const JWT_SECRET_LOCK_ID = 424243;

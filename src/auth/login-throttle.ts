@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { TooManyRequestsError } from '../errors.js';
 
 export interface LoginThrottleOptions {
@@ -24,12 +25,12 @@ export function defaultLoginThrottleOptions(): LoginThrottleOptions {
  */
 export function createLoginThrottle(opts: Partial<LoginThrottleOptions> = {}) {
   const o = { ...defaultLoginThrottleOptions(), ...opts };
-  const windows = new Map<string, number[]>();
+  const windows = new LRUCache<string, number[]>({ max: o.maxKeys });
 
   function live(key: string, now: number): number[] {
     const stamps = (windows.get(key) ?? []).filter((t) => now - t < o.windowMs);
-    windows.delete(key); // re-insert: Map order doubles as LRU order
     if (stamps.length) windows.set(key, stamps);
+    else windows.delete(key);
     return stamps;
   }
 
@@ -41,7 +42,6 @@ export function createLoginThrottle(opts: Partial<LoginThrottleOptions> = {}) {
     const stamps = windows.get(key) ?? [];
     stamps.push(now);
     windows.set(key, stamps);
-    while (windows.size > o.maxKeys) windows.delete(windows.keys().next().value!);
   }
 
   /** Counts an attempt; throws TooManyRequestsError (with Retry-After) when a window is full. */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { newToken } from '../ids.js';
-import type { Store } from '../store/index.js';
-import { RefreshToken, TokenFamily } from '../store/entities/index.js';
+import type { Store } from '../db/index.js';
+import { RefreshToken, TokenFamily } from '../db/entities/index.js';
 
 /** Prefix of refresh tokens (opaque, random; never JWTs). */
 export const REFRESH_TOKEN_PREFIX = 'rt_';

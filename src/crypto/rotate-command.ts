@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
-import { acquireDataDirLock, DataDirLockedError } from '../store/data-dir-lock.js';
-import { createStore } from '../store/index.js';
+import { acquireDataDirLock, DataDirLockedError } from '../db/data-dir-lock.js';
+import { createStore } from '../db/index.js';
 import { loadKeyring } from './load-keyring.js';
 import { createRotationSources } from './rotation-sources.js';
 import { rotateSecrets } from './rotation.js';

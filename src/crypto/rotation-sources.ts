@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import type { RotationSource } from './rotation.js';
 import { createSqlRotationSource } from './sql-rotation-source.js';
 

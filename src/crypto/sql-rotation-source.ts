@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.js';
+import type { Store } from '../db/index.js';
 import { aadBinding } from './envelope.js';
 import type { EncryptedRow, RotationSource } from './rotation.js';
 

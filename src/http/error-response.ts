@@ -1,6 +1,6 @@
 import { AppError, IdempotencyKeyInUseError, MethodNotAllowedError, TooManyRequestsError, ensureError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isDatabaseUnavailable } from '../store/index.js';
+import { isDatabaseUnavailable } from '../db/index.js';
 
 /** What a 503 tells clients to wait before retrying, in seconds: outages of a dependency are short (failover, restart). */
 const UNAVAILABLE_RETRY_AFTER_S = 2;

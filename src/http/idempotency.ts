@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { IdempotencyKeyInUseError, InvalidRequestError, UnprocessableError, AppError } from '../errors.js';
 import type { Stage } from './compose.js';
-import type { Exchange } from './pipeline.js';
+import type { Exchange } from './exchange.js';
 
 /** Longest accepted key; UUIDs (36) and most client schemes fit well within. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -21,7 +21,7 @@ export interface IdempotencyOutcome {
   headers?: Record<string, string>;
 }
 
-/** The key store (src/store/idempotency-keys.ts). */
+/** The key store (src/db/idempotency-keys.ts). */
 export interface IdempotencyPort {
   begin(
     orgId: string,

@@ -9,82 +9,21 @@ import {
   OriginNotAllowedError,
   UnauthorizedError,
 } from '../errors.js';
-import { redactUrl, type Logger } from '../log.js';
+import { redactUrl } from '../log.js';
 import { compose, type Stage } from './compose.js';
+import type { Exchange } from './exchange.js';
 import { preflightHeaders, type CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import { staticStage, type StaticSite } from './static-files.js';
-import type { Principal, Reply, RequestInput, Route } from './route.js';
-import type { MatchResult, Router } from './router.js';
+import type { Principal, Route } from './route.js';
+import type { Router } from './router.js';
 import type { HttpObserver } from './observer.js';
 import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
 import type { Validate, Validation } from './validation.js';
 import type { TraceSpan, Tracing } from '../observability/tracing.js';
 import { idempotencyStage, type IdempotencyPort } from './idempotency.js';
 
-/** What the transport read from the request before handing it to the pipeline. */
-export interface IncomingRequest {
-  method: string;
-  url: string;
-  rawQuery: string;
-  headers: Record<string, string>;
-  /** Read on demand: the transport's peer address costs an allocation few routes need (login). */
-  remoteAddress: () => string;
-}
-
-/** One request travelling through the pipeline. */
-export class Exchange {
-  readonly method: string;
-  readonly url: string;
-  readonly rawQuery: string;
-  readonly headers: Record<string, string>;
-  #remoteAddress: (() => string) | string;
-  readonly startedAt = Date.now();
-  rawBody: Buffer = EMPTY_BODY;
-  reqId = '';
-  /** The router's answer, when the transport already needed it (for the route's body cap). */
-  match?: MatchResult;
-  route?: Route;
-  params: Record<string, string> = {};
-  principal?: Principal;
-  input?: RequestInput;
-  reply?: Reply;
-  readonly rootLog: Logger;
-  #log?: Logger;
-
-  constructor(req: IncomingRequest, rootLog: Logger) {
-    this.method = req.method;
-    this.url = req.url;
-    this.rawQuery = req.rawQuery;
-    this.headers = req.headers;
-    this.#remoteAddress = req.remoteAddress;
-    this.rootLog = rootLog;
-  }
-
-  /** The client's address (behind a trusted proxy: from X-Forwarded-For); '' once the client has gone. */
-  get remoteAddress(): string {
-    if (typeof this.#remoteAddress === 'function') this.#remoteAddress = this.#remoteAddress();
-    return this.#remoteAddress;
-  }
-
-  /**
-   * The request's child logger, built on first use: pino children cost a few microseconds each
-   * and most requests log nothing but their access line, which goes through the root logger.
-   */
-  get log(): Logger {
-    return (this.#log ??= this.rootLog.child(
-      this.principal ? { reqId: this.reqId, orgId: this.principal.org_id, userId: this.principal.user_id } : { reqId: this.reqId },
-    ));
-  }
-
-  /** Sets the caller; a logger built before now is rebuilt with the caller's ids. */
-  identify(principal: Principal): void {
-    this.principal = principal;
-    this.#log = undefined;
-  }
-}
-
-const EMPTY_BODY = Buffer.alloc(0);
+export { Exchange, type IncomingRequest } from './exchange.js';
 
 /** Resolves the caller; throws UnauthorizedError. `allowQueryToken` is true only on SSE routes. */
 export type Authenticate = (ex: Exchange, opts: { allowQueryToken: boolean }) => Promise<Principal>;

@@ -1,5 +1,5 @@
 import { formatSseFrame, SSE_HEARTBEAT } from './sse-frame.js';
-import type { SseObserver } from './observer.js';
+import type { SseObserver } from './sse-observer.js';
 import type { SseTimerTarget, SseTimers } from './sse-timers.js';
 
 /** What an SSE stream writes to; the uWS adapter implements it with cork/onWritable discipline. */

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { MethodNotAllowedError, NotFoundError } from '../errors.js';
 import type { Stage } from './compose.js';
-import type { Exchange } from './pipeline.js';
+import type { Exchange } from './exchange.js';
 import type { Reply } from './route.js';
 
 /**

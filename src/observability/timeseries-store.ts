@@ -10,7 +10,7 @@ import type { MinuteCounts, TaskCounts } from './task-counts.js';
 import { TIMESERIES_RETENTION_MINUTES } from './task-counts.js';
 import { localTaskCountSource, type InstanceMinutes, type TaskCountSource } from './timeseries.js';
 
-/** The store's raw SQL (`?` placeholders); src/store's `Store.sql`. */
+/** The store's raw SQL (`?` placeholders); src/db's `Store.sql`. */
 export type SqlRunner = <T = Record<string, unknown>>(query: string, params?: unknown[]) => Promise<T[]>;
 
 export interface SharedTaskCountsOptions {

@@ -6,7 +6,7 @@ import { namedSchemas } from '../../schemas/index.js';
 import { MEMBER_OWNERSHIP_RULES } from '../../src/auth/index.js';
 import { InvalidRequestError } from '../../src/errors.js';
 import { createValidation, type Route } from '../../src/http/index.js';
-import { Session } from '../../src/store/index.js';
+import { Session } from '../../src/db/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { SecretLedger, createKey, createOrgWithAdmin, createUser, login, type OrgAdmin } from './auth/helpers.js';
 

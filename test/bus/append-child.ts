@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createBus, type Bus } from '../../src/bus/index.js';
 import type { NatsAuthOptions } from '../../src/bus/nats/connect-options.js';
 import { createLogger } from '../../src/log.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore } from '../../src/db/index.js';
 
 const env = process.env;
 const log = createLogger('silent');

@@ -7,10 +7,10 @@ import { createBus, type Bus } from '../../src/bus/index.js';
 import { ConflictError } from '../../src/errors.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore } from '../../src/db/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import type { SessionEvent } from '../../src/bus/index.js';
-import type { Store } from '../../src/store/index.js';
+import type { Store } from '../../src/db/index.js';
 import { raceChildren, within } from './conformance-events.js';
 import { CASES, runBusConformance, type BusHarness } from './conformance.js';
 

@@ -19,7 +19,7 @@ import {
   type NatsServer,
   type NatsServerOptions,
 } from '../helpers/nats-server.js';
-import { assertLogIntegrity, createSession, getSession, sendMessage, watch } from '../api/turns/helpers.js';
+import { assertLogIntegrity, createSession, getSession, sendMessage, watch } from '../turns/helpers.js';
 import { runBusConformance } from './conformance.js';
 import { createTestOperator } from '../helpers/nats-jwt.js';
 import { natsHarness } from './nats-harness.js';

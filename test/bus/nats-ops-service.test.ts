@@ -8,7 +8,7 @@ import type { InstanceStatus } from '../../src/bus/ports.js';
 import { startTestApp } from '../helpers/app.js';
 import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
 import { request } from '../helpers/http.js';
-import { createSession, listEvents, sendMessage, waitForEvent } from '../api/turns/helpers.js';
+import { createSession, listEvents, sendMessage, waitForEvent } from '../turns/helpers.js';
 
 async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

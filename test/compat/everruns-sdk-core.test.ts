@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
-import { mergeClientTools } from '../../actors/turn-setup.js';
+import { mergeClientTools } from '../../src/turns/turn-setup.js';
 import type { TestApp } from '../helpers/app.js';
 import { addModel, adminOrgId, useSuiteApp } from '../api/agents/helpers.js';
-import { listEvents, waitForEvent, type StoredEvent } from '../api/turns/helpers.js';
+import { listEvents, waitForEvent, type StoredEvent } from '../turns/helpers.js';
 
 interface SdkResponse {
   status: number;

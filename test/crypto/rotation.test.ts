@@ -14,7 +14,7 @@ import {
   type RotationSource,
 } from '../../src/crypto/index.js';
 import { createLogger } from '../../src/log.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore } from '../../src/db/index.js';
 import { keySpec } from './keys.js';
 
 const OLD = keySpec('old');

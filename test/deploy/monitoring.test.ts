@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { startTestApp } from '../helpers/app.js';
 import { scrape, type Scrape } from '../helpers/prometheus.js';
-import { createSession, sendMessage, waitForEvent } from '../api/turns/helpers.js';
+import { createSession, sendMessage, waitForEvent } from '../turns/helpers.js';
 
 const DIR = new URL('../../deploy/monitoring/', import.meta.url);
 const TOKEN = 'monitoring-token-0123456789';

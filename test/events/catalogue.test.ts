@@ -5,7 +5,7 @@ import ajvFormats from 'ajv-formats';
 import { EVENT_TYPES } from '../../schemas/event-types.js';
 import { namedSchemas } from '../../schemas/index.js';
 import { startTestApp } from '../helpers/app.js';
-import { createSession, listEvents, sendMessage, waitForEvent } from '../api/turns/helpers.js';
+import { createSession, listEvents, sendMessage, waitForEvent } from '../turns/helpers.js';
 
 /** The document's `Event` (one of the catalogue's schemas by `type`), compiled as a client would. */
 function eventValidator() {

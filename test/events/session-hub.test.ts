@@ -10,7 +10,7 @@ import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
 import { SseTimerWheel } from '../../src/http/sse-timers.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/db/index.js';
 
 const log = createLogger('silent');
 const wheel = new SseTimerWheel({ shortestMs: 60_000 });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createIdempotencyKeys } from '../../src/store/index.js';
+import { createIdempotencyKeys } from '../../src/db/index.js';
 import { startTestApp, type TestApp, type TestMode } from '../helpers/app.js';
 import { request } from '../helpers/http.js';
 import { createOrgWithAdmin } from '../api/auth/helpers.js';
-import { listEvents, waitForEvent } from '../api/turns/helpers.js';
+import { listEvents, waitForEvent } from '../turns/helpers.js';
 
 /** Issue 13 item 8: `Idempotency-Key` makes retries of the creating POSTs safe. */
 const post = (app: TestApp | string, path: string, body: unknown, key: string | undefined, credential?: string) =>

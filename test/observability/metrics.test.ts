@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestApp } from '../helpers/app.js';
 import { type Scrape, scrape } from '../helpers/prometheus.js';
-import { createSession, sendMessage, watch } from '../api/turns/helpers.js';
+import { createSession, sendMessage, watch } from '../turns/helpers.js';
 
 const TOKEN = 'metrics-token-0123456789';
 const P = 'agent_session_';

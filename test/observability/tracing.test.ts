@@ -4,8 +4,8 @@ import { createIdTracing, otlpTracesUrl, parseTraceparent } from '../../src/obse
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { natsServiceEnv } from '../helpers/nats-server.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { createSession, listEvents, waitForEvent, type StoredEvent } from '../api/turns/helpers.js';
-import { spawnWorker } from '../actors/worker-process.js';
+import { createSession, listEvents, waitForEvent, type StoredEvent } from '../turns/helpers.js';
+import { spawnWorker } from '../turns/worker-process.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';

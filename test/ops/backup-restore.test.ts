@@ -8,7 +8,7 @@ import { startTestApp } from '../helpers/app.js';
 import { startNatsServer } from '../helpers/nats-server.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { openSse } from '../helpers/sse-client.js';
-import { createSession, listEvents, sendMessage, waitForEvent } from '../api/turns/helpers.js';
+import { createSession, listEvents, sendMessage, waitForEvent } from '../turns/helpers.js';
 
 describe('runbook drill: backup and restore of PostgreSQL + JetStream together (scripts/backup.ts)', () => {
   it('write sessions, back up, wipe both stores, restore, resume a session from since_id with nothing lost, keep working', async (t) => {

@@ -12,6 +12,8 @@ import { createTestDatabase } from '../helpers/postgres.js';
 import { ROOT, spawnService } from '../helpers/service-process.js';
 
 const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+/** Where migrations live, and lived before issue 18 named the folder after the database. */
+const MIGRATION_DIRS = ['src/db/migrations/', 'src/store/migrations/'];
 
 /**
  * The previous release as far as the schema goes: the newest commit whose set of migration files
@@ -20,12 +22,14 @@ const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding:
  */
 function previousMigrationSet(): string | undefined {
   const migrationFiles = (rev: string) =>
-    git('ls-tree', '--name-only', rev, 'src/store/migrations/')
+    git('ls-tree', '--name-only', rev, ...MIGRATION_DIRS)
       .stdout.split('\n')
       .filter((f) => /\/\d{4}-[^/]+\.ts$/.test(f))
+      .map((f) => f.slice(f.lastIndexOf('/') + 1))
+      .sort()
       .join(',');
   const current = migrationFiles('HEAD');
-  for (const commit of git('log', '--format=%H', '--', 'src/store/migrations/').stdout.split('\n').filter(Boolean)) {
+  for (const commit of git('log', '--format=%H', '--', ...MIGRATION_DIRS).stdout.split('\n').filter(Boolean)) {
     const parent = git('rev-parse', '--verify', '--quiet', `${commit}^`).stdout.trim();
     if (!parent) return undefined;
     if (migrationFiles(parent) !== current) return parent;
@@ -76,7 +80,7 @@ async function newSession(url: string): Promise<string> {
 describe('runbook rehearsal: rolling upgrade across a migration', () => {
   it('an instance of the previous migration set keeps working beside a new one that migrates the shared database', async (t) => {
     const old = previousMigrationSet();
-    if (!old) return t.skip('needs the git history of src/store/migrations (a shallow clone has none)');
+    if (!old) return t.skip('needs the git history of src/db/migrations (a shallow clone has none)');
     // The old code as a release would ship it, beside this checkout's dependencies.
     const oldDir = mkdtempSync(join(tmpdir(), 'ass-old-release-'));
     t.after(() => rmSync(oldDir, { recursive: true, force: true }));

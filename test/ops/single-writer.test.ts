@@ -7,7 +7,7 @@ import { TEST_ADMIN_KEY } from '../helpers/app.js';
 import { request } from '../helpers/http.js';
 import { freePort } from '../helpers/nats-server.js';
 import { spawnService } from '../helpers/service-process.js';
-import { LOCK_FILE } from '../../src/store/data-dir-lock.js';
+import { LOCK_FILE } from '../../src/db/data-dir-lock.js';
 
 const EMBEDDED = { DATABASE_URL: '', NATS_URL: '', BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY };
 

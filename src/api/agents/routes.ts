@@ -13,7 +13,7 @@ import {
 import { ErrorResponse, IdParams } from '../../../schemas/common.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { AgentService } from './service.js';
 import { AGENT_MAX_BODY_BYTES } from './limits.js';
 
 const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
@@ -21,7 +21,7 @@ const errors = { 404: ref(ErrorResponse), 422: ref(ErrorResponse) };
 const tags = ['agents'];
 
 /** Spec 4.1: agents of the caller's organisation. */
-export function agentsRoutes({ agents }: Pick<AppServices, 'agents'>): Route[] {
+export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
   return defineRoutes([
     {
       method: 'POST',

@@ -4,7 +4,7 @@ import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
 import { ConflictError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
-import { Agent, orgScope, type OrgScope, type Store } from '../../store/index.js';
+import { Agent, orgScope, type OrgScope, type Store } from '../../db/index.js';
 import { buildSystemPrompt, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
 import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';

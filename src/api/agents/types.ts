@@ -1,5 +1,5 @@
 import type { InferEntity } from '@mikro-orm/core';
-import type { Agent } from '../../store/index.js';
+import type { Agent } from '../../db/index.js';
 
 /** A loaded agent row. */
 export type AgentRow = InferEntity<typeof Agent>;

@@ -3,7 +3,7 @@ import type { ApiKeyCreateBody, ApiKeyInfoBody } from '../../../schemas/auth.js'
 import { assertMayChange, generateApiKey, hashApiKey, type PrincipalCache } from '../../auth/index.js';
 import { ForbiddenError, InvalidRequestError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
-import { ApiKey, orgScope, type Store } from '../../store/index.js';
+import { ApiKey, orgScope, type Store } from '../../db/index.js';
 
 function keyView(k: InferEntity<typeof ApiKey>): ApiKeyInfoBody {
   return {

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { ApiKeyListQuery } from '../../../schemas/auth.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { AuthModule } from '../../auth/index.js';
+import type { Store } from '../../db/index.js';
 import { createApiKeyService } from './api-key-service.js';
 import { createAuthService } from './service.js';
 
@@ -10,7 +11,7 @@ const tags = ['auth'];
 const err = Type.Ref('ErrorResponse');
 
 /** Login, token refresh and logout, the caller's identity, API keys, and session stream tokens. */
-export function authRoutes({ store, auth }: AppServices): Route[] {
+export function authRoutes({ store, auth }: { store: Store; auth: AuthModule }): Route[] {
   const svc = createAuthService({ store, auth });
   const keys = createApiKeyService({ store, principals: auth.principals });
   return defineRoutes([

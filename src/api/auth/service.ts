@@ -3,7 +3,7 @@ import { assertSessionAccess, type AuthModule } from '../../auth/index.js';
 import { UnauthorizedError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
 import type { Logger } from '../../log.js';
-import { Session, User, type Organization, type Store } from '../../store/index.js';
+import { Session, User, type Organization, type Store } from '../../db/index.js';
 import type { InferEntity } from '@mikro-orm/core';
 import { orgView } from '../orgs/service.js';
 import { normalizeEmail, userView, type UserRow } from '../users/user-view.js';

@@ -4,13 +4,13 @@ import { ErrorResponse } from '../../../schemas/common.js';
 import { capabilityView, type Capability } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { CapabilityRegistry } from '../../capabilities/index.js';
 
 const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['capabilities'];
 
 /** The capability registry, read-only (spec 4.1: GET /v1/capabilities). */
-export function capabilitiesRoutes({ capabilities }: Pick<AppServices, 'capabilities'>): Route[] {
+export function capabilitiesRoutes({ capabilities }: { capabilities: CapabilityRegistry }): Route[] {
   // A registered capability never changes, so its JSON is built once and replies only copy it out.
   const json = new WeakMap<Capability, string>();
   const jsonOf = (cap: Capability): string => json.get(cap) ?? json.set(cap, JSON.stringify(capabilityView(cap))).get(cap)!;

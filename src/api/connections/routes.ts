@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ProviderParams } from '../../../schemas/connections.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { Storage } from '../../storage/index.js';
+import type { Storage } from '../../session-storage/index.js';
 
 const tags = ['connections'];
 const err = Type.Ref('ErrorResponse');

@@ -10,7 +10,7 @@ import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
 import { defineRoutes, type Principal, type Route } from '../../http/route.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import { assertAroundAlone, eventWindow } from './event-query.js';
 import { readAll, readWindow, resolveEventSequence } from './event-reader.js';
 

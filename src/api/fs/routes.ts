@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { FsPathParams, RecursiveQuery } from '../../../schemas/fs.js';
 import { defineRoutes, type Reply, type Route } from '../../http/route.js';
-import type { Storage } from '../../storage/index.js';
+import type { Storage } from '../../session-storage/index.js';
 import { createFsService, MAX_FILE_SIZE_LIMIT_BYTES, type FileRead } from './service.js';
 
 const tags = ['filesystem'];

@@ -2,14 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { ErrorResponse, IdParams } from '../../../schemas/common.js';
 import { Harness, HarnessCreate, HarnessList, HarnessListQuery, HarnessPatch } from '../../../schemas/harnesses.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { HarnessService } from './service.js';
 import { AGENT_MAX_BODY_BYTES } from '../agents/index.js';
 
 const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['harnesses'];
 
 /** Harnesses: built-in and the organisation's own for everyone; writes for admins. */
-export function harnessesRoutes({ harnesses }: Pick<AppServices, 'harnesses'>): Route[] {
+export function harnessesRoutes({ harnesses }: { harnesses: HarnessService }): Route[] {
   return defineRoutes([
     {
       method: 'GET',

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { HarnessCreateInput, HarnessPatchInput, HarnessView } from '../../../schemas/harnesses.js';
 import { validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
 import { ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
-import { Harness, type Store } from '../../store/index.js';
+import { Harness, type Store } from '../../db/index.js';
 import { checkAgentLimits, type ModelLookup } from '../agents/index.js';
 import { BUILT_IN_HARNESSES } from './built-in.js';
 import { toHarnessView, type HarnessRow } from './view.js';

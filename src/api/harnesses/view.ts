@@ -1,6 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { HarnessView } from '../../../schemas/harnesses.js';
-import type { Harness } from '../../store/index.js';
+import type { Harness } from '../../db/index.js';
 
 /** A loaded harness row. */
 export type HarnessRow = InferEntity<typeof Harness>;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ImageIdParams, ImageUploadQuery } from '../../../schemas/images.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { Storage } from '../../storage/index.js';
+import type { Storage } from '../../session-storage/index.js';
 import { createImageService } from './service.js';
 
 const tags = ['images'];

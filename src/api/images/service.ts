@@ -2,7 +2,7 @@ import { InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Principal } from '../../http/route.js';
 import { parseMultipart } from '../../http/multipart.js';
-import type { ImageRecord, Storage } from '../../storage/index.js';
+import type { ImageRecord, Storage } from '../../session-storage/index.js';
 
 /** Image upload: a multipart `file` for one of the caller's sessions (`session_id` field or query). */
 export function createImageService({ storage }: { storage: Storage }) {

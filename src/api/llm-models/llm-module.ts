@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import type { Keyring } from '../../crypto/index.js';
 import type { LlmProviderOptions, LlmProviderType } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
-import { User, type Store } from '../../store/index.js';
+import { User, type Store } from '../../db/index.js';
 import type { HostRule } from '../../capabilities/index.js';
 import { createBaseUrlPolicy, createLlmProviderService, seedEnvProviders, upgradeLegacyProviderKeys } from '../llm-providers/index.js';
 import { createModelResolver } from './model-resolver.js';

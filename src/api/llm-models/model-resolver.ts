@@ -1,11 +1,12 @@
+import { LRUCache } from 'lru-cache';
 import { DecryptionError, type Keyring } from '../../crypto/index.js';
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, type LlmProvider, type LlmProviderOptions } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
-import { Organization, type Store } from '../../store/index.js';
+import { Organization, type Store } from '../../db/index.js';
 import { openProviderKey, type LlmProviderRow } from '../llm-providers/index.js';
-import type { ResolvedModel } from '../../../actors/model-resolver.js';
+import type { ResolvedModel } from '../../turns/model-resolver.js';
 
 export type { ResolvedModel };
 
@@ -34,7 +35,7 @@ export interface ModelResolverOptions {
 export const DEFAULT_PROVIDER_CACHE_TTL_MS = 60_000;
 export const DEFAULT_MAX_CACHED_PROVIDERS = 256;
 export const DEFAULT_ORG_DEFAULT_CACHE_TTL_MS = 5_000;
-/** Organisations whose default is remembered at once; the oldest entry goes first. */
+/** Organisations whose default is remembered at once; the least recently used goes first. */
 const MAX_CACHED_ORG_DEFAULTS = 10_000;
 
 interface CachedProvider {
@@ -69,9 +70,12 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     maxCachedProviders = DEFAULT_MAX_CACHED_PROVIDERS,
     defaultCacheTtlMs = DEFAULT_ORG_DEFAULT_CACHE_TTL_MS,
   } = opts;
-  const cache = new Map<string, CachedProvider>();
+  const cache = new LRUCache<string, CachedProvider>({ max: maxCachedProviders });
   // Every turn without a model override asks for its organisation's default: one ORM query each.
-  const orgDefaults = new Map<string, { modelId: string | null; expiresAt: number }>();
+  const orgDefaults = new LRUCache<string, { modelId: string | null }>({
+    max: MAX_CACHED_ORG_DEFAULTS,
+    ttl: defaultCacheTtlMs, // 0 caches nothing: orgDefaultId then never stores
+  });
   let llmsim: ResolvedModel | undefined;
 
   function builtin(): ResolvedModel {
@@ -100,14 +104,9 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     const now = Date.now();
     const fingerprint = fingerprintOf(row);
     const hit = cache.get(row.id);
-    cache.delete(row.id);
-    if (hit && hit.fingerprint === fingerprint && hit.expiresAt > now) {
-      cache.set(row.id, hit);
-      return hit.provider;
-    }
+    if (hit && hit.fingerprint === fingerprint && hit.expiresAt > now) return hit.provider;
     const provider = build(row);
     cache.set(row.id, { fingerprint, provider, expiresAt: now + cacheTtlMs });
-    while (cache.size > maxCachedProviders) cache.delete(cache.keys().next().value!);
     return provider;
   }
 
@@ -136,16 +135,11 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
   }
 
   async function orgDefaultId(orgId: string): Promise<string | null> {
-    const now = Date.now();
     const hit = orgDefaults.get(orgId);
-    if (hit && hit.expiresAt > now) return hit.modelId;
+    if (hit) return hit.modelId;
     const org = await store.em().findOne(Organization, { id: orgId });
     const modelId = org?.default_model_id ?? null;
-    if (defaultCacheTtlMs > 0) {
-      orgDefaults.delete(orgId);
-      orgDefaults.set(orgId, { modelId, expiresAt: now + defaultCacheTtlMs });
-      if (orgDefaults.size > MAX_CACHED_ORG_DEFAULTS) orgDefaults.delete(orgDefaults.keys().next().value!);
-    }
+    if (defaultCacheTtlMs > 0) orgDefaults.set(orgId, { modelId });
     return modelId;
   }
 

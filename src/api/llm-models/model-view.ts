@@ -1,6 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { LlmModelView } from '../../../schemas/llm.js';
-import type { LlmModelEntity } from '../../store/index.js';
+import type { LlmModelEntity } from '../../db/index.js';
 import type { LlmProviderRow } from '../llm-providers/index.js';
 
 /** A loaded model row. */

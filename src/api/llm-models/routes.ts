@@ -11,13 +11,14 @@ import {
   SyncModelsResult,
 } from '../../../schemas/llm.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { LlmModelService } from './service.js';
+import type { ModelSyncService } from './sync-service.js';
 
 const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['llm-models'];
 
 /** LLM models: per provider, across providers, sync, and the organisation default. */
-export function llmModelsRoutes({ llmModels, modelSync }: Pick<AppServices, 'llmModels' | 'modelSync'>): Route[] {
+export function llmModelsRoutes({ llmModels, modelSync }: { llmModels: LlmModelService; modelSync: ModelSyncService }): Route[] {
   return defineRoutes([
     {
       method: 'GET',

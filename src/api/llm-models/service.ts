@@ -8,7 +8,7 @@ import type {
 } from '../../../schemas/llm.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
-import { LlmModelEntity, LlmProviderEntity, Organization, orgScope, type Store } from '../../store/index.js';
+import { LlmModelEntity, LlmProviderEntity, Organization, orgScope, type Store } from '../../db/index.js';
 import type { ModelLookup } from '../agents/index.js';
 import { assertModelsUnreferenced, type LlmProviderRow, type LlmProviderService } from '../llm-providers/index.js';
 import { toLlmModelView, type LlmModelRow } from './model-view.js';

@@ -4,7 +4,7 @@ import { DecryptionError } from '../../crypto/index.js';
 import { NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../errors.js';
 import { createLlmProvider, LlmError, type LlmModelInfo, type LlmProviderOptions, type LlmProviderType } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
-import { LlmModelEntity, LlmProviderEntity, orgScope, type Store } from '../../store/index.js';
+import { LlmModelEntity, LlmProviderEntity, orgScope, type Store } from '../../db/index.js';
 import type { LlmProviderRow, LlmProviderService } from '../llm-providers/index.js';
 import type { LlmModelRow } from './model-view.js';
 

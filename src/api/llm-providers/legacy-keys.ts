@@ -1,6 +1,6 @@
 import type { Keyring } from '../../crypto/index.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import { openLegacyProviderKey, openProviderKey, sealProviderKey, type ProviderKeyOwner } from './provider-key.js';
 
 type SealedRow = ProviderKeyOwner & { api_key_encrypted: string };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { ConflictError } from '../../errors.js';
-import { Agent, Harness, Organization } from '../../store/index.js';
+import { Agent, Harness, Organization } from '../../db/index.js';
 
 /** How many rows of an organisation name one of some models as their model. */
 export interface ModelReferences {

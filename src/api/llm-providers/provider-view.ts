@@ -1,6 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { LlmProviderView } from '../../../schemas/llm.js';
-import type { LlmProviderEntity } from '../../store/index.js';
+import type { LlmProviderEntity } from '../../db/index.js';
 
 /** A loaded provider row (holds the sealed key; never serialise it as is). */
 export type LlmProviderRow = InferEntity<typeof LlmProviderEntity>;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ErrorResponse, IdParams } from '../../../schemas/common.js';
 import { LlmProvider, LlmProviderCreate, LlmProviderList, LlmProviderPatch } from '../../../schemas/llm.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { LlmProviderService } from './service.js';
 
 const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['llm-providers'];
@@ -12,7 +12,7 @@ const tags = ['llm-providers'];
  * every user reads them and only admins create, change and delete them (docs/decisions.md,
  * "Roles: the member/admin matrix").
  */
-export function llmProvidersRoutes({ llmProviders }: Pick<AppServices, 'llmProviders'>): Route[] {
+export function llmProvidersRoutes({ llmProviders }: { llmProviders: LlmProviderService }): Route[] {
   return defineRoutes([
     {
       method: 'POST',

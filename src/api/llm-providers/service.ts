@@ -3,7 +3,7 @@ import type { Keyring } from '../../crypto/index.js';
 import { newId } from '../../ids.js';
 import type { LlmProviderConfig } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
-import { LlmModelEntity, LlmProviderEntity, orgScope, type Store } from '../../store/index.js';
+import { LlmModelEntity, LlmProviderEntity, orgScope, type Store } from '../../db/index.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { AssertBaseUrlAllowed } from './base-url-policy.js';
 import { assertModelsUnreferenced } from './model-references.js';

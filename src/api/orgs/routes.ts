@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { AuthModule } from '../../auth/index.js';
+import type { Store } from '../../db/index.js';
 import { createOrgService } from './service.js';
 
 const tags = ['organizations'];
 
 /** Organisations: created by the instance operator; listed (all for the operator, the own for others). */
-export function orgsRoutes({ store, auth }: AppServices): Route[] {
+export function orgsRoutes({ store, auth }: { store: Store; auth: AuthModule }): Route[] {
   const orgs = createOrgService({ store, auth });
   return defineRoutes([
     {

@@ -6,7 +6,7 @@
  * gives one of them, so the session setup answers 422 as it does for an archived id.
  */
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 
 type Kind = 'agent' | 'harness';
 

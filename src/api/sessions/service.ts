@@ -1,4 +1,4 @@
-import { ZERO_USAGE } from '../../../actors/index.js';
+import { ZERO_USAGE } from '../../turns/index.js';
 import type { NewTypedEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/ports.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
@@ -6,8 +6,8 @@ import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Principal } from '../../http/route.js';
 import type { Logger } from '../../log.js';
-import type { SessionAdditions, Store } from '../../store/index.js';
-import { Session, orgScope, type OrgScope } from '../../store/index.js';
+import type { SessionAdditions, Store } from '../../db/index.js';
+import { Session, orgScope, type OrgScope } from '../../db/index.js';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
 import { clientToolsOf } from '../agents/index.js';
 import { resolveNamed } from './name-lookup.js';
@@ -19,7 +19,7 @@ export interface SessionServiceDeps {
   bus: Bus;
   log: Logger;
   setup: SessionSetupResolver;
-  /** Turns the user's connections into session secrets `connection:<provider>` (spec 2.3); src/storage. */
+  /** Turns the user's connections into session secrets `connection:<provider>` (spec 2.3); src/session-storage. */
   connections?: { injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> };
 }
 

@@ -1,5 +1,5 @@
 import type { Principal } from '../../http/route.js';
-import type { HarnessSnapshot, SessionAdditions, SessionConfig } from '../../store/index.js';
+import type { HarnessSnapshot, SessionAdditions, SessionConfig } from '../../db/index.js';
 
 export interface CapabilityItem {
   ref: string;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { KvListQuery } from '../../../schemas/storage.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { Storage } from '../../storage/index.js';
+import type { Storage } from '../../session-storage/index.js';
 import { createStorageService } from './service.js';
 
 const tags = ['session-storage'];

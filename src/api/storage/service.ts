@@ -1,5 +1,5 @@
 import type { Principal } from '../../http/route.js';
-import type { Storage } from '../../storage/index.js';
+import type { Storage } from '../../session-storage/index.js';
 import type { KvListQueryInput, PutSecretsInput } from '../../../schemas/storage.js';
 
 /** Key/value and secrets of a session over REST; each needs its feature (`key_value`, `secrets`), else 404. */

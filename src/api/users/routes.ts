@@ -1,14 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams } from '../../../schemas/common.js';
 import { defineRoutes, type Route } from '../../http/route.js';
-import type { AppServices } from '../../services.js';
+import type { AuthModule } from '../../auth/index.js';
+import type { Store } from '../../db/index.js';
 import { createUserService } from './service.js';
 
 const tags = ['users'];
 const err = Type.Ref('ErrorResponse');
 
 /** Users of the caller's organisation: anyone lists and reads, admins create, change and delete. */
-export function usersRoutes({ store, auth }: AppServices): Route[] {
+export function usersRoutes({ store, auth }: { store: Store; auth: AuthModule }): Route[] {
   const users = createUserService({ store, auth });
   return defineRoutes([
     {

@@ -3,7 +3,7 @@ import type { UserCreateBody, UserUpdateBody } from '../../../schemas/users.js';
 import type { AuthModule } from '../../auth/index.js';
 import { ConflictError, UnprocessableError } from '../../errors.js';
 import type { Principal } from '../../http/route.js';
-import { orgScope, User, type Store } from '../../store/index.js';
+import { orgScope, User, type Store } from '../../db/index.js';
 import { normalizeEmail, userView, type UserRow } from './user-view.js';
 
 export interface UserServiceDeps {

@@ -1,6 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { UserBody } from '../../../schemas/users.js';
-import type { User } from '../../store/index.js';
+import type { User } from '../../db/index.js';
 
 export type UserRow = InferEntity<typeof User>;
 

@@ -1,4 +1,4 @@
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import type { EventTail } from '../session-event.js';
 import type { SessionEvent } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import type { Bus } from '../ports.js';
 import { createLocalSignals } from './local-signals.js';
 import { createSqlEventLog } from './sql-event-log.js';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
 import { createGroupInsert, type TailInsert, type TailInsertOutcome } from './group-insert.js';

@@ -3,7 +3,7 @@ import { EventEmitter, once } from 'node:events';
 import { InvalidRequestError, SessionBusyError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 
 export interface SqlTurnQueueOptions {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../db/index.js';
 
 export interface TailWatchOptions {
   store: Store;

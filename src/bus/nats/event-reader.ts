@@ -10,7 +10,7 @@ import {
 import { isAnyUuid, uuidv7Millis } from '../../ids.js';
 import { isNoResponders } from './nats-errors.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
-import type { PositionIndex } from './position-index.js';
+import type { PositionIndex, StreamTail } from './position-index.js';
 import { RecentEvents } from './recent-events.js';
 import { sessionSubjects, type SessionSubjects } from './topology.js';
 
@@ -29,11 +29,7 @@ const SCAN_NO_RESPONDERS_RETRIES = 8;
 const SCAN_RETRY_DELAY_MS = 25;
 
 /** The session's last stored event: per-session sequence, stream sequence, id. */
-export interface StreamTail {
-  sequence: number;
-  streamSeq: number;
-  id: string | undefined;
-}
+export type { StreamTail } from './position-index.js';
 
 export interface EventReaderDeps {
   js: JetStreamClient;

@@ -6,6 +6,13 @@ export interface StreamPosition {
   streamSeq: number;
 }
 
+/** Where a session's stream ends as far as this process knows: its last event's position and id. */
+export interface StreamTail {
+  sequence: number;
+  streamSeq: number;
+  id: string | undefined;
+}
+
 export const DEFAULT_INDEXED_SESSIONS = 10_000;
 export const DEFAULT_POSITIONS_PER_SESSION = 64;
 

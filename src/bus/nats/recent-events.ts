@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../ports.js';
-import type { StreamTail } from './event-reader.js';
+import type { StreamTail } from './position-index.js';
 import { SessionLists } from './session-lists.js';
 
 /** An event this process stored, where it landed, and the session's message just before it. */

@@ -1,23 +1,25 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Small per-session lists ordered by per-session sequence, for the NATS log's in-memory hints:
  * at most `perSession` items per session (the newest kept) and `maxSessions` sessions (the one
  * least recently written to is dropped). Reads do not count as use.
  */
 export class SessionLists<T> {
-  readonly #lists = new Map<string, T[]>();
+  readonly #lists: LRUCache<string, T[]>;
 
   constructor(
     readonly maxSessions: number,
     readonly perSession: number,
     readonly sequenceOf: (item: T) => number,
-  ) {}
+  ) {
+    this.#lists = new LRUCache({ max: maxSessions });
+  }
 
   /** Inserts `item` in sequence order, replacing one with the same sequence. */
   put(sessionId: string, item: T): void {
     const list = this.#lists.get(sessionId) ?? [];
-    this.#lists.delete(sessionId); // re-inserted last: Map order is the recency order
     this.#lists.set(sessionId, list);
-    if (this.#lists.size > this.maxSessions) this.#lists.delete(this.#lists.keys().next().value!);
     const sequence = this.sequenceOf(item);
     let i = list.length;
     while (i > 0 && this.sequenceOf(list[i - 1]!) > sequence) i--; // usually appends at the end
@@ -27,7 +29,7 @@ export class SessionLists<T> {
   }
 
   get(sessionId: string): readonly T[] | undefined {
-    return this.#lists.get(sessionId);
+    return this.#lists.peek(sessionId); // a peek: only writes count as use
   }
 
   forget(sessionId: string): void {

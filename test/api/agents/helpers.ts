@@ -1,6 +1,6 @@
 import { after, before } from 'node:test';
 import { hashApiKey } from '../../../src/auth/index.js';
-import { ApiKey, Organization, User } from '../../../src/store/index.js';
+import { ApiKey, Organization, User } from '../../../src/db/index.js';
 import { uuidv7 } from 'uuidv7';
 import { newToken } from '../../../src/ids.js';
 import { startTestApp, type TestApp, type TestMode } from '../../helpers/app.js';

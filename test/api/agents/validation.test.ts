@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
-import { orgScope } from '../../../src/store/index.js';
+import { orgScope } from '../../../src/db/index.js';
 import { addCaller, addModel, adminOrgId, agentBody, useSuiteApp } from './helpers.js';
 
 const tool = (name: string, parameters: Record<string, unknown> = { type: 'object', properties: {} }) => ({

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertStreamScope, createAuthenticator } from '../../../src/auth/index.js';
 import { ForbiddenError } from '../../../src/errors.js';
 import type { Exchange, Principal } from '../../../src/http/index.js';
-import { Session } from '../../../src/store/index.js';
+import { Session } from '../../../src/db/index.js';
 import { request, startTestApp, type TestApp } from '../../helpers/app.js';
 import { SecretLedger, createKey, createOrgWithAdmin, login, type OrgAdmin } from './helpers.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { startTestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
-import { createSession, listEvents, sendMessage, waitForEvent } from '../turns/helpers.js';
+import { createSession, listEvents, sendMessage, waitForEvent } from '../../turns/helpers.js';
 
 it('events: an empty types filter means all types on the listing and SSE (spec 6.1); unknown types stay 400', async (t) => {
   const app = await startTestApp(t, { mode: 'postgres' });

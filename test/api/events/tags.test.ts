@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
-import { createSession, getSession, listEvents, sendMessage, waitForEvent, type StoredEvent } from '../turns/helpers.js';
+import { createSession, getSession, listEvents, sendMessage, waitForEvent, type StoredEvent } from '../../turns/helpers.js';
 
 const TOOL_TAGS = ['tool:get_current_time', 'capability:current_time'];
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startFakeAnthropic } from '../../llm/fakes/anthropic.js';
 import type { FakeLlmServer } from '../../llm/fakes/fake-server.js';
 import { startFakeOpenAi } from '../../llm/fakes/openai.js';
-import { createSession, sendMessage, waitForEvent } from '../turns/helpers.js';
+import { createSession, sendMessage, waitForEvent } from '../../turns/helpers.js';
 import { addModel, createProvider, fakeVendorKey, useSuiteApp } from '../llm-providers/helpers.js';
 
 const VENDOR_KEY = fakeVendorKey('sk-e2e');

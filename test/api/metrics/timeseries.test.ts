@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { startNatsServer } from '../../helpers/nats-server.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
-import { createSession, sendMessage, waitForEvent } from '../turns/helpers.js';
+import { createSession, sendMessage, waitForEvent } from '../../turns/helpers.js';
 
 const PATH = '/v1/durable/metrics/timeseries';
 

@@ -10,7 +10,7 @@ import type { RequestOptions } from '../../helpers/http.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { addCaller, adminOrgId } from '../agents/helpers.js';
 import { createSession, listAll, runTools, upload } from '../fs/helpers.js';
-import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV } from '../turns/slow-server.js';
+import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV } from '../../turns/slow-server.js';
 
 /** Recognisable values: any of them anywhere the service answers or logs is a leak. */
 const SECRET = 'sk-live-7c1e-never-comes-back-out';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sessionConfigBackfillSql } from '../../../src/store/migrations/0010-session-config.js';
+import { sessionConfigBackfillSql } from '../../../src/db/migrations/0010-session-config.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createAgent, getSession, sendMessage, waitForEvent, type StoredEvent } from '../turns/helpers.js';
+import { createAgent, getSession, sendMessage, waitForEvent, type StoredEvent } from '../../turns/helpers.js';
 
 /** A prompt llmsim counts as 1,000 input tokens (it counts words). */
 const LONG_PROMPT = Array.from({ length: 1000 }, (_, i) => `rule${i}`).join(' ');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { startTestApp } from '../../helpers/app.js';
-import { createAgent } from '../turns/helpers.js';
+import { createAgent } from '../../turns/helpers.js';
 
 it('sessions: an unknown or invalid model_id on create is 404 Not found (spec 4.2), and nothing is created', async (t) => {
   const app = await startTestApp(t, { mode: 'postgres' });

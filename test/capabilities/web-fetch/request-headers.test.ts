@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createWebFetchCapability } from '../../../src/capabilities/web-fetch/capability.js';
 import { parseHostAllowlist } from '../../../src/capabilities/web-fetch/address-policy.js';
 import { ToolError } from '../../../src/capabilities/types.js';
-import { withoutConnections } from '../../../src/storage/tool-context.js';
+import { withoutConnections } from '../../../src/session-storage/tool-context.js';
 import { createFakeToolContext, toolOf } from '../fakes.js';
 
 const TOKEN = 'tok-9f3a-request-headers-secret';

@@ -1,0 +1,153 @@
+/**
+ * The act phase: server tool calls run in parallel, at most `maxParallel` (10) at a time,
+ * each bracketed by `tool.started` (stored before the tool runs, so a redelivered turn knows
+ * it was interrupted and never runs it twice) and `tool.completed`, which is stored before the
+ * call counts as done: an attempt that ends right after a tool returned (shutdown, a failed
+ * append elsewhere) must not leave a succeeded call looking interrupted. Each call has its own
+ * timeout. Failures become `tool.completed` with `success:false` and a short message: a
+ * `ToolError`'s own text, or a generic one for anything else (logged, never shown). Results and
+ * error texts are redacted of the session's secret values before they are recorded.
+ */
+import type { NewEvent } from '../bus/ports.js';
+import { ToolError, type ResolvedTool, type ToolResult } from '../capabilities/index.js';
+import type { Logger } from '../log.js';
+import { redactSecrets, redactionTable } from './secret-redaction.js';
+import { STORAGE_UNAVAILABLE_MESSAGE, toolContextFor, type SessionToolStorage, type ToolSessionRef } from './tool-context.js';
+import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
+
+export const DEFAULT_MAX_PARALLEL_TOOLS = 10;
+/** Longest tool error text passed on to the LLM and clients. */
+const MAX_ERROR_CHARS = 1_000;
+export const TOOL_FAILED_MESSAGE = 'Tool execution failed';
+/** Shown instead of a result that could not be checked for secret values (fail closed). */
+export const RESULT_WITHHELD_MESSAGE = 'Tool result withheld: it could not be checked for secret values';
+
+type Redactor = (text: string) => string;
+
+export interface ActStepIo {
+  /** Appends and waits until stored (tool.started before the tool runs, tool.completed after). */
+  commit(events: NewEvent[]): Promise<void>;
+  newId(): string;
+  now(): Date;
+  log: Logger;
+}
+
+export interface ActStepInput {
+  turn: TurnRef;
+  session: ToolSessionRef;
+  calls: ToolCallRef[];
+  tools: ReadonlyMap<string, ResolvedTool>;
+  storage: SessionToolStorage;
+  /** Fires on cancel (or when the shutdown window ran out): running tools are told, no new ones start. */
+  signal: AbortSignal;
+  /** Fires when the process starts shutting down: no new tools start, running ones finish. */
+  drain?: AbortSignal;
+  timeoutMs: number;
+  maxParallel: number;
+}
+
+class ToolTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`Tool timed out after ${ms} ms`);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
+/**
+ * Runs the calls; resolves when every call has its `tool.completed` stored. Throws the abort
+ * reason when aborted, and the drain reason when draining left calls unstarted (the next
+ * attempt runs those).
+ */
+export async function runActStep(io: ActStepIo, p: ActStepInput): Promise<void> {
+  let next = 0;
+  let redactor: Promise<Redactor> | undefined;
+  // Loaded after the first call finishes (a call may have set a secret), then shared by the step.
+  const loadRedactor = () => (redactor ??= secretRedactor(p.storage));
+  const worker = async () => {
+    while (next < p.calls.length && !p.signal.aborted && !p.drain?.aborted) {
+      const call = p.calls[next++]!;
+      await runOne(io, p, call, loadRedactor);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(p.maxParallel, p.calls.length) }, worker));
+  if (p.signal.aborted) throw p.signal.reason;
+  if (next < p.calls.length && p.drain?.aborted) throw p.drain.reason;
+}
+
+/** Redacts with the session's secret values; no storage (tests, storage not wired) means no secrets. */
+async function secretRedactor(storage: SessionToolStorage): Promise<Redactor> {
+  try {
+    const table = redactionTable(await storage.secrets.allValues());
+    return (text) => redactSecrets(text, table);
+  } catch (err) {
+    if (err instanceof ToolError && err.message === STORAGE_UNAVAILABLE_MESSAGE) return (text) => text;
+    throw err;
+  }
+}
+
+async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRedactor: () => Promise<Redactor>): Promise<void> {
+  const tool = p.tools.get(call.name);
+  const display = tool?.display_name ?? call.name;
+  const execId = io.newId();
+  const source = tool?.capability_id ?? null;
+  await io.commit([turnEvents.toolStarted(io.newId(), p.turn, execId, call, display, source)]);
+  const startedAt = Date.now();
+  let outcome: { result: MessagePart[] } | { error: string };
+  try {
+    if (!tool) throw new ToolError(`Unknown tool: ${call.name}`);
+    const result = await runWithTimeout(tool, call, p);
+    outcome = { result: result.content.map((part) => ({ ...part })) };
+  } catch (err) {
+    // Aborted by cancel: the cancellation pairs this call with a 'cancelled' result.
+    if (p.signal.aborted && !(err instanceof ToolError)) return;
+    outcome = { error: errorText(err, call, io.log) };
+  }
+  try {
+    const redact = await loadRedactor();
+    outcome =
+      'result' in outcome
+        ? { result: outcome.result.map((part) => (typeof part['text'] === 'string' ? { ...part, text: redact(part['text']) } : part)) }
+        : { error: redact(outcome.error) };
+  } catch (err) {
+    io.log.error({ err, tool: call.name, toolCallId: call.id }, 'could not load secrets to redact a tool result');
+    outcome = { error: RESULT_WITHHELD_MESSAGE };
+  }
+  const duration_ms = Date.now() - startedAt;
+  const id = io.newId();
+  await io.commit([
+    'result' in outcome
+      ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source })
+      : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source }),
+  ]);
+}
+
+async function runWithTimeout(tool: ResolvedTool, call: ToolCallRef, p: ActStepInput): Promise<ToolResult> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(p.signal.reason);
+  p.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new ToolTimeoutError(p.timeoutMs);
+      ac.abort(err);
+      reject(err);
+    }, p.timeoutMs);
+  });
+  // A tool that ignores its signal still cannot hold the turn past the timeout or a cancel.
+  const aborted = new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason), { once: true }));
+  try {
+    const ctx = toolContextFor(p.session, p.storage, tool.config, ac.signal, () => new Date());
+    return await Promise.race([tool.execute(call.arguments, ctx), timedOut, aborted]);
+  } finally {
+    clearTimeout(timer);
+    p.signal.removeEventListener('abort', onAbort);
+    aborted.catch(() => undefined);
+    timedOut.catch(() => undefined);
+  }
+}
+
+function errorText(err: unknown, call: ToolCallRef, log: Logger): string {
+  if (err instanceof ToolError || err instanceof ToolTimeoutError) return err.message.slice(0, MAX_ERROR_CHARS);
+  log.error({ err, tool: call.name, toolCallId: call.id }, 'tool failed');
+  return TOOL_FAILED_MESSAGE;
+}

@@ -1,0 +1,97 @@
+/**
+ * The session row's turn fields (`status`, `current_turn_id`, `usage`,
+ * `cancel_requested_turn_id`) are changed only here, by conditional UPDATEs, so the API and
+ * any number of workers can race without a lock:
+ *
+ * - `current_turn_id` is the latest turn ever started and is never cleared. Turn ids are
+ *   UUIDv7, so "a newer turn" is `current_turn_id < :turn`, and a late duplicate of an old
+ *   transition matches no row.
+ * - Every transition names the turn it is about; one for another turn is a no-op.
+ * - Usage is written as the value folded from the log, never incremented, so retries are idempotent.
+ */
+import type { Store } from '../db/index.js';
+import type { Usage } from './turn-events.js';
+
+export type TurnSessionStatus = 'started' | 'idle' | 'active' | 'waiting_for_tool_results';
+
+export interface SessionTurnRow {
+  id: string;
+  organization_id: string;
+  /** The creator (ownership: members reach only their own sessions). */
+  user_id: string;
+  status: TurnSessionStatus;
+  current_turn_id: string | null;
+  cancel_requested_turn_id: string | null;
+}
+
+export function createSessionStatus(store: Store) {
+  async function changed(query: string, params: unknown[]): Promise<boolean> {
+    return (await store.sql<{ id: string }>(query + ' returning id', params)).length > 0;
+  }
+
+  return {
+    async read(sessionId: string): Promise<SessionTurnRow | null> {
+      const rows = await store.sql<SessionTurnRow>(
+        'select id, organization_id, user_id, status, current_turn_id, cancel_requested_turn_id from sessions where id = ?',
+        [sessionId],
+      );
+      return rows[0] ?? null;
+    },
+    /** idle/started → active for a turn newer than the current one (API on submit, worker on claim). */
+    markActive(sessionId: string, turnId: string): Promise<boolean> {
+      return changed(
+        `update sessions set status = 'active', current_turn_id = ?::uuid, updated_at = now()
+         where id = ? and (current_turn_id is null or current_turn_id < ?::uuid)`,
+        [turnId, sessionId, turnId],
+      );
+    },
+    /**
+     * → waiting_for_tool_results (the worker suspends for client tools). Also when the API's
+     * markActive for this turn has not landed yet: that late update then finds a turn that is not newer.
+     */
+    markWaiting(sessionId: string, turnId: string): Promise<boolean> {
+      return changed(
+        `update sessions set status = 'waiting_for_tool_results', current_turn_id = ?::uuid, updated_at = now()
+         where id = ? and (current_turn_id is null or current_turn_id < ?::uuid or (current_turn_id = ?::uuid and status = 'active'))
+           and cancel_requested_turn_id is distinct from ?::uuid`,
+        [turnId, sessionId, turnId, turnId, turnId],
+      );
+    },
+    /** waiting_for_tool_results → active (the API got the last missing client result). */
+    markResumed(sessionId: string, turnId: string): Promise<boolean> {
+      return changed(
+        `update sessions set status = 'active', updated_at = now()
+         where id = ? and current_turn_id = ?::uuid and status = 'waiting_for_tool_results'`,
+        [sessionId, turnId],
+      );
+    },
+    /**
+     * active → idle with the session's cumulative usage. Refused while a cancel request for the
+     * turn is pending and not yet handled (`cancelHandled` false), so an accepted cancel is never lost.
+     */
+    markIdle(sessionId: string, turnId: string, usage: Usage, cancelHandled: boolean): Promise<boolean> {
+      // `current_turn_id < turn`: the API's markActive has not landed yet; taking the turn id here
+      // makes that late update a no-op instead of leaving the session active for good.
+      return changed(
+        `update sessions set status = 'idle', usage = ?::jsonb, current_turn_id = ?::uuid, updated_at = now()
+         where id = ? and (current_turn_id is null or current_turn_id <= ?::uuid)
+           and (cancel_requested_turn_id is distinct from ?::uuid or ?::boolean)`,
+        [JSON.stringify(usage), turnId, sessionId, turnId, turnId, cancelHandled],
+      );
+    },
+    /**
+     * Records a cancel request for the running turn; true for the one request that wins. A
+     * session waiting for client tool results goes back to `active` (no more results accepted).
+     */
+    requestCancel(sessionId: string, turnId: string): Promise<boolean> {
+      return changed(
+        `update sessions set cancel_requested_turn_id = ?::uuid, status = 'active', updated_at = now()
+         where id = ? and current_turn_id = ?::uuid and status in ('active', 'waiting_for_tool_results')
+           and cancel_requested_turn_id is distinct from ?::uuid`,
+        [turnId, sessionId, turnId, turnId],
+      );
+    },
+  };
+}
+
+export type SessionStatusStore = ReturnType<typeof createSessionStatus>;

@@ -1,0 +1,81 @@
+import type { Bus, TurnQueue } from '../bus/ports.js';
+import { catalogued } from '../bus/session-event.js';
+import { SessionBusyError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../db/index.js';
+import type { SessionStatusStore } from './session-status.js';
+import { resumeJob } from './turn-job.js';
+
+export interface StuckTurnSweeperOptions {
+  /** Time between sweeps, in ms. */
+  intervalMs: number;
+  /** A session must have been active this long, untouched, before it is looked at, in ms. */
+  minAgeMs: number;
+  /** Sessions looked at per sweep (oldest first). */
+  batch?: number;
+}
+
+interface Candidate {
+  id: string;
+  organization_id: string;
+  current_turn_id: string;
+}
+
+/**
+ * Repairs sessions left `active` with no turn job (issue 13: an accepted turn whose job was
+ * never stored). A running or claimed turn keeps its job in the queue until it is acked, which
+ * happens only after the session went idle, so "active, no job" means nothing will ever close
+ * the turn: a resume job is queued and a worker runs the turn from its log (or closes it when
+ * a cancel is pending). Cheap: one query per sweep and one queue lookup per session
+ * that has been active and untouched for `minAgeMs`; the queue refuses a second job, so
+ * several instances sweeping at once queue at most one.
+ */
+export function startStuckTurnSweeper(
+  deps: { store: Store; turns: TurnQueue; events: Pick<Bus['events'], 'findById'>; status: SessionStatusStore; log: Logger },
+  { intervalMs, minAgeMs, batch = 100 }: StuckTurnSweeperOptions,
+): { stop(): void } {
+  const { store, turns, events, status, log } = deps;
+  let running = false;
+
+  async function repair(c: Candidate): Promise<void> {
+    if (await turns.has(c.id)) return;
+    // Read the row again after the queue: a turn finishing meanwhile went idle before its ack.
+    const now = await status.read(c.id);
+    if (now?.status !== 'active' || now.current_turn_id !== c.current_turn_id) return;
+    // turn.started's event id is the turn id; without it the turn's preamble is not in (its job does that).
+    const found = await events.findById(c.id, c.current_turn_id);
+    const started = found && catalogued(found);
+    if (started?.type !== 'turn.started') return;
+    const turn = {
+      turn_id: c.current_turn_id,
+      input_message_id: started.data.input_message_id,
+      ...(found!.tags?.length ? { tags: [...found!.tags] } : {}),
+    };
+    try {
+      await turns.enqueue(resumeJob(c.id, { org_id: c.organization_id, ...turn }));
+      log.warn({ sessionId: c.id, turnId: c.current_turn_id }, 'active session without a turn job: resume queued');
+    } catch (err) {
+      if (!(err instanceof SessionBusyError)) throw err; // a job showed up meanwhile: nothing to repair
+    }
+  }
+
+  async function sweep(): Promise<void> {
+    if (running) return;
+    running = true;
+    try {
+      const rows = await store.sql<Candidate>(
+        `select id, organization_id, current_turn_id from sessions
+         where status = 'active' and current_turn_id is not null and updated_at < now() - (? * interval '1 millisecond')
+         order by updated_at limit ?`,
+        [minAgeMs, batch],
+      );
+      for (const c of rows) await repair(c).catch((err: unknown) => log.warn({ err, sessionId: c.id }, 'stuck turn repair failed'));
+    } finally {
+      running = false;
+    }
+  }
+
+  const timer = setInterval(() => void sweep().catch((err: unknown) => log.warn({ err }, 'stuck turn sweep failed')), intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

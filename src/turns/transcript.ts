@@ -1,0 +1,147 @@
+/**
+ * The conversation as the LLM sees it, folded from the whole session log (issue 6: "message
+ * history for the LLM is rebuilt from the event log"), plus the session's cumulative usage.
+ * Pure. Tool results are attached to the assistant message that asked for them, so the
+ * history stays valid for every vendor even when other events (a cancel's user message)
+ * were logged between a call and its result; a call that never got a result gets a
+ * synthetic error result.
+ */
+import type { EventData, SessionEvent, TypedEvent } from '../../schemas/events.js';
+import type { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolMessage, LlmUserPart } from '../llm/index.js';
+import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from './turn-events.js';
+
+/** Shown to the LLM for a call that has no stored result. */
+export const MISSING_RESULT_TEXT = 'No result: the tool call did not complete.';
+
+interface UserEntry {
+  role: 'user';
+  /** Parts as stored; `image_file` parts are resolved to bytes when the request is built. */
+  content: MessagePart[];
+}
+
+interface AssistantEntry {
+  role: 'assistant';
+  message: LlmAssistantMessage;
+  results: Map<string, LlmToolMessage>;
+}
+
+type Entry = UserEntry | AssistantEntry;
+
+export interface Transcript {
+  /** The sequence of the last folded event (0 = nothing folded). */
+  sequence: number;
+  entries: readonly Entry[];
+  /** Call id → index of the assistant entry that made it. */
+  callOwners: ReadonlyMap<string, number>;
+  usage: Usage;
+}
+
+export function emptyTranscript(): Transcript {
+  return { sequence: 0, entries: [], callOwners: new Map(), usage: ZERO_USAGE };
+}
+
+function resultText(data: EventData<'tool.completed'>): { content: string; is_error: boolean } {
+  if (!data.success) return { content: data.error || 'Tool failed', is_error: true };
+  const parts: MessagePart[] = data.result ?? [];
+  const content = parts.map((p) => (p.type === 'text' ? String(p['text'] ?? '') : JSON.stringify(p))).join('\n');
+  return { content, is_error: false };
+}
+
+function assistantOf(e: TypedEvent<'output.message.completed'>): LlmAssistantMessage {
+  const { message } = e.data;
+  const parts = message.content ?? [];
+  const text = parts
+    .filter((p) => p.type === 'text')
+    .map((p) => String(p['text'] ?? ''))
+    .join('');
+  const calls: LlmToolCall[] = parts
+    .filter((p) => p.type === 'tool_call')
+    .map((p) => ({ id: String(p['id']), name: String(p['name']), arguments: (p['arguments'] ?? {}) as Record<string, unknown> }));
+  const out: LlmAssistantMessage = { role: 'assistant', content: text };
+  if (calls.length) out.tool_calls = calls;
+  if (message.thinking) out.thinking = message.thinking;
+  const state = e.metadata?.['provider_state'];
+  if (typeof state === 'string') out.provider_state = state;
+  return out;
+}
+
+/**
+ * Folds events in order (appending to `t`, which is not modified). Events at or below
+ * `t.sequence` are skipped, so replaying an overlap is harmless.
+ */
+export function extendTranscript(t: Transcript, events: readonly SessionEvent[]): Transcript {
+  let entries: Entry[] | null = null;
+  let owners: Map<string, number> | null = null;
+  let { usage, sequence } = t;
+  const mutable = () => {
+    entries ??= t.entries.slice();
+    owners ??= new Map(t.callOwners);
+    return { entries, owners };
+  };
+  for (const e of events) {
+    if (e.sequence <= sequence) continue;
+    sequence = e.sequence;
+    switch (e.type) {
+      case 'input.message': {
+        mutable().entries.push({ role: 'user', content: e.data.message.content ?? [] });
+        break;
+      }
+      case 'output.message.completed': {
+        const m = mutable();
+        const message = assistantOf(e);
+        m.entries.push({ role: 'assistant', message, results: new Map() });
+        for (const c of message.tool_calls ?? []) m.owners.set(c.id, m.entries.length - 1);
+        break;
+      }
+      case 'tool.completed': {
+        const m = mutable();
+        const callId = e.data.tool_call_id;
+        const index = m.owners.get(callId);
+        if (index === undefined) break;
+        const owner = m.entries[index] as AssistantEntry;
+        const results = new Map(owner.results);
+        results.set(callId, { role: 'tool', tool_call_id: callId, name: e.data.tool_name ?? '', ...resultText(e.data) });
+        m.entries[index] = { ...owner, results };
+        break;
+      }
+      case 'llm.generation':
+        usage = addUsage(usage, e.data.usage);
+        break;
+      default:
+        break;
+    }
+  }
+  return { sequence, entries: entries ?? t.entries, callOwners: owners ?? t.callOwners, usage };
+}
+
+/** Resolves an `image_file` part to inline bytes; null when the image is gone. */
+export type ImagePartResolver = (part: MessagePart) => Promise<LlmUserPart | null>;
+
+/** The LLM messages of the transcript, every tool call followed by its result. */
+export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
+  const out: LlmMessage[] = [];
+  for (const entry of t.entries) {
+    if (entry.role === 'user') {
+      const content: LlmUserPart[] = [];
+      for (const part of entry.content) {
+        if (part.type === 'text') content.push({ type: 'text', text: String(part['text'] ?? '') });
+        else if (part.type === 'image_file') content.push((await resolveImage(part)) ?? { type: 'text', text: '[image unavailable]' });
+      }
+      if (content.length) out.push({ role: 'user', content });
+      continue;
+    }
+    out.push(entry.message);
+    for (const call of entry.message.tool_calls ?? []) {
+      out.push(
+        entry.results.get(call.id) ?? {
+          role: 'tool',
+          tool_call_id: call.id,
+          name: call.name,
+          content: MISSING_RESULT_TEXT,
+          is_error: true,
+        },
+      );
+    }
+  }
+  return out;
+}

@@ -1,0 +1,421 @@
+/**
+ * One attempt at a claimed turn (the imperative shell of style rule 21): open the log view,
+ * make sure the turn's first events are there, load the setup, then loop — decide, do,
+ * append — until the turn is done, suspended for client tools, or idle.
+ */
+import type { TurnClaim } from '../bus/ports.js';
+import { NotFoundError } from '../errors.js';
+import { newIdAfter } from '../ids.js';
+import { LlmError, type LlmControls, type LlmImagePart } from '../llm/index.js';
+import type { Logger } from '../log.js';
+import { runActStep } from './act-step.js';
+import { pickModelId, type ResolvedModel } from './model-resolver.js';
+import { modelRef, runReasonStep } from './reason-step.js';
+import { decideTurnStep, type TurnDecision } from './turn-decider.js';
+import { TerminalTurnError, TurnStoppedError } from './turn-errors.js';
+import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
+import type { ToolSessionRef } from './tool-context.js';
+import type { TurnJobData } from './turn-job.js';
+import { TurnLog, type FoldedSession } from './turn-log.js';
+import { TurnTrace } from './turn-trace.js';
+import { createIdTracing } from '../observability/tracing.js';
+import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
+import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
+import { toLlmMessages } from './transcript.js';
+
+/** Marks a turn attempt aborted because the user cancelled (the loop then closes the turn). */
+class TurnCancelled extends Error {
+  constructor() {
+    super('turn cancelled');
+    this.name = 'TurnCancelled';
+  }
+}
+
+/** One attempt's state: the log view, watchers, and the lazily loaded setup and model. */
+export class TurnAttempt {
+  readonly #deps: TurnRunnerDeps;
+  readonly #o: TurnRunnerOptions;
+  readonly #claim: TurnClaim;
+  readonly #job: TurnJobData & { turn: TurnRef };
+  readonly #log: Logger;
+  readonly #ac = new AbortController();
+  /** Fires when the process begins shutting down (see `drain`). */
+  readonly #drain = new AbortController();
+  /** An act step is running: a drain lets its tools finish instead of aborting them. */
+  #acting = false;
+  readonly #timers: NodeJS.Timeout[] = [];
+  #unsubscribe: (() => void) | null = null;
+  #turnLog: TurnLog | null = null;
+  #setup: TurnSetup | null = null;
+  #model: ResolvedModel | null = null;
+  /** The model resolution started early (fresh turns); its failure surfaces at the first reason step. */
+  #modelLoading: Promise<ResolvedModel | null> | null = null;
+  #lastId: string | undefined;
+  readonly #images = new Map<string, Promise<LlmImagePart | null>>();
+  readonly #trace: TurnTrace;
+
+  constructor(deps: TurnRunnerDeps, o: TurnRunnerOptions, claim: TurnClaim, job: TurnJobData & { turn: TurnRef }, log: Logger) {
+    this.#deps = deps;
+    this.#o = o;
+    this.#claim = claim;
+    this.#job = job;
+    this.#log = log;
+    this.#trace = new TurnTrace(deps.tracing ?? createIdTracing(), job.traceparent, {
+      'session.id': claim.turn.session_id,
+      'turn.id': job.turn_id,
+      'turn.kind': job.kind,
+      'turn.delivery': claim.deliveryCount,
+    });
+  }
+
+  get #sessionId(): string {
+    return this.#claim.turn.session_id;
+  }
+
+  readonly newId = (): string => (this.#lastId = newIdAfter(this.#lastId));
+
+  abort(reason: Error): void {
+    if (!this.#ac.signal.aborted) this.#ac.abort(reason);
+  }
+
+  /**
+   * Shutdown begins: the attempt stops at the next step boundary and its turn goes back to
+   * the queue. Running tools finish and their results are stored (a tool's side effects
+   * happened; recording it as interrupted would be false); an LLM stream is aborted at once,
+   * since a reason step is simply run again by the next attempt.
+   */
+  drain(reason: Error): void {
+    if (this.#drain.signal.aborted) return;
+    this.#drain.abort(reason);
+    if (!this.#acting) this.abort(reason);
+  }
+
+  /** `err`: why the attempt ended without finishing (recorded on the turn span). */
+  close(err?: unknown): void {
+    for (const t of this.#timers) clearInterval(t);
+    this.#unsubscribe?.();
+    if (err !== undefined) this.#trace.fail(err);
+    this.#trace.end();
+  }
+
+  /** Runs the turn until it is done, suspended or idle; returns the fold to cache. */
+  async run(cached: FoldedSession | undefined): Promise<FoldedSession | null> {
+    const setupLoading = this.#loadSetupEarly();
+    // The API of this process may still be appending the turn's first events: reading after
+    // that saves a read that finds nothing and the polls behind it.
+    if (this.#job.preamble) await this.#deps.bus.events.settled?.(this.#sessionId);
+    const turnLog = await TurnLog.open(
+      {
+        events: this.#deps.bus.events,
+        claim: this.#claim,
+        sessionId: this.#sessionId,
+        turn: this.#job.turn,
+        onFolded: (state) => {
+          if (state.cancelled) this.abort(new TurnCancelled());
+        },
+        mayPredateCache: this.#claim.deliveryCount > 1 || this.#job.kind === 'resume',
+        stamp: this.#trace.stamp,
+        appendRetryDelaysMs: this.#o.appendRetryDelaysMs,
+      },
+      cached,
+    );
+    this.#turnLog = turnLog;
+    await this.#ensurePreamble(turnLog);
+    this.#setup = await setupLoading;
+    if (!this.#setup) throw new TurnStoppedError('session_deleted');
+    this.#watch(turnLog);
+    return this.#loop(turnLog, this.#setup);
+  }
+
+  /**
+   * The setup and (for a fresh turn, whose controls travel in the job) the model do not depend
+   * on the log: load them while the API's first events may still be on their way.
+   */
+  #loadSetupEarly(): Promise<TurnSetup | null> {
+    const setupLoading = loadTurnSetup(
+      { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
+      this.#sessionId,
+    );
+    setupLoading.catch(() => undefined);
+    if (this.#job.preamble) {
+      const input = this.#job.preamble.find((e) => e.type === 'input.message')?.data?.['message'] as
+        | { controls?: Record<string, unknown> }
+        | undefined;
+      const controlsModelId = input?.controls?.['model_id'] as string | undefined;
+      this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, controlsModelId) : null));
+      this.#modelLoading.catch(() => undefined);
+    }
+    return setupLoading;
+  }
+
+  /**
+   * The API enqueues, then appends the preamble, then marks the session active; a worker often
+   * claims in between. Give the API a moment (appending it ourselves at the same time would only
+   * make both writers conflict); if it never comes, the API died: do both here. The API's
+   * append is not atomic on every bus, so wait for its last event (`session.activated`), not
+   * just turn.started; a redelivery looks at the folded turn for it, since a cached fold may
+   * hold it from before this view was opened. Whatever part is missing is appended under the
+   * API's ids, so the part that is there is not stored twice.
+   */
+  async #ensurePreamble(turnLog: TurnLog): Promise<void> {
+    const last = this.#job.preamble?.at(-1)?.id;
+    const redelivered = this.#claim.deliveryCount > 1;
+    const stored = () => !last || turnLog.hasStored(last) || (turnLog.state.hasTurnStarted && turnLog.state.activated);
+    if (!stored()) await this.#awaitPreamble(turnLog, stored);
+    const apiDone = stored() && !redelivered;
+    if (this.#job.preamble && !stored()) turnLog.push(this.#job.preamble, { shared: true });
+    if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
+  }
+
+  /**
+   * Polls for the API's preamble, up to `preambleWaitMs` in all: every millisecond or so at
+   * first (the API is usually one append behind), then every 20 ms.
+   */
+  async #awaitPreamble(turnLog: TurnLog, stored: () => boolean): Promise<void> {
+    const start = Date.now();
+    while (!stored() && Date.now() - start < this.#o.preambleWaitMs) {
+      await new Promise((r) => setTimeout(r, Date.now() - start < 50 ? 1 : 20));
+      await turnLog.syncIfBehind();
+    }
+  }
+
+  #watch(turnLog: TurnLog): void {
+    const every = (ms: number, fn: () => Promise<unknown>, what: string) => {
+      const t = setInterval(() => void fn().catch((err: unknown) => this.#log.warn({ err }, what)), ms);
+      t.unref();
+      this.#timers.push(t);
+    };
+    every(Math.max(100, Math.floor(this.#o.leaseMs / 3)), () => this.#claim.heartbeat(), 'claim heartbeat failed');
+    every(this.#o.pollMs, () => turnLog.syncIfBehind(), 'log poll failed');
+    this.#unsubscribe = this.#deps.bus.signals.subscribe(this.#sessionId, (signal) => {
+      if (signal.type === 'deleted') this.abort(new TurnStoppedError('session_deleted'));
+      else if (signal.type === 'cancel') void turnLog.sync().catch((err: unknown) => this.#log.warn({ err }, 'log sync on cancel failed'));
+    });
+  }
+
+  async #loop(turnLog: TurnLog, setup: TurnSetup): Promise<FoldedSession | null> {
+    for (;;) {
+      if (this.#drain.signal.aborted) {
+        await turnLog.flush();
+        throw this.#drain.signal.reason;
+      }
+      const decision = decideTurnStep(turnLog.state, {
+        maxIterations: setup.maxIterations,
+        clientToolNames: setup.clientToolNames,
+        toolSource: (name) => setup.serverTools.get(name)?.capability_id ?? null,
+        sessionUsage: turnLog.transcript.usage,
+        model: this.#model ? modelRef(this.#model) : null,
+        now: new Date(),
+        newId: this.newId,
+      });
+      try {
+        const ended = await this.#perform(turnLog, setup, decision);
+        if (ended) return turnLog.folded();
+      } catch (err) {
+        const reason = this.#ac.signal.reason;
+        if (reason instanceof TurnStoppedError) throw reason;
+        if (err instanceof TurnStoppedError) throw err;
+        if (turnLog.failure) throw turnLog.failure;
+        if (turnLog.state.cancelled) continue; // aborted by the cancel: decide again, which closes the turn
+        const terminal = asTerminal(err);
+        if (!terminal) throw err;
+        this.#log.info({ code: terminal.errorCode, error: terminal.message }, 'turn failed');
+        const iterations = turnLog.state.steps.length;
+        turnLog.push([
+          turnEvents.turnFailed(this.newId(), this.#job.turn, { error: terminal.message, error_code: terminal.errorCode, iterations }),
+        ]);
+      }
+    }
+  }
+
+  /** Does what the decision says; true when the attempt is over. */
+  async #perform(turnLog: TurnLog, setup: TurnSetup, d: TurnDecision): Promise<boolean> {
+    switch (d.type) {
+      case 'done':
+        await turnLog.flush();
+        await this.#claim.ack();
+        return true;
+      case 'emit':
+        turnLog.push(d.events);
+        return false;
+      case 'idle':
+        await turnLog.flush();
+        if (
+          !(await this.#transition(turnLog, (handled) =>
+            this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, handled),
+          ))
+        )
+          return false;
+        await turnLog.commit(d.events);
+        await this.#claim.ack();
+        this.#log.info({ iterations: turnLog.state.steps.length }, 'turn finished');
+        return true;
+      case 'wait_for_client':
+        await turnLog.flush();
+        if (!(await this.#transition(turnLog, () => this.#deps.status.markWaiting(this.#sessionId, this.#job.turn_id)))) return false;
+        await this.#claim.ack();
+        this.#log.info({ pending: d.pending.length }, 'turn waiting for client tool results');
+        return true;
+      case 'reason':
+        await this.#reason(turnLog, setup, d.iteration, d.resumed);
+        return false;
+      case 'act': {
+        const session = { session_id: this.#sessionId, org_id: setup.orgId, may_use_connections: this.#job.user_id === setup.ownerUserId };
+        this.#trace.enterAct(d.iteration, d.calls.length);
+        this.#acting = true;
+        try {
+          await this.#failedStep(this.#act(turnLog, setup, d.calls, session));
+        } finally {
+          this.#acting = false;
+        }
+        return false;
+      }
+    }
+  }
+
+  async #act(turnLog: TurnLog, setup: TurnSetup, calls: ToolCallRef[], session: ToolSessionRef): Promise<void> {
+    await runActStep(
+      { commit: (events) => turnLog.commit(events), newId: this.newId, now: () => new Date(), log: this.#log },
+      {
+        turn: this.#job.turn,
+        session,
+        calls,
+        tools: setup.serverTools,
+        storage: await this.#deps.toolStorage(session),
+        signal: this.#ac.signal,
+        drain: this.#drain.signal,
+        timeoutMs: this.#o.toolTimeoutMs,
+        // `parallel_tool_calls: false` (earlier public API) runs the step's tools one at a time.
+        maxParallel: setup.parallelToolCalls ? this.#o.maxParallelTools : 1,
+      },
+    );
+  }
+
+  /**
+   * A status change that a pending, not yet logged cancel may refuse (session-status.ts). Then
+   * waits for the cancel's events and returns false so the loop closes the turn as cancelled.
+   */
+  async #transition(turnLog: TurnLog, change: (cancelHandled: boolean) => Promise<boolean>): Promise<boolean> {
+    if (await change(turnLog.state.cancelled)) return true;
+    const row = await this.#deps.status.read(this.#sessionId);
+    if (!row) throw new TurnStoppedError('session_deleted');
+    if (row.cancel_requested_turn_id !== this.#job.turn_id || turnLog.state.cancelled) return true;
+    const deadline = Date.now() + this.#o.cancelEventsWaitMs;
+    while (!turnLog.state.cancelled && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      await turnLog.sync();
+    }
+    if (turnLog.state.cancelled) return false;
+    this.#log.warn('cancel requested but its events never arrived; finishing the turn');
+    return change(true);
+  }
+
+  async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
+    const controls = turnLog.state.controls;
+    this.#model ??= (await this.#modelLoading) ?? (await this.#resolveModel(setup, controls['model_id'] as string | undefined));
+    const messages = await toLlmMessages(turnLog.transcript, (part: MessagePart) => this.#image(setup.orgId, String(part['image_id'])));
+    this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': this.#model.model });
+    await this.#traced(
+      runReasonStep(
+        { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
+        {
+          turn: this.#job.turn,
+          iteration,
+          resumed,
+          model: this.#model,
+          system: setup.system,
+          messages,
+          tools: setup.llmTools,
+          controls: llmControls(controls),
+          signal: this.#ac.signal,
+          deltaIntervalMs: this.#o.deltaIntervalMs,
+        },
+      ),
+    );
+  }
+
+  /** Records a step's failure on its span (the act span stays open until `act.completed`). */
+  #failedStep(step: Promise<void>): Promise<void> {
+    return step.catch((err: unknown) => {
+      this.#trace.failStep(err);
+      throw err;
+    });
+  }
+
+  /** Ends the running step's span when the step settles (failed: with the error). */
+  #traced(step: Promise<void>): Promise<void> {
+    return step.then(
+      () => this.#trace.endStep(),
+      (err: unknown) => {
+        this.#trace.endStep(err);
+        throw err;
+      },
+    );
+  }
+
+  /** An image of the history, loaded once per attempt (every reason step sends the whole history). */
+  #image(orgId: string, imageId: string): Promise<LlmImagePart | null> {
+    let loading = this.#images.get(imageId);
+    if (!loading) {
+      loading = this.#deps.images.load(orgId, imageId);
+      this.#images.set(imageId, loading);
+    }
+    return loading;
+  }
+
+  async #resolveModel(setup: TurnSetup, controlsModelId: string | undefined): Promise<ResolvedModel> {
+    const id = pickModelId(controlsModelId, setup.modelIds.session, setup.modelIds.agent, setup.modelIds.harness);
+    try {
+      return await this.#deps.models.resolve(setup.orgId, id);
+    } catch (err) {
+      if (err instanceof NotFoundError) throw new TerminalTurnError('Model not found', 'llm_error', { cause: err });
+      if (err instanceof LlmError) throw new TerminalTurnError(err.message, 'llm_error', { cause: err });
+      throw err;
+    }
+  }
+
+  /** After too many failed attempts: record the failure so the session is usable again. */
+  async failForGood(): Promise<void> {
+    const turnLog =
+      this.#turnLog ??
+      (await TurnLog.open({
+        events: this.#deps.bus.events,
+        claim: this.#claim,
+        sessionId: this.#sessionId,
+        turn: this.#job.turn,
+        stamp: this.#trace.stamp,
+        appendRetryDelaysMs: this.#o.appendRetryDelaysMs,
+      }));
+    const s = turnLog.state;
+    if (!s.outcome && !s.idled) {
+      const failed = turnEvents.turnFailed(this.newId(), this.#job.turn, {
+        error: 'Internal error',
+        error_code: 'internal_error',
+        iterations: s.steps.length,
+      });
+      await turnLog.commit([failed]);
+    }
+    if (!turnLog.state.idled) {
+      await this.#deps.status.markIdle(this.#sessionId, this.#job.turn_id, turnLog.transcript.usage, true);
+      await turnLog.commit([
+        turnEvents.sessionIdled(this.newId(), this.#job.turn, { iterations: s.steps.length, usage: turnLog.transcript.usage }),
+      ]);
+    }
+    await this.#claim.ack();
+  }
+}
+
+function asTerminal(err: unknown): TerminalTurnError | null {
+  if (err instanceof TerminalTurnError) return err;
+  if (err instanceof LlmError) return new TerminalTurnError(err.message, 'llm_error', { cause: err });
+  return null;
+}
+
+function llmControls(c: Readonly<Record<string, unknown>>): LlmControls {
+  const out: LlmControls = {};
+  if (typeof c['max_tokens'] === 'number') out.max_tokens = c['max_tokens'];
+  if (typeof c['temperature'] === 'number') out.temperature = c['temperature'];
+  if (c['reasoning_effort'] === 'low' || c['reasoning_effort'] === 'medium' || c['reasoning_effort'] === 'high')
+    out.reasoning_effort = c['reasoning_effort'];
+  return out;
+}

@@ -1,0 +1,355 @@
+/**
+ * A running turn's view of its session log: the folded transcript and turn state, and the only
+ * way the worker appends.
+ *
+ * - Group commit: `push` queues events and returns at once; everything queued while one append
+ *   is in flight goes out in the next append. `commit`/`flush` wait until events are stored.
+ *   The shell waits only where durability matters (before a tool runs, before the session
+ *   changes status, before the job is acked), so a turn costs a handful of appends, not one
+ *   per step.
+ * - Optimistic view: `state`/`transcript` already include queued events, so the decider can go
+ *   on while they are being stored. Stored events (ours and other writers') are folded into a
+ *   separate durable view; the optimistic one is that plus whatever is still queued.
+ * - Fenced: the claim must still be current before each append (the check of a burst's first
+ *   append starts with its first event, the append waits for its answer).
+ * - Optimistic concurrency: `expectedSequence` = what the durable view has folded. When another
+ *   writer got in first (the API's cancel, client results, a second worker) its events are read
+ *   and folded, and the same events (same ids, which the log deduplicates) are appended again.
+ * - Events the worker minted are appended with `newIds` (one round trip on NATS); events it
+ *   only re-sends (the API's preamble, `shared`) are not.
+ * - An append that failed with an unknown outcome (a timeout, a leader change mid-append: NATS
+ *   may have stored any prefix of it) is retried after a pause: the log is read, and what it
+ *   lacks of the batch goes out again under the same ids. So a step's closing events (a
+ *   tool's result, the LLM call's record) survive a short outage within the attempt.
+ * - A failed append (lost claim, a bus broken for longer) is sticky: every later push/commit throws it.
+ */
+import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../bus/ports.js';
+import { createKeyedChain } from '../bus/keyed-chain.js';
+import { catalogued } from '../bus/session-event.js';
+import { AppError } from '../errors.js';
+import { evolveTurn, initialTurnState, type TurnState } from './turn-decider.js';
+import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
+import type { TurnRef } from './turn-events.js';
+import { emptyTranscript, extendTranscript, type Transcript } from './transcript.js';
+
+const READ_PAGE = 1000;
+/** Conflicting appends retried this often before the attempt is given back to the queue. */
+const MAX_APPEND_ATTEMPTS = 20;
+const CONFLICT_RETRY_DELAY_MS = 1_000;
+/**
+ * Pauses before each retry of an append whose outcome is unknown: about 7 s in all, the time a
+ * replicated stream takes to elect a new leader; the claim's heartbeats go on meanwhile.
+ */
+export const DEFAULT_APPEND_RETRY_DELAYS_MS: readonly number[] = [250, 1_000, 2_000, 4_000];
+
+/** What a worker keeps between turns of a session to avoid re-reading the whole log. */
+export interface FoldedSession {
+  transcript: Transcript;
+  turn: TurnState;
+}
+
+export interface TurnLogOptions {
+  events: EventLog;
+  claim: Pick<TurnClaim, 'isCurrent'>;
+  sessionId: string;
+  turn: TurnRef;
+  /** Called after events of other writers were folded, with the (optimistic) state. */
+  onFolded?: (state: TurnState) => void;
+  /**
+   * The job may be older than the cached fold (a redelivery, a resume): then a missing
+   * `turn.started` is looked up instead of assumed to be on its way. False for a fresh start,
+   * whose preamble the API may simply not have appended yet.
+   */
+  mayPredateCache?: boolean;
+  /** Called with the worker's own events as they are queued (not `shared` ones): trace ids (turn-trace.ts). */
+  stamp?: (events: readonly NewEvent[]) => void;
+  /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
+  appendRetryDelaysMs?: readonly number[];
+}
+
+function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
+  const fresh = catalogued(events.filter((e) => e.sequence > f.transcript.sequence));
+  if (!fresh.length) return f;
+  if (seen) for (const e of fresh) seen.add(e.id);
+  let turn = f.turn;
+  for (const e of fresh) turn = evolveTurn(turn, e);
+  return { transcript: extendTranscript(f.transcript, fresh), turn };
+}
+
+export class TurnLog {
+  readonly #o: TurnLogOptions;
+  readonly #lock = createKeyedChain();
+  #durable: FoldedSession;
+  #view: FoldedSession;
+  #queue: NewEvent[] = [];
+  /** Ids of queued events another writer knows too (they may be stored already). */
+  readonly #shared = new Set<string>();
+  #pushed = 0;
+  #stored = 0;
+  #waiters: { upTo: number; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  #draining = false;
+  #failure: unknown = null;
+  /** Ids folded into the durable view since this log was opened (a retried append may have stored some already). */
+  readonly #storedIds = new Set<string>();
+
+  private constructor(o: TurnLogOptions, folded: FoldedSession) {
+    this.#o = o;
+    this.#durable = folded;
+    this.#view = folded;
+  }
+
+  /**
+   * Opens the turn's view: from a cached fold when there is one (reading only what came after
+   * it), else from the start of the log.
+   */
+  static async open(o: TurnLogOptions, cached?: FoldedSession): Promise<TurnLog> {
+    const sameTurn = cached?.turn.turn.turn_id === o.turn.turn_id;
+    const start: FoldedSession = cached
+      ? { transcript: cached.transcript, turn: sameTurn ? cached.turn : initialTurnState(o.turn) }
+      : { transcript: emptyTranscript(), turn: initialTurnState(o.turn) };
+    let log = new TurnLog(o, start);
+    await log.sync();
+    if (cached && !sameTurn && !log.state.hasTurnStarted && o.mayPredateCache) {
+      // `turn.started` carries the turn id as its event id: stored before the cached point?
+      const started = await o.events.findById(o.sessionId, o.turn.turn_id);
+      if (started && started.sequence <= cached.transcript.sequence) {
+        log = new TurnLog(o, { transcript: emptyTranscript(), turn: initialTurnState(o.turn) });
+        await log.sync();
+      }
+    }
+    return log;
+  }
+
+  /** The turn state including queued events. */
+  get state(): TurnState {
+    return this.#view.turn;
+  }
+
+  /** The transcript including queued events. */
+  get transcript(): Transcript {
+    return this.#view.transcript;
+  }
+
+  /** True when an event with this id was stored and folded since this view was opened. */
+  hasStored(id: string): boolean {
+    return this.#storedIds.has(id);
+  }
+
+  /** The sticky append failure, if appends have failed (the attempt must end). */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /** The durable view (what is stored), for the cache. */
+  folded(): FoldedSession {
+    return this.#durable;
+  }
+
+  /**
+   * Queues events to append after everything queued before; throws a sticky append failure.
+   * `shared`: another writer has these events too (the API's preamble), so they may be stored.
+   */
+  push(events: NewEvent[], { shared = false } = {}): void {
+    if (this.#failure) throw this.#failure;
+    if (events.length === 0) return;
+    if (shared) for (const e of events) this.#shared.add(e.id!);
+    else this.#o.stamp?.(events);
+    this.#queue.push(...events);
+    this.#pushed += events.length;
+    this.#view = fold(this.#view, this.#provisional(events, this.#view.transcript.sequence));
+    if (!this.#draining) void this.#drain();
+  }
+
+  /** Queues events and resolves once they (and everything before them) are stored. */
+  commit(events: NewEvent[]): Promise<void> {
+    try {
+      this.push(events);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.flush();
+  }
+
+  /** Resolves once everything queued so far is stored. */
+  flush(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#stored >= this.#pushed) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#waiters.push({ upTo: this.#pushed, resolve, reject }));
+  }
+
+  /** Reads and folds whatever other writers appended. */
+  sync(): Promise<void> {
+    return this.#lock.run('log', () => this.#readNew());
+  }
+
+  /**
+   * Like sync, but not while our own appends are queued or in flight (the log is ahead of us
+   * only because of them). A read that finds nothing new costs one tail lookup, so no separate
+   * lookup comes first.
+   */
+  async syncIfBehind(): Promise<void> {
+    if (this.#queue.length === 0 && !this.#draining) await this.sync();
+  }
+
+  /** Queued events as if stored after `after` (ids are ours; sequences are provisional). */
+  #provisional(events: readonly NewEvent[], after: number): SessionEvent[] {
+    const ts = new Date().toISOString();
+    return events.map((e, i) => ({
+      id: e.id!,
+      type: e.type,
+      ts,
+      session_id: this.#o.sessionId,
+      sequence: after + i + 1,
+      context: e.context ?? {},
+      data: e.data ?? {},
+      ...(e.metadata ? { metadata: e.metadata } : {}),
+    }));
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    // The fence check of the first append goes out with the burst's first event: its answer
+    // is back about when the burst is complete instead of one round trip after that. It is
+    // still awaited before anything is appended.
+    let fence: Promise<boolean> | undefined = this.#o.claim.isCurrent();
+    fence.catch(() => undefined);
+    try {
+      // Let the current burst of work queue up first (a zero-latency step pushes many events
+      // within one macrotask), so it goes out as one append.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.#queue.length && !this.#failure) {
+        try {
+          const checked = fence;
+          fence = undefined;
+          await this.#lock.run('log', async () => {
+            const batch = this.#queue.slice();
+            await this.#append(batch, checked);
+            this.#queue.splice(0, batch.length);
+            this.#stored += batch.length;
+          });
+        } catch (err) {
+          this.#failure = err;
+        }
+        this.#settleWaiters();
+      }
+    } finally {
+      this.#draining = false;
+      this.#settleWaiters();
+    }
+  }
+
+  #settleWaiters(): void {
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiting) {
+      if (this.#failure) w.reject(this.#failure);
+      else if (this.#stored >= w.upTo) w.resolve();
+      else this.#waiters.push(w);
+    }
+  }
+
+  /**
+   * Appends after checking the claim (`fence`: that check, started already, for the first
+   * attempt). After an append with an unknown outcome, only the events the log lacks are sent
+   * again, and without `newIds`: a late copy of one of them is then found, not stored twice.
+   */
+  async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
+    let pending = events;
+    let newIds = !events.some((e) => this.#shared.has(e.id!));
+    const pauses = [...(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS)];
+    let conflicts = 0;
+    while (pending.length) {
+      const current = fence ?? this.#o.claim.isCurrent();
+      fence = undefined;
+      if (!(await current)) throw new TurnStoppedError('stale_claim');
+      let result: AppendResult;
+      try {
+        result = await this.#o.events.append(this.#o.sessionId, pending, {
+          expectedSequence: this.#durable.transcript.sequence,
+          newIds,
+        });
+      } catch (err) {
+        const pause = pauses.shift();
+        if (pause === undefined || !isUnknownOutcome(err)) throw err;
+        pending = await this.#unstoredAfter(pause, pending);
+        newIds = false;
+        continue;
+      }
+      if (result.ok) {
+        await this.#absorb(result.events);
+        break;
+      }
+      if (++conflicts >= MAX_APPEND_ATTEMPTS) throw new RetryableTurnError('event log kept conflicting', CONFLICT_RETRY_DELAY_MS);
+      await this.#readNew();
+      if (!newIds) pending = this.#unstored(pending);
+    }
+    for (const e of events) this.#shared.delete(e.id!);
+  }
+
+  /** After `pause`, reads what the log holds now and returns the events of `batch` it lacks. */
+  async #unstoredAfter(pause: number, batch: NewEvent[]): Promise<NewEvent[]> {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    // A log that cannot be read yet is still down: the next append fails too and takes the next pause.
+    await this.#readNew().catch(() => undefined);
+    return this.#unstored(batch);
+  }
+
+  #unstored(batch: NewEvent[]): NewEvent[] {
+    return batch.filter((e) => !this.#storedIds.has(e.id!));
+  }
+
+  /** Folds appended events; a sequence gap (another writer interleaved) is read from the log first. */
+  async #absorb(events: readonly SessionEvent[]): Promise<void> {
+    const fresh = events.filter((e) => e.sequence > this.#durable.transcript.sequence).sort((a, b) => a.sequence - b.sequence);
+    let foreign = false;
+    // Contiguous runs are folded at once (one copy of the transcript per run, not per event).
+    let run: SessionEvent[] = [];
+    const flushRun = () => {
+      if (run.length) this.#durable = fold(this.#durable, run, this.#storedIds);
+      run = [];
+    };
+    for (const e of fresh) {
+      const last = run.at(-1)?.sequence ?? this.#durable.transcript.sequence;
+      if (e.sequence <= last) continue;
+      if (e.sequence > last + 1) {
+        flushRun();
+        await this.#readNew(e.sequence - 1);
+        foreign = true;
+        if (e.sequence <= this.#durable.transcript.sequence) continue;
+      }
+      run.push(e);
+    }
+    flushRun();
+    if (foreign) this.#reproject();
+  }
+
+  async #readNew(upTo = Number.MAX_SAFE_INTEGER): Promise<void> {
+    let read = false;
+    for (;;) {
+      const limit = Math.min(READ_PAGE, upTo - this.#durable.transcript.sequence);
+      if (limit <= 0) break;
+      const page = await this.#o.events.read(this.#o.sessionId, { afterSequence: this.#durable.transcript.sequence, limit });
+      if (page.length) {
+        this.#durable = fold(this.#durable, page, this.#storedIds);
+        read = true;
+      }
+      if (page.length < limit) break;
+    }
+    if (read) this.#reproject();
+  }
+
+  /** The optimistic view = the durable view plus what is still queued (other writers' events come first). */
+  #reproject(): void {
+    const unstored = this.#queue.filter((e) => !this.#storedIds.has(e.id!));
+    this.#view = fold(this.#durable, this.#provisional(unstored, this.#durable.transcript.sequence));
+    this.#o.onFolded?.(this.#view.turn);
+  }
+}
+
+/**
+ * Whether a failed append may have stored part of its events: anything but a refusal the
+ * service itself decided (an id another session owns), which no retry changes.
+ */
+function isUnknownOutcome(err: unknown): boolean {
+  return !(err instanceof AppError && err.status < 500);
+}

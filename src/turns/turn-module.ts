@@ -1,0 +1,89 @@
+/**
+ * The turn as one module (issue 18 item 3): its API half (submit, cancel, tool results: the
+ * service and its routes) and its engine (the worker, for the `worker` and `all` roles) are built
+ * here from the same ports, so the composition root wires the turn once and hands nothing back in.
+ * The ports belong to the turn; the modules where models, session storage and images live
+ * implement them (src/api/llm-models/model-resolver.ts, src/session-storage/).
+ */
+import { hostname } from 'node:os';
+import type { Bus } from '../bus/ports.js';
+import type { CapabilityLookup } from '../capabilities/index.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Route } from '../http/route.js';
+import type { Tracing } from '../observability/tracing.js';
+import type { Store } from '../db/index.js';
+import type { ImageSource } from './image-source.js';
+import type { ModelResolver } from './model-resolver.js';
+import { createSessionStatus, type SessionStatusStore } from './session-status.js';
+import type { ToolContextFactory } from './tool-context.js';
+import { turnRoutes } from './routes.js';
+import { createTurnRunner } from './turn-runner.js';
+import { createTurnService, type TurnService } from './turn-service.js';
+import { startStuckTurnSweeper } from './stuck-turn-sweeper.js';
+import { createTurnWorker, type TurnWorker } from './turn-worker.js';
+
+/** Ports the turn owns; the modules where models, session storage and images live implement them. */
+export interface TurnPorts {
+  models: ModelResolver;
+  toolStorage: ToolContextFactory;
+  images: ImageSource;
+}
+
+export interface TurnModuleDeps extends TurnPorts {
+  config: Config;
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  capabilities: CapabilityLookup;
+  /** Turn spans and event trace ids (default: ids only). */
+  tracing?: Tracing;
+}
+
+export interface TurnModule {
+  /** Turns from outside HTTP too (the scheduler): `service.submitMessage({org_id}, sessionId, content)`. */
+  service: TurnService;
+  /** POST messages, cancel, tool-results (spec 4.2). */
+  routes: Route[];
+  /** Starts claiming turns; stop the returned worker before closing the bus. */
+  startWorker(): TurnWorker;
+}
+
+export function createTurnModule(deps: TurnModuleDeps): TurnModule {
+  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images } = deps;
+  const status: SessionStatusStore = createSessionStatus(store);
+  const ports = { models, toolStorage, images, status };
+  const service = createTurnService({ store, bus, log, tracing, ...ports });
+
+  function startWorker(): TurnWorker {
+    const runner = createTurnRunner(
+      { store, bus, log, capabilities, tracing, ...ports },
+      { maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS },
+    );
+    const worker = createTurnWorker(
+      { turns: bus.turns, runner, log },
+      // NATS: two pending pulls keep claiming while one claim is being fenced. SQL: one poller
+      // (every claimer wakes on each enqueue, and all but one find nothing).
+      {
+        workerId: config.INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+        concurrency: config.TURN_CONCURRENCY,
+        claimers: bus.kind === 'nats' ? 2 : 1,
+      },
+    );
+    worker.start();
+    const sweeper = startStuckTurnSweeper(
+      { store, turns: bus.turns, events: bus.events, status, log },
+      { intervalMs: config.TURN_SWEEP_INTERVAL_MS, minAgeMs: config.TURN_SWEEP_MIN_AGE_MS },
+    );
+    // The worker itself, not a copy: its `running` and `paused` are getters read later.
+    const stopWorker = worker.stop;
+    return Object.assign(worker, {
+      async stop(opts?: Parameters<TurnWorker['stop']>[0]) {
+        sweeper.stop();
+        await stopWorker(opts);
+      },
+    });
+  }
+
+  return { service, routes: turnRoutes({ turns: service }), startWorker };
+}

@@ -1,0 +1,50 @@
+/**
+ * What a turn runner is built from, apart from the runner itself, so that its attempts
+ * (turn-attempt.ts) can name it without importing the runner that creates them.
+ */
+import type { Bus } from '../bus/ports.js';
+import type { CapabilityLookup } from '../capabilities/index.js';
+import type { Logger } from '../log.js';
+import type { Tracing } from '../observability/tracing.js';
+import type { Store } from '../db/index.js';
+import type { ImageSource } from './image-source.js';
+import type { ModelResolver } from './model-resolver.js';
+import type { SessionStatusStore } from './session-status.js';
+import type { ToolContextFactory } from './tool-context.js';
+
+export interface TurnRunnerDeps {
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  capabilities: CapabilityLookup;
+  models: ModelResolver;
+  toolStorage: ToolContextFactory;
+  images: ImageSource;
+  status: SessionStatusStore;
+  /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
+  tracing?: Tracing;
+}
+
+export interface TurnRunnerOptions {
+  /** Iterations per turn unless the agent or harness sets one (default 100). */
+  maxIterations: number;
+  /** Per tool call, in ms (default 60000). */
+  toolTimeoutMs: number;
+  /** The claim lease, in ms; heartbeats go out every third of it (default 60000). */
+  leaseMs: number;
+  maxParallelTools: number;
+  /** Delta batching window, in ms (default 100, spec 6.1). */
+  deltaIntervalMs: number;
+  /** How often a running turn looks for events of other writers (cancel), in ms (default 1000). */
+  pollMs: number;
+  /** Attempts before a turn that keeps failing for internal reasons is failed for good (default 10). */
+  maxDeliveries: number;
+  /** How long to wait for a pending cancel's events before going idle anyway, in ms (default 5000). */
+  cancelEventsWaitMs: number;
+  /** Sessions whose folded log is kept between turns (default 2000). */
+  cacheSize: number;
+  /** How long a fresh turn waits for the API to append its first events before doing it itself, in ms (default 1000). */
+  preambleWaitMs: number;
+  /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
+  appendRetryDelaysMs: readonly number[];
+}

@@ -1,0 +1,127 @@
+/**
+ * The turn runner: runs one attempt (turn-attempt.ts) per claimed job and settles it — ack,
+ * give back with backoff, or fail for good — and keeps each session's folded log between
+ * turns. Everything durable is in the log, so an attempt can die anywhere and the next one
+ * (on any worker) continues from the log.
+ */
+import type { TurnClaim } from '../bus/ports.js';
+import type { Logger } from '../log.js';
+import { DEFAULT_MAX_PARALLEL_TOOLS } from './act-step.js';
+import { lazyChildLogger } from './lazy-logger.js';
+import { TurnAttempt } from './turn-attempt.js';
+import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
+import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
+import { parseTurnJob } from './turn-job.js';
+import { DEFAULT_APPEND_RETRY_DELAYS_MS, type FoldedSession } from './turn-log.js';
+
+export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
+
+/** How a process shutdown reaches a running attempt. */
+export interface TurnShutdownSignals {
+  /** Shutdown begins: stop at the next step boundary, letting running tools finish. */
+  drain?: AbortSignal;
+  /** The shutdown window ran out: stop now (running tools are aborted). */
+  abort?: AbortSignal;
+}
+
+export function defaultTurnRunnerOptions(): TurnRunnerOptions {
+  return {
+    maxIterations: 100,
+    toolTimeoutMs: 60_000,
+    leaseMs: 60_000,
+    maxParallelTools: DEFAULT_MAX_PARALLEL_TOOLS,
+    deltaIntervalMs: 100,
+    pollMs: 1_000,
+    maxDeliveries: 10,
+    cancelEventsWaitMs: 5_000,
+    cacheSize: 2_000,
+    preambleWaitMs: 1_000,
+    appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
+  };
+}
+
+/** How soon a job whose attempt stopped as a stale claim is offered again, in ms. */
+const STALE_CLAIM_RETRY_MS = 250;
+
+/** Backoff before a retry of an attempt that failed for internal reasons, in ms. */
+function retryDelayMs(delivery: number): number {
+  return Math.min(30_000, 500 * 2 ** Math.max(0, delivery - 1));
+}
+
+export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunnerOptions> = {}) {
+  const o = { ...defaultTurnRunnerOptions(), ...options };
+  const cache = new Map<string, FoldedSession>();
+
+  function remember(sessionId: string, folded: FoldedSession): void {
+    cache.delete(sessionId);
+    cache.set(sessionId, folded);
+    if (cache.size > o.cacheSize) cache.delete(cache.keys().next().value!);
+  }
+
+  /**
+   * One attempt at a claimed turn. Never throws: failures are acked, nakked or logged.
+   * `shutdown.drain` ends the attempt at its next step boundary (running tools finish);
+   * `shutdown.abort` ends it at once (the shutdown window ran out).
+   */
+  async function run(claim: TurnClaim, shutdown: TurnShutdownSignals = {}): Promise<void> {
+    const sessionId = claim.turn.session_id;
+    let job: ReturnType<typeof parseTurnJob>;
+    try {
+      job = parseTurnJob(claim.turn);
+    } catch (err) {
+      deps.log.error({ err, sessionId }, 'dropping an unreadable turn job');
+      await claim.ack().catch(() => undefined);
+      return;
+    }
+    const log = lazyChildLogger(deps.log, { sessionId, turnId: job.turn_id });
+    log.info({ delivery: claim.deliveryCount, kind: job.kind }, 'turn claimed');
+    const attempt = new TurnAttempt(deps, o, claim, job, log);
+    const onDrain = () => attempt.drain(new TurnStoppedError('shutdown'));
+    const onAbort = () => attempt.abort(new TurnStoppedError('shutdown'));
+    shutdown.drain?.addEventListener('abort', onDrain, { once: true });
+    shutdown.abort?.addEventListener('abort', onAbort, { once: true });
+    if (shutdown.drain?.aborted) onDrain();
+    if (shutdown.abort?.aborted) onAbort();
+    let failure: unknown;
+    try {
+      const folded = await attempt.run(cache.get(sessionId));
+      if (folded) remember(sessionId, folded);
+    } catch (err) {
+      failure = err;
+      cache.delete(sessionId);
+      await settleFailure(claim, attempt, err, log);
+    } finally {
+      shutdown.drain?.removeEventListener('abort', onDrain);
+      shutdown.abort?.removeEventListener('abort', onAbort);
+      attempt.close(failure);
+    }
+  }
+
+  async function settleFailure(claim: TurnClaim, attempt: TurnAttempt, err: unknown, log: Logger): Promise<void> {
+    try {
+      if (err instanceof TurnStoppedError) {
+        log.warn({ reason: err.reason }, 'turn attempt stopped');
+        if (err.reason === 'shutdown') await claim.nak(0);
+        // A claim that only looked stale (a read that missed our own record) is still ours: give
+        // the job back soon instead of leaving it to the lease. nak is fenced like ack, so a claim
+        // someone else really holds is left alone.
+        if (err.reason === 'stale_claim') await claim.nak(STALE_CLAIM_RETRY_MS);
+        return;
+      }
+      if (claim.deliveryCount >= o.maxDeliveries) {
+        log.error({ err, delivery: claim.deliveryCount }, 'turn failed for good after repeated internal errors');
+        await attempt.failForGood();
+        return;
+      }
+      const delay = err instanceof RetryableTurnError ? err.retryAfterMs : retryDelayMs(claim.deliveryCount);
+      log.error({ err, delivery: claim.deliveryCount, retryInMs: delay }, 'turn attempt failed; will retry');
+      await claim.nak(delay);
+    } catch (again) {
+      log.error({ err: again }, 'could not settle the turn attempt; the claim lease will expire');
+    }
+  }
+
+  return { run };
+}
+
+export type TurnRunner = ReturnType<typeof createTurnRunner>;

@@ -1,0 +1,324 @@
+import type { ImageSource } from './image-source.js';
+import { pickModelId, type ModelResolver } from './model-resolver.js';
+import type { SessionStatusStore, SessionTurnRow } from './session-status.js';
+import { foldTurn } from './turn-decider.js';
+import {
+  addUsage,
+  CANCEL_INPUT_TEXT,
+  CLIENT_TOOL_SOURCE,
+  textPart,
+  turnEvents,
+  ZERO_USAGE,
+  type MessagePart,
+  type StoredMessage,
+  type TurnRef,
+  type Usage,
+} from './turn-events.js';
+import { resumeJob, startJob } from './turn-job.js';
+import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../schemas/turns.js';
+import { assertSessionAccess, type Actor } from '../auth/index.js';
+import type { Bus, NewEvent, SessionEvent, TurnJob } from '../bus/ports.js';
+import { catalogued } from '../bus/session-event.js';
+import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../errors.js';
+import { newId, newIdAfter } from '../ids.js';
+import type { Logger } from '../log.js';
+import { createIdTracing, stampEvents, type Tracing } from '../observability/tracing.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../db/index.js';
+
+export interface TurnServiceDeps {
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  models: ModelResolver;
+  images: ImageSource;
+  status: SessionStatusStore;
+  /** The request's span stamps the events appended here and travels in the turn job (default: ids only). */
+  tracing?: Tracing;
+}
+
+/** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
+export type TurnPrincipal = Actor;
+
+/**
+ * How long a message waits when the queue still holds the previous turn's job although the
+ * session row already says that turn is over (the worker acks right after going idle), in ms.
+ */
+const SETTLE_WAIT_MS = 2_000;
+const SETTLE_POLL_MS = 5;
+/** How long tool results wait for the suspended turn's job to leave the queue, in ms. */
+const RESUME_WAIT_MS = 5_000;
+const READ_PAGE = 1000;
+
+const BUSY_STATUSES = new Set(['active', 'waiting_for_tool_results']);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Turns from the API side (spec 3.2, 4.2): submit a message (start a turn), cancel, and
+ * client tool results. The queue's one-turn-per-session rule is the race-free busy guard;
+ * the session row is the fast check in front of it.
+ */
+export function createTurnService({ store, bus, log, models, images, status, tracing = createIdTracing() }: TurnServiceDeps) {
+  /**
+   * The span of the request (HTTP, or the scheduler's). Without one (export off and no incoming
+   * traceparent, or a caller outside both) a root span of its own: its ids are all it is used for.
+   */
+  const span = () => tracing.active() ?? tracing.startSpan('turn.submit');
+
+  async function owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow> {
+    const row = await status.read(sessionId);
+    assertSessionAccess(principal, row);
+    return row!;
+  }
+
+  /**
+   * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
+   * while a turn runs or waits for tool results, with nothing appended.
+   */
+  async function submitMessage(
+    principal: TurnPrincipal,
+    sessionId: string,
+    content: InputPart[],
+    controls: MessageControlsInput = {},
+    tags: readonly string[] = [],
+    metadata?: Record<string, unknown>,
+  ): Promise<StoredMessage> {
+    const row = await owned(principal, sessionId);
+    if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
+    await checkImages(principal, sessionId, content);
+    await checkControls(principal.org_id, sessionId, controls);
+
+    const inputMessageId = newId();
+    const eventId = newIdAfter(inputMessageId);
+    const startedId = newIdAfter(eventId);
+    // turn.started's event id is the turn id: anyone can find where a turn begins with findById.
+    const turnId = newIdAfter(startedId);
+    const turn: TurnRef = { turn_id: turnId, input_message_id: inputMessageId };
+    const message: StoredMessage = {
+      id: inputMessageId,
+      role: 'user',
+      content: content.map(normalizePart),
+      created_at: new Date().toISOString(),
+    };
+    if (Object.keys(controls).length) message.controls = { ...controls };
+    // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
+    const uniqueTags = [...new Set(tags)];
+    if (uniqueTags.length) message.tags = turn.tags = uniqueTags;
+    if (metadata) message.metadata = metadata;
+    const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
+    if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
+    preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
+    const actingUser = principal.user_id ? { user_id: principal.user_id } : {};
+    const trace = span();
+    stampEvents(preamble, trace);
+
+    // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
+    await enqueueStart(
+      startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() }),
+      row,
+    );
+    await bus.events.append(sessionId, preamble);
+    await status.markActive(sessionId, turnId);
+    return message;
+  }
+
+  async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {
+    const deadline = Date.now() + SETTLE_WAIT_MS;
+    for (;;) {
+      try {
+        return await bus.turns.enqueue(job);
+      } catch (err) {
+        if (!(err instanceof SessionBusyError)) throw err;
+        // Busy, but the row says the last turn is over: its job is about to be acked. Anything
+        // else (a turn started meanwhile, which moves current_turn_id) is really busy.
+        const now = await status.read(job.session_id);
+        if (!now || BUSY_STATUSES.has(now.status) || now.current_turn_id !== seen.current_turn_id || Date.now() > deadline) throw err;
+        await sleep(SETTLE_POLL_MS);
+      }
+    }
+  }
+
+  async function checkImages(principal: TurnPrincipal, sessionId: string, content: InputPart[]): Promise<void> {
+    for (const part of content) {
+      if (part.type !== 'image_file') continue;
+      const imageSession = await images.sessionOf(principal.org_id, part.image_id);
+      if (!imageSession) throw new NotFoundError();
+      // An image is its session's: a member may attach only images of sessions they may reach.
+      if (imageSession !== sessionId) await owned(principal, imageSession);
+    }
+  }
+
+  async function checkControls(orgId: string, sessionId: string, controls: MessageControlsInput): Promise<void> {
+    if (controls.model_id) await models.resolve(orgId, controls.model_id);
+    if (controls.max_tokens === undefined) return;
+    // The model defaults the turn will use: the session's configuration snapshot (spec 3.4).
+    const defaults = await store.sql<{ model_id: string | null; agent_model: string | null; harness_model: string | null }>(
+      `select s.model_id, c.config #>> '{agent,default_model_id}' as agent_model, c.config #>> '{harness,default_model_id}' as harness_model
+       from ${SESSION_LAYERS_JOIN_SQL}, lateral (select ${EFFECTIVE_SESSION_CONFIG_SQL} as config) c where s.id = ?`,
+      [sessionId],
+    );
+    const d = defaults[0];
+    const model = await models
+      .resolve(orgId, pickModelId(controls.model_id, d?.model_id, d?.agent_model, d?.harness_model))
+      .catch(() => null);
+    if (model?.max_output_tokens !== undefined && controls.max_tokens > model.max_output_tokens) {
+      throw new InvalidRequestError('Invalid request: controls.max_tokens exceeds the model maximum');
+    }
+  }
+
+  /** Spec 3.2 steps 1-2; the worker does the rest. 422 when no turn runs. */
+  async function cancel(principal: TurnPrincipal, sessionId: string): Promise<{ status: 'cancelled' | 'no_op'; message: string }> {
+    const row = await owned(principal, sessionId);
+    const turnId = row.current_turn_id;
+    if (!BUSY_STATUSES.has(row.status) || !turnId) throw new UnprocessableError('Cannot cancel session: session is not active');
+    if (row.cancel_requested_turn_id === turnId) return { status: 'no_op', message: 'The turn is already being cancelled' };
+    if (!(await status.requestCancel(sessionId, turnId))) {
+      const now = await status.read(sessionId);
+      if (now?.cancel_requested_turn_id === turnId) return { status: 'no_op', message: 'The turn is already being cancelled' };
+      throw new UnprocessableError('Cannot cancel session: session is not active');
+    }
+    const { turn, usage } = await turnSoFar(sessionId, turnId);
+    const inputId = newId();
+    const message: StoredMessage = {
+      id: inputId,
+      role: 'user',
+      content: [textPart(CANCEL_INPUT_TEXT)],
+      created_at: new Date().toISOString(),
+    };
+    const cancelledId = newIdAfter(inputId);
+    const trace = span();
+    const events = [turnEvents.turnCancelled(cancelledId, turn, usage), turnEvents.inputMessage(newIdAfter(cancelledId), message, turn)];
+    stampEvents(events, trace);
+    await bus.events.append(sessionId, events);
+    // No job is queued while a turn waits for the client, nor for an active turn whose job was
+    // lost (issue 13): queue one so a worker closes the turn. A running turn's job stays queued
+    // until it is acked, after the session went idle.
+    if (row.status === 'waiting_for_tool_results' || !(await bus.turns.has(sessionId))) {
+      await bus.turns
+        .enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn, traceparent: trace.traceparent() }))
+        .catch((err: unknown) => {
+          if (!(err instanceof SessionBusyError)) throw err;
+        });
+    }
+    await bus.signals.send({ type: 'cancel', session_id: sessionId, turn_id: turnId });
+    log.info({ sessionId, turnId }, 'turn cancel requested');
+    return { status: 'cancelled', message: 'Turn cancelled' };
+  }
+
+  /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
+  async function turnSoFar(
+    sessionId: string,
+    turnId: string,
+  ): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number; startedBy: string | undefined }> {
+    const started = await bus.events.findById(sessionId, turnId);
+    if (!started) throw new ConflictError('The turn has not started yet');
+    const events: SessionEvent[] = [started];
+    for (let after = started.sequence; ; ) {
+      const page = await bus.events.read(sessionId, { afterSequence: after, limit: READ_PAGE });
+      events.push(...page);
+      if (page.length < READ_PAGE) break;
+      after = page.at(-1)!.sequence;
+    }
+    let usage = ZERO_USAGE;
+    for (const e of catalogued(events))
+      if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
+    const start = catalogued(started);
+    if (start.type !== 'turn.started') throw new ConflictError('The turn has not started yet');
+    const turn: TurnRef = { turn_id: turnId, input_message_id: start.data.input_message_id };
+    if (started.tags?.length) turn.tags = [...started.tags];
+    const startedBy = start.data.user_id;
+    return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
+  }
+
+  /**
+   * Client tool results for the suspended turn. Unknown call ids → 400; a session that is not
+   * waiting → 409. Results for calls answered already are ignored. When the last one is in,
+   * the turn is queued again.
+   */
+  async function submitToolResults(
+    principal: TurnPrincipal,
+    sessionId: string,
+    results: ClientToolResultInput[],
+  ): Promise<{ accepted: number; status: string }> {
+    const row = await owned(principal, sessionId);
+    const turnId = row.current_turn_id;
+    if (row.status !== 'waiting_for_tool_results' || !turnId) throw new ConflictError('Session is not waiting for tool results');
+    let accepted = 0;
+    let complete = false;
+    const trace = span();
+    for (let attempt = 0; ; attempt++) {
+      const { turn, events, lastSequence, startedBy } = await turnSoFar(sessionId, turnId);
+      const step = foldTurn(turn, catalogued(events)).steps.at(-1);
+      const requested = step?.requested ?? new Set<string>();
+      const unknown = results.find((r) => !requested.has(r.tool_call_id));
+      if (unknown) throw new InvalidRequestError('Invalid request: unknown tool_call_id');
+      const open = new Set([...requested].filter((id) => !step!.completed.has(id)));
+      const fresh = dedupe(results.filter((r) => open.has(r.tool_call_id)));
+      const calls = new Map(step!.toolCalls.map((c) => [c.id, c]));
+      const resultEvents = fresh.map((r) => clientResultEvent(turn, calls.get(r.tool_call_id)!.name, r));
+      stampEvents(resultEvents, trace);
+      const appended = await bus.events.append(sessionId, resultEvents, { expectedSequence: lastSequence });
+      if (!appended.ok) {
+        if (attempt < 20) continue; // another writer got in first: fold again and retry
+        throw new ConflictError('Session is busy');
+      }
+      accepted = fresh.length;
+      complete = fresh.length === open.size;
+      // The resumed turn acts for a user only when that user both sent its message and its results.
+      const actingUser = principal.user_id && principal.user_id === startedBy ? { user_id: principal.user_id } : {};
+      const resume = { org_id: row.organization_id, ...turn, ...actingUser, traceparent: trace.traceparent() };
+      if (complete && (await status.markResumed(sessionId, turnId))) await enqueueResume(resumeJob(sessionId, resume));
+      break;
+    }
+    const now = await status.read(sessionId);
+    return { accepted, status: now?.status ?? 'idle' };
+  }
+
+  async function enqueueResume(job: TurnJob): Promise<void> {
+    const deadline = Date.now() + RESUME_WAIT_MS;
+    for (;;) {
+      try {
+        return await bus.turns.enqueue(job);
+      } catch (err) {
+        // The suspended turn's own job may not be acked yet; if it never is, its redelivery resumes the turn.
+        if (!(err instanceof SessionBusyError) || Date.now() > deadline) {
+          if (err instanceof SessionBusyError)
+            return log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
+          throw err;
+        }
+        await sleep(20);
+      }
+    }
+  }
+
+  return { submitMessage, cancel, submitToolResults };
+}
+
+export type TurnService = ReturnType<typeof createTurnService>;
+
+function normalizePart(part: InputPart): MessagePart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const out: MessagePart = { type: 'image_file', image_id: part.image_id };
+  if (part.filename) out['filename'] = part.filename;
+  return out;
+}
+
+function dedupe(results: ClientToolResultInput[]): ClientToolResultInput[] {
+  const seen = new Map<string, ClientToolResultInput>();
+  for (const r of results) if (!seen.has(r.tool_call_id)) seen.set(r.tool_call_id, r);
+  return [...seen.values()];
+}
+
+function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewEvent {
+  const call = { id: r.tool_call_id, name: toolName };
+  const source = CLIENT_TOOL_SOURCE;
+  if (r.error !== undefined && r.error !== null)
+    return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error, source });
+  const text = typeof r.result === 'string' ? r.result : r.result === undefined ? '' : JSON.stringify(r.result);
+  return turnEvents.toolSucceeded(newId(), turn, newId(), {
+    call: { ...call, arguments: {} },
+    display_name: toolName,
+    result: [textPart(text)],
+    duration_ms: 0,
+    source,
+  });
+}

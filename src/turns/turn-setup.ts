@@ -1,0 +1,115 @@
+/**
+ * What a turn runs with: the session's configuration snapshot (spec 3.4: a session keeps the
+ * agent configuration it was created with, or switched to by PATCH; later edits of the agent or
+ * harness do not reach it), the resolved capabilities, the system prompt, the tools offered to
+ * the LLM, and the iteration limit. Read at the start of every attempt, so an agent switch
+ * applies from the next turn on.
+ */
+import {
+  buildSystemPrompt,
+  resolveCapabilities,
+  type CapabilityLookup,
+  type CapabilityRef,
+  type ResolvedTool,
+} from '../capabilities/index.js';
+import type { LlmToolDefinition } from '../llm/index.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, parseSessionConfig, SESSION_LAYERS_JOIN_SQL, type Store } from '../db/index.js';
+
+export interface ClientToolDef {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface TurnSetup {
+  sessionId: string;
+  orgId: string;
+  /** The user who created the session. */
+  ownerUserId: string;
+  system: string;
+  serverTools: ReadonlyMap<string, ResolvedTool>;
+  clientToolNames: ReadonlySet<string>;
+  llmTools: LlmToolDefinition[];
+  maxIterations: number;
+  /** false: the server tools of one step run one at a time (session, else agent, `parallel_tool_calls`). */
+  parallelToolCalls: boolean;
+  /** First model id among session > agent default > harness default (message controls come first, per turn). */
+  modelIds: { session: string | null; agent: string | null; harness: string | null };
+}
+
+interface SetupRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  model_id: string | null;
+  session_capabilities: CapabilityRef[];
+  /** True for a row without a snapshot (written by a pre-0010 instance): `config` is then the live rows'. */
+  unsnapshotted: boolean;
+  config: unknown;
+}
+
+const SETUP_QUERY = `
+  select s.id, s.organization_id, s.user_id, s.model_id, s.capabilities as session_capabilities,
+    s.config is null as unsnapshotted, ${EFFECTIVE_SESSION_CONFIG_SQL} as config
+  from ${SESSION_LAYERS_JOIN_SQL}
+  where s.id = ?`;
+
+/** Keeps the configuration a row without a snapshot ran its first turn with (and the features that go with it). */
+const STORE_SNAPSHOT = `update sessions set config = ?::jsonb, features = ?::jsonb where id = ? and config is null`;
+
+export interface TurnSetupOptions {
+  store: Store;
+  capabilities: CapabilityLookup;
+  /** Iterations per turn when neither agent nor harness sets one (config MAX_ITERATIONS, default 100). */
+  defaultMaxIterations: number;
+}
+
+/** Loads a session's turn setup; null when the session no longer exists. */
+export async function loadTurnSetup(
+  { store, capabilities, defaultMaxIterations }: TurnSetupOptions,
+  sessionId: string,
+): Promise<TurnSetup | null> {
+  const row = (await store.sql<SetupRow>(SETUP_QUERY, [sessionId]))[0];
+  if (!row) return null;
+  const { harness, agent, session } = parseSessionConfig(row.config);
+  const resolved = resolveCapabilities(
+    { harness: harness.capabilities, agent: agent?.capabilities ?? [], session: row.session_capabilities ?? [] },
+    capabilities,
+  );
+  if (row.unsnapshotted)
+    await store.sql(STORE_SNAPSHOT, [JSON.stringify({ harness, agent }), JSON.stringify(resolved.features), sessionId]);
+  const base = [harness.system_prompt, agent?.system_prompt].filter((p): p is string => !!p && p.trim() !== '').join('\n\n');
+  const serverTools = new Map(resolved.tools.map((t) => [t.name, t]));
+  // A client tool never shadows a server tool of the same name (the agents module refuses that on write).
+  const clientTools = mergeClientTools(agent?.client_tools ?? [], session?.client_tools ?? []).filter((t) => !serverTools.has(t.name));
+  return {
+    sessionId: row.id,
+    orgId: row.organization_id,
+    ownerUserId: row.user_id,
+    system: buildSystemPrompt(base, resolved),
+    serverTools,
+    clientToolNames: new Set(clientTools.map((t) => t.name)),
+    llmTools: [
+      ...resolved.tools.map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } })),
+      ...clientTools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+      })),
+    ],
+    maxIterations: agent?.max_iterations ?? harness.max_iterations ?? defaultMaxIterations,
+    parallelToolCalls: session?.parallel_tool_calls ?? agent?.parallel_tool_calls ?? true,
+    modelIds: { session: row.model_id, agent: agent?.default_model_id ?? null, harness: harness.default_model_id },
+  };
+}
+
+/**
+ * The agent's client tools plus the session's own (earlier public API, session create `tools`):
+ * a session tool replaces the agent's tool of the same name, as the session is the more specific
+ * layer (like `model_id`); docs/decisions.md, "Compatibility with the earlier public API".
+ */
+export function mergeClientTools<T extends { name: string }>(agentTools: readonly T[], sessionTools: readonly T[]): T[] {
+  if (!sessionTools.length) return [...agentTools];
+  const sessionNames = new Set(sessionTools.map((t) => t.name));
+  return [...agentTools.filter((t) => !sessionNames.has(t.name)), ...sessionTools];
+}

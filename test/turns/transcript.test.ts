@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { emptyTranscript, extendTranscript, MISSING_RESULT_TEXT, toLlmMessages } from '../../src/turns/transcript.js';
+import { turnEvents, type TurnRef } from '../../src/turns/turn-events.js';
+import type { SessionEvent } from '../../schemas/events.js';
+import type { NewEvent } from '../../src/bus/ports.js';
+import { catalogued } from '../../src/bus/session-event.js';
+
+const turn: TurnRef = { turn_id: 't', input_message_id: 'm' };
+const model = { model: 'm', model_id: null, provider_id: null };
+const usage = { input_tokens: 2, output_tokens: 1, cache_read_tokens: 1 };
+
+function stamp(events: NewEvent[], from = 1): readonly SessionEvent[] {
+  return catalogued(
+    events.map((e, i) => ({
+      id: `e${from + i}`,
+      type: e.type,
+      ts: '',
+      session_id: 's',
+      sequence: from + i,
+      context: e.context ?? {},
+      data: e.data ?? {},
+      ...(e.metadata ? { metadata: e.metadata } : {}),
+    })),
+  );
+}
+const user = (text: string) =>
+  turnEvents.inputMessage('i', { id: 'u', role: 'user', content: [{ type: 'text', text }], created_at: '' }, turn);
+const agent = (text: string, calls: { id: string; name: string }[] = [], providerState?: string) =>
+  turnEvents.outputCompleted('o', turn, {
+    message: {
+      id: 'a',
+      role: 'agent',
+      content: [...(text ? [{ type: 'text', text }] : []), ...calls.map((c) => ({ type: 'tool_call', ...c, arguments: { x: 1 } }))],
+      created_at: '',
+    },
+    model,
+    usage,
+    ...(providerState ? { provider_state: providerState } : {}),
+  });
+const result = (id: string, text: string) =>
+  turnEvents.toolSucceeded('r', turn, 'x', {
+    call: { id, name: 'tool', arguments: {} },
+    display_name: 'tool',
+    result: [{ type: 'text', text }],
+    duration_ms: 1,
+  });
+const noImage = async () => null;
+
+describe('transcript', () => {
+  it('rebuilds user, assistant (with tool calls and provider state) and tool messages in order', async () => {
+    const t = extendTranscript(
+      emptyTranscript(),
+      stamp([user('hi'), agent('let me see', [{ id: 'c1', name: 'tool' }], 'sig'), result('c1', 'done'), agent('finished')]),
+    );
+    assert.deepEqual(await toLlmMessages(t, noImage), [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'assistant', content: 'let me see', tool_calls: [{ id: 'c1', name: 'tool', arguments: { x: 1 } }], provider_state: 'sig' },
+      { role: 'tool', tool_call_id: 'c1', name: 'tool', content: 'done', is_error: false },
+      { role: 'assistant', content: 'finished' },
+    ]);
+  });
+
+  it('keeps a result right after its call even when a cancel message was logged in between', async () => {
+    const t = extendTranscript(
+      emptyTranscript(),
+      stamp([user('go'), agent('', [{ id: 'c1', name: 'tool' }]), user('User requested to cancel the work.'), result('c1', 'late')]),
+    );
+    const roles = (await toLlmMessages(t, noImage)).map((m) => m.role);
+    assert.deepEqual(roles, ['user', 'assistant', 'tool', 'user']);
+  });
+
+  it('gives a call without a stored result a synthetic error result', async () => {
+    const t = extendTranscript(emptyTranscript(), stamp([user('go'), agent('', [{ id: 'c1', name: 'tool' }])]));
+    const last = (await toLlmMessages(t, noImage)).at(-1);
+    assert.deepEqual(last, { role: 'tool', tool_call_id: 'c1', name: 'tool', content: MISSING_RESULT_TEXT, is_error: true });
+  });
+
+  it('sums llm.generation usage, and folding the same events twice changes nothing', () => {
+    const gen = turnEvents.llmGeneration('g', turn, { iteration: 1, model, usage, stop_reason: 'end_turn', duration_ms: 1 });
+    const events = stamp([user('a'), gen, gen]);
+    const once = extendTranscript(emptyTranscript(), events);
+    const twice = extendTranscript(once, events);
+    assert.deepEqual(once.usage, { input_tokens: 4, output_tokens: 2, cache_read_tokens: 2 });
+    assert.deepEqual(twice.usage, once.usage);
+    assert.equal(twice.entries.length, 1);
+  });
+
+  it('skips steps whose output never completed (an interrupted stream leaves no message)', async () => {
+    const t = extendTranscript(
+      emptyTranscript(),
+      stamp([user('a'), turnEvents.reasonStarted('r', turn, 1), turnEvents.outputDelta('d', turn, 'par', 'par')]),
+    );
+    assert.equal((await toLlmMessages(t, noImage)).length, 1);
+  });
+});
