@@ -7,7 +7,7 @@ import { createHarnessService } from './api/harnesses/index.js';
 import { createApiRoutes } from './api/index.js';
 import { createLlmModule } from './api/llm-models/index.js';
 import { createSessionService } from './api/sessions/service.js';
-import { createTurnModule, type TurnWorker } from './turns/index.js';
+import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './turns/index.js';
 import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -58,13 +58,18 @@ export interface AppOptions {
   dataDirLock?: DataDirLock;
   /** Tests only: wraps the bus the API and the worker use (fault injection); health checks use the bare bus. */
   wrapBus?: (bus: Bus) => Bus;
+  /** Tests only: turn runner settings the configuration does not expose (e.g. append retry pauses). */
+  turnRunner?: Partial<TurnRunnerOptions>;
 }
 
 /**
  * The composition root: builds config-driven dependencies in order, serves HTTP, and closes
  * everything in reverse order (style rule 17).
  */
-export async function createApp(config: Config, { logDestination, llmSyncBaseUrlOverride, dataDirLock, wrapBus }: AppOptions = {}) {
+export async function createApp(
+  config: Config,
+  { logDestination, llmSyncBaseUrlOverride, dataDirLock, wrapBus, turnRunner }: AppOptions = {},
+) {
   const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
   const closers: { name: string; close(): Promise<void> }[] = [];
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
@@ -230,6 +235,7 @@ export async function createApp(config: Config, { logDestination, llmSyncBaseUrl
       models: modelResolver,
       toolStorage: storage.toolStorage,
       images: storage.imageSource,
+      turnRunner,
     });
     const hub = createSessionHub({ bus, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });

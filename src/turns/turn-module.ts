@@ -19,6 +19,7 @@ import { createSessionStatus, type SessionStatusStore } from './session-status.j
 import type { ToolContextFactory } from './tool-context.js';
 import { turnRoutes } from './routes.js';
 import { createTurnRunner } from './turn-runner.js';
+import type { TurnRunnerOptions } from './turn-runner-deps.js';
 import { createTurnService, type TurnService } from './turn-service.js';
 import { startStuckTurnSweeper } from './stuck-turn-sweeper.js';
 import { createTurnWorker, type TurnWorker } from './turn-worker.js';
@@ -38,6 +39,8 @@ export interface TurnModuleDeps extends TurnPorts {
   capabilities: CapabilityLookup;
   /** Turn spans and event trace ids (default: ids only). */
   tracing?: Tracing;
+  /** Runner settings beyond the configuration's (tests: short append retry pauses). */
+  turnRunner?: Partial<TurnRunnerOptions>;
 }
 
 export interface TurnModule {
@@ -50,7 +53,7 @@ export interface TurnModule {
 }
 
 export function createTurnModule(deps: TurnModuleDeps): TurnModule {
-  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images } = deps;
+  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
   const ports = { models, toolStorage, images, status };
   const service = createTurnService({ store, bus, log, tracing, ...ports });
@@ -58,7 +61,7 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
       { store, bus, log, capabilities, tracing, ...ports },
-      { maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS },
+      { ...turnRunner, maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS },
     );
     const worker = createTurnWorker(
       { turns: bus.turns, runner, log },

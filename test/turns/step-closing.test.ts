@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AppendOptions, Bus, EventLog, NewEvent } from '../../src/bus/ports.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { assertLogIntegrity, createSession, getSession, sendMessage, waitForEvent, type StoredEvent } from '../api/turns/helpers.js';
-import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from '../api/turns/slow-server.js';
+import { assertLogIntegrity, createSession, getSession, sendMessage, waitForEvent, type StoredEvent } from './helpers.js';
+import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-server.js';
 
 /** Short pauses between a worker's retries of a lost append, so a fault can outlast them quickly. */
 const RETRY_DELAYS_MS = [50, 100];
@@ -48,7 +48,7 @@ async function startFaultyApp(t: { after(fn: () => unknown): void }, mode: 'post
     env: LOCAL_WEB_FETCH_ENV,
     appOptions: {
       wrapBus: (bus) => losingTails(bus, fault),
-      turnEngine: { runner: { appendRetryDelaysMs: RETRY_DELAYS_MS } },
+      turnRunner: { appendRetryDelaysMs: RETRY_DELAYS_MS },
     },
   });
 }
