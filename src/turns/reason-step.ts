@@ -3,8 +3,9 @@
  * `output.message.started`, batched `output.message.delta`s (about 100 ms), thinking events
  * when the model thinks, then `output.message.completed` (with the tool calls as `tool_call`
  * parts), `llm.generation` and `reason.completed` in one append: the step becomes durable
- * exactly when its result is stored. That append is not atomic on NATS; the decider completes
- * a closing set of which only a prefix was stored (`stepClosingEvents`).
+ * exactly when its result is stored. That append is not atomic on NATS: the turn log sends a
+ * lost tail again, and a later attempt's decider completes a closing set of which only a
+ * prefix was stored (`stepClosingEvents`).
  */
 import type { NewEvent } from '../bus/ports.js';
 import { createDeltaBatcher, type DeltaBatcher, type LlmControls, type LlmMessage, type LlmToolDefinition } from '../llm/index.js';
