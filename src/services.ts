@@ -14,7 +14,7 @@ import type { SessionHub } from './events/session-hub.js';
 import type { ConnectionLimits } from './events/connection-limits.js';
 import type { Storage } from './session-storage/index.js';
 
-/** What route modules and actors are built from; assembled once in src/app.ts. */
+/** What the route modules of src/api are built from; assembled once in src/app.ts. */
 export interface AppServices {
   config: Config;
   log: Logger;

@@ -1,5 +1,5 @@
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
-import type { Principal } from '../http/route.js';
+import type { Principal } from './principal.js';
 import { isAnyUuid, newId } from '../ids.js';
 import type { Store } from '../db/index.js';
 import type { TokenVerifier } from './authenticator.js';

@@ -1,6 +1,6 @@
 import { UnauthorizedError } from '../errors.js';
 import type { Authenticate, Exchange } from '../http/pipeline.js';
-import type { Principal } from '../http/route.js';
+import type { Principal } from './principal.js';
 import { parseQuery } from '../http/pipeline.js';
 import type { Store } from '../db/index.js';
 import { hashApiKey } from './api-key.js';

@@ -20,3 +20,4 @@ export { createPrincipalCache } from './principal-cache.js';
 export type { PrincipalCache, PrincipalCacheOptions, Verified } from './principal-cache.js';
 export { MEMBER_OWNERSHIP_RULES, assertMayChange, assertSessionAccess, sessionListOwner } from './ownership.js';
 export type { Actor, OwnershipRule } from './ownership.js';
+export type { Principal } from './principal.js';

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import type { Principal } from '../http/route.js';
+import type { Principal } from './principal.js';
 
 /**
  * The ownership half of the member/admin matrix (docs/decisions.md, "Roles: the member/admin

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Principal } from '../http/route.js';
+import type { Principal } from './principal.js';
 
 /** A credential's check result: the caller, and the instant (ms since epoch) it stops being valid by itself. */
 export interface Verified {

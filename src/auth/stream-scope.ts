@@ -1,5 +1,5 @@
 import { ForbiddenError } from '../errors.js';
-import type { Principal } from '../http/route.js';
+import type { Principal } from './principal.js';
 
 /**
  * For SSE handlers: a stream token opens only the session it was minted for; any other session

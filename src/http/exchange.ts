@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
-import type { Principal, Reply, RequestInput, Route } from './route.js';
+import type { Reply, RequestInput, Route } from './route.js';
+import type { Principal } from '../auth/principal.js';
 import type { MatchResult } from './router.js';
 
 /** What the transport read from the request before handing it to the pipeline. */

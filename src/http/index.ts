@@ -17,6 +17,6 @@ export { buildOpenApi } from './openapi.js';
 export { idempotencyStage, MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 export type { IdempotencyOutcome, IdempotencyPort } from './idempotency.js';
 export { defineRoutes } from './route.js';
-export type { Route, Reply, RequestInput, RequestContext, Principal, AuthMode } from './route.js';
+export type { Route, Reply, RequestInput, RequestContext, AuthMode } from './route.js';
 export { SseStream } from './sse-stream.js';
 export { formatSseFrame } from './sse-frame.js';

@@ -1,19 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
 import type { SseStream } from './sse-stream.js';
-
-/** Who is calling, resolved by the auth stage from `Authorization` (or a stream token on SSE). */
-export interface Principal {
-  org_id: string;
-  user_id: string;
-  role: 'admin' | 'member';
-  /** The instance operator (the bootstrap admin) may manage organisations. */
-  operator: boolean;
-  via: 'api_key' | 'access_token' | 'stream_token';
-  key_id?: string;
-  /** Set for stream tokens: the only session whose SSE they open. */
-  stream_session_id?: string;
-}
 
 /**
  * `none`: public; `user`: any authenticated principal; `admin`: role admin; `operator`: the

@@ -19,8 +19,9 @@ function typeByExtension(ext: string): string | undefined {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The Content-Type stored for a file written without one (tool writes): by extension (the mime-db registry through mrmime), else
- * `text/plain; charset=utf-8` for valid UTF-8 without NUL bytes, else `application/octet-stream`.
+ * The Content-Type stored for a file written without one (tool writes): by extension (the
+ * mime-db registry, through mrmime), else `text/plain; charset=utf-8` for valid UTF-8 without
+ * NUL bytes, else `application/octet-stream`.
  */
 export function guessContentType(path: string, content: Uint8Array): string {
   const dot = path.lastIndexOf('.');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createPrincipalCache } from '../../src/auth/principal-cache.js';
-import type { Principal } from '../../src/http/route.js';
+import type { Principal } from '../../src/auth/index.js';
 
 const alice: Principal = { org_id: 'o1', user_id: 'u1', role: 'admin', operator: false, via: 'api_key', key_id: 'k1' };
 const bob: Principal = { org_id: 'o1', user_id: 'u2', role: 'member', operator: false, via: 'api_key', key_id: 'k2' };

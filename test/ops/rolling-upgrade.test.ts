@@ -29,7 +29,9 @@ function previousMigrationSet(): string | undefined {
       .sort()
       .join(',');
   const current = migrationFiles('HEAD');
-  for (const commit of git('log', '--format=%H', '--', ...MIGRATION_DIRS).stdout.split('\n').filter(Boolean)) {
+  for (const commit of git('log', '--format=%H', '--', ...MIGRATION_DIRS)
+    .stdout.split('\n')
+    .filter(Boolean)) {
     const parent = git('rev-parse', '--verify', '--quiet', `${commit}^`).stdout.trim();
     if (!parent) return undefined;
     if (migrationFiles(parent) !== current) return parent;

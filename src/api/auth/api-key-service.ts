@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import type { ApiKeyCreateBody, ApiKeyInfoBody } from '../../../schemas/auth.js';
 import { assertMayChange, generateApiKey, hashApiKey, type PrincipalCache } from '../../auth/index.js';
 import { ForbiddenError, InvalidRequestError } from '../../errors.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import { ApiKey, orgScope, type Store } from '../../db/index.js';
 
 function keyView(k: InferEntity<typeof ApiKey>): ApiKeyInfoBody {

@@ -1,7 +1,7 @@
 import type { LoginBody, TokenPairBody } from '../../../schemas/auth.js';
 import { assertSessionAccess, type AuthModule } from '../../auth/index.js';
 import { UnauthorizedError } from '../../errors.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import { Session, User, type Organization, type Store } from '../../db/index.js';
 import type { InferEntity } from '@mikro-orm/core';

@@ -1,6 +1,6 @@
 import { MAX_FILE_SIZE_LIMIT_BYTES, maxFileSizeBytes, type GrepResult } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import { cleanContentType, normalizeEntryPath, normalizeFsPath, type FileRecord, type Storage } from '../../session-storage/index.js';
 import type { GrepInput, MoveFileInput } from '../../../schemas/fs.js';
 

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import { parseMultipart } from '../../http/multipart.js';
 import type { ImageRecord, Storage } from '../../session-storage/index.js';
 

@@ -1,7 +1,7 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { OrganizationBody, OrganizationCreateBody } from '../../../schemas/orgs.js';
 import type { AuthModule } from '../../auth/index.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import { Organization, User, type Store } from '../../db/index.js';
 import { flushUnique } from '../users/service.js';
 import { normalizeEmail, userView } from '../users/user-view.js';

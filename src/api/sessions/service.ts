@@ -4,7 +4,7 @@ import type { Bus } from '../../bus/ports.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
 import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import type { SessionAdditions, Store } from '../../db/index.js';
 import { Session, orgScope, type OrgScope } from '../../db/index.js';

@@ -1,4 +1,4 @@
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import type { HarnessSnapshot, SessionAdditions, SessionConfig } from '../../db/index.js';
 
 export interface CapabilityItem {

@@ -1,7 +1,7 @@
 import { normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import { orgScope, snapshotAgent, snapshotHarness, type SessionAdditions, type SessionConfig, type Store } from '../../db/index.js';
 import type { AgentService, ModelLookup } from '../agents/index.js';
 import { GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID, type HarnessService } from '../harnesses/index.js';

@@ -1,4 +1,4 @@
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import type { Storage } from '../../session-storage/index.js';
 import type { KvListQueryInput, PutSecretsInput } from '../../../schemas/storage.js';
 

@@ -2,7 +2,7 @@ import { LockMode, UniqueConstraintViolationException, type EntityManager } from
 import type { UserCreateBody, UserUpdateBody } from '../../../schemas/users.js';
 import type { AuthModule } from '../../auth/index.js';
 import { ConflictError, UnprocessableError } from '../../errors.js';
-import type { Principal } from '../../http/route.js';
+import type { Principal } from '../../auth/index.js';
 import { orgScope, User, type Store } from '../../db/index.js';
 import { normalizeEmail, userView, type UserRow } from './user-view.js';
 

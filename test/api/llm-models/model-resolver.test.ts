@@ -121,6 +121,27 @@ describe('llm models: model resolver (postgres)', () => {
     }
   });
 
+  it('at most maxCachedProviders providers are kept; the least recently used is rebuilt', async () => {
+    const orgId = await adminOrgId(app());
+    const small = createModelResolver(
+      { store: services().store, keyring: services().keyring, log: services().log, systemDefault: 'llmsim' },
+      { maxCachedProviders: 2 },
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await createProvider(app(), { provider_type: 'llmsim' });
+      ids.push((await addModel(app(), p.id, { model_id: 'llmsim' })).id);
+    }
+    const [one, two, three] = ids as [string, string, string];
+    const first = (await small.resolve(orgId, one)).provider;
+    const second = (await small.resolve(orgId, two)).provider;
+    assert.equal((await small.resolve(orgId, one)).provider, first, 'used again: now the most recent');
+    await small.resolve(orgId, three);
+    assert.equal(small.cachedCount(), 2);
+    assert.equal((await small.resolve(orgId, one)).provider, first, 'kept');
+    assert.notEqual((await small.resolve(orgId, two)).provider, second, 'the least recently used was dropped');
+  });
+
   it('no system default: a turn with no model anywhere is NotFoundError; the cache expires', async () => {
     const orgId = await adminOrgId(app());
     const strict = createModelResolver(
