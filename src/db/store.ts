@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../log.js';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
+import { startPgliteThread, type PgliteThread } from './pglite-thread.js';
 import { poolSizingWarning } from './pool-sizing.js';
 
 export interface StoreOptions {
@@ -34,10 +35,11 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
     logger: (message: string) => log.debug({ orm: true }, message),
   };
   let orm: MikroORM;
+  let embedded: PgliteThread | undefined;
+  // Each mode loads only its own driver: a start skips a few hundred ms of module loading.
+  const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
   if (databaseUrl) {
     await ensureDatabase(databaseUrl, log);
-    // Each mode loads only its own driver: a start skips a few hundred ms of module loading.
-    const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
     orm = (await PostgresOrm.init({
       ...common,
       ensureDatabase: false,
@@ -48,8 +50,24 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
   } else {
     const dir = resolve(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    const { MikroORM: PgliteOrm } = await import('@mikro-orm/pglite');
-    orm = (await PgliteOrm.init({ ...common, dbName: join(dir) })) as unknown as MikroORM;
+    // PGlite runs on its own thread behind the PostgreSQL wire protocol (docs/decisions.md,
+    // "Embedded database off the request thread"): the service uses distributed mode's driver.
+    const connections = Math.min(poolMax, EMBEDDED_POOL_MAX);
+    embedded = await startPgliteThread({ dataDir: dir, socketDir: resolve(dataDir), maxConnections: connections, log });
+    try {
+      orm = (await PostgresOrm.init({
+        ...common,
+        ensureDatabase: false,
+        host: embedded.host,
+        port: embedded.port,
+        user: 'postgres',
+        dbName: 'postgres',
+        pool: { min: 0, max: connections },
+      })) as unknown as MikroORM;
+    } catch (err) {
+      await embedded.close();
+      throw err;
+    }
   }
   const applied = databaseUrl ? await withMigrationLock(databaseUrl, () => orm.migrator.up()) : await orm.migrator.up();
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
@@ -70,9 +88,17 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
     },
     async close(): Promise<void> {
       await orm.close(true);
+      await embedded?.close();
     },
   };
 }
+
+/**
+ * Connections to the embedded database. Its server runs one statement at a time, so more
+ * connections only let the next statement wait there instead of in the pool (no round trip
+ * between two statements); a transaction holds the server until it ends either way.
+ */
+const EMBEDDED_POOL_MAX = 4;
 
 /** Logs the spec's pool sizing warning when pool × instances exceeds 80 % of PostgreSQL's max_connections. */
 async function warnOnPoolSizing(orm: MikroORM, sizing: { poolMax: number; instances: number }, log: Logger): Promise<void> {

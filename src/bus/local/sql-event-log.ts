@@ -76,12 +76,21 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
     if (tails.size > MAX_CACHED_TAILS) tails.delete(tails.keys().next().value!);
   }
 
-  /** One attempt: null when another writer got in between (retry), else the result. */
-  async function appendOnce(sessionId: string, input: NewEvent[], opts: AppendOptions): Promise<AppendResult | null> {
-    const known = await storedById(
-      sessionId,
-      input.flatMap((e) => (e.id ? [e.id] : [])),
-    );
+  /**
+   * One attempt: null when another writer got in between (retry), else the result. The first
+   * attempt does not look the batch's ids up: ids increase with the sequence, so an event is
+   * stored only at or below the stored tail's id, and the insert refuses a batch that does not
+   * start above it. So an insert that went in stored nothing twice, and one that was refused
+   * (a retried batch among the reasons) is tried again with the look-up. That saves one
+   * statement per append on the common path.
+   */
+  async function appendOnce(sessionId: string, input: NewEvent[], opts: AppendOptions, lookUp: boolean): Promise<AppendResult | null> {
+    const known = lookUp
+      ? await storedById(
+          sessionId,
+          input.flatMap((e) => (e.id ? [e.id] : [])),
+        )
+      : new Map<string, SessionEvent>();
     // A retry of a batch that is fully stored is a success whatever the expectation was.
     if (input.every((e) => e.id && known.has(e.id))) return { ok: true, events: input.map((e) => known.get(e.id!)!) };
     const ts = new Date().toISOString();
@@ -99,6 +108,11 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
     if (outcome === null) return null;
     const { tail, inserted } = outcome;
     if (!inserted) {
+      // Without the look-up a refusal may be a batch already stored: the next attempt tells.
+      if (!lookUp) {
+        rememberTail(sessionId, tail);
+        return null;
+      }
       if (opts.expectedSequence !== undefined && opts.expectedSequence !== tail.sequence)
         return { ok: false, currentSequence: tail.sequence };
       rememberTail(sessionId, tail); // our ids were not above the stored tail's: mint them after it
@@ -153,7 +167,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
 
   async function appendWithRetry(sessionId: string, input: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
     for (let attempt = 1; ; attempt++) {
-      const result = await appendOnce(sessionId, input, opts);
+      const result = await appendOnce(sessionId, input, opts, attempt > 1);
       if (result) return result;
       if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`);
       log.debug({ sessionId, attempt }, 'bus_events sequence conflict, retrying');

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../log.js';
+import type { PgliteThreadData, PgliteThreadReply } from './pglite-thread-messages.js';
+
+/** The port in the socket file's name; libpq-style clients find `<host>/.s.PGSQL.<port>`. */
+const SOCKET_PORT = 5432;
+/** sockaddr_un holds 108 bytes with the terminator; longer data-directory paths use a temp dir. */
+const MAX_SOCKET_PATH = 100;
+/** How long close() waits for PGlite's clean shutdown before terminating the thread. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+
+export interface PgliteThreadOptions {
+  /** PGlite's data directory. */
+  dataDir: string;
+  /** Directory for the unix socket (default: the parent of dataDir, or a temp dir when that path is too long). */
+  socketDir: string;
+  /** Connections the server accepts (the service's pool size). */
+  maxConnections: number;
+  log: Logger;
+}
+
+export interface PgliteThread {
+  /** Connection settings for `pg`: a directory as host means a unix socket in it. */
+  host: string;
+  port: number;
+  /** Stops the server and shuts PGlite down cleanly; then ends the thread. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the embedded database on its own worker thread (`pglite-worker.ts`) and resolves once
+ * it accepts connections. A failure to open (a damaged data directory, say) rejects with the
+ * worker's message and leaves no thread behind.
+ */
+export async function startPgliteThread({ dataDir, socketDir, maxConnections, log }: PgliteThreadOptions): Promise<PgliteThread> {
+  const ownDir = join(resolve(socketDir), `.s.PGSQL.${SOCKET_PORT}`).length > MAX_SOCKET_PATH;
+  const host = ownDir ? mkdtempSync(join(tmpdir(), 'pglite-')) : resolve(socketDir);
+  const data: PgliteThreadData = { dataDir, socketPath: join(host, `.s.PGSQL.${SOCKET_PORT}`), maxConnections };
+  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: data, name: 'pglite' });
+  const removeOwnDir = () => ownDir && rmSync(host, { recursive: true, force: true });
+  let closing = false;
+  worker.on('error', (err) => log.error({ component: 'store', err }, 'embedded database thread failed'));
+  worker.on('exit', (code) => {
+    if (!closing) log.error({ component: 'store', code }, 'embedded database thread exited');
+  });
+  const first = await nextReply(worker);
+  if (first.type !== 'ready') {
+    await worker.terminate();
+    removeOwnDir();
+    throw new Error(`cannot open the embedded database in ${dataDir}: ${'error' in first ? first.error : first.type}`);
+  }
+  return {
+    host,
+    port: SOCKET_PORT,
+    async close() {
+      closing = true;
+      worker.postMessage({ type: 'close' });
+      const timeout = AbortSignal.timeout(DEFAULT_CLOSE_TIMEOUT_MS);
+      const reply = await nextReply(worker, timeout).catch((err: Error) => ({ type: 'closed' as const, error: err.message }));
+      if ('error' in reply && reply.error) log.error({ component: 'store', error: reply.error }, 'embedded database did not close cleanly');
+      await worker.terminate();
+      removeOwnDir();
+    },
+  };
+}
+
+/** The worker's next message; rejects when it dies first or `signal` aborts. */
+function nextReply(worker: Worker, signal?: AbortSignal): Promise<PgliteThreadReply> {
+  return new Promise((resolveReply, reject) => {
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onMessage = (m: PgliteThreadReply) => {
+      cleanup();
+      resolveReply(m);
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onExit = (code: number) => onError(new Error(`the thread exited with code ${code}`));
+    const onAbort = () => onError(new Error('timed out'));
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    signal?.addEventListener('abort', onAbort);
+  });
+}
