@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../src/log.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore } from '../../src/db/index.js';
 import { request } from '../helpers/http.js';
 import { freePort } from '../helpers/nats-server.js';
 import { spawnService } from '../helpers/service-process.js';
