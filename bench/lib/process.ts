@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 export { freePort } from '../../test/helpers/nats-server.js';
 
 /** Node flags the service runs with in production (scripts/start.sh, deploy/Dockerfile; docs/decisions.md, "Runtime flags"). */
-export const SERVICE_NODE_FLAGS = ['--experimental-async-context-frame', '--max-semi-space-size=32'];
+export const SERVICE_NODE_FLAGS = ['--experimental-async-context-frame', '--max-semi-space-size=32', '--heap-growing-percent=50'];
 
 /** True when `taskset` exists and the machine has at least two CPUs to split. */
 export function canPin(): boolean {

@@ -73,6 +73,12 @@ const { values: args } = parseArgs({
     label: { type: 'string', default: '' },
     /** Another checkout of the service (e.g. a worktree at an earlier commit): each of our modes runs from both, as `<mode>` and `<mode>-base`. */
     baseline: { type: 'string' },
+    /** Extra environment for our services, `K=V`, repeatable (e.g. `--env MALLOC_ARENA_MAX=2`). */
+    env: { type: 'string', multiple: true, default: [] },
+    /** Extra Node flags for our services, repeatable. */
+    'node-option': { type: 'string', multiple: true, default: [] },
+    /** Our services log process.memoryUsage() and /proc smaps_rollup every 10 s into DIR/<label>.jsonl (bench/real-path/mem-sampler.ts). */
+    'mem-log': { type: 'string' },
   },
 });
 const log = (msg: string) => process.stderr.write(msg + '\n');
@@ -188,6 +194,11 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
     TURN_CONCURRENCY: '200',
     LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
   };
+  for (const kv of args.env ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq < 1) throw new Error(`--env: ${kv} is not K=V`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
   const deps: Running['deps'] = [];
   if (target === 'nats') {
     const db = await createTestDatabase('bench_real_path');
@@ -200,7 +211,12 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
     env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
     deps.push({ name: 'nats', needle: dirname(nats.storeDir) });
   }
-  const nodeArgs = [...SERVICE_NODE_FLAGS, '--import', 'tsx'];
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...(args['node-option'] ?? []), '--import', 'tsx'];
+  if (args['mem-log']) {
+    mkdirSync(args['mem-log'], { recursive: true });
+    env['BENCH_MEM_LOG'] = join(resolve(args['mem-log']), `${label}.jsonl`);
+    nodeArgs.push('--import', join(ROOT, 'bench/real-path/mem-sampler.ts'));
+  }
   let profileDir: string | undefined;
   if (args['cpu-prof']) {
     profileDir = join(args['prof-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-real-path-prof-')), label);

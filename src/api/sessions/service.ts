@@ -23,6 +23,13 @@ export interface SessionServiceDeps {
   connections?: { injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> };
 }
 
+/** A new session row, and whether its user holds connections (`injectConnections` then copies them). */
+const INSERT_SESSION = `with ins as (
+  insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, current_turn_id, chat_user_id, created_at, updated_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'started', ?, null, null, ?, ?) returning id
+)
+select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`;
+
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
 export function createSessionService({ store, bus, log, setup, connections }: SessionServiceDeps) {
   async function create(principal: Principal, input: CreateSessionInput) {
@@ -36,24 +43,39 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       model_id: input.model_id,
       additions: sessionAdditions(input),
     } as SessionSetupInput);
-    const scope = orgScope(store.em(), principal.org_id);
     const now = new Date();
-    const row = scope.create(Session, {
+    const row = {
       id: newId(),
+      organization_id: principal.org_id,
       user_id: principal.user_id,
       ...resolved,
       title: input.title ?? null,
       tags: input.tags ?? [],
       status: 'started',
-      usage: { ...ZERO_USAGE },
-      current_turn_id: null,
-      chat_user_id: null,
       created_at: now,
       updated_at: now,
-    });
-    // One INSERT, not a flush: a flush wraps even a single insert in begin/commit (3 round trips).
-    await scope.em.insert(row);
-    await connections?.injectConnections(row);
+    };
+    // One statement: the insert, and whether the user has connections to copy in (most have
+    // none, and asking separately was a round trip per session; issue 15).
+    const [inserted] = await store.sql<{ connected: boolean }>(INSERT_SESSION, [
+      row.id,
+      row.organization_id,
+      row.user_id,
+      row.harness_id,
+      row.agent_id,
+      row.title,
+      JSON.stringify(row.tags),
+      row.model_id,
+      JSON.stringify(row.capabilities),
+      JSON.stringify(row.features),
+      JSON.stringify(row.config),
+      JSON.stringify(ZERO_USAGE),
+      now,
+      now,
+      row.user_id,
+      row.organization_id,
+    ]);
+    if (inserted?.connected) await connections?.injectConnections(row);
     await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
     return sessionView(row);
   }
