@@ -29,6 +29,8 @@ export interface JsonReply<S extends number, T> {
 export interface EmptyReply<S extends number> {
   status: S;
   headers?: Headers;
+  /** A status declared without a body may not carry one. */
+  body?: never;
 }
 
 export interface RawReply<S extends number> {

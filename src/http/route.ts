@@ -66,7 +66,7 @@ export interface RouteInfo {
   path: string;
   auth: AuthMode;
   summary: string;
-  tags: string[];
+  tags: readonly string[];
   bodyKind?: BodyKind;
   /** Upper bound for this route's body in bytes (default: the config's MAX_BODY_BYTES). */
   maxBodyBytes?: number;
