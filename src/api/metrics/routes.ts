@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ErrorResponse, ref } from '../../../schemas/common.js';
-import { Timeseries, TimeseriesQuery, type TimeseriesQueryInput } from '../../../schemas/metrics.js';
+import { Timeseries, TimeseriesQuery } from '../../../schemas/metrics.js';
 import { InvalidRequestError, UnauthorizedError } from '../../errors.js';
 import { route, type Route } from '../../http/route.js';
 import {
@@ -25,8 +25,7 @@ export function timeseriesRoutes({ source, now = Date.now }: { source: TaskCount
         summary: 'Turns claimed and completed per instance and interval (operator only)',
         schema: { query: TimeseriesQuery, response: { 200: ref(Timeseries), 400: ref(ErrorResponse) } },
       },
-      async (input) => {
-        const query = input.query as TimeseriesQueryInput;
+      async ({ query }) => {
         const interval = query.interval_seconds ?? DEFAULT_TIMESERIES_INTERVAL_S;
         const window = query.window_seconds ?? DEFAULT_TIMESERIES_WINDOW_S;
         if (window < interval || window % interval !== 0) {

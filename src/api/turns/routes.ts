@@ -1,5 +1,4 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
-import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
 import { route, type Route } from '../../http/route.js';
 import { checkMetadata, foldControls, mergeTags } from './message-aliases.js';
 import type { TurnService } from './service.js';
@@ -8,13 +7,6 @@ import { Message } from '../../../schemas/sessions.js';
 
 const tags = ['turns'];
 const err = ref(ErrorResponse);
-
-interface SubmitBody {
-  message: { content: InputPart[]; controls?: MessageControlsInput | null; tags?: string[] };
-  controls?: MessageControlsInput | null;
-  tags?: string[] | null;
-  metadata?: Record<string, unknown> | null;
-}
 
 /** Spec 4.2: messages start turns, cancel stops one, tool-results resume one waiting for the client. */
 export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
@@ -34,7 +26,7 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
         },
       },
       async ({ params, body }, { principal }) => {
-        const { message, controls, tags, metadata } = body as SubmitBody;
+        const { message, controls, tags, metadata } = body;
         const stored = await turns.submitMessage(
           principal,
           params.id,
@@ -74,7 +66,7 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
         },
       },
       async ({ params, body }, { principal }) => {
-        const { tool_results } = body as { tool_results: ClientToolResultInput[] };
+        const { tool_results } = body;
         return { status: 200, body: await turns.submitToolResults(principal, params.id, tool_results) };
       },
     ),
