@@ -1,4 +1,13 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+
+/**
+ * A reference to a named schema (`$ref` to its `$id`), typed as the schema it names: routes and
+ * schemas refer to components by name, and TypeScript still sees the shape.
+ */
+export function ref<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
+  if (schema.$id === undefined) throw new Error('ref: the schema has no $id');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+}
 
 /** Spec section 7: every error response. */
 export const ErrorResponse = Type.Object(

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ref } from './common.js';
 
 /** Longest text part of a user message (bodies are capped at MAX_BODY_BYTES anyway). */
 export const MAX_TEXT_PART_CHARS = 1_000_000;
@@ -49,11 +50,11 @@ export const InputMessage = Type.Object(
   {
     role: Type.Optional(Type.Literal('user')),
     tags: Type.Optional(Type.Array(MessageTag, { maxItems: MAX_MESSAGE_TAGS })),
-    content: Type.Array(Type.Union([Type.Ref('TextInputPart'), Type.Ref('ImageFileInputPart')]), {
+    content: Type.Array(Type.Union([ref(TextInputPart), ref(ImageFileInputPart)]), {
       minItems: 1,
       maxItems: MAX_MESSAGE_PARTS,
     }),
-    controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
+    controls: Type.Optional(Type.Union([ref(MessageControls), Type.Null()])),
   },
   { $id: 'InputMessage', additionalProperties: false },
 );
@@ -68,8 +69,8 @@ export const MAX_MESSAGE_METADATA_BYTES = 16_384;
  */
 export const SubmitMessageBody = Type.Object(
   {
-    message: Type.Ref('InputMessage'),
-    controls: Type.Optional(Type.Union([Type.Ref('MessageControls'), Type.Null()])),
+    message: ref(InputMessage),
+    controls: Type.Optional(Type.Union([ref(MessageControls), Type.Null()])),
     tags: Type.Optional(
       Type.Union([Type.Array(MessageTag, { maxItems: MAX_MESSAGE_TAGS }), Type.Null()], { description: 'Added to `message.tags`.' }),
     ),
@@ -101,7 +102,7 @@ export const ClientToolResult = Type.Object(
 );
 
 export const SubmitToolResultsBody = Type.Object(
-  { tool_results: Type.Array(Type.Ref('ClientToolResult'), { minItems: 1, maxItems: 100 }) },
+  { tool_results: Type.Array(ref(ClientToolResult), { minItems: 1, maxItems: 100 }) },
   { $id: 'SubmitToolResultsBody', additionalProperties: false },
 );
 

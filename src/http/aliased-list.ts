@@ -1,4 +1,4 @@
-import type { Reply } from './route.js';
+import { type EncodedJsonReply, encodedFrom } from './reply.js';
 
 /**
  * A JSON list reply whose `data` array also appears under `alias` (`agents`, `sessions`,
@@ -8,7 +8,11 @@ import type { Reply } from './route.js';
  * serialised and UTF-8 encoded once and its bytes copied under both keys, so the alias costs a
  * memory copy and the bytes on the wire.
  */
-export function aliasedListReply(status: number, list: { data: readonly unknown[] } & Record<string, unknown>, alias: string): Reply {
+export function aliasedListReply<S extends number, L extends { data: readonly unknown[] }>(
+  status: S,
+  list: L,
+  alias: string,
+): EncodedJsonReply<S, L> {
   const { data, ...rest } = list;
   const items = Buffer.from(JSON.stringify(data), 'utf8');
   const tail = JSON.stringify(rest);
@@ -19,5 +23,5 @@ export function aliasedListReply(status: number, list: { data: readonly unknown[
     items,
     Buffer.from(tail === '{}' ? '}' : `,${tail.slice(1)}`),
   ]);
-  return { status, raw, contentType: 'application/json' };
+  return { status, raw, contentType: 'application/json', [encodedFrom]: list };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
-import type { Reply, RequestInput, Route } from './route.js';
+import type { Reply } from './reply.js';
+import type { BoundHandler, Route } from './route.js';
 import type { Principal } from '../auth/principal.js';
 import type { MatchResult } from './router.js';
 
@@ -28,7 +29,8 @@ export class Exchange {
   route?: Route;
   params: Record<string, string> = {};
   principal?: Principal;
-  input?: RequestInput;
+  /** The handler bound to this request's validated input. */
+  call?: BoundHandler;
   reply?: Reply;
   readonly rootLog: Logger;
   #log?: Logger;

@@ -103,9 +103,9 @@ export function assertCleanStrings(values: Record<string, unknown>, where: strin
 }
 
 /** After coercion, path and query numbers must be finite (ajv lets a coerced `1e309` past its bounds). */
-export function assertFiniteNumbers(values: Record<string, unknown>, where: string): void {
-  for (const k in values) {
-    const v = values[k];
+export function assertFiniteNumbers(values: unknown, where: string): void {
+  if (typeof values !== 'object' || values === null) return;
+  for (const [k, v] of Object.entries(values)) {
     if (typeof v === 'number' && !Number.isFinite(v))
       throw new InvalidRequestError(`Invalid request: ${where}.${k} must be a finite number`);
     if (Array.isArray(v))

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { addExamples } from './openapi-examples.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
+import { isJsonOrRaw } from './reply.js';
 import type { Route } from './route.js';
 
 type Json = Record<string, unknown>;
@@ -162,6 +163,11 @@ function responses(route: Route, ids: Set<string>): Json {
     else if (schema === 'text/event-stream')
       out[status] = { description: SSE_DESCRIPTION, content: { [schema]: { schema: { type: 'string' }, example: SSE_EXAMPLE } } };
     else if (typeof schema === 'string') out[status] = { description, content: { [schema]: { schema: { type: 'string' } } } };
+    else if (isJsonOrRaw(schema))
+      out[status] = {
+        description,
+        content: { 'application/json': { schema: toJson(schema.json, ids) }, [schema.raw]: { schema: { type: 'string' } } },
+      };
     else out[status] = { description, content: { 'application/json': { schema: toJson(schema, ids) } } };
   }
   const errorRef = { $ref: '#/components/schemas/ErrorResponse' };

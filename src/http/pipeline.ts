@@ -15,12 +15,13 @@ import type { Exchange } from './exchange.js';
 import { preflightHeaders, type CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import { staticStage, type StaticSite } from './static-files.js';
+import { jsonSchemaOf } from './reply.js';
 import type { Route } from './route.js';
 import type { Principal } from '../auth/principal.js';
 import type { Router } from './router.js';
 import type { HttpObserver } from './observer.js';
-import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, assertFiniteNumbers, jsonProblemError, scanJson } from './input-hygiene.js';
-import type { Validate, Validation } from './validation.js';
+import { DEFAULT_MAX_JSON_DEPTH, assertCleanStrings, jsonProblemError, scanJson } from './input-hygiene.js';
+import type { Validation } from './validation.js';
 import type { TraceSpan, Tracing } from '../observability/tracing.js';
 import { idempotencyStage, type IdempotencyPort } from './idempotency.js';
 
@@ -145,7 +146,8 @@ export function responseCheckStage(validation: Validation, routes: Route[], erro
   for (const route of routes) {
     const byStatus = new Map<number, ((value: unknown) => string | null) | null>();
     for (const [status, schema] of Object.entries(route.schema.response)) {
-      byStatus.set(Number(status), schema === null || typeof schema === 'string' ? null : validation.compileReply(schema));
+      const json = jsonSchemaOf(schema);
+      byStatus.set(Number(status), json && validation.compileReply(json));
     }
     checks.set(route, byStatus);
   }
@@ -212,51 +214,29 @@ export function authStage(authenticate: Authenticate): Stage<Exchange> {
   };
 }
 
-interface CompiledValidators {
-  params?: Validate;
-  query?: Validate;
-  body?: Validate;
-}
-
 /**
  * Validates params, query and body against the route's schemas, compiled once per route, after
  * the input hygiene every route shares (input-hygiene.ts): clean strings everywhere a handler can
  * read one, finite path and query numbers, JSON nested at most `maxJsonDepth` levels.
  */
 export function validateStage(validation: Validation, routes: Route[], maxJsonDepth: number): Stage<Exchange> {
-  const compiled = new Map<Route, CompiledValidators>();
-  for (const r of routes) {
-    compiled.set(r, {
-      params: r.schema.params && validation.compile(r.schema.params, 'params'),
-      query: r.schema.query && validation.compile(r.schema.query, 'query'),
-      body: r.schema.body && validation.compile(r.schema.body, 'body'),
-    });
-  }
+  const readJson = (raw: Buffer) => parseJson(raw, maxJsonDepth);
+  const compiled = new Map(routes.map((r) => [r, r.compile(validation, readJson)]));
   return function validate(ex, next) {
-    const route = ex.route!;
-    const v = compiled.get(route)!;
+    const bind = compiled.get(ex.route!)!;
     assertCleanStrings(ex.headers, 'headers');
     const params = { ...ex.params };
     assertCleanStrings(params, 'params');
-    v.params?.(params);
     const query = ex.rawQuery ? parseQuery(ex.rawQuery) : {};
     if (ex.rawQuery) assertCleanStrings(query, 'query');
-    v.query?.(query);
-    if (v.params) assertFiniteNumbers(params, 'params');
-    if (v.query) assertFiniteNumbers(query, 'query');
-    let body: unknown;
-    if ((route.bodyKind ?? 'json') === 'json' && route.schema.body) {
-      body = parseJson(ex.rawBody, maxJsonDepth);
-      v.body?.(body);
-    }
-    ex.input = { params, query, body, rawBody: ex.rawBody, headers: ex.headers, rawQuery: ex.rawQuery };
+    ex.call = bind({ params, query, body: undefined, rawBody: ex.rawBody, headers: ex.headers, rawQuery: ex.rawQuery });
     return next();
   };
 }
 
 export function handlerStage(): Stage<Exchange> {
   return async function handle(ex) {
-    ex.reply = await ex.route!.handler(ex.input!, {
+    ex.reply = await ex.call!({
       reqId: ex.reqId,
       get log() {
         return ex.log;

@@ -1,7 +1,8 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
-import type { SseStream } from './sse-stream.js';
+import type { Reply, ReplyOf, ResponseSchemas } from './reply.js';
+import type { Validation } from './validation.js';
 
 /**
  * `none`: public; `user`: any authenticated principal; `admin`: role admin; `operator`: the
@@ -14,13 +15,13 @@ export type BodyKind = 'json' | 'raw' | 'multipart' | 'none';
 export interface RouteSchema {
   params?: TSchema;
   query?: TSchema;
+  /** Validated for `json` routes; documentation only for `multipart` ones. */
   body?: TSchema;
-  /** Status → schema, or a media type string for non-JSON bodies (e.g. 'text/event-stream'). */
-  response: Record<number, TSchema | string | null>;
+  /** Status → schema, media type (e.g. 'text/event-stream'), JSON-or-raw, or `null` for no body. */
+  response: ResponseSchemas;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: handlers are not yet typed by their route's schemas (issue 18 item 2)
-export interface RequestInput<P = any, Q = any, B = any> {
+export interface RequestInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -40,29 +41,92 @@ export interface RequestContext {
   remoteAddress: string;
 }
 
-export type Reply =
-  | { status: number; body?: unknown; headers?: Record<string, string> }
-  | { status: number; raw: Buffer | string; contentType: string; headers?: Record<string, string> }
-  /** `abandon` runs instead of `sse` when the client left before the stream opened. */
-  | { sse: (stream: SseStream) => void; abandon?: () => void };
+/** A request's input as the validate stage read it: text values, clean, not yet checked against the schemas. */
+export type RawInput = RequestInput<Record<string, string>, Record<string, string | string[]>, undefined>;
 
-export interface Route {
+/** A request's validated input bound to its route's handler. */
+export type BoundHandler = (ctx: RequestContext) => Promise<Reply>;
+
+/** Everything about a route but its types: what the router, the pipeline and the OpenAPI document read. */
+export interface RouteInfo {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** `/v1/agents/:id`; a trailing `*name` captures the rest of the path (file paths). */
   path: string;
   auth: AuthMode;
   summary: string;
-  tags: string[];
-  schema: RouteSchema;
+  tags: readonly string[];
   bodyKind?: BodyKind;
   /** Upper bound for this route's body in bytes (default: the config's MAX_BODY_BYTES). */
   maxBodyBytes?: number;
   /** Accepts `Idempotency-Key`: a retry gets the first outcome (src/http/idempotency.ts). */
   idempotent?: boolean;
-  handler(input: RequestInput, ctx: RequestContext): Promise<Reply>;
 }
 
-/** Identity helper that keeps route literals typed. */
-export function defineRoutes(routes: Route[]): Route[] {
-  return routes;
+export interface Route extends RouteInfo {
+  schema: RouteSchema;
+  /**
+   * Compiles the input validators once, at startup; the result checks one request's input
+   * (throwing InvalidRequestError) and returns the handler bound to it. `readJson` parses a body.
+   */
+  compile(validation: Validation, readJson: (raw: Buffer) => unknown): (raw: RawInput) => BoundHandler;
+}
+
+/** A path or query value typed by its schema; without one, nothing can be read from it. */
+export type InputOf<S> = S extends TSchema ? Static<S> : Record<never, never>;
+
+/** Only `json` routes parse their body; the others read `rawBody`. */
+export type BodyOf<S, K extends BodyKind> = K extends 'json' ? (S extends TSchema ? Static<S> : undefined) : undefined;
+
+/** A route's declaration as written in a route module: everything but its handler. */
+export interface RouteSpec<
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+  B extends TSchema | undefined,
+  R extends ResponseSchemas,
+  K extends BodyKind,
+> extends Omit<RouteInfo, 'bodyKind'> {
+  bodyKind?: K;
+  schema: { params?: P; query?: Q; body?: B; response: R };
+}
+
+/** A handler typed by its route's schemas: validated input in, a reply of a declared status out. */
+export type RouteHandler<P, Q, B, R extends ResponseSchemas, K extends BodyKind> = (
+  input: RequestInput<InputOf<P>, InputOf<Q>, BodyOf<B, K>>,
+  ctx: RequestContext,
+) => Promise<ReplyOf<R>>;
+
+/**
+ * Declares a route once: `params`, `query` and `body` are typed by their schemas, and the
+ * handler may only return, for a declared status, a reply of that status's schema. The handler
+ * is a second argument so that TypeScript settles the schemas before it reads the handler (in
+ * one object literal the reply's `status: 201` would widen to `number`).
+ */
+export function route<
+  const P extends TSchema | undefined = undefined,
+  const Q extends TSchema | undefined = undefined,
+  const B extends TSchema | undefined = undefined,
+  const R extends ResponseSchemas = ResponseSchemas,
+  const K extends BodyKind = 'json',
+>(spec: RouteSpec<P, Q, B, R, K>, handler: NoInfer<RouteHandler<P, Q, B, R, K>>): Route {
+  const { schema } = spec;
+  return {
+    ...spec,
+    compile(validation, readJson) {
+      const jsonBody = (spec.bodyKind ?? 'json') === 'json' && schema.body !== undefined;
+      const checkParams = validation.compileInput<InputOf<P>>(schema.params, 'params');
+      const checkQuery = validation.compileInput<InputOf<Q>>(schema.query, 'query');
+      const checkBody = validation.compileInput<BodyOf<B, K>>(jsonBody ? schema.body : undefined, 'body');
+      return (raw) => {
+        const input = {
+          params: checkParams(raw.params),
+          query: checkQuery(raw.query),
+          body: checkBody(jsonBody ? readJson(raw.rawBody) : undefined),
+          rawBody: raw.rawBody,
+          headers: raw.headers,
+          rawQuery: raw.rawQuery,
+        };
+        return (ctx) => handler(input, ctx);
+      };
+    },
+  };
 }

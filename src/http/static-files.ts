@@ -4,7 +4,7 @@ import { extname, join } from 'node:path';
 import { MethodNotAllowedError, NotFoundError } from '../errors.js';
 import type { Stage } from './compose.js';
 import type { Exchange } from './exchange.js';
-import type { Reply } from './route.js';
+import type { Reply } from './reply.js';
 
 /**
  * Public static files under a mount path (the web console at /console; docs/decisions.md,

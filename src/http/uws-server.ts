@@ -6,7 +6,7 @@ import type { CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import { Exchange } from './pipeline.js';
 import type { SseObserver } from './sse-observer.js';
-import type { Reply } from './route.js';
+import type { Reply } from './reply.js';
 import type { Router } from './router.js';
 import { DEFAULT_CYCLE_QUIET_MS, SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
 import { SseTimerWheel } from './sse-timers.js';

@@ -1,12 +1,11 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import { InvalidRequestError } from '../errors.js';
+import { assertFiniteNumbers } from './input-hygiene.js';
 
 // ajv-formats is CommonJS; under NodeNext its plugin is the `.default` of the module object.
 const addFormats = ajvFormats.default;
-
-export type Validate = (value: unknown) => void;
 
 /**
  * Compiles route schemas once, at registration. Bodies are validated as sent; path and
@@ -23,10 +22,18 @@ export function createValidation(namedSchemas: TSchema[]) {
     return ajv;
   }
 
-  function compile(schema: TSchema, where: 'body' | 'query' | 'params'): Validate {
-    const fn: ValidateFunction = (where === 'body' ? strictAjv : coercingAjv).compile(schema);
+  /**
+   * A checker of one part of a request that returns it typed as `T`: the route's schema's
+   * static type (src/http/route.ts). Path and query numbers must also be finite. Without a
+   * schema, the part is passed on as read.
+   */
+  function compileInput<T>(schema: TSchema | undefined, where: 'body' | 'query' | 'params'): (value: unknown) => T {
+    const fn = (where === 'body' ? strictAjv : coercingAjv).compile<T>(schema ?? true);
+    const textValues = where !== 'body' && schema !== undefined;
     return (value) => {
       if (!fn(value)) throw new InvalidRequestError(describe(where, fn.errors?.[0]));
+      if (textValues) assertFiniteNumbers(value, where);
+      return value;
     };
   }
 
@@ -38,7 +45,7 @@ export function createValidation(namedSchemas: TSchema[]) {
     return (value) => (fn(value) ? null : (fn.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; '));
   }
 
-  return { compile, compileReply, ajv: strictAjv };
+  return { compileInput, compileReply, ajv: strictAjv };
 }
 
 /** A short, safe message naming the offending field, e.g. `Invalid request: body.name is required`. */

@@ -83,7 +83,7 @@ function bodyFor(route: Route): { body?: unknown; raw?: string; valid: boolean }
     /* formats without defaults: send {} */
   }
   try {
-    validation.compile(route.schema.body, 'body')(structuredClone(body));
+    validation.compileInput(route.schema.body, 'body')(structuredClone(body));
     return { body, valid: true };
   } catch (err) {
     if (err instanceof InvalidRequestError) return { body, valid: false };
@@ -107,7 +107,7 @@ function fillPath(route: Route, firstId: string): { path: string; paramsValid: b
     .join('/');
   if (!route.schema.params) return { path, paramsValid: true };
   try {
-    validation.compile(route.schema.params, 'params')(params);
+    validation.compileInput(route.schema.params, 'params')(params);
     return { path, paramsValid: true };
   } catch (err) {
     if (err instanceof InvalidRequestError) return { path, paramsValid: false };

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { ErrorResponse } from '../../schemas/common.js';
-import { createHttpServer, createPipeline, createRouter, createValidation, defineRoutes, type Authenticate } from '../../src/http/index.js';
+import { ErrorResponse, ref } from '../../schemas/common.js';
+import { createHttpServer, createPipeline, createRouter, createValidation, route, type Authenticate } from '../../src/http/index.js';
 import { DEFAULT_MAX_JSON_DEPTH, isCleanString, scanJson } from '../../src/http/input-hygiene.js';
 import { createLogger } from '../../src/log.js';
 import { request } from '../helpers/http.js';
@@ -55,48 +55,54 @@ describe('scanJson - one linear pass before JSON.parse', () => {
 });
 
 const Result = Type.Object({ result: Type.Unknown(), name: Type.Optional(Type.String()) }, { $id: 'Result', additionalProperties: false });
-const routes = defineRoutes([
-  {
-    method: 'POST',
-    path: '/v1/items/:id',
-    auth: 'none',
-    summary: 'accepts any JSON result',
-    tags: ['t'],
-    schema: { params: Type.Object({ id: Type.String() }), body: Type.Ref('Result'), response: { 200: Type.Object({}) } },
-    async handler(input) {
+const routes = [
+  route(
+    {
+      method: 'POST',
+      path: '/v1/items/:id',
+      auth: 'none',
+      summary: 'accepts any JSON result',
+      tags: ['t'],
+      schema: { params: Type.Object({ id: Type.String() }), body: ref(Result), response: { 200: Type.Object({}) } },
+    },
+    async (input) => {
       return { status: 200, body: { id: input.params.id, name: input.body.name ?? null } };
     },
-  },
-  {
-    method: 'GET',
-    path: '/v1/items',
-    auth: 'none',
-    summary: 'a paginated list',
-    tags: ['t'],
-    schema: {
-      query: Type.Object({
-        offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-        q: Type.Optional(Type.String()),
-      }),
-      response: { 200: Type.Object({}) },
+  ),
+  route(
+    {
+      method: 'GET',
+      path: '/v1/items',
+      auth: 'none',
+      summary: 'a paginated list',
+      tags: ['t'],
+      schema: {
+        query: Type.Object({
+          offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          q: Type.Optional(Type.String()),
+        }),
+        response: { 200: Type.Object({}) },
+      },
     },
-    async handler(input) {
+    async (input) => {
       return { status: 200, body: input.query };
     },
-  },
-  {
-    method: 'GET',
-    path: '/v1/echo-header',
-    auth: 'none',
-    summary: 'echoes a header',
-    tags: ['t'],
-    schema: { response: { 200: Type.Object({}) } },
-    async handler(input) {
+  ),
+  route(
+    {
+      method: 'GET',
+      path: '/v1/echo-header',
+      auth: 'none',
+      summary: 'echoes a header',
+      tags: ['t'],
+      schema: { response: { 200: Type.Object({}) } },
+    },
+    async (input) => {
       return { status: 200, body: { value: input.headers['x-note'] ?? null } };
     },
-  },
-]);
+  ),
+];
 
 describe('input hygiene through the pipeline (real HTTP)', () => {
   let base = '';

@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createRouter, defineRoutes } from '../../src/http/index.js';
+import { createRouter, route } from '../../src/http/index.js';
 
-const r = (method: 'GET' | 'POST', path: string) => ({
-  method,
-  path,
-  auth: 'none' as const,
-  summary: '',
-  tags: [],
-  schema: { response: {} },
-  handler: async () => ({ status: 200 }),
-});
+const r = (method: 'GET' | 'POST', path: string) =>
+  route({ method, path, auth: 'none', summary: '', tags: [], schema: { response: { 204: null } } }, async () => ({ status: 204 }));
 
 describe('router', () => {
   const router = createRouter(
-    defineRoutes([
-      r('GET', '/v1/sessions/:id'),
-      r('POST', '/v1/sessions/chat'),
-      r('GET', '/v1/sessions/:id/fs/*path'),
-      r('GET', '/health'),
-    ]),
+    [r('GET', '/v1/sessions/:id'), r('POST', '/v1/sessions/chat'), r('GET', '/v1/sessions/:id/fs/*path'), r('GET', '/health')],
     '/x/y',
   );
 
@@ -40,15 +28,13 @@ describe('router', () => {
   });
 
   it('finds routes with a param among their first two segments next to static-prefix ones, in score order', () => {
-    const mixed = createRouter(
-      defineRoutes([
-        r('GET', '/:tenant/items/:id'),
-        r('GET', '/v1/items/:id'),
-        r('POST', '/v1/items/new'),
-        r('GET', '/v1/:kind/:id'),
-        r('GET', '/v1/files/*path'),
-      ]),
-    );
+    const mixed = createRouter([
+      r('GET', '/:tenant/items/:id'),
+      r('GET', '/v1/items/:id'),
+      r('POST', '/v1/items/new'),
+      r('GET', '/v1/:kind/:id'),
+      r('GET', '/v1/files/*path'),
+    ]);
     const path = (method: 'GET' | 'POST', url: string) => {
       const m = mixed.match(method, url);
       return m.kind === 'found' ? m.match.route.path : m.kind;

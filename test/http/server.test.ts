@@ -2,53 +2,59 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { ErrorResponse } from '../../schemas/common.js';
+import { ErrorResponse, ref } from '../../schemas/common.js';
 import { UnauthorizedError } from '../../src/errors.js';
-import { createHttpServer, createPipeline, createRouter, createValidation, defineRoutes, type Authenticate } from '../../src/http/index.js';
+import { createHttpServer, createPipeline, createRouter, createValidation, route, type Authenticate } from '../../src/http/index.js';
 import { createLogger } from '../../src/log.js';
 import { request } from '../helpers/http.js';
 
 const Echo = Type.Object({ name: Type.String({ maxLength: 10 }) }, { $id: 'Echo', additionalProperties: false });
 
-const routes = defineRoutes([
-  {
-    method: 'POST',
-    path: '/v1/echo',
-    auth: 'user',
-    summary: 'echo',
-    tags: ['t'],
-    schema: { body: Type.Ref('Echo'), response: { 200: Type.Ref('Echo') } },
-    async handler(input) {
+const routes = [
+  route(
+    {
+      method: 'POST',
+      path: '/v1/echo',
+      auth: 'user',
+      summary: 'echo',
+      tags: ['t'],
+      schema: { body: ref(Echo), response: { 200: ref(Echo) } },
+    },
+    async (input) => {
       return { status: 200, body: input.body };
     },
-  },
-  {
-    method: 'GET',
-    path: '/v1/things/:id',
-    auth: 'none',
-    summary: 'thing',
-    tags: ['t'],
-    schema: {
-      params: Type.Object({ id: Type.Integer() }),
-      query: Type.Object({ tag: Type.Optional(Type.Array(Type.String())) }),
-      response: { 200: Type.Object({}) },
+  ),
+  route(
+    {
+      method: 'GET',
+      path: '/v1/things/:id',
+      auth: 'none',
+      summary: 'thing',
+      tags: ['t'],
+      schema: {
+        params: Type.Object({ id: Type.Integer() }),
+        query: Type.Object({ tag: Type.Optional(Type.Array(Type.String())) }),
+        response: { 200: Type.Object({}) },
+      },
     },
-    async handler(input) {
+    async (input) => {
       return { status: 200, body: { id: input.params.id, tag: input.query.tag ?? null } };
     },
-  },
-  {
-    method: 'GET',
-    path: '/v1/boom',
-    auth: 'none',
-    summary: 'throws',
-    tags: ['t'],
-    schema: { response: { 200: Type.Object({}) } },
-    async handler() {
+  ),
+  route(
+    {
+      method: 'GET',
+      path: '/v1/boom',
+      auth: 'none',
+      summary: 'throws',
+      tags: ['t'],
+      schema: { response: { 200: Type.Object({}) } },
+    },
+    async () => {
       throw new Error('secret internal detail at /srv/db.ts:42');
     },
-  },
-]);
+  ),
+];
 
 describe('HTTP core (uWebSockets.js adapter and pipeline)', () => {
   const lines: string[] = [];

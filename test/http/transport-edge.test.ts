@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { ErrorResponse } from '../../schemas/common.js';
-import { createHttpServer, createPipeline, createRouter, createValidation, defineRoutes, type Authenticate } from '../../src/http/index.js';
+import { createHttpServer, createPipeline, createRouter, createValidation, route, type Authenticate } from '../../src/http/index.js';
 import { createLogger } from '../../src/log.js';
 
 /**
@@ -13,19 +13,21 @@ import { createLogger } from '../../src/log.js';
  * edge", lists the same table; a library upgrade that changes it fails here first.
  */
 
-const routes = defineRoutes([
-  {
-    method: 'GET',
-    path: '/v1/ping',
-    auth: 'none',
-    summary: 'ping',
-    tags: ['t'],
-    schema: { response: { 200: Type.Object({}) } },
-    async handler() {
+const routes = [
+  route(
+    {
+      method: 'GET',
+      path: '/v1/ping',
+      auth: 'none',
+      summary: 'ping',
+      tags: ['t'],
+      schema: { response: { 200: Type.Object({}) } },
+    },
+    async () => {
       return { status: 200, body: { ok: true } };
     },
-  },
-]);
+  ),
+];
 
 interface RawAnswer {
   text: string;

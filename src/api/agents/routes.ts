@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import {
   AgentCreate,
   AgentExampleList,
@@ -10,148 +9,169 @@ import {
   AgentPreviewRequest,
   Agent,
 } from '../../../schemas/agents.js';
-import { ErrorResponse, IdParams } from '../../../schemas/common.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
-import { defineRoutes, type Route } from '../../http/route.js';
 import type { AgentService } from './service.js';
+import { route, type Route } from '../../http/route.js';
 import { AGENT_MAX_BODY_BYTES } from './limits.js';
 
-const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const errors = { 404: ref(ErrorResponse), 422: ref(ErrorResponse) };
 const tags = ['agents'];
 
 /** Spec 4.1: agents of the caller's organisation. */
 export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
-  return defineRoutes([
-    {
-      method: 'POST',
-      path: '/v1/agents',
-      auth: 'user',
-      summary: 'Create an agent',
-      tags,
-      maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      idempotent: true,
-      schema: { body: ref(AgentCreate), response: { 201: ref(Agent), 409: ref(ErrorResponse), ...errors } },
-      async handler({ body }, { principal }) {
+  return [
+    route(
+      {
+        method: 'POST',
+        path: '/v1/agents',
+        auth: 'user',
+        summary: 'Create an agent',
+        tags,
+        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        idempotent: true,
+        schema: { body: ref(AgentCreate), response: { 201: ref(Agent), 409: ref(ErrorResponse), ...errors } },
+      },
+      async ({ body }, { principal }) => {
         return { status: 201, body: await agents.create(principal, body) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/agents',
-      auth: 'user',
-      summary: 'List agents (archived ones with include_archived=true)',
-      tags,
-      schema: { query: AgentListQuery, response: { 200: ref(AgentList) } },
-      async handler({ query }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/agents',
+        auth: 'user',
+        summary: 'List agents (archived ones with include_archived=true)',
+        tags,
+        schema: { query: AgentListQuery, response: { 200: ref(AgentList) } },
+      },
+      async ({ query }, { principal }) => {
         return aliasedListReply(200, await agents.list(principal.org_id, query), 'agents');
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/agents/import',
-      auth: 'user',
-      summary: 'Create an agent from Markdown with YAML front matter, YAML or JSON',
-      tags,
-      bodyKind: 'raw',
-      maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: { query: AgentImportQuery, response: { 201: ref(Agent), ...errors } },
-      async handler({ rawBody, headers, query }, { principal }) {
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/agents/import',
+        auth: 'user',
+        summary: 'Create an agent from Markdown with YAML front matter, YAML or JSON',
+        tags,
+        bodyKind: 'raw',
+        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        schema: { query: AgentImportQuery, response: { 201: ref(Agent), ...errors } },
+      },
+      async ({ rawBody, headers, query }, { principal }) => {
         const example = query['from-example'];
         if (example !== undefined) return { status: 201, body: await agents.importExample(principal, example) };
         return { status: 201, body: await agents.importDefinition(principal, rawBody, headers['content-type']) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/agent-examples',
-      auth: 'user',
-      summary: 'The example agents that POST /v1/agents/import?from-example=<name> imports',
-      tags,
-      schema: { response: { 200: ref(AgentExampleList) } },
-      async handler() {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/agent-examples',
+        auth: 'user',
+        summary: 'The example agents that POST /v1/agents/import?from-example=<name> imports',
+        tags,
+        schema: { response: { 200: ref(AgentExampleList) } },
+      },
+      async () => {
         return { status: 200, body: agents.listExamples() };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/agents/preview',
-      auth: 'user',
-      summary: 'The runtime system prompt and tools of an agent definition; nothing is stored',
-      tags,
-      maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
-      async handler({ body }) {
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/agents/preview',
+        auth: 'user',
+        summary: 'The runtime system prompt and tools of an agent definition; nothing is stored',
+        tags,
+        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
+      },
+      async ({ body }) => {
         return { status: 200, body: await agents.preview(body) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/agents/:id',
-      auth: 'user',
-      summary: 'Get an agent (archived ones too)',
-      tags,
-      schema: { params: IdParams, response: { 200: ref(Agent), 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/agents/:id',
+        auth: 'user',
+        summary: 'Get an agent (archived ones too)',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(Agent), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await agents.get(principal.org_id, params.id) };
       },
-    },
-    {
-      method: 'PATCH',
-      path: '/v1/agents/:id',
-      auth: 'user',
-      summary: 'Update the given fields of an agent (never its status)',
-      tags,
-      maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: { params: IdParams, body: ref(AgentPatch), response: { 200: ref(Agent), ...errors } },
-      async handler({ params, body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'PATCH',
+        path: '/v1/agents/:id',
+        auth: 'user',
+        summary: 'Update the given fields of an agent (never its status)',
+        tags,
+        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        schema: { params: IdParams, body: ref(AgentPatch), response: { 200: ref(Agent), ...errors } },
+      },
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await agents.patch(principal, params.id, body) };
       },
-    },
-    {
-      method: 'PUT',
-      path: '/v1/agents/:id',
-      auth: 'user',
-      summary: 'Create (201) or replace (200) an agent under a client id (UUID v4/v7)',
-      tags,
-      maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: { params: IdParams, body: ref(AgentCreate), response: { 200: ref(Agent), 201: ref(Agent), ...errors } },
-      async handler({ params, body }, { principal }) {
-        const { created, agent } = await agents.put(principal, params.id, body);
-        return { status: created ? 201 : 200, body: agent };
+    ),
+    route(
+      {
+        method: 'PUT',
+        path: '/v1/agents/:id',
+        auth: 'user',
+        summary: 'Create (201) or replace (200) an agent under a client id (UUID v4/v7)',
+        tags,
+        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        schema: { params: IdParams, body: ref(AgentCreate), response: { 200: ref(Agent), 201: ref(Agent), ...errors } },
       },
-    },
-    {
-      method: 'DELETE',
-      path: '/v1/agents/:id',
-      auth: 'user',
-      summary: 'Archive an agent',
-      tags,
-      schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+      async ({ params, body }, { principal }) => {
+        const { created, agent } = await agents.put(principal, params.id, body);
+        return created ? { status: 201, body: agent } : { status: 200, body: agent };
+      },
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/agents/:id',
+        auth: 'user',
+        summary: 'Archive an agent',
+        tags,
+        schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         await agents.archive(principal, params.id);
         return { status: 204 };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/agents/:id/copy',
-      auth: 'user',
-      summary: 'Copy an agent under a new id, named "<name> (copy)"',
-      tags,
-      schema: { params: IdParams, response: { 201: ref(Agent), 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/agents/:id/copy',
+        auth: 'user',
+        summary: 'Copy an agent under a new id, named "<name> (copy)"',
+        tags,
+        schema: { params: IdParams, response: { 201: ref(Agent), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 201, body: await agents.copy(principal, params.id) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/agents/:id/export',
-      auth: 'user',
-      summary: 'Export an agent as Markdown with YAML front matter (imports back equal)',
-      tags,
-      schema: { params: IdParams, response: { 200: 'text/markdown', 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/agents/:id/export',
+        auth: 'user',
+        summary: 'Export an agent as Markdown with YAML front matter (imports back equal)',
+        tags,
+        schema: { params: IdParams, response: { 200: 'text/markdown', 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         const { fileName, markdown } = await agents.exportDefinition(principal.org_id, params.id);
         return {
           status: 200,
@@ -160,6 +180,6 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
           headers: { 'Content-Disposition': `attachment; filename="${fileName}"` },
         };
       },
-    },
-  ]);
+    ),
+  ];
 }

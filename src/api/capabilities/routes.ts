@@ -1,48 +1,62 @@
-import { Type } from '@sinclair/typebox';
 import { CapabilityIdParams, CapabilityInfo, CapabilityList, CapabilityListQuery } from '../../../schemas/capabilities.js';
-import { ErrorResponse } from '../../../schemas/common.js';
-import { capabilityView, type Capability } from '../../capabilities/index.js';
+import { ErrorResponse, ref } from '../../../schemas/common.js';
+import { capabilityView, type Capability, type CapabilityView } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
-import { defineRoutes, type Route } from '../../http/route.js';
 import type { CapabilityRegistry } from '../../capabilities/index.js';
+import { encodedJsonReply } from '../../http/reply.js';
+import { route, type Route } from '../../http/route.js';
 
-const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['capabilities'];
 
 /** The capability registry, read-only (spec 4.1: GET /v1/capabilities). */
 export function capabilitiesRoutes({ capabilities }: { capabilities: CapabilityRegistry }): Route[] {
   // A registered capability never changes, so its JSON is built once and replies only copy it out.
-  const json = new WeakMap<Capability, string>();
-  const jsonOf = (cap: Capability): string => json.get(cap) ?? json.set(cap, JSON.stringify(capabilityView(cap))).get(cap)!;
-  const reply = (raw: string) => ({ status: 200, raw, contentType: 'application/json' });
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/v1/capabilities',
-      auth: 'user',
-      summary: 'List the available capabilities',
-      tags,
-      schema: { query: CapabilityListQuery, response: { 200: ref(CapabilityList) } },
-      async handler({ query }) {
+  const encoded = new WeakMap<Capability, { view: CapabilityView; json: string }>();
+  const encode = (cap: Capability) => {
+    let entry = encoded.get(cap);
+    if (!entry) {
+      const view = capabilityView(cap);
+      entry = { view, json: JSON.stringify(view) };
+      encoded.set(cap, entry);
+    }
+    return entry;
+  };
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/v1/capabilities',
+        auth: 'user',
+        summary: 'List the available capabilities',
+        tags,
+        schema: { query: CapabilityListQuery, response: { 200: ref(CapabilityList) } },
+      },
+      async ({ query }) => {
         const list = capabilities.list().filter((cap) => matchesSearch(cap, query.search));
         const page = list.slice(query.offset, query.offset + query.limit);
-        return reply(`{"data":[${page.map(jsonOf).join(',')}],"total":${list.length},"offset":${query.offset},"limit":${query.limit}}`);
+        const entries = page.map(encode);
+        const { offset, limit } = query;
+        const raw = `{"data":[${entries.map((e) => e.json).join(',')}],"total":${list.length},"offset":${offset},"limit":${limit}}`;
+        return encodedJsonReply(200, raw, { data: entries.map((e) => e.view), total: list.length, offset, limit });
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/capabilities/:id',
-      auth: 'user',
-      summary: 'Get one capability',
-      tags,
-      schema: { params: CapabilityIdParams, response: { 200: ref(CapabilityInfo), 404: ref(ErrorResponse) } },
-      async handler({ params }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/capabilities/:id',
+        auth: 'user',
+        summary: 'Get one capability',
+        tags,
+        schema: { params: CapabilityIdParams, response: { 200: ref(CapabilityInfo), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }) => {
         const cap = capabilities.get(params.id);
         if (!cap) throw new NotFoundError();
-        return reply(jsonOf(cap));
+        const { view, json } = encode(cap);
+        return encodedJsonReply(200, json, view);
       },
-    },
-  ]);
+    ),
+  ];
 }
 
 /** `?search=`: a case-insensitive substring of the id, name or description; empty matches all. */

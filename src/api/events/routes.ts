@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
-import { IdParams } from '../../../schemas/common.js';
-import { ListEventsQuery, SseQuery } from '../../../schemas/sessions.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
+import { EventList, ListEventsQuery, MessageList, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
 import { catalogued } from '../../bus/session-event.js';
 import { assertSessionAccess, assertStreamScope } from '../../auth/index.js';
@@ -9,8 +8,8 @@ import { eventFilter } from '../../events/event-filter.js';
 import { deriveMessages } from '../../events/messages.js';
 import type { SessionHub } from '../../events/session-hub.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
-import { defineRoutes, type Route } from '../../http/route.js';
 import type { Principal } from '../../auth/index.js';
+import { route, type Route } from '../../http/route.js';
 import type { Store } from '../../db/index.js';
 import { assertAroundAlone, eventWindow } from './event-query.js';
 import { readAll, readWindow, resolveEventSequence } from './event-reader.js';
@@ -40,15 +39,17 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
     assertStreamScope(principal, id);
   }
 
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id/events',
-      auth: 'user',
-      summary: 'List events (polling)',
-      tags,
-      schema: { params: IdParams, query: ListEventsQuery, response: { 200: Type.Ref('EventList'), 404: Type.Ref('ErrorResponse') } },
-      async handler({ params, query }, { principal }) {
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/events',
+        auth: 'user',
+        summary: 'List events (polling)',
+        tags,
+        schema: { params: IdParams, query: ListEventsQuery, response: { 200: ref(EventList), 404: ref(ErrorResponse) } },
+      },
+      async ({ params, query }, { principal }) => {
         await assertSessionOwned(principal, params.id);
         assertAroundAlone(query);
         const sinceSequence = await resolveEventSequence(bus.events, params.id, query.since_id, 'since_id');
@@ -57,32 +58,36 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
         const data = await readWindow(bus.events, params.id, eventWindow(query, { sinceSequence, aroundSequence }));
         return { status: 200, body: { data } };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id/messages',
-      auth: 'user',
-      summary: 'Messages derived from the event log',
-      tags,
-      schema: { params: IdParams, response: { 200: Type.Ref('MessageList'), 404: Type.Ref('ErrorResponse') } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/messages',
+        auth: 'user',
+        summary: 'Messages derived from the event log',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(MessageList), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         await assertSessionOwned(principal, params.id);
         const data = deriveMessages(catalogued(await readAll(bus.events, params.id)));
         return aliasedListReply(200, { data, total: data.length }, 'messages');
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id/sse',
-      auth: 'stream',
-      summary: 'Stream session events (SSE)',
-      tags,
-      schema: {
-        params: IdParams,
-        query: SseQuery,
-        response: { 200: 'text/event-stream', 404: Type.Ref('ErrorResponse'), 429: Type.Ref('ErrorResponse') },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/sse',
+        auth: 'stream',
+        summary: 'Stream session events (SSE)',
+        tags,
+        schema: {
+          params: IdParams,
+          query: SseQuery,
+          response: { 200: 'text/event-stream', 404: ref(ErrorResponse), 429: ref(ErrorResponse) },
+        },
       },
-      async handler({ params, query, headers }, { principal }) {
+      async ({ params, query, headers }, { principal }) => {
         await assertSessionOwned(principal, params.id);
         const filter = eventFilter(query);
         // An EventSource opened with ?since_id=X keeps X in its URL and sends Last-Event-ID on
@@ -100,6 +105,6 @@ export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[
           abandon: release,
         };
       },
-    },
-  ]);
+    ),
+  ];
 }

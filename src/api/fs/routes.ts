@@ -1,12 +1,25 @@
 import { Type } from '@sinclair/typebox';
-import { IdParams } from '../../../schemas/common.js';
-import { FsPathParams, RecursiveQuery } from '../../../schemas/fs.js';
-import { defineRoutes, type Reply, type Route } from '../../http/route.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
+import {
+  CopyFileBody,
+  FileInfo,
+  FileList,
+  FsPathParams,
+  GrepBody,
+  GrepResults,
+  MoveFileBody,
+  RecursiveQuery,
+  StatBody,
+} from '../../../schemas/fs.js';
+import type { ReplyOf } from '../../http/reply.js';
+import { route, type Route } from '../../http/route.js';
 import type { Storage } from '../../session-storage/index.js';
 import { createFsService, MAX_FILE_SIZE_LIMIT_BYTES, type FileRead } from './service.js';
 
 const tags = ['filesystem'];
-const err = Type.Ref('ErrorResponse');
+const err = ref(ErrorResponse);
+/** A file's bytes, or the listing when the path is a directory. */
+const FILE_OR_LISTING = { json: ref(FileList), raw: 'application/octet-stream' } as const;
 
 /**
  * The session file system (spec 4.2, architecture guide 6). The `POST fs/_/{move,copy,grep,stat}`
@@ -17,115 +30,131 @@ export function fsRoutes({ storage }: { storage: Storage }): Route[] {
   const fs = createFsService({ storage });
   // Bodies above the per-file cap's upper bound (or the quota, when smaller) are 413 before parsing.
   const maxUploadBytes = Math.min(storage.fsQuotaBytes, MAX_FILE_SIZE_LIMIT_BYTES);
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id/fs',
-      auth: 'user',
-      summary: 'List the workspace root (?recursive for all entries)',
-      tags,
-      schema: { params: IdParams, query: RecursiveQuery, response: { 200: Type.Ref('FileList'), 404: err } },
-      async handler({ params, query }, { principal }) {
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/fs',
+        auth: 'user',
+        summary: 'List the workspace root (?recursive for all entries)',
+        tags,
+        schema: { params: IdParams, query: RecursiveQuery, response: { 200: ref(FileList), 404: err } },
+      },
+      async ({ params, query }, { principal }) => {
         return { status: 200, body: await fs.list(principal, params.id, query.recursive === true) };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/sessions/:id/fs/_/move',
-      auth: 'user',
-      summary: 'Move or rename a file or directory',
-      tags,
-      schema: {
-        params: IdParams,
-        body: Type.Ref('MoveFileBody'),
-        response: { 200: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 422: err },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/:id/fs/_/move',
+        auth: 'user',
+        summary: 'Move or rename a file or directory',
+        tags,
+        schema: {
+          params: IdParams,
+          body: ref(MoveFileBody),
+          response: { 200: ref(FileInfo), 403: err, 404: err, 409: err, 422: err },
+        },
       },
-      async handler({ params, body }, { principal }) {
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await fs.move(principal, params.id, body) };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/sessions/:id/fs/_/copy',
-      auth: 'user',
-      summary: 'Copy a file or directory tree',
-      tags,
-      schema: {
-        params: IdParams,
-        body: Type.Ref('CopyFileBody'),
-        response: { 201: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 413: err, 422: err },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/:id/fs/_/copy',
+        auth: 'user',
+        summary: 'Copy a file or directory tree',
+        tags,
+        schema: {
+          params: IdParams,
+          body: ref(CopyFileBody),
+          response: { 201: ref(FileInfo), 403: err, 404: err, 409: err, 413: err, 422: err },
+        },
       },
-      async handler({ params, body }, { principal }) {
+      async ({ params, body }, { principal }) => {
         return { status: 201, body: await fs.copy(principal, params.id, body) };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/sessions/:id/fs/_/grep',
-      auth: 'user',
-      summary: 'Search text files line by line with a regular expression',
-      tags,
-      schema: { params: IdParams, body: Type.Ref('GrepBody'), response: { 200: Type.Ref('GrepResults'), 404: err } },
-      async handler({ params, body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/:id/fs/_/grep',
+        auth: 'user',
+        summary: 'Search text files line by line with a regular expression',
+        tags,
+        schema: { params: IdParams, body: ref(GrepBody), response: { 200: ref(GrepResults), 404: err } },
+      },
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await fs.grep(principal, params.id, body) };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/sessions/:id/fs/_/stat',
-      auth: 'user',
-      summary: 'Metadata of a file or directory',
-      tags,
-      schema: { params: IdParams, body: Type.Ref('StatBody'), response: { 200: Type.Ref('FileInfo'), 404: err } },
-      async handler({ params, body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/:id/fs/_/stat',
+        auth: 'user',
+        summary: 'Metadata of a file or directory',
+        tags,
+        schema: { params: IdParams, body: ref(StatBody), response: { 200: ref(FileInfo), 404: err } },
+      },
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await fs.stat(principal, params.id, body.path) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id/fs/*path',
-      auth: 'user',
-      summary: 'Read a file (raw bytes, ETag) or list a directory',
-      tags,
-      schema: { params: FsPathParams, query: RecursiveQuery, response: { 200: 'application/octet-stream', 304: null, 404: err } },
-      async handler({ params, query, headers }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/fs/*path',
+        auth: 'user',
+        summary: 'Read a file (raw bytes, ETag) or list a directory',
+        tags,
+        schema: { params: FsPathParams, query: RecursiveQuery, response: { 200: FILE_OR_LISTING, 304: null, 404: err } },
+      },
+      async ({ params, query, headers }, { principal }) => {
         return fileReply(await fs.read(principal, params.id, params.path, query.recursive === true), headers['if-none-match']);
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/sessions/:id/fs/*path',
-      auth: 'user',
-      summary: 'Create or overwrite a file from the raw body; parents are created',
-      tags,
-      bodyKind: 'raw',
-      maxBodyBytes: maxUploadBytes,
-      schema: {
-        params: FsPathParams,
-        response: { 200: Type.Ref('FileInfo'), 201: Type.Ref('FileInfo'), 403: err, 404: err, 409: err, 413: err },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/:id/fs/*path',
+        auth: 'user',
+        summary: 'Create or overwrite a file from the raw body; parents are created',
+        tags,
+        bodyKind: 'raw',
+        maxBodyBytes: maxUploadBytes,
+        schema: {
+          params: FsPathParams,
+          response: { 200: ref(FileInfo), 201: ref(FileInfo), 403: err, 404: err, 409: err, 413: err },
+        },
       },
-      async handler({ params, rawBody, headers }, { principal }) {
+      async ({ params, rawBody, headers }, { principal }) => {
         const { record, created } = await fs.write(principal, params.id, params.path, rawBody, headers['content-type']);
-        return { status: created ? 201 : 200, body: record };
+        return created ? { status: 201, body: record } : { status: 200, body: record };
       },
-    },
-    {
-      method: 'DELETE',
-      path: '/v1/sessions/:id/fs/*path',
-      auth: 'user',
-      summary: 'Delete a file, or a directory with ?recursive',
-      tags,
-      schema: { params: FsPathParams, query: RecursiveQuery, response: { 204: null, 403: err, 404: err, 409: err } },
-      async handler({ params, query }, { principal }) {
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/sessions/:id/fs/*path',
+        auth: 'user',
+        summary: 'Delete a file, or a directory with ?recursive',
+        tags,
+        schema: { params: FsPathParams, query: RecursiveQuery, response: { 204: null, 403: err, 404: err, 409: err } },
+      },
+      async ({ params, query }, { principal }) => {
         await fs.remove(principal, params.id, params.path, query.recursive === true);
         return { status: 204 };
       },
-    },
-  ]);
+    ),
+  ];
 }
 
 /** Raw bytes with the stored type and ETag; 304 when If-None-Match already names that ETag. */
-function fileReply(read: FileRead, ifNoneMatch: string | undefined): Reply {
+function fileReply(read: FileRead, ifNoneMatch: string | undefined): ReplyOf<{ 200: typeof FILE_OR_LISTING; 304: null }> {
   if (read.kind === 'directory') return { status: 200, body: { data: read.entries, total: read.entries.length } };
   const etag = read.record.etag!;
   const headers = { ETag: etag, 'Cache-Control': 'no-cache' };

@@ -1,77 +1,85 @@
-import { Type } from '@sinclair/typebox';
-import { ErrorResponse, IdParams } from '../../../schemas/common.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { Harness, HarnessCreate, HarnessList, HarnessListQuery, HarnessPatch } from '../../../schemas/harnesses.js';
-import { defineRoutes, type Route } from '../../http/route.js';
 import type { HarnessService } from './service.js';
+import { route, type Route } from '../../http/route.js';
 import { AGENT_MAX_BODY_BYTES } from '../agents/index.js';
 
-const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['harnesses'];
 
 /** Harnesses: built-in and the organisation's own for everyone; writes for admins. */
 export function harnessesRoutes({ harnesses }: { harnesses: HarnessService }): Route[] {
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/v1/harnesses',
-      auth: 'user',
-      summary: 'List built-in and organisation harnesses',
-      tags,
-      schema: { query: HarnessListQuery, response: { 200: ref(HarnessList) } },
-      async handler({ query }, { principal }) {
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/v1/harnesses',
+        auth: 'user',
+        summary: 'List built-in and organisation harnesses',
+        tags,
+        schema: { query: HarnessListQuery, response: { 200: ref(HarnessList) } },
+      },
+      async ({ query }, { principal }) => {
         return { status: 200, body: await harnesses.list(principal.org_id, query) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/harnesses/:id',
-      auth: 'user',
-      summary: 'Get a harness',
-      tags,
-      schema: { params: IdParams, response: { 200: ref(Harness), 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/harnesses/:id',
+        auth: 'user',
+        summary: 'Get a harness',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(Harness), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await harnesses.getHarness(principal.org_id, params.id) };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/harnesses',
-      auth: 'admin',
-      summary: 'Create an organisation harness (admin)',
-      tags,
-      maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: { body: ref(HarnessCreate), response: { 201: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) } },
-      async handler({ body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/harnesses',
+        auth: 'admin',
+        summary: 'Create an organisation harness (admin)',
+        tags,
+        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        schema: { body: ref(HarnessCreate), response: { 201: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) } },
+      },
+      async ({ body }, { principal }) => {
         return { status: 201, body: await harnesses.create(principal.org_id, body) };
       },
-    },
-    {
-      method: 'PATCH',
-      path: '/v1/harnesses/:id',
-      auth: 'admin',
-      summary: 'Update an organisation harness (admin; built-ins are read-only)',
-      tags,
-      maxBodyBytes: AGENT_MAX_BODY_BYTES,
-      schema: {
-        params: IdParams,
-        body: ref(HarnessPatch),
-        response: { 200: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) },
+    ),
+    route(
+      {
+        method: 'PATCH',
+        path: '/v1/harnesses/:id',
+        auth: 'admin',
+        summary: 'Update an organisation harness (admin; built-ins are read-only)',
+        tags,
+        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        schema: {
+          params: IdParams,
+          body: ref(HarnessPatch),
+          response: { 200: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) },
+        },
       },
-      async handler({ params, body }, { principal }) {
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await harnesses.patch(principal.org_id, params.id, body) };
       },
-    },
-    {
-      method: 'DELETE',
-      path: '/v1/harnesses/:id',
-      auth: 'admin',
-      summary: 'Archive an organisation harness (admin; built-ins cannot be archived)',
-      tags,
-      schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/harnesses/:id',
+        auth: 'admin',
+        summary: 'Archive an organisation harness (admin; built-ins cannot be archived)',
+        tags,
+        schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         await harnesses.archive(principal.org_id, params.id);
         return { status: 204 };
       },
-    },
-  ]);
+    ),
+  ];
 }

@@ -1,43 +1,48 @@
 import { Type } from '@sinclair/typebox';
-import { ImageIdParams, ImageUploadQuery } from '../../../schemas/images.js';
-import { defineRoutes, type Route } from '../../http/route.js';
+import { Image, ImageIdParams, ImageUploadForm, ImageUploadQuery } from '../../../schemas/images.js';
+import { route, type Route } from '../../http/route.js';
 import type { Storage } from '../../session-storage/index.js';
 import { createImageService } from './service.js';
+import { ErrorResponse, ref } from '../../../schemas/common.js';
 
 const tags = ['images'];
-const err = Type.Ref('ErrorResponse');
+const err = ref(ErrorResponse);
 /** Room for the multipart framing around the largest accepted image. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /** Image upload for `image_file` message parts (spec 4.2). */
 export function imageRoutes({ storage }: { storage: Storage }): Route[] {
   const images = createImageService({ storage });
-  return defineRoutes([
-    {
-      method: 'POST',
-      path: '/v1/images',
-      auth: 'user',
-      summary: 'Upload an image (multipart: file, session_id)',
-      tags,
-      bodyKind: 'multipart',
-      maxBodyBytes: images.maxBytes + MULTIPART_OVERHEAD_BYTES,
-      schema: {
-        query: ImageUploadQuery,
-        body: Type.Ref('ImageUploadForm'),
-        response: { 201: Type.Ref('Image'), 404: err, 413: err, 415: err },
+  return [
+    route(
+      {
+        method: 'POST',
+        path: '/v1/images',
+        auth: 'user',
+        summary: 'Upload an image (multipart: file, session_id)',
+        tags,
+        bodyKind: 'multipart',
+        maxBodyBytes: images.maxBytes + MULTIPART_OVERHEAD_BYTES,
+        schema: {
+          query: ImageUploadQuery,
+          body: ref(ImageUploadForm),
+          response: { 201: ref(Image), 404: err, 413: err, 415: err },
+        },
       },
-      async handler({ rawBody, headers, query }, { principal }) {
+      async ({ rawBody, headers, query }, { principal }) => {
         return { status: 201, body: await images.upload(principal, rawBody, headers['content-type'], query.session_id) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/images/:id',
-      auth: 'user',
-      summary: 'The image bytes',
-      tags,
-      schema: { params: ImageIdParams, response: { 200: 'image/*', 404: err } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/images/:id',
+        auth: 'user',
+        summary: 'The image bytes',
+        tags,
+        schema: { params: ImageIdParams, response: { 200: 'image/*', 404: err } },
+      },
+      async ({ params }, { principal }) => {
         const { record, data } = await images.load(principal, params.id);
         return {
           status: 200,
@@ -46,18 +51,20 @@ export function imageRoutes({ storage }: { storage: Storage }): Route[] {
           headers: { 'Cache-Control': 'private, max-age=86400, immutable' },
         };
       },
-    },
-    {
-      method: 'DELETE',
-      path: '/v1/images/:id',
-      auth: 'user',
-      summary: 'Delete an image',
-      tags,
-      schema: { params: ImageIdParams, response: { 204: null, 404: err } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/images/:id',
+        auth: 'user',
+        summary: 'Delete an image',
+        tags,
+        schema: { params: ImageIdParams, response: { 204: null, 404: err } },
+      },
+      async ({ params }, { principal }) => {
         await images.remove(principal, params.id);
         return { status: 204 };
       },
-    },
-  ]);
+    ),
+  ];
 }

@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { ErrorResponse, IdParams } from '../../../schemas/common.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import {
   DefaultModel,
   DefaultModelPut,
@@ -10,145 +9,166 @@ import {
   LlmModelPatch,
   SyncModelsResult,
 } from '../../../schemas/llm.js';
-import { defineRoutes, type Route } from '../../http/route.js';
 import type { LlmModelService } from './service.js';
 import type { ModelSyncService } from './sync-service.js';
+import { route, type Route } from '../../http/route.js';
 
-const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['llm-models'];
 
 /** LLM models: per provider, across providers, sync, and the organisation default. */
 export function llmModelsRoutes({ llmModels, modelSync }: { llmModels: LlmModelService; modelSync: ModelSyncService }): Route[] {
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/v1/llm-providers/:id/models',
-      auth: 'user',
-      summary: "List a provider's models",
-      tags,
-      schema: { params: IdParams, response: { 200: ref(LlmModelList), 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/v1/llm-providers/:id/models',
+        auth: 'user',
+        summary: "List a provider's models",
+        tags,
+        schema: { params: IdParams, response: { 200: ref(LlmModelList), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await llmModels.listForProvider(principal.org_id, params.id) };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/llm-providers/:id/models',
-      auth: 'admin',
-      summary: 'Add a model to a provider by hand (admin)',
-      tags,
-      schema: {
-        params: IdParams,
-        body: ref(LlmModelCreate),
-        response: { 201: ref(LlmModel), 404: ref(ErrorResponse), 409: ref(ErrorResponse) },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/llm-providers/:id/models',
+        auth: 'admin',
+        summary: 'Add a model to a provider by hand (admin)',
+        tags,
+        schema: {
+          params: IdParams,
+          body: ref(LlmModelCreate),
+          response: { 201: ref(LlmModel), 404: ref(ErrorResponse), 409: ref(ErrorResponse) },
+        },
       },
-      async handler({ params, body }, { principal }) {
+      async ({ params, body }, { principal }) => {
         return { status: 201, body: await llmModels.create(principal.org_id, params.id, body) };
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/llm-providers/:id/sync-models',
-      auth: 'admin',
-      summary: "Sync a provider's models from the vendor's listing (not_supported for a custom base_url)",
-      tags: ['llm-providers'],
-      schema: {
-        params: IdParams,
-        response: { 200: ref(SyncModelsResult), 404: ref(ErrorResponse), 422: ref(ErrorResponse), 503: ref(ErrorResponse) },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/llm-providers/:id/sync-models',
+        auth: 'admin',
+        summary: "Sync a provider's models from the vendor's listing (not_supported for a custom base_url)",
+        tags: ['llm-providers'],
+        schema: {
+          params: IdParams,
+          response: { 200: ref(SyncModelsResult), 404: ref(ErrorResponse), 422: ref(ErrorResponse), 503: ref(ErrorResponse) },
+        },
       },
-      async handler({ params }, { principal }) {
+      async ({ params }, { principal }) => {
         return { status: 200, body: await modelSync.sync(principal.org_id, params.id) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/llm-models',
-      auth: 'user',
-      summary: "List the organisation's models across providers",
-      tags,
-      schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } },
-      async handler({ query }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/llm-models',
+        auth: 'user',
+        summary: "List the organisation's models across providers",
+        tags,
+        schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } },
+      },
+      async ({ query }, { principal }) => {
         return { status: 200, body: await llmModels.list(principal.org_id, query) };
       },
-    },
-    {
-      // Reference-API alias (docs/decisions.md, issue 17): the same listing, service and auth.
-      method: 'GET',
-      path: '/v1/models',
-      auth: 'user',
-      summary: 'Alias of GET /v1/llm-models (models with their provider)',
-      tags,
-      schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } },
-      async handler({ query }, { principal }) {
+    ),
+    route(
+      {
+        // Reference-API alias (docs/decisions.md, issue 17): the same listing, service and auth.
+        method: 'GET',
+        path: '/v1/models',
+        auth: 'user',
+        summary: 'Alias of GET /v1/llm-models (models with their provider)',
+        tags,
+        schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } },
+      },
+      async ({ query }, { principal }) => {
         return { status: 200, body: await llmModels.list(principal.org_id, query) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/models/:id',
-      auth: 'user',
-      summary: 'Alias of GET /v1/llm-models/{id}',
-      tags,
-      schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/models/:id',
+        auth: 'user',
+        summary: 'Alias of GET /v1/llm-models/{id}',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await llmModels.get(principal.org_id, params.id) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/llm-models/default',
-      auth: 'user',
-      summary: "The organisation's default model and the system default",
-      tags,
-      schema: { response: { 200: ref(DefaultModel) } },
-      async handler(_input, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/llm-models/default',
+        auth: 'user',
+        summary: "The organisation's default model and the system default",
+        tags,
+        schema: { response: { 200: ref(DefaultModel) } },
+      },
+      async (_input, { principal }) => {
         return { status: 200, body: await llmModels.getDefault(principal.org_id) };
       },
-    },
-    {
-      method: 'PUT',
-      path: '/v1/llm-models/default',
-      auth: 'admin',
-      summary: "Set or clear the organisation's default model (admin)",
-      tags,
-      schema: { body: ref(DefaultModelPut), response: { 200: ref(DefaultModel), 404: ref(ErrorResponse) } },
-      async handler({ body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'PUT',
+        path: '/v1/llm-models/default',
+        auth: 'admin',
+        summary: "Set or clear the organisation's default model (admin)",
+        tags,
+        schema: { body: ref(DefaultModelPut), response: { 200: ref(DefaultModel), 404: ref(ErrorResponse) } },
+      },
+      async ({ body }, { principal }) => {
         return { status: 200, body: await llmModels.setDefault(principal.org_id, body.model_id) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/llm-models/:id',
-      auth: 'user',
-      summary: 'Get a model',
-      tags,
-      schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/llm-models/:id',
+        auth: 'user',
+        summary: 'Get a model',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await llmModels.get(principal.org_id, params.id) };
       },
-    },
-    {
-      method: 'PATCH',
-      path: '/v1/llm-models/:id',
-      auth: 'admin',
-      summary: "Update a model's display name, capabilities or enabled flag (admin)",
-      tags,
-      schema: { params: IdParams, body: ref(LlmModelPatch), response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
-      async handler({ params, body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'PATCH',
+        path: '/v1/llm-models/:id',
+        auth: 'admin',
+        summary: "Update a model's display name, capabilities or enabled flag (admin)",
+        tags,
+        schema: { params: IdParams, body: ref(LlmModelPatch), response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
+      },
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await llmModels.patch(principal.org_id, params.id, body) };
       },
-    },
-    {
-      method: 'DELETE',
-      path: '/v1/llm-models/:id',
-      auth: 'admin',
-      summary: 'Delete a model (admin; 409 while it is a default)',
-      tags,
-      schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse), 409: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/llm-models/:id',
+        auth: 'admin',
+        summary: 'Delete a model (admin; 409 while it is a default)',
+        tags,
+        schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse), 409: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         await llmModels.remove(principal.org_id, params.id);
         return { status: 204 };
       },
-    },
-  ]);
+    ),
+  ];
 }

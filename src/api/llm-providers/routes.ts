@@ -1,10 +1,8 @@
-import { Type } from '@sinclair/typebox';
-import { ErrorResponse, IdParams } from '../../../schemas/common.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { LlmProvider, LlmProviderCreate, LlmProviderList, LlmProviderPatch } from '../../../schemas/llm.js';
-import { defineRoutes, type Route } from '../../http/route.js';
 import type { LlmProviderService } from './service.js';
+import { route, type Route } from '../../http/route.js';
 
-const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
 const tags = ['llm-providers'];
 
 /**
@@ -13,62 +11,72 @@ const tags = ['llm-providers'];
  * "Roles: the member/admin matrix").
  */
 export function llmProvidersRoutes({ llmProviders }: { llmProviders: LlmProviderService }): Route[] {
-  return defineRoutes([
-    {
-      method: 'POST',
-      path: '/v1/llm-providers',
-      auth: 'admin',
-      summary: 'Create an LLM provider (admin; the key is encrypted and never returned)',
-      tags,
-      schema: { body: ref(LlmProviderCreate), response: { 201: ref(LlmProvider), 400: ref(ErrorResponse) } },
-      async handler({ body }, { principal }) {
+  return [
+    route(
+      {
+        method: 'POST',
+        path: '/v1/llm-providers',
+        auth: 'admin',
+        summary: 'Create an LLM provider (admin; the key is encrypted and never returned)',
+        tags,
+        schema: { body: ref(LlmProviderCreate), response: { 201: ref(LlmProvider), 400: ref(ErrorResponse) } },
+      },
+      async ({ body }, { principal }) => {
         return { status: 201, body: await llmProviders.create(principal.org_id, body) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/llm-providers',
-      auth: 'user',
-      summary: "List the organisation's LLM providers",
-      tags,
-      schema: { response: { 200: ref(LlmProviderList) } },
-      async handler(_input, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/llm-providers',
+        auth: 'user',
+        summary: "List the organisation's LLM providers",
+        tags,
+        schema: { response: { 200: ref(LlmProviderList) } },
+      },
+      async (_input, { principal }) => {
         return { status: 200, body: await llmProviders.list(principal.org_id) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/llm-providers/:id',
-      auth: 'user',
-      summary: 'Get an LLM provider',
-      tags,
-      schema: { params: IdParams, response: { 200: ref(LlmProvider), 404: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/llm-providers/:id',
+        auth: 'user',
+        summary: 'Get an LLM provider',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(LlmProvider), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await llmProviders.get(principal.org_id, params.id) };
       },
-    },
-    {
-      method: 'PATCH',
-      path: '/v1/llm-providers/:id',
-      auth: 'admin',
-      summary: 'Update an LLM provider (admin; a new base_url or provider_type needs a new api_key in the same request)',
-      tags,
-      schema: { params: IdParams, body: ref(LlmProviderPatch), response: { 200: ref(LlmProvider), 404: ref(ErrorResponse) } },
-      async handler({ params, body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'PATCH',
+        path: '/v1/llm-providers/:id',
+        auth: 'admin',
+        summary: 'Update an LLM provider (admin; a new base_url or provider_type needs a new api_key in the same request)',
+        tags,
+        schema: { params: IdParams, body: ref(LlmProviderPatch), response: { 200: ref(LlmProvider), 404: ref(ErrorResponse) } },
+      },
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await llmProviders.patch(principal.org_id, params.id, body) };
       },
-    },
-    {
-      method: 'DELETE',
-      path: '/v1/llm-providers/:id',
-      auth: 'admin',
-      summary: 'Delete an LLM provider and its models (admin; 409 while one of its models is a default)',
-      tags,
-      schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse), 409: ref(ErrorResponse) } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/llm-providers/:id',
+        auth: 'admin',
+        summary: 'Delete an LLM provider and its models (admin; 409 while one of its models is a default)',
+        tags,
+        schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse), 409: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         await llmProviders.remove(principal.org_id, params.id);
         return { status: 204 };
       },
-    },
-  ]);
+    ),
+  ];
 }

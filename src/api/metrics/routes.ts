@@ -1,9 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
-import { ErrorResponse } from '../../../schemas/common.js';
-import { Timeseries, TimeseriesQuery, type TimeseriesQueryInput } from '../../../schemas/metrics.js';
+import { ErrorResponse, ref } from '../../../schemas/common.js';
+import { Timeseries, TimeseriesQuery } from '../../../schemas/metrics.js';
 import { InvalidRequestError, UnauthorizedError } from '../../errors.js';
-import { defineRoutes, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/route.js';
 import {
   buildTimeseries,
   DEFAULT_TIMESERIES_INTERVAL_S,
@@ -11,23 +10,22 @@ import {
   type TaskCountSource,
 } from '../../observability/index.js';
 
-const ref = (s: { $id?: string }) => Type.Ref(s.$id!);
-
 /**
  * Spec 4.5: `GET /v1/durable/metrics/timeseries`, per-instance task counts of every live
  * instance. Operator only: the counts cover every organisation of the deployment.
  */
 export function timeseriesRoutes({ source, now = Date.now }: { source: TaskCountSource; now?: () => number }): Route[] {
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/v1/durable/metrics/timeseries',
-      auth: 'operator',
-      tags: ['operations'],
-      summary: 'Turns claimed and completed per instance and interval (operator only)',
-      schema: { query: TimeseriesQuery, response: { 200: ref(Timeseries), 400: ref(ErrorResponse) } },
-      async handler(input) {
-        const query = input.query as TimeseriesQueryInput;
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/v1/durable/metrics/timeseries',
+        auth: 'operator',
+        tags: ['operations'],
+        summary: 'Turns claimed and completed per instance and interval (operator only)',
+        schema: { query: TimeseriesQuery, response: { 200: ref(Timeseries), 400: ref(ErrorResponse) } },
+      },
+      async ({ query }) => {
         const interval = query.interval_seconds ?? DEFAULT_TIMESERIES_INTERVAL_S;
         const window = query.window_seconds ?? DEFAULT_TIMESERIES_WINDOW_S;
         if (window < interval || window % interval !== 0) {
@@ -35,8 +33,8 @@ export function timeseriesRoutes({ source, now = Date.now }: { source: TaskCount
         }
         return { status: 200, body: await buildTimeseries(source, now(), interval, window) };
       },
-    },
-  ]);
+    ),
+  ];
 }
 
 /** The content type of the Prometheus text exposition format 0.0.4. */
@@ -49,20 +47,22 @@ export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8
  */
 export function prometheusRoutes({ scrape, token }: { scrape: () => Promise<string>; token?: string }): Route[] {
   const expected = token ? digest(`Bearer ${token}`) : null;
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/metrics',
-      auth: 'none',
-      tags: ['operations'],
-      summary: token ? 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)' : 'Prometheus metrics',
-      schema: { response: { 200: PROMETHEUS_CONTENT_TYPE, 401: ref(ErrorResponse) } },
-      async handler({ headers }) {
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/metrics',
+        auth: 'none',
+        tags: ['operations'],
+        summary: token ? 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)' : 'Prometheus metrics',
+        schema: { response: { 200: PROMETHEUS_CONTENT_TYPE, 401: ref(ErrorResponse) } },
+      },
+      async ({ headers }) => {
         if (expected && !timingSafeEqual(digest(headers['authorization'] ?? ''), expected)) throw new UnauthorizedError();
         return { status: 200, raw: await scrape(), contentType: PROMETHEUS_CONTENT_TYPE };
       },
-    },
-  ]);
+    ),
+  ];
 }
 
 /** Fixed-length digests, so the comparison takes the same time whatever was sent. */

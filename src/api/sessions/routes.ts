@@ -1,94 +1,105 @@
-import { Type } from '@sinclair/typebox';
-import { IdParams } from '../../../schemas/common.js';
-import { ListSessionsQuery } from '../../../schemas/sessions.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
+import { CreateSessionBody, ListSessionsQuery, Session, SessionList, UpdateSessionBody } from '../../../schemas/sessions.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
-import { defineRoutes, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/route.js';
 import type { SessionService } from './service.js';
 
 const tags = ['sessions'];
 
 /** Spec 4.2: session CRUD and the global chat singleton. */
 export function sessionRoutes({ sessions }: { sessions: SessionService }): Route[] {
-  return defineRoutes([
-    {
-      method: 'POST',
-      path: '/v1/sessions',
-      auth: 'user',
-      summary: 'Create a session',
-      tags,
-      idempotent: true,
-      schema: {
-        body: Type.Ref('CreateSessionBody'),
-        response: {
-          201: Type.Ref('Session'),
-          404: Type.Ref('ErrorResponse'),
-          409: Type.Ref('ErrorResponse'),
-          422: Type.Ref('ErrorResponse'),
+  return [
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions',
+        auth: 'user',
+        summary: 'Create a session',
+        tags,
+        idempotent: true,
+        schema: {
+          body: ref(CreateSessionBody),
+          response: {
+            201: ref(Session),
+            404: ref(ErrorResponse),
+            409: ref(ErrorResponse),
+            422: ref(ErrorResponse),
+          },
         },
       },
-      async handler({ body }, { principal }) {
+      async ({ body }, { principal }) => {
         return { status: 201, body: await sessions.create(principal, body) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/sessions',
-      auth: 'user',
-      summary: 'List sessions (paginated)',
-      tags,
-      schema: { query: ListSessionsQuery, response: { 200: Type.Ref('SessionList') } },
-      async handler({ query }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions',
+        auth: 'user',
+        summary: 'List sessions (paginated)',
+        tags,
+        schema: { query: ListSessionsQuery, response: { 200: ref(SessionList) } },
+      },
+      async ({ query }, { principal }) => {
         return aliasedListReply(200, await sessions.list(principal, query), 'sessions');
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/sessions/chat',
-      auth: 'user',
-      summary: "The caller's global chat session",
-      tags,
-      schema: { response: { 200: Type.Ref('Session') } },
-      async handler(_input, { principal }) {
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/chat',
+        auth: 'user',
+        summary: "The caller's global chat session",
+        tags,
+        schema: { response: { 200: ref(Session) } },
+      },
+      async (_input, { principal }) => {
         return { status: 200, body: await sessions.chat(principal) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id',
-      auth: 'user',
-      summary: 'Get a session',
-      tags,
-      schema: { params: IdParams, response: { 200: Type.Ref('Session'), 404: Type.Ref('ErrorResponse') } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id',
+        auth: 'user',
+        summary: 'Get a session',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(Session), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await sessions.get(principal, params.id) };
       },
-    },
-    {
-      method: 'PATCH',
-      path: '/v1/sessions/:id',
-      auth: 'user',
-      summary: 'Update title, tags or agent',
-      tags,
-      schema: {
-        params: IdParams,
-        body: Type.Ref('UpdateSessionBody'),
-        response: { 200: Type.Ref('Session'), 404: Type.Ref('ErrorResponse') },
+    ),
+    route(
+      {
+        method: 'PATCH',
+        path: '/v1/sessions/:id',
+        auth: 'user',
+        summary: 'Update title, tags or agent',
+        tags,
+        schema: {
+          params: IdParams,
+          body: ref(UpdateSessionBody),
+          response: { 200: ref(Session), 404: ref(ErrorResponse) },
+        },
       },
-      async handler({ params, body }, { principal }) {
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await sessions.update(principal, params.id, body) };
       },
-    },
-    {
-      method: 'DELETE',
-      path: '/v1/sessions/:id',
-      auth: 'user',
-      summary: 'Delete a session permanently',
-      tags,
-      schema: { params: IdParams, response: { 204: null, 404: Type.Ref('ErrorResponse') } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/sessions/:id',
+        auth: 'user',
+        summary: 'Delete a session permanently',
+        tags,
+        schema: { params: IdParams, response: { 204: null, 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => {
         await sessions.remove(principal, params.id);
         return { status: 204 };
       },
-    },
-  ]);
+    ),
+  ];
 }

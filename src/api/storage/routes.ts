@@ -1,49 +1,55 @@
 import { Type } from '@sinclair/typebox';
-import { IdParams } from '../../../schemas/common.js';
-import { KvListQuery } from '../../../schemas/storage.js';
-import { defineRoutes, type Route } from '../../http/route.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
+import { KvEntryList, KvListQuery, PutSecretsBody, SecretList } from '../../../schemas/storage.js';
+import { route, type Route } from '../../http/route.js';
 import type { Storage } from '../../session-storage/index.js';
 import { createStorageService } from './service.js';
 
 const tags = ['session-storage'];
-const err = Type.Ref('ErrorResponse');
+const err = ref(ErrorResponse);
 
 /** Session key/value entries and secrets (`session_storage`); secret values are write-only. */
 export function storageRoutes({ storage }: { storage: Storage }): Route[] {
   const sessionStorage = createStorageService({ storage });
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id/storage/keys',
-      auth: 'user',
-      summary: 'List key/value entries (a page; values only with include_values=true)',
-      tags,
-      schema: { params: IdParams, query: KvListQuery, response: { 200: Type.Ref('KvEntryList'), 404: err } },
-      async handler({ params, query }, { principal }) {
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/storage/keys',
+        auth: 'user',
+        summary: 'List key/value entries (a page; values only with include_values=true)',
+        tags,
+        schema: { params: IdParams, query: KvListQuery, response: { 200: ref(KvEntryList), 404: err } },
+      },
+      async ({ params, query }, { principal }) => {
         return { status: 200, body: await sessionStorage.keys(principal, params.id, query) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/sessions/:id/storage/secrets',
-      auth: 'user',
-      summary: 'List secret names (never values)',
-      tags,
-      schema: { params: IdParams, response: { 200: Type.Ref('SecretList'), 404: err } },
-      async handler({ params }, { principal }) {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/storage/secrets',
+        auth: 'user',
+        summary: 'List secret names (never values)',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(SecretList), 404: err } },
+      },
+      async ({ params }, { principal }) => {
         return { status: 200, body: await sessionStorage.secretNames(principal, params.id) };
       },
-    },
-    {
-      method: 'PUT',
-      path: '/v1/sessions/:id/storage/secrets',
-      auth: 'user',
-      summary: 'Create or replace secrets; answers with all names',
-      tags,
-      schema: { params: IdParams, body: Type.Ref('PutSecretsBody'), response: { 200: Type.Ref('SecretList'), 404: err } },
-      async handler({ params, body }, { principal }) {
+    ),
+    route(
+      {
+        method: 'PUT',
+        path: '/v1/sessions/:id/storage/secrets',
+        auth: 'user',
+        summary: 'Create or replace secrets; answers with all names',
+        tags,
+        schema: { params: IdParams, body: ref(PutSecretsBody), response: { 200: ref(SecretList), 404: err } },
+      },
+      async ({ params, body }, { principal }) => {
         return { status: 200, body: await sessionStorage.putSecrets(principal, params.id, body) };
       },
-    },
-  ]);
+    ),
+  ];
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoutes, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/route.js';
+import { Health, ref } from '../../../schemas/common.js';
 
 export interface HealthCheck {
   name: string;
@@ -11,33 +12,40 @@ export interface HealthCheck {
 export const HEALTH_CHECK_TIMEOUT_MS = 2000;
 
 /** `GET /health` (no auth, no /v1): 200 when every dependency answers, 503 naming the failing one. */
-export function systemRoutes({ checks, openApi }: { checks: HealthCheck[]; openApi: () => unknown }): Route[] {
-  return defineRoutes([
-    {
-      method: 'GET',
-      path: '/health',
-      auth: 'none',
-      summary: 'Health for load balancers',
-      tags: ['operations'],
-      schema: { response: { 200: Type.Ref('Health'), 503: Type.Ref('Health') } },
-      async handler() {
+export function systemRoutes({ checks, openApi }: { checks: HealthCheck[]; openApi: () => Record<string, unknown> }): Route[] {
+  return [
+    route(
+      {
+        method: 'GET',
+        path: '/health',
+        auth: 'none',
+        summary: 'Health for load balancers',
+        tags: ['operations'],
+        schema: { response: { 200: ref(Health), 503: ref(Health) } },
+      },
+      async () => {
         const results = await Promise.all(checks.map(async (c) => [c.name, await probe(c)] as const));
         const healthy = results.every(([, r]) => r === 'ok');
-        return { status: healthy ? 200 : 503, body: { status: healthy ? 'ok' : 'unhealthy', checks: Object.fromEntries(results) } };
+        const checked = Object.fromEntries(results);
+        return healthy
+          ? { status: 200, body: { status: 'ok', checks: checked } }
+          : { status: 503, body: { status: 'unhealthy', checks: checked } };
       },
-    },
-    {
-      method: 'GET',
-      path: '/api-doc/openapi.json',
-      auth: 'none',
-      summary: 'The OpenAPI 3.1 description of this API',
-      tags: ['operations'],
-      schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } },
-      async handler() {
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/api-doc/openapi.json',
+        auth: 'none',
+        summary: 'The OpenAPI 3.1 description of this API',
+        tags: ['operations'],
+        schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } },
+      },
+      async () => {
         return { status: 200, body: openApi() };
       },
-    },
-  ]);
+    ),
+  ];
 }
 
 async function probe(c: HealthCheck): Promise<string> {

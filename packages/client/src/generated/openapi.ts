@@ -8343,6 +8343,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "path": "example",
+                     *           "name": "Support agent",
+                     *           "is_directory": true,
+                     *           "is_readonly": true,
+                     *           "size_bytes": 0,
+                     *           "content_type": "example",
+                     *           "etag": "example",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileList"];
                     "application/octet-stream": string;
                 };
             };
