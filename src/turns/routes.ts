@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { TurnService } from './turn-service.js';
 import { ErrorResponse, IdParams, ref } from '../../schemas/common.js';
 import { route, type Route } from '../http/route.js';

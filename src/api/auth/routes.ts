@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { AuthModule } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';

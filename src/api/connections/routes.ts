@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { Connection, ConnectionList, CreateConnectionBody, ProviderParams, PutConnectionBody } from '../../../schemas/connections.js';
 import { route, type Route } from '../../http/route.js';
 import type { Storage } from '../../session-storage/index.js';

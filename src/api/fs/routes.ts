@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import {
   CopyFileBody,

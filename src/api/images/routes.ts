@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { Image, ImageIdParams, ImageUploadForm, ImageUploadQuery } from '../../../schemas/images.js';
 import { route, type Route } from '../../http/route.js';
 import type { Storage } from '../../session-storage/index.js';

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { KvEntryList, KvListQuery, PutSecretsBody, SecretList } from '../../../schemas/storage.js';
 import { route, type Route } from '../../http/route.js';
