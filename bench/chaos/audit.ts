@@ -11,7 +11,6 @@ export interface LoggedEvent {
   ts: string;
   sequence: number;
   context: { turn_id?: string; exec_id?: string };
-  // biome-ignore lint/suspicious/noExplicitAny: event payloads vary by type; the audit reads a few known fields
   data: Record<string, any>;
 }
 
