@@ -63,7 +63,14 @@ export interface ToolRun {
   hits: number;
   /** The server finished sending a 200 response at least once: the tool succeeded on its side. */
   answered: boolean;
+  answeredAt?: number;
 }
+
+/**
+ * A worker SIGKILLed this soon after a tool's answer reached its socket may die before it reads
+ * or records it: "interrupted" is then the truth as far as the service can know, not a defect.
+ */
+export const KILL_RACE_MS = 2000;
 
 export interface ChaosData {
   sessions: SessionData[];
@@ -94,11 +101,30 @@ export interface FaultFindings {
 }
 
 export interface AuditReport {
-  turns: { posted: number; logged: number; completed: number; failed: number; cancelled: number; stuck: number; lost: number };
+  turns: {
+    posted: number;
+    logged: number;
+    completed: number;
+    failed: number;
+    cancelled: number;
+    stuck: number;
+    /** Answered 201, never logged. */
+    lost: number;
+    /** Logged and run, but the client never got a 201 for it (a 5xx or no answer): a retry without a key would run it twice. */
+    unconfirmed: number;
+  };
   events: number;
   duplicateIds: number;
   sequenceGaps: number;
-  tools: { calls: number; runTwice: number; succeededRecordedFailed: number; duplicateResults: number; neverRun: number };
+  tools: {
+    calls: number;
+    runTwice: number;
+    succeededRecordedFailed: number;
+    /** Answered 200 and recorded as failed because a SIGKILL hit within KILL_RACE_MS of the answer (not counted above). */
+    answeredThenKilled: number;
+    duplicateResults: number;
+    neverRun: number;
+  };
   missingStepEvents: { total: number; byKind: Record<string, number> };
   sse: { followers: number; received: number; lost: number; repeated: number; outOfOrder: number; unknown: number };
   http: {
@@ -264,10 +290,13 @@ function auditSse(s: SessionData, c: Collector) {
 }
 
 /** Tool calls: run twice (tool server hits), answered 200 but logged as failed, two results for one call. */
-function auditTools(sessions: SessionData[], tools: ToolRun[], c: Collector) {
+function auditTools(sessions: SessionData[], tools: ToolRun[], faults: FaultRecord[], c: Collector) {
   const runs = new Map(tools.map((t) => [t.callKey, t]));
+  const kills = faults.filter((f) => f.kind === 'kill-llm' || f.kind === 'kill-tool').map((f) => f.injectedAt);
+  const killedSoonAfter = (at: number | undefined) => at !== undefined && kills.some((k) => k >= at - 100 && k <= at + KILL_RACE_MS);
   let calls = 0;
   let succeededRecordedFailed = 0;
+  let answeredThenKilled = 0;
   let duplicateResults = 0;
   let neverRun = 0;
   for (const s of sessions) {
@@ -293,6 +322,10 @@ function auditTools(sessions: SessionData[], tools: ToolRun[], c: Collector) {
         continue;
       }
       if (run.answered && done.some((e) => e.data['success'] === false)) {
+        if (killedSoonAfter(run.answeredAt)) {
+          answeredThenKilled++;
+          continue;
+        }
         succeededRecordedFailed++;
         c.note(`session ${s.id}: tool call ${callId} (${key}) answered 200 but recorded as failed: ${String(done[0]!.data['error'])}`);
       }
@@ -300,7 +333,7 @@ function auditTools(sessions: SessionData[], tools: ToolRun[], c: Collector) {
   }
   const runTwice = tools.filter((t) => t.hits > 1);
   for (const t of runTwice) c.note(`tool call ${t.callKey} ran ${t.hits} times`);
-  return { calls, runTwice: runTwice.length, succeededRecordedFailed, duplicateResults, neverRun };
+  return { calls, runTwice: runTwice.length, succeededRecordedFailed, answeredThenKilled, duplicateResults, neverRun };
 }
 
 function inWindow(at: number, f: FaultRecord): boolean {
@@ -314,7 +347,10 @@ function auditHttp(requests: RequestRecord[], faults: FaultRecord[], c: Collecto
     const inside = faults.some((f) => inWindow(r.at, f));
     if (r.status === 0) {
       if (inside) out.noAnswerInside++;
-      else out.noAnswerOutside++;
+      else {
+        out.noAnswerOutside++;
+        c.note(`no answer outside any fault window: ${r.kind} on ${r.instance} at ${new Date(r.at).toISOString()} ${r.error ?? ''}`);
+      }
       continue;
     }
     if (r.status < 500) continue;
@@ -361,11 +397,11 @@ function auditFault(f: FaultRecord, sessions: Map<string, SessionData>, requests
 export function audit(data: ChaosData): AuditReport {
   const c = collector();
   const report: AuditReport = {
-    turns: { posted: data.posted.length, logged: 0, completed: 0, failed: 0, cancelled: 0, stuck: 0, lost: 0 },
+    turns: { posted: data.posted.length, logged: 0, completed: 0, failed: 0, cancelled: 0, stuck: 0, lost: 0, unconfirmed: 0 },
     events: 0,
     duplicateIds: 0,
     sequenceGaps: 0,
-    tools: { calls: 0, runTwice: 0, succeededRecordedFailed: 0, duplicateResults: 0, neverRun: 0 },
+    tools: { calls: 0, runTwice: 0, succeededRecordedFailed: 0, answeredThenKilled: 0, duplicateResults: 0, neverRun: 0 },
     missingStepEvents: { total: 0, byKind: {} },
     sse: { followers: 0, received: 0, lost: 0, repeated: 0, outOfOrder: 0, unknown: 0 },
     http: auditHttp(data.requests, data.faults, c),
@@ -389,12 +425,19 @@ export function audit(data: ChaosData): AuditReport {
     report.sse.followers++;
     for (const k of ['received', 'lost', 'repeated', 'outOfOrder', 'unknown'] as const) report.sse[k] += sse[k];
   }
+  const postedMessages = new Set(data.posted.map((p) => p.messageId));
   for (const p of data.posted) {
     if (loggedMessages.has(p.messageId)) continue;
     report.turns.lost++;
     c.note(`session ${p.sessionId}: message ${p.messageId} accepted (201) but no turn.started names it`);
   }
-  report.tools = auditTools(data.sessions, data.tools, c);
+  for (const s of data.sessions) {
+    for (const e of s.log.filter((x) => x.type === 'turn.started' && !postedMessages.has(x.data['input_message_id']))) {
+      report.turns.unconfirmed++;
+      c.note(`session ${s.id}: turn ${e.data['turn_id']} (message ${e.data['input_message_id']}) ran, but no POST got a 201 for it`);
+    }
+  }
+  report.tools = auditTools(data.sessions, data.tools, data.faults, c);
   const byId = new Map(data.sessions.map((s) => [s.id, s]));
   report.faults = data.faults.map((f) => auditFault(f, byId, data.requests));
   return report;

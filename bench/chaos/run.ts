@@ -96,7 +96,9 @@ async function main(): Promise<void> {
       mkdirSync(dir, { recursive: true });
       const file = join(dir, `chaos-${machine.date.replace(/[:.]/g, '-')}.json`);
       const options = { sessions, faults, repeat, windowMs, pauseAfterIdleMs, baselineMs };
-      writeFileSync(file, JSON.stringify({ machine, options, faults: records, memory, report }, null, 2) + '\n');
+      // The failed requests themselves, so a 5xx in the tables can be traced to its time and route.
+      const failedRequests = collected.requests.filter((r) => r.status === 0 || r.status >= 500);
+      writeFileSync(file, JSON.stringify({ machine, options, faults: records, memory, report, failedRequests }, null, 2) + '\n');
       log(`results: ${file}`);
     }
   } finally {

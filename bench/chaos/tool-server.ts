@@ -19,7 +19,7 @@ export async function startToolServer(): Promise<ToolServer> {
   const server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     const key = u.searchParams.get('id') ?? '';
-    const run = runs.get(key) ?? { callKey: key, hits: 0, answered: false };
+    const run: ToolRun = runs.get(key) ?? { callKey: key, hits: 0, answered: false };
     run.hits++;
     runs.set(key, run);
     const timer = setTimeout(
@@ -28,7 +28,10 @@ export async function startToolServer(): Promise<ToolServer> {
       },
       Number(u.searchParams.get('ms') ?? 0),
     );
-    res.on('finish', () => (run.answered = true));
+    res.on('finish', () => {
+      run.answered = true;
+      run.answeredAt = Date.now();
+    });
     res.on('close', () => clearTimeout(timer));
   });
   server.keepAliveTimeout = 1000;

@@ -141,7 +141,9 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
               parser.feed(decoder.decode(chunk, { stream: true }));
           }
         } catch (err) {
-          if (!ac.signal.aborted) requests.push({ at, instance: name, kind: 'sse', status: 0, error: String(err).slice(0, 200) });
+          // Stamped when the stream broke, not when it opened: that is when the instance failed it.
+          if (!ac.signal.aborted)
+            requests.push({ at: Date.now(), instance: name, kind: 'sse', status: 0, error: String(err).slice(0, 200) });
         } finally {
           clearTimeout(cycle);
         }

@@ -66,9 +66,16 @@ function data(sessions: SessionData[], extra: Partial<ChaosData> = {}): ChaosDat
 describe('chaos audit', () => {
   it('a clean run has zeros everywhere', () => {
     const r = audit(data([session('s1', toolTurn('t1', 'm1', 'k1'))]));
-    assert.deepEqual(r.turns, { posted: 1, logged: 1, completed: 1, failed: 0, cancelled: 0, stuck: 0, lost: 0 });
+    assert.deepEqual(r.turns, { posted: 1, logged: 1, completed: 1, failed: 0, cancelled: 0, stuck: 0, lost: 0, unconfirmed: 0 });
     assert.equal(r.duplicateIds + r.sequenceGaps + r.missingStepEvents.total, 0);
-    assert.deepEqual(r.tools, { calls: 1, runTwice: 0, succeededRecordedFailed: 0, duplicateResults: 0, neverRun: 0 });
+    assert.deepEqual(r.tools, {
+      calls: 1,
+      runTwice: 0,
+      succeededRecordedFailed: 0,
+      answeredThenKilled: 0,
+      duplicateResults: 0,
+      neverRun: 0,
+    });
     assert.deepEqual(r.sse, { followers: 1, received: 15, lost: 0, repeated: 0, outOfOrder: 0, unknown: 0 });
     assert.deepEqual(r.examples, []);
   });
@@ -93,6 +100,16 @@ describe('chaos audit', () => {
     // A failed result for a call the server never answered is not a defect (the instance died first).
     d.tools = [{ callKey: 'k1', hits: 1, answered: false }];
     assert.equal(audit(d).tools.succeededRecordedFailed, 0);
+    // Nor is one answered just before a SIGKILL hit (the worker died before it could record it) …
+    d.tools = [{ callKey: 'k1', hits: 1, answered: true, answeredAt: T0 }];
+    const kill = { kind: 'kill-tool' as const, repetition: 1, target: 'i1', healedAt: T0 + 5000, windowEnd: T0 + 9000 };
+    d.faults = [{ ...kill, injectedAt: T0 + 300, affectedSessions: ['s1'], restartToHealthyMs: 1 }];
+    assert.deepEqual([audit(d).tools.succeededRecordedFailed, audit(d).tools.answeredThenKilled], [0, 1]);
+    // … but one answered long before the kill, or before a graceful SIGTERM, is.
+    d.faults = [{ ...kill, injectedAt: T0 + 3000, affectedSessions: ['s1'], restartToHealthyMs: 1 }];
+    assert.equal(audit(d).tools.succeededRecordedFailed, 1);
+    d.faults = [{ ...kill, kind: 'term', injectedAt: T0 + 300, affectedSessions: ['s1'], restartToHealthyMs: 1 }];
+    assert.equal(audit(d).tools.succeededRecordedFailed, 1);
   });
 
   it('counts missing step events of a completed turn: reason.completed, llm.generation, session.activated', () => {
@@ -111,11 +128,13 @@ describe('chaos audit', () => {
     const failed = turnLog('t3', 'm3', [['input.message'], ['turn.started'], ['turn.failed', { error_code: 'llm_error', error: 'x' }]], 4);
     const d = data([session('s1', [...stuck, ...failed])]);
     d.posted.push({ sessionId: 's1', messageId: 'm-never-logged', at: T0 });
+    d.posted = d.posted.filter((p) => p.messageId !== 'm3');
     const r = audit(d);
+    assert.equal(r.turns.unconfirmed, 1, 'turn t3 ran although its POST never got a 201');
     assert.equal(r.turns.stuck, 1);
     assert.equal(r.turns.failed, 1);
     assert.equal(r.turns.lost, 1);
-    assert.equal(r.turns.posted, 3);
+    assert.equal(r.turns.posted, 2);
   });
 
   it('counts SSE events lost, repeated and out of order', () => {
