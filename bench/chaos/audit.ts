@@ -141,6 +141,16 @@ export interface AuditReport {
   examples: string[];
 }
 
+function inWindow(at: number, f: FaultRecord): boolean {
+  return at >= f.injectedAt && at <= f.windowEnd;
+}
+
+/** Names the fault window a moment falls in, so each defect in the report says when it happened. */
+function during(faults: FaultRecord[], at: number): string {
+  const f = faults.find((x) => inWindow(at, x));
+  return `${new Date(at).toISOString().slice(11, 23)}, ${f ? `during ${f.kind} #${f.repetition}` : 'no fault'}`;
+}
+
 const TERMINAL = new Set(['turn.completed', 'turn.failed', 'turn.cancelled']);
 const MAX_EXAMPLES = 40;
 
@@ -190,11 +200,17 @@ function logIntegrity(s: SessionData, c: Collector): { duplicateIds: number; gap
 }
 
 /** Events a turn that ended in turn.completed must hold, counted by what is missing. */
-function missingInCompletedTurn(s: SessionData, turnId: string, events: LoggedEvent[], c: Collector): Record<string, number> {
+function missingInCompletedTurn(
+  s: SessionData,
+  turnId: string,
+  events: LoggedEvent[],
+  c: Collector,
+  when: (at: number) => string,
+): Record<string, number> {
   const missing: Record<string, number> = {};
   const miss = (what: string, detail: string) => {
     missing[what] = (missing[what] ?? 0) + 1;
-    c.note(`session ${s.id} turn ${turnId}: ${what} missing (${detail})`);
+    c.note(`session ${s.id} turn ${turnId}: ${what} missing (${detail}; turn started ${when(Date.parse(events[0]!.ts))})`);
   };
   const has = (type: string, pred: (e: LoggedEvent) => boolean = () => true) => events.some((e) => e.type === type && pred(e));
   if (!has('session.activated')) miss('session.activated', 'no activation');
@@ -225,7 +241,7 @@ interface TurnFindings {
 }
 
 /** Turns of one session by turn id: how each ended, and what completed ones lack. */
-function auditTurns(s: SessionData, c: Collector): TurnFindings {
+function auditTurns(s: SessionData, c: Collector, when: (at: number) => string): TurnFindings {
   const byTurn = new Map<string, LoggedEvent[]>();
   for (const e of s.log) {
     const t = turnOf(e);
@@ -240,7 +256,9 @@ function auditTurns(s: SessionData, c: Collector): TurnFindings {
     const ends = events.filter((e) => TERMINAL.has(e.type));
     if (ends.length === 0) {
       out.stuck++;
-      c.note(`session ${s.id} turn ${turnId}: stuck (last event ${events.at(-1)!.type} #${events.at(-1)!.sequence})`);
+      c.note(
+        `session ${s.id} turn ${turnId}: stuck (last event ${events.at(-1)!.type} #${events.at(-1)!.sequence}, ${when(Date.parse(events.at(-1)!.ts))})`,
+      );
       continue;
     }
     if (ends.length > 1) c.note(`session ${s.id} turn ${turnId}: ${ends.length} terminal events`);
@@ -251,7 +269,7 @@ function auditTurns(s: SessionData, c: Collector): TurnFindings {
     } else if (end.type === 'turn.cancelled') out.cancelled++;
     else {
       out.completed++;
-      for (const [k, n] of Object.entries(missingInCompletedTurn(s, turnId, events, c))) out.missing[k] = (out.missing[k] ?? 0) + n;
+      for (const [k, n] of Object.entries(missingInCompletedTurn(s, turnId, events, c, when))) out.missing[k] = (out.missing[k] ?? 0) + n;
     }
   }
   return out;
@@ -315,7 +333,9 @@ function auditTools(sessions: SessionData[], tools: ToolRun[], faults: FaultReco
       const done = results.get(callId) ?? [];
       if (done.length > 1) {
         duplicateResults++;
-        c.note(`session ${s.id}: tool call ${callId} has ${done.length} tool.completed events`);
+        c.note(
+          `session ${s.id}: tool call ${callId} has ${done.length} tool.completed events (${during(faults, Date.parse(done[0]!.ts))})`,
+        );
       }
       if (!run) {
         neverRun++;
@@ -327,17 +347,16 @@ function auditTools(sessions: SessionData[], tools: ToolRun[], faults: FaultReco
           continue;
         }
         succeededRecordedFailed++;
-        c.note(`session ${s.id}: tool call ${callId} (${key}) answered 200 but recorded as failed: ${String(done[0]!.data['error'])}`);
+        const failed = done.find((e) => e.data['success'] === false)!;
+        c.note(
+          `session ${s.id}: tool call ${callId} (${key}) answered 200 at ${during(faults, run.answeredAt ?? 0)} but recorded as failed: ${String(failed.data['error'])}`,
+        );
       }
     }
   }
   const runTwice = tools.filter((t) => t.hits > 1);
-  for (const t of runTwice) c.note(`tool call ${t.callKey} ran ${t.hits} times`);
+  for (const t of runTwice) c.note(`tool call ${t.callKey} ran ${t.hits} times (last answer ${during(faults, t.answeredAt ?? 0)})`);
   return { calls, runTwice: runTwice.length, succeededRecordedFailed, answeredThenKilled, duplicateResults, neverRun };
-}
-
-function inWindow(at: number, f: FaultRecord): boolean {
-  return at >= f.injectedAt && at <= f.windowEnd;
 }
 
 /** 5xx and unanswered requests inside and outside the fault windows. */
@@ -414,7 +433,7 @@ export function audit(data: ChaosData): AuditReport {
     const integrity = logIntegrity(s, c);
     report.duplicateIds += integrity.duplicateIds;
     report.sequenceGaps += integrity.gaps;
-    const t = auditTurns(s, c);
+    const t = auditTurns(s, c, (at) => during(data.faults, at));
     for (const k of ['logged', 'completed', 'failed', 'cancelled', 'stuck'] as const) report.turns[k] += t[k];
     for (const [k, n] of Object.entries(t.missing)) {
       report.missingStepEvents.byKind[k] = (report.missingStepEvents.byKind[k] ?? 0) + n;
@@ -434,7 +453,9 @@ export function audit(data: ChaosData): AuditReport {
   for (const s of data.sessions) {
     for (const e of s.log.filter((x) => x.type === 'turn.started' && !postedMessages.has(x.data['input_message_id']))) {
       report.turns.unconfirmed++;
-      c.note(`session ${s.id}: turn ${e.data['turn_id']} (message ${e.data['input_message_id']}) ran, but no POST got a 201 for it`);
+      c.note(
+        `session ${s.id}: turn ${e.data['turn_id']} (message ${e.data['input_message_id']}) ran, but no POST got a 201 for it (${during(data.faults, Date.parse(e.ts))})`,
+      );
     }
   }
   report.tools = auditTools(data.sessions, data.tools, data.faults, c);

@@ -98,7 +98,8 @@ async function main(): Promise<void> {
       const options = { sessions, faults, repeat, windowMs, pauseAfterIdleMs, baselineMs };
       // The failed requests themselves, so a 5xx in the tables can be traced to its time and route.
       const failedRequests = collected.requests.filter((r) => r.status === 0 || r.status >= 500);
-      writeFileSync(file, JSON.stringify({ machine, options, faults: records, memory, report, failedRequests }, null, 2) + '\n');
+      const tools = cluster.tools.runs().filter((t) => t.hits > 1);
+      writeFileSync(file, JSON.stringify({ machine, options, faults: records, memory, report, failedRequests, tools }, null, 2) + '\n');
       log(`results: ${file}`);
     }
   } finally {

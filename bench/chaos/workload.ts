@@ -65,7 +65,6 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; json: any }> {
-    const at = Date.now();
     const { name, base } = o.instances[inst]!;
     try {
       const res = await fetch(base + path, {
@@ -76,10 +75,18 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
       });
       const text = await res.text();
       const json = text ? JSON.parse(text) : undefined;
-      requests.push({ at, instance: name, kind, status: res.status, ...(res.status >= 500 ? { error: text.slice(0, 200) } : {}) });
+      // Stamped when the answer came, not when the request left: a request sent just before a
+      // fault and failed by it belongs to the fault's window.
+      requests.push({
+        at: Date.now(),
+        instance: name,
+        kind,
+        status: res.status,
+        ...(res.status >= 500 ? { error: text.slice(0, 200) } : {}),
+      });
       return { status: res.status, json };
     } catch (err) {
-      requests.push({ at, instance: name, kind, status: 0, error: String((err as Error).cause ?? err).slice(0, 200) });
+      requests.push({ at: Date.now(), instance: name, kind, status: 0, error: String((err as Error).cause ?? err).slice(0, 200) });
       return { status: 0, json: undefined };
     }
   }
