@@ -9,7 +9,7 @@
  * then injects each fault in turn, `--repeat` times, one every `--fault-window` seconds
  * (faults.ts), stops posting, reads every session's log and audits it together with what the
  * SSE followers received (audit.ts). Prints the Markdown tables (report.ts) and writes
- * `bench/results/chaos-<date>.json`. See bench/README.md, "Chaos". Out of the test run.
+ * `bench/results/chaos-<date>.json` (with every failed request) and the tables as `.md` beside it. See bench/README.md, "Chaos". Out of the test run.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
       const failedRequests = collected.requests.filter((r) => r.status === 0 || r.status >= 500);
       const tools = cluster.tools.runs().filter((t) => t.hits > 1);
       writeFileSync(file, JSON.stringify({ machine, options, faults: records, memory, report, failedRequests, tools }, null, 2) + '\n');
+      writeFileSync(file.replace(/\.json$/, '.md'), markdown);
       log(`results: ${file}`);
     }
   } finally {
