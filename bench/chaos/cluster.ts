@@ -137,7 +137,12 @@ export async function startCluster(opts: { instances: number; log: (msg: string)
   const pg = startPrivatePostgres(await freePort());
   log(`postgres: private cluster on port ${pg.port}`);
   const tools = await startToolServer();
-  const nats = await startNatsCluster(3);
+  // The database outlives this process unless destroyed: a failed start must not leak it.
+  const nats = await startNatsCluster(3).catch(async (err: unknown) => {
+    await tools.close();
+    pg.destroy();
+    throw err;
+  });
   log(`nats: 3 nodes (${nats.servers.map((s) => s.port).join(', ')})`);
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
@@ -153,27 +158,33 @@ export async function startCluster(opts: { instances: number; log: (msg: string)
   const claims = new Map<string, string>();
   const instances: Instance[] = [];
   for (let i = 1; i <= opts.instances; i++) instances.push(createInstance(`i${i}`, await freePort(), env, claims));
-  // The first one alone: it runs the migrations and creates the streams.
-  log(`instance i1 healthy after ${await instances[0]!.start()} ms`);
-  for (const inst of instances.slice(1)) log(`instance ${inst.name} healthy after ${await inst.start()} ms`);
+  const stop = async () => {
+    await Promise.all(instances.map((i) => i.signal('SIGTERM')));
+    await nats.stop();
+    await tools.close();
+    pg.destroy();
+    for (const i of instances) i.destroy();
+  };
+  try {
+    // The first one alone: it runs the migrations and creates the streams.
+    log(`instance i1 healthy after ${await instances[0]!.start()} ms`);
+    for (const inst of instances.slice(1)) log(`instance ${inst.name} healthy after ${await inst.start()} ms`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return {
     instances,
     nats,
     pg,
     tools,
     claims,
+    stop,
     async killNatsNode(node) {
       const pid = natsPid(node);
       if (pid === null) throw new Error(`nats-server ${node.name} is not running`);
       process.kill(pid, 'SIGKILL');
       while (natsPid(node) === pid) await new Promise((r) => setTimeout(r, 20));
-    },
-    async stop() {
-      await Promise.all(instances.map((i) => i.signal('SIGTERM')));
-      await nats.stop();
-      await tools.close();
-      pg.destroy();
-      for (const i of instances) i.destroy();
     },
   };
 }
