@@ -1,0 +1,133 @@
+import type { FaultKind, FaultRecord } from './audit.js';
+import type { Cluster, Instance } from './cluster.js';
+import type { Workload } from './workload.js';
+
+/**
+ * The faults, one at a time (issue 13): SIGKILL of an instance while one of its turns streams
+ * from the LLM or while one of its tools runs, SIGTERM of the busiest instance, SIGKILL of a NATS
+ * node (restarted after `NATS_DOWN_MS`), PostgreSQL stopped for `PG_DOWN_MS`. A killed or
+ * stopped instance is restarted at once, as an orchestrator would. Each returns the record the
+ * audit measures against; requests until `SETTLE_MS` after healing count as inside the window.
+ */
+export const NATS_DOWN_MS = 5_000;
+export const PG_DOWN_MS = 10_000;
+export const SETTLE_MS = 10_000;
+/** How long to wait for a turn in the wanted phase on a live instance before taking any busy one. */
+const FIND_VICTIM_MS = 20_000;
+
+export interface FaultContext {
+  cluster: Cluster;
+  workload: Workload;
+  log: (msg: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Running sessions whose turn the instance claimed last. */
+function runningOn(ctx: FaultContext, inst: Instance): string[] {
+  return ctx.workload.running().filter((id) => ctx.cluster.claims.get(id) === inst.name);
+}
+
+/** The instance holding a running turn whose last event is `phase` (polled), or null. */
+async function instanceIn(ctx: FaultContext, phase: string): Promise<{ inst: Instance; session: string } | null> {
+  const deadline = Date.now() + FIND_VICTIM_MS;
+  while (Date.now() < deadline) {
+    for (const id of ctx.workload.running()) {
+      if (ctx.workload.lastType(id) !== phase) continue;
+      const inst = ctx.cluster.instances.find((i) => i.name === ctx.cluster.claims.get(id) && i.alive());
+      if (inst) return { inst, session: id };
+    }
+    await sleep(20);
+  }
+  return null;
+}
+
+function busiest(ctx: FaultContext): Instance {
+  const live = ctx.cluster.instances.filter((i) => i.alive());
+  return live.reduce((a, b) => (runningOn(ctx, b).length > runningOn(ctx, a).length ? b : a));
+}
+
+async function instanceFault(ctx: FaultContext, kind: FaultKind, repetition: number): Promise<FaultRecord> {
+  let inst: Instance;
+  let note: string | undefined;
+  if (kind === 'term') inst = busiest(ctx);
+  else {
+    const phase = kind === 'kill-llm' ? 'output.message.delta' : 'tool.started';
+    const found = await instanceIn(ctx, phase);
+    if (found) {
+      inst = found.inst;
+      note = `session ${found.session} in ${phase}`;
+    } else {
+      inst = busiest(ctx);
+      note = `no turn seen in ${phase} within ${FIND_VICTIM_MS} ms: killed the busiest instance`;
+    }
+  }
+  const affectedSessions = runningOn(ctx, inst);
+  const injectedAt = Date.now();
+  await inst.signal(kind === 'term' ? 'SIGTERM' : 'SIGKILL');
+  const exitMs = Date.now() - injectedAt;
+  if (kind === 'term') note = `exited ${exitMs} ms after SIGTERM`;
+  const restartToHealthyMs = await inst.start();
+  const healedAt = Date.now();
+  ctx.log(`${kind} #${repetition}: ${inst.name} (${affectedSessions.length} running turns), back in ${restartToHealthyMs} ms`);
+  return {
+    kind,
+    repetition,
+    target: inst.name,
+    injectedAt,
+    healedAt,
+    windowEnd: healedAt + SETTLE_MS,
+    affectedSessions,
+    restartToHealthyMs,
+    ...(note ? { note } : {}),
+  };
+}
+
+async function natsFault(ctx: FaultContext, repetition: number): Promise<FaultRecord> {
+  const node = ctx.cluster.nats.servers[(repetition - 1) % ctx.cluster.nats.servers.length]!;
+  const affectedSessions = ctx.workload.running();
+  const injectedAt = Date.now();
+  await ctx.cluster.killNatsNode(node);
+  await sleep(NATS_DOWN_MS);
+  const t0 = Date.now();
+  await node.restart();
+  const healedAt = Date.now();
+  ctx.log(`nats-kill #${repetition}: ${node.name} down ${NATS_DOWN_MS} ms, healthy ${healedAt - t0} ms after its restart`);
+  return {
+    kind: 'nats-kill',
+    repetition,
+    target: node.name,
+    injectedAt,
+    healedAt,
+    windowEnd: healedAt + SETTLE_MS,
+    affectedSessions,
+    restartToHealthyMs: healedAt - t0,
+  };
+}
+
+async function pgFault(ctx: FaultContext, repetition: number): Promise<FaultRecord> {
+  const affectedSessions = ctx.workload.running();
+  const injectedAt = Date.now();
+  await ctx.cluster.pg.stop();
+  await sleep(Math.max(0, PG_DOWN_MS - (Date.now() - injectedAt)));
+  const t0 = Date.now();
+  await ctx.cluster.pg.start();
+  const healedAt = Date.now();
+  ctx.log(`pg-stop #${repetition}: down ${t0 - injectedAt} ms`);
+  return {
+    kind: 'pg-stop',
+    repetition,
+    target: 'postgres',
+    injectedAt,
+    healedAt,
+    windowEnd: healedAt + SETTLE_MS,
+    affectedSessions,
+    restartToHealthyMs: healedAt - t0,
+  };
+}
+
+export function injectFault(ctx: FaultContext, kind: FaultKind, repetition: number): Promise<FaultRecord> {
+  if (kind === 'nats-kill') return natsFault(ctx, repetition);
+  if (kind === 'pg-stop') return pgFault(ctx, repetition);
+  return instanceFault(ctx, kind, repetition);
+}
