@@ -1,5 +1,6 @@
 import { AppError, IdempotencyKeyInUseError, MethodNotAllowedError, TooManyRequestsError, ensureError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { isBusUnavailable } from '../bus/index.js';
 import { isDatabaseUnavailable } from '../db/index.js';
 
 /** What a 503 tells clients to wait before retrying, in seconds: outages of a dependency are short (failover, restart). */
@@ -13,8 +14,8 @@ export interface ErrorReply {
 
 /**
  * The one place an error becomes `{error, status}` (spec section 7). 4xx messages pass
- * through; a dependency that cannot be reached (503, or the database down) is answered 503 with
- * Retry-After; anything else is logged once with its cause and answered with a generic 500.
+ * through; a dependency that cannot be reached (503, the database down, NATS down or between
+ * leaders) is answered 503 with Retry-After; anything else is logged once with its cause and answered with a generic 500.
  */
 export function toErrorReply(thrown: unknown, log: Logger): ErrorReply {
   const err = ensureError(thrown);
@@ -25,7 +26,7 @@ export function toErrorReply(thrown: unknown, log: Logger): ErrorReply {
     if (err instanceof MethodNotAllowedError && err.allow.length) reply.headers = { Allow: err.allow.join(', ') };
     return reply;
   }
-  if ((err instanceof AppError && err.status === 503) || isDatabaseUnavailable(err)) {
+  if ((err instanceof AppError && err.status === 503) || isDatabaseUnavailable(err) || isBusUnavailable(err)) {
     log.warn({ err }, 'service unavailable');
     return {
       status: 503,

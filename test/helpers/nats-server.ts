@@ -55,6 +55,8 @@ export interface NatsServer {
   storeDir: string;
   /** Stops the process (SIGTERM, SIGKILL after 5 s). Idempotent. */
   stop(): Promise<void>;
+  /** Kills the process at once (SIGKILL): no leadership hand-over, as in a crash. Idempotent. */
+  kill(): Promise<void>;
   /** Starts it again on the same port with the same store dir. */
   restart(): Promise<void>;
 }
@@ -253,6 +255,14 @@ function stopProcess(proc: ChildProcess | null): Promise<void> {
   });
 }
 
+function killProcess(proc: ChildProcess | null): Promise<void> {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    proc.once('exit', () => resolve());
+    proc.kill('SIGKILL');
+  });
+}
+
 function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: number, waitReady: boolean) {
   let proc: ChildProcess | null = null;
   let log = '';
@@ -271,6 +281,7 @@ function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: num
     monitorUrl: `http://127.0.0.1:${spec.monitorPort}`,
     storeDir: spec.storeDir,
     stop: () => stopProcess(proc),
+    kill: () => killProcess(proc),
     async restart() {
       await stopProcess(proc);
       await start();

@@ -2,6 +2,7 @@ import { JetStreamApiError, PubHeaders, type JetStreamPublishOptions, type PubAc
 import {
   createInbox,
   headers as newHeaders,
+  NoRespondersError,
   TimeoutError,
   type Msg,
   type NatsConnection,
@@ -24,6 +25,7 @@ interface Waiting {
   resolve(ack: PubAck): void;
   reject(err: unknown): void;
   deadline: number;
+  subject: string;
 }
 
 /**
@@ -34,7 +36,7 @@ interface Waiting {
  * a publish is a reply token in a map; one sweep per second fails what is overdue.
  *
  * Same messages, same errors for the callers: a refusal is a `JetStreamApiError` with the
- * server's code, an overdue ack a `TimeoutError`, a publish nobody takes an Error saying so
+ * server's code, an overdue ack a `TimeoutError`, a publish nobody takes a `NoRespondersError`
  * (nats.js retries neither, with its default of one attempt). No retries here either.
  */
 export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeoutMs: number }): AckedPublisher {
@@ -52,7 +54,7 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
       if (!w) return; // overdue and failed already
       waiting.delete(token);
       try {
-        w.resolve(readAck(msg));
+        w.resolve(readAck(msg, w.subject));
       } catch (refused) {
         w.reject(refused);
       }
@@ -93,7 +95,7 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
       if (expect?.lastMsgID) h.set(PubHeaders.ExpectedLastMsgIdHdr, expect.lastMsgID);
       if (expect?.lastSequence !== undefined) h.set(PubHeaders.ExpectedLastSeqHdr, String(expect.lastSequence));
       if (expect?.streamName) h.set(PubHeaders.ExpectedStreamHdr, expect.streamName);
-      const acked = new Promise<PubAck>((resolve, reject) => waiting.set(token, { resolve, reject, deadline: Date.now() + timeoutMs }));
+      const acked = new Promise<PubAck>((resolve, reject) => waiting.set(token, { resolve, reject, deadline: Date.now() + timeoutMs, subject }));
       try {
         nc.publish(subject, payload, { reply: prefix + token, headers: h });
       } catch (err) {
@@ -110,9 +112,12 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
   };
 }
 
-/** The PubAck in a reply, or the refusal it carries (thrown). */
-function readAck(msg: Msg): PubAck {
-  if (msg.headers?.code === NO_RESPONDERS) throw new Error('no responders: no stream takes the subject');
+/**
+ * The PubAck in a reply, or the refusal it carries (thrown). No responders is nats.js's own
+ * error, as `js.publish` gives it: no stream takes the subject, or its leader is being elected.
+ */
+function readAck(msg: Msg, subject: string): PubAck {
+  if (msg.headers?.code === NO_RESPONDERS) throw new NoRespondersError(subject);
   const body = msg.json<{
     error?: ConstructorParameters<typeof JetStreamApiError>[0];
     stream?: string;

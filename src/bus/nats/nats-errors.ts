@@ -27,6 +27,12 @@ export const JetStreamErrorCodes = {
   ClusterNoPeers: 10005,
   /** The JetStream cluster (meta leader) is not available yet. */
   ClusterNotAvailable: 10008,
+  /** The node asked cannot answer for the cluster now (it lost or is looking for its leader). */
+  ClusterNotLeader: 10009,
+  /** The stream's group has no leader (its node is down, an election is under way). */
+  StreamOffline: 10118,
+  /** The consumer's group has no leader. */
+  ConsumerOffline: 10119,
   /** A message delete failed; "no message found" when it was deleted or purged already. */
   MessageDeleteFailed: 10057,
   /** A replicated stream's delete found no message at that sequence (deleted already). */

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { sessionSubjects } from '../../src/bus/nats/topology.js';
+import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../helpers/app.js';
+import { natsClientOptions, startNatsCluster, type NatsCluster } from '../helpers/nats-server.js';
+import { createSession, sendMessage } from '../turns/helpers.js';
+
+/**
+ * Chaos defect 1 (issue 13): while a NATS node was down, POST …/messages and SSE connects
+ * answered 500. Losing the node that leads a session's event stream must give clients 201/200
+ * or 503 with Retry-After (they retry), never 500 (a bug report).
+ */
+const SESSIONS = 4;
+/** A stream leader election after a SIGKILL takes a few seconds; the margin covers the meta group too. */
+const FAULT_WINDOW_MS = 10_000;
+const EVENT_SHARDS = 1;
+
+interface Answer {
+  kind: 'messages' | 'sse';
+  status: number;
+  retryAfter: string | null;
+}
+
+async function streamLeader(cluster: NatsCluster, stream: string): Promise<string> {
+  const nc = await connect(await natsClientOptions(cluster));
+  try {
+    const leader = (await (await jetstreamManager(nc)).streams.info(stream)).cluster?.leader;
+    assert.ok(leader, `${stream} has a leader`);
+    return leader;
+  } finally {
+    await nc.close();
+  }
+}
+
+/** One SSE connect: only the status and headers matter, the stream is dropped at once. */
+async function connectSse(app: TestApp, sessionId: string): Promise<Answer> {
+  const ac = new AbortController();
+  const res = await fetch(`${app.url}/v1/sessions/${sessionId}/sse`, {
+    headers: { accept: 'text/event-stream', authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    signal: ac.signal,
+  });
+  ac.abort();
+  return { kind: 'sse', status: res.status, retryAfter: res.headers.get('retry-after') };
+}
+
+async function postMessage(app: TestApp, sessionId: string, text: string): Promise<Answer> {
+  const res = await sendMessage(app, sessionId, `@tokens 3\n${text}`);
+  return { kind: 'messages', status: res.status, retryAfter: res.headers.get('retry-after') };
+}
+
+describe('HTTP while a NATS node is down (3-node cluster)', () => {
+  it('POST messages and SSE connect answer 201/200, 409 or 503 with Retry-After, never 500, while the stream leader node is killed', async (t) => {
+    const cluster = await startNatsCluster(3, { t });
+    const app = await startTestApp(t, { mode: 'nats', natsUrl: cluster.url, env: { NATS_EVENT_SHARDS: EVENT_SHARDS } });
+    const sessions: string[] = [];
+    for (let i = 0; i < SESSIONS; i++) sessions.push((await createSession(app)).id);
+    assert.equal((await postMessage(app, sessions[0]!, 'warm-up')).status, 201);
+    const leader = await streamLeader(cluster, sessionSubjects(sessions[0]!, EVENT_SHARDS).stream);
+    await cluster.servers.find((s) => s.name === leader)!.kill();
+
+    const answers: Answer[] = [];
+    const until = Date.now() + FAULT_WINDOW_MS;
+    await Promise.all(
+      sessions.map(async (id, i) => {
+        for (let n = 0; Date.now() < until; n++) {
+          const results = await Promise.allSettled([postMessage(app, id, `s${i} m${n}`), connectSse(app, id)]);
+          for (const r of results) if (r.status === 'fulfilled') answers.push(r.value);
+          await sleep(50);
+        }
+      }),
+    );
+
+    const wrong = answers.filter((a) => a.status >= 500 && !(a.status === 503 && a.retryAfter));
+    const errors = [...new Set(app.logs.filter((l) => l.includes('unexpected error')).map((l) => JSON.parse(l).err?.message))];
+    assert.deepEqual(wrong, [], `answers other than 503 + Retry-After: ${wrong.length} of ${answers.length}; logged: ${errors.join(' | ')}`);
+    for (const kind of ['messages', 'sse'] as const) {
+      const ok = answers.filter((a) => a.kind === kind && (a.status === 201 || a.status === 200));
+      assert.ok(ok.length > 0, `some ${kind} requests succeeded during the fault window`);
+    }
+    // The election is over: the remaining two nodes serve again.
+    const after = await postMessage(app, sessions[0]!, 'after');
+    assert.ok(after.status === 201 || after.status === 409, `after the election: ${after.status}`);
+  });
+});
