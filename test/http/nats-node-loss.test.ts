@@ -24,6 +24,12 @@ interface Answer {
   retryAfter: string | null;
 }
 
+function countBy(keys: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+  return out;
+}
+
 async function streamLeader(cluster: NatsCluster, stream: string): Promise<string> {
   const nc = await connect(await natsClientOptions(cluster));
   try {
@@ -75,13 +81,23 @@ describe('HTTP while a NATS node is down (3-node cluster)', () => {
 
     const wrong = answers.filter((a) => a.status >= 500 && !(a.status === 503 && a.retryAfter));
     const errors = [...new Set(app.logs.filter((l) => l.includes('unexpected error')).map((l) => JSON.parse(l).err?.message))];
-    assert.deepEqual(wrong, [], `answers other than 503 + Retry-After: ${wrong.length} of ${answers.length}; logged: ${errors.join(' | ')}`);
-    for (const kind of ['messages', 'sse'] as const) {
-      const ok = answers.filter((a) => a.kind === kind && (a.status === 201 || a.status === 200));
-      assert.ok(ok.length > 0, `some ${kind} requests succeeded during the fault window`);
-    }
-    // The election is over: the remaining two nodes serve again.
-    const after = await postMessage(app, sessions[0]!, 'after');
-    assert.ok(after.status === 201 || after.status === 409, `after the election: ${after.status}`);
+    assert.deepEqual(
+      wrong,
+      [],
+      `answers other than 503 + Retry-After: ${wrong.length} of ${answers.length}; logged: ${errors.join(' | ')}`,
+    );
+    const tally = JSON.stringify(countBy(answers.map((a) => `${a.kind} ${a.status}`)));
+    // A message may find its session busy (409) while a turn waits for the TURNS leader: an answer, not a fault.
+    const expected = { messages: [201, 409, 503], sse: [200, 503] };
+    const odd = answers.filter((a) => !expected[a.kind].includes(a.status));
+    assert.deepEqual(odd, [], `unexpected answers: ${tally}`);
+    assert.ok(
+      answers.some((a) => a.kind === 'sse' && a.status === 200),
+      `SSE served during the fault window: ${tally}`,
+    );
+    assert.ok(
+      answers.some((a) => a.status === 503),
+      `the fault was seen (else the test proves nothing): ${tally}`,
+    );
   });
 });

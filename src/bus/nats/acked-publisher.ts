@@ -95,7 +95,9 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
       if (expect?.lastMsgID) h.set(PubHeaders.ExpectedLastMsgIdHdr, expect.lastMsgID);
       if (expect?.lastSequence !== undefined) h.set(PubHeaders.ExpectedLastSeqHdr, String(expect.lastSequence));
       if (expect?.streamName) h.set(PubHeaders.ExpectedStreamHdr, expect.streamName);
-      const acked = new Promise<PubAck>((resolve, reject) => waiting.set(token, { resolve, reject, deadline: Date.now() + timeoutMs, subject }));
+      const acked = new Promise<PubAck>((resolve, reject) =>
+        waiting.set(token, { resolve, reject, deadline: Date.now() + timeoutMs, subject }),
+      );
       try {
         nc.publish(subject, payload, { reply: prefix + token, headers: h });
       } catch (err) {
