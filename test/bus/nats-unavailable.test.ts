@@ -78,6 +78,7 @@ describe('bus unavailable - classification of nats.js errors', () => {
       apiError(500, 10049, 'invalid JSON'),
       new TypeError("Cannot read properties of undefined (reading 'seq')"),
       new Error('invalid ack response'),
+      new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
       'not an error',
     ];
     for (const err of bugs) assert.equal(isBusUnavailable(err), false, String(err));

@@ -1,4 +1,5 @@
 import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
+import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, TimeoutError } from '@nats-io/transport-node';
 import { JetStreamErrorCodes } from './nats-errors.js';
 
 /**
@@ -10,10 +11,17 @@ import { JetStreamErrorCodes } from './nats-errors.js';
  */
 
 /**
- * nats.js error names (its classes set `name`): no answer in time, nobody subscribed (a stream
- * without a leader does not answer its subjects), a connection closed, draining or failing.
+ * nats.js errors: no answer in time, nobody subscribed (a stream without a leader does not
+ * answer its subjects), a connection closed, draining or failing. Classes, not names: an
+ * `AbortSignal.timeout()` is a DOMException named TimeoutError too, and not the bus's.
  */
-const UNREACHABLE_NAMES = new Set(['TimeoutError', 'NoResponders', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError']);
+const UNREACHABLE: (new (...args: never[]) => Error)[] = [
+  TimeoutError,
+  NoRespondersError,
+  ClosedConnectionError,
+  DrainingConnectionError,
+  ConnectionError,
+];
 
 /** JetStream API refusals of a cluster between leaders; each one passes once a leader is elected. */
 const ELECTION_CODES = new Set<number>([
@@ -33,7 +41,7 @@ const MAX_CAUSE_DEPTH = 5;
 
 /** True when `err` itself (not its causes) says the bus is unreachable or electing a leader. */
 function isUnavailableError(e: Error): boolean {
-  if (UNREACHABLE_NAMES.has(e.name)) return true;
+  if (UNREACHABLE.some((c) => e instanceof c)) return true;
   if (e instanceof JetStreamApiError) return e.status === SERVICE_UNAVAILABLE || ELECTION_CODES.has(e.code);
   // A status reply (JetStreamStatusError, not exported) carries the status as `code`.
   if (e instanceof JetStreamError) {
