@@ -98,7 +98,7 @@ export function createTurnService({ store, bus, log, models, images, status, tra
    * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
    * while a turn runs or waits for tool results, with nothing appended. With `acceptance` (an
    * Idempotency-Key), the message's ids are reserved before the job is queued, and a retry whose
-   * first attempt left no outcome answers with that message if it was accepted.
+   * first attempt left no outcome answers with that message if it was accepted (issue 13 item 8).
    */
   async function submitMessage(
     principal: TurnPrincipal,
@@ -111,17 +111,14 @@ export function createTurnService({ store, bus, log, models, images, status, tra
   ): Promise<StoredMessage> {
     const row = await owned(principal, sessionId);
     const prior = acceptance?.prior === undefined ? null : asAccepted(acceptance.prior);
-    if (prior) {
-      const stored = await bus.events.findById(sessionId, prior.event_id);
-      if (stored) return prior.message;
-    }
-    // A reserved turn whose job is queued but whose preamble is not in yet: the enqueue below is then a no-op.
-    if (!prior && BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
+    const pending = prior ? await priorOutcome(sessionId, prior) : null;
+    if (pending === 'stored') return prior!.message;
+    if (!pending && BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
     await checkImages(principal, sessionId, content);
     await checkControls(principal.org_id, sessionId, controls);
 
-    const accepted = prior ?? mintAccepted(content, controls, tags, metadata);
-    if (!prior) await acceptance?.reserve(accepted);
+    const accepted = pending ? prior! : mintAccepted(content, controls, tags, metadata);
+    if (!pending) await acceptance?.reserve(accepted);
     const { message, event_id: eventId, started_id: startedId, turn_id: turnId } = accepted;
     const turn: TurnRef = { turn_id: turnId, input_message_id: message.id };
     if (message.tags) turn.tags = [...message.tags];
@@ -147,6 +144,19 @@ export function createTurnService({ store, bus, log, models, images, status, tra
       log.warn({ err, sessionId, turnId }, 'message accepted; its preamble is left to the worker');
     }
     return message;
+  }
+
+  /**
+   * Where an earlier attempt's message stands: its input.message is stored; or a job is queued
+   * that may be its own (its preamble not in yet), so this attempt goes on with its ids and the
+   * queue tells (the same turn again is a no-op, another turn is busy); or it was never accepted,
+   * and fresh ids keep the session's event ids increasing.
+   */
+  async function priorOutcome(sessionId: string, prior: AcceptedMessage): Promise<'stored' | 'queued' | null> {
+    if (await bus.events.findById(sessionId, prior.event_id)) return 'stored';
+    if (await bus.turns.has(sessionId)) return 'queued';
+    // Its job may have run and been acked between the two reads: its preamble came first.
+    return (await bus.events.findById(sessionId, prior.event_id)) ? 'stored' : null;
   }
 
   function mintAccepted(

@@ -49,6 +49,19 @@ function lostEnqueueAck(bus: Bus, hits: TurnJob[]): Bus {
   return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { enqueue }) };
 }
 
+/** The first start job is refused before anything is stored (the queue is unreachable). */
+function refusedEnqueue(bus: Bus, hits: TurnJob[]): Bus {
+  const queue = bus.turns;
+  const enqueue = async (job: TurnJob) => {
+    if (hits.length === 0 && job.job['kind'] === 'start') {
+      hits.push(job);
+      throw new Error('connection closed');
+    }
+    return queue.enqueue(job);
+  };
+  return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { enqueue }) };
+}
+
 /** One input.message, one turn, a complete preamble and log. */
 async function assertRanOnce(app: TestApp, sessionId: string, messageId?: string): Promise<void> {
   const events = await waitForEvent(app, sessionId, 'session.idled', { timeoutMs: 20_000 });
@@ -94,6 +107,28 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal(again.status, 201, again.text);
       assert.equal(again.body.id, hits[0]!.job['input_message_id'], 'the retry answers with the queued turn’s message');
       await assertRanOnce(app, id, again.body.id);
+    });
+
+    it('the enqueue fails before storing: a later retry with the key sends the message once, with ids after the events since', async (t) => {
+      const hits: TurnJob[] = [];
+      const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => refusedEnqueue(bus, hits) } });
+      const { id } = await createSession(app);
+      const key = randomUUID();
+      const first = await postMessage(app, id, 'first', key);
+      assert.ok(first.status >= 500 && hits.length === 1, `${first.status} ${first.text}`);
+      const other = await postMessage(app, id, 'another', randomUUID());
+      assert.equal(other.status, 201, other.text);
+      await waitForEvent(app, id, 'session.idled', { timeoutMs: 20_000 });
+      const retry = await postMessage(app, id, 'first', key);
+      assert.equal(retry.status, 201, retry.text);
+      await waitForEvent(app, id, 'session.idled', { n: 2, timeoutMs: 20_000 });
+      const all = await listEvents(app, id);
+      const texts = ofType(all, 'input.message').map((e) => e.data.message.content[0].text);
+      assert.deepEqual(texts, ['another', 'first'], 'each message once, the retried one after the other');
+      assert.notEqual(retry.body.id, hits[0]!.job['input_message_id'], 'a message never accepted gets fresh ids');
+      const ids = all.map((e) => e.id);
+      assert.deepEqual(ids, [...ids].sort(), 'event ids increase with the sequence');
+      assertLogIntegrity(all);
     });
   });
 }
