@@ -4,6 +4,7 @@
  * read it. All times are the database's (`now()`), so instances with skewed clocks agree.
  */
 import { randomUUID } from 'node:crypto';
+import { IdempotencyKeyInUseError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from './store.js';
 
@@ -124,8 +125,9 @@ export function createIdempotencyKeys({ store, log }: { store: Store; log: Logge
        returning 1`,
       [JSON.stringify(reservation), orgId, key, claimId],
     );
-    // Another request took the key over (this one outlived the stale limit): it may be creating the same thing.
-    if (!rows.length) throw new Error('the Idempotency-Key claim was lost before its reservation');
+    // Another request took the key over (this one outlived the stale limit) and may be creating
+    // the same thing: this one stops before its side effect, and the client's retry gets that one's outcome.
+    if (!rows.length) throw new IdempotencyKeyInUseError();
   }
 
   /**
