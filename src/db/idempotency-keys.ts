@@ -4,6 +4,7 @@
  * read it. All times are the database's (`now()`), so instances with skewed clocks agree.
  */
 import { randomUUID } from 'node:crypto';
+import { IdempotencyKeyInUseError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from './store.js';
 
@@ -27,8 +28,11 @@ export interface StoredOutcome {
 }
 
 export type IdempotencyBegin =
-  /** This request owns the key: run it, then `complete` or `abandon` with the claim. */
-  | { kind: 'new'; claim: string }
+  /**
+   * This request owns the key: run it, then `complete` or `abandon` with the claim. `reservation`:
+   * what an earlier request with the key reserved before its side effect and never settled.
+   */
+  | { kind: 'new'; claim: string; reservation?: unknown }
   | { kind: 'replay'; outcome: StoredOutcome }
   /** The key was used for another request (method, path or body). */
   | { kind: 'mismatch' }
@@ -47,29 +51,38 @@ interface KeyRow {
 export function createIdempotencyKeys({ store, log }: { store: Store; log: Logger }, opts: Partial<IdempotencyKeysOptions> = {}) {
   const o = { ...defaultIdempotencyKeysOptions(), ...opts };
 
-  /** Claims the key unless a live row holds it; an expired or abandoned one (same request) is taken over. */
-  async function claim(orgId: string, key: string, fingerprint: string): Promise<string | null> {
+  /**
+   * Claims the key unless a live row holds it; an expired or abandoned one (same request) is
+   * taken over. An abandoned one keeps its reservation: its side effect may have happened.
+   */
+  async function claim(orgId: string, key: string, fingerprint: string): Promise<{ claim: string; reservation: string | null } | null> {
     const claimId = randomUUID();
-    const rows = await store.sql(
+    const rows = await store.sql<{ reservation: string | null }>(
       `insert into idempotency_keys (organization_id, key, fingerprint, claim_id, state, created_at, expires_at)
        values (?, ?, ?, ?, 'in_flight', now(), now() + ? * interval '1 millisecond')
        on conflict (organization_id, key) do update set
          fingerprint = excluded.fingerprint, claim_id = excluded.claim_id, state = 'in_flight', response_status = null,
-         response_body = null, response_headers = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+         response_body = null, response_headers = null, created_at = excluded.created_at, expires_at = excluded.expires_at,
+         reservation = case when idempotency_keys.expires_at < now() then null else idempotency_keys.reservation end
        where idempotency_keys.expires_at < now()
           or (idempotency_keys.state = 'in_flight' and idempotency_keys.fingerprint = excluded.fingerprint
               and idempotency_keys.created_at < now() - ? * interval '1 millisecond')
-       returning claim_id`,
+       returning reservation`,
       [orgId, key, fingerprint, claimId, o.ttlMs, o.staleInFlightMs],
     );
-    return rows.length ? claimId : null;
+    return rows[0] ? { claim: claimId, reservation: rows[0].reservation } : null;
   }
 
   async function begin(orgId: string, key: string, fingerprint: string): Promise<IdempotencyBegin> {
     // Twice at most: the row read below may be given up (abandoned) between the two statements.
     for (let attempt = 0; ; attempt++) {
-      const claimId = await claim(orgId, key, fingerprint);
-      if (claimId) return { kind: 'new', claim: claimId };
+      const claimed = await claim(orgId, key, fingerprint);
+      if (claimed) {
+        const { claim: claimId, reservation } = claimed;
+        return reservation === null
+          ? { kind: 'new', claim: claimId }
+          : { kind: 'new', claim: claimId, reservation: JSON.parse(reservation) };
+      }
       const [row] = await store.sql<KeyRow>(
         `select fingerprint, state, response_status, response_body, response_headers from idempotency_keys
          where organization_id = ? and key = ? and expires_at >= now()`,
@@ -105,13 +118,31 @@ export function createIdempotencyKeys({ store, log }: { store: Store; log: Logge
     );
   }
 
-  /** Gives the key up (the request had no outcome worth replaying): the next request with it runs. */
+  /** Records, before the side effect, what the request is about to create (see IdempotencyBegin). */
+  async function reserve(orgId: string, key: string, claimId: string, reservation: unknown): Promise<void> {
+    const rows = await store.sql(
+      `update idempotency_keys set reservation = ? where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'
+       returning 1`,
+      [JSON.stringify(reservation), orgId, key, claimId],
+    );
+    // Another request took the key over (this one outlived the stale limit) and may be creating
+    // the same thing: this one stops before its side effect, and the client's retry gets that one's outcome.
+    if (!rows.length) throw new IdempotencyKeyInUseError();
+  }
+
+  /**
+   * Gives the key up (the request had no outcome worth replaying): the next request with it runs.
+   * A row with a reservation is kept, marked abandoned at once, so that request finds what was reserved.
+   */
   async function abandon(orgId: string, key: string, claimId: string): Promise<void> {
-    await store.sql(`delete from idempotency_keys where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'`, [
-      orgId,
-      key,
-      claimId,
-    ]);
+    await store.sql(
+      `delete from idempotency_keys where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight' and reservation is null`,
+      [orgId, key, claimId],
+    );
+    await store.sql(
+      `update idempotency_keys set created_at = '-infinity' where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'`,
+      [orgId, key, claimId],
+    );
   }
 
   async function purgeExpired(): Promise<number> {
@@ -137,6 +168,7 @@ export function createIdempotencyKeys({ store, log }: { store: Store; log: Logge
 
   return {
     begin,
+    reserve,
     complete,
     abandon,
     purgeExpired,

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import type { Reply } from './reply.js';
-import type { BoundHandler, Route } from './route.js';
+import type { BoundHandler, IdempotencyScope, Route } from './route.js';
 import type { Principal } from '../auth/principal.js';
 import type { MatchResult } from './router.js';
 
@@ -32,6 +32,8 @@ export class Exchange {
   /** The handler bound to this request's validated input. */
   call?: BoundHandler;
   reply?: Reply;
+  /** Set by the idempotency stage for the handler. */
+  idempotency?: IdempotencyScope;
   readonly rootLog: Logger;
   #log?: Logger;
 

@@ -5,6 +5,8 @@
  * with another request is 422; a retry while the first still runs is 409 with `Retry-After`.
  * Keys are per organisation. Only outcomes a retry should see again are kept: successes and
  * client errors; a 5xx, a 409 (busy: retrying later may succeed) or a 429 gives the key up.
+ * A handler whose side effect may land although its request fails (a message's turn job) reserves
+ * what it is about to create first (`RequestContext.idempotency`): the retry then finds it.
  */
 import { createHash } from 'node:crypto';
 import { IdempotencyKeyInUseError, InvalidRequestError, UnprocessableError, AppError } from '../errors.js';
@@ -28,8 +30,12 @@ export interface IdempotencyPort {
     key: string,
     fingerprint: string,
   ): Promise<
-    { kind: 'new'; claim: string } | { kind: 'replay'; outcome: IdempotencyOutcome } | { kind: 'mismatch' } | { kind: 'in_flight' }
+    | { kind: 'new'; claim: string; reservation?: unknown }
+    | { kind: 'replay'; outcome: IdempotencyOutcome }
+    | { kind: 'mismatch' }
+    | { kind: 'in_flight' }
   >;
+  reserve(orgId: string, key: string, claim: string, reservation: unknown): Promise<void>;
   complete(orgId: string, key: string, claim: string, outcome: IdempotencyOutcome): Promise<void>;
   abandon(orgId: string, key: string, claim: string): Promise<void>;
 }
@@ -59,6 +65,11 @@ export function idempotencyStage(keys: IdempotencyPort): Stage<Exchange> {
       ex.reply = { status, body, headers: { ...headers, 'Idempotent-Replayed': 'true' } };
       return;
     }
+    const { claim, reservation } = begun;
+    ex.idempotency = {
+      ...(reservation === undefined ? {} : { prior: reservation }),
+      reserve: (value) => keys.reserve(orgId, key, claim, value),
+    };
     let outcome: IdempotencyOutcome | null = null;
     try {
       await next();

@@ -17,7 +17,7 @@ export { buildOpenApi } from './openapi.js';
 export { idempotencyStage, MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 export type { IdempotencyOutcome, IdempotencyPort } from './idempotency.js';
 export { route } from './route.js';
-export type { Route, RouteInfo, RequestInput, RequestContext, AuthMode } from './route.js';
+export type { Route, RouteInfo, RequestInput, RequestContext, AuthMode, IdempotencyScope } from './route.js';
 export { encodedFrom } from './reply.js';
 export type { Reply, ReplyOf, JsonReply, EmptyReply, RawReply, SseReply, EncodedJsonReply, ResponseSchemas } from './reply.js';
 export { SseStream } from './sse-stream.js';

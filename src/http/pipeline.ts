@@ -245,6 +245,7 @@ export function handlerStage(): Stage<Exchange> {
       get remoteAddress() {
         return ex.remoteAddress;
       },
+      ...(ex.idempotency ? { idempotency: ex.idempotency } : {}),
     });
   };
 }

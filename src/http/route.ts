@@ -39,6 +39,18 @@ export interface RequestContext {
   /** Set for every route whose auth is not `none`. */
   principal: Principal;
   remoteAddress: string;
+  /** Set on an `idempotent` route when the request carries an `Idempotency-Key`. */
+  idempotency?: IdempotencyScope;
+}
+
+/**
+ * The key's record, for a handler whose side effect can land although the request fails: it
+ * `reserve`s what it is about to create before creating it, and a later request with the key
+ * gets that as `prior` (the earlier one failed or its instance died) to look for it first.
+ */
+export interface IdempotencyScope {
+  prior?: unknown;
+  reserve(value: unknown): Promise<void>;
 }
 
 /** A request's input as the validate stage read it: text values, clean, not yet checked against the schemas. */

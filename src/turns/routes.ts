@@ -25,7 +25,7 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
           response: { 201: ref(Message), 400: err, 404: err, 409: err, 422: err },
         },
       },
-      async ({ params, body }, { principal }) => {
+      async ({ params, body }, { principal, idempotency }) => {
         const { message, controls, tags, metadata } = body;
         const stored = await turns.submitMessage(
           principal,
@@ -34,6 +34,7 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
           foldControls(message.controls ?? controls ?? {}),
           mergeTags(message.tags, tags),
           checkMetadata(metadata),
+          idempotency,
         );
         return { status: 201, body: stored };
       },

@@ -36,6 +36,30 @@ export interface TurnServiceDeps {
   tracing?: Tracing;
 }
 
+/**
+ * The Idempotency-Key's record (src/http/route.ts IdempotencyScope): `prior` is what an earlier
+ * request with the key reserved and never settled.
+ */
+export interface Acceptance {
+  prior?: unknown;
+  reserve(value: unknown): Promise<void>;
+}
+
+/** The ids a message and its turn get, fixed before anything is queued or appended. */
+interface AcceptedMessage {
+  message: StoredMessage;
+  event_id: string;
+  started_id: string;
+  turn_id: string;
+}
+
+/** A reservation read back from the key's record; anything else (another route's) is ignored. */
+function asAccepted(value: unknown): AcceptedMessage | null {
+  const v = value as Partial<AcceptedMessage> | null;
+  const ok = v && typeof v.event_id === 'string' && typeof v.started_id === 'string' && typeof v.turn_id === 'string';
+  return ok && v.message && typeof v.message.id === 'string' ? (v as AcceptedMessage) : null;
+}
+
 /** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
 export type TurnPrincipal = Actor;
 
@@ -72,7 +96,9 @@ export function createTurnService({ store, bus, log, models, images, status, tra
 
   /**
    * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
-   * while a turn runs or waits for tool results, with nothing appended.
+   * while a turn runs or waits for tool results, with nothing appended. With `acceptance` (an
+   * Idempotency-Key), the message's ids are reserved before the job is queued, and a retry whose
+   * first attempt left no outcome answers with that message if it was accepted (issue 13 item 8).
    */
   async function submitMessage(
     principal: TurnPrincipal,
@@ -81,29 +107,21 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     controls: MessageControlsInput = {},
     tags: readonly string[] = [],
     metadata?: Record<string, unknown>,
+    acceptance?: Acceptance,
   ): Promise<StoredMessage> {
     const row = await owned(principal, sessionId);
-    if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
+    const prior = acceptance?.prior === undefined ? null : asAccepted(acceptance.prior);
+    const pending = prior ? await priorOutcome(sessionId, prior) : null;
+    if (pending === 'stored') return prior!.message;
+    if (!pending && BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
     await checkImages(principal, sessionId, content);
     await checkControls(principal.org_id, sessionId, controls);
 
-    const inputMessageId = newId();
-    const eventId = newIdAfter(inputMessageId);
-    const startedId = newIdAfter(eventId);
-    // turn.started's event id is the turn id: anyone can find where a turn begins with findById.
-    const turnId = newIdAfter(startedId);
-    const turn: TurnRef = { turn_id: turnId, input_message_id: inputMessageId };
-    const message: StoredMessage = {
-      id: inputMessageId,
-      role: 'user',
-      content: content.map(normalizePart),
-      created_at: new Date().toISOString(),
-    };
-    if (Object.keys(controls).length) message.controls = { ...controls };
-    // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
-    const uniqueTags = [...new Set(tags)];
-    if (uniqueTags.length) message.tags = turn.tags = uniqueTags;
-    if (metadata) message.metadata = metadata;
+    const accepted = pending ? prior! : mintAccepted(content, controls, tags, metadata);
+    if (!pending) await acceptance?.reserve(accepted);
+    const { message, event_id: eventId, started_id: startedId, turn_id: turnId } = accepted;
+    const turn: TurnRef = { turn_id: turnId, input_message_id: message.id };
+    if (message.tags) turn.tags = [...message.tags];
     const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
     if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
     preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
@@ -116,9 +134,54 @@ export function createTurnService({ store, bus, log, models, images, status, tra
       startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() }),
       row,
     );
-    await bus.events.append(sessionId, preamble);
-    await status.markActive(sessionId, turnId);
+    // The job is stored, so the turn runs: its worker appends whatever part of the preamble and
+    // marks the session active if this instance could not (src/turns/turn-attempt.ts). Failing
+    // the request now would make the client's retry send the message again (issue 13 item 1).
+    try {
+      await bus.events.append(sessionId, preamble);
+      await status.markActive(sessionId, turnId);
+    } catch (err) {
+      log.warn({ err, sessionId, turnId }, 'message accepted; its preamble is left to the worker');
+    }
     return message;
+  }
+
+  /**
+   * Where an earlier attempt's message stands: its input.message is stored; or a job is queued
+   * that may be its own (its preamble not in yet), so this attempt goes on with its ids and the
+   * queue tells (the same turn again is a no-op, another turn is busy); or it was never accepted,
+   * and fresh ids keep the session's event ids increasing.
+   */
+  async function priorOutcome(sessionId: string, prior: AcceptedMessage): Promise<'stored' | 'queued' | null> {
+    if (await bus.events.findById(sessionId, prior.event_id)) return 'stored';
+    if (await bus.turns.has(sessionId)) return 'queued';
+    // Its job may have run and been acked between the two reads: its preamble came first.
+    return (await bus.events.findById(sessionId, prior.event_id)) ? 'stored' : null;
+  }
+
+  function mintAccepted(
+    content: InputPart[],
+    controls: MessageControlsInput,
+    tags: readonly string[],
+    metadata: Record<string, unknown> | undefined,
+  ): AcceptedMessage {
+    const inputMessageId = newId();
+    const eventId = newIdAfter(inputMessageId);
+    const startedId = newIdAfter(eventId);
+    // turn.started's event id is the turn id: anyone can find where a turn begins with findById.
+    const turnId = newIdAfter(startedId);
+    const message: StoredMessage = {
+      id: inputMessageId,
+      role: 'user',
+      content: content.map(normalizePart),
+      created_at: new Date().toISOString(),
+    };
+    if (Object.keys(controls).length) message.controls = { ...controls };
+    // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
+    const uniqueTags = [...new Set(tags)];
+    if (uniqueTags.length) message.tags = uniqueTags;
+    if (metadata) message.metadata = metadata;
+    return { message, event_id: eventId, started_id: startedId, turn_id: turnId };
   }
 
   async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {

@@ -140,6 +140,26 @@ function suite(mode: TestMode) {
       assert.equal((await keys.begin(orgId, 'purge-me', 'other')).kind, 'new', 'an expired key is free for any request');
     });
 
+    it('a reservation survives a 5xx and a stale claim: the next request with the key gets it; a lost claim cannot reserve', async (t) => {
+      const app = shared();
+      const orgId = (await app.request('GET', '/v1/orgs')).body.data[0].id as string;
+      const keys = createIdempotencyKeys({ store: app.app.services.store, log: app.app.log }, { staleInFlightMs: 60_000 });
+      t.after(() => keys.close());
+      const key = randomUUID();
+      const first = await keys.begin(orgId, key, 'fp');
+      assert.equal(first.kind, 'new');
+      const claim = (first as { claim: string }).claim;
+      await keys.reserve(orgId, key, claim, { ids: [1, 2] });
+      assert.equal((await keys.begin(orgId, key, 'fp')).kind, 'in_flight', 'a live claim with a reservation is still in flight');
+      await keys.abandon(orgId, key, claim); // the request answered 5xx
+      const retry = await keys.begin(orgId, key, 'fp');
+      assert.equal(retry.kind, 'new', 'taken over at once');
+      assert.deepEqual((retry as { reservation?: unknown }).reservation, { ids: [1, 2] });
+      await assert.rejects(keys.reserve(orgId, key, claim, { ids: [3] }), (e: Error) => e.name === 'IdempotencyKeyInUseError');
+      const other = await keys.begin(orgId, randomUUID(), 'fp');
+      assert.equal((other as { reservation?: unknown }).reservation, undefined, 'a fresh key has none');
+    });
+
     if (second) {
       it('a retry sent to another instance gets the first outcome', async () => {
         const [a, b] = [shared(), second()];

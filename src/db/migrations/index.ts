@@ -11,6 +11,7 @@ import { AgentCreatorMigration } from './0012-agent-creator.js';
 import { AgentCompatMigration } from './0013-agent-compat.js';
 import { IdempotencyKeysMigration } from './0014-idempotency-keys.js';
 import { InstanceMetricsMigration } from './0015-instance-metrics.js';
+import { IdempotencyReservationMigration } from './0016-idempotency-reservation.js';
 
 export const migrations = [
   CoreMigration,
@@ -25,4 +26,5 @@ export const migrations = [
   AgentCompatMigration,
   IdempotencyKeysMigration,
   InstanceMetricsMigration,
+  IdempotencyReservationMigration,
 ];

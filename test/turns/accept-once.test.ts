@@ -1,0 +1,177 @@
+/**
+ * Issue 13 items 1 and 8 (chaos defect 2): a message is accepted once. A POST whose job was
+ * queued answers 201 although its own preamble append failed; a retry with the same
+ * Idempotency-Key after a 5xx whose job was stored anyway, or after the first instance died
+ * before storing its outcome, answers with the message that was accepted instead of sending
+ * it again. Every case ends with one input.message and one turn.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { AppendOptions, Bus, EventLog, NewEvent, TurnJob, TurnQueue } from '../../src/bus/ports.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { assertLogIntegrity, createSession, listEvents, waitForEvent, type StoredEvent } from './helpers.js';
+
+const ofType = (events: StoredEvent[], type: string) => events.filter((e) => e.type === type);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function postMessage(app: TestApp, sessionId: string, text: string, key: string) {
+  return app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+    body: { message: { content: [{ type: 'text', text }] } },
+    headers: { 'Idempotency-Key': key },
+  });
+}
+
+/** The first append holding an input.message is stored and then reported failed (a publish ack lost). */
+function lostAppendAck(bus: Bus, hits: string[][]): Bus {
+  const log = bus.events;
+  const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions) => {
+    const result = await log.append(sessionId, events, opts);
+    if (hits.length === 0 && events.some((e) => e.type === 'input.message')) {
+      hits.push(events.map((e) => e.type));
+      throw new Error('publish timed out: no ack from the stream leader');
+    }
+    return result;
+  };
+  return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append }) };
+}
+
+/** The first start job is queued and then reported failed, so the API answers 5xx although the turn will run. */
+function lostEnqueueAck(bus: Bus, hits: TurnJob[]): Bus {
+  const queue = bus.turns;
+  const enqueue = async (job: TurnJob) => {
+    await queue.enqueue(job);
+    if (hits.length === 0 && job.job['kind'] === 'start') {
+      hits.push(job);
+      throw new Error('request timed out: the enqueue ack was lost');
+    }
+  };
+  return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { enqueue }) };
+}
+
+/** The first start job is refused before anything is stored (the queue is unreachable). */
+function refusedEnqueue(bus: Bus, hits: TurnJob[]): Bus {
+  const queue = bus.turns;
+  const enqueue = async (job: TurnJob) => {
+    if (hits.length === 0 && job.job['kind'] === 'start') {
+      hits.push(job);
+      throw new Error('connection closed');
+    }
+    return queue.enqueue(job);
+  };
+  return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { enqueue }) };
+}
+
+/** One input.message, one turn, a complete preamble and log. */
+async function assertRanOnce(app: TestApp, sessionId: string, messageId?: string): Promise<void> {
+  const events = await waitForEvent(app, sessionId, 'session.idled', { timeoutMs: 20_000 });
+  await sleep(300); // a second turn, if one was queued, would start now
+  const all = await listEvents(app, sessionId);
+  const inputs = ofType(all, 'input.message');
+  assert.equal(inputs.length, 1, `one input.message; log: ${all.map((e) => e.type).join(', ')}`);
+  if (messageId) assert.equal(inputs[0]!.data.message.id, messageId, 'the answer names the stored message');
+  assert.equal(ofType(all, 'turn.started').length, 1, 'one turn');
+  assert.equal(ofType(all, 'session.activated').length, 1, 'the preamble is complete');
+  assertLogIntegrity(events);
+}
+
+for (const mode of ['postgres', 'nats'] as const) {
+  describe(`a message is accepted once (${mode})`, () => {
+    it('the API preamble append fails after storing: 201 (the queued turn runs), and a retry replays it', async (t) => {
+      const hits: string[][] = [];
+      const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => lostAppendAck(bus, hits) } });
+      const { id } = await createSession(app);
+      const key = randomUUID();
+      const first = await postMessage(app, id, 'hello', key);
+      assert.equal(hits.length, 1, 'the fault hit');
+      assert.equal(first.status, 201, first.text);
+      const again = await postMessage(app, id, 'hello', key);
+      assert.deepEqual([again.status, again.body.id], [201, first.body.id], again.text);
+      await assertRanOnce(app, id, first.body.id);
+    });
+
+    it('the enqueue fails after storing the job: the retry with the key answers 201 with the accepted message', async (t) => {
+      const hits: TurnJob[] = [];
+      const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => lostEnqueueAck(bus, hits) } });
+      const { id } = await createSession(app);
+      const key = randomUUID();
+      const first = await postMessage(app, id, 'hello', key);
+      assert.equal(hits.length, 1, 'the fault hit');
+      assert.ok(first.status >= 500, `the outcome is unknown to the API: ${first.status} ${first.text}`);
+      // The stored job runs its turn meanwhile; the client retries until it gets an answer that is not "busy".
+      let again = await postMessage(app, id, 'hello', key);
+      for (let i = 0; again.status === 409 && i < 200; i++) {
+        await sleep(50);
+        again = await postMessage(app, id, 'hello', key);
+      }
+      assert.equal(again.status, 201, again.text);
+      assert.equal(again.body.id, hits[0]!.job['input_message_id'], 'the retry answers with the queued turn’s message');
+      await assertRanOnce(app, id, again.body.id);
+    });
+
+    it('the enqueue fails before storing: a later retry with the key sends the message once, with ids after the events since', async (t) => {
+      const hits: TurnJob[] = [];
+      const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => refusedEnqueue(bus, hits) } });
+      const { id } = await createSession(app);
+      const key = randomUUID();
+      const first = await postMessage(app, id, 'first', key);
+      assert.ok(first.status >= 500 && hits.length === 1, `${first.status} ${first.text}`);
+      const other = await postMessage(app, id, 'another', randomUUID());
+      assert.equal(other.status, 201, other.text);
+      await waitForEvent(app, id, 'session.idled', { timeoutMs: 20_000 });
+      const retry = await postMessage(app, id, 'first', key);
+      assert.equal(retry.status, 201, retry.text);
+      await waitForEvent(app, id, 'session.idled', { n: 2, timeoutMs: 20_000 });
+      const all = await listEvents(app, id);
+      const texts = ofType(all, 'input.message').map((e) => e.data.message.content[0].text);
+      assert.deepEqual(texts, ['another', 'first'], 'each message once, the retried one after the other');
+      assert.notEqual(retry.body.id, hits[0]!.job['input_message_id'], 'a message never accepted gets fresh ids');
+      const ids = all.map((e) => e.id);
+      assert.deepEqual(ids, [...ids].sort(), 'event ids increase with the sequence');
+      assertLogIntegrity(all);
+    });
+  });
+}
+
+describe('a message is accepted once across instances (postgres)', () => {
+  it('the first instance stores the message and dies before the key’s outcome: the retry on another instance replays it', async (t) => {
+    // The first instance's own preamble append is stored and then never returns: its request
+    // never settles the key, as when the process is killed between the two.
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => {
+      release = r;
+    });
+    t.after(() => release());
+    let held = false;
+    const hang = (bus: Bus): Bus => {
+      const log = bus.events;
+      const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions) => {
+        const result = await log.append(sessionId, events, opts);
+        if (!held && events.some((e) => e.type === 'input.message')) {
+          held = true;
+          await stuck;
+          throw new Error('the instance is gone');
+        }
+        return result;
+      };
+      return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append }) };
+    };
+    const a = await startTestApp(t, { mode: 'postgres', appOptions: { wrapBus: hang } });
+    const b = await startTestApp(t, { mode: 'postgres', databaseUrl: a.databaseUrl! });
+    const { id } = await createSession(a);
+    const key = randomUUID();
+    const lost = postMessage(a, id, 'hello', key).catch(() => null);
+    // The turn runs from its queued job (the worker completes the preamble) and ends.
+    await waitForEvent(a, id, 'session.idled', { timeoutMs: 20_000 });
+    assert.ok(held, 'the first request is stuck after its append');
+    // The key's claim outlives the stale limit, as when its instance is gone for good.
+    await a.app.services.store.sql(`update idempotency_keys set created_at = now() - interval '1 hour' where key = ?`, [key]);
+    const retry = await postMessage(b, id, 'hello', key);
+    assert.equal(retry.status, 201, retry.text);
+    const inputs = ofType(await listEvents(b, id), 'input.message');
+    assert.equal(retry.body.id, inputs[0]!.data.message.id, 'the retry answers with the stored message');
+    await assertRanOnce(b, id, retry.body.id);
+    release();
+    await lost;
+  });
+});
