@@ -135,7 +135,7 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     t.after(() => sse.close());
     assert.equal((await sendMessage(api, id, '@tool get_current_time {}')).status, 201);
     const events = await sse.until('turn.completed');
-    assert.equal(events.find((e) => e.type === 'tool.completed')?.data.success, true, 'the tool ran on the worker');
+    assert.equal(events.find((e) => e.type === 'tool.completed')?.data['success'], true, 'the tool ran on the worker');
     assert.ok(events.some((e) => e.type === 'output.message.completed'));
     await sse.until('session.idled');
     assertLogIntegrity(sse.events());

@@ -189,7 +189,7 @@ describe('earlier public API SDK: core flows', () => {
     });
     assert.equal(sent.status, 201, sent.text);
     let events = await waitForEvent(app(), sessionId, 'tool.call_requested');
-    const calls = events.find((e) => e.type === 'tool.call_requested')!.data.tool_calls as { id: string; name: string }[];
+    const calls = events.find((e) => e.type === 'tool.call_requested')!.data['tool_calls'] as { id: string; name: string }[];
     assert.deepEqual(calls.map((c) => c.name).sort(), ['ask_user', 'pick_file'], 'both go to the client; the server tool runs');
     // messages.createToolResults(): {tool_results: [{tool_call_id, result, error}]}, retried by the SDK on 409 "not waiting".
     let submitted: SdkResponse;
@@ -206,21 +206,21 @@ describe('earlier public API SDK: core flows', () => {
     assert.equal(submitted.body.accepted, 2);
     events = await idle(app(), sessionId);
     const reply = events.filter((e) => e.type === 'output.message.completed').at(-1)!;
-    assert.match(reply.data.message.content[0].text, /Received 3 tool results/);
+    assert.match(reply.data['message'].content[0].text, /Received 3 tool results/);
 
     // An agent switch keeps the session's own tools (they are the session's, not the agent's).
     const other = await call('/agents', { method: 'POST', body: { name: 'tooling-other', system_prompt: 'x' } });
     assert.equal((await call(`/sessions/${sessionId}`, { method: 'PATCH', body: { agent_id: other.body.id } })).status, 200);
     await call(`/sessions/${sessionId}/messages`, { method: 'POST', body: textMessage('@tool pick_file {}') });
     events = await waitForEvent(app(), sessionId, 'tool.call_requested', { n: 2 });
-    assert.equal(events.filter((e) => e.type === 'tool.call_requested')[1]!.data.tool_calls[0].name, 'pick_file');
+    assert.equal(events.filter((e) => e.type === 'tool.call_requested')[1]!.data['tool_calls'][0].name, 'pick_file');
     assert.equal((await call(`/sessions/${sessionId}/cancel`, { method: 'POST' })).status, 200);
 
     // Session tools go with the session, not the agent: a second session of the agent has only ask_user.
     const plain = await call('/sessions', { method: 'POST', body: { agent_id: agentId } });
     await call(`/sessions/${plain.body.id}/messages`, { method: 'POST', body: textMessage('@tool pick_file {}') });
     events = await idle(app(), plain.body.id);
-    assert.equal(events.find((e) => e.type === 'tool.completed')?.data.error, 'Unknown tool: pick_file');
+    assert.equal(events.find((e) => e.type === 'tool.completed')?.data['error'], 'Unknown tool: pick_file');
 
     // The merge rule itself: the session's definition replaces the agent's of the same name.
     const merged = mergeClientTools(
@@ -360,7 +360,7 @@ describe('earlier public API SDK: core flows', () => {
     assert.deepEqual(sent.body.controls, { model_id: 'llmsim', locale: 'uk-UA' });
     const events = await idle(app(), sessionId);
     assert.ok(
-      events.filter((e) => e.context.turn_id).every((e) => e.tags?.includes('from-sdk')),
+      events.filter((e) => e.context['turn_id']).every((e) => e.tags?.includes('from-sdk')),
       'every event of the turn carries the tag',
     );
     const listed = (await call(`/sessions/${sessionId}/messages`)).body.messages;

@@ -71,7 +71,7 @@ describe('event catalogue', () => {
     const seen = new Set(events.map((e) => e.type));
     const unseen = EVENT_TYPES.filter((type) => !seen.has(type));
     assert.deepEqual(unseen, [], 'every type was written and checked');
-    const failed = events.find((e) => e.type === 'tool.completed' && e.data.success === false);
+    const failed = events.find((e) => e.type === 'tool.completed' && e.data['success'] === false);
     assert.ok(failed, 'a failed tool result was checked');
 
     const broken = { ...events.find((e) => e.type === 'turn.started')!, data: { turn_id: 1 } };

@@ -21,7 +21,7 @@ async function toolTurn(app: TestApp, headers: Record<string, string> = {}): Pro
   assert.equal(r.status, 201, r.text);
   await waitForEvent(app, id, 'session.idled', { timeoutMs: 30_000 });
   const events = await listEvents(app, id);
-  return { sessionId: id, events: events.filter((e) => e.context.turn_id) };
+  return { sessionId: id, events: events.filter((e) => e.context['turn_id']) };
 }
 
 const ofType = (events: StoredEvent[], type: string) => events.filter((e) => e.type === type);
@@ -37,35 +37,35 @@ const one = (events: StoredEvent[], type: string) => {
  */
 function assertEventSpanTree(events: StoredEvent[], traceId: string, callerSpan: string | undefined): { request: string; turn: string } {
   for (const e of events) {
-    assert.equal(e.context.trace_id, traceId, `${e.type} trace_id`);
-    assert.match(e.context.span_id!, HEX16, `${e.type} span_id`);
+    assert.equal(e.context['trace_id'], traceId, `${e.type} trace_id`);
+    assert.match(e.context['span_id']!, HEX16, `${e.type} span_id`);
   }
   const request = one(events, 'turn.started').context;
-  assert.equal(one(events, 'input.message').context.span_id, request.span_id);
-  assert.equal(request.parent_span_id, callerSpan);
+  assert.equal(one(events, 'input.message').context['span_id'], request['span_id']);
+  assert.equal(request['parent_span_id'], callerSpan);
   const turn = one(events, 'turn.completed').context;
-  assert.equal(turn.parent_span_id, request.span_id, 'the turn span is a child of the request span');
-  assert.equal(one(events, 'session.idled').context.span_id, turn.span_id);
+  assert.equal(turn['parent_span_id'], request['span_id'], 'the turn span is a child of the request span');
+  assert.equal(one(events, 'session.idled').context['span_id'], turn['span_id']);
   const reasons = ofType(events, 'reason.started').map((e) => e.context);
   assert.equal(reasons.length, 2);
-  assert.notEqual(reasons[0]!.span_id, reasons[1]!.span_id, 'one span per reason step');
-  for (const r of reasons) assert.equal(r.parent_span_id, turn.span_id);
+  assert.notEqual(reasons[0]!['span_id'], reasons[1]!['span_id'], 'one span per reason step');
+  for (const r of reasons) assert.equal(r['parent_span_id'], turn['span_id']);
   for (const type of ['output.message.started', 'output.message.completed', 'llm.generation', 'reason.completed']) {
     assert.deepEqual(
-      new Set(ofType(events, type).map((e) => e.context.span_id)),
-      new Set(reasons.map((r) => r.span_id)),
+      new Set(ofType(events, type).map((e) => e.context['span_id'])),
+      new Set(reasons.map((r) => r['span_id'])),
       `${type} carries its reason span`,
     );
   }
   const act = one(events, 'act.started').context;
-  assert.equal(act.parent_span_id, turn.span_id);
-  assert.equal(one(events, 'act.completed').context.span_id, act.span_id);
+  assert.equal(act['parent_span_id'], turn['span_id']);
+  assert.equal(one(events, 'act.completed').context['span_id'], act['span_id']);
   const started = one(events, 'tool.started').context;
   const completed = one(events, 'tool.completed').context;
-  assert.equal(started.span_id, completed.span_id, 'tool.started and tool.completed share the tool span');
-  assert.equal(started.parent_span_id, act.span_id);
-  assert.notEqual(started.span_id, act.span_id);
-  return { request: request.span_id!, turn: turn.span_id! };
+  assert.equal(started['span_id'], completed['span_id'], 'tool.started and tool.completed share the tool span');
+  assert.equal(started['parent_span_id'], act['span_id']);
+  assert.notEqual(started['span_id'], act['span_id']);
+  return { request: request['span_id']!, turn: turn['span_id']! };
 }
 
 describe('tracing', () => {
@@ -111,7 +111,7 @@ describe('tracing', () => {
     assertEventSpanTree(events, TRACE, CALLER_SPAN);
     // Without a traceparent each request starts a trace of its own.
     const second = await toolTurn(app);
-    const traceId = second.events[0]!.context.trace_id!;
+    const traceId = second.events[0]!.context['trace_id']!;
     assert.match(traceId, /^[0-9a-f]{32}$/);
     assert.notEqual(traceId, TRACE);
     assertEventSpanTree(second.events, traceId, undefined);
@@ -128,22 +128,22 @@ describe('tracing', () => {
       });
     assert.equal((await send('@tool ask_user {}', TRACE)).status, 201);
     const requested = (await waitForEvent(app, id, 'tool.call_requested')).find((e) => e.type === 'tool.call_requested')!;
-    assert.equal(requested.context.trace_id, TRACE);
+    assert.equal(requested.context['trace_id'], TRACE);
     const resultsTrace = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
     for (let i = 0; i < 100 && (await app.request('GET', `/v1/sessions/${id}`)).body.status !== 'waiting_for_tool_results'; i++)
       await new Promise((r) => setTimeout(r, 50));
     const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
       headers: { traceparent: `00-${resultsTrace}-${CALLER_SPAN}-01` },
-      body: { tool_results: [{ tool_call_id: requested.data.tool_calls[0].id, result: 'blue' }] },
+      body: { tool_results: [{ tool_call_id: requested.data['tool_calls'][0].id, result: 'blue' }] },
     });
     assert.equal(r.status, 200, r.text);
     const events = await waitForEvent(app, id, 'session.idled');
     const result = events.find((e) => e.type === 'tool.completed')!;
-    assert.equal(result.context.trace_id, resultsTrace);
-    assert.equal(result.context.parent_span_id, CALLER_SPAN);
+    assert.equal(result.context['trace_id'], resultsTrace);
+    assert.equal(result.context['parent_span_id'], CALLER_SPAN);
     const completed = one(events, 'turn.completed');
-    assert.equal(completed.context.trace_id, resultsTrace, 'the resumed attempt continues the results request’s trace');
-    assert.equal(completed.context.parent_span_id, result.context.span_id);
+    assert.equal(completed.context['trace_id'], resultsTrace, 'the resumed attempt continues the results request’s trace');
+    assert.equal(completed.context['parent_span_id'], result.context['span_id']);
 
     const cancelTrace = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
     assert.equal((await send('@sleep 20000', TRACE)).status, 201);
@@ -152,10 +152,10 @@ describe('tracing', () => {
     assert.equal(c.status, 200, c.text);
     const after = await waitForEvent(app, id, 'session.idled', { n: 2 });
     const cancelled = one(after, 'turn.cancelled');
-    assert.equal(cancelled.context.trace_id, cancelTrace);
-    assert.equal(cancelled.context.parent_span_id, CALLER_SPAN);
+    assert.equal(cancelled.context['trace_id'], cancelTrace);
+    assert.equal(cancelled.context['parent_span_id'], CALLER_SPAN);
     for (const e of after.filter((x) => x.sequence > cancelled.sequence))
-      assert.match(e.context.trace_id!, /^[0-9a-f]{32}$/, `${e.type} has a trace id`);
+      assert.match(e.context['trace_id']!, /^[0-9a-f]{32}$/, `${e.type} has a trace id`);
   });
 
   it('export on (nats): one turn’s spans cross from the API process to a worker process with correct parents, and match the events', async (t) => {
@@ -199,9 +199,9 @@ describe('tracing', () => {
     assert.equal(tool.parentSpanId, act.spanId);
     // Every event's span was exported, with the parent the event names.
     for (const e of events) {
-      const s = byId.get(e.context.span_id!);
+      const s = byId.get(e.context['span_id']!);
       assert.ok(s, `span of ${e.type} exported`);
-      assert.equal(s.parentSpanId, e.context.parent_span_id, `${e.type} parent_span_id`);
+      assert.equal(s.parentSpanId, e.context['parent_span_id'], `${e.type} parent_span_id`);
     }
   });
 });

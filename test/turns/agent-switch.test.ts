@@ -27,9 +27,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await sendMessage(app, id, '@tool get_current_time {}')).status, 201);
       let events = await sse.until('session.idled');
       const first = events.find((e) => e.type === 'tool.completed')!;
-      assert.equal(first.data.error, 'Unknown tool: get_current_time', 'agent A has no current_time');
+      assert.equal(first.data['error'], 'Unknown tool: get_current_time', 'agent A has no current_time');
       const genA = events.find((e) => e.type === 'llm.generation')!;
-      assert.deepEqual(events.find((e) => e.type === 'output.message.completed')!.data.metadata, {
+      assert.deepEqual(events.find((e) => e.type === 'output.message.completed')!.data['metadata'], {
         model: 'llmsim',
         model_id: 'llmsim',
         provider_id: 'llmsim',
@@ -40,16 +40,16 @@ for (const mode of ['postgres', 'nats'] as const) {
 
       assert.equal((await sendMessage(app, id, '@tool get_current_time {}')).status, 201);
       events = await sse.until('session.idled', 2);
-      const turn2 = events.filter((e) => e.type === 'turn.started')[1]!.data.turn_id;
-      const second = events.filter((e) => e.type === 'tool.completed' && e.context.turn_id === turn2)[0]!;
-      assert.equal(second.data.success, true, 'agent B brings current_time');
-      const out2 = events.find((e) => e.type === 'output.message.completed' && e.context.turn_id === turn2)!;
-      assert.deepEqual(out2.data.metadata, { model: 'llmsim', model_id: modelId, provider_id: providerId });
-      const genB = events.find((e) => e.type === 'llm.generation' && e.context.turn_id === turn2)!;
+      const turn2 = events.filter((e) => e.type === 'turn.started')[1]!.data['turn_id'];
+      const second = events.filter((e) => e.type === 'tool.completed' && e.context['turn_id'] === turn2)[0]!;
+      assert.equal(second.data['success'], true, 'agent B brings current_time');
+      const out2 = events.find((e) => e.type === 'output.message.completed' && e.context['turn_id'] === turn2)!;
+      assert.deepEqual(out2.data['metadata'], { model: 'llmsim', model_id: modelId, provider_id: providerId });
+      const genB = events.find((e) => e.type === 'llm.generation' && e.context['turn_id'] === turn2)!;
       // llmsim counts prompt words: B's system prompt (60 words + capability instructions) replaced A's.
       assert.ok(
-        genB.metadata!.usage.input_tokens - genA.metadata!.usage.input_tokens > 60,
-        `${genA.metadata!.usage.input_tokens} → ${genB.metadata!.usage.input_tokens}`,
+        genB.metadata!['usage'].input_tokens - genA.metadata!['usage'].input_tokens > 60,
+        `${genA.metadata!['usage'].input_tokens} → ${genB.metadata!['usage'].input_tokens}`,
       );
     });
 
@@ -68,7 +68,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.deepEqual(r.body.controls, { model_id: modelId, max_tokens: 50, temperature: 0.2, reasoning_effort: 'high' });
       const events = await sse.until('session.idled');
       assert.equal(events.filter((e) => e.type === 'input.message').length, 1);
-      assert.equal(events.find((e) => e.type === 'output.message.completed')!.data.metadata.model_id, modelId);
+      assert.equal(events.find((e) => e.type === 'output.message.completed')!.data['metadata'].model_id, modelId);
     });
   });
 }

@@ -22,7 +22,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       const events = await waitForEvent(app, id, 'session.idled');
       assert.equal(events.filter((e) => e.type === 'input.message').length, 1);
       assert.equal(events.filter((e) => e.type === 'turn.started').length, 1);
-      assert.equal(events.find((e) => e.type === 'input.message')!.data.message.id, created[0]!.body.id);
+      assert.equal(events.find((e) => e.type === 'input.message')!.data['message'].id, created[0]!.body.id);
       assertLogIntegrity(events);
       // Idle again: the next message is accepted.
       assert.equal((await sendMessage(app, id, 'next')).status, 201);
@@ -46,15 +46,15 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.deepEqual(types.slice(-4), CANCEL_TAIL);
       assert.equal(types.includes('turn.completed'), false);
       const cancelled = events.find((e) => e.type === 'turn.cancelled')!;
-      assert.equal(cancelled.data.turn_id, events.find((e) => e.type === 'turn.started')!.data.turn_id);
-      assert.equal(cancelled.data.reason, 'user_requested');
-      assert.ok(cancelled.data.usage);
+      assert.equal(cancelled.data['turn_id'], events.find((e) => e.type === 'turn.started')!.data['turn_id']);
+      assert.equal(cancelled.data['reason'], 'user_requested');
+      assert.ok(cancelled.data['usage']);
       const cancelInput = events.filter((e) => e.type === 'input.message')[1]!;
-      assert.deepEqual(cancelInput.data.message.content, [{ type: 'text', text: 'User requested to cancel the work.' }]);
+      assert.deepEqual(cancelInput.data['message'].content, [{ type: 'text', text: 'User requested to cancel the work.' }]);
       const closing = events.filter((e) => e.type === 'output.message.completed').at(-1)!;
-      assert.deepEqual(closing.data.message.content, [{ type: 'text', text: 'Work was cancelled by user.' }]);
+      assert.deepEqual(closing.data['message'].content, [{ type: 'text', text: 'Work was cancelled by user.' }]);
       const lastDelta = events.filter((e) => e.type === 'output.message.delta').at(-1)!;
-      assert.ok(lastDelta.data.accumulated.split(' ').length < 200);
+      assert.ok(lastDelta.data['accumulated'].split(' ').length < 200);
       assert.equal((await getSession(app, id)).status, 'idle');
       const again = await app.request('POST', `/v1/sessions/${id}/cancel`);
       assert.deepEqual(again.body, { error: 'Cannot cancel session: session is not active', status: 422 });
@@ -87,9 +87,9 @@ for (const mode of ['postgres', 'nats'] as const) {
         'session.idled',
       ]);
       const result = events.find((e) => e.type === 'tool.completed')!;
-      assert.equal(result.data.success, false);
-      assert.equal(result.data.status, 'error');
-      assert.equal(result.context.exec_id, events.find((e) => e.type === 'tool.started')!.context.exec_id);
+      assert.equal(result.data['success'], false);
+      assert.equal(result.data['status'], 'error');
+      assert.equal(result.context['exec_id'], events.find((e) => e.type === 'tool.started')!.context['exec_id']);
       assert.equal((await getSession(app, id)).status, 'idle');
       assertLogIntegrity(await listEvents(app, id));
     });

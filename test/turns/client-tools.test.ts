@@ -22,10 +22,10 @@ for (const mode of ['postgres', 'nats'] as const) {
 
       let events = await sse.until('tool.call_requested');
       const requested = events.find((e) => e.type === 'tool.call_requested')!;
-      const callId = requested.data.tool_calls[0].id;
+      const callId = requested.data['tool_calls'][0].id;
       assert.deepEqual(requested.data, { tool_calls: [{ id: callId, name: 'ask_user', arguments: { q: 'favourite colour?' } }] });
       events = await sse.until('tool.completed');
-      assert.equal(events.find((e) => e.type === 'tool.completed')!.data.tool_name, 'get_current_time');
+      assert.equal(events.find((e) => e.type === 'tool.completed')!.data['tool_name'], 'get_current_time');
       await waitForStatus(app, id, 'waiting_for_tool_results');
 
       // Only tool results are accepted now.
@@ -43,19 +43,19 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.ok(['active', 'idle'].includes(r.body.status), r.body.status);
 
       events = await sse.until('session.idled');
-      const turnId = events.find((e) => e.type === 'turn.started')!.data.turn_id;
+      const turnId = events.find((e) => e.type === 'turn.started')!.data['turn_id'];
       const results = events.filter((e) => e.type === 'tool.completed');
-      const client = results.find((e) => e.data.tool_call_id === callId)!;
-      assert.equal(client.data.success, true);
-      assert.deepEqual(client.data.result, [{ type: 'text', text: '{"colour":"blue"}' }]);
-      assert.equal(client.context.turn_id, turnId);
+      const client = results.find((e) => e.data['tool_call_id'] === callId)!;
+      assert.equal(client.data['success'], true);
+      assert.deepEqual(client.data['result'], [{ type: 'text', text: '{"colour":"blue"}' }]);
+      assert.equal(client.context['turn_id'], turnId);
       const types = typesOf(events, turnId);
       const ask = types.indexOf('tool.call_requested');
       assert.ok(ask > types.indexOf('act.started'));
       assert.deepEqual(types.slice(-4), ['llm.generation', 'reason.completed', 'turn.completed', 'session.idled']);
       const reply = events.filter((e) => e.type === 'output.message.completed').at(-1)!;
-      assert.match(reply.data.message.content[0].text, /Received 2 tool results/);
-      assert.match(reply.data.message.content[0].text, /ask_user: \{"colour":"blue"\}/);
+      assert.match(reply.data['message'].content[0].text, /Received 2 tool results/);
+      assert.match(reply.data['message'].content[0].text, /ask_user: \{"colour":"blue"\}/);
       assert.equal((await getSession(app, id)).status, 'idle');
 
       const late = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
@@ -72,7 +72,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       t.after(() => sse.close());
       assert.equal((await sendMessage(app, id, '@tool ask_user {"q":"a"}\n@tool ask_user {"q":"b"}')).status, 201);
       const events = await sse.until('tool.call_requested');
-      const [a, b] = events.find((e) => e.type === 'tool.call_requested')!.data.tool_calls.map((c: { id: string }) => c.id);
+      const [a, b] = events.find((e) => e.type === 'tool.call_requested')!.data['tool_calls'].map((c: { id: string }) => c.id);
       await waitForStatus(app, id, 'waiting_for_tool_results');
       const first = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
         body: { tool_results: [{ tool_call_id: a, result: 'yes' }] },
@@ -87,9 +87,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       });
       assert.equal(second.body.accepted, 1);
       const done = await sse.until('session.idled');
-      const failed = done.filter((e) => e.type === 'tool.completed').find((e) => e.data.tool_call_id === b)!;
-      assert.equal(failed.data.success, false);
-      assert.equal(failed.data.error, 'user closed the dialog');
+      const failed = done.filter((e) => e.type === 'tool.completed').find((e) => e.data['tool_call_id'] === b)!;
+      assert.equal(failed.data['success'], false);
+      assert.equal(failed.data['error'], 'user closed the dialog');
       assert.equal(done.filter((e) => e.type === 'tool.completed').length, 2);
     });
 
@@ -111,7 +111,7 @@ for (const mode of ['postgres', 'nats'] as const) {
         'output.message.completed',
         'session.idled',
       ]);
-      assert.equal(events.find((e) => e.type === 'tool.completed')!.data.success, false);
+      assert.equal(events.find((e) => e.type === 'tool.completed')!.data['success'], false);
       assert.equal((await getSession(app, id)).status, 'idle');
       const late = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
         body: { tool_results: [{ tool_call_id: 'x', result: 1 }] },

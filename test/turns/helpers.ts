@@ -95,7 +95,7 @@ export async function watch(app: TestApp, sessionId: string) {
 export function typesOf(events: StoredEvent[], turnId?: string): string[] {
   const out: string[] = [];
   for (const e of events) {
-    if (turnId && e.context.turn_id !== turnId) continue;
+    if (turnId && e.context['turn_id'] !== turnId) continue;
     if ((e.type === 'output.message.delta' || e.type === 'reason.thinking.delta') && out.at(-1) === e.type) continue;
     out.push(e.type);
   }

@@ -69,7 +69,7 @@ describe('turns: message input (postgres)', () => {
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.body.content[1], { type: 'image_file', image_id: imageId, filename: 'dot.png' });
     const events = await sse.until('session.idled');
-    assert.equal(events.find((e) => e.type === 'output.message.completed')!.data.message.content[0].text, 'what is this [1 image]');
+    assert.equal(events.find((e) => e.type === 'output.message.completed')!.data['message'].content[0].text, 'what is this [1 image]');
   });
 
   it('storage tools run against the session storage (kv_store round trip across turns)', async (t) => {
@@ -82,8 +82,8 @@ describe('turns: message input (postgres)', () => {
     assert.equal((await sendMessage(app, id, '@tool kv_store {"operation":"get","key":"colour"}')).status, 201);
     const events = await sse.until('session.idled', 2);
     const got = events.filter((e) => e.type === 'tool.completed').at(-1)!;
-    assert.equal(got.data.success, true, JSON.stringify(got.data));
-    assert.match(got.data.result[0].text, /"value": "blue"/);
+    assert.equal(got.data['success'], true, JSON.stringify(got.data));
+    assert.match(got.data['result'][0].text, /"value": "blue"/);
   });
 
   it('DELETE of a session mid-turn: the worker lets go, other sessions keep working', async (t) => {

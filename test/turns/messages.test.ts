@@ -19,7 +19,7 @@ for (const mode of ['postgres', 'nats'] as const) {
 
       const events = await sse.until('session.idled');
       const started = events.find((e) => e.type === 'turn.started')!;
-      const turnId = started.data.turn_id;
+      const turnId = started.data['turn_id'];
       assert.deepEqual(typesOf(events), [
         'session.created',
         'input.message',
@@ -36,30 +36,30 @@ for (const mode of ['postgres', 'nats'] as const) {
         'session.idled',
       ]);
       const input = events.find((e) => e.type === 'input.message')!;
-      assert.deepEqual(input.data.message, r.body);
-      assert.equal(started.data.input_message_id, r.body.id);
+      assert.deepEqual(input.data['message'], r.body);
+      assert.equal(started.data['input_message_id'], r.body.id);
       for (const e of events.slice(1)) {
-        assert.equal(e.context.turn_id, turnId, `${e.type} context.turn_id`);
-        assert.equal(e.context.input_message_id, r.body.id, `${e.type} context.input_message_id`);
+        assert.equal(e.context['turn_id'], turnId, `${e.type} context.turn_id`);
+        assert.equal(e.context['input_message_id'], r.body.id, `${e.type} context.input_message_id`);
       }
       const completed = events.find((e) => e.type === 'output.message.completed')!;
-      assert.equal(completed.data.message.role, 'agent');
-      assert.deepEqual(completed.data.message.content, [{ type: 'text', text: 'Hello there' }]);
-      assert.deepEqual(completed.data.metadata, { model: 'llmsim', model_id: 'llmsim', provider_id: 'llmsim' });
-      assert.equal(typeof completed.data.usage.input_tokens, 'number');
-      assert.equal(typeof completed.data.usage.output_tokens, 'number');
+      assert.equal(completed.data['message'].role, 'agent');
+      assert.deepEqual(completed.data['message'].content, [{ type: 'text', text: 'Hello there' }]);
+      assert.deepEqual(completed.data['metadata'], { model: 'llmsim', model_id: 'llmsim', provider_id: 'llmsim' });
+      assert.equal(typeof completed.data['usage'].input_tokens, 'number');
+      assert.equal(typeof completed.data['usage'].output_tokens, 'number');
       const delta = events.find((e) => e.type === 'output.message.delta')!;
       assert.deepEqual(delta.data, { turn_id: turnId, delta: 'Hello there', accumulated: 'Hello there' });
       const generation = events.find((e) => e.type === 'llm.generation')!;
-      assert.deepEqual(generation.metadata!.usage, completed.data.usage && generation.data.usage);
+      assert.deepEqual(generation.metadata!['usage'], completed.data['usage'] && generation.data['usage']);
       const done = events.find((e) => e.type === 'turn.completed')!;
-      assert.equal(done.data.turn_id, turnId);
-      assert.equal(done.data.iterations, 1);
-      assert.ok(done.data.duration_ms >= 0);
+      assert.equal(done.data['turn_id'], turnId);
+      assert.equal(done.data['iterations'], 1);
+      assert.ok(done.data['duration_ms'] >= 0);
       const idled = events.find((e) => e.type === 'session.idled')!;
-      assert.equal(idled.data.turn_id, turnId);
-      assert.equal(idled.data.iterations, 1);
-      assert.deepEqual(idled.data.usage, generation.metadata!.usage);
+      assert.equal(idled.data['turn_id'], turnId);
+      assert.equal(idled.data['iterations'], 1);
+      assert.deepEqual(idled.data['usage'], generation.metadata!['usage']);
 
       assert.equal((await getSession(app, id)).status, 'idle');
       assertLogIntegrity(await listEvents(app, id));
@@ -79,10 +79,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       const [g1, g2] = events.filter((e) => e.type === 'llm.generation');
       const idled = events.filter((e) => e.type === 'session.idled')[1]!;
       for (const k of ['input_tokens', 'output_tokens', 'cache_read_tokens']) {
-        assert.equal(idled.data.usage[k], g1!.metadata!.usage[k] + g2!.metadata!.usage[k], k);
+        assert.equal(idled.data['usage'][k], g1!.metadata!['usage'][k] + g2!.metadata!['usage'][k], k);
       }
       // The second call saw the first exchange: its prompt is longer.
-      assert.ok(g2!.metadata!.usage.input_tokens > g1!.metadata!.usage.input_tokens);
+      assert.ok(g2!.metadata!['usage'].input_tokens > g1!.metadata!['usage'].input_tokens);
       assertLogIntegrity(await listEvents(app, id));
     });
   });

@@ -41,8 +41,8 @@ async function holder(c: Cluster, sessionId: string): Promise<{ victim: WorkerPr
 function assertPaired(events: StoredEvent[]): void {
   const calls = events
     .filter((e) => e.type === 'output.message.completed')
-    .flatMap((e) => e.data.message.content.filter((p: { type: string }) => p.type === 'tool_call'));
-  const results = events.filter((e) => e.type === 'tool.completed').map((e) => e.data.tool_call_id);
+    .flatMap((e) => e.data['message'].content.filter((p: { type: string }) => p.type === 'tool_call'));
+  const results = events.filter((e) => e.type === 'tool.completed').map((e) => e.data['tool_call_id']);
   assert.deepEqual(results.slice().sort(), calls.map((c: { id: string }) => c.id).sort(), 'every tool call has exactly one result');
 }
 
@@ -68,7 +68,7 @@ describe('turn recovery with two worker processes (nats)', () => {
     assert.equal(events.filter((e) => e.type === 'output.message.started').length, 2, 'the redone generation announces itself');
     const completed = events.filter((e) => e.type === 'output.message.completed');
     assert.equal(completed.length, 1);
-    assert.equal(completed[0]!.data.message.content[0].text.split(' ').length, 200);
+    assert.equal(completed[0]!.data['message'].content[0].text.split(' ').length, 200);
   });
 
   it('SIGKILL with the default settings: the other worker resumes the turn within seconds (issue 13 item 7)', async (t) => {
@@ -116,9 +116,9 @@ describe('turn recovery with two worker processes (nats)', () => {
     assert.equal(server.hits.get('slow'), 1, 'the interrupted tool was not re-run');
     const results = events.filter((e) => e.type === 'tool.completed');
     assert.equal(results.length, 2);
-    const interrupted = results.find((e) => e.data.success === false)!;
-    assert.match(interrupted.data.error, /interrupted/);
-    assert.equal(interrupted.context.exec_id, events.filter((e) => e.type === 'tool.started')[1]!.context.exec_id);
+    const interrupted = results.find((e) => e.data['success'] === false)!;
+    assert.match(interrupted.data['error'], /interrupted/);
+    assert.equal(interrupted.context['exec_id'], events.filter((e) => e.type === 'tool.started')[1]!.context['exec_id']);
     assertPaired(events);
     assert.equal(events.filter((e) => e.type === 'turn.completed').length, 1);
   });

@@ -208,10 +208,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       const env = { TURN_SWEEP_INTERVAL_MS: 200, TURN_SWEEP_MIN_AGE_MS: 300 };
       const worker = await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl, env });
       const events = await waitForEvent(worker, id, 'session.idled', { timeoutMs: 10_000 });
-      const turnId = events.find((e) => e.type === 'turn.started')!.data.turn_id;
-      assert.equal(events.find((e) => e.type === 'turn.completed')?.context.turn_id, turnId, typesOf(events).join(','));
+      const turnId = events.find((e) => e.type === 'turn.started')!.data['turn_id'];
+      assert.equal(events.find((e) => e.type === 'turn.completed')?.context['turn_id'], turnId, typesOf(events).join(','));
       assert.ok(
-        events.some((e) => e.type === 'output.message.completed' && e.context.turn_id === turnId),
+        events.some((e) => e.type === 'output.message.completed' && e.context['turn_id'] === turnId),
         'the turn ran its step',
       );
       assert.equal((await getSession(api, id)).status, 'idle');

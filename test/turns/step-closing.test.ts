@@ -57,28 +57,28 @@ const ofType = (events: StoredEvent[], type: string) => events.filter((e) => e.t
 
 /** Every step has its message, its generation and its completion exactly once, and usage adds up. */
 function assertStepsClosed(events: StoredEvent[]): void {
-  const steps = ofType(events, 'reason.started').map((e) => e.data.iteration);
+  const steps = ofType(events, 'reason.started').map((e) => e.data['iteration']);
   for (const type of ['output.message.completed', 'llm.generation', 'reason.completed']) {
     assert.deepEqual(
-      ofType(events, type).map((e) => e.data.iteration ?? null),
+      ofType(events, type).map((e) => e.data['iteration'] ?? null),
       type === 'output.message.completed' ? steps.map(() => null) : steps,
       `one ${type} per step; log: ${events.map((e) => e.type).join(', ')}`,
     );
   }
   const generations = ofType(events, 'llm.generation');
-  const sum = (key: 'input_tokens' | 'output_tokens') => generations.reduce((n, e) => n + e.data.usage[key], 0);
+  const sum = (key: 'input_tokens' | 'output_tokens') => generations.reduce((n, e) => n + e.data['usage'][key], 0);
   assert.ok(sum('input_tokens') > 0, 'the simulated model reports usage');
   const messages = ofType(events, 'output.message.completed');
   for (const [i, g] of generations.entries()) {
-    assert.equal(g.data.usage.input_tokens, messages[i]!.data.usage.input_tokens, 'the generation reports its own call');
-    assert.equal(g.data.usage.output_tokens, messages[i]!.data.usage.output_tokens);
+    assert.equal(g.data['usage'].input_tokens, messages[i]!.data['usage'].input_tokens, 'the generation reports its own call');
+    assert.equal(g.data['usage'].output_tokens, messages[i]!.data['usage'].output_tokens);
   }
   const [completed] = ofType(events, 'turn.completed');
   assert.ok(completed, 'the turn completed');
-  assert.equal(completed.data.usage.input_tokens, sum('input_tokens'), 'turn usage counts every step once');
-  assert.equal(completed.data.usage.output_tokens, sum('output_tokens'));
+  assert.equal(completed.data['usage'].input_tokens, sum('input_tokens'), 'turn usage counts every step once');
+  assert.equal(completed.data['usage'].output_tokens, sum('output_tokens'));
   const [idled] = ofType(events, 'session.idled');
-  assert.equal(idled!.data.usage.input_tokens, sum('input_tokens'), 'session usage counts every step once');
+  assert.equal(idled!.data['usage'].input_tokens, sum('input_tokens'), 'session usage counts every step once');
 }
 
 for (const mode of ['postgres', 'nats'] as const) {
@@ -114,9 +114,9 @@ for (const mode of ['postgres', 'nats'] as const) {
         const events = await waitForEvent(app, id, 'session.idled', { timeoutMs: 20_000 });
         assert.ok(fault.hits.length >= 2, `the API's append and the worker's were hit: ${JSON.stringify(fault.hits)}`);
         assert.deepEqual(fault.hits[0]!.kept, ['input.message', 'session.started', 'turn.started']);
-        const turnId = ofType(events, 'turn.started')[0]!.data.turn_id;
+        const turnId = ofType(events, 'turn.started')[0]!.data['turn_id'];
         assert.equal(ofType(events, 'session.activated').length, 1, `session.activated once; log: ${events.map((e) => e.type).join(', ')}`);
-        assert.equal(ofType(events, 'session.activated')[0]!.data.turn_id, turnId);
+        assert.equal(ofType(events, 'session.activated')[0]!.data['turn_id'], turnId);
         assert.deepEqual(
           events.slice(0, 5).map((e) => e.type),
           ['session.created', 'input.message', 'session.started', 'turn.started', 'session.activated'],
@@ -141,12 +141,12 @@ for (const mode of ['postgres', 'nats'] as const) {
       const results = ofType(events, 'tool.completed');
       assert.equal(results.length, 3, 'one result per call');
       assert.ok(
-        results.every((e) => e.data.success === true),
-        `every tool succeeded and is recorded so: ${JSON.stringify(results.map((e) => e.data.error ?? 'ok'))}`,
+        results.every((e) => e.data['success'] === true),
+        `every tool succeeded and is recorded so: ${JSON.stringify(results.map((e) => e.data['error'] ?? 'ok'))}`,
       );
       for (const k of ['a', 'b', 'c']) assert.equal(server.hits.get(k), 1, `tool ${k} ran once`);
       const [actCompleted] = ofType(events, 'act.completed');
-      assert.deepEqual([actCompleted!.data.succeeded, actCompleted!.data.failed], [3, 0]);
+      assert.deepEqual([actCompleted!.data['succeeded'], actCompleted!.data['failed']], [3, 0]);
       assertStepsClosed(events);
       assertLogIntegrity(events);
     });

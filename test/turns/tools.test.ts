@@ -23,7 +23,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       t.after(() => sse.close());
       assert.equal((await sendMessage(app, id, '@tool get_current_time {"timezone":"UTC"}')).status, 201);
       const events = await sse.until('session.idled');
-      const turnId = events.find((e) => e.type === 'turn.started')!.data.turn_id;
+      const turnId = events.find((e) => e.type === 'turn.started')!.data['turn_id'];
       assert.deepEqual(typesOf(events, turnId).slice(4), [
         ...REASON_NO_TEXT,
         'act.started',
@@ -34,27 +34,27 @@ for (const mode of ['postgres', 'nats'] as const) {
         'turn.completed',
         'session.idled',
       ]);
-      const requested = events.find((e) => e.type === 'output.message.completed')!.data.message.content;
+      const requested = events.find((e) => e.type === 'output.message.completed')!.data['message'].content;
       assert.deepEqual(requested, [{ type: 'tool_call', id: requested[0]!.id, name: 'get_current_time', arguments: { timezone: 'UTC' } }]);
       const started = events.find((e) => e.type === 'tool.started')!;
       assert.deepEqual(started.data, {
         tool_call: { id: requested[0]!.id, name: 'get_current_time', arguments: { timezone: 'UTC' } },
         display_name: 'Get Current Time',
       });
-      assert.ok(started.context.exec_id);
+      assert.ok(started.context['exec_id']);
       const completed = events.find((e) => e.type === 'tool.completed')!;
-      assert.equal(completed.context.exec_id, started.context.exec_id);
-      assert.equal(completed.data.tool_call_id, requested[0]!.id);
-      assert.equal(completed.data.tool_name, 'get_current_time');
-      assert.equal(completed.data.display_name, 'Get Current Time');
-      assert.equal(completed.data.success, true);
-      assert.equal(completed.data.status, 'success');
-      assert.equal(completed.data.result[0].type, 'text');
-      assert.match(completed.data.result[0].text, /"utc"/);
+      assert.equal(completed.context['exec_id'], started.context['exec_id']);
+      assert.equal(completed.data['tool_call_id'], requested[0]!.id);
+      assert.equal(completed.data['tool_name'], 'get_current_time');
+      assert.equal(completed.data['display_name'], 'Get Current Time');
+      assert.equal(completed.data['success'], true);
+      assert.equal(completed.data['status'], 'success');
+      assert.equal(completed.data['result'][0].type, 'text');
+      assert.match(completed.data['result'][0].text, /"utc"/);
       assert.deepEqual(events.find((e) => e.type === 'act.completed')!.data, { turn_id: turnId, iteration: 1, succeeded: 1, failed: 0 });
       const reply = events.filter((e) => e.type === 'output.message.completed')[1]!;
-      assert.match(reply.data.message.content[0].text, /^Received 1 tool result/);
-      assert.equal(events.find((e) => e.type === 'turn.completed')!.data.iterations, 2);
+      assert.match(reply.data['message'].content[0].text, /^Received 1 tool result/);
+      assert.equal(events.find((e) => e.type === 'turn.completed')!.data['iterations'], 2);
       assertLogIntegrity(await listEvents(app, id));
     });
 
@@ -69,13 +69,13 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await sendMessage(app, id, lines.join('\n'))).status, 201);
       const events = await sse.until('session.idled', 1, 30_000);
       assert.equal(server.maxInFlight, 10, `max concurrent tool calls was ${server.maxInFlight}`);
-      const calls = events.find((e) => e.type === 'output.message.completed')!.data.message.content.map((p: { id: string }) => p.id);
+      const calls = events.find((e) => e.type === 'output.message.completed')!.data['message'].content.map((p: { id: string }) => p.id);
       assert.equal(calls.length, 12);
       const completed = events.filter((e) => e.type === 'tool.completed');
-      assert.deepEqual(completed.map((e) => e.data.tool_call_id).sort(), [...calls].sort());
+      assert.deepEqual(completed.map((e) => e.data['tool_call_id']).sort(), [...calls].sort());
       assert.ok(
-        completed.every((e) => e.data.success === true),
-        JSON.stringify(completed.map((e) => e.data.error)),
+        completed.every((e) => e.data['success'] === true),
+        JSON.stringify(completed.map((e) => e.data['error'])),
       );
       assert.equal(events.filter((e) => e.type === 'tool.started').length, 12);
       for (let i = 0; i < 12; i++) assert.equal(server.hits.get(`p${i}`), 1);
@@ -91,17 +91,17 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await sendMessage(app, id, text)).status, 201);
       const events = await sse.until('session.idled');
       const results = events.filter((e) => e.type === 'tool.completed');
-      const bad = results.find((e) => e.data.tool_name === 'get_current_time');
-      const unknown = results.find((e) => e.data.tool_name === 'no_such_tool');
-      assert.equal(bad!.data.success, false);
-      assert.equal(bad!.data.status, 'error');
-      assert.match(bad!.data.error, /Unknown time zone "Nope\/Zone"/);
-      assert.equal(bad!.data.result, undefined);
-      assert.equal(unknown!.data.success, false);
-      assert.equal(unknown!.data.error, 'Unknown tool: no_such_tool');
-      assert.deepEqual(events.find((e) => e.type === 'act.completed')!.data.failed, 2);
+      const bad = results.find((e) => e.data['tool_name'] === 'get_current_time');
+      const unknown = results.find((e) => e.data['tool_name'] === 'no_such_tool');
+      assert.equal(bad!.data['success'], false);
+      assert.equal(bad!.data['status'], 'error');
+      assert.match(bad!.data['error'], /Unknown time zone "Nope\/Zone"/);
+      assert.equal(bad!.data['result'], undefined);
+      assert.equal(unknown!.data['success'], false);
+      assert.equal(unknown!.data['error'], 'Unknown tool: no_such_tool');
+      assert.deepEqual(events.find((e) => e.type === 'act.completed')!.data['failed'], 2);
       assert.ok(events.some((e) => e.type === 'turn.completed'));
-      assert.match(events.filter((e) => e.type === 'output.message.completed')[1]!.data.message.content[0].text, /\(error\)/);
+      assert.match(events.filter((e) => e.type === 'output.message.completed')[1]!.data['message'].content[0].text, /\(error\)/);
     });
 
     it('max_iterations from the agent: turn.failed error_code max_iterations after that many steps, then session.idled', async (t) => {
@@ -112,9 +112,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await sendMessage(app, id, '@loop get_current_time {}')).status, 201);
       const events = await sse.until('session.idled');
       const failed = events.find((e) => e.type === 'turn.failed')!;
-      assert.equal(failed.data.error_code, 'max_iterations');
-      assert.equal(failed.data.iterations, 3);
-      assert.equal(typeof failed.data.error, 'string');
+      assert.equal(failed.data['error_code'], 'max_iterations');
+      assert.equal(failed.data['iterations'], 3);
+      assert.equal(typeof failed.data['error'], 'string');
       assert.equal(events.filter((e) => e.type === 'reason.started').length, 3);
       assert.equal(events.filter((e) => e.type === 'act.completed').length, 3);
       assert.deepEqual(typesOf(events).slice(-2), ['turn.failed', 'session.idled']);
@@ -133,8 +133,8 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await sendMessage(app, id, '@fail bad_request')).status, 201);
       let events = await sse.until('session.idled');
       const failed = events.find((e) => e.type === 'turn.failed')!;
-      assert.equal(failed.data.error_code, 'llm_error');
-      assert.equal(failed.data.error, 'LLM provider rejected the request');
+      assert.equal(failed.data['error_code'], 'llm_error');
+      assert.equal(failed.data['error'], 'LLM provider rejected the request');
       assert.deepEqual(typesOf(events).slice(-5), [
         'session.activated',
         'reason.started',
@@ -147,8 +147,8 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await sendMessage(app, id, '@tokens 5\n@fail network after=3')).status, 201);
       events = await sse.until('session.idled', 2);
       const second = events.filter((e) => e.type === 'turn.failed')[1]!;
-      assert.equal(second.data.error_code, 'llm_error');
-      assert.equal(second.data.error, 'LLM provider could not be reached');
+      assert.equal(second.data['error_code'], 'llm_error');
+      assert.equal(second.data['error'], 'LLM provider could not be reached');
       assert.equal((await getSession(app, id)).status, 'idle');
       assertLogIntegrity(await listEvents(app, id));
     });

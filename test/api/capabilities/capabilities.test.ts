@@ -37,12 +37,12 @@ describe('capabilities and the OpenAPI document', () => {
       for (const t of c.tools) assert.equal(t.parameters.type, 'object', `${c.id}.${t.name}`);
     }
     const byId = Object.fromEntries(r.body.data.map((c: { id: string }) => [c.id, c]));
-    assert.ok(byId.current_time.tools.some((t: { name: string }) => t.name === 'get_current_time'));
-    assert.ok(byId.web_fetch.tools.some((t: { name: string }) => t.name === 'fetch_url'));
-    assert.ok('timeout_ms' in byId.web_fetch.config_schema.properties);
-    const fsConfig = Object.keys(byId.session_file_system.config_schema.properties);
+    assert.ok(byId['current_time'].tools.some((t: { name: string }) => t.name === 'get_current_time'));
+    assert.ok(byId['web_fetch'].tools.some((t: { name: string }) => t.name === 'fetch_url'));
+    assert.ok('timeout_ms' in byId['web_fetch'].config_schema.properties);
+    const fsConfig = Object.keys(byId['session_file_system'].config_schema.properties);
     assert.ok(fsConfig.includes('max_file_size_mb') && fsConfig.includes('max_file_size'));
-    assert.ok(byId.session_file_system.features.includes('file_system'));
+    assert.ok(byId['session_file_system'].features.includes('file_system'));
   });
 
   it('GET /v1/capabilities/{id} - one capability; 404 for an unknown id; 401 without credentials', async () => {

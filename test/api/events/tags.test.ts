@@ -28,8 +28,8 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await sendMessage(app, id, 'untagged')).status, 201);
       const all = await waitForEvent(app, id, 'session.idled', { n: 2 });
 
-      const firstTurn = all.find((e) => e.type === 'turn.started')!.data.turn_id;
-      const turn1 = all.filter((e) => e.context.turn_id === firstTurn);
+      const firstTurn = all.find((e) => e.type === 'turn.started')!.data['turn_id'];
+      const turn1 = all.filter((e) => e.context['turn_id'] === firstTurn);
       assert.ok(turn1.length > 8);
       for (const e of turn1) assert.deepEqual(e.tags?.slice(0, 2), ['alpha', 'beta'], `${e.type} carries the message tags`);
       const started = turn1.find((e) => e.type === 'tool.started')!;
@@ -37,7 +37,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.deepEqual(started.tags, ['alpha', 'beta', ...TOOL_TAGS]);
       assert.deepEqual(completed.tags, ['alpha', 'beta', ...TOOL_TAGS]);
       assert.deepEqual(turn1.find((e) => e.type === 'act.started')!.tags, ['alpha', 'beta', ...TOOL_TAGS]);
-      const turn2 = all.filter((e) => e.context.turn_id && e.context.turn_id !== firstTurn);
+      const turn2 = all.filter((e) => e.context['turn_id'] && e.context['turn_id'] !== firstTurn);
       assert.ok(
         turn2.every((e) => e.tags === undefined),
         'an untagged turn without tools has no tags',
@@ -89,7 +89,7 @@ for (const mode of ['postgres', 'nats'] as const) {
         app.request('POST', `/v1/sessions/${id}/messages`, { body: { message: { content: [{ type: 'text', text }], tags } } });
       assert.equal((await send('@tool ask_user {}', ['gamma'])).status, 201);
       const asked = await waitForEvent(app, id, 'tool.call_requested');
-      const callId = asked.find((e) => e.type === 'tool.call_requested')!.data.tool_calls[0].id;
+      const callId = asked.find((e) => e.type === 'tool.call_requested')!.data['tool_calls'][0].id;
       await waitForStatus(app, id, 'waiting_for_tool_results');
       const r = await app.request('POST', `/v1/sessions/${id}/tool-results`, {
         body: { tool_results: [{ tool_call_id: callId, result: 'blue' }] },

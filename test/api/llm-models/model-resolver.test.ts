@@ -40,17 +40,17 @@ describe('llm models: model resolver (postgres)', () => {
       type: 'llmsim',
     });
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
-    const m = await addModel(app(), p.id, { model_id: 'gpt-fake' });
-    assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m.id } })).status, 200);
+    const m = await addModel(app(), p['id'], { model_id: 'gpt-fake' });
+    assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m['id'] } })).status, 200);
     const resolved = await services().modelResolver.resolve(orgId, null);
-    assert.deepEqual(pick(resolved), { model: 'gpt-fake', model_id: m.id, provider_id: p.id, type: 'openai_completions' });
+    assert.deepEqual(pick(resolved), { model: 'gpt-fake', model_id: m['id'], provider_id: p['id'], type: 'openai_completions' });
     assert.equal(await say(resolved.provider, resolved.model), 'ok');
     assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer key-one');
 
     // A direct SQL change bypasses the service, so the cached default stays until invalidated
     // (another instance's PUT is seen after the cache TTL).
     await services().store.sql('update organizations set default_model_id = ? where id = ?', [uuidv7(), orgId]);
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m.id, 'cached default');
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m['id'], 'cached default');
     services().modelResolver.invalidateDefault(orgId);
     assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim', 'a dangling default falls back');
     assert.ok(app().logs.some((l) => l.includes('organization default model no longer exists')));
@@ -66,13 +66,13 @@ describe('llm models: model resolver (postgres)', () => {
     );
     assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim');
     const p = await createProvider(app(), { provider_type: 'llmsim' });
-    const m = await addModel(app(), p.id, { model_id: 'llmsim' });
-    assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m.id } })).status, 200);
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m.id, 'invalidated by the PUT');
-    assert.equal((await uncached.resolve(orgId, null)).model_id, m.id);
+    const m = await addModel(app(), p['id'], { model_id: 'llmsim' });
+    assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m['id'] } })).status, 200);
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m['id'], 'invalidated by the PUT');
+    assert.equal((await uncached.resolve(orgId, null)).model_id, m['id']);
     await services().store.sql('update organizations set default_model_id = null where id = ?', [orgId]);
     assert.equal((await uncached.resolve(orgId, null)).model_id, 'llmsim');
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m.id, 'still cached');
+    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m['id'], 'still cached');
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: null } })).status, 200);
     assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim');
   });
@@ -80,25 +80,25 @@ describe('llm models: model resolver (postgres)', () => {
   it('an explicit id resolves to its model; unknown, malformed and foreign ids are NotFoundError', async () => {
     const orgId = await adminOrgId(app());
     const p = await createProvider(app(), { provider_type: 'llmsim' });
-    const m = await addModel(app(), p.id, { model_id: 'llmsim' });
-    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, m.id)), {
+    const m = await addModel(app(), p['id'], { model_id: 'llmsim' });
+    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, m['id'])), {
       model: 'llmsim',
-      model_id: m.id,
-      provider_id: p.id,
+      model_id: m['id'],
+      provider_id: p['id'],
       type: 'llmsim',
     });
     const other = await createOtherOrg(app());
-    for (const id of [uuidv7(), 'gpt-4o', m.id.toUpperCase().replace(/./, 'x')]) {
+    for (const id of [uuidv7(), 'gpt-4o', m['id'].toUpperCase().replace(/./, 'x')]) {
       await assert.rejects(services().modelResolver.resolve(orgId, id), NotFoundError);
     }
-    await assert.rejects(services().modelResolver.resolve(other.orgId, m.id), NotFoundError);
+    await assert.rejects(services().modelResolver.resolve(other.orgId, m['id']), NotFoundError);
     assert.equal((await services().modelResolver.resolve(orgId, 'llmsim')).provider_id, 'llmsim');
   });
 
   it('providers are cached per row version; a new key is used at once, here and on another instance', async () => {
     const orgId = await adminOrgId(app());
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
-    const m = await addModel(app(), p.id, { model_id: 'gpt-fake' });
+    const m = await addModel(app(), p['id'], { model_id: 'gpt-fake' });
     const resolver = services().modelResolver;
     const elsewhere = createModelResolver({
       store: services().store,
@@ -106,14 +106,14 @@ describe('llm models: model resolver (postgres)', () => {
       log: services().log,
       systemDefault: 'llmsim',
     });
-    const first = await resolver.resolve(orgId, m.id);
-    assert.equal((await resolver.resolve(orgId, m.id)).provider, first.provider, 'reused');
-    const remote = await elsewhere.resolve(orgId, m.id);
-    assert.equal((await elsewhere.resolve(orgId, m.id)).provider, remote.provider);
+    const first = await resolver.resolve(orgId, m['id']);
+    assert.equal((await resolver.resolve(orgId, m['id'])).provider, first.provider, 'reused');
+    const remote = await elsewhere.resolve(orgId, m['id']);
+    assert.equal((await elsewhere.resolve(orgId, m['id'])).provider, remote.provider);
 
-    assert.equal((await app().request('PATCH', `/v1/llm-providers/${p.id}`, { body: { api_key: 'key-two' } })).status, 200);
+    assert.equal((await app().request('PATCH', `/v1/llm-providers/${p['id']}`, { body: { api_key: 'key-two' } })).status, 200);
     for (const r of [resolver, elsewhere]) {
-      const next = await r.resolve(orgId, m.id);
+      const next = await r.resolve(orgId, m['id']);
       assert.notEqual(next.provider, first.provider);
       assert.notEqual(next.provider, remote.provider);
       await assert.rejects(say(next.provider, next.model), /rejected the credentials/, 'the fake only knows key-one');
@@ -130,7 +130,7 @@ describe('llm models: model resolver (postgres)', () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       const p = await createProvider(app(), { provider_type: 'llmsim' });
-      ids.push((await addModel(app(), p.id, { model_id: 'llmsim' })).id);
+      ids.push((await addModel(app(), p['id'], { model_id: 'llmsim' }))['id']);
     }
     const [one, two, three] = ids as [string, string, string];
     const first = (await small.resolve(orgId, one)).provider;
@@ -154,9 +154,9 @@ describe('llm models: model resolver (postgres)', () => {
     );
     await assert.rejects(strict.resolve(orgId, 'llmsim'), NotFoundError);
     const p = await createProvider(app(), { provider_type: 'llmsim' });
-    const m = await addModel(app(), p.id, { model_id: 'llmsim' });
-    const a = await strict.resolve(orgId, m.id);
-    assert.notEqual((await strict.resolve(orgId, m.id)).provider, a.provider, 'ttl 0: rebuilt');
+    const m = await addModel(app(), p['id'], { model_id: 'llmsim' });
+    const a = await strict.resolve(orgId, m['id']);
+    assert.notEqual((await strict.resolve(orgId, m['id'])).provider, a.provider, 'ttl 0: rebuilt');
   });
 });
 

@@ -23,9 +23,9 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
   let anthropic: FakeLlmServer;
   let gemini: FakeLlmServer;
   before(async () => {
-    openai = await startFakeOpenAi({ api_key: FAKE_KEY, models: listed.openai });
-    anthropic = await startFakeAnthropic({ api_key: FAKE_KEY, models: listed.anthropic });
-    gemini = await startFakeGemini({ api_key: FAKE_KEY, models: listed.gemini });
+    openai = await startFakeOpenAi({ api_key: FAKE_KEY, models: listed['openai'] });
+    anthropic = await startFakeAnthropic({ api_key: FAKE_KEY, models: listed['anthropic'] });
+    gemini = await startFakeGemini({ api_key: FAKE_KEY, models: listed['gemini'] });
   });
   after(async () => Promise.all([openai.close(), anthropic.close(), gemini.close()]));
   const app = useSuiteApp(() => ({
@@ -57,14 +57,14 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
         { id: 'model-c', display_name: 'Model C' },
       );
       const p = await createProvider(app(), { name: vendor.type, provider_type: vendor.type, api_key: FAKE_KEY });
-      const manual = await addModel(app(), p.id, { model_id: 'private-finetune' });
+      const manual = await addModel(app(), p['id'], { model_id: 'private-finetune' });
       const sync = async () => {
-        const r = await app().request('POST', `/v1/llm-providers/${p.id}/sync-models`);
+        const r = await app().request('POST', `/v1/llm-providers/${p['id']}/sync-models`);
         assert.equal(r.status, 200, r.text);
         return r.body;
       };
       const byModelId = async () => {
-        const r = await app().request('GET', `/v1/llm-providers/${p.id}/models`);
+        const r = await app().request('GET', `/v1/llm-providers/${p['id']}/models`);
         return Object.fromEntries(r.body.data.map((m: any) => [m.model_id, m]));
       };
 
@@ -73,7 +73,7 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
       assert.deepEqual(Object.keys(first).sort(), ['model-a', 'model-b', 'model-c', 'private-finetune']);
       assert.deepEqual([first['model-a'].source, first['model-a'].status, first['model-a'].enabled], ['discovered', 'active', true]);
       assert.equal(first['model-b'].display_name, vendor.names ? 'Model B' : 'model-b');
-      assert.ok((await app().request('GET', `/v1/llm-providers/${p.id}`)).body.last_synced_at);
+      assert.ok((await app().request('GET', `/v1/llm-providers/${p['id']}`)).body.last_synced_at);
       assert.ok(
         vendor.fake().requests.some((r) => r.method === 'GET' && r.url.includes('models')),
         'listed through the vendor API',
@@ -87,9 +87,9 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
       const second = await byModelId();
       assert.deepEqual([second['model-c'].status, second['model-c'].id], ['stale', first['model-c'].id], 'kept, marked stale');
       assert.equal(second['private-finetune'].status, 'active', 'manual models are never marked stale');
-      assert.equal(second['private-finetune'].id, manual.id);
+      assert.equal(second['private-finetune'].id, manual['id']);
       if (vendor.names) assert.equal(second['model-b'].display_name, 'Model B v2');
-      assert.equal((await app().request('GET', `/v1/llm-models?provider_id=${p.id}&status=stale`)).body.total, 1);
+      assert.equal((await app().request('GET', `/v1/llm-models?provider_id=${p['id']}&status=stale`)).body.total, 1);
 
       models.push({ id: 'model-c', display_name: 'Model C' }, { id: 'model-d', display_name: 'Model D' });
       assert.deepEqual(await sync(), { status: 'success', created: 1, updated: 1, stale: 0 });
@@ -100,32 +100,32 @@ describe('llm models: sync-models through the SDKs against fake vendors (postgre
   it('POST /v1/llm-providers/{id}/sync-models - not_supported for a custom base_url, without calling anyone', async () => {
     const before = openai.requests.length;
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: FAKE_KEY, base_url: `${openai.origin}/v1` });
-    const r = await app().request('POST', `/v1/llm-providers/${p.id}/sync-models`);
+    const r = await app().request('POST', `/v1/llm-providers/${p['id']}/sync-models`);
     assert.deepEqual([r.status, r.body], [200, { status: 'not_supported' }]);
     assert.equal(openai.requests.length, before);
-    assert.equal((await app().request('GET', `/v1/llm-providers/${p.id}/models`)).body.total, 0);
+    assert.equal((await app().request('GET', `/v1/llm-providers/${p['id']}/models`)).body.total, 0);
   });
 
   it('POST /v1/llm-providers/{id}/sync-models - llmsim lists its one model; a rejected key is 422; other org 403', async () => {
     const sim = await createProvider(app(), { provider_type: 'llmsim' });
-    assert.deepEqual((await app().request('POST', `/v1/llm-providers/${sim.id}/sync-models`)).body, {
+    assert.deepEqual((await app().request('POST', `/v1/llm-providers/${sim['id']}/sync-models`)).body, {
       status: 'success',
       created: 1,
       updated: 0,
       stale: 0,
     });
     assert.deepEqual(
-      (await app().request('GET', `/v1/llm-providers/${sim.id}/models`)).body.data.map((m: any) => m.model_id),
+      (await app().request('GET', `/v1/llm-providers/${sim['id']}/models`)).body.data.map((m: any) => m.model_id),
       ['llmsim'],
     );
 
     const wrong = await createProvider(app(), { provider_type: 'anthropic', api_key: 'not-the-fake-key' });
-    const r = await app().request('POST', `/v1/llm-providers/${wrong.id}/sync-models`);
+    const r = await app().request('POST', `/v1/llm-providers/${wrong['id']}/sync-models`);
     assert.equal(r.status, 422, r.text);
     assert.equal(r.body.error, 'Model sync failed: LLM provider rejected the credentials');
     assert.ok(!app().logs.join('').includes('not-the-fake-key'));
 
     const other = await createOtherOrg(app());
-    assert.equal((await other.request('POST', `/v1/llm-providers/${sim.id}/sync-models`)).status, 403);
+    assert.equal((await other.request('POST', `/v1/llm-providers/${sim['id']}/sync-models`)).status, 403);
   });
 });

@@ -32,24 +32,27 @@ describe('llm models: a turn through a configured provider (postgres)', () => {
   for (const c of cases) {
     it(`${c.type} - output.message.completed carries {model, model_id, provider_id} and usage; llm.generation has usage`, async () => {
       const p = await createProvider(app(), { name: c.type, provider_type: c.type, api_key: VENDOR_KEY, base_url: c.baseUrl() });
-      const m = await addModel(app(), p.id, { model_id: c.model });
+      const m = await addModel(app(), p['id'], { model_id: c.model });
       c.fake().enqueue({
         type: 'reply',
         reply: { text: ['Hello', ' from ', c.type], usage: { input_tokens: 21, output_tokens: 4, cache_read_tokens: 0 } },
       });
-      const session = await createSession(app(), { default_model_id: m.id });
+      const session = await createSession(app(), { default_model_id: m['id'] });
       const sent = await sendMessage(app(), session.id, 'Say hello');
       assert.equal(sent.status, 201, sent.text);
       const events = await waitForEvent(app(), session.id, 'session.idled');
 
       const completed = events.find((e) => e.type === 'output.message.completed');
       assert.ok(completed, `no output.message.completed: ${events.map((e) => e.type).join(', ')}`);
-      assert.deepEqual(completed.data.metadata, { model: c.model, model_id: m.id, provider_id: p.id });
-      assert.deepEqual({ input: completed.data.usage.input_tokens, output: completed.data.usage.output_tokens }, { input: 21, output: 4 });
-      assert.match(JSON.stringify(completed.data.message), new RegExp(`Hello from ${c.type}`));
+      assert.deepEqual(completed.data['metadata'], { model: c.model, model_id: m['id'], provider_id: p['id'] });
+      assert.deepEqual(
+        { input: completed.data['usage'].input_tokens, output: completed.data['usage'].output_tokens },
+        { input: 21, output: 4 },
+      );
+      assert.match(JSON.stringify(completed.data['message']), new RegExp(`Hello from ${c.type}`));
       const generation = events.find((e) => e.type === 'llm.generation')!;
-      assert.equal(generation.metadata?.usage?.input_tokens ?? generation.data.usage?.input_tokens, 21);
-      assert.equal(events.find((e) => e.type === 'output.message.started')?.data.model, c.model);
+      assert.equal(generation.metadata?.['usage']?.input_tokens ?? generation.data['usage']?.input_tokens, 21);
+      assert.equal(events.find((e) => e.type === 'output.message.started')?.data['model'], c.model);
       assert.ok(!events.some((e) => e.type === 'turn.failed'));
 
       const call = c.fake().requests.findLast((r) => r.url.startsWith(c.path))!;
@@ -62,15 +65,15 @@ describe('llm models: a turn through a configured provider (postgres)', () => {
 
   it('session model_id wins over the agent default; message controls win over both', async () => {
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: VENDOR_KEY, base_url: `${openai.origin}/v1` });
-    const agentModel = await addModel(app(), p.id, { model_id: 'agent-model' });
-    const sessionModel = await addModel(app(), p.id, { model_id: 'session-model' });
-    const controlModel = await addModel(app(), p.id, { model_id: 'control-model' });
-    const session = await createSession(app(), { default_model_id: agentModel.id }, { model_id: sessionModel.id });
+    const agentModel = await addModel(app(), p['id'], { model_id: 'agent-model' });
+    const sessionModel = await addModel(app(), p['id'], { model_id: 'session-model' });
+    const controlModel = await addModel(app(), p['id'], { model_id: 'control-model' });
+    const session = await createSession(app(), { default_model_id: agentModel['id'] }, { model_id: sessionModel['id'] });
     assert.equal((await sendMessage(app(), session.id, 'one')).status, 201);
     let events = await waitForEvent(app(), session.id, 'session.idled');
-    assert.equal(events.findLast((e) => e.type === 'output.message.completed')!.data.metadata.model_id, sessionModel.id);
-    assert.equal((await sendMessage(app(), session.id, 'two', { model_id: controlModel.id })).status, 201);
+    assert.equal(events.findLast((e) => e.type === 'output.message.completed')!.data['metadata'].model_id, sessionModel['id']);
+    assert.equal((await sendMessage(app(), session.id, 'two', { model_id: controlModel['id'] })).status, 201);
     events = await waitForEvent(app(), session.id, 'session.idled', { n: 2 });
-    assert.equal(events.findLast((e) => e.type === 'output.message.completed')!.data.metadata.model, 'control-model');
+    assert.equal(events.findLast((e) => e.type === 'output.message.completed')!.data['metadata'].model, 'control-model');
   });
 });

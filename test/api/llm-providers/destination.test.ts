@@ -23,20 +23,20 @@ describe('llm providers: a key stays with its destination (postgres)', () => {
       { provider_type: 'openai' },
       { provider_type: 'openai', name: 'x' },
     ]) {
-      const r = await app().request('PATCH', `/v1/llm-providers/${p.id}`, { body });
+      const r = await app().request('PATCH', `/v1/llm-providers/${p['id']}`, { body });
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.match(r.body.error, /changing base_url or provider_type needs a new api_key/);
     }
-    const after = await app().request('GET', `/v1/llm-providers/${p.id}`);
+    const after = await app().request('GET', `/v1/llm-providers/${p['id']}`);
     assert.deepEqual(
       [after.body.name, after.body.provider_type, after.body.base_url, after.body.updated_at],
-      ['P', 'openai_completions', LOCAL, p.updated_at],
+      ['P', 'openai_completions', LOCAL, p['updated_at']],
     );
     const { llmProviders } = app().app.services;
-    assert.equal(llmProviders.openConfig(await llmProviders.getRow(await adminOrgId(app()), p.id)).api_key, key);
+    assert.equal(llmProviders.openConfig(await llmProviders.getRow(await adminOrgId(app()), p['id'])).api_key, key);
     // The same URL again is not a change; the trailing slash is normalised away.
     assert.equal(
-      (await app().request('PATCH', `/v1/llm-providers/${p.id}`, { body: { base_url: `${LOCAL}/`, name: 'Same' } })).status,
+      (await app().request('PATCH', `/v1/llm-providers/${p['id']}`, { body: { base_url: `${LOCAL}/`, name: 'Same' } })).status,
       200,
     );
   });
@@ -44,16 +44,16 @@ describe('llm providers: a key stays with its destination (postgres)', () => {
   it('PATCH base_url and provider_type with a new api_key - 200; the new key is sealed for the new destination', async () => {
     const p = await createProvider(app(), { provider_type: 'openai_completions', base_url: LOCAL });
     const newKey = fakeVendorKey();
-    const r = await app().request('PATCH', `/v1/llm-providers/${p.id}`, {
+    const r = await app().request('PATCH', `/v1/llm-providers/${p['id']}`, {
       body: { provider_type: 'anthropic', base_url: 'http://localhost:9', api_key: newKey },
     });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual([r.body.provider_type, r.body.base_url], ['anthropic', 'http://localhost:9']);
     const orgId = await adminOrgId(app());
     const [row] = await app().app.services.store.sql<{ k: string }>('select api_key_encrypted as k from llm_providers where id = ?', [
-      p.id,
+      p['id'],
     ]);
-    const aad = { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE };
+    const aad = { org_id: orgId, row_id: p['id'], purpose: LLM_PROVIDER_KEY_PURPOSE };
     const { keyring } = app().app.services;
     assert.equal(decryptSecret(keyring, row!.k, { ...aad, binding: aadBinding(['anthropic', 'http://localhost:9']) }), newKey);
     assert.throws(() => decryptSecret(keyring, row!.k, { ...aad, binding: aadBinding(['openai_completions', LOCAL]) }), DecryptionError);
@@ -61,12 +61,12 @@ describe('llm providers: a key stays with its destination (postgres)', () => {
 
   it('a base_url changed behind the API (in the database) makes the key unusable: it is never sent to the new host', async () => {
     const p = await createProvider(app(), { provider_type: 'openai_completions', base_url: LOCAL });
-    await app().app.services.store.sql('update llm_providers set base_url = ? where id = ?', ['https://attacker.example/v1', p.id]);
+    await app().app.services.store.sql('update llm_providers set base_url = ? where id = ?', ['https://attacker.example/v1', p['id']]);
     const { llmProviders } = app().app.services;
-    const row = await llmProviders.getRow(await adminOrgId(app()), p.id);
+    const row = await llmProviders.getRow(await adminOrgId(app()), p['id']);
     assert.throws(() => llmProviders.openConfig(row), DecryptionError);
-    await app().app.services.store.sql('update llm_providers set base_url = ?, provider_type = ? where id = ?', [LOCAL, 'openai', p.id]);
-    const retyped = await llmProviders.getRow(await adminOrgId(app()), p.id);
+    await app().app.services.store.sql('update llm_providers set base_url = ?, provider_type = ? where id = ?', [LOCAL, 'openai', p['id']]);
+    const retyped = await llmProviders.getRow(await adminOrgId(app()), p['id']);
     assert.throws(() => llmProviders.openConfig(retyped), DecryptionError, 'provider type is bound too');
   });
 
@@ -78,14 +78,14 @@ describe('llm providers: a key stays with its destination (postgres)', () => {
       { name: 'renamed' },
       { api_key: fakeVendorKey() },
     ]) {
-      const r = await member.request('PATCH', `/v1/llm-providers/${p.id}`, { body });
+      const r = await member.request('PATCH', `/v1/llm-providers/${p['id']}`, { body });
       assert.deepEqual([r.status, r.body], [403, { error: 'Forbidden', status: 403 }], JSON.stringify(body));
     }
     const created = await member.request('POST', '/v1/llm-providers', {
       body: { name: 'm', provider_type: 'llmsim', api_key: fakeVendorKey() },
     });
     assert.equal(created.status, 403);
-    const after = await member.request('GET', `/v1/llm-providers/${p.id}`);
+    const after = await member.request('GET', `/v1/llm-providers/${p['id']}`);
     assert.deepEqual([after.status, after.body.name, after.body.base_url], [200, 'P', LOCAL], 'members still read');
   });
 });
@@ -112,7 +112,9 @@ describe('llm providers: private base URLs need the operator (postgres)', () => 
         created.body.error,
         /resolves to a .* address; private hosts need the operator setting LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS/,
       );
-      const patched = await strict().request('PATCH', `/v1/llm-providers/${p.id}`, { body: { base_url: url, api_key: fakeVendorKey() } });
+      const patched = await strict().request('PATCH', `/v1/llm-providers/${p['id']}`, {
+        body: { base_url: url, api_key: fakeVendorKey() },
+      });
       assert.equal(patched.status, 400, `${url}: ${patched.text}`);
     }
     const unresolvable = await strict().request('POST', '/v1/llm-providers', {
@@ -147,12 +149,12 @@ describe('llm providers: keys sealed before the binding (postgres)', () => {
     const key = fakeVendorKey();
     const p = await createProvider(first, { provider_type: 'openai_completions', base_url: 'http://127.0.0.1:9/v1', api_key: key });
     const orgId = await adminOrgId(first);
-    const aad = { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE };
+    const aad = { org_id: orgId, row_id: p['id'], purpose: LLM_PROVIDER_KEY_PURPOSE };
     const { keyring, store, llmProviders } = first.app.services;
     // What the previous version stored: sealed for organisation, row and purpose only.
-    await store.sql('update llm_providers set api_key_encrypted = ? where id = ?', [encryptSecret(keyring, key, aad), p.id]);
+    await store.sql('update llm_providers set api_key_encrypted = ? where id = ?', [encryptSecret(keyring, key, aad), p['id']]);
     await assert.rejects(
-      async () => llmProviders.openConfig(await llmProviders.getRow(orgId, p.id)),
+      async () => llmProviders.openConfig(await llmProviders.getRow(orgId, p['id'])),
       DecryptionError,
       'no runtime fallback to the unbound form',
     );
@@ -160,8 +162,8 @@ describe('llm providers: keys sealed before the binding (postgres)', () => {
 
     const second = await startTestApp(t, { databaseUrl: first.databaseUrl, env });
     const { llmProviders: providers2, store: store2, keyring: keyring2 } = second.app.services;
-    assert.equal(providers2.openConfig(await providers2.getRow(orgId, p.id)).api_key, key);
-    const [row] = await store2.sql<{ k: string }>('select api_key_encrypted as k from llm_providers where id = ?', [p.id]);
+    assert.equal(providers2.openConfig(await providers2.getRow(orgId, p['id'])).api_key, key);
+    const [row] = await store2.sql<{ k: string }>('select api_key_encrypted as k from llm_providers where id = ?', [p['id']]);
     assert.equal(decryptSecret(keyring2, row!.k, { ...aad, binding: aadBinding(['openai_completions', 'http://127.0.0.1:9/v1']) }), key);
     assert.throws(() => decryptSecret(keyring2, row!.k, aad), DecryptionError);
     assert.ok(second.logs.some((l) => l.includes('llm provider keys bound to their provider type and base URL')));

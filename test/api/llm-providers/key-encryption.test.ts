@@ -35,25 +35,25 @@ describe('llm providers: keys at rest (postgres)', () => {
     );
     const apiKey = fakeVendorKey();
     const p = await createProvider(app(), { api_key: apiKey });
-    const blob = await sealedKey(app(), p.id);
+    const blob = await sealedKey(app(), p['id']);
     assert.ok(!blob.includes(apiKey));
     assert.equal(JSON.parse(blob).v, 1);
     const orgId = await adminOrgId(app());
     const { keyring } = app().app.services;
     const binding = aadBinding(['llmsim', null]);
-    assert.equal(decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE, binding }), apiKey);
+    assert.equal(decryptSecret(keyring, blob, { org_id: orgId, row_id: p['id'], purpose: LLM_PROVIDER_KEY_PURPOSE, binding }), apiKey);
     assert.throws(
-      () => decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: 'session_secret.value', binding }),
+      () => decryptSecret(keyring, blob, { org_id: orgId, row_id: p['id'], purpose: 'session_secret.value', binding }),
       DecryptionError,
     );
     assert.throws(
-      () => decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE }),
+      () => decryptSecret(keyring, blob, { org_id: orgId, row_id: p['id'], purpose: LLM_PROVIDER_KEY_PURPOSE }),
       DecryptionError,
       'unbound AAD',
     );
     for (const other of [aadBinding(['openai', null]), aadBinding(['llmsim', 'https://attacker.example/v1'])]) {
       assert.throws(
-        () => decryptSecret(keyring, blob, { org_id: orgId, row_id: p.id, purpose: LLM_PROVIDER_KEY_PURPOSE, binding: other }),
+        () => decryptSecret(keyring, blob, { org_id: orgId, row_id: p['id'], purpose: LLM_PROVIDER_KEY_PURPOSE, binding: other }),
         DecryptionError,
       );
     }
@@ -68,8 +68,8 @@ describe('llm providers: keys at rest (postgres)', () => {
     });
     assert.equal(foreign.status, 201);
     const { store, keyring, modelResolver } = app().app.services;
-    const blob = await sealedKey(app(), source.id);
-    for (const target of [sameOrg.id, foreign.body.id]) {
+    const blob = await sealedKey(app(), source['id']);
+    for (const target of [sameOrg['id'], foreign.body.id]) {
       await store.sql('update llm_providers set api_key_encrypted = ? where id = ?', [blob, target]);
     }
     const orgId = await adminOrgId(app());
@@ -77,7 +77,7 @@ describe('llm providers: keys at rest (postgres)', () => {
       () =>
         decryptSecret(keyring, blob, {
           org_id: orgId,
-          row_id: sameOrg.id,
+          row_id: sameOrg['id'],
           purpose: LLM_PROVIDER_KEY_PURPOSE,
           binding: aadBinding(['llmsim', null]),
         }),
@@ -89,15 +89,15 @@ describe('llm providers: keys at rest (postgres)', () => {
     );
 
     // Through the API: sync of the tampered row is refused, the source row still works.
-    const refused = await app().request('POST', `/v1/llm-providers/${sameOrg.id}/sync-models`);
+    const refused = await app().request('POST', `/v1/llm-providers/${sameOrg['id']}/sync-models`);
     assert.equal(refused.status, 422, refused.text);
     assert.match(refused.body.error, /cannot be decrypted/);
     assert.equal((await other.request('POST', `/v1/llm-providers/${foreign.body.id}/sync-models`)).status, 422);
-    const ok = await app().request('POST', `/v1/llm-providers/${source.id}/sync-models`);
+    const ok = await app().request('POST', `/v1/llm-providers/${source['id']}/sync-models`);
     assert.deepEqual(ok.body, { status: 'success', created: 1, updated: 0, stale: 0 });
 
     // And for a turn: the resolver refuses with a non-retryable credentials error.
-    const m = await app().request('POST', `/v1/llm-providers/${sameOrg.id}/models`, { body: { model_id: 'llmsim' } });
+    const m = await app().request('POST', `/v1/llm-providers/${sameOrg['id']}/models`, { body: { model_id: 'llmsim' } });
     await assert.rejects(
       modelResolver.resolve(orgId, m.body.id),
       (err: unknown) => err instanceof LlmError && err.kind === 'auth' && !err.retryable,
@@ -112,7 +112,7 @@ describe('llm providers: keys at rest (postgres)', () => {
     assert.ok(source, 'a rotation source for llm_providers');
     const rows = [];
     for await (const row of source.readAll()) rows.push(row);
-    const mine = rows.find((r) => r.row_id === p.id);
+    const mine = rows.find((r) => r.row_id === p['id']);
     assert.equal(mine?.purpose, LLM_PROVIDER_KEY_PURPOSE);
     assert.equal(mine?.binding, aadBinding(['openai_completions', 'http://127.0.0.1:9/v1']));
     assert.equal(mine?.org_id, await adminOrgId(app()));
@@ -127,7 +127,7 @@ describe('llm providers: key rotation (postgres)', () => {
     const apiKey = fakeVendorKey();
     const first = await startTestApp(t, { env: { SECRETS_ENCRYPTION_KEY: k1 } });
     const p = await createProvider(first, { api_key: apiKey });
-    assert.equal(envelopeKeyId(await sealedKey(first, p.id)), 'kek-1');
+    assert.equal(envelopeKeyId(await sealedKey(first, p['id'])), 'kek-1');
     await first.app.close();
 
     // An instance with only the new key cannot open the old values yet: it refuses to start,
@@ -145,15 +145,15 @@ describe('llm providers: key rotation (postgres)', () => {
     const reports = await rotateSecrets(createKeyring({ current: k2, previous: k1 }), createRotationSources(during.app.services.store));
     const report = reports.find((r) => r.source === 'llm_providers.api_key')!;
     assert.deepEqual({ rewrapped: report.rewrapped, failed: report.failed }, { rewrapped: 1, failed: [] });
-    assert.equal(envelopeKeyId(await sealedKey(during, p.id)), 'kek-2');
+    assert.equal(envelopeKeyId(await sealedKey(during, p['id'])), 'kek-2');
     const again = await rotateSecrets(createKeyring({ current: k2, previous: k1 }), createRotationSources(during.app.services.store));
     assert.equal(again.find((r) => r.source === 'llm_providers.api_key')!.current, 1);
     await during.app.close();
 
     const after = await startTestApp(t, { databaseUrl: first.databaseUrl, env: { SECRETS_ENCRYPTION_KEY: k2 } });
-    const row = await after.app.services.llmProviders.getRow(await adminOrgId(after), p.id);
+    const row = await after.app.services.llmProviders.getRow(await adminOrgId(after), p['id']);
     assert.equal(after.app.services.llmProviders.openConfig(row).api_key, apiKey);
-    assert.deepEqual((await after.request('POST', `/v1/llm-providers/${p.id}/sync-models`)).body, {
+    assert.deepEqual((await after.request('POST', `/v1/llm-providers/${p['id']}/sync-models`)).body, {
       status: 'success',
       created: 1,
       updated: 0,

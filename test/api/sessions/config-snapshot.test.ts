@@ -12,10 +12,10 @@ const TOOLS_MESSAGE = '@tool kv_store {"operation":"list"}\n@tool get_current_ti
 async function runToolTurn(app: TestApp, sessionId: string, n: number) {
   assert.equal((await sendMessage(app, sessionId, TOOLS_MESSAGE)).status, 201);
   const events = await waitForEvent(app, sessionId, 'session.idled', { n });
-  const turnId = events.filter((e) => e.type === 'turn.started')[n - 1]!.data.turn_id;
-  const ofTurn = (type: string) => events.filter((e) => e.type === type && e.context.turn_id === turnId);
-  const results = new Map(ofTurn('tool.completed').map((e: StoredEvent) => [e.data.tool_name as string, e.data]));
-  const inputTokens = ofTurn('llm.generation')[0]!.metadata!.usage.input_tokens as number;
+  const turnId = events.filter((e) => e.type === 'turn.started')[n - 1]!.data['turn_id'];
+  const ofTurn = (type: string) => events.filter((e) => e.type === type && e.context['turn_id'] === turnId);
+  const results = new Map(ofTurn('tool.completed').map((e: StoredEvent) => [e.data['tool_name'] as string, e.data]));
+  const inputTokens = ofTurn('llm.generation')[0]!.metadata!['usage'].input_tokens as number;
   return { results, inputTokens };
 }
 
@@ -38,8 +38,8 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.equal((await app.request('GET', `/v1/sessions/${id}/storage/keys`)).status, 404, 'no key/value storage either');
 
       const first = await runToolTurn(app, id, 1);
-      assert.equal(first.results.get('kv_store')?.error, 'Unknown tool: kv_store', 'the added capability is not offered');
-      assert.equal(first.results.get('get_current_time')?.success, true);
+      assert.equal(first.results.get('kv_store')?.['error'], 'Unknown tool: kv_store', 'the added capability is not offered');
+      assert.equal(first.results.get('get_current_time')?.['success'], true);
       assert.ok(first.inputTokens < 200, `the old prompt was used (${first.inputTokens} input tokens)`);
 
       // A new session of the edited agent gets the new configuration (spec 3.4 rule 3).
@@ -58,7 +58,7 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.deepEqual((await getSession(app, id)).features, switched.body.features);
 
       const second = await runToolTurn(app, id, 2);
-      assert.equal(second.results.get('kv_store')?.success, true, JSON.stringify(second.results.get('kv_store')));
+      assert.equal(second.results.get('kv_store')?.['success'], true, JSON.stringify(second.results.get('kv_store')));
       assert.ok(second.inputTokens > 1000, `the new agent's prompt was used (${second.inputTokens} input tokens)`);
     });
 
@@ -80,8 +80,8 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.equal(switched.status, 200, switched.text);
       assert.deepEqual(switched.body.features, ['file_system'], 'the new agent applies, the edited harness does not');
       const turn = await runToolTurn(app, created.body.id, 1);
-      assert.equal(turn.results.get('kv_store')?.error, 'Unknown tool: kv_store');
-      assert.equal(turn.results.get('get_current_time')?.success, true, 'the harness as created still applies');
+      assert.equal(turn.results.get('kv_store')?.['error'], 'Unknown tool: kv_store');
+      assert.equal(turn.results.get('get_current_time')?.['success'], true, 'the harness as created still applies');
     });
 
     it('a session without a snapshot (pre-0010 row) is backfilled with the live agent and its features recomputed', async (t) => {
@@ -113,8 +113,8 @@ for (const mode of ['postgres', 'pglite'] as const) {
       // From now on the agent's edits stay out of the session.
       assert.equal((await app.request('PATCH', `/v1/agents/${agent}`, { body: { capabilities: ['current_time'] } })).status, 200);
       const turn = await runToolTurn(app, id, 1);
-      assert.equal(turn.results.get('kv_store')?.success, true);
-      assert.equal(turn.results.get('get_current_time')?.error, 'Unknown tool: get_current_time');
+      assert.equal(turn.results.get('kv_store')?.['success'], true);
+      assert.equal(turn.results.get('get_current_time')?.['error'], 'Unknown tool: get_current_time');
 
       // A row written without a copy after the migration (a pre-0010 instance in a rolling
       // upgrade) runs with the live rows, and its first turn stores the copy and its features.
@@ -125,7 +125,7 @@ for (const mode of ['postgres', 'pglite'] as const) {
         200,
       );
       const lateTurn = await runToolTurn(app, late, 1);
-      assert.equal(lateTurn.results.get('kv_store')?.success, true);
+      assert.equal(lateTurn.results.get('kv_store')?.['success'], true);
       const [stored] = await sql<{ config: any }>(`select config from sessions where id = ?`, [late]);
       assert.deepEqual(stored!.config.agent.capabilities, ['current_time', 'session_storage']);
       assert.deepEqual([...(await getSession(app, late)).features].sort(), ['key_value', 'secrets']);
