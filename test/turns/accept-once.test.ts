@@ -69,7 +69,7 @@ async function assertRanOnce(app: TestApp, sessionId: string, messageId?: string
   const all = await listEvents(app, sessionId);
   const inputs = ofType(all, 'input.message');
   assert.equal(inputs.length, 1, `one input.message; log: ${all.map((e) => e.type).join(', ')}`);
-  if (messageId) assert.equal(inputs[0]!.data.message.id, messageId, 'the answer names the stored message');
+  if (messageId) assert.equal(inputs[0]!.data['message'].id, messageId, 'the answer names the stored message');
   assert.equal(ofType(all, 'turn.started').length, 1, 'one turn');
   assert.equal(ofType(all, 'session.activated').length, 1, 'the preamble is complete');
   assertLogIntegrity(events);
@@ -123,7 +123,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal(retry.status, 201, retry.text);
       await waitForEvent(app, id, 'session.idled', { n: 2, timeoutMs: 20_000 });
       const all = await listEvents(app, id);
-      const texts = ofType(all, 'input.message').map((e) => e.data.message.content[0].text);
+      const texts = ofType(all, 'input.message').map((e) => e.data['message'].content[0].text);
       assert.deepEqual(texts, ['another', 'first'], 'each message once, the retried one after the other');
       assert.notEqual(retry.body.id, hits[0]!.job['input_message_id'], 'a message never accepted gets fresh ids');
       const ids = all.map((e) => e.id);
@@ -169,7 +169,7 @@ describe('a message is accepted once across instances (postgres)', () => {
     const retry = await postMessage(b, id, 'hello', key);
     assert.equal(retry.status, 201, retry.text);
     const inputs = ofType(await listEvents(b, id), 'input.message');
-    assert.equal(retry.body.id, inputs[0]!.data.message.id, 'the retry answers with the stored message');
+    assert.equal(retry.body.id, inputs[0]!.data['message'].id, 'the retry answers with the stored message');
     await assertRanOnce(b, id, retry.body.id);
     release();
     await lost;
