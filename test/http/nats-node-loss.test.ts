@@ -95,9 +95,10 @@ describe('HTTP while a NATS node is down (3-node cluster)', () => {
       answers.some((a) => a.kind === 'sse' && a.status === 200),
       `SSE served during the fault window: ${tally}`,
     );
-    assert.ok(
-      answers.some((a) => a.status === 503),
-      `the fault was seen (else the test proves nothing): ${tally}`,
-    );
+    // The requests ran from the kill through the election: the stream has a new leader. Whether any
+    // of them then met the election as a 503 depends on timing (an append whose outcome is unknown
+    // after the job is queued answers 201, the worker completes the preamble), so none is required.
+    const newLeader = await streamLeader(cluster, sessionSubjects(sessions[0]!, EVENT_SHARDS).stream);
+    assert.notEqual(newLeader, leader, `the stream elected a new leader after the kill: ${tally}`);
   });
 });
