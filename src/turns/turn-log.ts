@@ -250,8 +250,7 @@ export class TurnLog {
 
   /**
    * Appends after checking the claim (`fence`: that check, started already, for the first
-   * attempt). A check or an append that fails takes the next of the retry pauses. After an
-   * append with an unknown outcome, only the events the log lacks are sent
+   * attempt). After an append with an unknown outcome, only the events the log lacks are sent
    * again, and without `newIds`: a late copy of one of them is then found, not stored twice.
    */
   async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
@@ -260,21 +259,9 @@ export class TurnLog {
     const pauses = [...(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS)];
     let conflicts = 0;
     while (pending.length) {
-      const check = fence ?? this.#o.claim.isCurrent();
+      const current = fence ?? this.#o.claim.isCurrent();
       fence = undefined;
-      let current: boolean;
-      try {
-        current = await check;
-      } catch (err) {
-        // The claim store is the bus too: while its leader is elected (a NATS node lost) the
-        // check fails for a few seconds. Nothing was appended yet, so waiting is safe; failing
-        // here would leave a tool that already ran without its result ("interrupted").
-        const pause = pauses.shift();
-        if (pause === undefined) throw err;
-        await new Promise((resolve) => setTimeout(resolve, pause));
-        continue;
-      }
-      if (!current) throw new TurnStoppedError('stale_claim');
+      if (!(await current)) throw new TurnStoppedError('stale_claim');
       let result: AppendResult;
       try {
         result = await this.#o.events.append(this.#o.sessionId, pending, {

@@ -194,46 +194,6 @@ describe('turn log', () => {
     assert.equal(tl.failure, null);
   });
 
-  it('a claim check that fails for a moment (the claim stream electing a leader) takes the retry pauses, not the attempt', async () => {
-    const mem = memoryLog();
-    let failures = 2;
-    const tl = await TurnLog.open({
-      events: mem.log,
-      claim: {
-        isCurrent: async () => {
-          if (failures-- > 0) throw new Error('TIMEOUT');
-          return true;
-        },
-      },
-      sessionId: 's',
-      turn,
-      appendRetryDelaysMs: [1, 1],
-    });
-    await tl.commit([...started(), reason()]);
-    assert.deepEqual(
-      mem.events.map((e) => e.type),
-      ['turn.started', 'session.activated', 'reason.started'],
-    );
-    assert.equal(tl.failure, null);
-  });
-
-  it('a claim check that keeps failing past the retries fails the attempt, with nothing appended', async () => {
-    const mem = memoryLog();
-    const tl = await TurnLog.open({
-      events: mem.log,
-      claim: {
-        isCurrent: async () => {
-          throw new Error('TIMEOUT');
-        },
-      },
-      sessionId: 's',
-      turn,
-      appendRetryDelaysMs: [1],
-    });
-    await assert.rejects(tl.commit([...started()]), /TIMEOUT/);
-    assert.equal(mem.events.length, 0);
-  });
-
   it('an append that keeps failing past the retries fails the attempt (sticky), with what was stored folded', async () => {
     const mem = memoryLog();
     const lossy: EventLog = {
