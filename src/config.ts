@@ -81,6 +81,8 @@ const ConfigSchema = Type.Object({
   TURN_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
   TURN_SWEEP_MIN_AGE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
   TOOL_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 60_000 }),
+  /** How long a tool result's secret check waits out an unreachable database before withholding the result. */
+  SECRET_CHECK_WAIT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),

@@ -6,16 +6,22 @@
  * append elsewhere) must not leave a succeeded call looking interrupted. Each call has its own
  * timeout. Failures become `tool.completed` with `success:false` and a short message: a
  * `ToolError`'s own text, or a generic one for anything else (logged, never shown). Results and
- * error texts are redacted of the session's secret values before they are recorded.
+ * error texts are redacted of the session's secret values before they are recorded; reading
+ * those values waits out a short database outage (`secretCheckWaitMs`) before the result is
+ * withheld.
  */
 import type { NewEvent } from '../bus/ports.js';
 import { ToolError, type ResolvedTool, type ToolResult } from '../capabilities/index.js';
+import { isDatabaseUnavailable } from '../db/index.js';
 import type { Logger } from '../log.js';
+import { loadPatiently } from './patient-load.js';
 import { redactSecrets, redactionTable } from './secret-redaction.js';
 import { STORAGE_UNAVAILABLE_MESSAGE, toolContextFor, type SessionToolStorage, type ToolSessionRef } from './tool-context.js';
 import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
 
 export const DEFAULT_MAX_PARALLEL_TOOLS = 10;
+/** Long enough for a PostgreSQL restart or failover of 10-15 s (chaos runs stop it for 10 s). */
+export const DEFAULT_SECRET_CHECK_WAIT_MS = 30_000;
 /** Longest tool error text passed on to the LLM and clients. */
 const MAX_ERROR_CHARS = 1_000;
 export const TOOL_FAILED_MESSAGE = 'Tool execution failed';
@@ -44,6 +50,8 @@ export interface ActStepInput {
   drain?: AbortSignal;
   timeoutMs: number;
   maxParallel: number;
+  /** How long the secret check of a result retries an unreachable database before withholding it, in ms. */
+  secretCheckWaitMs?: number;
 }
 
 class ToolTimeoutError extends Error {
@@ -62,7 +70,7 @@ export async function runActStep(io: ActStepIo, p: ActStepInput): Promise<void> 
   let next = 0;
   let redactor: Promise<Redactor> | undefined;
   // Loaded after the first call finishes (a call may have set a secret), then shared by the step.
-  const loadRedactor = () => (redactor ??= secretRedactor(p.storage));
+  const loadRedactor = () => (redactor ??= secretRedactor(p.storage, p.secretCheckWaitMs ?? DEFAULT_SECRET_CHECK_WAIT_MS, p.signal));
   const worker = async () => {
     while (next < p.calls.length && !p.signal.aborted && !p.drain?.aborted) {
       const call = p.calls[next++]!;
@@ -75,9 +83,10 @@ export async function runActStep(io: ActStepIo, p: ActStepInput): Promise<void> 
 }
 
 /** Redacts with the session's secret values; no storage (tests, storage not wired) means no secrets. */
-async function secretRedactor(storage: SessionToolStorage): Promise<Redactor> {
+async function secretRedactor(storage: SessionToolStorage, waitMs: number, signal: AbortSignal): Promise<Redactor> {
   try {
-    const table = redactionTable(await storage.secrets.allValues());
+    const values = await loadPatiently(() => storage.secrets.allValues(), { waitMs, isTransient: isDatabaseUnavailable, signal });
+    const table = redactionTable(values);
     return (text) => redactSecrets(text, table);
   } catch (err) {
     if (err instanceof ToolError && err.message === STORAGE_UNAVAILABLE_MESSAGE) return (text) => text;

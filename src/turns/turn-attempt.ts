@@ -285,6 +285,7 @@ export class TurnAttempt {
         signal: this.#ac.signal,
         drain: this.#drain.signal,
         timeoutMs: this.#o.toolTimeoutMs,
+        secretCheckWaitMs: this.#o.secretCheckWaitMs,
         // `parallel_tool_calls: false` (earlier public API) runs the step's tools one at a time.
         maxParallel: setup.parallelToolCalls ? this.#o.maxParallelTools : 1,
       },

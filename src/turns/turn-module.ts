@@ -61,7 +61,13 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
       { store, bus, log, capabilities, tracing, ...ports },
-      { ...turnRunner, maxIterations: config.MAX_ITERATIONS, toolTimeoutMs: config.TOOL_TIMEOUT_MS, leaseMs: config.TURN_CLAIM_TIMEOUT_MS },
+      {
+        ...turnRunner,
+        maxIterations: config.MAX_ITERATIONS,
+        toolTimeoutMs: config.TOOL_TIMEOUT_MS,
+        secretCheckWaitMs: config.SECRET_CHECK_WAIT_MS,
+        leaseMs: config.TURN_CLAIM_TIMEOUT_MS,
+      },
     );
     const worker = createTurnWorker(
       { turns: bus.turns, runner, log },

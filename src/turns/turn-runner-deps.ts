@@ -30,6 +30,8 @@ export interface TurnRunnerOptions {
   maxIterations: number;
   /** Per tool call, in ms (default 60000). */
   toolTimeoutMs: number;
+  /** How long a tool result's secret check retries an unreachable database, in ms (default 30000). */
+  secretCheckWaitMs: number;
   /** The claim lease, in ms; heartbeats go out every third of it (default 60000). */
   leaseMs: number;
   maxParallelTools: number;

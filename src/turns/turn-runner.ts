@@ -6,7 +6,7 @@
  */
 import type { TurnClaim } from '../bus/ports.js';
 import type { Logger } from '../log.js';
-import { DEFAULT_MAX_PARALLEL_TOOLS } from './act-step.js';
+import { DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_SECRET_CHECK_WAIT_MS } from './act-step.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { TurnAttempt } from './turn-attempt.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
@@ -28,6 +28,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
   return {
     maxIterations: 100,
     toolTimeoutMs: 60_000,
+    secretCheckWaitMs: DEFAULT_SECRET_CHECK_WAIT_MS,
     leaseMs: 60_000,
     maxParallelTools: DEFAULT_MAX_PARALLEL_TOOLS,
     deltaIntervalMs: 100,
