@@ -71,9 +71,9 @@ it('a tool that completes during a short PostgreSQL outage is recorded as succee
   while (!restored) await new Promise((r) => setTimeout(r, 20));
   await restored;
   const completed = await waitForToolCompleted(app, sessionId);
-  assert.equal(completed.success, true, `recorded as failed: ${completed.error}`);
+  assert.equal(completed['success'], true, `recorded as failed: ${completed['error']}`);
   assert.match(
-    JSON.stringify(completed.result),
+    JSON.stringify(completed['result']),
     /auth=Bearer \[secret:API_TOKEN\]/,
     'the echoed secret is redacted in the recorded result',
   );
