@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Ajv } from 'ajv';
 // Direct, not through http/index.js: the parser is pure and config must not load uWebSockets.js.
 import { parseTrustedProxies } from './http/client-address.js';
 import { parseCorsOrigins } from './http/cors.js';
@@ -8,6 +7,9 @@ import { parseHostAllowlist } from './capabilities/web-fetch/address-policy.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './http/input-hygiene.js';
 import { parseNatsUrl } from './bus/nats/nats-url.js';
 import { DEFAULT_DATA_DIR } from './db/data-dir-lock.js';
+import { ajv, resolveRef } from './validation/ajv.js';
+import { coerceText } from './validation/coerce.js';
+import { applyDefaults } from './validation/defaults.js';
 
 /**
  * The service configuration, read once from the environment and validated here.
@@ -156,7 +158,6 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: true });
 const validate = ajv.compile(ConfigSchema);
 
 /** Reads and validates the configuration; throws a one-line ConfigError when it is invalid. */
@@ -167,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     if (value !== undefined && value !== '') raw[key] = value;
   }
   Object.assign(raw, overrides);
+  applyDefaults(ConfigSchema, coerceText(ConfigSchema, raw), resolveRef);
   if (!validate(raw)) {
     const e = validate.errors![0]!;
     const field = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');

@@ -2,9 +2,11 @@
  * Builders for capabilities and tools: a tool declares its parameters as a TypeBox schema
  * (plain JSON Schema at runtime), gets typed arguments, and has them validated before it runs.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Type, type Static, type TObject, type TUnsafe } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
+import { ajv, resolveRef } from '../validation/ajv.js';
+import { applyDefaults } from '../validation/defaults.js';
 import {
   ToolError,
   type Capability,
@@ -23,13 +25,6 @@ export interface ToolSpec<S extends TObject> {
   run(args: Static<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 
-/** One ajv per tool set: compiled validators are pure functions of the schema. */
-let toolAjv: Ajv | undefined;
-function argsAjv(): Ajv {
-  toolAjv ??= new Ajv({ strict: true, allErrors: true, useDefaults: true, coerceTypes: false });
-  return toolAjv;
-}
-
 /** Builds a `ToolDefinition` whose `execute` validates arguments (defaults applied) and maps storage errors. */
 export function defineTool<S extends TObject>(spec: ToolSpec<S>): ToolDefinition {
   let validate: ValidateFunction | undefined;
@@ -40,8 +35,9 @@ export function defineTool<S extends TObject>(spec: ToolSpec<S>): ToolDefinition
     description: spec.description,
     parameters,
     async execute(args: unknown, ctx: ToolContext): Promise<ToolResult> {
-      validate ??= argsAjv().compile(spec.parameters);
-      const copy: unknown = args === undefined || args === null ? {} : structuredClone(args);
+      // Compiled on first use: most tools of a process are never called.
+      validate ??= ajv.compile(spec.parameters);
+      const copy: unknown = applyDefaults(spec.parameters, args === undefined || args === null ? {} : structuredClone(args), resolveRef);
       if (!validate(copy)) throw new ToolError(describeArgsErrors(validate.errors ?? []));
       try {
         return await spec.run(copy as Static<S>, ctx);
@@ -107,7 +103,7 @@ export function toToolError(err: unknown): unknown {
   return err;
 }
 
-/** e.g. `Invalid arguments: "path" is required; "limit" must be <= 1000`. */
+/** e.g. `Invalid arguments: "path" is required` (the shared ajv stops at the first error). */
 export function describeArgsErrors(errors: ErrorObject[]): string {
   const parts = errors.slice(0, 3).map(describeOne);
   return `Invalid arguments: ${[...new Set(parts)].join('; ')}`;

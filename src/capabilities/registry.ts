@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { addFormatOnce, ajv } from '../validation/ajv.js';
 import { builtinCapabilities, type BuiltinCapabilityOptions } from './builtin.js';
 import { isValidTimeZone } from './time-zone.js';
 import type { Capability } from './types.js';
@@ -19,8 +20,7 @@ export function createCapabilityRegistry(opts: CapabilityRegistryOptions = {}) {
   const capabilities = [...(opts.capabilities ?? builtinCapabilities(opts.builtin))];
   const byId = new Map(capabilities.map((c) => [c.id, c]));
   checkIntegrity(capabilities, byId);
-  const ajv = new Ajv({ strict: true, allErrors: true });
-  ajv.addFormat('iana-timezone', { type: 'string', validate: isValidTimeZone });
+  addFormatOnce('iana-timezone', isValidTimeZone);
   const validators = new Map<string, ValidateFunction>(capabilities.map((c) => [c.id, ajv.compile(c.configSchema)]));
 
   return {

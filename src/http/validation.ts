@@ -1,26 +1,18 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import ajvFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
 import { InvalidRequestError } from '../errors.js';
+import { addNamedSchemas, ajv, resolveRef } from '../validation/ajv.js';
+import { coerceText } from '../validation/coerce.js';
+import { applyDefaults } from '../validation/defaults.js';
 import { assertFiniteNumbers } from './input-hygiene.js';
 
-// ajv-formats is CommonJS; under NodeNext its plugin is the `.default` of the module object.
-const addFormats = ajvFormats.default;
-
 /**
- * Compiles route schemas once, at registration. Bodies are validated as sent; path and
- * query values (text on the wire) are coerced to the schema's types (style rule 6).
+ * Compiles route schemas once, at registration, on the service's one ajv (src/validation/ajv.ts).
+ * Bodies are validated as sent; path and query values (text on the wire) are first converted
+ * to the schema's types (style rule 6). Request parts get their schema's defaults; replies never.
  */
 export function createValidation(namedSchemas: TSchema[]) {
-  const strictAjv = build({ coerceTypes: false, useDefaults: true });
-  const coercingAjv = build({ coerceTypes: 'array', useDefaults: true });
-
-  function build(opts: { coerceTypes: boolean | 'array'; useDefaults: boolean }): Ajv {
-    const ajv = new Ajv({ ...opts, strict: true, discriminator: true, allErrors: false, removeAdditional: false });
-    addFormats(ajv);
-    for (const s of namedSchemas) ajv.addSchema(s);
-    return ajv;
-  }
+  addNamedSchemas(namedSchemas);
 
   /**
    * A checker of one part of a request that returns it typed as `T`: the route's schema's
@@ -28,24 +20,25 @@ export function createValidation(namedSchemas: TSchema[]) {
    * schema, the part is passed on as read.
    */
   function compileInput<T>(schema: TSchema | undefined, where: 'body' | 'query' | 'params'): (value: unknown) => T {
-    const fn = (where === 'body' ? strictAjv : coercingAjv).compile<T>(schema ?? true);
-    const textValues = where !== 'body' && schema !== undefined;
+    if (schema === undefined) return (value) => value as T;
+    const fn = ajv.compile<T>(schema);
+    const textValues = where !== 'body';
     return (value) => {
+      if (textValues) coerceText(schema, value);
+      applyDefaults(schema, value, resolveRef);
       if (!fn(value)) throw new InvalidRequestError(describe(where, fn.errors?.[0]));
       if (textValues) assertFiniteNumbers(value, where);
       return value;
     };
   }
 
-  let replyAjv: Ajv | undefined;
   /** A reply checker: no coercion, no defaults (a reply is checked, never changed). */
   function compileReply(schema: TSchema): (value: unknown) => string | null {
-    replyAjv ??= build({ coerceTypes: false, useDefaults: false });
-    const fn = replyAjv.compile(schema);
+    const fn = ajv.compile(schema);
     return (value) => (fn(value) ? null : (fn.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; '));
   }
 
-  return { compileInput, compileReply, ajv: strictAjv };
+  return { compileInput, compileReply };
 }
 
 /** A short, safe message naming the offending field, e.g. `Invalid request: body.name is required`. */

@@ -1,25 +1,22 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import ajvFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { AgentCreate, AgentStatus, ClientTool, ToolDeclaration, type AgentCreateInput } from '../../../schemas/agents.js';
 import { CapabilityItem } from '../../../schemas/capabilities.js';
 import { CapabilityRef } from '../../../schemas/common.js';
 import { InvalidRequestError } from '../../errors.js';
+import { addNamedSchemas, ajv, resolveRef } from '../../validation/ajv.js';
+import { applyDefaults } from '../../validation/defaults.js';
 import { FORMAT_NAMES, type DefinitionFormat } from './definition-format.js';
-
-// ajv-formats is CommonJS; under NodeNext its plugin is the `.default` of the module object.
-const addFormats = ajvFormats.default;
 
 /**
  * Validates an imported agent document against the create schema (the same rules as
  * POST /v1/agents, compiled once); 400 names the format and the first offending field.
  */
 export function createImportValidator() {
-  const ajv = new Ajv({ strict: true, useDefaults: true, coerceTypes: false, allErrors: false });
-  addFormats(ajv);
-  for (const s of [CapabilityRef, CapabilityItem, ClientTool, ToolDeclaration, AgentStatus]) ajv.addSchema(s);
+  addNamedSchemas([CapabilityRef, CapabilityItem, ClientTool, ToolDeclaration, AgentStatus]);
   const validate = ajv.compile(AgentCreate);
 
   return function validateImport(format: DefinitionFormat, doc: Record<string, unknown>): AgentCreateInput {
+    applyDefaults(AgentCreate, doc, resolveRef);
     if (validate(doc)) return doc as AgentCreateInput;
     throw new InvalidRequestError(`Invalid request: ${FORMAT_NAMES[format]} agent definition: ${describe(validate.errors?.[0])}`);
   };
