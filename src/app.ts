@@ -292,7 +292,7 @@ export async function createApp(
         fs: createFsModule({ storage }),
         storage: createStorageModule({ storage }),
         images: createImagesModule({ storage }),
-        connections: createConnectionsModule({ storage }),
+        connections: createConnectionsModule({ connections: storage.connections }),
         llmProviders: modules.llmProviders,
         llmModels: modules.llmModels,
         events: createEventsModule({ store, bus, hub, limits: streamLimits }),

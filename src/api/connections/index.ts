@@ -2,6 +2,11 @@ import type { Route } from '../../http/route.js';
 import type { Storage } from '../../session-storage/index.js';
 import { connectionRoutes } from './routes.js';
 
-export function createConnectionsModule(deps: { storage: Storage }): { routes: Route[] } {
+export interface ConnectionsModuleDeps {
+  /** The user's connections live with session storage (src/session-storage), which seals their keys. */
+  connections: Storage['connections'];
+}
+
+export function createConnectionsModule(deps: ConnectionsModuleDeps): { routes: Route[] } {
   return { routes: connectionRoutes(deps) };
 }

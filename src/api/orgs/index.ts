@@ -1,13 +1,13 @@
-import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../db/index.js';
 import type { Route } from '../../http/route.js';
 import { orgsRoutes } from './routes.js';
+import { createOrgService, type OrgService } from './service.js';
 
-export interface OrgsModuleDeps {
-  store: Store;
-  auth: AuthModule;
+export interface OrgsModule {
+  service: OrgService;
+  routes: Route[];
 }
 
-export function createOrgsModule(deps: OrgsModuleDeps): { routes: Route[] } {
-  return { routes: orgsRoutes(deps) };
+export function createOrgsModule(deps: Parameters<typeof createOrgService>[0]): OrgsModule {
+  const service = createOrgService(deps);
+  return { service, routes: orgsRoutes({ orgs: service }) };
 }

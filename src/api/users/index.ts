@@ -1,13 +1,13 @@
-import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../db/index.js';
 import type { Route } from '../../http/route.js';
 import { usersRoutes } from './routes.js';
+import { createUserService, type UserService, type UserServiceDeps } from './service.js';
 
-export interface UsersModuleDeps {
-  store: Store;
-  auth: AuthModule;
+export interface UsersModule {
+  service: UserService;
+  routes: Route[];
 }
 
-export function createUsersModule(deps: UsersModuleDeps): { routes: Route[] } {
-  return { routes: usersRoutes(deps) };
+export function createUsersModule(deps: UserServiceDeps): UsersModule {
+  const service = createUserService(deps);
+  return { service, routes: usersRoutes({ users: service }) };
 }
