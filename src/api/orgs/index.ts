@@ -2,6 +2,8 @@ import type { Route } from '../../http/route.js';
 import { orgsRoutes } from './routes.js';
 import { createOrgService, type OrgService } from './service.js';
 
+export { orgView } from './service.js';
+
 export interface OrgsModule {
   service: OrgService;
   routes: Route[];
