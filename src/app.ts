@@ -2,17 +2,25 @@ import { hostname } from 'node:os';
 import type { DestinationStream } from 'pino';
 import { namedSchemas } from '../schemas/index.js';
 import { ErrorResponse } from '../schemas/common.js';
-import { createAgentService } from './api/agents/index.js';
-import { createHarnessService } from './api/harnesses/index.js';
+import { createAgentsModule } from './api/agents/index.js';
+import { createAuthApiModule } from './api/auth/index.js';
+import { createCapabilitiesModule } from './api/capabilities/index.js';
+import { createConnectionsModule } from './api/connections/index.js';
+import { createEventsModule } from './api/events/index.js';
+import { createFsModule } from './api/fs/index.js';
+import { createHarnessesModule } from './api/harnesses/index.js';
+import { createImagesModule } from './api/images/index.js';
 import { createApiRoutes } from './api/index.js';
-import { createLlmModule } from './api/llm-models/index.js';
-import { createSessionService } from './api/sessions/service.js';
+import { createLlmModelsModule } from './api/llm-models/index.js';
+import { createMetricsModule } from './api/metrics/index.js';
+import { createOrgsModule } from './api/orgs/index.js';
+import { createSessionsModule } from './api/sessions/index.js';
+import { createStorageModule } from './api/storage/index.js';
+import { createSystemModule, type HealthCheck } from './api/system/index.js';
+import { createUsersModule } from './api/users/index.js';
 import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './turns/index.js';
-import { createSessionSetupResolver } from './api/sessions/setup-resolver.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
-import { systemRoutes } from './api/system/routes.js';
-import { prometheusRoutes, timeseriesRoutes } from './api/metrics/routes.js';
 import { createObservability, instrumentBus } from './observability/index.js';
 import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
 import { createBus, type Bus } from './bus/index.js';
@@ -41,7 +49,6 @@ import { createConsoleSite } from './console/site.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
 import { SERVICE_VERSION } from './version.js';
 import { createInstanceOps } from './observability/instance-ops.js';
-import type { HealthCheck } from './api/system/routes.js';
 
 /** The API's version in the OpenAPI document (the package version is SERVICE_VERSION). */
 const API_VERSION = '1.0.0';
@@ -167,7 +174,7 @@ export async function createApp(
       consoleUrl: config.PORT ? consoleUrlOf(config.HOST, config.PORT) : undefined,
     });
 
-    const llm = createLlmModule({
+    const llm = createLlmModelsModule({
       store,
       keyring,
       log,
@@ -178,7 +185,7 @@ export async function createApp(
     });
     await llm.upgradeLegacyKeys();
     if (bootstrap.created) await llm.seedFromEnv(config);
-    const { llmProviders, llmModels, modelSync, modelResolver } = llm;
+    const { modelResolver } = llm;
 
     const auth = await createAuthModule({ config, store, log, keyring });
     const parsePool = createParsePool({
@@ -196,10 +203,10 @@ export async function createApp(
         },
       },
     });
-    const agents = createAgentService({ store, capabilities, models: llmModels.lookup, parse: parsePool.run });
-    const harnesses = createHarnessService({ store, capabilities, models: llmModels.lookup });
-    await harnesses.ensureBuiltIns();
-    const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models: llmModels.lookup });
+    const models = llm.service.lookup;
+    const agents = createAgentsModule({ store, capabilities, models, parse: parsePool.run });
+    const harnesses = createHarnessesModule({ store, capabilities, models });
+    await harnesses.service.ensureBuiltIns();
     const sqlSandbox = createSqlSandbox({
       workers: config.SQL_WORKERS,
       timeoutMs: config.SQL_STATEMENT_TIMEOUT_MS,
@@ -224,7 +231,16 @@ export async function createApp(
         maxConnections: config.USER_MAX_CONNECTIONS,
       },
     );
-    const sessions = createSessionService({ store, bus, log, setup, connections: storage });
+    const sessions = createSessionsModule({
+      store,
+      bus,
+      log,
+      agents: agents.service,
+      harnesses: harnesses.service,
+      capabilities,
+      models,
+      connections: storage,
+    });
     const turns = createTurnModule({
       config,
       store,
@@ -251,27 +267,38 @@ export async function createApp(
       store,
       bus,
       auth,
-      capabilities,
-      agents,
-      harnesses,
-      sessions,
+      keyring,
+      storage,
       hub,
       streamLimits,
-      storage,
-      keyring,
-      llmProviders,
-      llmModels,
-      modelSync,
-      modelResolver,
     };
+    // Built on every role: the worker needs no routes, but the services stay reachable (tests, benches).
+    const modules = { agents, harnesses, sessions, llmProviders: llm.providers, llmModels: llm, turns };
     const routes: Route[] = [];
-    routes.push(...systemRoutes({ checks, openApi: () => openApi }));
+    routes.push(...createSystemModule({ checks, openApi: () => openApi }).routes);
     const { scrape } = observability;
+    const metrics = createMetricsModule({ timeseries: observability.timeseries, scrape: scrape ?? undefined, token: config.METRICS_TOKEN });
     // /metrics on the main port only behind its token; with METRICS_PORT it is served there alone.
-    if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined)
-      routes.push(...prometheusRoutes({ scrape, token: config.METRICS_TOKEN }));
-    if (config.ROLE !== 'worker')
-      routes.push(...createApiRoutes(services, { turns: turns.routes }), ...timeseriesRoutes({ source: observability.timeseries }));
+    if (scrape && config.METRICS_TOKEN && config.METRICS_PORT === undefined) routes.push(...metrics.prometheusRoutes);
+    if (config.ROLE !== 'worker') {
+      const api = {
+        auth: createAuthApiModule({ store, auth }),
+        users: createUsersModule({ store, auth }),
+        orgs: createOrgsModule({ store, auth }),
+        agents,
+        harnesses,
+        capabilities: createCapabilitiesModule({ capabilities }),
+        sessions,
+        fs: createFsModule({ storage }),
+        storage: createStorageModule({ storage }),
+        images: createImagesModule({ storage }),
+        connections: createConnectionsModule({ connections: storage.connections }),
+        llmProviders: modules.llmProviders,
+        llmModels: modules.llmModels,
+        events: createEventsModule({ store, bus, hub, limits: streamLimits }),
+      };
+      routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
+    }
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: API_VERSION, prefix: config.API_PREFIX });
 
     const router = createRouter(routes, config.API_PREFIX);
@@ -324,7 +351,9 @@ export async function createApp(
       'agent session service listening',
     );
     const metricsPort =
-      scrape && config.METRICS_PORT !== undefined ? await listenForMetrics(config, { log, validation, scrape }) : undefined;
+      scrape && config.METRICS_PORT !== undefined
+        ? await listenForMetrics(config, { log, validation, routes: metrics.prometheusRoutes })
+        : undefined;
     if (metricsPort) closers.unshift({ name: 'metrics-http', close: () => metricsPort.server.close(config.SHUTDOWN_TIMEOUT_MS) });
     observability.bind({ sseStreams: () => server.streamCount(), isCapability: (id) => capabilities.get(id) !== undefined });
     if (config.ROLE !== 'api') {
@@ -386,6 +415,8 @@ export async function createApp(
       config,
       log,
       services,
+      /** The resource modules whose services are reached past HTTP (tests, benches). */
+      modules,
       routes,
       server,
       port,
@@ -401,11 +432,8 @@ export async function createApp(
 }
 
 /** `/metrics` alone on METRICS_HOST:METRICS_PORT (behind METRICS_TOKEN when that is set too). */
-async function listenForMetrics(
-  config: Config,
-  deps: { log: Logger; validation: ReturnType<typeof createValidation>; scrape: () => Promise<string> },
-) {
-  const router = createRouter(prometheusRoutes({ scrape: deps.scrape, token: config.METRICS_TOKEN }));
+async function listenForMetrics(config: Config, deps: { log: Logger; validation: ReturnType<typeof createValidation>; routes: Route[] }) {
+  const router = createRouter(deps.routes);
   const authenticate = async (): Promise<never> => {
     throw new Error('the metrics listener has no authenticated routes');
   };

@@ -39,8 +39,8 @@ const agent = await app.request('POST', '/v1/agents', {
 });
 if (agent.status !== 201) throw new Error(`set-up failed: ${agent.status} ${agent.text}`);
 const once = async () => {
-  await s.sessions.create(principal, { agent_id: agent.body.id } as never);
-  await s.modelResolver.resolve(admin!.organization_id, model.body.id);
+  await app.app.modules.sessions.service.create(principal, { agent_id: agent.body.id } as never);
+  await app.app.modules.llmModels.modelResolver.resolve(admin!.organization_id, model.body.id);
 };
 for (let i = 0; i < 100; i++) await once();
 const c0 = process.cpuUsage();

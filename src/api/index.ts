@@ -1,40 +1,50 @@
 import type { Route } from '../http/route.js';
-import type { AppServices } from '../services.js';
-import { authRoutes } from './auth/routes.js';
-import { orgsRoutes } from './orgs/routes.js';
-import { usersRoutes } from './users/routes.js';
-import { agentsRoutes } from './agents/routes.js';
-import { harnessesRoutes } from './harnesses/routes.js';
-import { capabilitiesRoutes } from './capabilities/routes.js';
-import { sessionRoutes } from './sessions/routes.js';
-import { eventRoutes } from './events/routes.js';
-import { llmProvidersRoutes } from './llm-providers/index.js';
-import { llmModelsRoutes } from './llm-models/index.js';
-import { fsRoutes } from './fs/routes.js';
-import { storageRoutes } from './storage/routes.js';
-import { imageRoutes } from './images/routes.js';
-import { connectionRoutes } from './connections/routes.js';
+
+/** A resource module as the document needs it: each src/api/<resource>/index.ts builds one. */
+interface RoutesOf {
+  routes: Route[];
+}
+
+/** Every resource module under src/api that serves on the API's routes; the composition root builds them. */
+export interface ApiModules {
+  auth: RoutesOf;
+  users: RoutesOf;
+  orgs: RoutesOf;
+  agents: RoutesOf;
+  harnesses: RoutesOf;
+  capabilities: RoutesOf;
+  sessions: RoutesOf;
+  fs: RoutesOf;
+  storage: RoutesOf;
+  images: RoutesOf;
+  connections: RoutesOf;
+  llmProviders: RoutesOf;
+  llmModels: RoutesOf;
+  events: RoutesOf;
+}
 
 /**
- * Every resource's routes. One line per resource module (src/api/<resource>/routes.ts); modules
- * that live elsewhere (the turn, src/turns/) hand theirs in, in the order the document lists them.
+ * Every resource's routes, in the order the OpenAPI document lists them (the generated client and
+ * test/client/openapi-document.test.ts pin it). Modules that live elsewhere (the turn, src/turns/)
+ * hand theirs in.
  */
-export function createApiRoutes(services: AppServices, elsewhere: { turns: Route[] }): Route[] {
+export function createApiRoutes(modules: ApiModules, elsewhere: { turns: Route[] }): Route[] {
+  const m = modules;
   return [
-    ...authRoutes(services),
-    ...usersRoutes(services),
-    ...orgsRoutes(services),
-    ...agentsRoutes(services),
-    ...harnessesRoutes(services),
-    ...capabilitiesRoutes(services),
-    ...sessionRoutes(services),
-    ...fsRoutes(services),
-    ...storageRoutes(services),
-    ...imageRoutes(services),
-    ...connectionRoutes(services),
-    ...llmProvidersRoutes(services),
-    ...llmModelsRoutes(services),
+    ...m.auth.routes,
+    ...m.users.routes,
+    ...m.orgs.routes,
+    ...m.agents.routes,
+    ...m.harnesses.routes,
+    ...m.capabilities.routes,
+    ...m.sessions.routes,
+    ...m.fs.routes,
+    ...m.storage.routes,
+    ...m.images.routes,
+    ...m.connections.routes,
+    ...m.llmProviders.routes,
+    ...m.llmModels.routes,
     ...elsewhere.turns,
-    ...eventRoutes({ ...services, limits: services.streamLimits }),
+    ...m.events.routes,
   ];
 }

@@ -5,3 +5,5 @@ export { clientToolsOf } from './compat-aliases.js';
 export type { AgentService, AgentServiceDeps } from './service.js';
 export { AGENT_LIMITS, AGENT_MAX_BODY_BYTES, checkAgentLimits } from './limits.js';
 export type { ModelLookup } from './types.js';
+export { createAgentsModule } from './module.js';
+export type { AgentsModule } from './module.js';

@@ -1,5 +1,3 @@
-import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../db/index.js';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import {
   ApiKeyCreate,
@@ -13,16 +11,14 @@ import {
   TokenPair,
 } from '../../../schemas/auth.js';
 import { route, type Route } from '../../http/route.js';
-import { createApiKeyService } from './api-key-service.js';
-import { createAuthService } from './service.js';
+import type { ApiKeyService } from './api-key-service.js';
+import type { AuthService } from './service.js';
 
 const tags = ['auth'];
 const err = ref(ErrorResponse);
 
 /** Login, token refresh and logout, the caller's identity, API keys, and session stream tokens. */
-export function authRoutes({ store, auth }: { store: Store; auth: AuthModule }): Route[] {
-  const svc = createAuthService({ store, auth });
-  const keys = createApiKeyService({ store, principals: auth.principals });
+export function authRoutes({ auth: svc, apiKeys: keys }: { auth: AuthService; apiKeys: ApiKeyService }): Route[] {
   return [
     route(
       {

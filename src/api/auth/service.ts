@@ -5,8 +5,8 @@ import type { Principal } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import { Session, User, type Organization, type Store } from '../../db/index.js';
 import type { InferEntity } from '@mikro-orm/core';
-import { orgView } from '../orgs/service.js';
-import { normalizeEmail, userView, type UserRow } from '../users/user-view.js';
+import { orgView } from '../orgs/index.js';
+import { normalizeEmail, userView, type UserRow } from '../users/index.js';
 
 type OrgRow = InferEntity<typeof Organization>;
 

@@ -10,8 +10,7 @@ const err = ref(ErrorResponse);
  * The caller's connections to code-hosting accounts (spec 2.3). Keys are write-only; each
  * connection becomes the secret `connection:<provider>` of every session the user creates.
  */
-export function connectionRoutes({ storage }: { storage: Storage }): Route[] {
-  const { connections } = storage;
+export function connectionRoutes({ connections }: { connections: Storage['connections'] }): Route[] {
   const owner = (p: { org_id: string; user_id: string }) => ({ orgId: p.org_id, userId: p.user_id });
   return [
     route(

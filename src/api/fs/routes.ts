@@ -12,8 +12,7 @@ import {
 } from '../../../schemas/fs.js';
 import type { ReplyOf } from '../../http/reply.js';
 import { route, type Route } from '../../http/route.js';
-import type { Storage } from '../../session-storage/index.js';
-import { createFsService, MAX_FILE_SIZE_LIMIT_BYTES, type FileRead } from './service.js';
+import { MAX_FILE_SIZE_LIMIT_BYTES, type FileRead, type FsService } from './service.js';
 
 const tags = ['filesystem'];
 const err = ref(ErrorResponse);
@@ -25,10 +24,9 @@ const FILE_OR_LISTING = { json: ref(FileList), raw: 'application/octet-stream' }
  * operations have more static segments than `fs/*path`, so the router tries them first: those
  * four paths are operations, never uploads (GET and DELETE of them still reach files).
  */
-export function fsRoutes({ storage }: { storage: Storage }): Route[] {
-  const fs = createFsService({ storage });
+export function fsRoutes({ fs, fsQuotaBytes }: { fs: FsService; fsQuotaBytes: number }): Route[] {
   // Bodies above the per-file cap's upper bound (or the quota, when smaller) are 413 before parsing.
-  const maxUploadBytes = Math.min(storage.fsQuotaBytes, MAX_FILE_SIZE_LIMIT_BYTES);
+  const maxUploadBytes = Math.min(fsQuotaBytes, MAX_FILE_SIZE_LIMIT_BYTES);
   return [
     route(
       {

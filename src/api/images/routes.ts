@@ -1,7 +1,6 @@
 import { Image, ImageIdParams, ImageUploadForm, ImageUploadQuery } from '../../../schemas/images.js';
 import { route, type Route } from '../../http/route.js';
-import type { Storage } from '../../session-storage/index.js';
-import { createImageService } from './service.js';
+import type { ImageService } from './service.js';
 import { ErrorResponse, ref } from '../../../schemas/common.js';
 
 const tags = ['images'];
@@ -10,8 +9,7 @@ const err = ref(ErrorResponse);
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /** Image upload for `image_file` message parts (spec 4.2). */
-export function imageRoutes({ storage }: { storage: Storage }): Route[] {
-  const images = createImageService({ storage });
+export function imageRoutes({ images }: { images: ImageService }): Route[] {
   return [
     route(
       {

@@ -12,5 +12,5 @@ export {
 export type { LlmModelResolver, ModelResolverDeps, ModelResolverOptions, ResolvedModel } from './model-resolver.js';
 export { toLlmModelView } from './model-view.js';
 export type { LlmModelRow } from './model-view.js';
-export { createLlmModule } from './llm-module.js';
-export type { LlmModule, LlmModuleDeps } from './llm-module.js';
+export { createLlmModelsModule } from './llm-module.js';
+export type { LlmModelsModule, LlmModelsModuleDeps } from './llm-module.js';

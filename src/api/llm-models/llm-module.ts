@@ -4,12 +4,13 @@ import type { LlmProviderOptions, LlmProviderType } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
 import { User, type Store } from '../../db/index.js';
 import type { HostRule } from '../../capabilities/index.js';
-import { createBaseUrlPolicy, createLlmProviderService, seedEnvProviders, upgradeLegacyProviderKeys } from '../llm-providers/index.js';
+import { createBaseUrlPolicy, createLlmProvidersModule, seedEnvProviders, upgradeLegacyProviderKeys } from '../llm-providers/index.js';
+import { llmModelsRoutes } from './routes.js';
 import { createModelResolver } from './model-resolver.js';
 import { createLlmModelService } from './service.js';
 import { createModelSyncService } from './sync-service.js';
 
-export interface LlmModuleDeps {
+export interface LlmModelsModuleDeps {
   store: Store;
   keyring: Keyring;
   log: Logger;
@@ -23,19 +24,29 @@ export interface LlmModuleDeps {
 }
 
 /**
- * Builds the providers, models, sync and resolver services with their links: a provider
- * change drops the resolver's cached client for it, a new organisation default its cached default.
+ * The models resource, and the providers resource with it (issue 18 item 4): their services are
+ * linked, so they are built together. A provider change drops the resolver's cached client for it,
+ * a new organisation default its cached default.
  */
-export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUrlOverride, llm, allowPrivateHosts = [] }: LlmModuleDeps) {
+export function createLlmModelsModule({
+  store,
+  keyring,
+  log,
+  systemDefault,
+  syncBaseUrlOverride,
+  llm,
+  allowPrivateHosts = [],
+}: LlmModelsModuleDeps) {
   const modelResolver = createModelResolver({ store, keyring, log, systemDefault, llm });
   const assertBaseUrlAllowed = createBaseUrlPolicy({ allowPrivateHosts });
-  const llmProviders = createLlmProviderService({
+  const providers = createLlmProvidersModule({
     store,
     keyring,
     log,
     assertBaseUrlAllowed,
     onChanged: (id) => modelResolver.invalidate(id),
   });
+  const llmProviders = providers.service;
   const llmModels = createLlmModelService({
     store,
     providers: llmProviders,
@@ -54,7 +65,16 @@ export function createLlmModule({ store, keyring, log, systemDefault, syncBaseUr
   /** At start: binds keys sealed before keys were bound to their destination (see `upgradeLegacyProviderKeys`). */
   const upgradeLegacyKeys = () => upgradeLegacyProviderKeys({ store, keyring, log });
 
-  return { llmProviders, llmModels, modelSync, modelResolver, seedFromEnv, upgradeLegacyKeys };
+  return {
+    service: llmModels,
+    routes: llmModelsRoutes({ llmModels, modelSync }),
+    /** The providers resource (its routes come before the models' in the document). */
+    providers,
+    modelSync,
+    modelResolver,
+    seedFromEnv,
+    upgradeLegacyKeys,
+  };
 }
 
-export type LlmModule = ReturnType<typeof createLlmModule>;
+export type LlmModelsModule = ReturnType<typeof createLlmModelsModule>;

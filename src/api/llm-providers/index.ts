@@ -12,3 +12,5 @@ export { assertModelsUnreferenced, findModelReferences } from './model-reference
 export type { ModelReferences } from './model-references.js';
 export { ENV_PROVIDERS, seedEnvProviders } from './env-providers.js';
 export type { EnvProviderSeedDeps } from './env-providers.js';
+export { createLlmProvidersModule } from './module.js';
+export type { LlmProvidersModule } from './module.js';

@@ -1,15 +1,12 @@
-import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../db/index.js';
 import { route, type Route } from '../../http/route.js';
-import { createOrgService } from './service.js';
+import type { OrgService } from './service.js';
 import { OrganizationCreate, OrganizationCreated, OrganizationList } from '../../../schemas/orgs.js';
 import { ErrorResponse, ref } from '../../../schemas/common.js';
 
 const tags = ['organizations'];
 
 /** Organisations: created by the instance operator; listed (all for the operator, the own for others). */
-export function orgsRoutes({ store, auth }: { store: Store; auth: AuthModule }): Route[] {
-  const orgs = createOrgService({ store, auth });
+export function orgsRoutes({ orgs }: { orgs: OrgService }): Route[] {
   return [
     route(
       {

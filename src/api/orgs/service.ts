@@ -3,8 +3,7 @@ import type { OrganizationBody, OrganizationCreateBody } from '../../../schemas/
 import type { AuthModule } from '../../auth/index.js';
 import type { Principal } from '../../auth/index.js';
 import { Organization, User, type Store } from '../../db/index.js';
-import { flushUnique } from '../users/service.js';
-import { normalizeEmail, userView } from '../users/user-view.js';
+import { flushUnique, normalizeEmail, userView } from '../users/index.js';
 
 export function orgView(o: InferEntity<typeof Organization>): OrganizationBody {
   return { id: o.id, name: o.name, created_at: o.created_at.toISOString(), updated_at: o.updated_at.toISOString() };

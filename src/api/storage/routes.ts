@@ -1,15 +1,13 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { KvEntryList, KvListQuery, PutSecretsBody, SecretList } from '../../../schemas/storage.js';
 import { route, type Route } from '../../http/route.js';
-import type { Storage } from '../../session-storage/index.js';
-import { createStorageService } from './service.js';
+import type { StorageService } from './service.js';
 
 const tags = ['session-storage'];
 const err = ref(ErrorResponse);
 
 /** Session key/value entries and secrets (`session_storage`); secret values are write-only. */
-export function storageRoutes({ storage }: { storage: Storage }): Route[] {
-  const sessionStorage = createStorageService({ storage });
+export function storageRoutes({ sessionStorage }: { sessionStorage: StorageService }): Route[] {
   return [
     route(
       {

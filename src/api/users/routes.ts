@@ -1,16 +1,13 @@
-import type { AuthModule } from '../../auth/index.js';
-import type { Store } from '../../db/index.js';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { route, type Route } from '../../http/route.js';
-import { createUserService } from './service.js';
+import type { UserService } from './service.js';
 import { User, UserCreate, UserList, UserUpdate } from '../../../schemas/users.js';
 
 const tags = ['users'];
 const err = ref(ErrorResponse);
 
 /** Users of the caller's organisation: anyone lists and reads, admins create, change and delete. */
-export function usersRoutes({ store, auth }: { store: Store; auth: AuthModule }): Route[] {
-  const users = createUserService({ store, auth });
+export function usersRoutes({ users }: { users: UserService }): Route[] {
   return [
     route(
       {

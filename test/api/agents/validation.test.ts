@@ -163,7 +163,8 @@ describe('agent capabilities, client tools and preview', () => {
   });
 
   it('agents.getActive - the agent for an active one; 404 unknown, 403 another org, 422 archived', async () => {
-    const { agents, store } = app().app.services;
+    const { store } = app().app.services;
+    const agents = app().app.modules.agents.service;
     const orgId = await adminOrgId(app());
     const agent = (await post({ name: 'Usable' })).body;
     const scope = () => orgScope(store.em(), orgId);

@@ -140,7 +140,7 @@ describe('harnesses', () => {
   });
 
   it('harnesses.getHarness / getActiveHarness - 404 unknown, 403 another org, 422 archived', async () => {
-    const { harnesses } = app().app.services;
+    const harnesses = app().app.modules.harnesses.service;
     const orgId = await adminOrgId(app());
     assert.equal((await harnesses.getActiveHarness(orgId, GENERIC_HARNESS_ID)).name, 'generic');
     assert.equal((await harnesses.getHarness(randomUUID(), PLATFORM_CHAT_HARNESS_ID)).name, 'platform-chat');
@@ -153,7 +153,8 @@ describe('harnesses', () => {
   });
 
   it('seeding is idempotent and restores a tampered built-in row', async () => {
-    const { harnesses, store } = app().app.services;
+    const { store } = app().app.services;
+    const harnesses = app().app.modules.harnesses.service;
     const before = await store.sql<{ id: string; updated_at: Date }>(
       'select id, updated_at from harnesses where organization_id is null order by id',
     );

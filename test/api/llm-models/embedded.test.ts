@@ -18,7 +18,7 @@ describe('llm providers and models: embedded store (pglite)', () => {
     assert.equal(model.model_id, 'llmsim');
     assert.equal((await app().request('POST', `/v1/llm-providers/${p['id']}/models`, { body: { model_id: 'llmsim' } })).status, 409);
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: model.id } })).status, 200);
-    const resolved = await app().app.services.modelResolver.resolve(await adminOrgId(app()), null);
+    const resolved = await app().app.modules.llmModels.modelResolver.resolve(await adminOrgId(app()), null);
     assert.deepEqual([resolved.model_id, resolved.provider_id], [model.id, p['id']]);
     assert.equal((await app().request('DELETE', `/v1/llm-providers/${p['id']}`)).status, 409);
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: null } })).status, 200);

@@ -30,10 +30,11 @@ describe('llm models: model resolver (postgres)', () => {
   after(() => fake.close());
   const app = useSuiteApp();
   const services = () => app().app.services;
+  const resolver = () => app().app.modules.llmModels.modelResolver;
 
   it('null resolves to the organisation default, else to the built-in llmsim', async () => {
     const orgId = await adminOrgId(app());
-    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, null)), {
+    assert.deepEqual(pick(await resolver().resolve(orgId, null)), {
       model: 'llmsim',
       model_id: 'llmsim',
       provider_id: 'llmsim',
@@ -42,7 +43,7 @@ describe('llm models: model resolver (postgres)', () => {
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
     const m = await addModel(app(), p['id'], { model_id: 'gpt-fake' });
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m['id'] } })).status, 200);
-    const resolved = await services().modelResolver.resolve(orgId, null);
+    const resolved = await resolver().resolve(orgId, null);
     assert.deepEqual(pick(resolved), { model: 'gpt-fake', model_id: m['id'], provider_id: p['id'], type: 'openai_completions' });
     assert.equal(await say(resolved.provider, resolved.model), 'ok');
     assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer key-one');
@@ -50,12 +51,12 @@ describe('llm models: model resolver (postgres)', () => {
     // A direct SQL change bypasses the service, so the cached default stays until invalidated
     // (another instance's PUT is seen after the cache TTL).
     await services().store.sql('update organizations set default_model_id = ? where id = ?', [uuidv7(), orgId]);
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m['id'], 'cached default');
-    services().modelResolver.invalidateDefault(orgId);
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim', 'a dangling default falls back');
+    assert.equal((await resolver().resolve(orgId, null)).model_id, m['id'], 'cached default');
+    resolver().invalidateDefault(orgId);
+    assert.equal((await resolver().resolve(orgId, null)).model_id, 'llmsim', 'a dangling default falls back');
     assert.ok(app().logs.some((l) => l.includes('organization default model no longer exists')));
     await services().store.sql('update organizations set default_model_id = null where id = ?', [orgId]);
-    services().modelResolver.invalidateDefault(orgId);
+    resolver().invalidateDefault(orgId);
   });
 
   it('the organisation default is cached: a PUT here is seen at once, a resolver without the cache reads every time', async () => {
@@ -64,24 +65,24 @@ describe('llm models: model resolver (postgres)', () => {
       { store: services().store, keyring: services().keyring, log: services().log, systemDefault: 'llmsim' },
       { defaultCacheTtlMs: 0 },
     );
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim');
+    assert.equal((await resolver().resolve(orgId, null)).model_id, 'llmsim');
     const p = await createProvider(app(), { provider_type: 'llmsim' });
     const m = await addModel(app(), p['id'], { model_id: 'llmsim' });
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m['id'] } })).status, 200);
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m['id'], 'invalidated by the PUT');
+    assert.equal((await resolver().resolve(orgId, null)).model_id, m['id'], 'invalidated by the PUT');
     assert.equal((await uncached.resolve(orgId, null)).model_id, m['id']);
     await services().store.sql('update organizations set default_model_id = null where id = ?', [orgId]);
     assert.equal((await uncached.resolve(orgId, null)).model_id, 'llmsim');
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, m['id'], 'still cached');
+    assert.equal((await resolver().resolve(orgId, null)).model_id, m['id'], 'still cached');
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: null } })).status, 200);
-    assert.equal((await services().modelResolver.resolve(orgId, null)).model_id, 'llmsim');
+    assert.equal((await resolver().resolve(orgId, null)).model_id, 'llmsim');
   });
 
   it('an explicit id resolves to its model; unknown, malformed and foreign ids are NotFoundError', async () => {
     const orgId = await adminOrgId(app());
     const p = await createProvider(app(), { provider_type: 'llmsim' });
     const m = await addModel(app(), p['id'], { model_id: 'llmsim' });
-    assert.deepEqual(pick(await services().modelResolver.resolve(orgId, m['id'])), {
+    assert.deepEqual(pick(await resolver().resolve(orgId, m['id'])), {
       model: 'llmsim',
       model_id: m['id'],
       provider_id: p['id'],
@@ -89,30 +90,30 @@ describe('llm models: model resolver (postgres)', () => {
     });
     const other = await createOtherOrg(app());
     for (const id of [uuidv7(), 'gpt-4o', m['id'].toUpperCase().replace(/./, 'x')]) {
-      await assert.rejects(services().modelResolver.resolve(orgId, id), NotFoundError);
+      await assert.rejects(resolver().resolve(orgId, id), NotFoundError);
     }
-    await assert.rejects(services().modelResolver.resolve(other.orgId, m['id']), NotFoundError);
-    assert.equal((await services().modelResolver.resolve(orgId, 'llmsim')).provider_id, 'llmsim');
+    await assert.rejects(resolver().resolve(other.orgId, m['id']), NotFoundError);
+    assert.equal((await resolver().resolve(orgId, 'llmsim')).provider_id, 'llmsim');
   });
 
   it('providers are cached per row version; a new key is used at once, here and on another instance', async () => {
     const orgId = await adminOrgId(app());
     const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: 'key-one', base_url: `${fake.origin}/v1` });
     const m = await addModel(app(), p['id'], { model_id: 'gpt-fake' });
-    const resolver = services().modelResolver;
+    const here = resolver();
     const elsewhere = createModelResolver({
       store: services().store,
       keyring: services().keyring,
       log: services().log,
       systemDefault: 'llmsim',
     });
-    const first = await resolver.resolve(orgId, m['id']);
-    assert.equal((await resolver.resolve(orgId, m['id'])).provider, first.provider, 'reused');
+    const first = await here.resolve(orgId, m['id']);
+    assert.equal((await here.resolve(orgId, m['id'])).provider, first.provider, 'reused');
     const remote = await elsewhere.resolve(orgId, m['id']);
     assert.equal((await elsewhere.resolve(orgId, m['id'])).provider, remote.provider);
 
     assert.equal((await app().request('PATCH', `/v1/llm-providers/${p['id']}`, { body: { api_key: 'key-two' } })).status, 200);
-    for (const r of [resolver, elsewhere]) {
+    for (const r of [here, elsewhere]) {
       const next = await r.resolve(orgId, m['id']);
       assert.notEqual(next.provider, first.provider);
       assert.notEqual(next.provider, remote.provider);

@@ -91,8 +91,8 @@ describe('llm providers: CRUD (postgres)', () => {
     assert.equal(rekeyed.body.base_url, null);
     assert.ok(!rekeyed.text.includes(newKey));
     assert.notEqual(await sealed(), before);
-    const row = await app().app.services.llmProviders.getRow(await adminOrgId(app()), p['id']);
-    assert.equal(app().app.services.llmProviders.openConfig(row).api_key, newKey);
+    const row = await app().app.modules.llmProviders.service.getRow(await adminOrgId(app()), p['id']);
+    assert.equal(app().app.modules.llmProviders.service.openConfig(row).api_key, newKey);
     assert.equal((await app().request('PATCH', `/v1/llm-providers/${p['id']}`, { body: { provider_type: 'openai' } })).status, 400);
     assert.equal((await app().request('PATCH', `/v1/llm-providers/${p['id']}`, { body: { api_key: null } })).status, 400);
   });

@@ -32,7 +32,7 @@ describe('llm providers: a key stays with its destination (postgres)', () => {
       [after.body.name, after.body.provider_type, after.body.base_url, after.body.updated_at],
       ['P', 'openai_completions', LOCAL, p['updated_at']],
     );
-    const { llmProviders } = app().app.services;
+    const llmProviders = app().app.modules.llmProviders.service;
     assert.equal(llmProviders.openConfig(await llmProviders.getRow(await adminOrgId(app()), p['id'])).api_key, key);
     // The same URL again is not a change; the trailing slash is normalised away.
     assert.equal(
@@ -62,7 +62,7 @@ describe('llm providers: a key stays with its destination (postgres)', () => {
   it('a base_url changed behind the API (in the database) makes the key unusable: it is never sent to the new host', async () => {
     const p = await createProvider(app(), { provider_type: 'openai_completions', base_url: LOCAL });
     await app().app.services.store.sql('update llm_providers set base_url = ? where id = ?', ['https://attacker.example/v1', p['id']]);
-    const { llmProviders } = app().app.services;
+    const llmProviders = app().app.modules.llmProviders.service;
     const row = await llmProviders.getRow(await adminOrgId(app()), p['id']);
     assert.throws(() => llmProviders.openConfig(row), DecryptionError);
     await app().app.services.store.sql('update llm_providers set base_url = ?, provider_type = ? where id = ?', [LOCAL, 'openai', p['id']]);
@@ -150,7 +150,8 @@ describe('llm providers: keys sealed before the binding (postgres)', () => {
     const p = await createProvider(first, { provider_type: 'openai_completions', base_url: 'http://127.0.0.1:9/v1', api_key: key });
     const orgId = await adminOrgId(first);
     const aad = { org_id: orgId, row_id: p['id'], purpose: LLM_PROVIDER_KEY_PURPOSE };
-    const { keyring, store, llmProviders } = first.app.services;
+    const { keyring, store } = first.app.services;
+    const llmProviders = first.app.modules.llmProviders.service;
     // What the previous version stored: sealed for organisation, row and purpose only.
     await store.sql('update llm_providers set api_key_encrypted = ? where id = ?', [encryptSecret(keyring, key, aad), p['id']]);
     await assert.rejects(
@@ -161,7 +162,8 @@ describe('llm providers: keys sealed before the binding (postgres)', () => {
     await first.app.close();
 
     const second = await startTestApp(t, { databaseUrl: first.databaseUrl, env });
-    const { llmProviders: providers2, store: store2, keyring: keyring2 } = second.app.services;
+    const { store: store2, keyring: keyring2 } = second.app.services;
+    const providers2 = second.app.modules.llmProviders.service;
     assert.equal(providers2.openConfig(await providers2.getRow(orgId, p['id'])).api_key, key);
     const [row] = await store2.sql<{ k: string }>('select api_key_encrypted as k from llm_providers where id = ?', [p['id']]);
     assert.equal(decryptSecret(keyring2, row!.k, { ...aad, binding: aadBinding(['openai_completions', 'http://127.0.0.1:9/v1']) }), key);

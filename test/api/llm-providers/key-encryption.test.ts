@@ -67,7 +67,8 @@ describe('llm providers: keys at rest (postgres)', () => {
       body: { name: 'F', provider_type: 'llmsim', api_key: fakeVendorKey() },
     });
     assert.equal(foreign.status, 201);
-    const { store, keyring, modelResolver } = app().app.services;
+    const { store, keyring } = app().app.services;
+    const { modelResolver } = app().app.modules.llmModels;
     const blob = await sealedKey(app(), source['id']);
     for (const target of [sameOrg['id'], foreign.body.id]) {
       await store.sql('update llm_providers set api_key_encrypted = ? where id = ?', [blob, target]);
@@ -151,8 +152,8 @@ describe('llm providers: key rotation (postgres)', () => {
     await during.app.close();
 
     const after = await startTestApp(t, { databaseUrl: first.databaseUrl, env: { SECRETS_ENCRYPTION_KEY: k2 } });
-    const row = await after.app.services.llmProviders.getRow(await adminOrgId(after), p['id']);
-    assert.equal(after.app.services.llmProviders.openConfig(row).api_key, apiKey);
+    const row = await after.app.modules.llmProviders.service.getRow(await adminOrgId(after), p['id']);
+    assert.equal(after.app.modules.llmProviders.service.openConfig(row).api_key, apiKey);
     assert.deepEqual((await after.request('POST', `/v1/llm-providers/${p['id']}/sync-models`)).body, {
       status: 'success',
       created: 1,
@@ -177,7 +178,8 @@ describe('llm providers: from the environment at first start (postgres)', () => 
     const orgId = await adminOrgId(first);
     const opened = await Promise.all(
       list.body.data.map(
-        async (p: any) => first.app.services.llmProviders.openConfig(await first.app.services.llmProviders.getRow(orgId, p.id)).api_key,
+        async (p: any) =>
+          first.app.modules.llmProviders.service.openConfig(await first.app.modules.llmProviders.service.getRow(orgId, p.id)).api_key,
       ),
     );
     assert.deepEqual(opened, [env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY]);

@@ -1,0 +1,8 @@
+import type { Route } from '../../http/route.js';
+import { eventRoutes, type EventRouteDeps } from './routes.js';
+
+export type { EventRouteDeps as EventsModuleDeps } from './routes.js';
+
+export function createEventsModule(deps: EventRouteDeps): { routes: Route[] } {
+  return { routes: eventRoutes(deps) };
+}

@@ -1,0 +1,44 @@
+import type { Bus } from '../../bus/ports.js';
+import type { CapabilityRegistry } from '../../capabilities/index.js';
+import type { Store } from '../../db/index.js';
+import type { Route } from '../../http/route.js';
+import type { Logger } from '../../log.js';
+import type { AgentService, ModelLookup } from '../agents/index.js';
+import type { HarnessService } from '../harnesses/index.js';
+import { sessionRoutes } from './routes.js';
+import { createSessionService, type SessionService, type SessionServiceDeps } from './service.js';
+import { createSessionSetupResolver } from './setup-resolver.js';
+
+export type { SessionService } from './service.js';
+
+export interface SessionsModuleDeps {
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  agents: AgentService;
+  harnesses: HarnessService;
+  capabilities: CapabilityRegistry;
+  models?: ModelLookup;
+  connections?: SessionServiceDeps['connections'];
+}
+
+export interface SessionsModule {
+  service: SessionService;
+  routes: Route[];
+}
+
+/** Session lifecycle; the setup resolver (harness, agent, capabilities, model snapshot) is its own. */
+export function createSessionsModule({
+  store,
+  bus,
+  log,
+  agents,
+  harnesses,
+  capabilities,
+  models,
+  connections,
+}: SessionsModuleDeps): SessionsModule {
+  const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models });
+  const service = createSessionService({ store, bus, log, setup, connections });
+  return { service, routes: sessionRoutes({ sessions: service }) };
+}
