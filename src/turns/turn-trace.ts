@@ -11,6 +11,7 @@
  * `tool.completed` is stamped with it and closes it. This keeps the engine's steps unaware of
  * tracing. With export off every span is an id holder and all of this costs a few field writes.
  */
+import type { EventData, NewSessionEvent } from '../../schemas/events.js';
 import type { NewEvent } from '../bus/ports.js';
 import type { TraceAttributes, TraceSpan, Tracing } from '../observability/tracing.js';
 
@@ -26,13 +27,14 @@ export class TurnTrace {
 
   /** Stamps queued events with the running step's span (or a tool's, or the turn's). */
   readonly stamp = (events: readonly NewEvent[]): void => {
-    for (const e of events) {
+    // The turn's own events are built through the catalogue (turn-events.ts): read them as its union.
+    for (const e of events as readonly NewSessionEvent[]) {
       const context = (e.context ??= {});
       const execId = context.exec_id;
       if (e.type === 'act.started')
         this.startStep('act', {
-          'turn.iteration': num(e.data?.['iteration']),
-          'tool.calls': (e.data?.['tool_calls'] as unknown[] | undefined)?.length,
+          'turn.iteration': e.data.iteration,
+          'tool.calls': e.data.tool_calls.length,
         });
       let span = this.#step ?? this.#turn;
       if (e.type === 'act.completed' && this.#step) {
@@ -41,9 +43,9 @@ export class TurnTrace {
         continue;
       }
       if (execId && e.type === 'tool.started' && this.#step) {
-        const call = e.data?.['tool_call'] as { id?: string; name?: string } | undefined;
-        span = this.#step.child(`tool ${call?.name ?? ''}`.trim(), {
-          attributes: { 'gen_ai.tool.name': call?.name, 'gen_ai.tool.call.id': call?.id, 'tool.exec_id': execId },
+        const call = e.data.tool_call;
+        span = this.#step.child(`tool ${call.name}`, {
+          attributes: { 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id, 'tool.exec_id': execId },
         });
         this.#tools.set(execId, span);
       } else if (execId && e.type === 'tool.completed') {
@@ -51,11 +53,11 @@ export class TurnTrace {
         if (tool) {
           span = tool;
           this.#tools.delete(execId);
-          if (e.data?.['success'] === false) tool.fail(new Error(String(e.data['error'] ?? 'tool failed')));
+          if (!e.data.success) tool.fail(new Error(e.data.error));
           tool.end();
         }
       } else if (e.type === 'llm.generation' && this.#step) {
-        this.#step.setAttributes(generationAttributes(e.data ?? {}));
+        this.#step.setAttributes(generationAttributes(e.data));
       }
       span.stamp(context);
     }
@@ -98,17 +100,14 @@ export class TurnTrace {
   }
 }
 
-const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-
-function generationAttributes(d: Record<string, unknown>): TraceAttributes {
-  const usage = (d['usage'] ?? {}) as Record<string, unknown>;
+function generationAttributes(d: EventData<'llm.generation'>): TraceAttributes {
   return {
-    'gen_ai.request.model': typeof d['model'] === 'string' ? d['model'] : undefined,
-    'gen_ai.model_id': typeof d['model_id'] === 'string' ? d['model_id'] : undefined,
-    'gen_ai.provider_id': typeof d['provider_id'] === 'string' ? d['provider_id'] : undefined,
-    'gen_ai.response.finish_reason': typeof d['stop_reason'] === 'string' ? d['stop_reason'] : undefined,
-    'gen_ai.usage.input_tokens': num(usage['input_tokens']),
-    'gen_ai.usage.output_tokens': num(usage['output_tokens']),
-    'gen_ai.usage.cache_read_tokens': num(usage['cache_read_tokens']),
+    'gen_ai.request.model': d.model,
+    'gen_ai.model_id': d.model_id ?? undefined,
+    'gen_ai.provider_id': d.provider_id ?? undefined,
+    'gen_ai.response.finish_reason': d.stop_reason,
+    'gen_ai.usage.input_tokens': d.usage.input_tokens,
+    'gen_ai.usage.output_tokens': d.usage.output_tokens,
+    'gen_ai.usage.cache_read_tokens': d.usage.cache_read_tokens,
   };
 }
