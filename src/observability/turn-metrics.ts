@@ -8,6 +8,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { AppendResult, NewEvent, TurnClaim } from '../bus/index.js';
 import { EVENT_TYPES } from '../../schemas/event-types.js';
+import type { NewSessionEvent } from '../../schemas/events.js';
 import { uuidv7Millis } from '../ids.js';
 import { CounterFamily, HistogramFamily, LATENCY_BUCKETS_S, LONG_BUCKETS_S, type CounterCell, type HistogramCell } from './cells.js';
 import type { BusObserver } from './instrumented-bus.js';
@@ -127,36 +128,32 @@ export function createTurnMetrics(registry: Registry, sources: TurnMetricsSource
     buckets: LATENCY_BUCKETS_S,
   }).cell();
 
-  function turnEvent(e: NewEvent): void {
+  function turnEvent(event: NewEvent): void {
+    // Turn and tool outcomes are built only by the turn engine, through the catalogue
+    // (turns/turn-events.ts): read them as its union.
+    const e = event as NewSessionEvent;
     switch (e.type) {
       case 'turn.started':
         return started.inc();
-      case 'turn.completed': {
+      case 'turn.completed':
         turnsCompleted.inc();
-        const ms = Number(e.data?.['duration_ms']);
-        duration.completed.observe(Number.isFinite(ms) ? ms / 1000 : secondsSince(e));
-        return observeIterations(e);
-      }
+        duration.completed.observe(e.data.duration_ms / 1000);
+        return iterations.observe(e.data.iterations);
       case 'turn.failed':
-        (failed.get(String(e.data?.['error_code'])) ?? failed.get('internal_error')!).inc();
+        (failed.get(e.data.error_code) ?? failed.get('internal_error')!).inc();
         duration.failed.observe(secondsSince(e));
-        return observeIterations(e);
+        return iterations.observe(e.data.iterations);
       case 'turn.cancelled':
         cancelled.inc();
         return duration.cancelled.observe(secondsSince(e));
       case 'tool.completed': {
         const cells = toolCellsOf(capabilityOf(e.tags, sources.isCapability));
-        (e.data?.['success'] === true ? cells.success : cells.error).inc();
-        const ms = Number(e.data?.['duration_ms']);
-        if (Number.isFinite(ms) && ms > 0) cells.duration.observe(ms / 1000);
+        (e.data.success ? cells.success : cells.error).inc();
+        const ms = e.data.duration_ms;
+        if (ms !== undefined && ms > 0) cells.duration.observe(ms / 1000);
         return;
       }
     }
-  }
-
-  function observeIterations(e: NewEvent): void {
-    const n = Number(e.data?.['iterations']);
-    if (Number.isFinite(n)) iterations.observe(n);
   }
 
   return {

@@ -4,6 +4,7 @@
  * a few seconds (chaos defect 3, issue 13). Only errors `isTransient` accepts are retried, so a
  * real bug still fails at once; the last error is thrown when `waitMs` runs out or `signal` fires.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface PatientLoadOptions {
   /** How long to keep retrying from the first failure, in ms. */
@@ -27,21 +28,9 @@ export async function loadPatiently<T>(load: () => Promise<T>, o: PatientLoadOpt
     } catch (err) {
       const left = deadline - Date.now();
       if (!o.isTransient(err) || left <= 0 || o.signal?.aborted) throw err;
-      await pause(Math.min(delay, left), o.signal);
+      // An abort ends the pause early; the next failure then throws (the check above).
+      await sleep(Math.min(delay, left), undefined, { signal: o.signal }).catch(() => {});
       delay = Math.min(delay * 2, o.maxDelayMs ?? DEFAULT_MAX_DELAY_MS);
     }
   }
-}
-
-/** Resolves after `ms`, or early when `signal` fires (the caller then throws its last error). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

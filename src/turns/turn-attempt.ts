@@ -3,6 +3,7 @@
  * make sure the turn's first events are there, load the setup, then loop — decide, do,
  * append — until the turn is done, suspended for client tools, or idle.
  */
+import type { NewSessionEvent } from '../../schemas/events.js';
 import type { TurnClaim } from '../bus/ports.js';
 import { NotFoundError } from '../errors.js';
 import { newIdAfter } from '../ids.js';
@@ -138,10 +139,10 @@ export class TurnAttempt {
     );
     setupLoading.catch(() => undefined);
     if (this.#job.preamble) {
-      const input = this.#job.preamble.find((e) => e.type === 'input.message')?.data?.['message'] as
-        | { controls?: Record<string, unknown> }
-        | undefined;
-      const controlsModelId = input?.controls?.['model_id'] as string | undefined;
+      // The API builds the preamble through the catalogue (turn-events.ts): read it as its union.
+      const input = (this.#job.preamble as readonly NewSessionEvent[]).find((e) => e.type === 'input.message');
+      const modelId = input?.type === 'input.message' ? input.data.message.controls?.['model_id'] : undefined;
+      const controlsModelId = typeof modelId === 'string' ? modelId : undefined;
       this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, controlsModelId) : null));
       this.#modelLoading.catch(() => undefined);
     }
