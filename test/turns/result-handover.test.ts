@@ -40,7 +40,10 @@ function withClaims(bus: Bus, wrap: (claim: TurnClaim) => TurnClaim): Bus {
   return { ...bus, turns: Object.assign(Object.create(bus.turns) as TurnQueue, { claim }) };
 }
 
-function withAppend(bus: Bus, append: (log: EventLog, sessionId: string, events: NewEvent[], opts?: AppendOptions) => ReturnType<EventLog['append']>): Bus {
+function withAppend(
+  bus: Bus,
+  append: (log: EventLog, sessionId: string, events: NewEvent[], opts?: AppendOptions) => ReturnType<EventLog['append']>,
+): Bus {
   const log = bus.events;
   const wrapped = (sessionId: string, events: NewEvent[], opts?: AppendOptions) => append(log, sessionId, events, opts);
   return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append: wrapped }) };
@@ -143,24 +146,26 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
   it('an attempt that failed because the bus was unreachable is retried within 500 ms, not after a growing backoff', async (t) => {
     const naks: number[] = [];
     let failures = 0;
-    const app = await start(t, (bus) =>
-      withAppend(
-        withClaims(bus, (claim) => ({
-          ...claim,
-          nak: (delayMs?: number) => {
-            naks.push(delayMs ?? 0);
-            return claim.nak(delayMs);
+    const app = await start(
+      t,
+      (bus) =>
+        withAppend(
+          withClaims(bus, (claim) => ({
+            ...claim,
+            nak: (delayMs?: number) => {
+              naks.push(delayMs ?? 0);
+              return claim.nak(delayMs);
+            },
+          })),
+          async (log, sessionId, events, opts) => {
+            // Three attempts in a row meet a stream without a leader when they start the reason step.
+            if (events.some((e) => e.type === 'reason.started') && failures < 3) {
+              failures++;
+              throw outageError(`evt.0.${sessionId}`);
+            }
+            return log.append(sessionId, events, opts);
           },
-        })),
-        async (log, sessionId, events, opts) => {
-          // Three attempts in a row meet a stream without a leader when they start the reason step.
-          if (events.some((e) => e.type === 'reason.started') && failures < 3) {
-            failures++;
-            throw outageError(`evt.0.${sessionId}`);
-          }
-          return log.append(sessionId, events, opts);
-        },
-      ),
+        ),
       [], // no retries within the attempt here: each outage ends the attempt
     );
     const { id } = await createSession(app);
