@@ -31,8 +31,12 @@ export const RESULT_WITHHELD_MESSAGE = 'Tool result withheld: it could not be ch
 type Redactor = (text: string) => string;
 
 export interface ActStepIo {
-  /** Appends and waits until stored (tool.started before the tool runs, tool.completed after). */
-  commit(events: NewEvent[]): Promise<void>;
+  /**
+   * Appends and waits until stored (tool.started before the tool runs, tool.completed after).
+   * `result`: a tool's outcome in hand, which must be recorded even if the claim is lost
+   * meanwhile (turn-log.ts hands it over).
+   */
+  commit(events: NewEvent[], opts?: { result?: boolean }): Promise<void>;
   newId(): string;
   now(): Date;
   log: Logger;
@@ -123,11 +127,14 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   }
   const duration_ms = Date.now() - startedAt;
   const id = io.newId();
-  await io.commit([
-    'result' in outcome
-      ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source })
-      : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source }),
-  ]);
+  await io.commit(
+    [
+      'result' in outcome
+        ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source })
+        : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source }),
+    ],
+    { result: true },
+  );
 }
 
 async function runWithTimeout(tool: ResolvedTool, call: ToolCallRef, p: ActStepInput): Promise<ToolResult> {

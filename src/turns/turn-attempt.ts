@@ -276,7 +276,7 @@ export class TurnAttempt {
 
   async #act(turnLog: TurnLog, setup: TurnSetup, calls: ToolCallRef[], session: ToolSessionRef): Promise<void> {
     await runActStep(
-      { commit: (events) => turnLog.commit(events), newId: this.newId, now: () => new Date(), log: this.#log },
+      { commit: (events, opts) => turnLog.commit(events, opts), newId: this.newId, now: () => new Date(), log: this.#log },
       {
         turn: this.#job.turn,
         session,

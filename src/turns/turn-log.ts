@@ -22,6 +22,12 @@
  *   lacks of the batch goes out again under the same ids. So a step's closing events (a
  *   tool's result, the LLM call's record) survive a short outage within the attempt.
  * - A failed append (lost claim, a bus broken for longer) is sticky: every later push/commit throws it.
+ * - Results in hand are handed over (issue 13): a tool's result committed with `{ result: true }`
+ *   is still appended when the claim was lost meanwhile (a lease that ran out while a NATS leader
+ *   election ate the heartbeats), if its call has no result yet and under optimistic concurrency,
+ *   so the next attempt records it instead of "interrupted". A writer that then conflicts and
+ *   finds a result stored for a call it was completing itself decided on a stale view: it does
+ *   not re-append (two results), it gives the job back to decide again (RetryableTurnError).
  */
 import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../bus/ports.js';
 import { createKeyedChain } from '../bus/keyed-chain.js';
@@ -37,10 +43,14 @@ const READ_PAGE = 1000;
 const MAX_APPEND_ATTEMPTS = 20;
 const CONFLICT_RETRY_DELAY_MS = 1_000;
 /**
- * Pauses before each retry of an append whose outcome is unknown: about 7 s in all, the time a
- * replicated stream takes to elect a new leader; the claim's heartbeats go on meanwhile.
+ * Pauses before each retry of an append (or of its claim check) whose outcome is unknown: about
+ * 10 s in all, longer than a replicated stream takes to elect a new leader, and short each, so
+ * the append goes through within half a second of the new leader instead of up to 4 s later
+ * (issue 13: the slow tail of a NATS node loss).
  */
-export const DEFAULT_APPEND_RETRY_DELAYS_MS: readonly number[] = [250, 1_000, 2_000, 4_000];
+export const DEFAULT_APPEND_RETRY_DELAYS_MS: readonly number[] = [250, 250, ...Array<number>(19).fill(500)];
+/** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
+const REDECIDE_DELAY_MS = 0;
 
 /** What a worker keeps between turns of a session to avoid re-reading the whole log. */
 export interface FoldedSession {
@@ -91,6 +101,8 @@ export class TurnLog {
   #failure: unknown = null;
   /** Ids folded into the durable view since this log was opened (a retried append may have stored some already). */
   readonly #storedIds = new Set<string>();
+  /** Ids of queued tool results in hand, handed over when the claim is lost (see the class comment). */
+  readonly #results = new Set<string>();
 
   private constructor(o: TurnLogOptions, folded: FoldedSession) {
     this.#o = o;
@@ -149,9 +161,10 @@ export class TurnLog {
    * Queues events to append after everything queued before; throws a sticky append failure.
    * `shared`: another writer has these events too (the API's preamble), so they may be stored.
    */
-  push(events: NewEvent[], { shared = false } = {}): void {
+  push(events: NewEvent[], { shared = false, result = false } = {}): void {
     if (this.#failure) throw this.#failure;
     if (events.length === 0) return;
+    if (result) for (const e of events) this.#results.add(e.id!);
     if (shared) for (const e of events) this.#shared.add(e.id!);
     else this.#o.stamp?.(events);
     this.#queue.push(...events);
@@ -160,10 +173,13 @@ export class TurnLog {
     if (!this.#draining) void this.#drain();
   }
 
-  /** Queues events and resolves once they (and everything before them) are stored. */
-  commit(events: NewEvent[]): Promise<void> {
+  /**
+   * Queues events and resolves once they (and everything before them) are stored. `result`: a
+   * tool's `tool.completed` in hand, handed over if the claim is lost before it is stored.
+   */
+  commit(events: NewEvent[], { result = false } = {}): Promise<void> {
     try {
-      this.push(events);
+      this.push(events, { result });
     } catch (err) {
       return Promise.reject(err);
     }
@@ -259,18 +275,23 @@ export class TurnLog {
     const pauses = [...(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS)];
     let conflicts = 0;
     while (pending.length) {
-      const current = fence ?? this.#o.claim.isCurrent();
-      fence = undefined;
-      if (!(await current)) throw new TurnStoppedError('stale_claim');
       let result: AppendResult;
       try {
+        // A check that failed (the claims bucket electing a leader) says nothing about the
+        // claim: it is retried like an append with an unknown outcome.
+        const current = fence ?? this.#o.claim.isCurrent();
+        fence = undefined;
+        if (!(await current)) {
+          await this.#handOver(pending, pauses);
+          throw new TurnStoppedError('stale_claim');
+        }
         result = await this.#o.events.append(this.#o.sessionId, pending, {
           expectedSequence: this.#durable.transcript.sequence,
           newIds,
         });
       } catch (err) {
         const pause = pauses.shift();
-        if (pause === undefined || !isUnknownOutcome(err)) throw err;
+        if (pause === undefined || err instanceof TurnStoppedError || !isUnknownOutcome(err)) throw err;
         pending = await this.#unstoredAfter(pause, pending);
         newIds = false;
         continue;
@@ -281,9 +302,52 @@ export class TurnLog {
       }
       if (++conflicts >= MAX_APPEND_ATTEMPTS) throw new RetryableTurnError('event log kept conflicting', CONFLICT_RETRY_DELAY_MS);
       await this.#readNew();
+      if (this.#resultTaken(pending)) {
+        throw new RetryableTurnError('another attempt recorded a result this one was recording: decide again', REDECIDE_DELAY_MS);
+      }
       if (!newIds) pending = this.#unstored(pending);
     }
-    for (const e of events) this.#shared.delete(e.id!);
+    for (const e of events) {
+      this.#shared.delete(e.id!);
+      this.#results.delete(e.id!);
+    }
+  }
+
+  /**
+   * The claim is lost, but tool results in hand must not turn into "interrupted": appends those
+   * of `batch` whose call is started and has no result yet, under optimistic concurrency (a
+   * conflict reads the log and checks again), through the remaining outage pauses. Nothing else
+   * of the batch is appended, and nothing at all once any result for the call is stored.
+   */
+  async #handOver(batch: readonly NewEvent[], pauses: number[]): Promise<void> {
+    for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
+      try {
+        await this.#readNew();
+        const results = batch.filter((e) => this.#results.has(e.id!) && this.#isOpenResult(e));
+        if (!results.length) return;
+        // Without newIds: a copy stored by an earlier try of ours is found, not stored twice.
+        const r = await this.#o.events.append(this.#o.sessionId, results, { expectedSequence: this.#durable.transcript.sequence });
+        if (r.ok) return void (await this.#absorb(r.events));
+      } catch (err) {
+        const pause = pauses.shift();
+        if (pause === undefined || !isUnknownOutcome(err)) return;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  /** A `tool.completed` whose call has a stored `tool.started` and no stored result. */
+  #isOpenResult(e: NewEvent): boolean {
+    const callId = resultCallId(e);
+    return callId !== null && this.#durable.turn.steps.some((step) => step.started.has(callId) && !step.completed.has(callId));
+  }
+
+  /** `batch` completes a tool call for which the log now holds a result that is not ours. */
+  #resultTaken(batch: readonly NewEvent[]): boolean {
+    return batch.some((e) => {
+      const callId = resultCallId(e);
+      return callId !== null && !this.#storedIds.has(e.id!) && this.#durable.turn.steps.some((step) => step.completed.has(callId));
+    });
   }
 
   /** After `pause`, reads what the log holds now and returns the events of `batch` it lacks. */
@@ -352,4 +416,10 @@ export class TurnLog {
  */
 function isUnknownOutcome(err: unknown): boolean {
   return !(err instanceof AppError && err.status < 500);
+}
+
+/** The tool call a `tool.completed` answers; null for any other event. */
+function resultCallId(e: NewEvent): string | null {
+  const id = e.type === 'tool.completed' ? e.data?.['tool_call_id'] : undefined;
+  return typeof id === 'string' ? id : null;
 }

@@ -4,7 +4,9 @@
  * turns. Everything durable is in the log, so an attempt can die anywhere and the next one
  * (on any worker) continues from the log.
  */
+import { isBusUnavailable } from '../bus/index.js';
 import type { TurnClaim } from '../bus/ports.js';
+import { isDatabaseUnavailable } from '../db/index.js';
 import type { Logger } from '../log.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_SECRET_CHECK_WAIT_MS } from './act-step.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -44,9 +46,22 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
 /** How soon a job whose attempt stopped as a stale claim is offered again, in ms. */
 const STALE_CLAIM_RETRY_MS = 250;
 
+/**
+ * Pause before retrying an attempt that failed because the bus or the database could not be
+ * reached, in ms. Such an attempt already rode out what it could (turn-log.ts retries appends
+ * for ~10 s); backing off exponentially here made turns hit by a NATS leader election wait
+ * 4-8 s after the new leader was up (issue 13: 15 s to recover from a node loss).
+ */
+const OUTAGE_RETRY_MS = 500;
+
 /** Backoff before a retry of an attempt that failed for internal reasons, in ms. */
 function retryDelayMs(delivery: number): number {
   return Math.min(30_000, 500 * 2 ** Math.max(0, delivery - 1));
+}
+
+/** An unreachable dependency, not a defect of the turn: retried soon, and never failed for good. */
+function isOutage(err: unknown): boolean {
+  return isBusUnavailable(err) || isDatabaseUnavailable(err);
 }
 
 export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunnerOptions> = {}) {
@@ -109,12 +124,13 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
         if (err.reason === 'stale_claim') await claim.nak(STALE_CLAIM_RETRY_MS);
         return;
       }
-      if (claim.deliveryCount >= o.maxDeliveries) {
+      const outage = isOutage(err);
+      if (claim.deliveryCount >= o.maxDeliveries && !outage) {
         log.error({ err, delivery: claim.deliveryCount }, 'turn failed for good after repeated internal errors');
         await attempt.failForGood();
         return;
       }
-      const delay = err instanceof RetryableTurnError ? err.retryAfterMs : retryDelayMs(claim.deliveryCount);
+      const delay = err instanceof RetryableTurnError ? err.retryAfterMs : outage ? OUTAGE_RETRY_MS : retryDelayMs(claim.deliveryCount);
       log.error({ err, delivery: claim.deliveryCount, retryInMs: delay }, 'turn attempt failed; will retry');
       await claim.nak(delay);
     } catch (again) {

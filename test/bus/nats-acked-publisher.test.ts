@@ -60,3 +60,34 @@ it('nats acked publisher - an ack that never comes fails with a TimeoutError; cl
   publisher.close();
   await assert.rejects(waiting, /closed/);
 });
+
+it('nats acked publisher - a publish with a msg id that got no answer is sent again and acked once (a leader lost with it, issue 13)', async (t) => {
+  const server = await startNatsServer({ t });
+  const nc = await connect(await natsClientOptions(server));
+  t.after(() => nc.close());
+  // Takes the first copy and never answers, as a stream leader that dies with the message does.
+  const swallowed: string[] = [];
+  const sub = nc.subscribe('lost.>', { callback: (_err, msg) => void swallowed.push(msg.string()) });
+  await nc.flush();
+  const publisher = createAckedPublisher(nc, { timeoutMs: 4_000 });
+  t.after(() => publisher.close());
+  const id = newId();
+  const acked = publisher.publish('lost.a', 'x', { msgID: id });
+  await new Promise((r) => setTimeout(r, 200));
+  // The new leader: the stream now takes the subject.
+  sub.unsubscribe();
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name: 'L', subjects: ['lost.>'], duplicate_window: 60_000_000_000 });
+  const ack = await acked;
+  assert.deepEqual([ack.stream, ack.seq, ack.duplicate], ['L', 1, false], 'the resend was stored');
+  assert.deepEqual(swallowed, ['x'], 'the first copy went to the dead leader');
+  assert.equal((await jsm.streams.info('L')).state.messages, 1, 'stored once');
+  // Without a msg id a resend could apply twice: such a publish is never sent again.
+  let copies = 0;
+  nc.subscribe('mute.>', { callback: () => void copies++ });
+  await nc.flush();
+  const plain = createAckedPublisher(nc, { timeoutMs: 2_500 });
+  t.after(() => plain.close());
+  await assert.rejects(plain.publish('mute.a', 'y'), TimeoutError);
+  assert.equal(copies, 1, 'sent once');
+});

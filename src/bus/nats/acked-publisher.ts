@@ -26,7 +26,20 @@ interface Waiting {
   reject(err: unknown): void;
   deadline: number;
   subject: string;
+  /** Sends the publish again (only publishes with a msg id, which the stream deduplicates). */
+  resend?: () => void;
+  resendAt: number;
 }
+
+/**
+ * A publish with a msg id still unacked after this long is sent again (same id, same
+ * expectations), in ms. A publish that reached a stream leader just before it died is lost
+ * with it, and one sent while the replicas elect a new leader gets no answer: without a resend
+ * the caller learns nothing until the whole timeout (5 s) ran out, and its retry comes that
+ * much after the new leader is up (issue 13: ~11 s to move turns on after a NATS node loss).
+ * The copy the old leader may have stored makes the resend a duplicate, answered with its ack.
+ */
+const RESEND_AFTER_MS = 1_000;
 
 /**
  * JetStream publishes with acks, as `js.publish` sends them, over one reply subscription that
@@ -37,7 +50,8 @@ interface Waiting {
  *
  * Same messages, same errors for the callers: a refusal is a `JetStreamApiError` with the
  * server's code, an overdue ack a `TimeoutError`, a publish nobody takes a `NoRespondersError`
- * (nats.js retries neither, with its default of one attempt). No retries here either.
+ * (nats.js retries neither, with its default of one attempt). The one retry here: a publish
+ * with a msg id that has no answer yet is sent again every second until its deadline (below).
  */
 export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeoutMs: number }): AckedPublisher {
   const prefix = `${createInbox()}.`;
@@ -72,7 +86,13 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
   function sweep(): void {
     const now = Date.now();
     for (const [token, w] of waiting) {
-      if (w.deadline > now) continue;
+      if (w.deadline > now) {
+        if (w.resend && w.resendAt <= now) {
+          w.resendAt = now + RESEND_AFTER_MS;
+          w.resend();
+        }
+        continue;
+      }
       waiting.delete(token);
       w.reject(new TimeoutError());
     }
@@ -95,16 +115,27 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
       if (expect?.lastMsgID) h.set(PubHeaders.ExpectedLastMsgIdHdr, expect.lastMsgID);
       if (expect?.lastSequence !== undefined) h.set(PubHeaders.ExpectedLastSeqHdr, String(expect.lastSequence));
       if (expect?.streamName) h.set(PubHeaders.ExpectedStreamHdr, expect.streamName);
+      const send = () => nc.publish(subject, payload, { reply: prefix + token, headers: h });
+      const resend = opts.msgID
+        ? () => {
+            try {
+              send();
+            } catch {
+              // A closed connection: the sweep fails the publish at its deadline.
+            }
+          }
+        : undefined;
+      const now = Date.now();
       const acked = new Promise<PubAck>((resolve, reject) =>
-        waiting.set(token, { resolve, reject, deadline: Date.now() + timeoutMs, subject }),
+        waiting.set(token, { resolve, reject, deadline: now + timeoutMs, subject, resend, resendAt: now + RESEND_AFTER_MS }),
       );
       try {
-        nc.publish(subject, payload, { reply: prefix + token, headers: h });
+        send();
       } catch (err) {
         waiting.delete(token);
         return Promise.reject(err);
       }
-      sweeper ??= setInterval(sweep, Math.min(1_000, timeoutMs)).unref();
+      sweeper ??= setInterval(sweep, Math.min(RESEND_AFTER_MS / 2, timeoutMs)).unref();
       return acked;
     },
     close() {
