@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type NatsCluster, type NatsServer, startNatsCluster } from '../../test/helpers/nats-server.js';
@@ -93,6 +93,9 @@ function createInstance(name: string, port: number, env: Record<string, string>,
       proc = p;
       gone = false;
       void p.exited.then(() => (gone = true));
+      // CHAOS_LOG_DIR: every instance's log kept in a file per process (to explain a finding afterwards).
+      const logDir = process.env['CHAOS_LOG_DIR'];
+      if (logDir) p.child.stdout!.pipe(createWriteStream(join(logDir, `${name}-${p.pid}.log`), { flags: 'a' }));
       onLines(p.child.stdout!, (line) => {
         if (!line.includes('"turn claimed"')) return;
         try {
