@@ -41,7 +41,7 @@ import {
 import { createLogger, type Logger } from './log.js';
 import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
-import { createIdempotencyKeys, createStore } from './db/index.js';
+import { createIdempotencyKeys, createProcessLiveness, createStore } from './db/index.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
 import { createStorage } from './session-storage/index.js';
 import { createScheduler } from './turns/scheduler.js';
@@ -306,7 +306,10 @@ export async function createApp(
     const validation = createValidation(namedSchemas);
     // The web console is served where the API is (ROLE=worker serves no API, so no console either).
     const site = config.ROLE !== 'worker' ? createConsoleSite({ apiPrefix: config.API_PREFIX }) : undefined;
-    const idempotency = createIdempotencyKeys({ store, log });
+    // Closed after the HTTP server (closers run in reverse): requests still running keep their keys.
+    const liveness = createProcessLiveness({ store, log }, { instanceId });
+    closers.unshift({ name: 'process-liveness', close: () => liveness.close() });
+    const idempotency = createIdempotencyKeys({ store, log, liveness });
     closers.unshift({ name: 'idempotency-keys', close: async () => idempotency.close() });
     const pipeline = createPipeline({
       router,

@@ -26,6 +26,8 @@ export interface PostedTurn {
   sessionId: string;
   messageId: string;
   at: number;
+  /** When an earlier attempt with the same Idempotency-Key got no answer or a 5xx (the retries then waited until `at`). */
+  retriedFrom?: number;
 }
 
 /** One HTTP request of the workload; status 0 = no answer (connection refused, reset, timeout). */
@@ -97,6 +99,8 @@ export interface FaultFindings {
   /** 5xx other than 503 inside this window (the goal: zero). */
   status500: number;
   noAnswer: number;
+  /** POSTs whose first failure (no answer or 5xx) fell in this window: the longest wait from it to the 201 of a retry with the same key. */
+  retryWaitMaxMs: number | null;
   note?: string;
 }
 
@@ -385,8 +389,10 @@ function auditHttp(requests: RequestRecord[], faults: FaultRecord[], c: Collecto
   return out;
 }
 
+const maxOrNull = (xs: number[]): number | null => (xs.length ? Math.max(...xs) : null);
+
 /** Recovery per fault: fault → each affected session's first event appended after it. */
-function auditFault(f: FaultRecord, sessions: Map<string, SessionData>, requests: RequestRecord[]): FaultFindings {
+function auditFault(f: FaultRecord, sessions: Map<string, SessionData>, requests: RequestRecord[], posted: PostedTurn[]): FaultFindings {
   const delays: number[] = [];
   let unrecovered = 0;
   for (const id of f.affectedSessions) {
@@ -409,6 +415,9 @@ function auditFault(f: FaultRecord, sessions: Map<string, SessionData>, requests
     status503: fivexx.filter((r) => r.status === 503).length,
     status500: fivexx.filter((r) => r.status !== 503).length,
     noAnswer: window.filter((r) => r.status === 0).length,
+    retryWaitMaxMs: maxOrNull(
+      posted.filter((p) => p.retriedFrom !== undefined && inWindow(p.retriedFrom, f)).map((p) => p.at - p.retriedFrom!),
+    ),
     ...(f.note ? { note: f.note } : {}),
   };
 }
@@ -460,6 +469,6 @@ export function audit(data: ChaosData): AuditReport {
   }
   report.tools = auditTools(data.sessions, data.tools, data.faults, c);
   const byId = new Map(data.sessions.map((s) => [s.id, s]));
-  report.faults = data.faults.map((f) => auditFault(f, byId, data.requests));
+  report.faults = data.faults.map((f) => auditFault(f, byId, data.requests, data.posted));
   return report;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type NatsCluster, type NatsServer, startNatsCluster } from '../../test/helpers/nats-server.js';
@@ -93,10 +93,10 @@ function createInstance(name: string, port: number, env: Record<string, string>,
       proc = p;
       gone = false;
       void p.exited.then(() => (gone = true));
-      // CHAOS_LOG_DIR: every instance's log lines go to <dir>/<instance>.log too (to find what slow turns waited for).
+      // CHAOS_LOG_DIR: every instance's log kept in a file per process (to explain a finding afterwards).
       const logDir = process.env['CHAOS_LOG_DIR'];
+      if (logDir) p.child.stdout!.pipe(createWriteStream(join(logDir, `${name}-${p.pid}.log`), { flags: 'a' }));
       onLines(p.child.stdout!, (line) => {
-        if (logDir) appendFileSync(join(logDir, `${name}.log`), line + '\n');
         if (!line.includes('"turn claimed"')) return;
         try {
           const l = JSON.parse(line) as { sessionId?: string };

@@ -16,7 +16,7 @@ export interface RunSummary {
 const ms = (v: number | null) => (v === null ? '–' : `${(v / 1000).toFixed(1)} s`);
 
 function faultRow(f: FaultFindings): string {
-  return `| ${f.kind} | ${f.repetition} | ${f.target} | ${f.affected} | ${ms(f.recoveryFirstMs)} | ${ms(f.recoveryAllMs)} | ${f.unrecovered} | ${ms(f.restartToHealthyMs)} | ${f.status503} | ${f.status500} | ${f.noAnswer} |`;
+  return `| ${f.kind} | ${f.repetition} | ${f.target} | ${f.affected} | ${ms(f.recoveryFirstMs)} | ${ms(f.recoveryAllMs)} | ${f.unrecovered} | ${ms(f.restartToHealthyMs)} | ${f.status503} | ${f.status500} | ${f.noAnswer} | ${ms(f.retryWaitMaxMs)} |`;
 }
 
 export function renderReport(s: RunSummary): string {
@@ -46,8 +46,8 @@ export function renderReport(s: RunSummary): string {
     '|---|---|---|---|---|---|',
     `| ${a.http.requests} | ${a.http.outside5xx} | ${a.http.inside5xx} | ${a.http.inside503} | ${a.http.inside500} | ${a.http.noAnswerOutside} / ${a.http.noAnswerInside} |`,
     '',
-    '| fault | # | target | affected turns | recovery (first) | recovery (all) | unrecovered | restart → healthy | 503 | other 5xx | no answer |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| fault | # | target | affected turns | recovery (first) | recovery (all) | unrecovered | restart → healthy | 503 | other 5xx | no answer | idempotent retry wait (max) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...a.faults.map(faultRow),
     '',
     `RSS per instance (peak over its processes / at the end): ${s.memory

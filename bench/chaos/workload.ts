@@ -190,6 +190,8 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
 
   async function post(sessionId: string, text: string): Promise<string | null> {
     const key = randomUUID();
+    /** The first attempt that got no answer or a 5xx: the retries' wait is measured from it. */
+    let failedAt: number | undefined;
     while (!stopping) {
       const r = await call(
         pick(),
@@ -202,10 +204,11 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
         },
       );
       if (r.status === 201) {
-        posted.push({ sessionId, messageId: r.json.id, at: Date.now() });
+        posted.push({ sessionId, messageId: r.json.id, at: Date.now(), ...(failedAt === undefined ? {} : { retriedFrom: failedAt }) });
         return r.json.id;
       }
       // 409: the previous turn still holds the session; 5xx or no answer: retry with the same key.
+      if (r.status === 0 || r.status >= 500) failedAt ??= Date.now();
       if (r.status === 409 || r.status === 0 || r.status >= 500) {
         await sleep(r.status === 409 ? 200 : 300);
         continue;

@@ -2,16 +2,23 @@
  * The `idempotency_keys` table (migration 0014): the first request with a key claims its row
  * (`in_flight`), stores its outcome (`done`) or gives the row up; later requests with that key
  * read it. All times are the database's (`now()`), so instances with skewed clocks agree.
+ * An `in_flight` row names the process running its request (`owner_process_id`): a retry takes
+ * it over as soon as that process is dead (process-liveness.ts), never while it is alive.
  */
 import { randomUUID } from 'node:crypto';
 import { IdempotencyKeyInUseError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { ProcessLiveness } from './process-liveness.js';
 import type { Store } from './store.js';
 
 export interface IdempotencyKeysOptions {
   /** How long an outcome is replayed, in ms (default 24 h). */
   ttlMs: number;
-  /** An `in_flight` row older than this was abandoned (its instance died), in ms (default 60000). */
+  /**
+   * An `in_flight` row that names no process (written before migration 0017, or given up by
+   * `abandon`) older than this was abandoned, in ms (default 60000). A row naming a process is
+   * taken over when that process is dead, however young the row.
+   */
   staleInFlightMs: number;
   /** Expired rows are deleted this often, in ms (default 10 min). */
   purgeIntervalMs: number;
@@ -48,27 +55,38 @@ interface KeyRow {
 }
 
 /** Creates the store; its purge timer starts at once and stops with `close()`. */
-export function createIdempotencyKeys({ store, log }: { store: Store; log: Logger }, opts: Partial<IdempotencyKeysOptions> = {}) {
+export function createIdempotencyKeys(
+  { store, log, liveness }: { store: Store; log: Logger; liveness: Pick<ProcessLiveness, 'processId' | 'deadAfterMs' | 'ready'> },
+  opts: Partial<IdempotencyKeysOptions> = {},
+) {
   const o = { ...defaultIdempotencyKeysOptions(), ...opts };
 
   /**
    * Claims the key unless a live row holds it; an expired or abandoned one (same request) is
-   * taken over. An abandoned one keeps its reservation: its side effect may have happened.
+   * taken over. Abandoned: given up, or its process is dead (no heartbeat row, or a stale one),
+   * or, for a row naming no process, older than `staleInFlightMs`. An abandoned one keeps its
+   * reservation: its side effect may have happened.
    */
   async function claim(orgId: string, key: string, fingerprint: string): Promise<{ claim: string; reservation: string | null } | null> {
+    // Our own heartbeat row exists before any row names this process, so a missing row means dead.
+    await liveness.ready();
     const claimId = randomUUID();
     const rows = await store.sql<{ reservation: string | null }>(
-      `insert into idempotency_keys (organization_id, key, fingerprint, claim_id, state, created_at, expires_at)
-       values (?, ?, ?, ?, 'in_flight', now(), now() + ? * interval '1 millisecond')
+      `insert into idempotency_keys (organization_id, key, fingerprint, claim_id, state, created_at, expires_at, owner_process_id)
+       values (?, ?, ?, ?, 'in_flight', now(), now() + ? * interval '1 millisecond', ?)
        on conflict (organization_id, key) do update set
          fingerprint = excluded.fingerprint, claim_id = excluded.claim_id, state = 'in_flight', response_status = null,
          response_body = null, response_headers = null, created_at = excluded.created_at, expires_at = excluded.expires_at,
+         owner_process_id = excluded.owner_process_id,
          reservation = case when idempotency_keys.expires_at < now() then null else idempotency_keys.reservation end
        where idempotency_keys.expires_at < now()
           or (idempotency_keys.state = 'in_flight' and idempotency_keys.fingerprint = excluded.fingerprint
-              and idempotency_keys.created_at < now() - ? * interval '1 millisecond')
+              and case when idempotency_keys.owner_process_id is null
+                    then idempotency_keys.created_at < now() - ? * interval '1 millisecond'
+                    else not exists (select 1 from process_liveness p where p.process_id = idempotency_keys.owner_process_id
+                                       and p.beat_at > now() - ? * interval '1 millisecond') end)
        returning reservation`,
-      [orgId, key, fingerprint, claimId, o.ttlMs, o.staleInFlightMs],
+      [orgId, key, fingerprint, claimId, o.ttlMs, liveness.processId, o.staleInFlightMs, liveness.deadAfterMs],
     );
     return rows[0] ? { claim: claimId, reservation: rows[0].reservation } : null;
   }
@@ -140,7 +158,8 @@ export function createIdempotencyKeys({ store, log }: { store: Store; log: Logge
       [orgId, key, claimId],
     );
     await store.sql(
-      `update idempotency_keys set created_at = '-infinity' where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'`,
+      `update idempotency_keys set created_at = '-infinity', owner_process_id = null
+       where organization_id = ? and key = ? and claim_id = ? and state = 'in_flight'`,
       [orgId, key, claimId],
     );
   }

@@ -1,6 +1,8 @@
 export { createStore } from './store.js';
 export type { Store, StoreOptions } from './store.js';
 export { createIdempotencyKeys, defaultIdempotencyKeysOptions } from './idempotency-keys.js';
+export { createProcessLiveness } from './process-liveness.js';
+export type { ProcessLiveness, ProcessLivenessOptions } from './process-liveness.js';
 export type { IdempotencyBegin, IdempotencyKeys, IdempotencyKeysOptions, StoredOutcome } from './idempotency-keys.js';
 export { Organization, User, ApiKey, Session, entities } from './entities/index.js';
 export { Agent, Harness } from './entities/index.js';

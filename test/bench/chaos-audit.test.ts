@@ -147,6 +147,26 @@ describe('chaos audit', () => {
     assert.equal(r.sse.outOfOrder, 1);
   });
 
+  it('measures the wait of idempotent retries whose first attempt failed inside a fault window', () => {
+    const fault = {
+      kind: 'kill-llm' as const,
+      repetition: 1,
+      target: 'i1',
+      injectedAt: T0 + 100,
+      healedAt: T0 + 200,
+      windowEnd: T0 + 300,
+      affectedSessions: [],
+      restartToHealthyMs: 80,
+    };
+    const d = data([session('s1', toolTurn('t1', 'm1', 'k1'))], { faults: [fault] });
+    d.posted.push(
+      { sessionId: 's1', messageId: 'late', at: T0 + 1_150, retriedFrom: T0 + 150 },
+      { sessionId: 's1', messageId: 'quick', at: T0 + 260, retriedFrom: T0 + 250 },
+      { sessionId: 's1', messageId: 'before', at: T0 + 5_000, retriedFrom: T0 + 50 },
+    );
+    assert.equal(audit(d).faults[0]!.retryWaitMaxMs, 1_000, 'the longest wait of the retries that began in the window');
+  });
+
   it('splits 5xx inside and outside fault windows and measures recovery from the log', () => {
     const log = toolTurn('t1', 'm1', 'k1');
     const d = data([session('s1', log)], {
@@ -175,6 +195,7 @@ describe('chaos audit', () => {
       { requests: undefined, outside5xx: 1, inside5xx: 2, inside503: 1, inside500: 1, noAnswerOutside: 0, noAnswerInside: 1 },
     );
     const f = r.faults[0]!;
+    assert.equal(f.retryWaitMaxMs, null, 'no POST was retried');
     assert.equal(f.recoveryFirstMs, 80, 'event #4 at +400 ms is the first after the fault at +320 ms');
     assert.equal(f.unrecovered, 0);
     assert.equal(f.status500, 1);

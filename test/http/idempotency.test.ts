@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createIdempotencyKeys } from '../../src/db/index.js';
+import { createIdempotencyKeys, createProcessLiveness, type IdempotencyKeysOptions } from '../../src/db/index.js';
 import { startTestApp, type TestApp, type TestMode } from '../helpers/app.js';
 import { request } from '../helpers/http.js';
 import { createOrgWithAdmin } from '../api/auth/helpers.js';
@@ -18,6 +18,18 @@ const post = (app: TestApp | string, path: string, body: unknown, key: string | 
 async function agentCount(app: TestApp, name: string): Promise<number> {
   const r = await app.request('GET', '/v1/agents?limit=100');
   return (r.body.data as { name: string }[]).filter((a) => a.name === name).length;
+}
+
+/** A key store of its own (a process of its own: its own liveness row), closed after the test. */
+function keyStore(app: TestApp, t: { after(fn: () => unknown): void }, opts: Partial<IdempotencyKeysOptions> = {}, beatMs = 200) {
+  const deps = { store: app.app.services.store, log: app.app.log };
+  const liveness = createProcessLiveness(deps, { instanceId: 'test-keys', beatMs, deadAfterMs: 1_000 });
+  const keys = createIdempotencyKeys({ ...deps, liveness }, opts);
+  t.after(async () => {
+    keys.close();
+    await liveness.close();
+  });
+  return { keys, liveness };
 }
 
 /** One app per suite (start-up dominates these tests); every test uses its own keys and names. */
@@ -124,8 +136,7 @@ function suite(mode: TestMode) {
     it('expired keys are purged and then run again', async (t) => {
       const app = shared();
       const orgId = (await app.request('GET', '/v1/orgs')).body.data[0].id as string;
-      const keys = createIdempotencyKeys({ store: app.app.services.store, log: app.app.log }, { ttlMs: 2_000 });
-      t.after(() => keys.close());
+      const { keys } = keyStore(app, t, { ttlMs: 2_000 });
       const first = await keys.begin(orgId, 'purge-me', 'fp');
       assert.equal(first.kind, 'new');
       await keys.complete(orgId, 'purge-me', (first as { claim: string }).claim, { status: 201, body: { ok: 1 } });
@@ -143,8 +154,7 @@ function suite(mode: TestMode) {
     it('a reservation survives a 5xx and a stale claim: the next request with the key gets it; a lost claim cannot reserve', async (t) => {
       const app = shared();
       const orgId = (await app.request('GET', '/v1/orgs')).body.data[0].id as string;
-      const keys = createIdempotencyKeys({ store: app.app.services.store, log: app.app.log }, { staleInFlightMs: 60_000 });
-      t.after(() => keys.close());
+      const { keys } = keyStore(app, t, { staleInFlightMs: 60_000 });
       const key = randomUUID();
       const first = await keys.begin(orgId, key, 'fp');
       assert.equal(first.kind, 'new');
@@ -158,6 +168,33 @@ function suite(mode: TestMode) {
       await assert.rejects(keys.reserve(orgId, key, claim, { ids: [3] }), (e: Error) => e.name === 'IdempotencyKeyInUseError');
       const other = await keys.begin(orgId, randomUUID(), 'fp');
       assert.equal((other as { reservation?: unknown }).reservation, undefined, 'a fresh key has none');
+    });
+
+    it('an in-flight key is taken over once its process is dead, however young, and never while it is alive', async (t) => {
+      const app = shared();
+      const orgId = (await app.request('GET', '/v1/orgs')).body.data[0].id as string;
+      // Its heartbeat is written by hand below (no timer beats): the test plays its life and death.
+      const first = keyStore(app, t, { staleInFlightMs: 60_000 }, 3_600_000);
+      const beatAgo = (ms: number) =>
+        app.app.services.store.sql(`update process_liveness set beat_at = now() - ? * interval '1 millisecond' where process_id = ?`, [
+          ms,
+          first.liveness.processId,
+        ]);
+      const other = keyStore(app, t, { staleInFlightMs: 60_000 });
+      const key = randomUUID();
+      const begun = await first.keys.begin(orgId, key, 'fp');
+      assert.equal(begun.kind, 'new');
+      await first.keys.reserve(orgId, key, (begun as { claim: string }).claim, { ids: [7] });
+      // Alive, and its request older than the stale limit: still in flight (it may be running).
+      await app.app.services.store.sql(`update idempotency_keys set created_at = now() - interval '1 hour' where key = ?`, [key]);
+      await beatAgo(0);
+      assert.equal((await other.keys.begin(orgId, key, 'fp')).kind, 'in_flight', 'a live owner keeps its key');
+      // Killed: its heartbeat stops (the row stays, as after SIGKILL) and goes stale.
+      await beatAgo(2_000);
+      await app.app.services.store.sql(`update idempotency_keys set created_at = now() where key = ?`, [key]);
+      const retry = await other.keys.begin(orgId, key, 'fp');
+      assert.equal(retry.kind, 'new', 'taken over as soon as its process is dead');
+      assert.deepEqual((retry as { reservation?: unknown }).reservation, { ids: [7] }, 'with the ids the dead request reserved');
     });
 
     if (second) {

@@ -12,6 +12,7 @@ import { AgentCompatMigration } from './0013-agent-compat.js';
 import { IdempotencyKeysMigration } from './0014-idempotency-keys.js';
 import { InstanceMetricsMigration } from './0015-instance-metrics.js';
 import { IdempotencyReservationMigration } from './0016-idempotency-reservation.js';
+import { ProcessLivenessMigration } from './0017-process-liveness.js';
 
 export const migrations = [
   CoreMigration,
@@ -27,4 +28,5 @@ export const migrations = [
   IdempotencyKeysMigration,
   InstanceMetricsMigration,
   IdempotencyReservationMigration,
+  ProcessLivenessMigration,
 ];
