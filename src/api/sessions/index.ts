@@ -38,7 +38,7 @@ export function createSessionsModule({
   models,
   connections,
 }: SessionsModuleDeps): SessionsModule {
-  const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models });
+  const setup = createSessionSetupResolver({ agents, harnesses, capabilities, models });
   const service = createSessionService({ store, bus, log, setup, connections });
   return { service, routes: sessionRoutes({ sessions: service }) };
 }

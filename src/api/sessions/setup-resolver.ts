@@ -2,13 +2,12 @@ import { normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs, ty
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Principal } from '../../auth/index.js';
-import { orgScope, snapshotAgent, snapshotHarness, type SessionAdditions, type SessionConfig, type Store } from '../../db/index.js';
+import { snapshotHarness, type SessionAdditions, type SessionConfig } from '../../db/index.js';
 import type { AgentService, ModelLookup } from '../agents/index.js';
 import { GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID, type HarnessService } from '../harnesses/index.js';
 import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
 
 export interface SessionSetupDeps {
-  store: Store;
   agents: AgentService;
   harnesses: HarnessService;
   capabilities: CapabilityRegistry;
@@ -22,7 +21,7 @@ export interface SessionSetupDeps {
  * is given) and the agent must exist and be active, session capabilities must be known (422), a
  * model must exist (404; a value that is not a model id at all is unknown too).
  */
-export function createSessionSetupResolver({ store, agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
+export function createSessionSetupResolver({ agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
   /** The session's own client tools checked like an agent's (shape, unique names, no capability tool's name). */
   async function checkAdditions(
     additions: SessionAdditions | undefined,
@@ -41,8 +40,8 @@ export function createSessionSetupResolver({ store, agents, harnesses, capabilit
     async resolve(principal: Principal, input: SessionSetupInput) {
       const harnessId = input.harness_id ?? GENERIC_HARNESS_ID;
       const harness = input.harness_snapshot ?? snapshotHarness(await harnesses.getActiveHarness(principal.org_id, harnessId));
-      const agentRow = input.agent_id ? await agents.getActive(orgScope(store.em(), principal.org_id), input.agent_id) : null;
-      const agent = agentRow ? snapshotAgent(agentRow) : null;
+      const active = input.agent_id ? await agents.getActive(principal.org_id, input.agent_id) : null;
+      const agent = active?.snapshot ?? null;
       const items = input.capabilities ?? [];
       validateCapabilityRefs(items, capabilities);
       const model_id = input.model_id == null ? null : input.model_id.toLowerCase();
@@ -56,7 +55,7 @@ export function createSessionSetupResolver({ store, agents, harnesses, capabilit
       const config: SessionConfig = session ? { harness, agent, session } : { harness, agent };
       return {
         harness_id: harnessId.toLowerCase(),
-        agent_id: agentRow?.id ?? null,
+        agent_id: active?.id ?? null,
         capabilities: items.map(normalizeCapabilityRef),
         features: resolved.features,
         model_id,
