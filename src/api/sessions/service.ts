@@ -4,7 +4,7 @@ import type { Bus } from '../../bus/ports.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
 import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Principal } from '../../auth/index.js';
+import type { Principal, SessionOwners } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import type { SessionAdditions, Store } from '../../db/index.js';
 import { Session, orgScope, type OrgScope } from '../../db/index.js';
@@ -20,6 +20,8 @@ export interface SessionServiceDeps {
   log: Logger;
   setup: SessionSetupResolver;
   /** Turns the user's connections into session secrets `connection:<provider>` (spec 2.3); src/session-storage. */
+  /** This instance's known session owners: filled on create, forgotten on delete (SSE opens read it). */
+  owners?: SessionOwners;
   connections?: { injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> };
 }
 
@@ -31,7 +33,7 @@ const INSERT_SESSION = `with ins as (
 select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`;
 
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
-export function createSessionService({ store, bus, log, setup, connections }: SessionServiceDeps) {
+export function createSessionService({ store, bus, log, setup, owners, connections }: SessionServiceDeps) {
   async function create(principal: Principal, input: CreateSessionInput) {
     const harness_id = await resolveNamed(store, principal.org_id, 'harness', input.harness_id, input.harness_name);
     const agent_id = await resolveNamed(store, principal.org_id, 'agent', input.agent_id, input.agent_name);
@@ -75,6 +77,7 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       row.user_id,
       row.organization_id,
     ]);
+    owners?.remember(row.id, row);
     if (inserted?.connected) await connections?.injectConnections(row);
     await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
     return sessionView(row);
@@ -140,6 +143,7 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     const scope = orgScope(store.em(), principal.org_id);
     const row = await owned(scope, principal, id);
     await scope.em.remove(row).flush();
+    owners?.forget(id);
     await bus.turns.remove(id);
     await bus.events.purge(id);
     await bus.signals.send({ type: 'deleted', session_id: id });
