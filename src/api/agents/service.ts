@@ -29,7 +29,7 @@ export interface AgentServiceDeps {
 
 /** The columns `getActive` reads: ownership, status and what a session snapshots. */
 const ACTIVE_AGENT_QUERY = `select id, organization_id, status, system_prompt, capabilities, client_tools, default_model_id,
-  max_iterations, parallel_tool_calls from agents where id = ?`;
+  max_iterations, parallel_tool_calls, xmin::text as version from agents where id = ?`;
 
 type ActiveAgentRow = Pick<
   AgentRow,
@@ -42,7 +42,18 @@ type ActiveAgentRow = Pick<
   | 'default_model_id'
   | 'max_iterations'
   | 'parallel_tool_calls'
->;
+> & { version: string };
+
+/**
+ * An active agent as a session snapshots it. `version` is the row version (PostgreSQL's `xmin`,
+ * new on every update of the row): a write guarded by it lands only while the row is unchanged.
+ */
+export interface ActiveAgent {
+  id: string;
+  organization_id: string;
+  snapshot: AgentSnapshot;
+  version: string;
+}
 
 /** The stored, checked fields of an agent (everything but id, organisation, status and times). */
 /**
@@ -251,12 +262,12 @@ export function createAgentService({
    * organisation's, 422 archived. One raw select of the snapshot's columns instead of an ORM
    * entity load: it runs on every session create (issue 15).
    */
-  async function getActive(orgId: string, id: string): Promise<{ id: string; snapshot: AgentSnapshot }> {
+  async function getActive(orgId: string, id: string): Promise<ActiveAgent> {
     const [row] = await store.sql<ActiveAgentRow>(ACTIVE_AGENT_QUERY, [id]);
     if (!row) throw new NotFoundError();
     if (row.organization_id !== orgId) throw new ForbiddenError();
     if (row.status !== 'active') throw new UnprocessableError('Agent is archived');
-    return { id: row.id, snapshot: snapshotAgent(row) };
+    return { id: row.id, organization_id: row.organization_id, snapshot: snapshotAgent(row), version: row.version };
   }
 
   return {
