@@ -22,7 +22,7 @@ import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './tur
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
 import { createObservability, instrumentBus } from './observability/index.js';
-import { createAuthModule, ensureBootstrapAdmin } from './auth/index.js';
+import { createAuthModule, createSessionOwners, ensureBootstrapAdmin, SESSION_OWNERS_DEFAULTS } from './auth/index.js';
 import { createBus, type Bus } from './bus/index.js';
 import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from './capabilities/index.js';
 import type { Config } from './config.js';
@@ -231,6 +231,7 @@ export async function createApp(
         maxConnections: config.USER_MAX_CONNECTIONS,
       },
     );
+    const sessionOwners = createSessionOwners(SESSION_OWNERS_DEFAULTS);
     const sessions = createSessionsModule({
       store,
       bus,
@@ -240,6 +241,7 @@ export async function createApp(
       capabilities,
       models,
       connections: storage,
+      owners: sessionOwners,
     });
     const turns = createTurnModule({
       config,
@@ -295,7 +297,7 @@ export async function createApp(
         connections: createConnectionsModule({ connections: storage.connections }),
         llmProviders: modules.llmProviders,
         llmModels: modules.llmModels,
-        events: createEventsModule({ store, bus, hub, limits: streamLimits }),
+        events: createEventsModule({ store, bus, hub, limits: streamLimits, owners: sessionOwners }),
       };
       routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
     }

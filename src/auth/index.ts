@@ -16,6 +16,8 @@ export type { LoginThrottle, LoginThrottleOptions } from './login-throttle.js';
 export { loadJwtSecret } from './jwt-secret.js';
 export type { JwtSecretOptions } from './jwt-secret.js';
 export { assertStreamScope } from './stream-scope.js';
+export { createSessionOwners, SESSION_OWNERS_DEFAULTS } from './session-owners.js';
+export type { SessionOwner, SessionOwners, SessionOwnersOptions } from './session-owners.js';
 export { createPrincipalCache } from './principal-cache.js';
 export type { PrincipalCache, PrincipalCacheOptions, Verified } from './principal-cache.js';
 export { MEMBER_OWNERSHIP_RULES, assertMayChange, assertSessionAccess, sessionListOwner } from './ownership.js';

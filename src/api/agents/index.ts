@@ -2,7 +2,7 @@ export { agentsRoutes } from './routes.js';
 export { createAgentService } from './service.js';
 export { createClientToolChecker } from './client-tools.js';
 export { clientToolsOf } from './compat-aliases.js';
-export type { AgentService, AgentServiceDeps } from './service.js';
+export type { ActiveAgent, AgentService, AgentServiceDeps } from './service.js';
 export { AGENT_LIMITS, AGENT_MAX_BODY_BYTES, checkAgentLimits } from './limits.js';
 export type { ModelLookup } from './types.js';
 export { createAgentsModule } from './module.js';

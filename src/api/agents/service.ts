@@ -1,10 +1,10 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AgentCreateInput, AgentListQueryInput, AgentPatchInput, AgentPreviewInput, AgentView } from '../../../schemas/agents.js';
 import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
-import { ConflictError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
-import { Agent, orgScope, type OrgScope, type Store } from '../../db/index.js';
+import { Agent, orgScope, snapshotAgent, type AgentSnapshot, type OrgScope, type Store } from '../../db/index.js';
 import { buildSystemPrompt, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
 import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
@@ -25,6 +25,34 @@ export interface AgentServiceDeps {
   parse?: ParsePool['run'];
   /** The example agents `import?from-example=` knows (default: examples/agents/ of the repository). */
   examples?: ExampleCatalogue;
+}
+
+/** The columns `getActive` reads: ownership, status and what a session snapshots. */
+const ACTIVE_AGENT_QUERY = `select id, organization_id, status, system_prompt, capabilities, client_tools, default_model_id,
+  max_iterations, parallel_tool_calls, xmin::text as version from agents where id = ?`;
+
+type ActiveAgentRow = Pick<
+  AgentRow,
+  | 'id'
+  | 'organization_id'
+  | 'status'
+  | 'system_prompt'
+  | 'capabilities'
+  | 'client_tools'
+  | 'default_model_id'
+  | 'max_iterations'
+  | 'parallel_tool_calls'
+> & { version: string };
+
+/**
+ * An active agent as a session snapshots it. `version` is the row version (PostgreSQL's `xmin`,
+ * new on every update of the row): a write guarded by it lands only while the row is unchanged.
+ */
+export interface ActiveAgent {
+  id: string;
+  organization_id: string;
+  snapshot: AgentSnapshot;
+  version: string;
 }
 
 /** The stored, checked fields of an agent (everything but id, organisation, status and times). */
@@ -229,10 +257,17 @@ export function createAgentService({
    * The agent a session may use (spec 3.1): 404 unknown, 403 another organisation's,
    * 422 when archived.
    */
-  async function getActive(scope: OrgScope, id: string): Promise<AgentView> {
-    const row = (await scope.getOwned(Agent, id)) as AgentRow;
+  /**
+   * What a session snapshots of an active agent (spec 3.4): 404 unknown, 403 another
+   * organisation's, 422 archived. One raw select of the snapshot's columns instead of an ORM
+   * entity load: it runs on every session create (issue 15).
+   */
+  async function getActive(orgId: string, id: string): Promise<ActiveAgent> {
+    const [row] = await store.sql<ActiveAgentRow>(ACTIVE_AGENT_QUERY, [id]);
+    if (!row) throw new NotFoundError();
+    if (row.organization_id !== orgId) throw new ForbiddenError();
     if (row.status !== 'active') throw new UnprocessableError('Agent is archived');
-    return toAgentView(row);
+    return { id: row.id, organization_id: row.organization_id, snapshot: snapshotAgent(row), version: row.version };
   }
 
   return {

@@ -2,7 +2,7 @@ import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { EventList, ListEventsQuery, MessageList, SseQuery } from '../../../schemas/sessions.js';
 import type { Bus } from '../../bus/ports.js';
 import { catalogued } from '../../bus/session-event.js';
-import { assertSessionAccess, assertStreamScope } from '../../auth/index.js';
+import { assertSessionAccess, assertStreamScope, type SessionOwner, type SessionOwners } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/connection-limits.js';
 import { eventFilter } from '../../events/event-filter.js';
 import { deriveMessages } from '../../events/messages.js';
@@ -21,21 +21,23 @@ export interface EventRouteDeps {
   bus: Bus;
   hub: SessionHub;
   limits: ConnectionLimits;
+  /** Owners this instance knows (session create fills it): a stream opened right after create reads no row. */
+  owners: SessionOwners;
 }
 
 /** Spec 4.3 and 6.1: the polling listing, derived messages, and the SSE stream. */
-export function eventRoutes({ store, bus, hub, limits }: EventRouteDeps): Route[] {
+export function eventRoutes({ store, bus, hub, limits, owners }: EventRouteDeps): Route[] {
   /**
    * 404 / 403 as `assertSessionAccess`, without an ORM unit of work and entity load: stream opens
    * come in bursts (every client of an instance reconnecting at once), and that was most of
    * their memory. None of these routes needs the session row itself.
    */
   async function assertSessionOwned(principal: Principal, id: string): Promise<void> {
-    const [row] = await store.sql<{ organization_id: string; user_id: string }>(
-      'select organization_id, user_id from sessions where id = ?',
-      [id],
-    );
-    assertSessionAccess(principal, row);
+    const owner = await owners.lookup(id, async () => {
+      const [row] = await store.sql<SessionOwner>('select organization_id, user_id from sessions where id = ?', [id]);
+      return row;
+    });
+    assertSessionAccess(principal, owner);
     assertStreamScope(principal, id);
   }
 

@@ -20,6 +20,7 @@ export interface SessionsModuleDeps {
   capabilities: CapabilityRegistry;
   models?: ModelLookup;
   connections?: SessionServiceDeps['connections'];
+  owners?: SessionServiceDeps['owners'];
 }
 
 export interface SessionsModule {
@@ -37,8 +38,9 @@ export function createSessionsModule({
   capabilities,
   models,
   connections,
+  owners,
 }: SessionsModuleDeps): SessionsModule {
-  const setup = createSessionSetupResolver({ store, agents, harnesses, capabilities, models });
-  const service = createSessionService({ store, bus, log, setup, connections });
+  const setup = createSessionSetupResolver({ agents, harnesses, capabilities, models });
+  const service = createSessionService({ store, bus, log, setup, owners, connections });
   return { service, routes: sessionRoutes({ sessions: service }) };
 }

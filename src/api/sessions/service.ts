@@ -2,16 +2,16 @@ import { ZERO_USAGE } from '../../turns/index.js';
 import type { NewTypedEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/ports.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
-import { InvalidRequestError } from '../../errors.js';
+import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Principal } from '../../auth/index.js';
+import type { Principal, SessionOwners } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import type { SessionAdditions, Store } from '../../db/index.js';
 import { Session, orgScope, type OrgScope } from '../../db/index.js';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
 import { clientToolsOf } from '../agents/index.js';
 import { resolveNamed } from './name-lookup.js';
-import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
+import type { SessionSetup, SessionSetupInput, SessionSetupResolver } from './session-setup.js';
 import { sessionView } from './session-view.js';
 
 export interface SessionServiceDeps {
@@ -20,29 +20,53 @@ export interface SessionServiceDeps {
   log: Logger;
   setup: SessionSetupResolver;
   /** Turns the user's connections into session secrets `connection:<provider>` (spec 2.3); src/session-storage. */
+  /** This instance's known session owners: filled on create, forgotten on delete (SSE opens read it). */
+  owners?: SessionOwners;
   connections?: { injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> };
 }
 
-/** A new session row, and whether its user holds connections (`injectConnections` then copies them). */
+/**
+ * A new session row, and whether its user holds connections (`injectConnections` then copies
+ * them). With an agent, the row is written only while the agent is active and still the version
+ * its snapshot was taken from (no row back: it changed, read it again).
+ */
 const INSERT_SESSION = `with ins as (
   insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, current_turn_id, chat_user_id, created_at, updated_at)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'started', ?, null, null, ?, ?) returning id
+  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'started', ?, null, null, ?, ?
+  where ?::text is null or exists (select 1 from agents where id = ? and status = 'active' and xmin::text = ?::text)
+  returning id
 )
 select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`;
 
+/** Attempts at a guarded insert before giving up on an agent that keeps changing. */
+const GUARDED_INSERT_ATTEMPTS = 3;
+
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
-export function createSessionService({ store, bus, log, setup, connections }: SessionServiceDeps) {
+export function createSessionService({ store, bus, log, setup, owners, connections }: SessionServiceDeps) {
   async function create(principal: Principal, input: CreateSessionInput) {
     const harness_id = await resolveNamed(store, principal.org_id, 'harness', input.harness_id, input.harness_name);
     const agent_id = await resolveNamed(store, principal.org_id, 'agent', input.agent_id, input.agent_name);
     if (!harness_id && !agent_id) throw new InvalidRequestError('Invalid request: harness_id or agent_id is required');
-    const resolved = await setup.resolve(principal, {
+    const setupInput = {
       ...(harness_id ? { harness_id } : {}),
       agent_id: agent_id ?? null,
       capabilities: input.capabilities,
       model_id: input.model_id,
       additions: sessionAdditions(input),
-    } as SessionSetupInput);
+      guarded: true,
+    } as SessionSetupInput;
+    for (let attempt = 1; ; attempt++) {
+      const created = await insertSession(principal, input, await setup.resolve(principal, setupInput));
+      if (created) return created;
+      // The agent changed (or was archived) after the resolver last read it: read it again.
+      setup.forgetAgent(agent_id!);
+      if (attempt >= GUARDED_INSERT_ATTEMPTS) throw new ConflictError('Agent changed while the session was created; retry');
+    }
+  }
+
+  /** Inserts the session; null when the agent guard refused it (see INSERT_SESSION). */
+  async function insertSession(principal: Principal, input: CreateSessionInput, setupResult: SessionSetup) {
+    const { agent_version, ...resolved } = setupResult;
     const now = new Date();
     const row = {
       id: newId(),
@@ -55,8 +79,8 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       created_at: now,
       updated_at: now,
     };
-    // One statement: the insert, and whether the user has connections to copy in (most have
-    // none, and asking separately was a round trip per session; issue 15).
+    // One statement: the agent check, the insert, and whether the user has connections to copy
+    // in (most have none, and asking separately was a round trip per session; issue 15).
     const [inserted] = await store.sql<{ connected: boolean }>(INSERT_SESSION, [
       row.id,
       row.organization_id,
@@ -72,9 +96,14 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
       JSON.stringify(ZERO_USAGE),
       now,
       now,
+      agent_version ?? null,
+      row.agent_id,
+      agent_version ?? null,
       row.user_id,
       row.organization_id,
     ]);
+    if (!inserted) return null;
+    owners?.remember(row.id, row);
     if (inserted?.connected) await connections?.injectConnections(row);
     await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
     return sessionView(row);
@@ -140,6 +169,7 @@ export function createSessionService({ store, bus, log, setup, connections }: Se
     const scope = orgScope(store.em(), principal.org_id);
     const row = await owned(scope, principal, id);
     await scope.em.remove(row).flush();
+    owners?.forget(id);
     await bus.turns.remove(id);
     await bus.events.purge(id);
     await bus.signals.send({ type: 'deleted', session_id: id });

@@ -21,6 +21,11 @@ export interface SessionSetupInput {
    * `parallel_tool_calls`, `locale`); an agent switch passes the session's copy on.
    */
   additions?: SessionAdditions;
+  /**
+   * The caller stores the snapshot with a write guarded by `agent_version` (session create): the
+   * agent may then come from the resolver's memory, as the guard refuses a snapshot of a changed agent.
+   */
+  guarded?: boolean;
 }
 
 export interface SessionSetup {
@@ -33,6 +38,8 @@ export interface SessionSetup {
   model_id: string | null;
   /** The harness and agent configuration the session will run with (spec 3.4 rules 2 and 3). */
   config: SessionConfig;
+  /** With `guarded`: the version of the agent row the snapshot was taken from (`ActiveAgent.version`). */
+  agent_version?: string;
 }
 
 /**
@@ -42,6 +49,8 @@ export interface SessionSetup {
  */
 export interface SessionSetupResolver {
   resolve(principal: Principal, input: SessionSetupInput): Promise<SessionSetup>;
+  /** A guarded write was refused (the agent changed): the next `resolve` reads the agent again. */
+  forgetAgent(agentId: string): void;
   /** The platform chat harness used by the global chat session. */
   chatHarnessId: string;
 }

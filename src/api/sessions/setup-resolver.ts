@@ -2,13 +2,14 @@ import { normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs, ty
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Principal } from '../../auth/index.js';
-import { orgScope, snapshotAgent, snapshotHarness, type SessionAdditions, type SessionConfig, type Store } from '../../db/index.js';
-import type { AgentService, ModelLookup } from '../agents/index.js';
+import { LRUCache } from 'lru-cache';
+import { snapshotAgent, snapshotHarness, type SessionAdditions, type SessionConfig } from '../../db/index.js';
+import { ForbiddenError } from '../../errors.js';
+import type { ActiveAgent, AgentService, ModelLookup } from '../agents/index.js';
 import { GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID, type HarnessService } from '../harnesses/index.js';
 import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
 
 export interface SessionSetupDeps {
-  store: Store;
   agents: AgentService;
   harnesses: HarnessService;
   capabilities: CapabilityRegistry;
@@ -22,7 +23,28 @@ export interface SessionSetupDeps {
  * is given) and the agent must exist and be active, session capabilities must be known (422), a
  * model must exist (404; a value that is not a model id at all is unknown too).
  */
-export function createSessionSetupResolver({ store, agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
+/**
+ * Active agents kept for guarded session creates. Their freshness does not rest on this window:
+ * the insert is guarded by the row version, and a refused one reads the agent again. The
+ * window and size only bound the memory.
+ */
+const AGENT_MEMORY = { ttl: 60_000, max: 2_000 };
+
+export function createSessionSetupResolver({ agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
+  const known = new LRUCache<string, ActiveAgent>(AGENT_MEMORY);
+
+  /** The agent from memory (guarded writes only) or the database; an organisation never changes, so 403 holds from memory too. */
+  async function activeAgent(orgId: string, agentId: string, guarded: boolean): Promise<ActiveAgent> {
+    const remembered = guarded ? known.get(agentId) : undefined;
+    if (remembered) {
+      if (remembered.organization_id !== orgId) throw new ForbiddenError();
+      return { ...remembered, snapshot: snapshotAgent(remembered.snapshot) };
+    }
+    const active = await agents.getActive(orgId, agentId);
+    known.set(agentId, { ...active, snapshot: snapshotAgent(active.snapshot) });
+    return active;
+  }
+
   /** The session's own client tools checked like an agent's (shape, unique names, no capability tool's name). */
   async function checkAdditions(
     additions: SessionAdditions | undefined,
@@ -41,8 +63,9 @@ export function createSessionSetupResolver({ store, agents, harnesses, capabilit
     async resolve(principal: Principal, input: SessionSetupInput) {
       const harnessId = input.harness_id ?? GENERIC_HARNESS_ID;
       const harness = input.harness_snapshot ?? snapshotHarness(await harnesses.getActiveHarness(principal.org_id, harnessId));
-      const agentRow = input.agent_id ? await agents.getActive(orgScope(store.em(), principal.org_id), input.agent_id) : null;
-      const agent = agentRow ? snapshotAgent(agentRow) : null;
+      const guarded = input.guarded === true;
+      const active = input.agent_id ? await activeAgent(principal.org_id, input.agent_id, guarded) : null;
+      const agent = active?.snapshot ?? null;
       const items = input.capabilities ?? [];
       validateCapabilityRefs(items, capabilities);
       const model_id = input.model_id == null ? null : input.model_id.toLowerCase();
@@ -56,12 +79,16 @@ export function createSessionSetupResolver({ store, agents, harnesses, capabilit
       const config: SessionConfig = session ? { harness, agent, session } : { harness, agent };
       return {
         harness_id: harnessId.toLowerCase(),
-        agent_id: agentRow?.id ?? null,
+        agent_id: active?.id ?? null,
         capabilities: items.map(normalizeCapabilityRef),
         features: resolved.features,
         model_id,
         config,
+        ...(guarded && active ? { agent_version: active.version } : {}),
       };
+    },
+    forgetAgent(agentId: string) {
+      known.delete(agentId);
     },
   };
 }

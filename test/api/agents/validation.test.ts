@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
-import { orgScope } from '../../../src/db/index.js';
 import { addCaller, addModel, adminOrgId, agentBody, useSuiteApp } from './helpers.js';
 
 const tool = (name: string, parameters: Record<string, unknown> = { type: 'object', properties: {} }) => ({
@@ -162,19 +161,26 @@ describe('agent capabilities, client tools and preview', () => {
     assert.equal((await app().request('POST', '/v1/agents/preview', { body: { capabilities: [] } })).status, 400);
   });
 
-  it('agents.getActive - the agent for an active one; 404 unknown, 403 another org, 422 archived', async () => {
-    const { store } = app().app.services;
+  it('agents.getActive - the snapshot of an active one; 404 unknown, 403 another org, 422 archived', async () => {
     const agents = app().app.modules.agents.service;
     const orgId = await adminOrgId(app());
-    const agent = (await post({ name: 'Usable' })).body;
-    const scope = () => orgScope(store.em(), orgId);
-    assert.equal((await agents.getActive(scope(), agent.id)).name, 'Usable');
-    await assert.rejects(agents.getActive(scope(), uuidv7()), { status: 404 });
+    const agent = (await post({ name: 'Usable', parallel_tool_calls: false })).body;
+    const active = await agents.getActive(orgId, agent.id);
+    assert.equal(active.id, agent.id);
+    assert.deepEqual(active.snapshot, {
+      system_prompt: agent.system_prompt,
+      capabilities: agent.capabilities,
+      default_model_id: agent.default_model_id,
+      max_iterations: agent.max_iterations,
+      client_tools: agent.client_tools,
+      parallel_tool_calls: false,
+    });
+    await assert.rejects(agents.getActive(orgId, uuidv7()), { status: 404 });
     const other = await addCaller(app());
     const theirs = (await other.request('POST', '/v1/agents', { body: agentBody() })).body;
-    await assert.rejects(agents.getActive(scope(), theirs.id), { status: 403 });
+    await assert.rejects(agents.getActive(orgId, theirs.id), { status: 403 });
     await app().request('DELETE', `/v1/agents/${agent.id}`);
-    await assert.rejects(agents.getActive(scope(), agent.id), { status: 422, message: 'Agent is archived' });
+    await assert.rejects(agents.getActive(orgId, agent.id), { status: 422, message: 'Agent is archived' });
   });
 
   it('a member (non-admin) manages agents of the own organisation', async () => {

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startTestApp, type TestMode } from '../../helpers/app.js';
+
+/**
+ * Session create may take the agent from the setup resolver's memory; the insert is guarded by
+ * the agent row's version, so a session still snapshots the agent as it is at that moment,
+ * whoever changed it (this instance's API, or another instance writing the row).
+ */
+for (const mode of ['postgres', 'pglite'] as TestMode[]) {
+  describe(`session create snapshots the agent as it is now, with the agent remembered (${mode})`, () => {
+    it('an edit through the API, a write behind the instance, an archive', async (t) => {
+      const app = await startTestApp(t, { mode });
+      const { store } = app.app.services;
+      const agent = (await app.request('POST', '/v1/agents', { body: { name: 'remembered', system_prompt: 'First.' } })).body;
+      const promptOf = async (sessionId: string) => {
+        const [row] = await store.sql<{ config: { agent: { system_prompt: string } } | string }>(
+          'select config from sessions where id = ?',
+          [sessionId],
+        );
+        const config = typeof row!.config === 'string' ? JSON.parse(row!.config) : row!.config;
+        return config.agent.system_prompt as string;
+      };
+      const create = () => app.request('POST', '/v1/sessions', { body: { agent_id: agent.id } });
+
+      const first = await create();
+      assert.equal(first.status, 201, first.text);
+      assert.equal(await promptOf(first.body.id), 'First.');
+      assert.equal(await promptOf((await create()).body.id), 'First.', 'from memory, unchanged');
+
+      assert.equal((await app.request('PATCH', `/v1/agents/${agent.id}`, { body: { system_prompt: 'Second.' } })).status, 200);
+      assert.equal(await promptOf((await create()).body.id), 'Second.', 'an API edit is snapshotted by the next session');
+
+      await store.sql(`update agents set system_prompt = 'Third.' where id = ?`, [agent.id]);
+      assert.equal(await promptOf((await create()).body.id), 'Third.', "another instance's write is snapshotted too");
+
+      await store.sql(`update agents set status = 'archived' where id = ?`, [agent.id]);
+      const archived = await create();
+      assert.equal(archived.status, 422, archived.text);
+      assert.equal(archived.body.error, 'Agent is archived');
+    });
+  });
+}
