@@ -180,3 +180,43 @@ test("local on PostgreSQL - concurrent appends to many sessions share statements
     ['first'],
   );
 });
+
+test("local on PGlite - a turn's fence checks, the tail and reads at the tail run no statement; a lost claim still reads as lost", async (t) => {
+  const harness = await localHarness();
+  t.after(() => harness.close());
+  const [bus, other] = [await harness.connect(), await harness.connect()];
+  const sid = newId();
+  await bus.events.append(sid, [{ type: 'a' }, { type: 'b' }]);
+  await bus.turns.enqueue({ session_id: sid, turn_id: newId(), job: {} });
+  const claim = await bus.turns.claim('w1', { waitMs: 1000 });
+  assert.ok(claim);
+
+  const queries = countQueries(harness.store);
+  assert.equal(await bus.events.lastSequence(sid), 2);
+  assert.equal(await other.events.lastSequence(sid), 2, 'a second bus on the store knows the tail too');
+  assert.deepEqual(await bus.events.read(sid, { afterSequence: 2 }), []);
+  assert.equal(await claim.isCurrent(), true);
+  assert.equal(await claim.isCurrent(), true);
+  assert.deepEqual(queries.texts, [], 'no statement for the tail, a read past it or the fence checks');
+
+  // What is stored is still read, and an append through the other bus moves the tail for both.
+  assert.deepEqual(
+    (await bus.events.read(sid, { afterSequence: 1 })).map((e) => e.type),
+    ['b'],
+  );
+  await other.events.append(sid, [{ type: 'c' }]);
+  assert.equal(await bus.events.lastSequence(sid), 3);
+  assert.deepEqual(
+    (await bus.events.read(sid, { afterSequence: 2 })).map((e) => e.type),
+    ['c'],
+  );
+
+  // The lease runs out and the other bus claims the turn: the first claim is fenced.
+  await new Promise((r) => setTimeout(r, LEASE_MS + 100));
+  const taken = await other.turns.claim('w2', { waitMs: 1000 });
+  assert.ok(taken);
+  assert.equal(await claim.isCurrent(), false);
+  assert.equal(await taken.isCurrent(), true);
+  await taken.ack();
+  assert.equal(await taken.isCurrent(), false, 'an acked claim is no longer current');
+});
