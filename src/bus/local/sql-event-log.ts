@@ -6,7 +6,7 @@ import type { Store } from '../../db/index.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
 import { createGroupInsert, type TailInsert, type TailInsertOutcome } from './group-insert.js';
-import { soleClientState, unlimitedEmitter } from './sole-client.js';
+import { recentAfter, soleClientState, unlimitedEmitter } from './sole-client.js';
 import { createTailWatch } from './tail-watch.js';
 import { stampEvent, type EventTail } from '../session-event.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
@@ -51,9 +51,8 @@ export interface SqlEventLogOptions {
 export function createSqlEventLog({ store, log, pollMs, soleClient = false }: SqlEventLogOptions): EventLog & { closeAll(): void } {
   // A sole client shares chain, notifications and tails with every other bus on the store, which
   // keeps the tails exact; otherwise they are this log's own and the tails only a guess.
-  const { live, chain, tails } = soleClient
-    ? soleClientState(store)
-    : { live: unlimitedEmitter(), chain: createKeyedChain(), tails: new Map<string, EventTail>() };
+  const sole = soleClient ? soleClientState(store) : undefined;
+  const { live, chain, tails } = sole ?? { live: unlimitedEmitter(), chain: createKeyedChain(), tails: new Map<string, EventTail>() };
   const feeds = new Set<OrderedFeed>();
   const tailWatch = createTailWatch({ store, log, pollMs });
   const group = createGroupInsert({ store, insertOne: insertAtTail });
@@ -131,6 +130,7 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
     }
     for (const [i, e] of fresh.entries()) e.sequence = tail.sequence + i + 1;
     rememberTail(sessionId, { sequence: tail.sequence + fresh.length, id: fresh[fresh.length - 1]!.id });
+    for (const e of fresh) sole?.recent.put(sessionId, e);
     tailWatch.seen(sessionId, tail.sequence + fresh.length);
     live.emit(sessionId, fresh);
     return { ok: true, events };
@@ -193,6 +193,8 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
     // continuation has not run yet is not lost to a feed: it notifies the feed's listener next.
     const known = knownTail(sessionId);
     if (known && known.sequence <= afterSequence) return [];
+    const recent = known && recentAfter(sole?.recent.get(sessionId), afterSequence, known.sequence, limit);
+    if (recent) return recent;
     const rows = await store.sql<{ body: SessionEvent }>(
       'select body from bus_events where session_id = ? and sequence > ? order by sequence limit ?',
       [sessionId, afterSequence, limit],
@@ -210,6 +212,7 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
           // A statement that failed may still have committed (a lost connection): the tail is
           // no longer known, so the next reads ask the table.
           tails.delete(sessionId);
+          sole?.recent.forget(sessionId);
           throw err;
         }),
       );
@@ -255,6 +258,7 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
       await chain.run(sessionId, async () => {
         await store.sql('delete from bus_events where session_id = ?', [sessionId]);
         tails.delete(sessionId);
+        sole?.recent.forget(sessionId);
         tailWatch.reset(sessionId);
       });
     },
