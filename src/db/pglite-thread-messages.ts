@@ -6,6 +6,8 @@ export interface PgliteThreadData {
   socketPath: string;
   /** Connections the server accepts; the service's pool must not open more. */
   maxConnections: number;
+  /** Only create the database files (initdb) and close; no server. */
+  initOnly?: boolean;
 }
 
 export type PgliteThreadRequest = { type: 'close' };

@@ -10,9 +10,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { PgliteThreadData, PgliteThreadReply, PgliteThreadRequest } from './pglite-thread-messages.js';
 
+if (!parentPort) throw new Error('pglite-worker runs only as a worker thread');
 const port = parentPort;
-if (!port) throw new Error('pglite-worker runs only as a worker thread');
-const { dataDir, socketPath, maxConnections } = workerData as PgliteThreadData;
+const { dataDir, socketPath, maxConnections, initOnly } = workerData as PgliteThreadData;
 
 const reply = (message: PgliteThreadReply) => port.postMessage(message);
 
@@ -41,7 +41,22 @@ async function close({ db, server }: { db: PGlite; server: PGLiteSocketServer })
   rmSync(socketPath, { force: true });
 }
 
+/** Creates the database files on an empty data directory; the thread then ends (see pglite-thread.ts). */
+async function initialise(): Promise<void> {
+  const db = await PGlite.create({ dataDir });
+  await db.close();
+}
+
 try {
+  if (initOnly) {
+    await initialise();
+    reply({ type: 'closed' });
+  } else await serve();
+} catch (err) {
+  reply({ type: 'failed', error: (err as Error).message });
+}
+
+async function serve(): Promise<void> {
   const opened = await open();
   port.on('message', (message: PgliteThreadRequest) => {
     if (message.type !== 'close') return;
@@ -51,6 +66,4 @@ try {
     );
   });
   reply({ type: 'ready' });
-} catch (err) {
-  reply({ type: 'failed', error: (err as Error).message });
 }

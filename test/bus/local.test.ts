@@ -180,3 +180,59 @@ test("local on PostgreSQL - concurrent appends to many sessions share statements
     ['first'],
   );
 });
+
+test("local on PGlite - a turn's fence checks, the tail and reads of recent events run no statement; a lost claim still reads as lost", async (t) => {
+  const harness = await localHarness();
+  t.after(() => harness.close());
+  const [bus, other] = [await harness.connect(), await harness.connect()];
+  const sid = newId();
+  const appended = await bus.events.append(sid, [{ type: 'a' }, { type: 'b' }]);
+  assert.ok(appended.ok);
+  await bus.turns.enqueue({ session_id: sid, turn_id: newId(), job: {} });
+  const claim = await bus.turns.claim('w1', { waitMs: 1000 });
+  assert.ok(claim);
+
+  const queries = countQueries(harness.store);
+  assert.equal(await bus.events.lastSequence(sid), 2);
+  assert.equal(await other.events.lastSequence(sid), 2, 'a second bus on the store knows the tail too');
+  assert.deepEqual(await bus.events.read(sid, { afterSequence: 2 }), []);
+  assert.deepEqual(await bus.events.read(sid), appended.events);
+  assert.deepEqual(
+    (await other.events.read(sid, { afterSequence: 1 })).map((e) => [e.sequence, e.type]),
+    [[2, 'b']],
+  );
+  assert.deepEqual(
+    (await bus.events.read(sid, { limit: 1 })).map((e) => e.type),
+    ['a'],
+  );
+  assert.equal(await claim.isCurrent(), true);
+  assert.equal(await claim.isCurrent(), true);
+  assert.deepEqual(queries.texts, [], 'no statement for the tail, reads of recent events or the fence checks');
+
+  // An append through the other bus moves the tail for both; past what is kept, reads go to the table.
+  await other.events.append(
+    sid,
+    Array.from({ length: 20 }, (_, i) => ({ type: 'c', data: { i } })),
+  );
+  assert.equal(await bus.events.lastSequence(sid), 22);
+  assert.deepEqual(
+    (await bus.events.read(sid, { afterSequence: 20 })).map((e) => e.data['i']),
+    [18, 19],
+  );
+  const before = queries.texts.length;
+  const all = await bus.events.read(sid);
+  assert.equal(queries.texts.length, before + 1, 'the whole log is read from the table');
+  assert.deepEqual(
+    all.map((e) => e.sequence),
+    Array.from({ length: 22 }, (_, i) => i + 1),
+  );
+
+  // The lease runs out and the other bus claims the turn: the first claim is fenced.
+  await new Promise((r) => setTimeout(r, LEASE_MS + 100));
+  const taken = await other.turns.claim('w2', { waitMs: 1000 });
+  assert.ok(taken);
+  assert.equal(await claim.isCurrent(), false);
+  assert.equal(await taken.isCurrent(), true);
+  await taken.ack();
+  assert.equal(await taken.isCurrent(), false, 'an acked claim is no longer current');
+});

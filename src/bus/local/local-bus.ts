@@ -37,12 +37,14 @@ export async function createLocalBus({
 }: LocalBusOptions): Promise<Bus> {
   if (leaseMs <= 0 || pollMs <= 0 || claimPollMs <= 0) throw new RangeError('leaseMs, pollMs and claimPollMs must be > 0');
   const busLog = log.child({ component: 'bus', kind: 'local' });
-  // PGlite is embedded in this process: every append is notified in process, nothing to poll for.
-  const events = createSqlEventLog({ store, log: busLog, pollMs: store.kind === 'postgres' ? pollMs : 0 });
+  // PGlite is embedded in this process: every append is notified in process, nothing to poll
+  // for, and the process knows the stored tails and claim tokens (sole-client.ts).
+  const soleClient = store.kind === 'pglite';
+  const events = createSqlEventLog({ store, log: busLog, pollMs: soleClient ? 0 : pollMs, soleClient });
   return {
     kind: 'local',
     events,
-    turns: createSqlTurnQueue({ store, log: busLog, leaseMs, pollMs: claimPollMs }),
+    turns: createSqlTurnQueue({ store, log: busLog, leaseMs, pollMs: claimPollMs, soleClient }),
     signals: createLocalSignals({ log: busLog }),
     ping: () => store.ping(),
     // The store belongs to the caller (the composition root closes it after the bus).

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
@@ -7,6 +6,7 @@ import type { Store } from '../../db/index.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
 import { createGroupInsert, type TailInsert, type TailInsertOutcome } from './group-insert.js';
+import { recentAfter, soleClientState, unlimitedEmitter } from './sole-client.js';
 import { createTailWatch } from './tail-watch.js';
 import { stampEvent, type EventTail } from '../session-event.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
@@ -24,6 +24,11 @@ export interface SqlEventLogOptions {
   log: Logger;
   /** How often the instance looks for appends by other processes, in ms; 0 = never (PGlite). */
   pollMs: number;
+  /**
+   * This process is the store's only client (PGlite): the tail it remembers from its own
+   * appends is the stored tail, so reading at or past it and asking for it need no statement.
+   */
+  soleClient?: boolean;
 }
 
 /**
@@ -43,12 +48,12 @@ export interface SqlEventLogOptions {
  * whole instance (tail-watch.ts), which wakes only the feeds whose session's tail moved past
  * what this process knows. Embedded (PGlite) mode is one process, so nothing polls there.
  */
-export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): EventLog & { closeAll(): void } {
-  const live = new EventEmitter();
-  live.setMaxListeners(0);
-  const chain = createKeyedChain();
+export function createSqlEventLog({ store, log, pollMs, soleClient = false }: SqlEventLogOptions): EventLog & { closeAll(): void } {
+  // A sole client shares chain, notifications and tails with every other bus on the store, which
+  // keeps the tails exact; otherwise they are this log's own and the tails only a guess.
+  const sole = soleClient ? soleClientState(store) : undefined;
+  const { live, chain, tails } = sole ?? { live: unlimitedEmitter(), chain: createKeyedChain(), tails: new Map<string, EventTail>() };
   const feeds = new Set<OrderedFeed>();
-  const tails = new Map<string, EventTail>(); // this process's view of each session's last event
   const tailWatch = createTailWatch({ store, log, pollMs });
   const group = createGroupInsert({ store, insertOne: insertAtTail });
 
@@ -68,6 +73,11 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
       ...ids,
     ]);
     return new Map(rows.map((r) => [r.body.id, r.body]));
+  }
+
+  /** The stored tail when this process knows it for certain (a sole client that appended to the session), else undefined. */
+  function knownTail(sessionId: string): EventTail | undefined {
+    return soleClient ? tails.get(sessionId) : undefined;
   }
 
   function rememberTail(sessionId: string, last: EventTail): void {
@@ -120,6 +130,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
     }
     for (const [i, e] of fresh.entries()) e.sequence = tail.sequence + i + 1;
     rememberTail(sessionId, { sequence: tail.sequence + fresh.length, id: fresh[fresh.length - 1]!.id });
+    for (const e of fresh) sole?.recent.put(sessionId, e);
     tailWatch.seen(sessionId, tail.sequence + fresh.length);
     live.emit(sessionId, fresh);
     return { ok: true, events };
@@ -178,6 +189,12 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
 
   async function read(sessionId: string, { afterSequence = 0, limit = DEFAULT_READ_LIMIT }: ReadOptions = {}): Promise<SessionEvent[]> {
     assertUuid(sessionId);
+    // Nothing is stored past the exact tail. An append whose statement went in but whose
+    // continuation has not run yet is not lost to a feed: it notifies the feed's listener next.
+    const known = knownTail(sessionId);
+    if (known && known.sequence <= afterSequence) return [];
+    const recent = known && recentAfter(sole?.recent.get(sessionId), afterSequence, known.sequence, limit);
+    if (recent) return recent;
     const rows = await store.sql<{ body: SessionEvent }>(
       'select body from bus_events where session_id = ? and sequence > ? order by sequence limit ?',
       [sessionId, afterSequence, limit],
@@ -190,7 +207,15 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
       assertUuid(sessionId);
       for (const e of events) if (e.id !== undefined) assertUuid(e.id);
       if (events.length === 0) return { ok: true, events: [] };
-      return chain.run(sessionId, () => appendWithRetry(sessionId, events, opts));
+      return chain.run(sessionId, () =>
+        appendWithRetry(sessionId, events, opts).catch((err: unknown) => {
+          // A statement that failed may still have committed (a lost connection): the tail is
+          // no longer known, so the next reads ask the table.
+          tails.delete(sessionId);
+          sole?.recent.forget(sessionId);
+          throw err;
+        }),
+      );
     },
     read,
     async findById(sessionId, eventId) {
@@ -201,7 +226,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
     },
     async lastSequence(sessionId) {
       assertUuid(sessionId);
-      return (await tail(sessionId)).sequence;
+      return (knownTail(sessionId) ?? (await tail(sessionId))).sequence;
     },
     subscribe(sessionId, { afterSequence = 0 } = {}): EventSubscription {
       assertUuid(sessionId);
@@ -233,6 +258,7 @@ export function createSqlEventLog({ store, log, pollMs }: SqlEventLogOptions): E
       await chain.run(sessionId, async () => {
         await store.sql('delete from bus_events where session_id = ?', [sessionId]);
         tails.delete(sessionId);
+        sole?.recent.forget(sessionId);
         tailWatch.reset(sessionId);
       });
     },

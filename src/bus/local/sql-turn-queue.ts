@@ -5,6 +5,7 @@ import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../db/index.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
+import { soleClientState } from './sole-client.js';
 
 export interface SqlTurnQueueOptions {
   store: Store;
@@ -13,6 +14,11 @@ export interface SqlTurnQueueOptions {
   leaseMs: number;
   /** Idle claimers re-check the table this often (other processes, expired leases), in ms. */
   pollMs: number;
+  /**
+   * This process is the store's only client (PGlite): every claim token is set and cleared by
+   * it, so `isCurrent` compares with the token it remembers instead of reading the row.
+   */
+  soleClient?: boolean;
 }
 
 interface ClaimedRow {
@@ -31,7 +37,9 @@ interface ClaimedRow {
  * what fences the stale worker: every later call of the old claim matches no row.
  * All times are the database's `now()`, so processes with skewed clocks agree on leases.
  */
-export function createSqlTurnQueue({ store, log, leaseMs, pollMs }: SqlTurnQueueOptions): TurnQueue {
+export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = false }: SqlTurnQueueOptions): TurnQueue {
+  // session id → the token `bus_turns.claim_token` holds, for a sole client (shared by the store's buses).
+  const claims = soleClient ? soleClientState(store).claims : undefined;
   // Wakes claimers in this process as soon as a turn is enqueued or given back.
   const work = new EventEmitter();
   work.setMaxListeners(0);
@@ -50,12 +58,19 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs }: SqlTurnQueue
       [workerId, token, leaseMs],
     );
     const row = rows[0];
-    return row ? makeClaim(row, token) : null;
+    if (!row) return null;
+    // The row's token is this one from the statement's commit on: an older claim is fenced.
+    claims?.set(row.session_id, token);
+    return makeClaim(row, token);
   }
 
   function makeClaim(row: ClaimedRow, token: string): TurnClaim {
     const key = [row.session_id, token];
     const mine = 'where session_id = ? and claim_token = ?';
+    // Forgotten before the statement: a failed one may have committed, and "not current" is the safe answer.
+    const forget = () => {
+      if (claims?.get(row.session_id) === token) claims.delete(row.session_id);
+    };
     return {
       turn: { session_id: row.session_id, turn_id: row.turn_id, job: row.job },
       deliveryCount: row.delivery_count,
@@ -63,9 +78,11 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs }: SqlTurnQueue
         await store.sql(`update bus_turns set claim_expires_at = now() + (?::int * interval '1 millisecond') ${mine}`, [leaseMs, ...key]);
       },
       async ack() {
+        forget();
         await store.sql(`delete from bus_turns ${mine}`, key);
       },
       async nak(delayMs = 0) {
+        forget();
         await store.sql(
           `update bus_turns set claim_token = null, claimed_by = null, claim_expires_at = null,
              available_at = now() + (?::int * interval '1 millisecond') ${mine}`,
@@ -74,6 +91,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs }: SqlTurnQueue
         if (delayMs <= 0) work.emit('work');
       },
       async isCurrent() {
+        if (claims) return claims.get(row.session_id) === token;
         return (await store.sql(`select 1 from bus_turns ${mine}`, key)).length > 0;
       },
     };
@@ -135,6 +153,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs }: SqlTurnQueue
     },
     async remove(sessionId: string) {
       assertUuid(sessionId);
+      claims?.delete(sessionId);
       await store.sql('delete from bus_turns where session_id = ?', [sessionId]);
     },
   };
