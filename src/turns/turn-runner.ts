@@ -5,6 +5,7 @@
  * (on any worker) continues from the log.
  */
 import type { TurnClaim } from '../bus/ports.js';
+import { RecencyMap } from '../bus/recency-map.js';
 import type { Logger } from '../log.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_SECRET_CHECK_WAIT_MS } from './act-step.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -36,6 +37,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     maxDeliveries: 10,
     cancelEventsWaitMs: 5_000,
     cacheSize: 2_000,
+    cacheIdleMs: 60_000,
     preambleWaitMs: 1_000,
     appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
   };
@@ -51,13 +53,7 @@ function retryDelayMs(delivery: number): number {
 
 export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunnerOptions> = {}) {
   const o = { ...defaultTurnRunnerOptions(), ...options };
-  const cache = new Map<string, FoldedSession>();
-
-  function remember(sessionId: string, folded: FoldedSession): void {
-    cache.delete(sessionId);
-    cache.set(sessionId, folded);
-    if (cache.size > o.cacheSize) cache.delete(cache.keys().next().value!);
-  }
+  const cache = new RecencyMap<string, FoldedSession>({ max: o.cacheSize, idleMs: o.cacheIdleMs });
 
   /**
    * One attempt at a claimed turn. Never throws: failures are acked, nakked or logged.
@@ -86,7 +82,7 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
     let failure: unknown;
     try {
       const folded = await attempt.run(cache.get(sessionId));
-      if (folded) remember(sessionId, folded);
+      if (folded) cache.set(sessionId, folded);
     } catch (err) {
       failure = err;
       cache.delete(sessionId);

@@ -5,7 +5,7 @@ import { SessionLists } from '../../src/bus/nats/session-lists.js';
 const seqs = (l: SessionLists<{ s: number; v?: string }>, id: string) => l.get(id)?.map((x) => x.s);
 
 test('session lists - kept in sequence order, same sequence replaced, newest per session kept', () => {
-  const lists = new SessionLists<{ s: number; v?: string }>(10, 3, (x) => x.s);
+  const lists = new SessionLists<{ s: number; v?: string }>(10, 3, (x) => x.s, 60_000);
   for (const s of [2, 1, 4, 3]) lists.put('a', { s });
   assert.deepEqual(seqs(lists, 'a'), [2, 3, 4], 'sorted, and the oldest dropped beyond 3');
   lists.put('a', { s: 3, v: 'new' });
@@ -18,7 +18,7 @@ test('session lists - kept in sequence order, same sequence replaced, newest per
 });
 
 test('session lists - the session least recently written to is dropped, reads do not count', () => {
-  const lists = new SessionLists<{ s: number }>(2, 5, (x) => x.s);
+  const lists = new SessionLists<{ s: number }>(2, 5, (x) => x.s, 60_000);
   lists.put('a', { s: 1 });
   lists.put('b', { s: 1 });
   lists.put('a', { s: 2 }); // a is now the most recent
@@ -27,4 +27,16 @@ test('session lists - the session least recently written to is dropped, reads do
   assert.equal(lists.get('b'), undefined);
   assert.deepEqual(seqs(lists, 'a'), [1, 2]);
   assert.deepEqual(seqs(lists, 'c'), [1]);
+});
+
+test('session lists - a session not written to for idleMs is dropped, a written one is kept', () => {
+  let t = 0;
+  const lists = new SessionLists<{ s: number }>(100, 5, (x) => x.s, 30_000, () => t);
+  lists.put('a', { s: 1 });
+  lists.put('b', { s: 1 });
+  t = 20_000;
+  lists.put('b', { s: 2 });
+  t = 30_001;
+  assert.equal(lists.get('a'), undefined, 'idle 30 s: a turn of its own is long over');
+  assert.deepEqual(seqs(lists, 'b'), [1, 2]);
 });
