@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PositionIndex } from '../../src/bus/nats/position-index.js';
 import { SessionLists } from '../../src/bus/nats/session-lists.js';
 
 const seqs = (l: SessionLists<{ s: number; v?: string }>, id: string) => l.get(id)?.map((x) => x.s);
@@ -31,7 +32,13 @@ test('session lists - the session least recently written to is dropped, reads do
 
 test('session lists - a session not written to for idleMs is dropped, a written one is kept', () => {
   let t = 0;
-  const lists = new SessionLists<{ s: number }>(100, 5, (x) => x.s, 30_000, () => t);
+  const lists = new SessionLists<{ s: number }>(
+    100,
+    5,
+    (x) => x.s,
+    30_000,
+    () => t,
+  );
   lists.put('a', { s: 1 });
   lists.put('b', { s: 1 });
   t = 20_000;
@@ -39,4 +46,16 @@ test('session lists - a session not written to for idleMs is dropped, a written 
   t = 30_001;
   assert.equal(lists.get('a'), undefined, 'idle 30 s: a turn of its own is long over');
   assert.deepEqual(seqs(lists, 'b'), [1, 2]);
+});
+
+test('position index - knows the positions recorded, forgets them with an idle session', () => {
+  let t = 0;
+  const positions = new PositionIndex(100, 64, 30_000, () => t);
+  positions.record('a', { sequence: 3, streamSeq: 30 });
+  assert.equal(positions.has('a', 3), true);
+  assert.equal(positions.has('a', 2), false);
+  assert.deepEqual(positions.bounds('a', 4), { below: { sequence: 3, streamSeq: 30 } });
+  t = 30_001;
+  assert.equal(positions.has('a', 3), false, 'idle past 30 s: the hints are gone');
+  assert.deepEqual(positions.bounds('a', 4), {});
 });
