@@ -45,6 +45,12 @@ export interface TurnRunnerOptions {
   cancelEventsWaitMs: number;
   /** Sessions whose folded log is kept between turns (default 2000). */
   cacheSize: number;
+  /**
+   * A session with no turn for this long loses its folded log, in ms (default 60000): the fold
+   * saves reading the whole log at the session's next turn, which in a conversation comes
+   * within seconds to a minute; later, that turn folds the log from the start.
+   */
+  cacheIdleMs: number;
   /** How long a fresh turn waits for the API to append its first events before doing it itself, in ms (default 1000). */
   preambleWaitMs: number;
   /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */

@@ -6,6 +6,7 @@
  */
 import { isBusUnavailable } from '../bus/index.js';
 import type { TurnClaim } from '../bus/ports.js';
+import { RecencyMap } from '../bus/recency-map.js';
 import { isDatabaseUnavailable } from '../db/index.js';
 import type { Logger } from '../log.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_SECRET_CHECK_WAIT_MS } from './act-step.js';
@@ -38,6 +39,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     maxDeliveries: 10,
     cancelEventsWaitMs: 5_000,
     cacheSize: 2_000,
+    cacheIdleMs: 60_000,
     preambleWaitMs: 1_000,
     appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
   };
@@ -66,13 +68,7 @@ function isOutage(err: unknown): boolean {
 
 export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunnerOptions> = {}) {
   const o = { ...defaultTurnRunnerOptions(), ...options };
-  const cache = new Map<string, FoldedSession>();
-
-  function remember(sessionId: string, folded: FoldedSession): void {
-    cache.delete(sessionId);
-    cache.set(sessionId, folded);
-    if (cache.size > o.cacheSize) cache.delete(cache.keys().next().value!);
-  }
+  const cache = new RecencyMap<string, FoldedSession>({ max: o.cacheSize, idleMs: o.cacheIdleMs });
 
   /**
    * One attempt at a claimed turn. Never throws: failures are acked, nakked or logged.
@@ -101,7 +97,7 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
     let failure: unknown;
     try {
       const folded = await attempt.run(cache.get(sessionId));
-      if (folded) remember(sessionId, folded);
+      if (folded) cache.set(sessionId, folded);
     } catch (err) {
       failure = err;
       cache.delete(sessionId);

@@ -68,4 +68,14 @@ describe('nats recent events (reads behind our own appends)', () => {
     assert.equal(recent.after(sid, 4, tailOf(5, 50), 100), null, 'least recently used session dropped');
     assert.deepEqual(recent.after(other.session_id, 0, tailOf(1, 7), 100), [other]);
   });
+
+  it('forgets a session idle longer than idleMs: the read goes to the server', () => {
+    let t = 0;
+    const recent = new RecentEvents(1_000, 16, 30_000, () => t);
+    const events = linked(recent, 3);
+    t = 30_000;
+    assert.deepEqual(recent.after(sid, 0, tailOf(3, 30), 100), events, 'within idleMs');
+    t = 30_001;
+    assert.equal(recent.after(sid, 0, tailOf(3, 30), 100), null);
+  });
 });

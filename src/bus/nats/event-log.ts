@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { uuidv7Millis } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
+import { RecencyMap } from '../recency-map.js';
 import { OrderedFeed } from '../ordered-feed.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, SessionEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
@@ -14,6 +15,12 @@ import { assertUuid, sessionSubjects, type SessionSubjects } from './topology.js
 
 const MAX_APPEND_ATTEMPTS = 50;
 const MAX_CACHED_TAILS = 10_000;
+/**
+ * A session not appended to for this long loses its cached tail, in ms: the tail saves the
+ * lookup before each append of a conversation; the first append after a minute's pause (the
+ * next user turn) looks it up again, one round trip.
+ */
+const TAIL_IDLE_MS = 60_000;
 /** Writer-supplied ids older than the dedup window minus this margin are looked up before appending, in ms. */
 const DEDUP_WINDOW_MARGIN_MS = 5_000;
 
@@ -51,18 +58,13 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   const positions = new PositionIndex();
   const reader = createEventReader({ js, jsm: o.jsm, shards, positions, findSkewMs: o.findSkewMs });
   const chain = createKeyedChain();
-  const tails = new Map<string, StreamTail>(); // this process's view of each session's last event
+  // This process's view of each session's last event (a hint: the append's OCC check decides).
+  const tails = new RecencyMap<string, StreamTail>({ max: MAX_CACHED_TAILS, idleMs: TAIL_IDLE_MS });
   const feeds = new Set<OrderedFeed>();
-
-  function rememberTail(sessionId: string, tail: StreamTail): void {
-    tails.delete(sessionId);
-    tails.set(sessionId, tail);
-    if (tails.size > MAX_CACHED_TAILS) tails.delete(tails.keys().next().value!);
-  }
 
   async function freshTail(sessionId: string): Promise<StreamTail> {
     const tail = await reader.loadTail(sessionId);
-    rememberTail(sessionId, tail);
+    tails.set(sessionId, tail);
     return tail;
   }
 
@@ -73,7 +75,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     js: o.publisher ?? js,
     reader,
     onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number) {
-      rememberTail(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
+      tails.set(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
       positions.record(event.session_id, { sequence: event.sequence, streamSeq });
       reader.recent.remember({ event, streamSeq, prevStreamSeq });
     },
@@ -165,7 +167,10 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
               }
               // Nats-Sequence is this event's stream sequence, Nats-Last-Sequence the previous
               // one on the subject (sequence - 1): both become hints, so a gap is back-filled
-              // from exactly the right place in the stream.
+              // from exactly the right place in the stream. An event this process appended has
+              // its hints already (onStored): decoding a message's headers allocates more than
+              // parsing its body, and is skipped then.
+              if (positions.has(sessionId, event.sequence)) return push(event);
               const seq = Number(msg.headers?.get('Nats-Sequence'));
               const prev = Number(msg.headers?.get('Nats-Last-Sequence'));
               if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });

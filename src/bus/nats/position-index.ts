@@ -15,19 +15,30 @@ export interface StreamTail {
 
 export const DEFAULT_INDEXED_SESSIONS = 10_000;
 export const DEFAULT_POSITIONS_PER_SESSION = 64;
+/**
+ * A session not written to (appended, read, or seen live) for this long loses its hints, in ms:
+ * they serve the reads of a running turn and its streams (seconds apart); a session idle for
+ * half a minute is between conversations, and its next read costs a binary search.
+ */
+export const DEFAULT_POSITIONS_IDLE_MS = 30_000;
 
 /**
  * Recently seen (sequence → stream sequence) pairs per session, from appends, reads and live
  * messages. A read "after sequence n" needs the stream sequence where n+1 lives; with a hint
  * for n it starts right there, otherwise the hints bound a binary search. Hints may be stale
  * after a purge; readers still check every sequence they get, so a bad hint costs a wasted
- * read, never a wrong result. Least recently used sessions are dropped.
+ * read, never a wrong result. Least recently used sessions are dropped, and idle ones.
  */
 export class PositionIndex {
   readonly #lists: SessionLists<StreamPosition>;
 
-  constructor(maxSessions = DEFAULT_INDEXED_SESSIONS, perSession = DEFAULT_POSITIONS_PER_SESSION) {
-    this.#lists = new SessionLists(maxSessions, perSession, (pos) => pos.sequence);
+  constructor(
+    maxSessions = DEFAULT_INDEXED_SESSIONS,
+    perSession = DEFAULT_POSITIONS_PER_SESSION,
+    idleMs = DEFAULT_POSITIONS_IDLE_MS,
+    now?: () => number,
+  ) {
+    this.#lists = new SessionLists(maxSessions, perSession, (pos) => pos.sequence, idleMs, now);
   }
 
   record(sessionId: string, pos: StreamPosition): void {
@@ -45,6 +56,11 @@ export class PositionIndex {
       below = pos;
     }
     return { below };
+  }
+
+  /** Whether a position of `sequence` is known (recorded and not yet dropped). */
+  has(sessionId: string, sequence: number): boolean {
+    return this.#lists.get(sessionId)?.some((pos) => pos.sequence === sequence) ?? false;
   }
 
   forget(sessionId: string): void {

@@ -17,6 +17,13 @@ export interface KnownEvent {
  */
 export const DEFAULT_RECENT_SESSIONS = 1_000;
 export const DEFAULT_RECENT_PER_SESSION = 16;
+/**
+ * A session not appended to for this long loses its events, in ms. They serve the reads of the
+ * turn that wrote them (the worker reading the API's preamble, streams reading the worker's
+ * events), which follow within seconds; the next turn reads only what came after its cached
+ * fold. A step that runs longer (a slow tool) reads from the server, as without the hint.
+ */
+export const DEFAULT_RECENT_IDLE_MS = 30_000;
 
 /**
  * The last events this process appended, per session, linked the way the server stored them:
@@ -31,8 +38,13 @@ export const DEFAULT_RECENT_PER_SESSION = 16;
 export class RecentEvents {
   readonly #lists: SessionLists<KnownEvent>;
 
-  constructor(maxSessions = DEFAULT_RECENT_SESSIONS, perSession = DEFAULT_RECENT_PER_SESSION) {
-    this.#lists = new SessionLists(maxSessions, perSession, (known) => known.event.sequence);
+  constructor(
+    maxSessions = DEFAULT_RECENT_SESSIONS,
+    perSession = DEFAULT_RECENT_PER_SESSION,
+    idleMs = DEFAULT_RECENT_IDLE_MS,
+    now?: () => number,
+  ) {
+    this.#lists = new SessionLists(maxSessions, perSession, (known) => known.event.sequence, idleMs, now);
   }
 
   remember(known: KnownEvent): void {

@@ -1,19 +1,22 @@
-import { LRUCache } from 'lru-cache';
+import { RecencyMap } from '../recency-map.js';
 
 /**
  * Small per-session lists ordered by per-session sequence, for the NATS log's in-memory hints:
- * at most `perSession` items per session (the newest kept) and `maxSessions` sessions (the one
- * least recently written to is dropped). Reads do not count as use.
+ * at most `perSession` items per session (the newest kept), at most `maxSessions` sessions (the
+ * one least recently written to is dropped), and a session not written to for `idleMs` is
+ * dropped (recency-map.ts). Reads do not count as use.
  */
 export class SessionLists<T> {
-  readonly #lists: LRUCache<string, T[]>;
+  readonly #lists: RecencyMap<string, T[]>;
 
   constructor(
     readonly maxSessions: number,
     readonly perSession: number,
     readonly sequenceOf: (item: T) => number,
+    idleMs: number,
+    now?: () => number,
   ) {
-    this.#lists = new LRUCache({ max: maxSessions });
+    this.#lists = new RecencyMap({ max: maxSessions, idleMs, now });
   }
 
   /** Inserts `item` in sequence order, replacing one with the same sequence. */
@@ -29,7 +32,7 @@ export class SessionLists<T> {
   }
 
   get(sessionId: string): readonly T[] | undefined {
-    return this.#lists.peek(sessionId); // a peek: only writes count as use
+    return this.#lists.get(sessionId); // a peek: only writes count as use
   }
 
   forget(sessionId: string): void {

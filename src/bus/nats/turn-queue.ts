@@ -8,6 +8,7 @@ import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { AckedPublisher } from './acked-publisher.js';
 import { confirmedNak } from './confirmed-nak.js';
+import { RecencyMap } from '../recency-map.js';
 import { isAlreadyDeleted, isSequenceConflict, isSubjectFull, isSubjectTaken } from './nats-errors.js';
 import { assertUuid, CLAIM_BUCKET, CLAIM_STREAM, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
 
@@ -15,6 +16,12 @@ import { assertUuid, CLAIM_BUCKET, CLAIM_STREAM, TURN_CONSUMER, TURN_STREAM, tur
 const MIN_PULL_EXPIRES_MS = 1_000;
 /** Sessions whose claim record revision this process remembers (its own releases). */
 const MAX_REMEMBERED_RELEASES = 10_000;
+/**
+ * A release is forgotten after this long, in ms: it saves one read of the claim record when the
+ * session's next turn comes soon after (a conversation); after a minute's pause that turn reads
+ * the record first, as a claim with no remembered release always does.
+ */
+const RELEASE_IDLE_MS = 60_000;
 
 /** Marks a KV entry as a delete (DEL) or purge (PURGE) marker (ADR-8); absent on values. */
 const KV_OPERATION_HEADER = 'KV-Operation';
@@ -65,13 +72,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
    * compare-and-set against it at once. A match proves nobody wrote since, so there is no
    * record to read; a mismatch falls back to reading it.
    */
-  const released = new Map<string, number>();
-
-  function rememberRelease(sessionId: string, revision: number): void {
-    released.delete(sessionId);
-    released.set(sessionId, revision);
-    if (released.size > MAX_REMEMBERED_RELEASES) released.delete(released.keys().next().value!);
-  }
+  const released = new RecencyMap<string, number>({ max: MAX_REMEMBERED_RELEASES, idleMs: RELEASE_IDLE_MS });
 
   /** Our own release's marker still current: the record is put in one round trip, else null. */
   async function putAfterOwnRelease(sessionId: string, record: ClaimRecord): Promise<number | null> {
@@ -139,7 +140,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
     const release = () =>
       deleteClaim(turn.session_id, revision).then(
         (marker) => {
-          rememberRelease(turn.session_id, marker);
+          released.set(turn.session_id, marker);
           return true;
         },
         (err: unknown) => {
