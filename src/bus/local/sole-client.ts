@@ -11,6 +11,8 @@ import type { EventTail } from '../session-event.js';
  */
 const RECENT_SESSIONS = 1_000;
 const RECENT_PER_SESSION = 16;
+/** A session not appended to for this long is forgotten (docs/decisions.md, "Per-session caches forget idle sessions"). */
+const RECENT_IDLE_MS = 30_000;
 
 /**
  * What a process knows for certain about the bus tables when it is the store's only client:
@@ -43,7 +45,7 @@ export function soleClientState(store: Store): SoleClientState {
       chain: createKeyedChain(),
       live: unlimitedEmitter(),
       tails: new Map(),
-      recent: new SessionLists(RECENT_SESSIONS, RECENT_PER_SESSION, (e) => e.sequence),
+      recent: new SessionLists(RECENT_SESSIONS, RECENT_PER_SESSION, (e) => e.sequence, RECENT_IDLE_MS),
       claims: new Map(),
     };
     states.set(store, state);
