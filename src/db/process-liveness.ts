@@ -55,8 +55,16 @@ export function createProcessLiveness(
   }
 
   let beats = 0;
+  /** One warning per outage, not one per beat. */
+  let failing = false;
   const timer = setInterval(() => {
-    beat().catch((err: unknown) => log.warn({ err, component: 'process-liveness' }, 'writing the heartbeat failed; retrying'));
+    beat().then(
+      () => (failing = false),
+      (err: unknown) => {
+        if (!failing) log.warn({ err, component: 'process-liveness' }, 'writing the heartbeat failed; retrying every beat');
+        failing = true;
+      },
+    );
     if (++beats % PURGE_EVERY_BEATS === 0) purge().catch(() => undefined);
   }, beatMs);
   timer.unref();
