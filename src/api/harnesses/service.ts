@@ -28,7 +28,7 @@ export function createHarnessService({ store, capabilities, models }: HarnessSer
    * harness of its own uses `generic`, and those rows change only when an instance with a newer
    * definition starts (`ensureBuiltIns`, which clears this instance's copy at once).
    */
-  const builtInRows = new Map<string, { row: HarnessRow; expiresAt: number }>();
+  const builtInRows = new Map<string, { row: Promise<HarnessRow>; expiresAt: number }>();
   /** Inserts the built-in harnesses, or updates them where this code's definition changed. Idempotent. */
   async function ensureBuiltIns(): Promise<void> {
     builtInRows.clear();
@@ -88,11 +88,17 @@ export function createHarnessService({ store, capabilities, models }: HarnessSer
   /** `load`, with built-in rows reused for a few seconds (they are everyone's and read-only). */
   async function loadForSession(orgId: string, id: string): Promise<HarnessRow> {
     const key = id.toLowerCase();
+    if (!BUILT_IN_IDS.has(key)) return load(store.em(), orgId, id);
     const now = Date.now();
     const hit = builtInRows.get(key);
     if (hit && hit.expiresAt > now) return hit.row;
-    const row = await load(store.em(), orgId, id);
-    if (row.organization_id == null && BUILT_IN_IDS.has(key)) builtInRows.set(key, { row, expiresAt: now + BUILT_IN_CACHE_TTL_MS });
+    // The read itself is shared: every session created while it runs missed at the same moment
+    // (at K=50 one expiry cost a dozen identical reads; issue 15).
+    const row = load(store.em(), orgId, id);
+    builtInRows.set(key, { row, expiresAt: now + BUILT_IN_CACHE_TTL_MS });
+    row.catch(() => {
+      if (builtInRows.get(key)?.row === row) builtInRows.delete(key);
+    });
     return row;
   }
 

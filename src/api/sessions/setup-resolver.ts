@@ -32,6 +32,7 @@ const AGENT_MEMORY = { ttl: 60_000, max: 2_000 };
 
 export function createSessionSetupResolver({ agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
   const known = new LRUCache<string, ActiveAgent>(AGENT_MEMORY);
+  const reading = new Map<string, Promise<ActiveAgent>>();
 
   /** The agent from memory (guarded writes only) or the database; an organisation never changes, so 403 holds from memory too. */
   async function activeAgent(orgId: string, agentId: string, guarded: boolean): Promise<ActiveAgent> {
@@ -40,9 +41,25 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
       if (remembered.organization_id !== orgId) throw new ForbiddenError();
       return { ...remembered, snapshot: snapshotAgent(remembered.snapshot) };
     }
-    const active = await agents.getActive(orgId, agentId);
-    known.set(agentId, { ...active, snapshot: snapshotAgent(active.snapshot) });
-    return active;
+    if (!guarded) {
+      const active = await agents.getActive(orgId, agentId);
+      known.set(agentId, active);
+      return { ...active, snapshot: snapshotAgent(active.snapshot) };
+    }
+    // Creates that miss together share one read (at K=50 all of them miss when an entry expires);
+    // only guarded ones, which the insert protects from a read that began before an edit.
+    const key = `${orgId}:${agentId}`;
+    let read = reading.get(key);
+    if (!read) {
+      const started: Promise<ActiveAgent> = agents.getActive(orgId, agentId).finally(() => {
+        if (reading.get(key) === started) reading.delete(key);
+      });
+      read = started;
+      reading.set(key, read);
+    }
+    const active = await read;
+    known.set(agentId, active);
+    return { ...active, snapshot: snapshotAgent(active.snapshot) };
   }
 
   /** The session's own client tools checked like an agent's (shape, unique names, no capability tool's name). */
@@ -89,6 +106,7 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
     },
     forgetAgent(agentId: string) {
       known.delete(agentId);
+      for (const key of reading.keys()) if (key.endsWith(`:${agentId}`)) reading.delete(key);
     },
   };
 }

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
-import { BUILT_IN_HARNESSES, GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID } from '../../../src/api/harnesses/index.js';
+import {
+  BUILT_IN_HARNESSES,
+  GENERIC_HARNESS_ID,
+  PLATFORM_CHAT_HARNESS_ID,
+  createHarnessService,
+} from '../../../src/api/harnesses/index.js';
 import { createCapabilityRegistry, validateCapabilityRefs } from '../../../src/capabilities/index.js';
 import { startTestApp } from '../../helpers/app.js';
 import { addCaller, addModel, adminOrgId, useSuiteApp } from '../agents/helpers.js';
@@ -150,6 +155,18 @@ describe('harnesses', () => {
     await app().request('DELETE', `/v1/harnesses/${h.id}`);
     assert.equal((await harnesses.getHarness(orgId, h.id)).status, 'archived');
     await assert.rejects(harnesses.getActiveHarness(orgId, h.id), { status: 422, message: 'Harness is archived' });
+  });
+
+  it('built-in rows for new sessions: sessions created at the same moment share one read', async () => {
+    const { store } = app().app.services;
+    let reads = 0;
+    // The real store; only its unit-of-work forks are counted (each read of a row takes one).
+    const counted = { ...store, em: () => (reads++, store.em()) };
+    const harnesses = createHarnessService({ store: counted, capabilities: createCapabilityRegistry() });
+    const orgId = await adminOrgId(app());
+    const views = await Promise.all(Array.from({ length: 20 }, () => harnesses.getActiveHarness(orgId, GENERIC_HARNESS_ID)));
+    assert.ok(views.every((v) => v.name === 'generic'));
+    assert.equal(reads, 1, 'one read for all twenty');
   });
 
   it('seeding is idempotent and restores a tampered built-in row', async () => {

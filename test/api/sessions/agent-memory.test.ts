@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createSessionSetupResolver } from '../../../src/api/sessions/setup-resolver.js';
+import { createCapabilityRegistry } from '../../../src/capabilities/index.js';
 import { startTestApp, type TestMode } from '../../helpers/app.js';
 
 /**
@@ -41,3 +43,30 @@ for (const mode of ['postgres', 'pglite'] as TestMode[]) {
     });
   });
 }
+
+it('session creates that miss the remembered agent together share one read of it', async (t) => {
+  const app = await startTestApp(t, { mode: 'postgres' });
+  const real = app.app.modules.agents.service;
+  let reads = 0;
+  const agents = { ...real, getActive: (orgId: string, id: string) => (reads++, real.getActive(orgId, id)) };
+  const setup = createSessionSetupResolver({
+    agents,
+    harnesses: app.app.modules.harnesses.service,
+    capabilities: createCapabilityRegistry(),
+  });
+  const agent = (await app.request('POST', '/v1/agents', { body: { name: 'shared', system_prompt: 'Hi.' } })).body;
+  const [admin] = await app.app.services.store.sql<{ organization_id: string; id: string }>(
+    'select organization_id, id from users limit 1',
+  );
+  const principal = {
+    org_id: admin!.organization_id,
+    user_id: admin!.id,
+    role: 'admin',
+    operator: true,
+    via: 'api_key',
+    key_id: 'k',
+  } as const;
+  const all = await Promise.all(Array.from({ length: 20 }, () => setup.resolve(principal, { agent_id: agent.id, guarded: true })));
+  assert.ok(all.every((r) => r.config.agent?.system_prompt === 'Hi.' && r.agent_version));
+  assert.equal(reads, 1, 'one read for all twenty');
+});
