@@ -56,7 +56,9 @@ async function measureMix(name: string, run: Run, statement: (i: number) => stri
   const used = process.cpuUsage(cpu);
   const ms = performance.now() - t0;
   const us = (used.user + used.system) / n;
-  console.log(`${name.padEnd(20)} ${us.toFixed(1).padStart(7)} µs CPU/statement (user ${(used.user / n).toFixed(1)}, system ${(used.system / n).toFixed(1)}), ${((n / ms) * 1000).toFixed(0)} statements/s`);
+  console.log(
+    `${name.padEnd(20)} ${us.toFixed(1).padStart(7)} µs CPU/statement (user ${(used.user / n).toFixed(1)}, system ${(used.system / n).toFixed(1)}), ${((n / ms) * 1000).toFixed(0)} statements/s`,
+  );
 }
 
 async function socket(): Promise<() => Promise<void>> {

@@ -81,8 +81,8 @@ const WORKER_URL = new URL('./pglite-worker.js', import.meta.url);
  * Creates the database files of an empty data directory in a thread of its own that ends
  * before the serving one starts. PGlite's initdb runs a second, in-memory PostgreSQL and the
  * initdb program beside the real one; in the serving thread their memory stayed in the
- * process's RSS for its whole life (≈ 150 MB, bench/README.md, issue 15), while a thread that
- * ends gives all of it back.
+ * process's RSS for its whole life. A thread that ends returns part of it (idle RSS on an empty
+ * directory 604–644 → 561–570 MB; bench/README.md, issue 15).
  */
 async function initialiseInOwnThread(data: PgliteThreadData): Promise<void> {
   const worker = new Worker(WORKER_URL, { workerData: { ...data, initOnly: true }, name: 'pglite-initdb' });
