@@ -1,11 +1,12 @@
 /**
  * A per-session memory that forgets what stopped being useful: at most `max` entries, and an
  * entry not written for `idleMs` is gone. Only writes count as use (`get` is a peek), so the
- * entries sit in the Map in write order and the expired ones are always at its front: each
- * `set` drops them from there, in time proportional to what it drops (no timer per entry,
- * no scan). Under a steady load of new sessions the map holds about rate × idleMs entries and
- * then stops growing; an entry past its idle time is never returned, even when no write has
- * swept it yet. Why recency in time and not only a count: docs/decisions.md, "Per-session
+ * entries sit in the Map in write order and the expired ones are always at its front: a `set`
+ * drops them from there, in time proportional to what it drops (no timer per entry, no scan),
+ * at most once per `idleMs / 16` (a sweep allocates an iterator; these maps are written for
+ * every event). Under a steady load of new sessions the map holds about rate × idleMs entries
+ * and then stops growing; an entry past its idle time is never returned, even when no sweep
+ * has dropped it yet. Why recency in time and not only a count: docs/decisions.md, "Per-session
  * caches forget idle sessions".
  */
 export interface RecencyMapOptions {
@@ -27,11 +28,14 @@ export class RecencyMap<K, V> {
   readonly #max: number;
   readonly #idleMs: number;
   readonly #now: () => number;
+  readonly #sweepEveryMs: number;
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor({ max, idleMs, now = () => performance.now() }: RecencyMapOptions) {
     this.#max = max;
     this.#idleMs = idleMs;
     this.#now = now;
+    this.#sweepEveryMs = idleMs / 16;
   }
 
   get size(): number {
@@ -47,7 +51,7 @@ export class RecencyMap<K, V> {
     return undefined;
   }
 
-  /** Writes `value` as the newest entry, then drops the expired and the excess from the oldest end. */
+  /** Writes `value` as the newest entry, then drops the excess and (now and then) the expired from the oldest end. */
   set(key: K, value: V): void {
     const now = this.#now();
     const entry = this.#entries.get(key);
@@ -59,9 +63,15 @@ export class RecencyMap<K, V> {
     } else {
       this.#entries.set(key, { value, writtenAt: now });
     }
+    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    if (now - this.#sweptAt >= this.#sweepEveryMs) this.#dropExpired(now);
+  }
+
+  #dropExpired(now: number): void {
+    this.#sweptAt = now;
     const oldest = now - this.#idleMs;
     for (const [k, e] of this.#entries) {
-      if (e.writtenAt >= oldest && this.#entries.size <= this.#max) break;
+      if (e.writtenAt >= oldest) break;
       this.#entries.delete(k);
     }
   }

@@ -23,7 +23,7 @@ test('recency map - an entry not written for longer than idleMs is gone, a rewri
   assert.equal(map.get('b'), 2);
   clock.advance(40_000);
   map.set('c', 1);
-  assert.equal(map.size, 1, 'the write dropped every expired entry');
+  assert.equal(map.size, 1, 'the write swept every expired entry');
   assert.equal(map.get('b'), undefined);
   assert.equal(map.get('c'), 1);
 });
@@ -37,9 +37,9 @@ test('recency map - a steady stream of new keys levels off at rate × idleMs ent
     clock.advance(10); // 100 new keys per second
     if (key % 500 === 499) sizes.push(map.size);
   }
-  assert.equal(sizes[0], 101, 'after 5 s: the last second of keys');
+  // The last second of keys, plus at most what came since the last sweep (every idleMs / 16).
   assert.ok(
-    sizes.every((s) => s === 101),
+    sizes.every((s) => s >= 101 && s <= 108),
     `flat, not growing to the count bound: ${sizes.join(', ')}`,
   );
 });

@@ -167,10 +167,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
               }
               // Nats-Sequence is this event's stream sequence, Nats-Last-Sequence the previous
               // one on the subject (sequence - 1): both become hints, so a gap is back-filled
-              // from exactly the right place in the stream. An event this process appended has
-              // its hints already (onStored): decoding a message's headers allocates more than
-              // parsing its body, and is skipped then.
-              if (positions.has(sessionId, event.sequence)) return push(event);
+              // from exactly the right place in the stream.
               const seq = Number(msg.headers?.get('Nats-Sequence'));
               const prev = Number(msg.headers?.get('Nats-Last-Sequence'));
               if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });

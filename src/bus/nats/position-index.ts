@@ -58,11 +58,6 @@ export class PositionIndex {
     return { below };
   }
 
-  /** Whether a position of `sequence` is known (recorded and not yet dropped). */
-  has(sessionId: string, sequence: number): boolean {
-    return this.#lists.get(sessionId)?.some((pos) => pos.sequence === sequence) ?? false;
-  }
-
   forget(sessionId: string): void {
     this.#lists.forget(sessionId);
   }
