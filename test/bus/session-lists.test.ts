@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PositionIndex } from '../../src/bus/nats/position-index.js';
-import { SessionLists } from '../../src/bus/nats/session-lists.js';
+import { SessionLists } from '../../src/bus/session-lists.js';
 
 const seqs = (l: SessionLists<{ s: number; v?: string }>, id: string) => l.get(id)?.map((x) => x.s);
 

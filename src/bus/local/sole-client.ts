@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Store } from '../../db/index.js';
 import { createKeyedChain, type KeyedChain } from '../keyed-chain.js';
-import { SessionLists } from '../nats/session-lists.js';
+import { SessionLists } from '../session-lists.js';
 import type { SessionEvent } from '../ports.js';
 import type { EventTail } from '../session-event.js';
 

@@ -1,4 +1,4 @@
-import { SessionLists } from './session-lists.js';
+import { SessionLists } from '../session-lists.js';
 
 /** Where a session event sits in its stream: per-session sequence and stream sequence. */
 export interface StreamPosition {

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '../ports.js';
 import type { StreamTail } from './position-index.js';
-import { SessionLists } from './session-lists.js';
+import { SessionLists } from '../session-lists.js';
 
 /** An event this process stored, where it landed, and the session's message just before it. */
 export interface KnownEvent {

@@ -1,7 +1,7 @@
-import { RecencyMap } from '../recency-map.js';
+import { RecencyMap } from './recency-map.js';
 
 /**
- * Small per-session lists ordered by per-session sequence, for the NATS log's in-memory hints:
+ * Small per-session lists ordered by per-session sequence, for the buses' in-memory hints:
  * at most `perSession` items per session (the newest kept), at most `maxSessions` sessions (the
  * one least recently written to is dropped), and a session not written to for `idleMs` is
  * dropped (recency-map.ts). Reads do not count as use.
