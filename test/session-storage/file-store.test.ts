@@ -55,6 +55,38 @@ describe('session files (PostgreSQL)', () => {
     await assert.rejects(files.read('/a/b/c.txt'), { status: 404 });
   });
 
+  it('greps files larger than one read slice: lines and characters across slice edges, long lines cut, late NUL bytes skip the file', async (t) => {
+    const fx = await storageFixture(t);
+    const { files } = fx.storage.forSession(await fx.session());
+    // ~1 MB: four 256 KiB slices; numbered lines, a 40,000-character line and 'é' (2 bytes) everywhere, so
+    // slice edges fall inside lines and inside characters.
+    const lines = Array.from({ length: 30_000 }, (_, i) => `é line ${i + 1} ${'x'.repeat(20)}`);
+    lines[14_000] = `needle-long ${'y'.repeat(40_000)}`;
+    lines[29_999] = 'needle at the end';
+    const text = `${lines.join('\r\n')}\n`;
+    assert.ok(Buffer.byteLength(text) > 1_000_000);
+    await files.write('/big.txt', enc(text));
+    const binary = Buffer.concat([Buffer.from(`needle first\n${'z'.repeat(300_000)}\n`), Buffer.from([0]), Buffer.from('needle\n')]);
+    await files.write('/late-nul.bin', binary);
+
+    const hits = await files.grep('needle|é line 9999 ', {});
+    assert.deepEqual(
+      hits.map((h) => h.path),
+      ['/big.txt'],
+    );
+    const found = hits[0]!.matches.map((m) => [m.line_number, m.line.length, m.line.slice(0, 20)]);
+    assert.deepEqual(found, [
+      [9_999, lines[9_998]!.length, lines[9_998]!.slice(0, 20)],
+      [14_001, 16_384, 'needle-long yyyyyyyy'],
+      [30_000, 17, 'needle at the end'],
+    ]);
+    // The search stops at max_matches without reading further slices.
+    assert.deepEqual(
+      (await files.grep('line', { max_matches: 2 })).flatMap((h) => h.matches.map((m) => m.line_number)),
+      [1, 2],
+    );
+  });
+
   it('refuses writes, moves and deletes of read-only files with 403; copies are writable', async (t) => {
     const fx = await storageFixture(t);
     const { files } = fx.storage.forSession(await fx.session());
