@@ -361,9 +361,12 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
     for (const i of cycles) {
       assert.deepEqual(reads[i]!.events, ['disconnecting'], 'a read of its own');
       const before = reads.slice(0, i).findLast((r) => r.events.some((e) => e !== 'connected'));
+      // Client-side read times: the read before the gap can land late by this process's own event
+      // loop jitter (server, writer and reader share it), which shortens the gap as measured here.
+      // A stream that did not wait for quiet would cut inside a burst, milliseconds after an event.
       if (before)
         assert.ok(
-          reads[i]!.at - before.at >= QUIET_MS * 0.8,
+          reads[i]!.at - before.at >= QUIET_MS * 0.5,
           `quiet gap of ${Math.round(reads[i]!.at - before.at)} ms before disconnecting`,
         );
     }
