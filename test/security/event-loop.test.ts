@@ -47,6 +47,9 @@ test('hostile SQL, regex and YAML in flight together: /health answers within 100
   // Warm both worker pools first (they start on first use): what is measured is hostile input, not a cold start.
   assert.equal((await runSql(app, id, 'SELECT 1')).success, true);
   assert.equal((await importYaml('name: warm\nsystem_prompt: hi\n')).status, 201);
+  // And the other routes once (first use compiles their code paths), with benign input.
+  assert.equal((await app.request('POST', `/v1/sessions/${id}/fs/_/grep`, { body: { pattern: 'b' } })).status, 200);
+  for (let i = 0; i < 3; i++) assert.equal((await fetch(`${app.url}/health`)).status, 200);
 
   const all = Promise.all([
     runSql(app, id, RUNAWAY_SQL, { timeoutMs: 30_000 }),
