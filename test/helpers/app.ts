@@ -38,6 +38,9 @@ export interface TestApp {
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
 }
 
+/** What the request helpers of the tests need from a running service, in-process or its own process. */
+export type ServiceEndpoint = Pick<TestApp, 'url' | 'adminKey' | 'request'>;
+
 /** Boots the service in-process on a free port; everything it started is torn down after the test. */
 export async function startTestApp(t: { after(fn: () => unknown): void }, opts: TestAppOptions = {}): Promise<TestApp> {
   const mode = opts.mode ?? 'postgres';

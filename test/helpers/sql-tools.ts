@@ -1,11 +1,11 @@
 import { createSession, runTools, type ToolOutcome } from '../api/fs/helpers.js';
-import type { TestApp } from './app.js';
+import type { ServiceEndpoint } from './app.js';
 
 /** Never ends on its own: counts an unbounded recursive CTE. */
 export const RUNAWAY_SQL = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
 
 /** A session whose tools include `session_sql_database`; returns its id. */
-export function createSqlSession(app: TestApp, key?: string): Promise<string> {
+export function createSqlSession(app: ServiceEndpoint, key?: string): Promise<string> {
   return createSession(app, ['session_sql_database'], key);
 }
 
@@ -15,7 +15,7 @@ export function createSqlSession(app: TestApp, key?: string): Promise<string> {
  * outcome once the turn has ended.
  */
 export async function runSql(
-  app: TestApp,
+  app: ServiceEndpoint,
   sessionId: string,
   sql: string,
   {

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import type { TestApp } from '../../helpers/app.js';
+import type { ServiceEndpoint } from '../../helpers/app.js';
 import { GENERIC_HARNESS_ID } from '../../../src/api/harnesses/index.js';
 
 /** Creates a session on the generic harness with the given capabilities; returns its id. */
-export async function createSession(app: TestApp, capabilities: unknown[] = ['session_file_system'], key?: string): Promise<string> {
+export async function createSession(
+  app: ServiceEndpoint,
+  capabilities: unknown[] = ['session_file_system'],
+  key?: string,
+): Promise<string> {
   const r = await app.request('POST', '/v1/sessions', { body: { harness_id: GENERIC_HARNESS_ID, capabilities }, ...(key ? { key } : {}) });
   assert.equal(r.status, 201, r.text);
   return r.body.id;
@@ -22,7 +26,7 @@ export interface RawResponse {
  * before sending, which hides what the server does with them).
  */
 export function rawRequest(
-  app: TestApp,
+  app: ServiceEndpoint,
   method: string,
   path: string,
   body?: Buffer | string,
@@ -47,7 +51,7 @@ export function rawRequest(
 }
 
 /** Uploads a file through POST /v1/sessions/{id}/fs/{path}. */
-export function upload(app: TestApp, sessionId: string, path: string, content: string | Uint8Array, contentType = 'text/plain') {
+export function upload(app: ServiceEndpoint, sessionId: string, path: string, content: string | Uint8Array, contentType = 'text/plain') {
   return app.request('POST', `/v1/sessions/${sessionId}/fs/${path.replace(/^\//, '')}`, {
     raw: content,
     headers: { 'content-type': contentType },
@@ -67,7 +71,7 @@ export interface ToolOutcome {
  * parallel), waits for the turn to end, and returns the tool results in request order.
  */
 export async function runTools(
-  app: TestApp,
+  app: ServiceEndpoint,
   sessionId: string,
   calls: [string, unknown][],
   { timeoutMs = 20_000, key = app.adminKey } = {},
@@ -108,7 +112,7 @@ export async function runTools(
 }
 
 /** Every stored event of a session. */
-export async function listAll(app: TestApp, sessionId: string, key = app.adminKey): Promise<any[]> {
+export async function listAll(app: ServiceEndpoint, sessionId: string, key = app.adminKey): Promise<any[]> {
   const out: any[] = [];
   for (;;) {
     const since = out.at(-1)?.id;
