@@ -10,15 +10,24 @@ bash scripts/ensure-postgres.sh
 if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
-npx tsc --noEmit
-# What npm start and scripts/start.sh run: the compiled output must build.
-npm run build
-npm run lint
-npm run check:boundaries
-# Kubernetes manifests in deploy/k8s against the Kubernetes schemas (kubernetes-models, from npm) and the service's rules.
-node --import tsx scripts/validate-k8s.ts
+# The static checks at once (each its own process; a failing one fails the run after all ended):
+# the typecheck; what npm start and scripts/start.sh run (the compiled output must build); Biome;
+# the import boundaries; the Kubernetes manifests in deploy/k8s against the Kubernetes schemas
+# (kubernetes-models, from npm) and the service's rules; the OpenAPI document
+# (packages/client/openapi.json, kept equal to the served one by test/client/openapi-document.test.ts)
+# through redocly lint with 0 errors.
+checks=("npx tsc --noEmit" "npm run build" "npm run lint" "npm run check:boundaries"
+  "node --import tsx scripts/validate-k8s.ts" "npm run lint:openapi")
+pids=()
+for check in "${checks[@]}"; do
+  bash -c "$check" &
+  pids+=($!)
+done
+failed=0
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || { echo "static check failed: ${checks[$i]}" >&2; failed=1; }
+done
+[ "$failed" = 0 ]
+# Includes test/bus/nats-secure.test.ts: the distributed suite once more against nats-servers that
+# require TLS client certificates and a password.
 npm test
-# The distributed suite once more against nats-servers that require TLS client certificates and a password.
-npm run test:nats-secure
-# The OpenAPI document (packages/client/openapi.json, kept equal to the served one by test/client/openapi-document.test.ts) passes redocly lint with 0 errors.
-npm run lint:openapi
