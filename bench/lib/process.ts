@@ -328,5 +328,9 @@ export function readTreeCpu(root: number): Map<number, number> {
 /** Summed VmRSS of a process tree, in KiB (null when the root has exited). */
 export function readTreeRssKiB(root: number): number | null {
   if (!readMemory(root)) return null;
-  return processTree(root).reduce((sum, pid) => sum + (readMemory(pid)?.rssKiB ?? 0), 0);
+  return processTree(root).reduce((sum, pid) => {
+    const rss = readMemory(pid)?.rssKiB ?? Number.NaN;
+    // A child that has exited but is not yet reaped has no VmRSS: it holds no memory.
+    return sum + (Number.isFinite(rss) ? rss : 0);
+  }, 0);
 }

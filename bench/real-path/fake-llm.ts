@@ -1,21 +1,27 @@
 /**
- * The zero-latency OpenAI-compatible server of bench/real-path (a separate process; run.ts
- * spawns it): `POST /v1/chat/completions` streams Chat Completions chunks exactly as the vendor
- * does — the wire fake of the tests (test/llm/fakes/openai.ts: role chunk, tool-call fragments
- * by `index`, a finish chunk, the usage chunk with `choices: []`, `[DONE]`, one write per SSE
- * frame). Every conversation is model → `get_current_time` → model:
+ * The zero-latency vendor server of bench/real-path (a separate process; run.ts spawns it),
+ * streaming exactly as the vendor does through the wire fakes of the tests:
+ * - `openai` (default): `POST /v1/chat/completions`, Chat Completions chunks
+ *   (test/llm/fakes/openai.ts: role chunk, tool-call fragments by `index`, a finish chunk, the
+ *   usage chunk with `choices: []`, `[DONE]`, one write per SSE frame);
+ * - `anthropic`: `POST /v1/messages`, Messages events (test/llm/fakes/anthropic.ts:
+ *   message_start, content blocks with `input_json_delta` / `text_delta`, message_delta with
+ *   usage, message_stop).
  *
+ * Every conversation is model → `get_current_time` → model:
  * - a request whose last message is not a tool result gets a `get_current_time` call
  *   (arguments `{"timezone":"UTC"}`, streamed in 3 fragments);
  * - a request whose last message is a tool result gets a 20-token text reply.
  *
- *   node --import tsx bench/real-path/fake-llm.ts '{"port":0,"apiKey":"…"}'
+ *   node --import tsx bench/real-path/fake-llm.ts '{"apiKey":"…","provider":"openai"|"anthropic"}'
  *
  * Prints `{"port":N}` once listening, then one line `{"requests":N}` on SIGTERM.
  */
+import { startFakeAnthropic } from '../../test/llm/fakes/anthropic.js';
+import type { RecordedRequest } from '../../test/llm/fakes/fake-server.js';
 import { startFakeOpenAi } from '../../test/llm/fakes/openai.js';
 
-const opts = JSON.parse(process.argv[2] ?? '{}') as { apiKey?: string };
+const opts = JSON.parse(process.argv[2] ?? '{}') as { apiKey?: string; provider?: 'openai' | 'anthropic' };
 
 /** The reply after the tool result: 20 tokens, as a vendor streams them (one chunk per token). */
 export const REPLY_TOKENS = [
@@ -41,16 +47,25 @@ export const REPLY_TOKENS = [
   '.',
 ];
 
+/** Whether the request's last message carries a tool's result, as each vendor words it. */
+function endsWithToolResult(request: RecordedRequest): boolean {
+  const last = ((request.body?.messages ?? []) as { role: string; content?: unknown }[]).at(-1);
+  if (opts.provider === 'anthropic') {
+    return Array.isArray(last?.content) && last.content.some((block: { type?: string }) => block.type === 'tool_result');
+  }
+  return last?.role === 'tool';
+}
+
 let calls = 0;
-const server = await startFakeOpenAi({
+const startFake = opts.provider === 'anthropic' ? startFakeAnthropic : startFakeOpenAi;
+const server = await startFake({
   api_key: opts.apiKey ?? 'bench-key',
   models: [{ id: 'gpt-bench', display_name: 'gpt-bench' }],
   respond(request) {
     calls++;
-    const messages = (request.body?.messages ?? []) as { role: string }[];
     // Keep the recorded requests from growing over a soak: the bench never reads them.
     server.requests.length = 0;
-    if (messages.at(-1)?.role === 'tool') {
+    if (endsWithToolResult(request)) {
       return {
         type: 'reply',
         reply: { text: REPLY_TOKENS, usage: { input_tokens: 180, output_tokens: REPLY_TOKENS.length, cache_read_tokens: 0 } },

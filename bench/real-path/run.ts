@@ -1,11 +1,12 @@
 /**
  * Real-path turn benchmark (issue 15): a new session per conversation, the `openai_completions`
  * provider (official openai SDK) against a zero-latency OpenAI-compatible fake that streams as
- * the vendor does, model → `get_current_time` → model (20-token reply). The service in NATS
+ * the vendor does (or, with `--provider anthropic`, the `anthropic` provider and its SDK against a
+ * Messages fake), model → `get_current_time` → model (20-token reply). The service in NATS
  * mode and in embedded mode, and the LangGraph.js dev server (the peer) on the same fake, in
  * the same invocation:
  *
- *   node --import tsx bench/real-path/run.ts [--targets nats,embedded,langgraph] [--sessions 1,10,50]
+ *   node --import tsx bench/real-path/run.ts [--targets nats,embedded,langgraph] [--provider openai|anthropic] [--sessions 1,10,50]
  *        [--duration 20] [--warmup 5] [--rounds 1] [--soak 0] [--soak-sessions 50] [--cpu-prof]
  *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write] [--label name] [--baseline DIR]
  *
@@ -50,7 +51,14 @@ import type { RealPathClientOptions, RealPathClientReport } from './client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PEER_DIR = join(ROOT, 'bench/.cache/langgraph');
-const PEER_PACKAGES = ['@langchain/langgraph-cli@1.5.1', '@langchain/langgraph@1.7.3', '@langchain/openai', '@langchain/core', 'zod'];
+const PEER_PACKAGES = [
+  '@langchain/langgraph-cli@1.5.1',
+  '@langchain/langgraph@1.7.3',
+  '@langchain/openai',
+  '@langchain/anthropic',
+  '@langchain/core',
+  'zod',
+];
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
 const VENDOR_KEY = `sk-bench-${randomBytes(12).toString('hex')}`;
 const TARGETS = ['nats', 'embedded', 'langgraph'] as const;
@@ -59,6 +67,8 @@ type Target = (typeof TARGETS)[number];
 const { values: args } = parseArgs({
   options: {
     targets: { type: 'string', default: 'nats,embedded,langgraph' },
+    /** The vendor API every target talks to: `openai` (Chat Completions) or `anthropic` (Messages). */
+    provider: { type: 'string', default: 'openai' },
     sessions: { type: 'string', default: '1,10,50' },
     duration: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '5' },
@@ -91,6 +101,10 @@ let targets = args.targets!.split(',').map((t) => {
   if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`--targets: unknown target ${t}`);
   return t as Target;
 });
+const PROVIDERS = ['openai', 'anthropic'] as const;
+if (!(PROVIDERS as readonly string[]).includes(args.provider!))
+  throw new Error(`--provider: ${args.provider} is not one of ${PROVIDERS.join(', ')}`);
+const provider = args.provider as (typeof PROVIDERS)[number];
 if (args['no-peer']) targets = targets.filter((t) => t !== 'langgraph');
 const sessionCounts = args.sessions!.split(',').map((k) => positive('sessions', k));
 const durationS = positive('duration', args.duration!);
@@ -134,7 +148,8 @@ interface PointResult extends Omit<RealPathClientReport, 'target'> {
 function ensurePeer(): string | null {
   mkdirSync(PEER_DIR, { recursive: true });
   for (const f of ['graph.mjs', 'langgraph.json']) copyFileSync(join(ROOT, 'bench/real-path/peer', f), join(PEER_DIR, f));
-  if (existsSync(join(PEER_DIR, 'node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs'))) return null;
+  const installed = ['@langchain/langgraph-cli/dist/cli/cli.mjs', '@langchain/anthropic/package.json'];
+  if (installed.every((f) => existsSync(join(PEER_DIR, 'node_modules', f)))) return null;
   writeFileSync(join(PEER_DIR, 'package.json'), JSON.stringify({ name: 'real-path-peer', private: true, type: 'module' }) + '\n');
   log(`[langgraph] installing ${PEER_PACKAGES.join(' ')} into ${PEER_DIR} …`);
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...PEER_PACKAGES], {
@@ -158,15 +173,16 @@ async function json(method: string, url: string, body: unknown, key = ADMIN_KEY)
   return JSON.parse(text);
 }
 
-/** Provider (openai_completions → the fake), model, agent with current_time and that model. */
+/** Provider (openai_completions or anthropic → the fake), model, agent with current_time and that model. */
 async function setUpService(base: string, fakeOrigin: string): Promise<string> {
-  const provider = await json('POST', `${base}/v1/llm-providers`, {
-    name: 'fake',
-    provider_type: 'openai_completions',
-    api_key: VENDOR_KEY,
-    base_url: `${fakeOrigin}/v1`,
-  });
-  const model = await json('POST', `${base}/v1/llm-providers/${provider.id}/models`, { model_id: 'gpt-bench' });
+  const created = await json(
+    'POST',
+    `${base}/v1/llm-providers`,
+    provider === 'anthropic'
+      ? { name: 'fake', provider_type: 'anthropic', api_key: VENDOR_KEY, base_url: fakeOrigin }
+      : { name: 'fake', provider_type: 'openai_completions', api_key: VENDOR_KEY, base_url: `${fakeOrigin}/v1` },
+  );
+  const model = await json('POST', `${base}/v1/llm-providers/${created.id}/models`, { model_id: 'gpt-bench' });
   const agent = await json('POST', `${base}/v1/agents`, {
     name: 'bench-real-path',
     system_prompt: 'You are a benchmark agent.',
@@ -261,8 +277,10 @@ async function startPeer(fakeOrigin: string): Promise<Running | string> {
         '200',
       ],
       env: {
+        BENCH_PROVIDER: provider,
         BENCH_OPENAI_BASE_URL: `${fakeOrigin}/v1`,
-        BENCH_OPENAI_API_KEY: VENDOR_KEY,
+        BENCH_ANTHROPIC_BASE_URL: fakeOrigin,
+        BENCH_API_KEY: VENDOR_KEY,
         LANGSMITH_TRACING: 'false',
         LANGCHAIN_TRACING_V2: 'false',
         NO_COLOR: '1',
@@ -422,7 +440,7 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   const fake = spawnProcess({
     name: 'fake-llm',
-    args: ['--import', 'tsx', join(ROOT, 'bench/real-path/fake-llm.ts'), JSON.stringify({ apiKey: VENDOR_KEY })],
+    args: ['--import', 'tsx', join(ROOT, 'bench/real-path/fake-llm.ts'), JSON.stringify({ apiKey: VENDOR_KEY, provider })],
     cwd: ROOT,
   });
   cleanups.unshift(() => fake.stop(5000));

@@ -1,9 +1,11 @@
 /**
  * The LangGraph.js peer of bench/real-path: model → get_current_time → model, the same
- * conversation the service runs, against the same zero-latency fake (OPENAI_BASE_URL).
+ * conversation the service runs, against the same zero-latency fake: ChatOpenAI, or ChatAnthropic
+ * with BENCH_PROVIDER=anthropic (run.ts --provider).
  * Copied next to the installed packages (bench/.cache/langgraph) by run.ts; not part of the
  * service or its tests.
  */
+import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
@@ -24,14 +26,24 @@ const getCurrentTime = tool(
   },
 );
 
-const model = new ChatOpenAI({
-  model: 'gpt-bench',
-  apiKey: process.env.BENCH_OPENAI_API_KEY,
-  configuration: { baseURL: process.env.BENCH_OPENAI_BASE_URL },
-  streaming: true,
-  streamUsage: true,
-  maxRetries: 0,
-}).bindTools([getCurrentTime]);
+const chat =
+  process.env.BENCH_PROVIDER === 'anthropic'
+    ? new ChatAnthropic({
+        model: 'gpt-bench',
+        apiKey: process.env.BENCH_API_KEY,
+        anthropicApiUrl: process.env.BENCH_ANTHROPIC_BASE_URL,
+        streaming: true,
+        maxRetries: 0,
+      })
+    : new ChatOpenAI({
+        model: 'gpt-bench',
+        apiKey: process.env.BENCH_API_KEY,
+        configuration: { baseURL: process.env.BENCH_OPENAI_BASE_URL },
+        streaming: true,
+        streamUsage: true,
+        maxRetries: 0,
+      });
+const model = chat.bindTools([getCurrentTime]);
 
 const SYSTEM = 'You are a benchmark agent.';
 
