@@ -18,10 +18,10 @@ function refusal(code: number): JetStreamApiError {
 
 /** A JetStreamClient whose publishes answer from a script, in call order; records the expectations sent. */
 function scriptedJs(script: (PubAck | Error)[]) {
-  const sent: { subject: string; expect: unknown; event: SessionEvent }[] = [];
+  const sent: { subject: string; expect: unknown; msgID?: string; event: SessionEvent }[] = [];
   const js = {
-    publish(subject: string, data: string, opts: { expect: unknown }) {
-      sent.push({ subject, expect: opts.expect, event: JSON.parse(data) as SessionEvent });
+    publish(subject: string, data: string, opts: { expect: unknown; msgID?: string }) {
+      sent.push({ subject, expect: opts.expect, msgID: opts.msgID, event: JSON.parse(data) as SessionEvent });
       const next = script[sent.length - 1]!;
       return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
     },
@@ -40,12 +40,12 @@ describe('nats event append - one round (scripted acks)', () => {
     js: JetStreamClient,
     stored: [number, number][] = [],
     copies: Record<number, SessionEvent> = {},
-    byId: (id: string) => SessionEvent | null = () => null,
+    inWindow: (id: string) => { event: SessionEvent; streamSeq: number } | null = () => null,
   ) => ({
     js,
     reader: {
       getByStreamSeq: async (_stream: string, seq: number) => copies[seq] ?? null,
-      findById: async (_sid: string, id: string) => byId(id),
+      findInDedupWindow: async (_sid: string, id: string) => inWindow(id),
     },
     onStored: (e: SessionEvent, seq: number) => stored.push([e.sequence, seq]),
   });
@@ -109,19 +109,32 @@ describe('nats event append - one round (scripted acks)', () => {
     );
   });
 
-  it('a seq-0 duplicate (a replicated stream still storing that id) waits for the copy by id; none → 503, no 500', async () => {
+  it('a seq-0 duplicate hands back a copy stored within the dedup window; with none the event goes out without its msg id under OCC', async () => {
     const headId = newId();
     const runWithId = [{ id: headId, type: 'a' }, { type: 'b' }];
     const copy = stampedCopy(headId, 5);
-    let lookups = 0;
-    const later = (id: string) => (id === headId && ++lookups >= 3 ? copy : null);
-    const ok = await publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js, [], {}, later), sid, where, runWithId, tail);
+    const looked: string[] = [];
+    const later = (id: string) => (looked.push(id), id === headId ? { event: copy, streamSeq: 43 } : null);
+    const stored: [number, number][] = [];
+    const ok = await publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js, stored, {}, later), sid, where, runWithId, tail);
     assert.ok(ok.type === 'stored' && ok.events[0] === copy && ok.events[1]!.sequence === 6);
-    assert.equal(lookups, 3);
-    await assert.rejects(
-      publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js), sid, where, runWithId, tail),
-      (err: any) => err.status === 503,
+    assert.deepEqual(looked, [headId], 'looked the id up');
+    assert.deepEqual(stored, [[6, 44]]);
+
+    // The stream staged the id and refused its publish: ours is stored without the id.
+    const staged = scriptedJs([ack(0, true), refusal(JetStreamErrorCodes.WrongLastMsgId), ack(41)]);
+    const fresh = await publishRound(deps(staged.js, stored), sid, where, runWithId, tail);
+    assert.ok(fresh.type === 'stored' && fresh.wrote);
+    assert.deepEqual(
+      fresh.events.map((e) => [e.id, e.sequence]),
+      [[headId, 5]],
     );
+    assert.deepEqual(staged.sent[2]!.expect, { lastSubjectSequence: 40 }, 'under OCC on the tail');
+    assert.equal(staged.sent[2]!.msgID, undefined, 'without the staged msg id');
+
+    // Someone appended meanwhile: a refusal like any other, nothing stored.
+    const moved = scriptedJs([ack(0, true), refusal(JetStreamErrorCodes.WrongLastMsgId), refusal(JetStreamErrorCodes.WrongLastSequence)]);
+    assert.equal((await publishRound(deps(moved.js), sid, where, runWithId, tail)).type, 'refused');
   });
 
   it('a follower whose fate is unknown (timeout) fails the append', async () => {
