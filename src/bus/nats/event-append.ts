@@ -49,7 +49,7 @@ export type RoundOutcome = { type: 'stored'; events: SessionEvent[]; wrote: bool
  *   is misnumbered: impossible unless two writers append the same ids while a third
  *   interleaves, and reported as an error rather than passed over.
  * - A duplicate with sequence 0 names an id the stream holds without an event (see
- *   `stagedCopy`): stored under OCC without its msg id unless a copy turns up.
+ *   `storedCopy`): stored under OCC without its msg id unless a copy turns up.
  */
 export async function publishRound(
   deps: AppendRoundDeps,
