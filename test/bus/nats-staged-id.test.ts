@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createBus } from '../../src/bus/index.js';
 import { sessionSubjects } from '../../src/bus/nats/topology.js';
@@ -19,6 +19,21 @@ import { natsClientOptions, startNatsCluster } from '../helpers/nats-server.js';
 const log = createLogger('silent');
 /** What an append that meets a staged id may take: a few round trips, not the duplicate window. */
 const BOUND_MS = 3_000;
+
+/**
+ * Publishes each event chained onto a message that is not the stream's last: refused when
+ * applied, after its id was staged (as a burst another writer interleaved).
+ */
+async function stage(js: JetStreamClient, sessionId: string, events: readonly { id: string }[]): Promise<void> {
+  for (const e of events) {
+    await assert.rejects(
+      js.publish(sessionSubjects(sessionId, 1).subject, JSON.stringify(e), { msgID: e.id, expect: { lastMsgID: newId() } }),
+      /wrong last msg ID/i,
+    );
+    const again = await js.publish(sessionSubjects(sessionId, 1).subject, '{}', { msgID: e.id });
+    assert.deepEqual([again.duplicate, again.seq], [true, 0], 'the server holds the id without an event');
+  }
+}
 
 describe('nats event append - an id the stream staged and refused (3 replicas)', () => {
   it('is stored once, in order, within a few round trips; later ids of the batch too', async (t) => {
@@ -32,16 +47,7 @@ describe('nats event append - an id the stream staged and refused (3 replicas)',
     const sid = newId();
     assert.ok((await bus.events.append(sid, [{ type: 'before' }])).ok);
     const batch = ['input.message', 'turn.started', 'session.activated'].map((type) => ({ id: newId(), type }));
-    // A chained publish whose predecessor is not the stream's last message: refused when applied,
-    // after its id was staged (as a worker's or the API's burst that another writer interleaved).
-    for (const e of batch.slice(1)) {
-      await assert.rejects(
-        js.publish(sessionSubjects(sid, 1).subject, JSON.stringify(e), { msgID: e.id, expect: { lastMsgID: newId() } }),
-        /wrong last msg ID/i,
-      );
-      const again = await js.publish(sessionSubjects(sid, 1).subject, '{}', { msgID: e.id });
-      assert.deepEqual([again.duplicate, again.seq], [true, 0], 'the server holds the id without an event');
-    }
+    await stage(js, sid, batch.slice(1));
 
     const started = Date.now();
     const r = await bus.events.append(sid, batch);
@@ -65,5 +71,35 @@ describe('nats event append - an id the stream staged and refused (3 replicas)',
       [2, 3, 4],
     );
     assert.equal((await bus.events.read(sid)).length, 4, 'each event once');
+  });
+
+  it('two writers appending the same batch at once (ids staged by the other one, or refused earlier): each event once, in order', async (t) => {
+    const cluster = await startNatsCluster(3, { t });
+    const [a, b] = [
+      await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log, replicas: 3, shards: 1 }),
+      await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log, replicas: 3, shards: 1 }),
+    ];
+    const nc = await connect(await natsClientOptions(cluster));
+    t.after(() => Promise.all([a.close(), b.close(), nc.close()]));
+    const js = jetstream(nc);
+    for (let s = 0; s < 20; s++) {
+      const sid = newId();
+      assert.ok((await a.events.append(sid, [{ type: 'before' }])).ok);
+      const batch = ['input.message', 'session.started', 'turn.started', 'session.activated'].map((type) => ({ id: newId(), type }));
+      // Every other session: both writers meet staged ids and store them without their msg id.
+      if (s % 2) await stage(js, sid, batch.slice(1));
+      const [ra, rb] = await Promise.all([a.events.append(sid, batch), b.events.append(sid, batch)]);
+      for (const r of [ra, rb]) {
+        assert.ok(r.ok);
+        assert.deepEqual(
+          r.events.map((e) => [e.id, e.sequence]),
+          batch.map((e, i) => [e.id, i + 2]),
+        );
+      }
+      assert.deepEqual(
+        (await b.events.read(sid)).map((e) => [e.type, e.sequence]),
+        [['before', 1], ...batch.map((e, i) => [e.type, i + 2])],
+      );
+    }
   });
 });
