@@ -1,4 +1,5 @@
 import type { PubAck } from '@nats-io/jetstream';
+import { randomUUID } from 'node:crypto';
 import { headers } from '@nats-io/transport-node';
 import { ConflictError } from '../../errors.js';
 import type { AckedPublisher } from './acked-publisher.js';
@@ -49,7 +50,7 @@ export type RoundOutcome = { type: 'stored'; events: SessionEvent[]; wrote: bool
  *   is misnumbered: impossible unless two writers append the same ids while a third
  *   interleaves, and reported as an error rather than passed over.
  * - A duplicate with sequence 0 names an id the stream holds without an event (see
- *   `storedCopy`): stored under OCC without its msg id unless a copy turns up.
+ *   `storedCopy`): stored under OCC and a msg id of its own unless a copy turns up.
  */
 export async function publishRound(
   deps: AppendRoundDeps,
@@ -111,11 +112,11 @@ function publish(
   subject: string,
   event: SessionEvent,
   expect: { lastSubjectSequence: number } | { lastMsgID: string },
-  { dedup = true } = {},
+  msgID = event.id,
 ): Promise<PubAck> {
   const h = headers();
   h.set(SEQUENCE_HEADER, String(event.sequence));
-  return js.publish(subject, JSON.stringify(event), { ...(dedup ? { msgID: event.id } : {}), expect, headers: h });
+  return js.publish(subject, JSON.stringify(event), { msgID, expect, headers: h });
 }
 
 /** Refusals mean the event was not stored; anything else leaves its fate unknown. */
@@ -148,7 +149,8 @@ type Copy = { type: 'copy'; event: SessionEvent; streamSeq: number } | { type: '
  * turn waited two minutes). A copy, if there is one, was stored after that id was staged, so
  * within the window (by its staged publish, or by one like ours below, which leaves the id
  * staged): the session's events of the window are read by id. When none is the copy, `event`
- * is published without its msg id under OCC on its predecessor (`prevStreamSeq`; null: its
+ * is published under a fresh msg id (the turn queue's answer to the same server behaviour,
+ * turn-queue.ts `enqueue`) and OCC on its predecessor (`prevStreamSeq`; null: its
  * predecessor is a copy numbered differently, so it is left to the next round). That cannot
  * store it twice: a staged copy that is stored still comes first (the leader applies in
  * proposal order), and then moves the subject on so ours is refused and the next round finds it.
@@ -166,15 +168,17 @@ async function storedCopy(
     if (found) return { type: 'copy', ...found };
     // Behind a copy numbered differently ours would be misnumbered: the next round renumbers it.
     if (prevStreamSeq === null) return { type: 'refused', err: new Error(`event ${event.id} follows a copy numbered differently`) };
+    let ack: PubAck;
     try {
-      return {
-        type: 'stored',
-        ack: await publish(deps.js, where.subject, event, { lastSubjectSequence: prevStreamSeq }, { dedup: false }),
-      };
+      ack = await publish(deps.js, where.subject, event, { lastSubjectSequence: prevStreamSeq }, `${event.id}.${randomUUID()}`);
     } catch (err) {
       if (isRefusal(err)) return { type: 'refused', err };
       throw err;
     }
+    // An id of this publish alone: a duplicate is a re-send of it (acked-publisher.ts), stored
+    // at `seq`, or with 0 still being decided, which leaves its fate unknown.
+    if (ack.duplicate && ack.seq === 0) throw new Error(`event ${event.id}: a fresh msg id was acked as a staged duplicate`);
+    return { type: 'stored', ack };
   }
   const stored = await deps.reader.getByStreamSeq(where.stream, seq);
   if (!stored) throw new Error(`event ${event.id} was deduplicated against a message that is gone (purged?)`);
