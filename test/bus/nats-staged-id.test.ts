@@ -15,6 +15,7 @@ import { sessionSubjects } from '../../src/bus/nats/topology.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { natsClientOptions, startNatsCluster } from '../helpers/nats-server.js';
+import { racePreamble } from './preamble-race.js';
 
 const log = createLogger('silent');
 /** What an append that meets a staged id may take: a few round trips, not the duplicate window. */
@@ -83,23 +84,8 @@ describe('nats event append - an id the stream staged and refused (3 replicas)',
     t.after(() => Promise.all([a.close(), b.close(), nc.close()]));
     const js = jetstream(nc);
     for (let s = 0; s < 20; s++) {
-      const sid = newId();
-      assert.ok((await a.events.append(sid, [{ type: 'before' }])).ok);
-      const batch = ['input.message', 'session.started', 'turn.started', 'session.activated'].map((type) => ({ id: newId(), type }));
-      // Every other session: both writers meet staged ids and store them without their msg id.
-      if (s % 2) await stage(js, sid, batch.slice(1));
-      const [ra, rb] = await Promise.all([a.events.append(sid, batch), b.events.append(sid, batch)]);
-      for (const r of [ra, rb]) {
-        assert.ok(r.ok);
-        assert.deepEqual(
-          r.events.map((e) => [e.id, e.sequence]),
-          batch.map((e, i) => [e.id, i + 2]),
-        );
-      }
-      assert.deepEqual(
-        (await b.events.read(sid)).map((e) => [e.type, e.sequence]),
-        [['before', 1], ...batch.map((e, i) => [e.type, i + 2])],
-      );
+      // Every other session: both writers meet staged ids and store them under msg ids of their own.
+      await racePreamble([a, b], s % 2 ? (sid, batch) => stage(js, sid, batch.slice(1)) : undefined);
     }
   });
 });
