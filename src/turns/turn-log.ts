@@ -75,6 +75,7 @@ class RetryPauses {
     return true;
   }
 }
+
 /** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
 const REDECIDE_DELAY_MS = 0;
 
@@ -317,7 +318,7 @@ export class TurnLog {
         });
       } catch (err) {
         if (err instanceof TurnStoppedError || !isUnknownOutcome(err) || !(await pauses.wait())) throw err;
-        pending = await this.#unstoredAfterPause(pending);
+        pending = await this.#unstoredNow(pending);
         newIds = false;
         continue;
       }
@@ -373,8 +374,8 @@ export class TurnLog {
     });
   }
 
-  /** After a retry pause, reads what the log holds now and returns the events of `batch` it lacks. */
-  async #unstoredAfterPause(batch: NewEvent[]): Promise<NewEvent[]> {
+  /** Reads what the log holds now (after a retry pause) and returns the events of `batch` it lacks. */
+  async #unstoredNow(batch: NewEvent[]): Promise<NewEvent[]> {
     // A log that cannot be read yet is still down: the next append fails too and takes the next pause.
     await this.#readNew().catch(() => undefined);
     return this.#unstored(batch);
