@@ -66,11 +66,14 @@ class RetryPauses {
     this.#budgetMs = pauses.reduce((a, b) => a + b, 0);
   }
 
-  /** Waits out the next pause; false when none is left or the time since the first failure is used up. */
+  /**
+   * Waits out the next pause; false when none is left or the pauses' total has passed since the
+   * first failure (so the retries end within that, one more pause and one more try).
+   */
   async wait(): Promise<boolean> {
     this.#deadline ??= Date.now() + this.#budgetMs;
     const pause = this.#pauses.shift();
-    if (pause === undefined || Date.now() + pause > this.#deadline) return false;
+    if (pause === undefined || Date.now() > this.#deadline) return false;
     await sleep(pause);
     return true;
   }

@@ -171,7 +171,8 @@ describe('turn log', () => {
       claim: { isCurrent: async () => (checks++, true) },
       sessionId: 's',
       turn,
-      appendRetryDelaysMs: [1, 1],
+      // Pauses long beside an in-memory try: the second retry comes well within their total.
+      appendRetryDelaysMs: [50, 50],
     });
     await tl.commit([...started(), reason(), reason()]);
     assert.deepEqual(
