@@ -29,6 +29,8 @@
  *   finds a result stored for a call it was completing itself decided on a stale view: it does
  *   not re-append (two results), it gives the job back to decide again (RetryableTurnError).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { NewSessionEvent } from '../../schemas/events.js';
 import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../bus/ports.js';
 import { createKeyedChain } from '../bus/keyed-chain.js';
 import { catalogued } from '../bus/session-event.js';
@@ -46,9 +48,37 @@ const CONFLICT_RETRY_DELAY_MS = 1_000;
  * Pauses before each retry of an append (or of its claim check) whose outcome is unknown: about
  * 10 s in all, longer than a replicated stream takes to elect a new leader, and short each, so
  * the append goes through within half a second of the new leader instead of up to 4 s later
- * (issue 13: the slow tail of a NATS node loss).
+ * (issue 13: the slow tail of a NATS node loss). The retries also end once that long has passed
+ * since the first failure, however long each try took: tries that each ran into a request
+ * timeout, or a 2 s wait, kept one attempt at a preamble for 60 s (issue 13, the SIGTERM
+ * straggler); the job goes back to the queue instead.
  */
 export const DEFAULT_APPEND_RETRY_DELAYS_MS: readonly number[] = [250, 250, ...Array<number>(19).fill(500)];
+
+/** The pauses left to one append's retries, and the time they may take in all. */
+class RetryPauses {
+  readonly #pauses: number[];
+  readonly #budgetMs: number;
+  #deadline: number | undefined;
+
+  constructor(pauses: readonly number[]) {
+    this.#pauses = [...pauses];
+    this.#budgetMs = pauses.reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * Waits out the next pause; false when none is left or the pauses' total has passed since the
+   * first failure (so the retries end within that, one more pause and one more try).
+   */
+  async wait(): Promise<boolean> {
+    this.#deadline ??= Date.now() + this.#budgetMs;
+    const pause = this.#pauses.shift();
+    if (pause === undefined || Date.now() > this.#deadline) return false;
+    await sleep(pause);
+    return true;
+  }
+}
+
 /** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
 const REDECIDE_DELAY_MS = 0;
 
@@ -272,7 +302,7 @@ export class TurnLog {
   async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
     let pending = events;
     let newIds = !events.some((e) => this.#shared.has(e.id!));
-    const pauses = [...(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS)];
+    const pauses = new RetryPauses(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS);
     let conflicts = 0;
     while (pending.length) {
       let result: AppendResult;
@@ -290,9 +320,8 @@ export class TurnLog {
           newIds,
         });
       } catch (err) {
-        const pause = pauses.shift();
-        if (pause === undefined || err instanceof TurnStoppedError || !isUnknownOutcome(err)) throw err;
-        pending = await this.#unstoredAfter(pause, pending);
+        if (err instanceof TurnStoppedError || !isUnknownOutcome(err) || !(await pauses.wait())) throw err;
+        pending = await this.#unstoredNow(pending);
         newIds = false;
         continue;
       }
@@ -319,7 +348,7 @@ export class TurnLog {
    * conflict reads the log and checks again), through the remaining outage pauses. Nothing else
    * of the batch is appended, and nothing at all once any result for the call is stored.
    */
-  async #handOver(batch: readonly NewEvent[], pauses: number[]): Promise<void> {
+  async #handOver(batch: readonly NewEvent[], pauses: RetryPauses): Promise<void> {
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
       try {
         await this.#readNew();
@@ -329,9 +358,7 @@ export class TurnLog {
         const r = await this.#o.events.append(this.#o.sessionId, results, { expectedSequence: this.#durable.transcript.sequence });
         if (r.ok) return void (await this.#absorb(r.events));
       } catch (err) {
-        const pause = pauses.shift();
-        if (pause === undefined || !isUnknownOutcome(err)) return;
-        await new Promise((resolve) => setTimeout(resolve, pause));
+        if (!isUnknownOutcome(err) || !(await pauses.wait())) return;
       }
     }
   }
@@ -350,9 +377,8 @@ export class TurnLog {
     });
   }
 
-  /** After `pause`, reads what the log holds now and returns the events of `batch` it lacks. */
-  async #unstoredAfter(pause: number, batch: NewEvent[]): Promise<NewEvent[]> {
-    await new Promise((resolve) => setTimeout(resolve, pause));
+  /** Reads what the log holds now (after a retry pause) and returns the events of `batch` it lacks. */
+  async #unstoredNow(batch: NewEvent[]): Promise<NewEvent[]> {
     // A log that cannot be read yet is still down: the next append fails too and takes the next pause.
     await this.#readNew().catch(() => undefined);
     return this.#unstored(batch);
@@ -420,6 +446,7 @@ function isUnknownOutcome(err: unknown): boolean {
 
 /** The tool call a `tool.completed` answers; null for any other event. */
 function resultCallId(e: NewEvent): string | null {
-  const id = e.type === 'tool.completed' ? e.data?.['tool_call_id'] : undefined;
-  return typeof id === 'string' ? id : null;
+  // Tool results are built only by the turn engine, through the catalogue (turn-events.ts): read them as its union.
+  const event = e as NewSessionEvent;
+  return event.type === 'tool.completed' ? event.data.tool_call_id : null;
 }

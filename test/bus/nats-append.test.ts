@@ -9,6 +9,7 @@ import type { SessionEvent } from '../../src/bus/ports.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { startNatsServer } from '../helpers/nats-server.js';
+import { racePreamble } from './preamble-race.js';
 
 const log = createLogger('silent');
 
@@ -18,10 +19,10 @@ function refusal(code: number): JetStreamApiError {
 
 /** A JetStreamClient whose publishes answer from a script, in call order; records the expectations sent. */
 function scriptedJs(script: (PubAck | Error)[]) {
-  const sent: { subject: string; expect: unknown; event: SessionEvent }[] = [];
+  const sent: { subject: string; expect: unknown; msgID?: string; event: SessionEvent }[] = [];
   const js = {
-    publish(subject: string, data: string, opts: { expect: unknown }) {
-      sent.push({ subject, expect: opts.expect, event: JSON.parse(data) as SessionEvent });
+    publish(subject: string, data: string, opts: { expect: unknown; msgID?: string }) {
+      sent.push({ subject, expect: opts.expect, msgID: opts.msgID, event: JSON.parse(data) as SessionEvent });
       const next = script[sent.length - 1]!;
       return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
     },
@@ -40,12 +41,12 @@ describe('nats event append - one round (scripted acks)', () => {
     js: JetStreamClient,
     stored: [number, number][] = [],
     copies: Record<number, SessionEvent> = {},
-    byId: (id: string) => SessionEvent | null = () => null,
+    inWindow: (id: string) => { event: SessionEvent; streamSeq: number } | null = () => null,
   ) => ({
     js,
     reader: {
       getByStreamSeq: async (_stream: string, seq: number) => copies[seq] ?? null,
-      findById: async (_sid: string, id: string) => byId(id),
+      findInDedupWindow: async (_sid: string, id: string) => inWindow(id),
     },
     onStored: (e: SessionEvent, seq: number) => stored.push([e.sequence, seq]),
   });
@@ -109,19 +110,32 @@ describe('nats event append - one round (scripted acks)', () => {
     );
   });
 
-  it('a seq-0 duplicate (a replicated stream still storing that id) waits for the copy by id; none → 503, no 500', async () => {
+  it('a seq-0 duplicate hands back a copy stored within the dedup window; with none the event goes out under a msg id of its own and OCC', async () => {
     const headId = newId();
     const runWithId = [{ id: headId, type: 'a' }, { type: 'b' }];
     const copy = stampedCopy(headId, 5);
-    let lookups = 0;
-    const later = (id: string) => (id === headId && ++lookups >= 3 ? copy : null);
-    const ok = await publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js, [], {}, later), sid, where, runWithId, tail);
+    const looked: string[] = [];
+    const later = (id: string) => (looked.push(id), id === headId ? { event: copy, streamSeq: 43 } : null);
+    const stored: [number, number][] = [];
+    const ok = await publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js, stored, {}, later), sid, where, runWithId, tail);
     assert.ok(ok.type === 'stored' && ok.events[0] === copy && ok.events[1]!.sequence === 6);
-    assert.equal(lookups, 3);
-    await assert.rejects(
-      publishRound(deps(scriptedJs([ack(0, true), ack(44)]).js), sid, where, runWithId, tail),
-      (err: any) => err.status === 503,
+    assert.deepEqual(looked, [headId], 'looked the id up');
+    assert.deepEqual(stored, [[6, 44]]);
+
+    // The stream staged the id and refused its publish: ours is stored under another msg id.
+    const staged = scriptedJs([ack(0, true), refusal(JetStreamErrorCodes.WrongLastMsgId), ack(41)]);
+    const fresh = await publishRound(deps(staged.js, stored), sid, where, runWithId, tail);
+    assert.ok(fresh.type === 'stored' && fresh.wrote);
+    assert.deepEqual(
+      fresh.events.map((e) => [e.id, e.sequence]),
+      [[headId, 5]],
     );
+    assert.deepEqual(staged.sent[2]!.expect, { lastSubjectSequence: 40 }, 'under OCC on the tail');
+    assert.ok(staged.sent[2]!.msgID?.startsWith(`${headId}.`), `a msg id of its own: ${staged.sent[2]!.msgID}`);
+
+    // Someone appended meanwhile: a refusal like any other, nothing stored.
+    const moved = scriptedJs([ack(0, true), refusal(JetStreamErrorCodes.WrongLastMsgId), refusal(JetStreamErrorCodes.WrongLastSequence)]);
+    assert.equal((await publishRound(deps(moved.js), sid, where, runWithId, tail)).type, 'refused');
   });
 
   it('a follower whose fate is unknown (timeout) fails the append', async () => {
@@ -208,28 +222,7 @@ describe('nats event append - shared ids and reads of our own appends', () => {
       await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }),
     ];
     t.after(() => Promise.all([a.close(), b.close()]));
-    for (let s = 0; s < 30; s++) {
-      const sid = newId();
-      assert.ok((await a.events.append(sid, [{ type: 'before' }])).ok);
-      const batch = ['input.message', 'session.started', 'turn.started', 'session.activated'].map((type) => ({ id: newId(), type }));
-      const [ra, rb] = await Promise.all([a.events.append(sid, batch), b.events.append(sid, batch)]);
-      for (const r of [ra, rb]) {
-        assert.ok(r.ok);
-        assert.deepEqual(
-          r.events.map((e) => [e.id, e.sequence]),
-          batch.map((e, i) => [e.id, i + 2]),
-        );
-      }
-      const all = await b.events.read(sid);
-      assert.deepEqual(
-        all.map((e) => e.type),
-        ['before', ...batch.map((e) => e.type)],
-      );
-      assert.deepEqual(
-        all.map((e) => e.sequence),
-        [1, 2, 3, 4, 5],
-      );
-    }
+    for (let s = 0; s < 30; s++) await racePreamble([a, b]);
   });
 
   it('a shared batch whose first events are stored already is completed behind them', async (t) => {

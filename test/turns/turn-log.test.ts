@@ -171,7 +171,8 @@ describe('turn log', () => {
       claim: { isCurrent: async () => (checks++, true) },
       sessionId: 's',
       turn,
-      appendRetryDelaysMs: [1, 1],
+      // Pauses long beside an in-memory try: the second retry comes well within their total.
+      appendRetryDelaysMs: [50, 50],
     });
     await tl.commit([...started(), reason(), reason()]);
     assert.deepEqual(
@@ -213,5 +214,32 @@ describe('turn log', () => {
     await assert.rejects(tl.commit([...started(), reason()]), /stream unavailable/);
     assert.equal(mem.events.length, 2, 'one event per try');
     assert.throws(() => tl.push([reason()]), /stream unavailable/);
+  });
+
+  it("retries end once the pauses' total has passed since the first failure, however long each try took", async () => {
+    const mem = memoryLog();
+    let tries = 0;
+    const slow: EventLog = {
+      ...mem.log,
+      async append() {
+        tries++;
+        // Each try runs into a timeout of its own (a request timeout, a wait for a copy).
+        await new Promise((r) => setTimeout(r, 200));
+        throw new Error('no answer in time');
+      },
+    };
+    // 20 pauses of 25 ms: 0.5 s in all, but 20 tries of 200 ms would take 4.5 s.
+    const tl = await TurnLog.open({
+      events: slow,
+      claim: { isCurrent: async () => true },
+      sessionId: 's',
+      turn,
+      appendRetryDelaysMs: Array<number>(20).fill(25),
+    });
+    const t0 = Date.now();
+    await assert.rejects(tl.commit(started()), /no answer in time/);
+    const took = Date.now() - t0;
+    assert.ok(took < 1_500, `gave up after ${took} ms`);
+    assert.ok(tries >= 2 && tries <= 5, `${tries} tries`);
   });
 });

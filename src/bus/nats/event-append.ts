@@ -1,6 +1,7 @@
 import type { PubAck } from '@nats-io/jetstream';
+import { randomUUID } from 'node:crypto';
 import { headers } from '@nats-io/transport-node';
-import { ConflictError, ServiceUnavailableError } from '../../errors.js';
+import { ConflictError } from '../../errors.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import type { NewEvent, SessionEvent } from '../ports.js';
 import { stampEvent } from '../session-event.js';
@@ -14,7 +15,7 @@ export const SEQUENCE_HEADER = 'Sess-Seq';
 export interface AppendRoundDeps {
   /** `js.publish`, or the same publish without nats.js's per-request overhead (acked-publisher.ts). */
   js: Pick<AckedPublisher, 'publish'>;
-  reader: Pick<EventReader, 'getByStreamSeq' | 'findById'>;
+  reader: Pick<EventReader, 'getByStreamSeq' | 'findInDedupWindow'>;
   /**
    * A fresh event was stored at `streamSeq`, right behind the session's message at
    * `prevStreamSeq` (0: the first) (tail cache, position hints, recent events).
@@ -48,6 +49,8 @@ export type RoundOutcome = { type: 'stored'; events: SessionEvent[]; wrote: bool
  *   differently from ours and a later event of the run was stored after it, that later event
  *   is misnumbered: impossible unless two writers append the same ids while a third
  *   interleaves, and reported as an error rather than passed over.
+ * - A duplicate with sequence 0 names an id the stream holds without an event (see
+ *   `storedCopy`): stored under OCC and a msg id of its own unless a copy turns up.
  */
 export async function publishRound(
   deps: AppendRoundDeps,
@@ -67,27 +70,38 @@ export async function publishRound(
   const events: SessionEvent[] = [];
   let wrote = false;
   let offChain = false;
+  // What the server checked the next event against: the tail, then each event's stream sequence.
+  let prevStreamSeq = tail.streamSeq;
   for (let i = 0; i < acks.length; i++) {
     const result = acks[i]!;
+    let ack: PubAck;
     if (result.status === 'rejected') {
       if (!isRefusal(result.reason)) throw result.reason; // a timeout or a broken connection: the state is unknown
       assertNoneStoredAfter(acks, i, stamped);
       if (i === 0) return { type: 'refused', err: result.reason };
       break;
     }
-    const ack = result.value;
-    if (ack.duplicate) {
-      const stored = await storedCopy(deps, sessionId, where.stream, ack.seq, stamped[i]!.id);
-      offChain ||= stored.sequence !== stamped[i]!.sequence;
-      events.push(stored);
-      continue;
+    if (!result.value.duplicate) ack = result.value;
+    else {
+      const copy = await storedCopy(deps, sessionId, where, result.value.seq, stamped[i]!, offChain ? null : prevStreamSeq);
+      if (copy.type === 'refused') {
+        assertNoneStoredAfter(acks, i, stamped);
+        if (i === 0) return copy;
+        break;
+      }
+      if (copy.type === 'copy') {
+        offChain ||= copy.event.sequence !== stamped[i]!.sequence;
+        events.push(copy.event);
+        prevStreamSeq = copy.streamSeq;
+        continue;
+      }
+      ack = copy.ack;
     }
     if (offChain)
       throw new Error(`session ${sessionId}: event ${stamped[i]!.id} was stored after a copy numbered differently; its sequence is wrong`);
-    // What the server checked before storing it: the tail (first event) or the predecessor.
-    const prevStreamSeq = i === 0 ? tail.streamSeq : (acks[i - 1] as PromiseFulfilledResult<PubAck>).value.seq;
     deps.onStored(stamped[i]!, ack.seq, prevStreamSeq);
     events.push(stamped[i]!);
+    prevStreamSeq = ack.seq;
     wrote = true;
   }
   return { type: 'stored', events, wrote };
@@ -98,10 +112,11 @@ function publish(
   subject: string,
   event: SessionEvent,
   expect: { lastSubjectSequence: number } | { lastMsgID: string },
+  msgID = event.id,
 ): Promise<PubAck> {
   const h = headers();
   h.set(SEQUENCE_HEADER, String(event.sequence));
-  return js.publish(subject, JSON.stringify(event), { msgID: event.id, expect, headers: h });
+  return js.publish(subject, JSON.stringify(event), { msgID, expect, headers: h });
 }
 
 /** Refusals mean the event was not stored; anything else leaves its fate unknown. */
@@ -121,30 +136,52 @@ function assertNoneStoredAfter(acks: PromiseSettledResult<PubAck>[], refused: nu
   }
 }
 
-/** How long a seq-0 duplicate waits for the publish it names to be stored, in ms. */
-const PENDING_COPY_WAIT_MS = 2_000;
-const PENDING_COPY_POLL_MS = 20;
+/** What stands behind a duplicate ack: a stored copy, our event stored after all, or a refusal of it. */
+type Copy = { type: 'copy'; event: SessionEvent; streamSeq: number } | { type: 'stored'; ack: PubAck } | { type: 'refused'; err: unknown };
 
 /**
- * The stored copy behind a duplicate ack (the tail is unchanged by it). A replicated stream
- * acks `seq: 0` when the id belongs to a publish it has not stored (still being replicated, as
- * when a worker and the API append a turn's preamble at once, or refused): there is no stream
- * sequence to read, so the copy is looked up by id until it shows up.
+ * The stored copy behind a duplicate ack (the tail is unchanged by it). With `seq: 0` a
+ * replicated stream names an id it holds without an event: server 2.10 stages a publish's id
+ * on the leader before the replicas agree and keeps it for the whole duplicate window, also
+ * when the publish is then refused (a chain broken by another writer, an OCC conflict found
+ * only when applying), and acks every later publish of that id as such a duplicate, storing
+ * nothing (issue 13: a worker re-sending a dying API's preamble spent 60 s on this, and the
+ * turn waited two minutes). A copy, if there is one, was stored after that id was staged, so
+ * within the window (by its staged publish, or by one like ours below, which leaves the id
+ * staged): the session's events of the window are read by id. When none is the copy, `event`
+ * is published under a fresh msg id (the turn queue's answer to the same server behaviour,
+ * turn-queue.ts `enqueue`) and OCC on its predecessor (`prevStreamSeq`; null: its
+ * predecessor is a copy numbered differently, so it is left to the next round). That cannot
+ * store it twice: a staged copy that is stored still comes first (the leader applies in
+ * proposal order), and then moves the subject on so ours is refused and the next round finds it.
  */
-async function storedCopy(deps: AppendRoundDeps, sessionId: string, stream: string, seq: number, id: string): Promise<SessionEvent> {
-  const stored = seq > 0 ? await deps.reader.getByStreamSeq(stream, seq) : await pendingCopy(deps, sessionId, id);
-  if (!stored) throw new Error(`event ${id} was deduplicated against a message that is gone (purged?)`);
-  if (stored.session_id !== sessionId) throw new ConflictError('Event id already used by another session');
-  return stored;
-}
-
-async function pendingCopy(deps: AppendRoundDeps, sessionId: string, id: string): Promise<SessionEvent> {
-  const deadline = Date.now() + PENDING_COPY_WAIT_MS;
-  for (;;) {
-    const stored = await deps.reader.findById(sessionId, id);
-    if (stored) return stored;
-    if (Date.now() > deadline)
-      throw new ServiceUnavailableError(undefined, { cause: new Error(`event ${id}: the stream holds its id but not the event`) });
-    await new Promise((r) => setTimeout(r, PENDING_COPY_POLL_MS));
+async function storedCopy(
+  deps: AppendRoundDeps,
+  sessionId: string,
+  where: SessionSubjects,
+  seq: number,
+  event: SessionEvent,
+  prevStreamSeq: number | null,
+): Promise<Copy> {
+  if (seq === 0) {
+    const found = await deps.reader.findInDedupWindow(sessionId, event.id);
+    if (found) return { type: 'copy', ...found };
+    // Behind a copy numbered differently ours would be misnumbered: the next round renumbers it.
+    if (prevStreamSeq === null) return { type: 'refused', err: new Error(`event ${event.id} follows a copy numbered differently`) };
+    let ack: PubAck;
+    try {
+      ack = await publish(deps.js, where.subject, event, { lastSubjectSequence: prevStreamSeq }, `${event.id}.${randomUUID()}`);
+    } catch (err) {
+      if (isRefusal(err)) return { type: 'refused', err };
+      throw err;
+    }
+    // An id of this publish alone: a duplicate is a re-send of it (acked-publisher.ts), stored
+    // at `seq`, or with 0 still being decided, which leaves its fate unknown.
+    if (ack.duplicate && ack.seq === 0) throw new Error(`event ${event.id}: a fresh msg id was acked as a staged duplicate`);
+    return { type: 'stored', ack };
   }
+  const stored = await deps.reader.getByStreamSeq(where.stream, seq);
+  if (!stored) throw new Error(`event ${event.id} was deduplicated against a message that is gone (purged?)`);
+  if (stored.session_id !== sessionId) throw new ConflictError('Event id already used by another session');
+  return { type: 'copy', event: stored, streamSeq: seq };
 }

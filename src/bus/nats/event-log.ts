@@ -56,7 +56,7 @@ type AppendRun = { ok: true; events: SessionEvent[]; wrote: boolean } | { ok: fa
 export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAll(): void } {
   const { nc, js, shards, log } = o;
   const positions = new PositionIndex();
-  const reader = createEventReader({ js, jsm: o.jsm, shards, positions, findSkewMs: o.findSkewMs });
+  const reader = createEventReader({ js, jsm: o.jsm, shards, positions, findSkewMs: o.findSkewMs, duplicateWindowMs: o.duplicateWindowMs });
   const chain = createKeyedChain();
   // This process's view of each session's last event (a hint: the append's OCC check decides).
   const tails = new RecencyMap<string, StreamTail>({ max: MAX_CACHED_TAILS, idleMs: TAIL_IDLE_MS });

@@ -27,6 +27,8 @@ const SCAN_BATCH = 256;
  */
 const SCAN_NO_RESPONDERS_RETRIES = 8;
 const SCAN_RETRY_DELAY_MS = 25;
+/** The server forgets a msg id up to this long after its duplicate window (its purge timer), in ms. */
+const DEDUP_PURGE_MARGIN_MS = 5_000;
 
 /** The session's last stored event: per-session sequence, stream sequence, id. */
 export type { StreamTail } from './position-index.js';
@@ -38,11 +40,13 @@ export interface EventReaderDeps {
   positions: PositionIndex;
   /** findById starts this long before the id's timestamp and stops this long after it, in ms. */
   findSkewMs: number;
+  /** The event streams' duplicate window, in ms. */
+  duplicateWindowMs: number;
 }
 
 type ScanStart = { seq: number } | { time: Date };
 
-interface Located {
+export interface Located {
   event: SessionEvent;
   streamSeq: number;
 }
@@ -53,7 +57,7 @@ interface Located {
  * by a lagging replica does not promise). Longer reads and findById open a short-lived
  * ordered consumer filtered on the session subject (server 2.10 has no batch direct get).
  */
-export function createEventReader({ js, jsm, shards, positions, findSkewMs }: EventReaderDeps) {
+export function createEventReader({ js, jsm, shards, positions, findSkewMs, duplicateWindowMs }: EventReaderDeps) {
   /** What this process appended lately: reads behind a tail that is one of ours need no gets. */
   const recent = new RecentEvents();
 
@@ -210,12 +214,27 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs }: Ev
     return found;
   }
 
+  /**
+   * The session's event with this id among those stored within the duplicate window (and a
+   * margin for the server's purge timer): where the copy behind a seq-0 duplicate is, however
+   * long after its id was minted it was stored (event-append.ts).
+   */
+  async function findInDedupWindow(sessionId: string, eventId: string): Promise<Located | null> {
+    const where = sessionSubjects(sessionId, shards);
+    let found: Located | null = null;
+    await scan(where, { time: new Date(Date.now() - duplicateWindowMs - DEDUP_PURGE_MARGIN_MS) }, (event, m) => {
+      if (event.id === eventId) found = { event, streamSeq: m.seq };
+      return found === null;
+    });
+    return found;
+  }
+
   /** The event stored at a stream sequence, whichever session it belongs to (no position is recorded). */
   async function getByStreamSeq(stream: string, seq: number): Promise<SessionEvent | null> {
     return (await jsm.streams.getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
   }
 
-  return { loadTail, read, findById, getByStreamSeq, recent };
+  return { loadTail, read, findById, findInDedupWindow, getByStreamSeq, recent };
 }
 
 export type EventReader = ReturnType<typeof createEventReader>;
