@@ -6,8 +6,8 @@
  *   run.ts … --node-option=--import=<abs path>/bench/real-path/nats-counter.ts --env BENCH_NATS_LOG=/tmp/nats.json
  *
  * Counted on nats.js's protocol handler, below every client API (core publish and request,
- * JetStream publish, KV, consumers, acks), so nothing the service sends is missed. Every 10 s the
- * counts so far go to $BENCH_NATS_LOG (JSON, most frequent first); divided by the conversations
+ * JetStream publish, KV, consumers, acks), so nothing the service sends is missed. Every 10 s and
+ * at exit the counts so far go to $BENCH_NATS_LOG (JSON, most frequent first); divided by the conversations
  * of the run they give NATS operations per conversation, the figure the bus cuts aim at.
  */
 import { writeFileSync } from 'node:fs';
@@ -33,7 +33,18 @@ const shape = (subject: string) =>
     .replace(/^_INBOX\..*/, '_INBOX')
     .replace(/\b\d+\b/g, 'N');
 
+/** With BENCH_NATS_CALLERS=1 each outbound key also names the service's nearest functions that sent it (slower). */
+const withCallers = process.env['BENCH_NATS_CALLERS'] === '1';
+function callers(): string {
+  const frames = (new Error().stack ?? '').split('\n').filter((l) => l.includes('/src/'));
+  return frames
+    .slice(0, 3)
+    .map((l) => /at (?:async )?([^ ]+) \(.*\/src\/([^:]+)/.exec(l)?.slice(1, 3).join(' ') ?? '?')
+    .join(' ← ');
+}
+
 if (file) {
+  Error.stackTraceLimit = Math.max(Error.stackTraceLimit, 30);
   const proto = core.ProtocolHandler.prototype;
   const publish = proto.publish;
   proto.publish = function (this: Handler, subject, payload, options) {
@@ -46,6 +57,7 @@ if (file) {
         // not JSON: the subject alone
       }
     }
+    if (withCallers) key += ` ← ${callers()}`;
     count(key);
     if (options?.reply?.startsWith('_INBOX.')) asked.set(options.reply, key.slice(4));
     return publish.call(this, subject, payload, options);
@@ -66,8 +78,16 @@ if (file) {
     count(key);
     return processMsg.call(this, msg, data);
   };
-  setInterval(() => {
-    const sorted = [...counts].sort((a, b) => b[1] - a[1]);
-    writeFileSync(file, `${JSON.stringify(sorted, null, 1)}\n`);
-  }, 10_000).unref();
+  const write = () =>
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        [...counts].sort((a, b) => b[1] - a[1]),
+        null,
+        1,
+      )}\n`,
+    );
+  setInterval(write, 10_000).unref();
+  // The last write at exit covers every conversation, those still running at the last interval too.
+  process.on('exit', write);
 }

@@ -46,3 +46,47 @@ it('nats turn queue - the next claim after our own release skips the record read
   assert.equal(await bus.turns.claim('w1', { waitMs: 300 }), null, 'a later delivery owns the turn: this one is skipped');
   assert.deepEqual((await claims.get(other))?.json(), later);
 });
+
+it('nats bus - a new session created here: its first append and first claim send no message get (no 404 reads), and the fences still hold', async (t) => {
+  const server = await startNatsServer({ t });
+  const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log });
+  const nc = await connect(await natsClientOptions(server));
+  t.after(async () => {
+    await bus.close();
+    await nc.close();
+  });
+  const gets: string[] = [];
+  const record = (_err: unknown, msg: { subject: string }) => {
+    gets.push(msg.subject);
+  };
+  nc.subscribe('$JS.API.STREAM.MSG.GET.>', { callback: record });
+  nc.subscribe('$JS.API.DIRECT.GET.>', { callback: record });
+  await nc.flush();
+  const claims = await new Kvm(nc).open(CLAIM_BUCKET);
+
+  const sid = newId();
+  const created = await bus.events.append(sid, [{ type: 'session.created', data: {} }], { expectedSequence: 0 });
+  assert.equal(created.ok, true);
+  await bus.turns.enqueue(turn(sid));
+  const claim = await bus.turns.claim('w1');
+  assert.ok(claim, 'claimed');
+  await nc.flush();
+  assert.deepEqual(gets, [], 'neither the empty tail nor the absent claim record is read');
+  assert.equal((await claims.get(sid))?.json<{ token: string }>().token !== undefined, true, 'the record is written');
+  assert.ok(await claim.isCurrent());
+  await claim.ack();
+
+  // An expectation of an empty session is still checked by the server: a session with events refuses it.
+  const again = await bus.events.append(sid, [{ type: 'session.created', data: {} }], { expectedSequence: 0 });
+  assert.deepEqual(again, { ok: false, currentSequence: 1 });
+
+  // A record written by another process since the session's first event: read and decided on, not overwritten.
+  const other = newId();
+  const turnId = newId();
+  assert.equal((await bus.events.append(other, [{ type: 'session.created', data: {} }], { expectedSequence: 0 })).ok, true);
+  const later = { turn_id: turnId, delivery: 5, worker: 'w2', token: 'theirs' };
+  await claims.put(other, JSON.stringify(later));
+  await bus.turns.enqueue(turn(other, turnId));
+  assert.equal(await bus.turns.claim('w1', { waitMs: 300 }), null, 'a later delivery owns the turn: this one is skipped');
+  assert.deepEqual((await claims.get(other))?.json(), later);
+});

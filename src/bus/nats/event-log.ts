@@ -21,6 +21,7 @@ const MAX_CACHED_TAILS = 10_000;
  * next user turn) looks it up again, one round trip.
  */
 const TAIL_IDLE_MS = 60_000;
+const EMPTY_TAIL: StreamTail = { sequence: 0, streamSeq: 0, id: undefined };
 /** Writer-supplied ids older than the dedup window minus this margin are looked up before appending, in ms. */
 const DEDUP_WINDOW_MARGIN_MS = 5_000;
 
@@ -33,6 +34,8 @@ export interface NatsEventLogOptions {
   shards: number;
   log: Logger;
   duplicateWindowMs: number;
+  /** This process stored a session's first event (a new session: nothing of it was claimed yet). */
+  onFirstEvent?: (sessionId: string) => void;
   /** Idle live subscribers re-check the log this often (lost core messages), in ms. */
   livePollMs: number;
   findSkewMs: number;
@@ -78,6 +81,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
       tails.set(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
       positions.record(event.session_id, { sequence: event.sequence, streamSeq });
       reader.recent.remember({ event, streamSeq, prevStreamSeq });
+      if (prevStreamSeq === 0) o.onFirstEvent?.(event.session_id);
     },
   };
 
@@ -91,7 +95,10 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   ): Promise<AppendRun> {
     let fromServer = false;
     for (let attempt = 1; ; attempt++) {
-      const cached = fromServer ? undefined : tails.get(sessionId);
+      // A caller that expects an empty session (session create, a fresh id) is taken at its word
+      // for the first round: the server's expected-last-sequence check refuses the round when
+      // the session has events, and the retry reads the tail. Saves a get that answers 404.
+      const cached = fromServer ? undefined : (tails.get(sessionId) ?? (expected === 0 ? EMPTY_TAIL : undefined));
       const tail = cached ?? (await freshTail(sessionId));
       fromServer = true;
       if (expected !== undefined && tail.sequence !== expected) {
