@@ -1,5 +1,5 @@
 import type { PubAck } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
+import { MsgHdrsImpl } from '@nats-io/nats-core';
 import { ConflictError, ServiceUnavailableError } from '../../errors.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import type { NewEvent, SessionEvent } from '../ports.js';
@@ -99,8 +99,8 @@ function publish(
   event: SessionEvent,
   expect: { lastSubjectSequence: number } | { lastMsgID: string },
 ): Promise<PubAck> {
-  const h = headers();
-  h.set(SEQUENCE_HEADER, String(event.sequence));
+  // fromRecord: no key canonicalisation or value check for a constant name and a number.
+  const h = MsgHdrsImpl.fromRecord({ [SEQUENCE_HEADER]: [String(event.sequence)] });
   return js.publish(subject, JSON.stringify(event), { msgID: event.id, expect, headers: h });
 }
 
