@@ -10,6 +10,7 @@ import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent
 import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
+import { numericHeaders } from './msg-headers.js';
 import { PositionIndex } from './position-index.js';
 import { assertUuid, sessionSubjects, type SessionSubjects } from './topology.js';
 
@@ -21,6 +22,8 @@ const MAX_CACHED_TAILS = 10_000;
  * next user turn) looks it up again, one round trip.
  */
 const TAIL_IDLE_MS = 60_000;
+/** What a republished event says about where it and its predecessor are stored. */
+const LIVE_POSITION_HEADERS = ['Nats-Sequence', 'Nats-Last-Sequence'] as const;
 const EMPTY_TAIL: StreamTail = { sequence: 0, streamSeq: 0, id: undefined };
 /** Writer-supplied ids older than the dedup window minus this margin are looked up before appending, in ms. */
 const DEDUP_WINDOW_MARGIN_MS = 5_000;
@@ -175,8 +178,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
               // Nats-Sequence is this event's stream sequence, Nats-Last-Sequence the previous
               // one on the subject (sequence - 1): both become hints, so a gap is back-filled
               // from exactly the right place in the stream.
-              const seq = Number(msg.headers?.get('Nats-Sequence'));
-              const prev = Number(msg.headers?.get('Nats-Last-Sequence'));
+              const [seq = 0, prev = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
               if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });
               if (prev > 0) positions.record(sessionId, { sequence: event.sequence - 1, streamSeq: prev });
               push(event);
