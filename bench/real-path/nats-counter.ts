@@ -35,8 +35,9 @@ const shape = (subject: string) =>
 
 /** With BENCH_NATS_CALLERS=1 each outbound key also names the service's nearest functions that sent it (slower). */
 const withCallers = process.env['BENCH_NATS_CALLERS'] === '1';
+const ownSource = `${process.cwd()}/src/`;
 function callers(): string {
-  const frames = (new Error().stack ?? '').split('\n').filter((l) => l.includes('/src/'));
+  const frames = (new Error().stack ?? '').split('\n').filter((l) => l.includes(ownSource));
   return frames
     .slice(0, 3)
     .map((l) => /at (?:async )?([^ ]+) \(.*\/src\/([^:]+)/.exec(l)?.slice(1, 3).join(' ') ?? '?')
