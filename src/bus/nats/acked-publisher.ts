@@ -152,7 +152,7 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
  * are nats.js's constants and the caller's were set through `MsgHdrs` already; the values are
  * ids and numbers, checked like `set` checks them (no line breaks).
  */
-function publishHeaders({ headers, msgID, expect }: PublishOptions): MsgHdrs {
+export function publishHeaders({ headers, msgID, expect }: PublishOptions): MsgHdrs {
   const r: Record<string, string[]> = {};
   if (headers) for (const [k, v] of headers) r[k] = v;
   if (msgID) r[PubHeaders.MsgIdHdr] = [msgID];
