@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { createBus, type TurnJob } from '../../src/bus/index.js';
@@ -11,7 +11,8 @@ import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
 const log = createLogger('silent');
 const turn = (sessionId: string, turnId = newId()): TurnJob => ({ session_id: sessionId, turn_id: turnId, job: { input: 'hello' } });
 
-it('nats turn queue - the next claim after our own release skips the record read, unless another process wrote it since', async (t) => {
+/** A bus on a fresh server, a second connection to watch it, and that connection's view of the claims bucket. */
+async function openBus(t: TestContext) {
   const server = await startNatsServer({ t });
   const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log });
   const nc = await connect(await natsClientOptions(server));
@@ -19,7 +20,11 @@ it('nats turn queue - the next claim after our own release skips the record read
     await bus.close();
     await nc.close();
   });
-  const claims = await new Kvm(nc).open(CLAIM_BUCKET);
+  return { bus, nc, claims: await new Kvm(nc).open(CLAIM_BUCKET) };
+}
+
+it('nats turn queue - the next claim after our own release skips the record read, unless another process wrote it since', async (t) => {
+  const { bus, claims } = await openBus(t);
 
   // Released by us: the marker's revision is what the next claim expects; the claim is fenced as before.
   const sid = newId();
@@ -48,13 +53,7 @@ it('nats turn queue - the next claim after our own release skips the record read
 });
 
 it('nats bus - a new session created here: its first append and first claim send no message get (no 404 reads), and the fences still hold', async (t) => {
-  const server = await startNatsServer({ t });
-  const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log });
-  const nc = await connect(await natsClientOptions(server));
-  t.after(async () => {
-    await bus.close();
-    await nc.close();
-  });
+  const { bus, nc, claims } = await openBus(t);
   const gets: string[] = [];
   const record = (_err: unknown, msg: { subject: string }) => {
     gets.push(msg.subject);
@@ -62,7 +61,6 @@ it('nats bus - a new session created here: its first append and first claim send
   nc.subscribe('$JS.API.STREAM.MSG.GET.>', { callback: record });
   nc.subscribe('$JS.API.DIRECT.GET.>', { callback: record });
   await nc.flush();
-  const claims = await new Kvm(nc).open(CLAIM_BUCKET);
 
   const sid = newId();
   const created = await bus.events.append(sid, [{ type: 'session.created', data: {} }], { expectedSequence: 0 });
