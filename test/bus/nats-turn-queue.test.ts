@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
 import { Kvm } from '@nats-io/kv';
-import { connect } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createBus, type TurnJob } from '../../src/bus/index.js';
 import { CLAIM_BUCKET } from '../../src/bus/nats/topology.js';
 import { newId } from '../../src/ids.js';
@@ -10,6 +10,18 @@ import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
 
 const log = createLogger('silent');
 const turn = (sessionId: string, turnId = newId()): TurnJob => ({ session_id: sessionId, turn_id: turnId, job: { input: 'hello' } });
+
+/** The subjects of every message get sent on the server (leader and direct), as they happen. */
+async function watchGets(nc: NatsConnection): Promise<string[]> {
+  const gets: string[] = [];
+  const record = (_err: unknown, msg: { subject: string }) => {
+    gets.push(msg.subject);
+  };
+  nc.subscribe('$JS.API.STREAM.MSG.GET.>', { callback: record });
+  nc.subscribe('$JS.API.DIRECT.GET.>', { callback: record });
+  await nc.flush();
+  return gets;
+}
 
 /** A bus on a fresh server, a second connection to watch it, and that connection's view of the claims bucket. */
 async function openBus(t: TestContext) {
@@ -54,13 +66,7 @@ it('nats turn queue - the next claim after our own release skips the record read
 
 it('nats bus - a new session created here: its first append and first claim send no message get (no 404 reads), and the fences still hold', async (t) => {
   const { bus, nc, claims } = await openBus(t);
-  const gets: string[] = [];
-  const record = (_err: unknown, msg: { subject: string }) => {
-    gets.push(msg.subject);
-  };
-  nc.subscribe('$JS.API.STREAM.MSG.GET.>', { callback: record });
-  nc.subscribe('$JS.API.DIRECT.GET.>', { callback: record });
-  await nc.flush();
+  const gets = await watchGets(nc);
 
   const sid = newId();
   const created = await bus.events.append(sid, [{ type: 'session.created', data: {} }], { expectedSequence: 0 });
@@ -87,4 +93,34 @@ it('nats bus - a new session created here: its first append and first claim send
   await bus.turns.enqueue(turn(other, turnId));
   assert.equal(await bus.turns.claim('w1', { waitMs: 300 }), null, 'a later delivery owns the turn: this one is skipped');
   assert.deepEqual((await claims.get(other))?.json(), later);
+});
+
+it('nats event log - a read within a tail this process knows (SSE open: the tail, then the replay up to it) sends no second get', async (t) => {
+  const { bus, nc } = await openBus(t);
+  const sid = newId();
+  const created = await bus.events.append(sid, [{ type: 'session.created', data: {} }], { expectedSequence: 0 });
+  assert.ok(created.ok);
+  await bus.events.append(sid, [{ type: 'user.message', data: { n: 2 } }]);
+  const gets = await watchGets(nc);
+
+  assert.equal(await bus.events.lastSequence(sid), 2);
+  const replay = await bus.events.read(sid, { afterSequence: 0, limit: 2 });
+  assert.deepEqual(
+    replay.map((e) => [e.sequence, e.type]),
+    [
+      [1, 'session.created'],
+      [2, 'user.message'],
+    ],
+  );
+  assert.deepEqual(
+    (await bus.events.read(sid, { afterSequence: 1, limit: 1 })).map((e) => e.id),
+    [replay[1]!.id],
+  );
+  await nc.flush();
+  assert.equal(gets.length, 1, 'only the tail lookup of lastSequence');
+
+  // A read that may reach past the known tail still asks the server (another writer may have appended).
+  assert.equal((await bus.events.read(sid, { afterSequence: 0, limit: 3 })).length, 2);
+  await nc.flush();
+  assert.equal(gets.length, 2);
 });

@@ -6,7 +6,7 @@ import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { RecencyMap } from '../recency-map.js';
 import { OrderedFeed } from '../ordered-feed.js';
-import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, SessionEvent } from '../ports.js';
+import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
@@ -159,6 +159,19 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     return { ok: true, events };
   }
 
+  /**
+   * A read that ends at or below a tail this process stored or looked up lately needs no tail
+   * lookup: those events are stored for good (the log is append-only; a purge here forgets the
+   * tail), so the ones this process appended answer it. SSE open reads the tail and then replays
+   * up to it: one get instead of two. Null otherwise (the read goes to the server).
+   */
+  function withinKnownTail(sessionId: string, { afterSequence = 0, limit }: ReadOptions = {}): Promise<SessionEvent[]> | null {
+    const tail = limit !== undefined && limit > 0 ? tails.get(sessionId) : undefined;
+    if (!tail || afterSequence + limit! > tail.sequence) return null;
+    const known = reader.recent.after(sessionId, afterSequence, tail, limit!);
+    return known ? Promise.resolve(known) : null;
+  }
+
   function subscribe(sessionId: string, { afterSequence = 0 } = {}): EventSubscription {
     const where = sessionSubjects(sessionId, shards);
     const feed = new OrderedFeed(
@@ -208,7 +221,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
         }),
       );
     },
-    read: reader.read,
+    read: (sessionId, opts) => withinKnownTail(sessionId, opts) ?? reader.read(sessionId, opts),
     findById: reader.findById,
     settled: (sessionId) => chain.settled(sessionId),
     async lastSequence(sessionId) {
