@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
-import { Kvm } from '@nats-io/kv';
+import { type KV, Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { createBus, type TurnJob } from '../../src/bus/index.js';
+import { type Bus, createBus, type TurnJob } from '../../src/bus/index.js';
 import { CLAIM_BUCKET } from '../../src/bus/nats/topology.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
@@ -21,6 +21,16 @@ async function watchGets(nc: NatsConnection): Promise<string[]> {
   nc.subscribe('$JS.API.DIRECT.GET.>', { callback: record });
   await nc.flush();
   return gets;
+}
+
+/** Another process's record of a later delivery of the session's next turn: this process's claim is skipped, the record kept. */
+async function assertLaterDeliveryWins(bus: Bus, claims: KV, sessionId: string): Promise<void> {
+  const turnId = newId();
+  const later = { turn_id: turnId, delivery: 5, worker: 'w2', token: 'theirs' };
+  await claims.put(sessionId, JSON.stringify(later));
+  await bus.turns.enqueue(turn(sessionId, turnId));
+  assert.equal(await bus.turns.claim('w1', { waitMs: 300 }), null, 'a later delivery owns the turn: this one is skipped');
+  assert.deepEqual((await claims.get(sessionId))?.json(), later);
 }
 
 /** A bus on a fresh server, a second connection to watch it, and that connection's view of the claims bucket. */
@@ -54,14 +64,9 @@ it('nats turn queue - the next claim after our own release skips the record read
 
   // Another process wrote the record after our release: it is read and decided on, not overwritten.
   const other = newId();
-  const turnId = newId();
   await bus.turns.enqueue(turn(other));
   await (await bus.turns.claim('w1'))!.ack();
-  const later = { turn_id: turnId, delivery: 5, worker: 'w2', token: 'theirs' };
-  await claims.put(other, JSON.stringify(later));
-  await bus.turns.enqueue(turn(other, turnId));
-  assert.equal(await bus.turns.claim('w1', { waitMs: 300 }), null, 'a later delivery owns the turn: this one is skipped');
-  assert.deepEqual((await claims.get(other))?.json(), later);
+  await assertLaterDeliveryWins(bus, claims, other);
 });
 
 it('nats bus - a new session created here: its first append and first claim send no message get (no 404 reads), and the fences still hold', async (t) => {
@@ -86,13 +91,8 @@ it('nats bus - a new session created here: its first append and first claim send
 
   // A record written by another process since the session's first event: read and decided on, not overwritten.
   const other = newId();
-  const turnId = newId();
   assert.equal((await bus.events.append(other, [{ type: 'session.created', data: {} }], { expectedSequence: 0 })).ok, true);
-  const later = { turn_id: turnId, delivery: 5, worker: 'w2', token: 'theirs' };
-  await claims.put(other, JSON.stringify(later));
-  await bus.turns.enqueue(turn(other, turnId));
-  assert.equal(await bus.turns.claim('w1', { waitMs: 300 }), null, 'a later delivery owns the turn: this one is skipped');
-  assert.deepEqual((await claims.get(other))?.json(), later);
+  await assertLaterDeliveryWins(bus, claims, other);
 });
 
 it('nats event log - a read within a tail this process knows (SSE open: the tail, then the replay up to it) sends no second get', async (t) => {
