@@ -161,7 +161,10 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
     if (cached) return cached;
     let read = w.replays.get(after);
     if (!read) {
-      read = withRetries(w.sessionId, 'replay read', () => bus.events.read(w.sessionId, { afterSequence: after, limit: REPLAY_PAGE }))
+      // Up to the tail the watch knows, no further: later events come live (and the bus answers a
+      // read within a tail it knows from memory when it appended those events).
+      const limit = Math.max(1, Math.min(REPLAY_PAGE, w.lastSequence - after));
+      read = withRetries(w.sessionId, 'replay read', () => bus.events.read(w.sessionId, { afterSequence: after, limit }))
         .then((events) => {
           const frames = events.map(toFrame);
           // Kept when it joins what the ring holds, so the session's next clients skip the read.

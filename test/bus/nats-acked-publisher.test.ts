@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { jetstream, jetstreamManager, JetStreamApiError } from '@nats-io/jetstream';
+import { MsgHdrsImpl } from '@nats-io/nats-core';
 import { connect, TimeoutError } from '@nats-io/transport-node';
 import { createAckedPublisher } from '../../src/bus/nats/acked-publisher.js';
 import { JetStreamErrorCodes } from '../../src/bus/nats/nats-errors.js';
@@ -40,6 +41,19 @@ it('nats acked publisher - the acks and refusals of js.publish, over one reply s
   const stored = await publisher.publish('p.a', 'six', { expect: { lastSubjectSequence: 3 } });
   assert.equal(stored.seq, 4);
   assert.equal((await jsm.streams.getMessage('P', { seq: 4 }))?.string(), 'six');
+
+  // The caller's headers go out with those of the msg id and the expectation, all stored.
+  const withHeaders = await publisher.publish('p.c', 'seven', {
+    msgID: newId(),
+    expect: { lastSubjectSequence: 0 },
+    headers: MsgHdrsImpl.fromRecord({ 'Sess-Seq': ['1'] }),
+  });
+  const header = (await jsm.streams.getMessage('P', { seq: withHeaders.seq }))?.header;
+  assert.equal(header?.get('Sess-Seq'), '1');
+  assert.ok(header?.get('Nats-Msg-Id'));
+  assert.equal(header?.get('Nats-Expected-Last-Subject-Sequence'), '0');
+  // A header value with a line break would end the header block early: refused, as MsgHdrs.set refuses it.
+  await assert.rejects(publisher.publish('p.c', 'x', { msgID: 'a\r\nNats-Rollup: all' }), /cannot contain/);
 
   await assert.rejects(publisher.publish('nostream.x', 'x'), /no responders/);
   publisher.close();

@@ -1,6 +1,6 @@
 import type { PubAck } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
-import { headers } from '@nats-io/transport-node';
+import { MsgHdrsImpl } from '@nats-io/nats-core';
 import { ConflictError } from '../../errors.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import type { NewEvent, SessionEvent } from '../ports.js';
@@ -114,8 +114,8 @@ function publish(
   expect: { lastSubjectSequence: number } | { lastMsgID: string },
   msgID = event.id,
 ): Promise<PubAck> {
-  const h = headers();
-  h.set(SEQUENCE_HEADER, String(event.sequence));
+  // fromRecord: no key canonicalisation or value check for a constant name and a number.
+  const h = MsgHdrsImpl.fromRecord({ [SEQUENCE_HEADER]: [String(event.sequence)] });
   return js.publish(subject, JSON.stringify(event), { msgID, expect, headers: h });
 }
 

@@ -6,10 +6,11 @@ import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { RecencyMap } from '../recency-map.js';
 import { OrderedFeed } from '../ordered-feed.js';
-import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, SessionEvent } from '../ports.js';
+import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
+import { numericHeaders } from './msg-headers.js';
 import { PositionIndex } from './position-index.js';
 import { assertUuid, sessionSubjects, type SessionSubjects } from './topology.js';
 
@@ -21,6 +22,9 @@ const MAX_CACHED_TAILS = 10_000;
  * next user turn) looks it up again, one round trip.
  */
 const TAIL_IDLE_MS = 60_000;
+/** What a republished event says about where it and its predecessor are stored. */
+const LIVE_POSITION_HEADERS = ['Nats-Sequence', 'Nats-Last-Sequence'] as const;
+const EMPTY_TAIL: StreamTail = { sequence: 0, streamSeq: 0, id: undefined };
 /** Writer-supplied ids older than the dedup window minus this margin are looked up before appending, in ms. */
 const DEDUP_WINDOW_MARGIN_MS = 5_000;
 
@@ -33,6 +37,8 @@ export interface NatsEventLogOptions {
   shards: number;
   log: Logger;
   duplicateWindowMs: number;
+  /** This process stored a session's first event (a new session: nothing of it was claimed yet). */
+  onFirstEvent?: (sessionId: string) => void;
   /** Idle live subscribers re-check the log this often (lost core messages), in ms. */
   livePollMs: number;
   findSkewMs: number;
@@ -78,6 +84,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
       tails.set(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
       positions.record(event.session_id, { sequence: event.sequence, streamSeq });
       reader.recent.remember({ event, streamSeq, prevStreamSeq });
+      if (prevStreamSeq === 0) o.onFirstEvent?.(event.session_id);
     },
   };
 
@@ -91,7 +98,10 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   ): Promise<AppendRun> {
     let fromServer = false;
     for (let attempt = 1; ; attempt++) {
-      const cached = fromServer ? undefined : tails.get(sessionId);
+      // A caller that expects an empty session (session create, a fresh id) is taken at its word
+      // for the first round: the server's expected-last-sequence check refuses the round when
+      // the session has events, and the retry reads the tail. Saves a get that answers 404.
+      const cached = fromServer ? undefined : (tails.get(sessionId) ?? (expected === 0 ? EMPTY_TAIL : undefined));
       const tail = cached ?? (await freshTail(sessionId));
       fromServer = true;
       if (expected !== undefined && tail.sequence !== expected) {
@@ -149,6 +159,19 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     return { ok: true, events };
   }
 
+  /**
+   * A read that ends at or below a tail this process stored or looked up lately needs no tail
+   * lookup: those events are stored for good (the log is append-only; a purge here forgets the
+   * tail), so the ones this process appended answer it. SSE open reads the tail and then replays
+   * up to it: one get instead of two. Null otherwise (the read goes to the server).
+   */
+  function withinKnownTail(sessionId: string, { afterSequence = 0, limit }: ReadOptions = {}): Promise<SessionEvent[]> | null {
+    const tail = limit !== undefined && limit > 0 ? tails.get(sessionId) : undefined;
+    if (!tail || afterSequence + limit! > tail.sequence) return null;
+    const known = reader.recent.after(sessionId, afterSequence, tail, limit!);
+    return known ? Promise.resolve(known) : null;
+  }
+
   function subscribe(sessionId: string, { afterSequence = 0 } = {}): EventSubscription {
     const where = sessionSubjects(sessionId, shards);
     const feed = new OrderedFeed(
@@ -168,8 +191,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
               // Nats-Sequence is this event's stream sequence, Nats-Last-Sequence the previous
               // one on the subject (sequence - 1): both become hints, so a gap is back-filled
               // from exactly the right place in the stream.
-              const seq = Number(msg.headers?.get('Nats-Sequence'));
-              const prev = Number(msg.headers?.get('Nats-Last-Sequence'));
+              const [seq = 0, prev = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
               if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });
               if (prev > 0) positions.record(sessionId, { sequence: event.sequence - 1, streamSeq: prev });
               push(event);
@@ -199,7 +221,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
         }),
       );
     },
-    read: reader.read,
+    read: (sessionId, opts) => withinKnownTail(sessionId, opts) ?? reader.read(sessionId, opts),
     findById: reader.findById,
     settled: (sessionId) => chain.settled(sessionId),
     async lastSequence(sessionId) {

@@ -12,6 +12,7 @@ import { coalesceSocketWrites } from './write-coalescing.js';
 import { ensureTopology } from './topology.js';
 import { isClusterForming } from './nats-errors.js';
 import { createNatsTurnQueue } from './turn-queue.js';
+import { RecencyMap } from '../recency-map.js';
 import { startOpsService } from './ops-service.js';
 
 export const DEFAULT_SHARDS = 1;
@@ -22,6 +23,9 @@ export const DEFAULT_LIVE_POLL_MS = 5_000;
 export const DEFAULT_FIND_SKEW_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 2_000;
+/** New sessions remembered until their first claim; a turn claimed later than this reads the record first. */
+const MAX_NEVER_CLAIMED = 10_000;
+const NEVER_CLAIMED_IDLE_MS = 60_000;
 /** A key nobody writes: /health reads it to prove the claims bucket and event streams answer. */
 const HEALTH_PROBE_KEY = 'health-probe';
 
@@ -170,6 +174,15 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     const kv = await ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log);
     void watchStatus(nc, log);
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
+    // Sessions whose first event this process stored: turns are enqueued after a session's
+    // first event, so none of theirs was claimed before (a hint only: the claim's
+    // compare-and-set still decides).
+    const neverClaimed = new RecencyMap<string, true>({ max: MAX_NEVER_CLAIMED, idleMs: NEVER_CLAIMED_IDLE_MS });
+    const takeNeverClaimed = (sessionId: string) => {
+      const hit = neverClaimed.get(sessionId) !== undefined;
+      neverClaimed.delete(sessionId);
+      return hit;
+    };
     const events = createNatsEventLog({
       nc,
       js,
@@ -180,11 +193,12 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
       publisher,
       livePollMs: opts.livePollMs ?? DEFAULT_LIVE_POLL_MS,
       findSkewMs: opts.findSkewMs ?? DEFAULT_FIND_SKEW_MS,
+      onFirstEvent: (sessionId) => neverClaimed.set(sessionId, true),
     });
     return {
       kind: 'nats',
       events,
-      turns: createNatsTurnQueue({ js, jsm, kv, log, publisher, nc, releaseRetryMs: ackWaitMs }),
+      turns: createNatsTurnQueue({ js, jsm, kv, log, publisher, nc, releaseRetryMs: ackWaitMs, takeNeverClaimed }),
       signals: createNatsSignals({ nc, log }),
       serveOps: (o, hooks) => startOpsService(nc, o, hooks, log),
       /**

@@ -46,6 +46,11 @@ export interface NatsTurnQueueOptions {
   nc?: NatsConnection;
   /** How long a nak (claim release + nak) keeps retrying before the lease takes over, in ms (default 60000). */
   releaseRetryMs?: number;
+  /**
+   * True (once) for a session this process created, whose turns were never claimed as far as it
+   * knows: its first claim puts the record at once instead of reading first.
+   */
+  takeNeverClaimed?: (sessionId: string) => boolean;
 }
 
 /** Pause between attempts to release a claim record while its bucket has no leader, in ms. */
@@ -63,7 +68,16 @@ const RELEASE_RETRY_PAUSE_MS = 250;
  * `isCurrent()` compares the token, and ack/nak first delete that record with compare-and-set
  * and do nothing more when it was replaced (the claim is not current).
  */
-export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, releaseRetryMs = 60_000 }: NatsTurnQueueOptions): TurnQueue {
+export function createNatsTurnQueue({
+  js,
+  jsm,
+  kv,
+  log,
+  publisher = js,
+  nc,
+  releaseRetryMs = 60_000,
+  takeNeverClaimed,
+}: NatsTurnQueueOptions): TurnQueue {
   let consumer: Promise<Consumer> | undefined;
   const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
   /**
@@ -74,9 +88,14 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
    */
   const released = new RecencyMap<string, number>({ max: MAX_REMEMBERED_RELEASES, idleMs: RELEASE_IDLE_MS });
 
-  /** Our own release's marker still current: the record is put in one round trip, else null. */
-  async function putAfterOwnRelease(sessionId: string, record: ClaimRecord): Promise<number | null> {
-    const revision = released.get(sessionId);
+  /**
+   * The record put in one round trip when this process knows the revision it replaces: the
+   * marker of its own release, or none at all for a session it created and never claimed (the
+   * read would answer 404). Null when that guess was wrong (the compare-and-set decides).
+   */
+  async function putKnownRevision(sessionId: string, record: ClaimRecord): Promise<number | null> {
+    let revision = released.get(sessionId);
+    if (revision === undefined && takeNeverClaimed?.(sessionId)) revision = 0;
     if (revision === undefined) return null;
     released.delete(sessionId);
     try {
@@ -114,7 +133,7 @@ export function createNatsTurnQueue({ js, jsm, kv, log, publisher = js, nc, rele
   async function fence(m: JsMsg, workerId: string): Promise<TurnClaim | null> {
     const turn = m.json<TurnJob>();
     const record: ClaimRecord = { turn_id: turn.turn_id, delivery: m.info.deliveryCount, worker: workerId, token: randomUUID() };
-    const quick = await putAfterOwnRelease(turn.session_id, record);
+    const quick = await putKnownRevision(turn.session_id, record);
     if (quick !== null) return makeClaim(m, turn, record, quick);
     for (;;) {
       const { record: current, revision } = await readClaim(turn.session_id);
