@@ -19,3 +19,5 @@ export {
   snapshotHarness,
 } from './session-config.js';
 export type { AgentSnapshot, HarnessSnapshot, SessionAdditions, SessionConfig } from './session-config.js';
+export { modelProviderSql } from './model-provider-sql.js';
+export type { ModelProviderRow } from './model-provider-sql.js';

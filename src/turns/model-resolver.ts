@@ -4,6 +4,7 @@
  * `ModelResolver`, which owns everything after that: the organisation's default, model rows,
  * decrypted provider keys, and the system default. The llm-models module implements it.
  */
+import type { ModelProviderRow } from '../db/index.js';
 import type { LlmProvider } from '../llm/index.js';
 
 export interface ResolvedModel {
@@ -24,6 +25,11 @@ export interface ModelResolver {
    * else the system default. Throws `NotFoundError` for an id that is not a model of the org.
    */
   resolve(orgId: string, modelId: string | null): Promise<ResolvedModel>;
+  /**
+   * `resolve` with the model's row read by the caller (`modelProviderSql` joined into its own
+   * statement; null: the id is not a model of the org), so the resolve itself reads nothing.
+   */
+  resolveRow(orgId: string, modelId: string | null, row: ModelProviderRow | null): Promise<ResolvedModel>;
 }
 
 /** The highest `max_tokens` accepted when a model does not state its own limit. */

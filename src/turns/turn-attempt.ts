@@ -133,16 +133,17 @@ export class TurnAttempt {
    * on the log: load them while the API's first events may still be on their way.
    */
   #loadSetupEarly(): Promise<TurnSetup | null> {
+    // The API builds the preamble through the catalogue (turn-events.ts): read it as its union.
+    const input = (this.#job.preamble as readonly NewSessionEvent[] | undefined)?.find((e) => e.type === 'input.message');
+    const modelId = input?.type === 'input.message' ? input.data.message.controls?.['model_id'] : undefined;
+    const controlsModelId = typeof modelId === 'string' ? modelId : undefined;
     const setupLoading = loadTurnSetup(
       { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
       this.#sessionId,
+      controlsModelId,
     );
     setupLoading.catch(() => undefined);
     if (this.#job.preamble) {
-      // The API builds the preamble through the catalogue (turn-events.ts): read it as its union.
-      const input = (this.#job.preamble as readonly NewSessionEvent[]).find((e) => e.type === 'input.message');
-      const modelId = input?.type === 'input.message' ? input.data.message.controls?.['model_id'] : undefined;
-      const controlsModelId = typeof modelId === 'string' ? modelId : undefined;
       this.#modelLoading = setupLoading.then((setup) => (setup ? this.#resolveModel(setup, controlsModelId) : null));
       this.#modelLoading.catch(() => undefined);
     }
@@ -368,6 +369,8 @@ export class TurnAttempt {
   async #resolveModel(setup: TurnSetup, controlsModelId: string | undefined): Promise<ResolvedModel> {
     const id = pickModelId(controlsModelId, setup.modelIds.session, setup.modelIds.agent, setup.modelIds.harness);
     try {
+      // The setup read joined the model it picked; a resumed turn's controls may name another.
+      if (id !== null && id === setup.model.id) return await this.#deps.models.resolveRow(setup.orgId, id, setup.model.row);
       return await this.#deps.models.resolve(setup.orgId, id);
     } catch (err) {
       if (err instanceof NotFoundError) throw new TerminalTurnError('Model not found', 'llm_error', { cause: err });

@@ -4,8 +4,8 @@ import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, type LlmProvider, type LlmProviderOptions } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
-import { Organization, type Store } from '../../db/index.js';
-import { openProviderKey, type LlmProviderRow } from '../llm-providers/index.js';
+import { modelProviderSql, Organization, type ModelProviderRow, type Store } from '../../db/index.js';
+import { openProviderKey } from '../llm-providers/index.js';
 import type { ResolvedModel } from '../../turns/model-resolver.js';
 
 export type { ResolvedModel };
@@ -45,14 +45,7 @@ interface CachedProvider {
   expiresAt: number;
 }
 
-/** What a resolve reads: the provider columns a client is built from, and the model's ids. */
-type ProviderKeyRow = Pick<LlmProviderRow, 'id' | 'organization_id' | 'provider_type' | 'base_url' | 'api_key_encrypted'>;
-interface ModelAndProvider extends ProviderKeyRow {
-  /** llm_models.id */
-  model_row_id: string;
-  /** The vendor's model name. */
-  model_id: string;
-}
+type ProviderKeyRow = Pick<ModelProviderRow, 'id' | 'organization_id' | 'provider_type' | 'base_url' | 'api_key_encrypted'>;
 
 const fingerprintOf = (row: ProviderKeyRow) => `${row.provider_type}\n${row.base_url ?? ''}\n${row.api_key_encrypted}`;
 
@@ -110,22 +103,14 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     return provider;
   }
 
-  /**
-   * The model and its provider in one indexed join (was two ORM lookups per turn): the provider
-   * row is read on every resolve, so a changed key or URL is noticed at once on every instance.
-   */
-  async function modelRow(orgId: string, modelId: string): Promise<ModelAndProvider | null> {
+  /** The model and its provider (was two ORM lookups per turn); read on every resolve, see `modelProviderSql`. */
+  async function modelRow(orgId: string, modelId: string): Promise<ModelProviderRow | null> {
     if (!isAnyUuid(modelId)) return null;
-    const rows = await store.sql<ModelAndProvider>(
-      `select m.id as model_row_id, m.model_id, p.id, p.organization_id, p.provider_type, p.base_url, p.api_key_encrypted
-       from llm_models m join llm_providers p on p.id = m.provider_id and p.organization_id = m.organization_id
-       where m.id = ? and m.organization_id = ?`,
-      [modelId.toLowerCase(), orgId],
-    );
+    const rows = await store.sql<ModelProviderRow>(modelProviderSql('?', '?'), [modelId.toLowerCase(), orgId]);
     return rows[0] ?? null;
   }
 
-  function resolved(row: ModelAndProvider): ResolvedModel {
+  function resolved(row: ModelProviderRow): ResolvedModel {
     return { provider: providerFor(row), model: row.model_id, model_id: row.model_row_id, provider_id: row.id };
   }
 
@@ -143,13 +128,24 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     return modelId;
   }
 
-  async function resolve(orgId: string, modelId: string | null): Promise<ResolvedModel> {
+  /** Model `modelId` from its row as read (null: not a model of the organisation). */
+  function fromRow(modelId: string, row: ModelProviderRow | null): ResolvedModel {
     if (modelId === LLMSIM_MODEL_ID && systemDefault === 'llmsim') return builtin();
-    if (modelId !== null) {
-      const found = await modelRow(orgId, modelId);
-      if (!found) throw new NotFoundError();
-      return resolved(found);
-    }
+    if (!row) throw new NotFoundError();
+    return resolved(row);
+  }
+
+  async function resolve(orgId: string, modelId: string | null): Promise<ResolvedModel> {
+    // `llmsim` is not a uuid: modelRow answers null without a statement.
+    return modelId === null ? resolveDefault(orgId) : fromRow(modelId, await modelRow(orgId, modelId));
+  }
+
+  /** `resolve` for a caller that read the model's row itself, with `modelProviderSql` inside its own statement. */
+  async function resolveRow(orgId: string, modelId: string | null, row: ModelProviderRow | null): Promise<ResolvedModel> {
+    return modelId === null ? resolveDefault(orgId) : fromRow(modelId, row);
+  }
+
+  async function resolveDefault(orgId: string): Promise<ResolvedModel> {
     const defaultId = await orgDefaultId(orgId);
     if (defaultId) {
       const found = await modelRow(orgId, defaultId);
@@ -161,6 +157,7 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
 
   return {
     resolve,
+    resolveRow,
     /** Drops the cached provider built from this provider row (its key or URL changed). */
     invalidate(providerId: string): void {
       cache.delete(providerId);

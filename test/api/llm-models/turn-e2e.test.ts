@@ -76,4 +76,27 @@ describe('llm models: a turn through a configured provider (postgres)', () => {
     events = await waitForEvent(app(), session.id, 'session.idled', { n: 2 });
     assert.equal(events.findLast((e) => e.type === 'output.message.completed')!.data['metadata'].model, 'control-model');
   });
+
+  it('a provider moved to another URL serves the next turn at once (the setup read brings the model and its provider)', async (t) => {
+    const moved = await startFakeOpenAi({ api_key: VENDOR_KEY });
+    t.after(() => moved.close());
+    const p = await createProvider(app(), { provider_type: 'openai_completions', api_key: VENDOR_KEY, base_url: `${openai.origin}/v1` });
+    const m = await addModel(app(), p['id'], { model_id: 'moving-model' });
+    const session = await createSession(app(), { default_model_id: m['id'] });
+    const calls = (fake: FakeLlmServer) => fake.requests.filter((r) => r.body?.model === 'moving-model').length;
+    assert.equal((await sendMessage(app(), session.id, 'one')).status, 201);
+    await waitForEvent(app(), session.id, 'session.idled');
+    assert.equal(calls(openai), 1);
+    const patched = await app().request('PATCH', `/v1/llm-providers/${p['id']}`, {
+      body: { base_url: `${moved.origin}/v1`, api_key: VENDOR_KEY },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal((await sendMessage(app(), session.id, 'two')).status, 201);
+    const events = await waitForEvent(app(), session.id, 'session.idled', { n: 2 });
+    assert.deepEqual(
+      events.filter((e) => e.type === 'turn.failed').map((e) => e.data),
+      [],
+    );
+    assert.deepEqual([calls(openai), calls(moved)], [1, 1], 'the second turn went to the new URL');
+  });
 });
