@@ -34,10 +34,9 @@ export function createAuthenticator({ store, verifyJwt, cache }: AuthenticatorDe
     const key = cache?.keyOf(token);
     const hit = key === undefined ? undefined : cache!.get(key);
     if (hit) return hit;
-    const readStartedAt = cache?.readStarts() ?? 0;
-    const verified = looksLikeJwt(token) ? await verifyJwt?.(token) : await verifyApiKey(token);
+    const verify = async () => (looksLikeJwt(token) ? verifyJwt?.(token) : verifyApiKey(token));
+    const verified = key === undefined ? await verify() : await cache!.verifyOnce(key, verify);
     if (!verified) throw new UnauthorizedError();
-    if (key !== undefined) cache!.set(key, verified, readStartedAt);
     return verified.principal;
   };
 }

@@ -29,6 +29,7 @@ export interface PrincipalCacheOptions {
  */
 export function createPrincipalCache({ ttlMs, maxEntries, shared, monotonicNow = () => performance.now() }: PrincipalCacheOptions) {
   const entries = new Map<string, { principal: Principal; staleAt: number; validUntil: number }>();
+  const inFlight = new Map<string, Promise<Verified | null | undefined>>();
 
   function keyOf(credential: string): string {
     return hash('sha256', credential, 'base64'); // one-shot: a createHash object costs more than the digest
@@ -56,13 +57,37 @@ export function createPrincipalCache({ ttlMs, maxEntries, shared, monotonicNow =
     entries.set(key, { principal, staleAt, validUntil: validUntil ?? Infinity });
   }
 
+  /**
+   * The check of `key` by `verify`, cached. Requests that miss while a check of the same
+   * credential is in flight share it: when the reuse window ends, a client's concurrent requests
+   * (50 at once in bench/real-path) make one database read, not one each. A shared check is
+   * one the cache would have answered anyway (its life counts from its own start), and checks
+   * in flight are forgotten by `invalidate` as entries are.
+   */
+  async function verifyOnce(key: string, verify: () => Promise<Verified | null | undefined>): Promise<Verified | null | undefined> {
+    const running = inFlight.get(key);
+    if (running) return running;
+    const readStartedAt = readStarts();
+    const check = verify().then((verified) => {
+      if (verified) set(key, verified, readStartedAt);
+      return verified;
+    });
+    inFlight.set(key, check);
+    try {
+      return await check;
+    } finally {
+      if (inFlight.get(key) === check) inFlight.delete(key);
+    }
+  }
+
   /** Call after committing a revocation, a role change or a user deletion, before answering. */
   async function invalidate(): Promise<void> {
     entries.clear();
+    inFlight.clear();
     if (shared && ttlMs > 0) await new Promise((r) => setTimeout(r, ttlMs));
   }
 
-  return { keyOf, get, readStarts, set, invalidate, size: () => entries.size };
+  return { keyOf, get, readStarts, set, verifyOnce, invalidate, size: () => entries.size };
 }
 
 export type PrincipalCache = ReturnType<typeof createPrincipalCache>;

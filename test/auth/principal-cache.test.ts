@@ -82,4 +82,31 @@ test('principal cache', async (t) => {
       else assert.ok(waited < 100, `waited ${waited} ms`);
     }
   });
+
+  await t.test('concurrent misses of one credential share one check; a check in flight is not shared after invalidate', async () => {
+    const cache = createPrincipalCache({ ttlMs: 500, maxEntries: 10, shared: false });
+    const key = cache.keyOf('ask_secret');
+    let reads = 0;
+    const pending: (() => void)[] = [];
+    const finish = () => {
+      for (const r of pending.splice(0)) r();
+    };
+    const verify = async () => {
+      reads++;
+      await new Promise<void>((r) => pending.push(r));
+      return { principal: reads === 1 ? alice : bob, validUntil: null };
+    };
+    const first = Array.from({ length: 50 }, () => cache.verifyOnce(key, verify));
+    assert.equal(reads, 1, '50 requests that miss at once: one read');
+    finish();
+    assert.deepEqual(new Set((await Promise.all(first)).map((v) => v?.principal)), new Set([alice]));
+    assert.equal(cache.get(key), alice, 'and it is cached');
+
+    const before = cache.verifyOnce(cache.keyOf('other'), verify);
+    await cache.invalidate();
+    const after = cache.verifyOnce(cache.keyOf('other'), verify);
+    assert.equal(reads, 3, 'a request after a revocation reads again');
+    finish();
+    assert.deepEqual([(await before)?.principal, (await after)?.principal], [bob, bob]);
+  });
 });
