@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../log.js';
+import { type PhaseTimer, untimed } from '../start-phases.js';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
 import { startPgliteThread, type PgliteThread } from './pglite-thread.js';
@@ -16,6 +17,8 @@ export interface StoreOptions {
   /** EXPECTED_INSTANCES, for the pool sizing warning (PostgreSQL only; default 1). */
   expectedInstances?: number;
   log: Logger;
+  /** Times the start's `database.connect` and `database.migrations` phases. */
+  phases?: PhaseTimer;
 }
 
 export type Store = Awaited<ReturnType<typeof createStore>>;
@@ -24,7 +27,7 @@ export type Store = Awaited<ReturnType<typeof createStore>>;
  * Opens the relational store (PostgreSQL or PGlite, one SQL dialect) and applies the
  * checked-in migrations. Schema auto-sync is never used.
  */
-export async function createStore({ databaseUrl, dataDir, poolMax = 10, expectedInstances = 1, log }: StoreOptions) {
+export async function createStore({ databaseUrl, dataDir, poolMax = 10, expectedInstances = 1, log, phases = untimed }: StoreOptions) {
   const common = {
     entities,
     extensions: [Migrator],
@@ -34,28 +37,28 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
     ensureDatabase: true,
     logger: (message: string) => log.debug({ orm: true }, message),
   };
-  let orm: MikroORM;
-  let embedded: PgliteThread | undefined;
-  // Each mode loads only its own driver: a start skips a few hundred ms of module loading.
-  const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
-  if (databaseUrl) {
-    await ensureDatabase(databaseUrl, log);
-    orm = (await PostgresOrm.init({
-      ...common,
-      ensureDatabase: false,
-      clientUrl: databaseUrl,
-      pool: { min: 0, max: poolMax },
-    })) as unknown as MikroORM;
-    await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
-  } else {
+  const connect = async (): Promise<{ orm: MikroORM; embedded?: PgliteThread }> => {
+    // Each mode loads only its own driver: a start skips a few hundred ms of module loading.
+    const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
+    if (databaseUrl) {
+      await ensureDatabase(databaseUrl, log);
+      const orm = (await PostgresOrm.init({
+        ...common,
+        ensureDatabase: false,
+        clientUrl: databaseUrl,
+        pool: { min: 0, max: poolMax },
+      })) as unknown as MikroORM;
+      await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
+      return { orm };
+    }
     const dir = resolve(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
     // PGlite runs on its own thread behind the PostgreSQL wire protocol (docs/decisions.md,
     // "Embedded database off the request thread"): the service uses distributed mode's driver.
     const connections = Math.min(poolMax, EMBEDDED_POOL_MAX);
-    embedded = await startPgliteThread({ dataDir: dir, socketDir: resolve(dataDir), maxConnections: connections, log });
+    const embedded = await startPgliteThread({ dataDir: dir, socketDir: resolve(dataDir), maxConnections: connections, log });
     try {
-      orm = (await PostgresOrm.init({
+      const orm = (await PostgresOrm.init({
         ...common,
         ensureDatabase: false,
         host: embedded.host,
@@ -64,12 +67,16 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
         dbName: 'postgres',
         pool: { min: 0, max: connections },
       })) as unknown as MikroORM;
+      return { orm, embedded };
     } catch (err) {
       await embedded.close();
       throw err;
     }
-  }
-  const applied = databaseUrl ? await withMigrationLock(databaseUrl, () => orm.migrator.up()) : await orm.migrator.up();
+  };
+  const { orm, embedded } = await phases.time('database.connect', connect);
+  const applied = await phases.time('database.migrations', () =>
+    databaseUrl ? withMigrationLock(databaseUrl, () => orm.migrator.up()) : orm.migrator.up(),
+  );
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
 
   return {
