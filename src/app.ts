@@ -43,6 +43,7 @@ import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
 import { createIdempotencyKeys, createProcessLiveness, createStore } from './db/index.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
+import type { EmbeddedDatabase } from './db/pglite-thread.js';
 import { createStorage } from './session-storage/index.js';
 import { createScheduler } from './turns/scheduler.js';
 import { createConsoleSite } from './console/site.js';
@@ -70,6 +71,10 @@ export interface AppOptions {
   turnRunner?: Partial<TurnRunnerOptions>;
   /** The start's phase timer, when the caller timed phases already (src/main.ts: Node's start, config, modules). */
   startPhases?: StartPhases;
+  /** The root logger, when the caller made it already (src/main.ts); otherwise one on `logDestination`. */
+  log?: Logger;
+  /** Embedded mode: the database thread, when the caller started it already (src/main.ts, while the app's modules load). */
+  embeddedDatabase?: Promise<EmbeddedDatabase>;
 }
 
 /**
@@ -78,9 +83,18 @@ export interface AppOptions {
  */
 export async function createApp(
   config: Config,
-  { logDestination, llmSyncBaseUrlOverride, dataDirLock, wrapBus, turnRunner, startPhases }: AppOptions = {},
+  {
+    logDestination,
+    llmSyncBaseUrlOverride,
+    dataDirLock,
+    wrapBus,
+    turnRunner,
+    startPhases,
+    log: rootLog,
+    embeddedDatabase,
+  }: AppOptions = {},
 ) {
-  const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
+  const log: Logger = rootLog ?? createLogger(config.LOG_LEVEL, logDestination);
   const phases = startPhases ?? createStartPhases();
   phases.attach(log);
   const closers: { name: string; close(): Promise<void> }[] = [];
@@ -120,6 +134,7 @@ export async function createApp(
         expectedInstances: config.EXPECTED_INSTANCES,
         log,
         phases,
+        embeddedDatabase,
       }),
       config.NATS_URL
         ? createBus({

@@ -8,6 +8,7 @@ import {
   type DataDirLock,
   type LockHolder,
 } from './db/data-dir-lock.js';
+import type { EmbeddedDatabase } from './db/pglite-thread.js';
 import { createStartPhases } from './start-phases.js';
 
 // From the process's start to here: Node's own start and this module's static imports.
@@ -50,8 +51,19 @@ async function main(): Promise<void> {
       throw err;
     }
   }
+  const { createLogger } = await import('./log.js');
+  const log = createLogger(config.LOG_LEVEL);
+  // Embedded mode: PGlite starts on its own thread (seconds of WASM start-up) while this thread
+  // loads the app's modules, instead of after them (issue 13 item 7).
+  let embeddedDatabase: Promise<EmbeddedDatabase> | undefined;
+  if (config.mode === 'embedded') {
+    const { startEmbeddedDatabase } = await import('./db/pglite-thread.js');
+    embeddedDatabase = startEmbeddedDatabase({ dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, log });
+    // Awaited by the store; a failure before that point is reported there, not as unhandled.
+    embeddedDatabase.catch(() => {});
+  }
   const { createApp } = await phases.time('modules', () => import('./app.js'));
-  const app = await createApp(config, { dataDirLock, startPhases: phases });
+  const app = await createApp(config, { dataDirLock, startPhases: phases, log, embeddedDatabase });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -14,7 +14,8 @@ import { SERVICE_NODE_FLAGS, freePort, spawnProcess, type Proc } from '../lib/pr
  * PostgreSQL and a nats-server) and per load (idle; busy: two `for(;;){}` processes on the 2
  * cores), each tree is started `--runs` times after one unmeasured start (migrations, initdb,
  * the compile cache), the trees alternating so they share the machine's conditions. Trees:
- * `--tree name=dir` (repeatable; default this checkout), each with dist/ built. With phases:
+ * `--tree name=dir[:VAR=value…]` (repeatable; default this checkout), each with dist/ built,
+ * started with the variables given (e.g. `nocache=.:NODE_DISABLE_COMPILE_CACHE=1`). With phases:
  * the medians of the `start-up complete` line's phase durations (trees that log it).
  *
  *   node --import tsx bench/startup/run.ts [--runs 5] [--modes embedded,distributed] [--loads idle,busy]
@@ -34,8 +35,9 @@ const runs = Number(values.runs);
 const modes = values.modes!.split(',') as ('embedded' | 'distributed')[];
 const loads = values.loads!.split(',') as ('idle' | 'busy')[];
 const trees = (values.tree ?? [`this=${ROOT}`]).map((t) => {
-  const [name, dir] = t.split('=') as [string, string];
-  return { name, dir: resolve(dir) };
+  const eq = t.indexOf('=');
+  const [dir, ...vars] = t.slice(eq + 1).split(':') as [string, ...string[]];
+  return { name: t.slice(0, eq), dir: resolve(dir), env: Object.fromEntries(vars.map((v) => v.split('=') as [string, string])) };
 });
 
 interface Start {
@@ -43,13 +45,13 @@ interface Start {
   phases?: Record<string, number>;
 }
 
-async function startOnce(dir: string, env: Record<string, string>): Promise<Start> {
+async function startOnce({ dir, env: treeEnv }: (typeof trees)[number], env: Record<string, string>): Promise<Start> {
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawnProcess({
     name: 'service',
     args: [...SERVICE_NODE_FLAGS, join(dir, 'dist/src/main.js')],
-    env: { ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' },
+    env: { ...env, ...treeEnv, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' },
     cwd: dir,
   });
   try {
@@ -120,7 +122,7 @@ async function main() {
         };
       });
       for (const [i, tree] of trees.entries()) {
-        const first = await startOnce(tree.dir, envs[i]!);
+        const first = await startOnce(tree, envs[i]!);
         console.log(`${mode} ${tree.name}: first start (not counted) ${Math.round(first.ms)} ms`);
       }
       for (const load of loads) {
@@ -130,7 +132,7 @@ async function main() {
         try {
           for (let r = 0; r < runs; r++) {
             for (const [i, tree] of trees.entries()) {
-              const s = await startOnce(tree.dir, envs[i]!);
+              const s = await startOnce(tree, envs[i]!);
               cells[i]!.starts.push(s);
               console.log(`${mode} ${load} ${tree.name} #${r + 1}: ${Math.round(s.ms)} ms (load ${loadavg()[0]!.toFixed(1)})`);
             }
