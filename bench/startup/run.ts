@@ -168,7 +168,7 @@ async function main() {
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `startup-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ cpus: cpus().length, node: process.version, runs, trees, results }, null, 2));
+    writeFileSync(file, `${JSON.stringify({ cpus: cpus().length, node: process.version, runs, trees, results }, null, 2)}\n`);
     console.log(`\nwritten: ${file}`);
   }
 }
