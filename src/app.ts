@@ -43,12 +43,14 @@ import { createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
 import { createIdempotencyKeys, createProcessLiveness, createStore } from './db/index.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
+import type { EmbeddedDatabase } from './db/pglite-thread.js';
 import { createStorage } from './session-storage/index.js';
 import { createScheduler } from './turns/scheduler.js';
 import { createConsoleSite } from './console/site.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
 import { SERVICE_VERSION } from './version.js';
 import { createInstanceOps } from './observability/instance-ops.js';
+import { createStartPhases, type StartPhases } from './start-phases.js';
 
 /** The API's version in the OpenAPI document (the package version is SERVICE_VERSION). */
 const API_VERSION = '1.0.0';
@@ -67,6 +69,12 @@ export interface AppOptions {
   wrapBus?: (bus: Bus) => Bus;
   /** Tests only: turn runner settings the configuration does not expose (e.g. append retry pauses). */
   turnRunner?: Partial<TurnRunnerOptions>;
+  /** The start's phase timer, when the caller timed phases already (src/main.ts: Node's start, config, modules). */
+  startPhases?: StartPhases;
+  /** The root logger, when the caller made it already (src/main.ts); otherwise one on `logDestination`. */
+  log?: Logger;
+  /** Embedded mode: the database thread, when the caller started it already (src/main.ts, while the app's modules load). */
+  embeddedDatabase?: Promise<EmbeddedDatabase>;
 }
 
 /**
@@ -75,9 +83,20 @@ export interface AppOptions {
  */
 export async function createApp(
   config: Config,
-  { logDestination, llmSyncBaseUrlOverride, dataDirLock, wrapBus, turnRunner }: AppOptions = {},
+  {
+    logDestination,
+    llmSyncBaseUrlOverride,
+    dataDirLock,
+    wrapBus,
+    turnRunner,
+    startPhases,
+    log: rootLog,
+    embeddedDatabase,
+  }: AppOptions = {},
 ) {
-  const log: Logger = createLogger(config.LOG_LEVEL, logDestination);
+  const log: Logger = rootLog ?? createLogger(config.LOG_LEVEL, logDestination);
+  const phases = startPhases ?? createStartPhases();
+  phases.attach(log);
   const closers: { name: string; close(): Promise<void> }[] = [];
   const instanceId = config.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const startedAt = Date.now();
@@ -89,19 +108,21 @@ export async function createApp(
           (await acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' })))
         : undefined;
     if (lock) closers.unshift({ name: 'data-dir-lock', close: async () => lock.release() });
-    const tracing = await createTracing(
-      {
-        tracesUrl: otlpTracesUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
-        serviceName: config.OTEL_SERVICE_NAME,
-        serviceVersion: SERVICE_VERSION,
-        instanceId,
-        role: config.ROLE,
-        exportDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
-      },
-      { log },
+    const tracing = await phases.time('tracing', () =>
+      createTracing(
+        {
+          tracesUrl: otlpTracesUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+          serviceName: config.OTEL_SERVICE_NAME,
+          serviceVersion: SERVICE_VERSION,
+          instanceId,
+          role: config.ROLE,
+          exportDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
+        },
+        { log },
+      ),
     );
     closers.unshift({ name: 'tracing', close: () => tracing.close() });
-    const { keyring, created: keyCreated, path: keyPath } = await loadKeyring(config);
+    const { keyring, created: keyCreated, path: keyPath } = await phases.time('keyring', () => loadKeyring(config));
     if (keyCreated) log.warn({ path: keyPath }, 'generated a secrets encryption key for embedded mode; keep it with the data directory');
     // The database and NATS are independent: connecting to both at once (migrations on one,
     // stream convergence on the other) shortens a start by the shorter of the two (issue 13 item 7).
@@ -112,6 +133,8 @@ export async function createApp(
         poolMax: config.DATABASE_POOL_MAX,
         expectedInstances: config.EXPECTED_INSTANCES,
         log,
+        phases,
+        embeddedDatabase,
       }),
       config.NATS_URL
         ? createBus({
@@ -126,6 +149,7 @@ export async function createApp(
               tls: { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY },
             },
             replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
+            phases,
           })
         : null,
     ]);
@@ -166,13 +190,15 @@ export async function createApp(
     const instrumented = instrumentBus(bareBus, observability.bus);
     const bus = wrapBus ? wrapBus(instrumented) : instrumented;
 
-    const bootstrap = await ensureBootstrapAdmin({
-      store,
-      log,
-      adminApiKey: config.BOOTSTRAP_ADMIN_API_KEY,
-      keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
-      consoleUrl: config.PORT ? consoleUrlOf(config.HOST, config.PORT) : undefined,
-    });
+    const bootstrap = await phases.time('bootstrap-admin', () =>
+      ensureBootstrapAdmin({
+        store,
+        log,
+        adminApiKey: config.BOOTSTRAP_ADMIN_API_KEY,
+        keyFileDir: config.mode === 'embedded' ? config.DATA_DIR : undefined,
+        consoleUrl: config.PORT ? consoleUrlOf(config.HOST, config.PORT) : undefined,
+      }),
+    );
 
     const llm = createLlmModelsModule({
       store,
@@ -183,11 +209,13 @@ export async function createApp(
       ...(observability.llm ? { llm: { observer: observability.llm } } : {}),
       allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),
     });
-    await llm.upgradeLegacyKeys();
-    if (bootstrap.created) await llm.seedFromEnv(config);
+    await phases.time('llm-providers', async () => {
+      await llm.upgradeLegacyKeys();
+      if (bootstrap.created) await llm.seedFromEnv(config);
+    });
     const { modelResolver } = llm;
 
-    const auth = await createAuthModule({ config, store, log, keyring });
+    const auth = await phases.time('auth', () => createAuthModule({ config, store, log, keyring }));
     const parsePool = createParsePool({
       workers: config.PARSE_WORKERS,
       timeoutMs: config.PARSE_TIMEOUT_MS,
@@ -206,7 +234,7 @@ export async function createApp(
     const models = llm.service.lookup;
     const agents = createAgentsModule({ store, capabilities, models, parse: parsePool.run });
     const harnesses = createHarnessesModule({ store, capabilities, models });
-    await harnesses.service.ensureBuiltIns();
+    await phases.time('harnesses', () => harnesses.service.ensureBuiltIns());
     const sqlSandbox = createSqlSandbox({
       workers: config.SQL_WORKERS,
       timeoutMs: config.SQL_STATEMENT_TIMEOUT_MS,
@@ -276,6 +304,7 @@ export async function createApp(
     };
     // Built on every role: the worker needs no routes, but the services stay reachable (tests, benches).
     const modules = { agents, harnesses, sessions, llmProviders: llm.providers, llmModels: llm, turns };
+    phases.lap('services');
     const routes: Route[] = [];
     routes.push(...createSystemModule({ checks, openApi: () => openApi }).routes);
     const { scrape } = observability;
@@ -302,12 +331,14 @@ export async function createApp(
       routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
     }
     const openApi = buildOpenApi(routes, namedSchemas, { title: 'Agent Session Service', version: API_VERSION, prefix: config.API_PREFIX });
+    phases.lap('routes');
 
     const router = createRouter(routes, config.API_PREFIX);
     const cors = parseCorsOrigins(config.CORS_ALLOWED_ORIGINS);
     const validation = createValidation(namedSchemas);
     // The web console is served where the API is (ROLE=worker serves no API, so no console either).
     const site = config.ROLE !== 'worker' ? createConsoleSite({ apiPrefix: config.API_PREFIX }) : undefined;
+    phases.lap('console');
     // Closed after the HTTP server (closers run in reverse): requests still running keep their keys.
     const liveness = createProcessLiveness({ store, log }, { instanceId });
     closers.unshift({ name: 'process-liveness', close: () => liveness.close() });
@@ -325,6 +356,8 @@ export async function createApp(
       idempotency,
       ...(config.RESPONSE_VALIDATION ? { checkRepliesWith: ErrorResponse } : {}),
     });
+    // ajv compiles every route's validators here (style rule 6: at start, so a bad schema stops it).
+    phases.lap('validators');
     const server = createHttpServer(
       {
         host: config.HOST,
@@ -342,7 +375,7 @@ export async function createApp(
       },
       { log, router, pipeline },
     );
-    const port = await server.listen();
+    const port = await phases.time('listen', () => server.listen());
     let worker: TurnWorker | undefined;
     // One shutdown window for both: requests drain while running turns let their tools finish.
     closers.unshift({
@@ -352,7 +385,14 @@ export async function createApp(
     });
     lock?.setListening(config.HOST, port);
     log.info(
-      { port, host: config.HOST, mode: config.mode, role: config.ROLE, console_url: consoleUrlOf(config.HOST, port) },
+      {
+        port,
+        host: config.HOST,
+        mode: config.mode,
+        role: config.ROLE,
+        console_url: consoleUrlOf(config.HOST, port),
+        since_process_start_ms: phases.sinceProcessStartMs(),
+      },
       'agent session service listening',
     );
     const metricsPort =
@@ -386,6 +426,7 @@ export async function createApp(
       scheduler.start();
       closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
     }
+    phases.lap('worker');
     if (bus.serveOps) {
       // Distributed mode: `nats micro ls|info|stats` list this instance; ping/status/drain over NATS.
       const ops = createInstanceOps({
@@ -399,22 +440,26 @@ export async function createApp(
         sseConnections: () => server.streamCount(),
         startedAt,
       });
-      const opsService = await bus.serveOps(
-        {
-          version: SERVICE_VERSION,
-          metadata: {
-            instance_id: instanceId,
-            role: config.ROLE,
-            mode: config.mode,
-            host: hostname(),
-            pid: String(process.pid),
-            port: String(port),
+      const opsService = await phases.time('nats-micro', () =>
+        bus.serveOps!(
+          {
+            version: SERVICE_VERSION,
+            metadata: {
+              instance_id: instanceId,
+              role: config.ROLE,
+              mode: config.mode,
+              host: hostname(),
+              pid: String(process.pid),
+              port: String(port),
+            },
           },
-        },
-        ops,
+          ops,
+        ),
       );
       closers.unshift({ name: 'nats-micro', close: () => opsService.stop() });
     }
+
+    log.info({ since_process_start_ms: phases.sinceProcessStartMs(), phases: phases.durations() }, 'start-up complete');
 
     return {
       config,

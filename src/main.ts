@@ -1,6 +1,5 @@
 import { enableCompileCache } from 'node:module';
 import { resolve } from 'node:path';
-import type { Config } from './config.js';
 import {
   acquireDataDirLock,
   DataDirLockedError,
@@ -9,6 +8,12 @@ import {
   type DataDirLock,
   type LockHolder,
 } from './db/data-dir-lock.js';
+import type { EmbeddedDatabase } from './db/pglite-thread.js';
+import { createStartPhases } from './start-phases.js';
+
+// From the process's start to here: Node's own start and this module's static imports.
+const phases = createStartPhases();
+phases.record('node', performance.now());
 
 // V8's code cache on disk for every module loaded from here on: a restart skips compiling
 // the service's and its dependencies' modules again (issue 13 item 7, start-up time). Hence
@@ -18,28 +23,26 @@ enableCompileCache();
 /** Process entry point: configuration, the app, and signal handling. */
 async function main(): Promise<void> {
   refuseIfDataDirHeld(process.env);
-  const { ConfigError, loadConfig } = await import('./config.js');
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(err.message + '\n');
-      process.exit(2);
+  const config = await phases.time('config', async () => {
+    const { ConfigError, loadConfig } = await import('./config.js');
+    try {
+      return loadConfig();
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        process.stderr.write(err.message + '\n');
+        process.exit(2);
+      }
+      throw err;
     }
-    throw err;
-  }
+  });
   // Embedded mode: take the DATA_DIR lock before loading the app (seconds of imports), so a
   // second start on the same directory is refused at once, naming the holder.
   let dataDirLock: DataDirLock | undefined;
   if (config.mode === 'embedded') {
     try {
-      dataDirLock = await acquireDataDirLock(config.DATA_DIR, {
-        holder: 'service',
-        host: config.HOST,
-        port: config.PORT,
-        action: 'cannot start',
-      });
+      dataDirLock = await phases.time('data-dir-lock', () =>
+        acquireDataDirLock(config.DATA_DIR, { holder: 'service', host: config.HOST, port: config.PORT, action: 'cannot start' }),
+      );
     } catch (err) {
       if (err instanceof DataDirLockedError) {
         process.stderr.write(`fatal: ${err.message}\n`);
@@ -48,8 +51,19 @@ async function main(): Promise<void> {
       throw err;
     }
   }
-  const { createApp } = await import('./app.js');
-  const app = await createApp(config, { dataDirLock });
+  const { createLogger } = await import('./log.js');
+  const log = createLogger(config.LOG_LEVEL);
+  // Embedded mode: PGlite starts on its own thread (seconds of WASM start-up) while this thread
+  // loads the app's modules, instead of after them (issue 13 item 7).
+  let embeddedDatabase: Promise<EmbeddedDatabase> | undefined;
+  if (config.mode === 'embedded') {
+    const { startEmbeddedDatabase } = await import('./db/pglite-thread.js');
+    embeddedDatabase = startEmbeddedDatabase({ dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, log });
+    // Awaited by the store; a failure before that point is reported there, not as unhandled.
+    embeddedDatabase.catch(() => {});
+  }
+  const { createApp } = await phases.time('modules', () => import('./app.js'));
+  const app = await createApp(config, { dataDirLock, startPhases: phases, log, embeddedDatabase });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -28,6 +28,39 @@ export interface PgliteThread {
   port: number;
   /** Stops the server and shuts PGlite down cleanly; then ends the thread. */
   close(): Promise<void>;
+}
+
+/**
+ * Connections to the embedded database. Its server runs one statement at a time, so more
+ * connections only let the next statement wait there instead of in the pool (no round trip
+ * between two statements); a transaction holds the server until it ends either way.
+ */
+const EMBEDDED_POOL_MAX = 4;
+
+export interface EmbeddedDatabase {
+  thread: PgliteThread;
+  /** The pool size to use: the service's, capped for the one-statement-at-a-time server. */
+  connections: number;
+}
+
+/**
+ * The service's embedded database: PGlite under `<DATA_DIR>/pglite`, its socket in DATA_DIR.
+ * A module without the ORM, so src/main.ts can start it while the app's modules still load.
+ */
+export async function startEmbeddedDatabase({
+  dataDir,
+  poolMax,
+  log,
+}: {
+  dataDir: string;
+  poolMax: number;
+  log: Logger;
+}): Promise<EmbeddedDatabase> {
+  const dir = resolve(dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  const connections = Math.min(poolMax, EMBEDDED_POOL_MAX);
+  const thread = await startPgliteThread({ dataDir: dir, socketDir: resolve(dataDir), maxConnections: connections, log });
+  return { thread, connections };
 }
 
 /**

@@ -1,11 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../log.js';
+import { type PhaseTimer, untimed } from '../start-phases.js';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
-import { startPgliteThread, type PgliteThread } from './pglite-thread.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase, type PgliteThread } from './pglite-thread.js';
 import { poolSizingWarning } from './pool-sizing.js';
 
 export interface StoreOptions {
@@ -16,6 +15,10 @@ export interface StoreOptions {
   /** EXPECTED_INSTANCES, for the pool sizing warning (PostgreSQL only; default 1). */
   expectedInstances?: number;
   log: Logger;
+  /** Times the start's `database.connect` and `database.migrations` phases. */
+  phases?: PhaseTimer;
+  /** Embedded mode: the database thread, when the caller started it already (src/main.ts, while modules load). */
+  embeddedDatabase?: Promise<EmbeddedDatabase>;
 }
 
 export type Store = Awaited<ReturnType<typeof createStore>>;
@@ -24,7 +27,15 @@ export type Store = Awaited<ReturnType<typeof createStore>>;
  * Opens the relational store (PostgreSQL or PGlite, one SQL dialect) and applies the
  * checked-in migrations. Schema auto-sync is never used.
  */
-export async function createStore({ databaseUrl, dataDir, poolMax = 10, expectedInstances = 1, log }: StoreOptions) {
+export async function createStore({
+  databaseUrl,
+  dataDir,
+  poolMax = 10,
+  expectedInstances = 1,
+  log,
+  phases = untimed,
+  embeddedDatabase,
+}: StoreOptions) {
   const common = {
     entities,
     extensions: [Migrator],
@@ -34,28 +45,25 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
     ensureDatabase: true,
     logger: (message: string) => log.debug({ orm: true }, message),
   };
-  let orm: MikroORM;
-  let embedded: PgliteThread | undefined;
-  // Each mode loads only its own driver: a start skips a few hundred ms of module loading.
-  const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
-  if (databaseUrl) {
-    await ensureDatabase(databaseUrl, log);
-    orm = (await PostgresOrm.init({
-      ...common,
-      ensureDatabase: false,
-      clientUrl: databaseUrl,
-      pool: { min: 0, max: poolMax },
-    })) as unknown as MikroORM;
-    await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
-  } else {
-    const dir = resolve(dataDir, 'pglite');
-    mkdirSync(dir, { recursive: true });
+  const connect = async (): Promise<{ orm: MikroORM; embedded?: PgliteThread }> => {
+    // Each mode loads only its own driver: a start skips a few hundred ms of module loading.
+    const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
+    if (databaseUrl) {
+      await ensureDatabase(databaseUrl, log);
+      const orm = (await PostgresOrm.init({
+        ...common,
+        ensureDatabase: false,
+        clientUrl: databaseUrl,
+        pool: { min: 0, max: poolMax },
+      })) as unknown as MikroORM;
+      await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
+      return { orm };
+    }
     // PGlite runs on its own thread behind the PostgreSQL wire protocol (docs/decisions.md,
     // "Embedded database off the request thread"): the service uses distributed mode's driver.
-    const connections = Math.min(poolMax, EMBEDDED_POOL_MAX);
-    embedded = await startPgliteThread({ dataDir: dir, socketDir: resolve(dataDir), maxConnections: connections, log });
+    const { thread: embedded, connections } = await (embeddedDatabase ?? startEmbeddedDatabase({ dataDir, poolMax, log }));
     try {
-      orm = (await PostgresOrm.init({
+      const orm = (await PostgresOrm.init({
         ...common,
         ensureDatabase: false,
         host: embedded.host,
@@ -64,12 +72,16 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
         dbName: 'postgres',
         pool: { min: 0, max: connections },
       })) as unknown as MikroORM;
+      return { orm, embedded };
     } catch (err) {
       await embedded.close();
       throw err;
     }
-  }
-  const applied = databaseUrl ? await withMigrationLock(databaseUrl, () => orm.migrator.up()) : await orm.migrator.up();
+  };
+  const { orm, embedded } = await phases.time('database.connect', connect);
+  const applied = await phases.time('database.migrations', () =>
+    databaseUrl ? withMigrationLock(databaseUrl, () => orm.migrator.up()) : orm.migrator.up(),
+  );
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
 
   return {
@@ -92,13 +104,6 @@ export async function createStore({ databaseUrl, dataDir, poolMax = 10, expected
     },
   };
 }
-
-/**
- * Connections to the embedded database. Its server runs one statement at a time, so more
- * connections only let the next statement wait there instead of in the pool (no round trip
- * between two statements); a transaction holds the server until it ends either way.
- */
-const EMBEDDED_POOL_MAX = 4;
 
 /** Logs the spec's pool sizing warning when pool × instances exceeds 80 % of PostgreSQL's max_connections. */
 async function warnOnPoolSizing(orm: MikroORM, sizing: { poolMax: number; instances: number }, log: Logger): Promise<void> {

@@ -1,10 +1,6 @@
-import { createAnthropicProvider } from './anthropic.js';
-import { createGeminiProvider } from './gemini.js';
 import { createLlmsimProvider } from './llmsim.js';
-import { createOpenAiCompletionsProvider } from './openai-completions.js';
-import { createOpenAiResponsesProvider } from './openai-responses.js';
 import { defaultLlmRetryOptions, type LlmRetryOptions } from './retry.js';
-import type { LlmObserver, LlmProvider, LlmProviderConfig } from './types.js';
+import type { LlmObserver, LlmProvider, LlmProviderConfig, LlmProviderType } from './types.js';
 
 export interface LlmProviderOptions extends LlmRetryOptions {
   /** Metrics (src/observability): wraps every provider built and hears of each retry; absent: none. */
@@ -36,16 +32,43 @@ export function createLlmProvider(config: LlmProviderConfig, opts: Partial<LlmPr
   return observer.wrap(buildProvider(config, retry));
 }
 
+type VendorProviderFactory = (config: LlmProviderConfig, retry: LlmRetryOptions) => LlmProvider;
+
+/**
+ * The vendor providers, each module (and its SDK) imported at the first call of a provider of
+ * its type: the SDKs took 0.35-0.9 s each to load at start, on every instance, although most
+ * deployments use one vendor or none (issue 13 item 7).
+ */
+const VENDOR_FACTORIES: Record<Exclude<LlmProviderType, 'llmsim'>, () => Promise<VendorProviderFactory>> = {
+  openai: async () => (await import('./openai-responses.js')).createOpenAiResponsesProvider,
+  openai_completions: async () => (await import('./openai-completions.js')).createOpenAiCompletionsProvider,
+  anthropic: async () => (await import('./anthropic.js')).createAnthropicProvider,
+  gemini: async () => (await import('./gemini.js')).createGeminiProvider,
+};
+
+/** A provider whose vendor module is loaded, and the vendor's provider built, at its first call. */
+function lazyVendorProvider(type: Exclude<LlmProviderType, 'llmsim'>, config: LlmProviderConfig, retry: LlmRetryOptions): LlmProvider {
+  let built: Promise<LlmProvider> | undefined;
+  const provider = () => (built ??= VENDOR_FACTORIES[type]().then((create) => create(config, retry)));
+  return {
+    type,
+    async *stream(req) {
+      yield* (await provider()).stream(req);
+    },
+    listModels: async () => {
+      const p = await provider();
+      return p.listModels ? p.listModels() : [];
+    },
+  };
+}
+
 function buildProvider(config: LlmProviderConfig, retry: LlmRetryOptions): LlmProvider {
   switch (config.provider_type) {
     case 'openai':
-      return createOpenAiResponsesProvider(config, retry);
     case 'openai_completions':
-      return createOpenAiCompletionsProvider(config, retry);
     case 'anthropic':
-      return createAnthropicProvider(config, retry);
     case 'gemini':
-      return createGeminiProvider(config, retry);
+      return lazyVendorProvider(config.provider_type, config, retry);
     case 'llmsim':
       return createLlmsimProvider(retry);
     default: {

@@ -14,6 +14,7 @@ import { isClusterForming } from './nats-errors.js';
 import { createNatsTurnQueue } from './turn-queue.js';
 import { RecencyMap } from '../recency-map.js';
 import { startOpsService } from './ops-service.js';
+import { type PhaseTimer, untimed } from '../../start-phases.js';
 
 export const DEFAULT_SHARDS = 1;
 export const DEFAULT_ACK_WAIT_MS = 60_000;
@@ -58,6 +59,8 @@ export interface NatsBusOptions {
   name?: string;
   /** How long start-up waits for a server and for JetStream, in ms (default: as long as it takes). */
   startWaitMs?: number;
+  /** Times the start's `nats.connect` and `nats.streams` phases (each attempt's). */
+  phases?: PhaseTimer;
 }
 
 /**
@@ -143,19 +146,22 @@ export function isRetryableStartError(err: unknown): boolean {
 
 async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage: StartStage): Promise<Bus> {
   const { servers, auth, log, shards, ackWaitMs, duplicateWindowMs, timeout } = settings;
-  const nc = await connect({
-    servers,
-    ...auth,
-    name: opts.name ?? 'agent-session-service',
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: opts.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
-    // Otherwise nats.js captures a stack trace (new Error) for every request and publish, about
-    // 8 % of the service's CPU under turn load; errors still carry the server's message and code.
-    noAsyncTraces: true,
-  }).catch((err: unknown) => {
-    // The servers as configured, without credentials: "Authorization Violation" alone says not where.
-    throw new Error(`cannot connect to NATS (${servers.join(',')}): ${(err as Error).message}`, { cause: err });
-  });
+  const phases = opts.phases ?? untimed;
+  const nc = await phases.time('nats.connect', () =>
+    connect({
+      servers,
+      ...auth,
+      name: opts.name ?? 'agent-session-service',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: opts.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
+      // Otherwise nats.js captures a stack trace (new Error) for every request and publish, about
+      // 8 % of the service's CPU under turn load; errors still carry the server's message and code.
+      noAsyncTraces: true,
+    }).catch((err: unknown) => {
+      // The servers as configured, without credentials: "Authorization Violation" alone says not where.
+      throw new Error(`cannot connect to NATS (${servers.join(',')}): ${(err as Error).message}`, { cause: err });
+    }),
+  );
   stage.waitingFor = 'jetstream';
   try {
     if (!coalesceSocketWrites(nc)) log.warn('nats.js transport changed shape: socket writes are not coalesced');
@@ -171,7 +177,9 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     }
     log.info({ auth: authMethod(auth), tls: auth.tls !== undefined }, 'connected to NATS');
     log.info({ replicas: choice.replicas, source: choice.source, servers: choice.servers, counted: choice.counted }, 'JetStream replicas');
-    const kv = await ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log);
+    const kv = await phases.time('nats.streams', () =>
+      ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log),
+    );
     void watchStatus(nc, log);
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
     // Sessions whose first event this process stored: turns are enqueued after a session's
