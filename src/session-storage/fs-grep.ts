@@ -17,8 +17,23 @@ const SLICE_BYTES = 256 * 1024;
  * character), so one 100 MB single-line file must not hold the event loop for minutes.
  */
 export const MAX_GREP_LINE_CHARS = 16 * 1024;
-/** Matching yields to the event loop after this much work, so other requests keep being served. */
+/**
+ * Matching yields to the event loop after this much work in one turn of the loop, counted over
+ * every grep in flight: concurrent greps share the slice instead of taking one each, so however
+ * many run, requests waiting behind them wait for about one slice per turn.
+ */
 const GREP_SLICE_MS = 5;
+let turnStart = performance.now();
+let nextGrepTurn: Promise<void> | null = null;
+
+async function yieldIfDue(): Promise<void> {
+  if (performance.now() - turnStart <= GREP_SLICE_MS) return;
+  nextGrepTurn ??= nextTurn().then(() => {
+    nextGrepTurn = null;
+    turnStart = performance.now();
+  });
+  await nextGrepTurn;
+}
 
 /** Thrown inside a file's search when it turns out binary (a NUL byte or invalid UTF-8). */
 class BinaryFile extends Error {}
@@ -36,12 +51,6 @@ export async function grepContents(
 ): Promise<GrepResult[]> {
   const results: GrepResult[] = [];
   let left = max;
-  let sliceStart = performance.now();
-  const yieldIfDue = async () => {
-    if (performance.now() - sliceStart <= GREP_SLICE_MS) return;
-    await nextTurn();
-    sliceStart = performance.now();
-  };
   for (let i = 0; i < candidates.length && left > 0; i += GREP_BATCH) {
     const batch = candidates.slice(i, i + GREP_BATCH);
     const rows = await db.sql<{ id: string; head: unknown; size: number | string }>(

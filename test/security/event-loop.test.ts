@@ -9,8 +9,8 @@ import { RUNAWAY_SQL, runSql } from '../helpers/sql-tools.js';
 
 /**
  * Issue 12's proof that no caller-controlled work runs unbounded on the event loop: while a
- * runaway SQL statement, two catastrophic-backtracking regular expressions, a YAML alias bomb
- * and a YAML nesting bomb are in flight together on one instance, its `/health` keeps answering
+ * runaway SQL statement, a catastrophic-backtracking regular expression, a YAML alias bomb and
+ * a YAML nesting bomb are in flight together on one instance, its `/health` keeps answering
  * within 100 ms, and each hostile request ends with a clear answer. The instance is its own
  * process, as deployed: in the test's process it would share the event loop with this client
  * and pay for node:test's async hook on every promise.
@@ -57,12 +57,11 @@ test('hostile SQL, regex and YAML in flight together: /health answers within 100
   const all = Promise.all([
     runSql(app, id, RUNAWAY_SQL, { timeoutMs: 30_000 }),
     app.request('POST', `/v1/sessions/${id}/fs/_/grep`, { body: { pattern: '^(a+)+$' } }),
-    app.request('POST', `/v1/sessions/${id}/fs/_/grep`, { body: { pattern: '(a|aa)*c' } }),
     importYaml(yamlAliasBomb()),
     importYaml(deepYaml()),
   ]);
   const health = await slowestHealth(app, all);
-  const [sql, grep, alternation, aliasBomb, nestingBomb] = await all;
+  const [sql, grep, aliasBomb, nestingBomb] = await all;
 
   t.diagnostic(`health latencies (ms): ${health.all.map((l) => l.toFixed(0)).join(' ')}`);
   assert.ok(health.count >= 5, `health was polled ${health.count} times`);
@@ -72,8 +71,6 @@ test('hostile SQL, regex and YAML in flight together: /health answers within 100
   assert.match(String(sql.error), /exceeded the 1\.5 s limit and was stopped/);
   assert.equal(grep.status, 200, grep.text);
   assert.equal(grep.body.data[0].matches.length, 100, 'every line of the file matches ^(a+)+$');
-  assert.equal(alternation.status, 200, alternation.text);
-  assert.deepEqual(alternation.body.data, [], 'no line holds a c');
   for (const bomb of [aliasBomb, nestingBomb]) {
     assert.equal(bomb.status, 400, bomb.text);
     assert.deepEqual(Object.keys(bomb.body).sort(), ['error', 'status']);

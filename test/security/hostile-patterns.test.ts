@@ -69,6 +69,10 @@ describe('hostile patterns and documents', () => {
       [2],
     );
     assert.ok(ciMs < 500, `case-insensitive grep took ${ciMs.toFixed(0)} ms`);
+    const [alt, altMs] = await timed(grep(id, { pattern: '(a|aa)*c' }));
+    assert.equal(alt.status, 200, alt.text);
+    assert.deepEqual(alt.body.data, [], 'no line holds a c');
+    assert.ok(altMs < 500, `(a|aa)*c took ${altMs.toFixed(0)} ms`);
   });
 
   it('POST fs/_/grep - backreferences and lookaround are a 400 {error, status} naming them; JS \\u escapes still work', async () => {
