@@ -1,9 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { TEST_ADMIN_KEY, TEST_SECRETS_KEY, type ServiceEndpoint } from './app.js';
-import { request } from './http.js';
-import { freePort } from './nats-server.js';
-import { createTestDatabase } from './postgres.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -84,40 +80,5 @@ export function spawnService(
       }
     },
     stop,
-  };
-}
-
-/**
- * The service as its own process on a fresh PostgreSQL database, with the admin key of the
- * in-process test app. For latency bounds: inside the test process the service would share its
- * event loop with the test's client, and node:test registers an async hook that tracks every
- * promise's destruction, which a deployed instance never pays.
- */
-export async function startServiceProcess(
-  t: { after(fn: () => unknown): void },
-  env: Record<string, string> = {},
-): Promise<ServiceEndpoint & { service: ServiceProcess }> {
-  const db = await createTestDatabase('proc');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const service = spawnService(
-    {
-      PORT: String(port),
-      DATABASE_URL: db.url,
-      SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY,
-      BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    t,
-  );
-  // After hooks run in the order they were added: the process stops before its database is dropped.
-  t.after(() => db.drop());
-  await service.waitHealthy(url);
-  return {
-    service,
-    url,
-    adminKey: TEST_ADMIN_KEY,
-    request: (method, path, ro = {}) => request(url, method, path, { key: TEST_ADMIN_KEY, ...ro }),
   };
 }
