@@ -14,6 +14,8 @@ export interface StoreOptions {
   databaseUrl?: string;
   dataDir: string;
   poolMax?: number;
+  /** PostgreSQL: keep the hot statements prepared per connection (prepared-sql.ts; default true). */
+  preparedStatements?: boolean;
   /** EXPECTED_INSTANCES, for the pool sizing warning (PostgreSQL only; default 1). */
   expectedInstances?: number;
   log: Logger;
@@ -33,6 +35,7 @@ export async function createStore({
   databaseUrl,
   dataDir,
   poolMax = 10,
+  preparedStatements = true,
   expectedInstances = 1,
   log,
   phases = untimed,
@@ -85,8 +88,10 @@ export async function createStore({
     databaseUrl ? withMigrationLock(databaseUrl, () => orm.migrator.up()) : orm.migrator.up(),
   );
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
-  // The driver's pool under MikroORM (PostgreSQL only), for statements kept prepared per connection.
-  const pool = databaseUrl ? await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient() : undefined;
+  // The driver's pool under MikroORM, for statements kept prepared per connection (PostgreSQL only,
+  // unless the operator's pooler cannot carry them).
+  const pool =
+    databaseUrl && preparedStatements ? await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient() : undefined;
 
   return {
     kind: databaseUrl ? ('postgres' as const) : ('pglite' as const),

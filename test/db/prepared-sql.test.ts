@@ -29,6 +29,15 @@ describe('prepared statements', () => {
     );
   });
 
+  it('run as ordinary statements when the operator turns them off (a pooler without prepared statements)', async (t) => {
+    const db = await createTestDatabase('unprepared');
+    t.after(() => db.drop());
+    const store = await createStore({ databaseUrl: db.url, dataDir: '/nonexistent', log, poolMax: 1, preparedStatements: false });
+    t.after(() => store.close());
+    assert.deepEqual(await store.sql(ECHO, [1, 'x']), [{ n: 2, said: 'x!', quoted: "it's" }]);
+    assert.deepEqual(await prepared(store), []);
+  });
+
   it('run as ordinary statements on the embedded database, whose connections share one session', async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ass-prepared-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
