@@ -11,6 +11,7 @@ import { isAnyUuid, uuidv7Millis } from '../../ids.js';
 import { isNoResponders } from './nats-errors.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
 import type { PositionIndex, StreamTail } from './position-index.js';
+import type { LeaderGet } from './leader-get.js';
 import { findIdInWindow, type IdWindow, type SessionMsg } from './id-walk.js';
 import { RecentEvents } from './recent-events.js';
 import { sessionSubjects, type SessionSubjects } from './topology.js';
@@ -49,6 +50,8 @@ export interface EventReaderDeps {
   findSkewMs: number;
   /** The event streams' duplicate window, in ms. */
   duplicateWindowMs: number;
+  /** Leader gets (default `jsm.streams.getMessage`; the bus sends them again during an election, leader-get.ts). */
+  getMessage?: LeaderGet;
 }
 
 type ScanStart = { seq: number } | { time: Date };
@@ -66,7 +69,15 @@ export interface Located {
  * get); lookups by id do not, since each consumer create and delete is a meta-group proposal
  * that every node of a cluster applies, and a restarted node must catch up on (id-walk.ts).
  */
-export function createEventReader({ js, jsm, shards, positions, findSkewMs, duplicateWindowMs }: EventReaderDeps) {
+export function createEventReader({
+  js,
+  jsm,
+  shards,
+  positions,
+  findSkewMs,
+  duplicateWindowMs,
+  getMessage = (stream, query) => jsm.streams.getMessage(stream, query),
+}: EventReaderDeps) {
   /** What this process appended lately: reads behind a tail that is one of ours need no gets. */
   const recent = new RecentEvents();
 
@@ -81,12 +92,12 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs, dupl
   async function nextFrom(sessionId: string, where: SessionSubjects, from: number): Promise<SessionMsg | null> {
     // The server accepts next_by_subj on STREAM.MSG.GET (2.9+); nats.js only types it for direct get.
     const query = { seq: from, next_by_subj: where.subject } as unknown as MsgRequest;
-    return located(sessionId, await jsm.streams.getMessage(where.stream, query));
+    return located(sessionId, await getMessage(where.stream, query));
   }
 
   async function loadTail(sessionId: string): Promise<StreamTail> {
     const where = sessionSubjects(sessionId, shards);
-    const last = located(sessionId, await jsm.streams.getMessage(where.stream, { last_by_subj: where.subject }));
+    const last = located(sessionId, await getMessage(where.stream, { last_by_subj: where.subject }));
     return last
       ? { sequence: last.event.sequence, streamSeq: last.streamSeq, id: last.event.id }
       : { sequence: 0, streamSeq: 0, id: undefined };
@@ -252,7 +263,7 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs, dupl
 
   /** The event stored at a stream sequence, whichever session it belongs to (no position is recorded). */
   async function getByStreamSeq(stream: string, seq: number): Promise<SessionEvent | null> {
-    return (await jsm.streams.getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
+    return (await getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
   }
 
   return { loadTail, read, findById, findInDedupWindow, getByStreamSeq, recent };

@@ -6,6 +6,7 @@ import { SessionBusyError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { LeaderGet } from './leader-get.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { confirmedNak } from './confirmed-nak.js';
 import { RecencyMap } from '../recency-map.js';
@@ -40,6 +41,8 @@ export interface NatsTurnQueueOptions {
   /** Publishes with acks (enqueue, claim release); default `js`. */
   publisher?: Pick<AckedPublisher, 'publish'>;
   jsm: JetStreamManager;
+  /** Leader gets (default `jsm.streams.getMessage`; the bus sends them again during an election, leader-get.ts). */
+  getMessage?: LeaderGet;
   kv: KV;
   log: Logger;
   /** Confirms naks (confirmed-nak.ts); without it a nak is sent once, unconfirmed. */
@@ -71,6 +74,7 @@ const RELEASE_RETRY_PAUSE_MS = 250;
 export function createNatsTurnQueue({
   js,
   jsm,
+  getMessage = (stream, query) => jsm.streams.getMessage(stream, query),
   kv,
   log,
   publisher = js,
@@ -123,7 +127,7 @@ export function createNatsTurnQueue({
    * stopped as a stale claim a moment after it was claimed (issue 13 item 5).
    */
   async function readClaim(sessionId: string): Promise<{ record: ClaimRecord | null; revision: number }> {
-    const sm = await jsm.streams.getMessage(CLAIM_STREAM, { last_by_subj: claimSubject(sessionId) });
+    const sm = await getMessage(CLAIM_STREAM, { last_by_subj: claimSubject(sessionId) });
     if (!sm) return { record: null, revision: 0 };
     const deleted = sm.header?.get(KV_OPERATION_HEADER);
     return { record: deleted ? null : sm.json<ClaimRecord>(), revision: sm.seq };
@@ -237,7 +241,7 @@ export function createNatsTurnQueue({
   }
 
   async function queuedTurnId(sessionId: string): Promise<string | undefined> {
-    return (await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id;
+    return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id;
   }
 
   /** The ack of a stored (or deduplicated) job; null when this turn's job is queued already. */
@@ -312,7 +316,7 @@ export function createNatsTurnQueue({
       return null;
     },
     async has(sessionId: string) {
-      return (await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) })) !== null;
+      return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) })) !== null;
     },
     async remove(sessionId: string) {
       await jsm.streams.purge(TURN_STREAM, { filter: turnSubject(sessionId) });
