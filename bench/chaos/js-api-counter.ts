@@ -3,11 +3,11 @@ import type { NatsCluster } from '../../test/helpers/nats-server.js';
 import { natsClientOptions } from '../../test/helpers/nats-server.js';
 
 /**
- * Counts the JetStream API requests the whole deployment makes, by kind, per second, from the
- * servers' API audit advisories (`$JS.EVENT.ADVISORY.API`: one per API call answered, by
- * whichever server answered it). Consumer creates and deletes are what a restarted node must
- * replay from the meta group, so they are the figure to watch. Opt-in (`--count-js-api`): the
- * advisories carry each request and response, which costs the servers something.
+ * Counts the JetStream API requests the whole deployment makes, by kind, per second: a
+ * subscription on `$JS.API.>` receives a copy of every request any client sends (the servers'
+ * audit advisories leave out message gets, and a cluster's consumer creates without their
+ * body). Consumer creates and deletes are what a restarted node must replay from the meta group,
+ * so they are the figure to watch. Opt-in (`--count-js-api`): each request is also sent here.
  */
 export interface JsApiCounts {
   /** When counting began (epoch ms), to line the 10 s buckets up with the faults. */
@@ -45,16 +45,10 @@ export async function countJsApi(nats: Pick<NatsCluster, 'url' | 'auth'>, log: (
   const t0 = Date.now();
   const perKind = new Map<string, Map<number, number>>();
   const td = new TextDecoder();
-  const sub = nc.subscribe('$JS.EVENT.ADVISORY.API');
+  const sub = nc.subscribe('$JS.API.>');
   void (async () => {
     for await (const m of sub) {
-      let audit: { subject: string; request?: string };
-      try {
-        audit = JSON.parse(td.decode(m.data)) as { subject: string; request?: string };
-      } catch {
-        continue;
-      }
-      const kind = kindOf(audit.subject, audit.request);
+      const kind = kindOf(m.subject, m.subject.startsWith('$JS.API.CONSUMER.CREATE.') ? td.decode(m.data) : undefined);
       const second = Math.floor((Date.now() - t0) / 1000);
       const buckets = perKind.get(kind) ?? new Map<number, number>();
       buckets.set(second, (buckets.get(second) ?? 0) + 1);
