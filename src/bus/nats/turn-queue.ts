@@ -9,6 +9,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { LeaderGet } from './leader-get.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { confirmedNak } from './confirmed-nak.js';
+import { createProcessPresence } from './process-presence.js';
 import { RecencyMap } from '../recency-map.js';
 import { isAlreadyDeleted, isSequenceConflict, isSubjectFull, isSubjectTaken } from './nats-errors.js';
 import { assertUuid, CLAIM_BUCKET, CLAIM_STREAM, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
@@ -33,6 +34,8 @@ interface ClaimRecord {
   turn_id: string;
   delivery: number;
   worker: string;
+  /** The claiming process (process-presence.ts), asked by a later delivery that takes the turn over. */
+  proc?: string;
   token: string;
 }
 
@@ -83,6 +86,7 @@ export function createNatsTurnQueue({
   takeNeverClaimed,
 }: NatsTurnQueueOptions): TurnQueue {
   let consumer: Promise<Consumer> | undefined;
+  const presence = nc ? createProcessPresence(nc) : undefined;
   const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
   /**
    * The revision of the delete marker this process left when it released a session's claim:
@@ -136,9 +140,15 @@ export function createNatsTurnQueue({
   /** Records this delivery as the session's current claim; null when a later delivery already owns the turn. */
   async function fence(m: JsMsg, workerId: string): Promise<TurnClaim | null> {
     const turn = m.json<TurnJob>();
-    const record: ClaimRecord = { turn_id: turn.turn_id, delivery: m.info.deliveryCount, worker: workerId, token: randomUUID() };
+    const record: ClaimRecord = {
+      turn_id: turn.turn_id,
+      delivery: m.info.deliveryCount,
+      worker: workerId,
+      token: randomUUID(),
+      ...(presence ? { proc: presence.id } : {}),
+    };
     const quick = await putKnownRevision(turn.session_id, record);
-    if (quick !== null) return makeClaim(m, turn, record, quick);
+    if (quick !== null) return makeClaim(m, turn, record, quick, null);
     for (;;) {
       const { record: current, revision } = await readClaim(turn.session_id);
       if (current && current.turn_id === record.turn_id && current.delivery > record.delivery) {
@@ -147,14 +157,16 @@ export function createNatsTurnQueue({
       }
       try {
         const rev = await kv.put(turn.session_id, JSON.stringify(record), { previousSeq: revision });
-        return makeClaim(m, turn, record, rev);
+        // An earlier delivery of this turn whose record nobody released: its lease ran out.
+        const replaced = current?.turn_id === record.turn_id ? current : null;
+        return makeClaim(m, turn, record, rev, replaced);
       } catch (err) {
         if (!isSequenceConflict(err)) throw err; // a concurrent writer: read again and decide again
       }
     }
   }
 
-  function makeClaim(m: JsMsg, turn: TurnJob, record: ClaimRecord, revision: number): TurnClaim {
+  function makeClaim(m: JsMsg, turn: TurnJob, record: ClaimRecord, revision: number, replaced: ClaimRecord | null): TurnClaim {
     const isCurrent = async () => (await readClaim(turn.session_id)).record?.token === record.token;
     /**
      * Drops our record unless someone replaced it since (then it is theirs to keep). The
@@ -219,6 +231,7 @@ export function createNatsTurnQueue({
         }
       },
       isCurrent,
+      tookOverFromLive: async () => (replaced?.proc && presence ? presence.isAlive(replaced.proc) : false),
     };
   }
 
