@@ -7,14 +7,14 @@ import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase, type PgliteThread } from './pglite-thread.js';
 import { poolSizingWarning } from './pool-sizing.js';
-import type { PreparedSql } from './prepared-sql.js';
+import { preparedInSharedSession, preparedPerConnection, type PreparedSql, type RunPrepared } from './prepared-sql.js';
 
 export interface StoreOptions {
   /** `postgres://…` for distributed mode; absent for embedded PGlite under dataDir. */
   databaseUrl?: string;
   dataDir: string;
   poolMax?: number;
-  /** PostgreSQL: keep the hot statements prepared per connection (prepared-sql.ts; default true). */
+  /** Keep the hot statements prepared (prepared-sql.ts; default true). */
   preparedStatements?: boolean;
   /** EXPECTED_INSTANCES, for the pool sizing warning (PostgreSQL only; default 1). */
   expectedInstances?: number;
@@ -88,10 +88,13 @@ export async function createStore({
     databaseUrl ? withMigrationLock(databaseUrl, () => orm.migrator.up()) : orm.migrator.up(),
   );
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
-  // The driver's pool under MikroORM, for statements kept prepared per connection (PostgreSQL only,
-  // unless the operator's pooler cannot carry them).
-  const pool =
-    databaseUrl && preparedStatements ? await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient() : undefined;
+  const execute = async (text: string, params: unknown[]) => (await orm.em.getConnection().execute(text, params)) as unknown[];
+  // PostgreSQL prepares through the driver's pool under MikroORM, unless the operator's pooler cannot carry named statements.
+  const runPrepared: RunPrepared | undefined = !preparedStatements
+    ? undefined
+    : databaseUrl
+      ? preparedPerConnection(await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient())
+      : preparedInSharedSession(execute);
 
   return {
     kind: databaseUrl ? ('postgres' as const) : ('pglite' as const),
@@ -102,11 +105,8 @@ export async function createStore({
     },
     /** Raw parameterised SQL (`?` placeholders), for the few places that need it; hot statements prepared (prepared-sql.ts). */
     async sql<T = Record<string, unknown>>(query: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
-      if (typeof query !== 'string') {
-        if (pool) return (await pool.query({ name: query.name, text: query.numbered, values: params })).rows as T[];
-        query = query.text;
-      }
-      return (await orm.em.getConnection().execute(query, params)) as T[];
+      if (typeof query === 'string') return (await execute(query, params)) as T[];
+      return (await (runPrepared ? runPrepared(query, params) : execute(query.text, params))) as T[];
     },
     async ping(): Promise<void> {
       await orm.em.getConnection().execute('select 1');

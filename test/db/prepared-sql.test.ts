@@ -38,23 +38,35 @@ describe('prepared statements', () => {
     assert.deepEqual(await prepared(store), []);
   });
 
-  it('run as ordinary statements on the embedded database, whose connections share one session', async (t) => {
+  it('are prepared once in the embedded database’s one session, whichever connection runs them first', async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ass-prepared-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     const store = await createStore({ dataDir, log });
     t.after(() => store.close());
-    // Concurrent runs over several pool connections: a shared prepared name would clash here.
-    const rows = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => store.sql(ECHO, [i, 'x'])));
-    assert.deepEqual(
-      rows.map((r) => r[0]),
-      [1, 2, 3, 4, 5, 6].map((i) => ({ n: i + 1, said: 'x!', quoted: "it's" })),
-    );
+    // Concurrent first runs over several pool connections race to prepare the one shared name.
+    const runs = async () => (await Promise.all([1, 2, 3, 4, 5, 6].map((i) => store.sql(ECHO, [i, 'x'])))).map((r) => r[0]);
+    const expected = [1, 2, 3, 4, 5, 6].map((i) => ({ n: i + 1, said: 'x!', quoted: "it's" }));
+    assert.deepEqual(await runs(), expected);
+    assert.deepEqual(await prepared(store), [{ name: 'test.echo' }]);
+    // A session that lost it (a restarted database thread) gets it prepared again.
+    await store.sql('deallocate all');
+    assert.deepEqual(await runs(), expected);
+    assert.deepEqual(await prepared(store), [{ name: 'test.echo' }]);
+  });
+
+  it('run as ordinary statements on the embedded database when turned off', async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ass-prepared-'));
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    const store = await createStore({ dataDir, log, preparedStatements: false });
+    t.after(() => store.close());
+    assert.deepEqual(await store.sql(ECHO, [1, 'x']), [{ n: 2, said: 'x!', quoted: "it's" }]);
     assert.deepEqual(await prepared(store), []);
   });
 
   it('refuse a question mark that is no placeholder', () => {
     assert.throws(() => preparedSql('test.literal', `select ? where 'why?' = ?`), /no placeholder/);
     assert.throws(() => preparedSql('test.operator', `select ? where '{}'::jsonb ?| array['a']`), /no placeholder/);
+    assert.throws(() => preparedSql('Test "echo"', 'select 1'), /lower-case/);
     assert.equal(preparedSql('test.ok', `select 'a', ? , 'b', ?`).numbered, `select 'a', $1 , 'b', $2`);
   });
 });

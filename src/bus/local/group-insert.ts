@@ -1,4 +1,4 @@
-import type { Store } from '../../db/index.js';
+import { preparedSql, type Store } from '../../db/index.js';
 import type { EventTail } from '../session-event.js';
 import type { SessionEvent } from '../ports.js';
 
@@ -71,7 +71,7 @@ export function createGroupInsert({ store, insertOne, maxEvents = 1000 }: GroupI
   async function insertGroup(batch: Pending[]): Promise<void> {
     let rows: { k: number; tail_sequence: number; tail_id: string | null; inserted: number }[];
     try {
-      rows = await store.sql(groupStatement(batch), groupParams(batch));
+      rows = await store.sql(GROUP_INSERT, groupParams(batch));
     } catch {
       // Whatever failed the whole statement, each session's own statement classifies it.
       await Promise.all(batch.map(settle));
@@ -91,12 +91,15 @@ export function createGroupInsert({ store, insertOne, maxEvents = 1000 }: GroupI
   };
 }
 
-/** The single-session statement of sql-event-log.ts, for many sessions: each its tail, its checks, its count. */
-function groupStatement(batch: Pending[]): string {
-  const requests = batch.map(() => '(?::int, ?::uuid, ?::uuid, ?::int)').join(', ');
-  const values = batch.flatMap((p) => p.insert.fresh.map(() => '(?::int, ?::int, ?::uuid, ?::jsonb)')).join(', ');
-  return `with req (k, sid, first_id, expect) as (values ${requests}),
-    v (k, n, id, body) as (values ${values}),
+/**
+ * The single-session statement of sql-event-log.ts, for many sessions: each its tail, its checks,
+ * its count. Requests and events come as two JSON arrays, so the text is one whatever the batch
+ * and stays prepared (prepared-sql.ts).
+ */
+const GROUP_INSERT = preparedSql(
+  'bus-events.group-insert',
+  `with req as (select * from jsonb_to_recordset(?::jsonb) as r(k int, sid uuid, first_id uuid, expect int)),
+    v as (select * from jsonb_to_recordset(?::jsonb) as e(k int, n int, body jsonb)),
     base as (
       select req.k, req.sid, coalesce(t.sequence, 0) as seq, t.id as tail_id,
         (t.id is null or t.id < req.first_id) and (req.expect is null or coalesce(t.sequence, 0) = req.expect) as ok
@@ -104,17 +107,22 @@ function groupStatement(batch: Pending[]): string {
         select sequence, id from bus_events where session_id = req.sid order by sequence desc limit 1) t on true),
     ins as (
       insert into bus_events (session_id, sequence, id, body)
-      select base.sid, base.seq + v.n, v.id, jsonb_set(v.body, '{sequence}', to_jsonb(base.seq + v.n))
+      select base.sid, base.seq + v.n, (v.body ->> 'id')::uuid, jsonb_set(v.body, '{sequence}', to_jsonb(base.seq + v.n))
       from base join v on v.k = base.k
       where base.ok
       returning session_id),
     counted as (select session_id, count(*)::int as inserted from ins group by session_id)
     select base.k, base.seq as tail_sequence, base.tail_id, coalesce(counted.inserted, 0) as inserted
-    from base left join counted on counted.session_id = base.sid`;
-}
+    from base left join counted on counted.session_id = base.sid`,
+);
 
 function groupParams(batch: Pending[]): unknown[] {
-  const requests = batch.flatMap((p, k) => [k, p.insert.sessionId, p.insert.fresh[0]!.id, p.insert.expected ?? null]);
-  const values = batch.flatMap((p, k) => p.insert.fresh.flatMap((e, i) => [k, i + 1, e.id, JSON.stringify(e)]));
-  return [...requests, ...values];
+  const requests = batch.map((p, k) => ({
+    k,
+    sid: p.insert.sessionId,
+    first_id: p.insert.fresh[0]!.id,
+    expect: p.insert.expected ?? null,
+  }));
+  const values = batch.flatMap((p, k) => p.insert.fresh.map((body, i) => ({ k, n: i + 1, body })));
+  return [JSON.stringify(requests), JSON.stringify(values)];
 }

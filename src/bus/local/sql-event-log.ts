@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../db/index.js';
+import { preparedSql, type Store } from '../../db/index.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { OrderedFeed } from '../ordered-feed.js';
 import { createGroupInsert, type TailInsert, type TailInsertOutcome } from './group-insert.js';
@@ -14,6 +14,24 @@ import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent
 /** PostgreSQL's unique_violation: another writer took the sequence (or stored the id) first. */
 const PG_UNIQUE_VIOLATION = '23505';
 const PRIMARY_KEY = 'bus_events_pkey';
+
+/**
+ * One session's batch (a JSON array of its events) numbered after the stored tail, provided the
+ * first id is above the tail's id and the tail is the expected one; one text whatever the batch
+ * size, so it stays prepared (prepared-sql.ts).
+ */
+const INSERT_AT_TAIL = preparedSql(
+  'bus-events.insert-at-tail',
+  `with tail as (select sequence, id from bus_events where session_id = ? order by sequence desc limit 1),
+   base as (select coalesce((select sequence from tail), 0) as seq, (select id from tail) as id),
+   ins as (
+     insert into bus_events (session_id, sequence, id, body)
+     select ?::uuid, base.seq + v.n, (v.body ->> 'id')::uuid, jsonb_set(v.body, '{sequence}', to_jsonb(base.seq + v.n))
+     from base, jsonb_array_elements(?::jsonb) with ordinality as v(body, n)
+     where (base.id is null or base.id < ?::uuid) and (?::int is null or base.seq = ?::int)
+     returning 1)
+   select base.seq as tail_sequence, base.id as tail_id, (select count(*) from ins)::int as inserted from base`,
+);
 const DEFAULT_READ_LIMIT = 1000;
 /** Conflicts are retried this often before append gives up (only under pathological contention). */
 const MAX_APPEND_ATTEMPTS = 50;
@@ -143,22 +161,16 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
    * writer took the same sequence (primary key), which is worth an immediate retry.
    */
   async function insertAtTail({ sessionId, fresh, expected }: TailInsert): Promise<TailInsertOutcome> {
-    const values = fresh.map(() => '(?::int, ?::uuid, ?::jsonb)').join(', ');
-    const rows = fresh.flatMap((e, i) => [i + 1, e.id, JSON.stringify(e)]);
     const expect = expected ?? null;
     try {
-      const [r] = await store.sql<{ tail_sequence: number; tail_id: string | null; inserted: number }>(
-        `with tail as (select sequence, id from bus_events where session_id = ? order by sequence desc limit 1),
-         base as (select coalesce((select sequence from tail), 0) as seq, (select id from tail) as id),
-         ins as (
-           insert into bus_events (session_id, sequence, id, body)
-           select ?::uuid, base.seq + v.n, v.id, jsonb_set(v.body, '{sequence}', to_jsonb(base.seq + v.n))
-           from base, (values ${values}) as v(n, id, body)
-           where (base.id is null or base.id < ?::uuid) and (?::int is null or base.seq = ?::int)
-           returning 1)
-         select base.seq as tail_sequence, base.id as tail_id, (select count(*) from ins)::int as inserted from base`,
-        [sessionId, sessionId, ...rows, fresh[0]!.id, expect, expect],
-      );
+      const [r] = await store.sql<{ tail_sequence: number; tail_id: string | null; inserted: number }>(INSERT_AT_TAIL, [
+        sessionId,
+        sessionId,
+        JSON.stringify(fresh),
+        fresh[0]!.id,
+        expect,
+        expect,
+      ]);
       return { tail: { sequence: r!.tail_sequence, id: r!.tail_id ?? undefined }, inserted: r!.inserted > 0 };
     } catch (err) {
       const { code, constraint } = err as { code?: string; constraint?: string };
