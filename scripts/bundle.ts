@@ -1,0 +1,76 @@
+/**
+ * Bundles tsc's output (dist/src/) into dist/server/: the entry `main.js`, one entry per worker
+ * thread under the file name its `new URL('./<name>.js', import.meta.url)` gives, and the modules
+ * loaded later (the app, a mode's database driver, each LLM vendor's adapter) as chunks, all in
+ * one flat directory. A start then loads a few dozen files instead of ~1,500 through the ESM
+ * loader (docs/decisions.md, "One bundled file per entry"). Run by scripts/build.sh after tsc.
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const OUT_DIR = join(ROOT, 'dist/server');
+
+/** Output name → tsc's file. Worker names are the ones their pools and threads ask for. */
+const ENTRIES = {
+  main: 'dist/src/main.js',
+  'parse-worker': 'dist/src/offthread/parse-worker.js',
+  'sql-worker': 'dist/src/capabilities/sql/sql-worker.js',
+  'pglite-worker': 'dist/src/db/pglite-worker.js',
+};
+
+/**
+ * Left in node_modules and imported from there at run time: packages that find files next to
+ * their own code (uWebSockets.js's native addon, PGlite's and sql.js's WASM, piscina's worker
+ * script, pino's transport workers) and the LLM vendors' SDKs, which a provider imports at its
+ * first call and which would otherwise only add to the build.
+ */
+const EXTERNAL = [
+  'uWebSockets.js',
+  '@electric-sql/pglite',
+  '@electric-sql/pglite-socket',
+  'sql.js',
+  'piscina',
+  'pino',
+  'openai',
+  '@anthropic-ai/sdk',
+  '@google/genai',
+  // pg's optional native binding, required in a try/catch.
+  'pg-native',
+];
+
+rmSync(OUT_DIR, { recursive: true, force: true });
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(ROOT, file)])),
+  outdir: OUT_DIR,
+  // Flat: the chunks sit beside the worker entries that `new URL('./x.js', import.meta.url)`
+  // names, and one level below dist/ like tsc's src/ (src/package-root.ts).
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  external: EXTERNAL,
+  // CommonJS dependencies bundled into ES modules still call `require` for Node's built-ins
+  // and the external packages.
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
+checkWorkerFiles();
+
+/** Every worker file a bundled module asks for by URL exists: a renamed worker fails the build, not a request. */
+function checkWorkerFiles(): void {
+  const files = new Set(readdirSync(OUT_DIR));
+  const missing: string[] = [];
+  for (const file of files) {
+    if (!file.endsWith('.js')) continue;
+    for (const m of readFileSync(join(OUT_DIR, file), 'utf8').matchAll(/new URL\("\.\/([^"]+)", import\.meta\.url\)/g))
+      if (!files.has(m[1]!)) missing.push(`${file} → ${m[1]}`);
+  }
+  if (missing.length) throw new Error(`bundle: worker files missing from dist/server: ${missing.join(', ')}`);
+}
