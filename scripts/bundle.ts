@@ -23,8 +23,9 @@ const ENTRIES = {
 /**
  * Left in node_modules and imported from there at run time: packages that find files next to
  * their own code (uWebSockets.js's native addon, PGlite's and sql.js's WASM, piscina's worker
- * script, pino's transport workers) and the LLM vendors' SDKs, which a provider imports at its
- * first call and which would otherwise only add to the build.
+ * script) and the LLM vendors' SDKs, which a provider imports at its first call and which would
+ * otherwise only add to the build. pino is bundled: only its transports find files that way, and
+ * the service logs to stdout without one (src/log.ts).
  */
 const EXTERNAL = [
   'uWebSockets.js',
@@ -32,7 +33,6 @@ const EXTERNAL = [
   '@electric-sql/pglite-socket',
   'sql.js',
   'piscina',
-  'pino',
   'openai',
   '@anthropic-ai/sdk',
   '@google/genai',
