@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
+import { promisify } from 'node:util';
 import { TEST_SECRETS_KEY } from './helpers/app.js';
 import { freePort, natsServiceEnv, startNatsServer } from './helpers/nats-server.js';
 import { createTestDatabase } from './helpers/postgres.js';
@@ -110,4 +111,22 @@ test('a start logs every phase with its duration and a summary; the compile cach
   const second = await startAndStop(env);
   assert.match(second.stderr, /cache for file:\/\/\S+\/dist\/server\/config-\w+\.js was accepted/);
   assert.match(second.stderr, /cache for file:\/\/\S+\/dist\/server\/app-\w+\.js was accepted/);
+});
+
+test('loading the app loads neither undici nor the HTML parsers: neither is needed before listening', async () => {
+  // A process of its own: this one has loaded both long ago.
+  const script = `
+    import { createRequire } from 'node:module';
+    await import('./src/app.ts');
+    const cached = Object.keys(createRequire(import.meta.url).cache);
+    console.log(JSON.stringify({
+      undici: process.moduleLoadList.filter((m) => m.includes('undici')),
+      html: cached.filter((k) => /node-html-(markdown|parser)/.test(k)),
+    }));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
+  const loaded = JSON.parse(stdout.trim().split('\n').at(-1)!) as { undici: string[]; html: string[] };
+  // An ES import of node:http reads its lazy WebSocket getters, which load undici (pinned-request.ts).
+  assert.deepEqual(loaded.undici, []);
+  // The parse pool's workers convert HTML; the service's thread never does (html-conversion.ts).
+  assert.deepEqual(loaded.html, []);
 });
