@@ -41,15 +41,10 @@ const EXTERNAL = [
 ];
 
 rmSync(OUT_DIR, { recursive: true, force: true });
-await build({
+const common = {
   absWorkingDir: ROOT,
-  entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(ROOT, file)])),
   outdir: OUT_DIR,
-  // Flat: the chunks sit beside the worker entries that `new URL('./x.js', import.meta.url)`
-  // names, and one level below dist/ like tsc's src/ (src/package-root.ts).
-  chunkNames: '[name]-[hash]',
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node22',
@@ -60,7 +55,16 @@ await build({
   sourcemap: 'linked',
   legalComments: 'linked',
   logLevel: 'warning',
-});
+} as const;
+const entry = (name: keyof typeof ENTRIES) => ({ [name]: join(ROOT, ENTRIES[name]) });
+// The service with code splitting: what it imports dynamically (the app, a mode's driver, each
+// LLM vendor's adapter) becomes chunks loaded when imported. Flat: the chunks sit beside the
+// worker files that `new URL('./x.js', import.meta.url)` names, one level below dist/ like tsc's
+// src/ (src/package-root.ts).
+await build({ ...common, entryPoints: entry('main'), splitting: true, chunkNames: '[name]-[hash]' });
+// Each worker in one file of its own: a thread loads one module, and sharing chunks with the
+// service would cut the service's graph into more chunks (more files to resolve at its start).
+await Promise.all((['parse-worker', 'sql-worker', 'pglite-worker'] as const).map((name) => build({ ...common, entryPoints: entry(name) })));
 checkWorkerFiles();
 
 /** Every worker file a bundled module asks for by URL exists: a renamed worker fails the build, not a request. */

@@ -113,7 +113,7 @@ test('a start logs every phase with its duration and a summary; the compile cach
   assert.match(second.stderr, /cache for file:\/\/\S+\/dist\/server\/app-\w+\.js was accepted/);
 });
 
-test('loading the app loads neither undici nor the HTML parsers: neither is needed before listening', async () => {
+test('loading the app loads none of undici, the HTML parsers, piscina and sql.js: none is needed before listening', async () => {
   // A process of its own: this one has loaded both long ago.
   const script = `
     import { createRequire } from 'node:module';
@@ -122,11 +122,14 @@ test('loading the app loads neither undici nor the HTML parsers: neither is need
     console.log(JSON.stringify({
       undici: process.moduleLoadList.filter((m) => m.includes('undici')),
       html: cached.filter((k) => /node-html-(markdown|parser)/.test(k)),
+      pools: cached.filter((k) => /node_modules[/](piscina|sql[.]js)[/]/.test(k)),
     }));`;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
-  const loaded = JSON.parse(stdout.trim().split('\n').at(-1)!) as { undici: string[]; html: string[] };
+  const loaded = JSON.parse(stdout.trim().split('\n').at(-1)!) as { undici: string[]; html: string[]; pools: string[] };
   // An ES import of node:http reads its lazy WebSocket getters, which load undici (pinned-request.ts).
   assert.deepEqual(loaded.undici, []);
   // The parse pool's workers convert HTML; the service's thread never does (html-conversion.ts).
   assert.deepEqual(loaded.html, []);
+  // The worker pools load piscina with their first job; sql.js is the SQL workers' alone.
+  assert.deepEqual(loaded.pools, []);
 });
