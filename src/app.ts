@@ -131,6 +131,7 @@ export async function createApp(
         databaseUrl: config.DATABASE_URL,
         dataDir: config.DATA_DIR,
         poolMax: config.DATABASE_POOL_MAX,
+        preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
         expectedInstances: config.EXPECTED_INSTANCES,
         log,
         phases,

@@ -21,6 +21,8 @@ const ConfigSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  /** Off for a pooler that cannot carry named prepared statements (PgBouncer before 1.21, or without max_prepared_statements). */
+  DATABASE_PREPARED_STATEMENTS: Type.Boolean({ default: true }),
   NATS_URL: Type.Optional(Type.String({ minLength: 1 })),
   /** Path of a `.creds` file (user JWT + nkey seed) to authenticate to NATS. */
   NATS_CREDS: Type.Optional(Type.String({ minLength: 1 })),

@@ -141,7 +141,7 @@ export async function startCluster(opts: { instances: number; log: (msg: string)
   log(`postgres: private cluster on port ${pg.port}`);
   const tools = await startToolServer();
   // The database outlives this process unless destroyed: a failed start must not leak it.
-  const nats = await startNatsCluster(3).catch(async (err: unknown) => {
+  const nats = await startNatsCluster(3, { logDir: process.env['CHAOS_LOG_DIR'] || undefined }).catch(async (err: unknown) => {
     await tools.close();
     pg.destroy();
     throw err;

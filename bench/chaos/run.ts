@@ -2,7 +2,7 @@
  * The chaos suite (issue 13), one command:
  *
  *   node --import tsx bench/chaos/run.ts [--sessions 20] [--faults kill-llm,kill-tool,term,nats-kill,pg-stop]
- *        [--repeat 2] [--fault-window 60] [--pause-after-idle 1000] [--baseline 20] [--no-write]
+ *        [--repeat 2] [--fault-window 60] [--pause-after-idle 1000] [--baseline 20] [--no-write] [--count-js-api]
  *
  * Starts a private PostgreSQL, a 3-node NATS cluster (every stream at 3 replicas) and 3 service
  * instances (cluster.ts), runs the workload (workload.ts) for `--baseline` seconds without a fault,
@@ -22,6 +22,7 @@ import { onInterrupt } from '../lib/process.js';
 import { FAULT_KINDS, audit, type FaultRecord } from './audit.js';
 import { ADMIN_KEY, startCluster } from './cluster.js';
 import { injectFault } from './faults.js';
+import { countJsApi, type JsApiCounts } from './js-api-counter.js';
 import { renderReport } from './report.js';
 import { startWorkload } from './workload.js';
 
@@ -37,6 +38,7 @@ const { values: args } = parseArgs({
     'pause-after-idle': { type: 'string', default: '1000' },
     baseline: { type: 'string', default: '20' },
     'no-write': { type: 'boolean', default: false },
+    'count-js-api': { type: 'boolean', default: false },
   },
 });
 const sessions = positiveInt('sessions', args.sessions!);
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
   const cluster = await startCluster({ instances: 3, log });
   onInterrupt(() => cluster.stop());
   try {
+    const apiCounter = args['count-js-api'] ? await countJsApi(cluster.nats, log) : null;
     const workload = await startWorkload({
       instances: cluster.instances.map((i) => ({ name: i.name, base: i.base })),
       adminKey: ADMIN_KEY,
@@ -78,6 +81,12 @@ async function main(): Promise<void> {
     }
     log('stopping the workload, reading every log');
     const collected = await workload.finish(120_000);
+    const jsApi: JsApiCounts | undefined = await apiCounter?.stop();
+    if (jsApi) {
+      const top = jsApi.kinds.slice(0, 12).map((k) => `${k.kind} ${k.total} (${k.perSecond}/s, peak ${k.peakSecond})`);
+      log(`JetStream API calls in ${jsApi.seconds} s: ${top.join('; ')}`);
+      log(`consumer creates+deletes per 10 s: ${jsApi.consumerChurnPer10s.join(' ')}`);
+    }
     const report = audit({ ...collected, faults: records, tools: cluster.tools.runs() });
     const memory = cluster.instances.map((i) => ({ instance: i.name, ...i.memory() }));
     const markdown = renderReport({
@@ -99,7 +108,10 @@ async function main(): Promise<void> {
       // The failed requests themselves, so a 5xx in the tables can be traced to its time and route.
       const failedRequests = collected.requests.filter((r) => r.status === 0 || r.status >= 500);
       const tools = cluster.tools.runs().filter((t) => t.hits > 1);
-      writeFileSync(file, JSON.stringify({ machine, options, faults: records, memory, report, failedRequests, tools }, null, 2) + '\n');
+      writeFileSync(
+        file,
+        JSON.stringify({ machine, options, faults: records, memory, report, failedRequests, tools, jsApi }, null, 2) + '\n',
+      );
       writeFileSync(file.replace(/\.json$/, '.md'), markdown);
       log(`results: ${file}`);
     }

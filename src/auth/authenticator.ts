@@ -2,7 +2,7 @@ import { UnauthorizedError } from '../errors.js';
 import type { Authenticate, Exchange } from '../http/pipeline.js';
 import type { Principal } from './principal.js';
 import { parseQuery } from '../http/pipeline.js';
-import type { Store } from '../db/index.js';
+import { preparedSql, type Store } from '../db/index.js';
 import { hashApiKey } from './api-key.js';
 import { looksLikeJwt, parseAuthorization } from './credentials.js';
 import type { PrincipalCache, Verified } from './principal-cache.js';
@@ -51,19 +51,22 @@ interface KeyRow {
   touch: boolean;
 }
 
+/** Runs on every principal-cache miss: prepared on each connection (prepared-sql.ts). */
+const VERIFY_API_KEY = preparedSql(
+  'api-keys.verify',
+  `select k.id, k.organization_id, u.id as user_id, u.role, u.operator, k.expires_at,
+     (k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?::double precision)) as touch
+   from api_keys k join users u on u.id = k.user_id and u.organization_id = k.organization_id
+   where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
+);
+
 /**
  * API keys: one indexed query (SHA-256 lookup joined with the user) checks existence, expiry and
  * revocation; the authenticator's cache decides how often it runs (docs/decisions.md, "Authentication").
  */
 export function createApiKeyVerifier(store: Store): TokenVerifier {
   return async function verifyApiKey(token) {
-    const rows = await store.sql<KeyRow>(
-      `select k.id, k.organization_id, u.id as user_id, u.role, u.operator, k.expires_at,
-         (k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?)) as touch
-       from api_keys k join users u on u.id = k.user_id and u.organization_id = k.organization_id
-       where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
-      [LAST_USED_WRITE_INTERVAL_S, hashApiKey(token)],
-    );
+    const rows = await store.sql<KeyRow>(VERIFY_API_KEY, [LAST_USED_WRITE_INTERVAL_S, hashApiKey(token)]);
     const key = rows[0];
     if (!key) return null;
     if (key.touch) await store.sql('update api_keys set last_used_at = now() where id = ?', [key.id]);

@@ -114,6 +114,12 @@ export interface TurnClaim {
   nak(delayMs?: number): Promise<void>;
   /** False once another worker has taken over this turn (a stale worker must stop writing). */
   isCurrent(): Promise<boolean>;
+  /**
+   * True when this claim took the turn from an earlier delivery whose process still answers
+   * (its lease ran out while it lived, e.g. its heartbeats were lost in a NATS election): that
+   * worker may still hand a tool's result over through the log. Absent: never.
+   */
+  tookOverFromLive?(): Promise<boolean>;
 }
 
 export interface ClaimOptions {

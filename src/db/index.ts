@@ -21,3 +21,5 @@ export {
 export type { AgentSnapshot, HarnessSnapshot, SessionAdditions, SessionConfig } from './session-config.js';
 export { modelProviderSql } from './model-provider-sql.js';
 export type { ModelProviderRow } from './model-provider-sql.js';
+export { preparedSql } from './prepared-sql.js';
+export type { PreparedSql } from './prepared-sql.js';

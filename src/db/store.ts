@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
+import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../log.js';
 import { type PhaseTimer, untimed } from '../start-phases.js';
@@ -6,12 +7,15 @@ import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase, type PgliteThread } from './pglite-thread.js';
 import { poolSizingWarning } from './pool-sizing.js';
+import type { PreparedSql } from './prepared-sql.js';
 
 export interface StoreOptions {
   /** `postgres://…` for distributed mode; absent for embedded PGlite under dataDir. */
   databaseUrl?: string;
   dataDir: string;
   poolMax?: number;
+  /** PostgreSQL: keep the hot statements prepared per connection (prepared-sql.ts; default true). */
+  preparedStatements?: boolean;
   /** EXPECTED_INSTANCES, for the pool sizing warning (PostgreSQL only; default 1). */
   expectedInstances?: number;
   log: Logger;
@@ -31,6 +35,7 @@ export async function createStore({
   databaseUrl,
   dataDir,
   poolMax = 10,
+  preparedStatements = true,
   expectedInstances = 1,
   log,
   phases = untimed,
@@ -83,6 +88,10 @@ export async function createStore({
     databaseUrl ? withMigrationLock(databaseUrl, () => orm.migrator.up()) : orm.migrator.up(),
   );
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
+  // The driver's pool under MikroORM, for statements kept prepared per connection (PostgreSQL only,
+  // unless the operator's pooler cannot carry them).
+  const pool =
+    databaseUrl && preparedStatements ? await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient() : undefined;
 
   return {
     kind: databaseUrl ? ('postgres' as const) : ('pglite' as const),
@@ -91,8 +100,12 @@ export async function createStore({
     em(): EntityManager {
       return orm.em.fork();
     },
-    /** Raw parameterised SQL (`?` placeholders), for the few places that need it. */
-    async sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
+    /** Raw parameterised SQL (`?` placeholders), for the few places that need it; hot statements prepared (prepared-sql.ts). */
+    async sql<T = Record<string, unknown>>(query: string | PreparedSql, params: unknown[] = []): Promise<T[]> {
+      if (typeof query !== 'string') {
+        if (pool) return (await pool.query({ name: query.name, text: query.numbered, values: params })).rows as T[];
+        query = query.text;
+      }
       return (await orm.em.getConnection().execute(query, params)) as T[];
     },
     async ping(): Promise<void> {

@@ -55,6 +55,7 @@ function observeClaims(queue: TurnQueue, observer: BusObserver): TurnQueue {
 
 function withCompletion(c: TurnClaim, completed: (claim: TurnClaim) => void): TurnClaim {
   let done = false;
+  const tookOver = c.tookOverFromLive?.bind(c);
   return {
     turn: c.turn,
     deliveryCount: c.deliveryCount,
@@ -67,5 +68,6 @@ function withCompletion(c: TurnClaim, completed: (claim: TurnClaim) => void): Tu
     },
     nak: (delayMs) => c.nak(delayMs),
     isCurrent: () => c.isCurrent(),
+    ...(tookOver ? { tookOverFromLive: tookOver } : {}),
   };
 }

@@ -1,9 +1,13 @@
 import type { SecretInfo, SessionSecrets } from '../capabilities/index.js';
 import { decryptSecret, encryptSecret } from '../crypto/index.js';
+import { preparedSql } from '../db/index.js';
 import { QuotaExceededError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { KeyringSource } from './keyring-source.js';
 import { inTransaction, iso, lockKey, type Query, type StorageDb } from './sql.js';
+
+/** The act step's redaction table, read every step (prepared-sql.ts). */
+const ALL_VALUES = preparedSql('session-secrets.all-values', 'select id, name, ciphertext from session_secrets where session_id = ?');
 
 /** Secrets per session (config SESSION_MAX_SECRETS). */
 export const DEFAULT_MAX_SECRETS = 100;
@@ -81,7 +85,7 @@ export function createSessionSecrets(
       return rows.map((r) => ({ name: r.name, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
     },
     async allValues() {
-      const rows = await db.sql<Row>('select id, name, ciphertext from session_secrets where session_id = ?', [sessionId]);
+      const rows = await db.sql<Row>(ALL_VALUES, [sessionId]);
       if (rows.length === 0) return [];
       const ring = await keyring();
       return rows.map((r) => ({ name: r.name, value: decryptSecret(ring, r.ciphertext, aad(r.id)) }));

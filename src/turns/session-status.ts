@@ -9,7 +9,7 @@
  * - Every transition names the turn it is about; one for another turn is a no-op.
  * - Usage is written as the value folded from the log, never incremented, so retries are idempotent.
  */
-import type { Store } from '../db/index.js';
+import { preparedSql, type PreparedSql, type Store } from '../db/index.js';
 import type { Usage } from './turn-events.js';
 
 export type TurnSessionStatus = 'started' | 'idle' | 'active' | 'waiting_for_tool_results';
@@ -24,46 +24,63 @@ export interface SessionTurnRow {
   cancel_requested_turn_id: string | null;
 }
 
+/** Every turn runs some of these: prepared on each connection (prepared-sql.ts). */
+const READ = preparedSql(
+  'session-status.read',
+  'select id, organization_id, user_id, status, current_turn_id, cancel_requested_turn_id from sessions where id = ?',
+);
+const MARK_ACTIVE = preparedSql(
+  'session-status.mark-active',
+  `update sessions set status = 'active', current_turn_id = ?::uuid, updated_at = now()
+   where id = ? and (current_turn_id is null or current_turn_id < ?::uuid) returning id`,
+);
+const MARK_IDLE = preparedSql(
+  'session-status.mark-idle',
+  `update sessions set status = 'idle', usage = ?::jsonb, current_turn_id = ?::uuid, updated_at = now()
+   where id = ? and (current_turn_id is null or current_turn_id <= ?::uuid)
+     and (cancel_requested_turn_id is distinct from ?::uuid or ?::boolean) returning id`,
+);
+const MARK_WAITING = preparedSql(
+  'session-status.mark-waiting',
+  `update sessions set status = 'waiting_for_tool_results', current_turn_id = ?::uuid, updated_at = now()
+   where id = ? and (current_turn_id is null or current_turn_id < ?::uuid or (current_turn_id = ?::uuid and status = 'active'))
+     and cancel_requested_turn_id is distinct from ?::uuid returning id`,
+);
+const MARK_RESUMED = preparedSql(
+  'session-status.mark-resumed',
+  `update sessions set status = 'active', updated_at = now()
+   where id = ? and current_turn_id = ?::uuid and status = 'waiting_for_tool_results' returning id`,
+);
+const REQUEST_CANCEL = preparedSql(
+  'session-status.request-cancel',
+  `update sessions set cancel_requested_turn_id = ?::uuid, status = 'active', updated_at = now()
+   where id = ? and current_turn_id = ?::uuid and status in ('active', 'waiting_for_tool_results')
+     and cancel_requested_turn_id is distinct from ?::uuid returning id`,
+);
+
 export function createSessionStatus(store: Store) {
-  async function changed(query: string, params: unknown[]): Promise<boolean> {
-    return (await store.sql<{ id: string }>(query + ' returning id', params)).length > 0;
+  async function changed(transition: PreparedSql, params: unknown[]): Promise<boolean> {
+    return (await store.sql<{ id: string }>(transition, params)).length > 0;
   }
 
   return {
     async read(sessionId: string): Promise<SessionTurnRow | null> {
-      const rows = await store.sql<SessionTurnRow>(
-        'select id, organization_id, user_id, status, current_turn_id, cancel_requested_turn_id from sessions where id = ?',
-        [sessionId],
-      );
-      return rows[0] ?? null;
+      return (await store.sql<SessionTurnRow>(READ, [sessionId]))[0] ?? null;
     },
     /** idle/started → active for a turn newer than the current one (API on submit, worker on claim). */
     markActive(sessionId: string, turnId: string): Promise<boolean> {
-      return changed(
-        `update sessions set status = 'active', current_turn_id = ?::uuid, updated_at = now()
-         where id = ? and (current_turn_id is null or current_turn_id < ?::uuid)`,
-        [turnId, sessionId, turnId],
-      );
+      return changed(MARK_ACTIVE, [turnId, sessionId, turnId]);
     },
     /**
      * → waiting_for_tool_results (the worker suspends for client tools). Also when the API's
      * markActive for this turn has not landed yet: that late update then finds a turn that is not newer.
      */
     markWaiting(sessionId: string, turnId: string): Promise<boolean> {
-      return changed(
-        `update sessions set status = 'waiting_for_tool_results', current_turn_id = ?::uuid, updated_at = now()
-         where id = ? and (current_turn_id is null or current_turn_id < ?::uuid or (current_turn_id = ?::uuid and status = 'active'))
-           and cancel_requested_turn_id is distinct from ?::uuid`,
-        [turnId, sessionId, turnId, turnId, turnId],
-      );
+      return changed(MARK_WAITING, [turnId, sessionId, turnId, turnId, turnId]);
     },
     /** waiting_for_tool_results → active (the API got the last missing client result). */
     markResumed(sessionId: string, turnId: string): Promise<boolean> {
-      return changed(
-        `update sessions set status = 'active', updated_at = now()
-         where id = ? and current_turn_id = ?::uuid and status = 'waiting_for_tool_results'`,
-        [sessionId, turnId],
-      );
+      return changed(MARK_RESUMED, [sessionId, turnId]);
     },
     /**
      * active → idle with the session's cumulative usage. Refused while a cancel request for the
@@ -72,24 +89,14 @@ export function createSessionStatus(store: Store) {
     markIdle(sessionId: string, turnId: string, usage: Usage, cancelHandled: boolean): Promise<boolean> {
       // `current_turn_id < turn`: the API's markActive has not landed yet; taking the turn id here
       // makes that late update a no-op instead of leaving the session active for good.
-      return changed(
-        `update sessions set status = 'idle', usage = ?::jsonb, current_turn_id = ?::uuid, updated_at = now()
-         where id = ? and (current_turn_id is null or current_turn_id <= ?::uuid)
-           and (cancel_requested_turn_id is distinct from ?::uuid or ?::boolean)`,
-        [JSON.stringify(usage), turnId, sessionId, turnId, turnId, cancelHandled],
-      );
+      return changed(MARK_IDLE, [JSON.stringify(usage), turnId, sessionId, turnId, turnId, cancelHandled]);
     },
     /**
      * Records a cancel request for the running turn; true for the one request that wins. A
      * session waiting for client tool results goes back to `active` (no more results accepted).
      */
     requestCancel(sessionId: string, turnId: string): Promise<boolean> {
-      return changed(
-        `update sessions set cancel_requested_turn_id = ?::uuid, status = 'active', updated_at = now()
-         where id = ? and current_turn_id = ?::uuid and status in ('active', 'waiting_for_tool_results')
-           and cancel_requested_turn_id is distinct from ?::uuid`,
-        [turnId, sessionId, turnId, turnId],
-      );
+      return changed(REQUEST_CANCEL, [turnId, sessionId, turnId, turnId]);
     },
   };
 }

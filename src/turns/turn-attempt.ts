@@ -10,6 +10,7 @@ import { newIdAfter } from '../ids.js';
 import { LlmError, type LlmControls, type LlmImagePart } from '../llm/index.js';
 import type { Logger } from '../log.js';
 import { runActStep } from './act-step.js';
+import { awaitHandover, recordsInterrupted } from './handover-grace.js';
 import { pickModelId, type ResolvedModel } from './model-resolver.js';
 import { modelRef, runReasonStep } from './reason-step.js';
 import { decideTurnStep, type TurnDecision } from './turn-decider.js';
@@ -44,6 +45,8 @@ export class TurnAttempt {
   readonly #drain = new AbortController();
   /** An act step is running: a drain lets its tools finish instead of aborting them. */
   #acting = false;
+  /** Whether this attempt already gave a live predecessor its chance to hand tool results over. */
+  #handoverAwaited = false;
   readonly #timers: NodeJS.Timeout[] = [];
   #unsubscribe: (() => void) | null = null;
   #turnLog: TurnLog | null = null;
@@ -238,6 +241,16 @@ export class TurnAttempt {
         await this.#claim.ack();
         return true;
       case 'emit':
+        if (!this.#handoverAwaited && recordsInterrupted(d.events)) {
+          this.#handoverAwaited = true;
+          await awaitHandover({
+            claim: this.#claim,
+            sync: () => turnLog.sync(),
+            results: () => turnLog.state.steps.at(-1)?.completed.size ?? 0,
+            signal: this.#ac.signal,
+          });
+          return false; // decide again on what the log holds now
+        }
         turnLog.push(d.events);
         return false;
       case 'idle':

@@ -20,6 +20,7 @@ import {
   SESSION_LAYERS_JOIN_SQL,
   type ModelProviderRow,
   type Store,
+  preparedSql,
 } from '../db/index.js';
 
 export interface ClientToolDef {
@@ -72,7 +73,9 @@ const PICKED_MODEL_UUID = `case when pick.model_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-
  * expression was copied into every use, which made the statement cost PostgreSQL 1.6 ms to plan
  * and run instead of 0.4 ms (the two statements it replaces cost 0.4 ms together).
  */
-const SETUP_QUERY = `
+const SETUP_QUERY = preparedSql(
+  'turn-setup.read',
+  `
   select s.id, s.organization_id, s.user_id, s.model_id, s.capabilities as session_capabilities,
     s.config is null as unsnapshotted, c.config, pick.model_id as picked_model_id,
     (select to_jsonb(mp) from (${modelProviderSql(PICKED_MODEL_UUID, 's.organization_id')}) mp) as model_row
@@ -80,7 +83,8 @@ const SETUP_QUERY = `
     cross join lateral (select ${EFFECTIVE_SESSION_CONFIG_SQL} as config offset 0) c
     cross join lateral (select coalesce(nullif(?::text, ''), s.model_id::text, nullif(c.config #>> '{agent,default_model_id}', ''),
       nullif(c.config #>> '{harness,default_model_id}', '')) as model_id offset 0) pick
-  where s.id = ?`;
+  where s.id = ?`,
+);
 
 /** Keeps the configuration a row without a snapshot ran its first turn with (and the features that go with it). */
 const STORE_SNAPSHOT = `update sessions set config = ?::jsonb, features = ?::jsonb where id = ? and config is null`;

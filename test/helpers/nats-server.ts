@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +34,8 @@ export interface NatsServerOptions {
   env?: Record<string, string>;
   /** Client port (single server only; default: a free one), e.g. one a service already waits on. */
   port?: number;
+  /** Appends each node's whole log to `<logDir>/<node name>.log` (besides the in-memory tail), e.g. to read after a chaos run. */
+  logDir?: string;
 }
 
 export interface NatsServer {
@@ -131,6 +133,7 @@ interface Security {
   user?: { user: string; pass: string };
   config?: string;
   env?: Record<string, string>;
+  logDir?: string;
 }
 
 function securityOf(root: string, o: NatsServerOptions): Security {
@@ -143,7 +146,7 @@ function securityOf(root: string, o: NatsServerOptions): Security {
   }
   for (const [name, text] of Object.entries(o.files ?? {})) writeFileSync(join(root, name), text);
   const user = secure ? { user: 'test', pass: randomBytes(12).toString('hex') } : undefined;
-  return { pki, user, config: o.config, env: o.env };
+  return { pki, user, config: o.config, env: o.env, logDir: o.logDir };
 }
 
 function securityLines(sec: Security): string[] {
@@ -267,7 +270,11 @@ function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: num
   let proc: ChildProcess | null = null;
   let log = '';
   const start = async (): Promise<void> => {
-    proc = launch(bin, spec, sec.env, (text) => (log = (log + text).slice(-LOG_TAIL_CHARS)));
+    const file = sec.logDir ? join(sec.logDir, `${spec.name}.log`) : undefined;
+    proc = launch(bin, spec, sec.env, (text) => {
+      log = (log + text).slice(-LOG_TAIL_CHARS);
+      if (file) appendFileSync(file, text);
+    });
     if (waitReady) await waitHealthy(spec, proc, readyTimeoutMs);
   };
   const server: NatsServer = {

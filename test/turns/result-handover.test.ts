@@ -117,6 +117,37 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
     assertRecordedOnce(events, server, 'lease');
   });
 
+  it('a takeover from a live worker waits for its handed-over result instead of racing it with "interrupted"', async (t) => {
+    const takenOver = deferred();
+    let takenOverAt = 0;
+    const app = await start(t, (bus) =>
+      withAppend(
+        withClaims(bus, (claim) => {
+          if (claim.deliveryCount > 1 && !takenOver.done) {
+            takenOverAt = Date.now();
+            takenOver.resolve();
+          }
+          return claim.deliveryCount === 1 ? { ...claim, heartbeat: async () => undefined } : claim;
+        }),
+        async (log, sessionId, events, opts) => {
+          // The first worker's stream comes back 400 ms after the takeover (its 1 s resends);
+          // the successor's own appends are not held back: it decides as soon as it has read.
+          if (succeeded(toolResult(events)) && (!takenOver.done || Date.now() < takenOverAt + 400)) {
+            throw outageError(`evt.0.${sessionId}`);
+          }
+          return log.append(sessionId, events, opts);
+        },
+      ),
+    );
+    const events = await toolTurn(app, server, 'race');
+    assert.ok(takenOver.done, 'a later delivery took the turn over');
+    assert.ok(
+      !events.some((e) => e.data['error'] === INTERRUPTED_TOOL_ERROR),
+      `nothing recorded as interrupted: ${events.map((e) => `${e.type}@${e.ts.slice(17, 23)}`).join(', ')} (taken over ${new Date(takenOverAt).toISOString().slice(17, 23)})`,
+    );
+    assertRecordedOnce(events, server, 'race');
+  });
+
   it('the claim check before storing a result rides through an election of the claims bucket', async (t) => {
     let outageUntil = 0;
     const inOutage = () => Date.now() < outageUntil;

@@ -7,7 +7,7 @@ import { newId } from '../../ids.js';
 import type { Principal, SessionOwners } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import type { SessionAdditions, Store } from '../../db/index.js';
-import { Session, orgScope, type OrgScope } from '../../db/index.js';
+import { Session, orgScope, preparedSql, type OrgScope } from '../../db/index.js';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
 import { clientToolsOf } from '../agents/index.js';
 import { resolveNamed } from './name-lookup.js';
@@ -30,13 +30,16 @@ export interface SessionServiceDeps {
  * them). With an agent, the row is written only while the agent is active and still the version
  * its snapshot was taken from (no row back: it changed, read it again).
  */
-const INSERT_SESSION = `with ins as (
+const INSERT_SESSION = preparedSql(
+  'sessions.insert',
+  `with ins as (
   insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, current_turn_id, chat_user_id, created_at, updated_at)
-  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'started', ?, null, null, ?, ?
+  select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::text, ?::jsonb, ?::uuid, ?::jsonb, ?::jsonb, ?::jsonb, 'started', ?::jsonb, null, null, ?::timestamptz, ?::timestamptz
   where ?::text is null or exists (select 1 from agents where id = ? and status = 'active' and xmin::text = ?::text)
   returning id
 )
-select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`;
+select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`,
+);
 
 /** Attempts at a guarded insert before giving up on an agent that keeps changing. */
 const GUARDED_INSERT_ATTEMPTS = 3;

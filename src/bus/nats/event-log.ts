@@ -9,6 +9,7 @@ import { OrderedFeed } from '../ordered-feed.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
+import type { LeaderGet } from './leader-get.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
 import { numericHeaders } from './msg-headers.js';
 import { PositionIndex } from './position-index.js';
@@ -34,6 +35,8 @@ export interface NatsEventLogOptions {
   /** Publishes events with acks; default `js`. */
   publisher?: Pick<AckedPublisher, 'publish'>;
   jsm: JetStreamManager;
+  /** Leader gets (default `jsm.streams.getMessage`). */
+  getMessage?: LeaderGet;
   shards: number;
   log: Logger;
   duplicateWindowMs: number;
@@ -62,7 +65,15 @@ type AppendRun = { ok: true; events: SessionEvent[]; wrote: boolean } | { ok: fa
 export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAll(): void } {
   const { nc, js, shards, log } = o;
   const positions = new PositionIndex();
-  const reader = createEventReader({ js, jsm: o.jsm, shards, positions, findSkewMs: o.findSkewMs, duplicateWindowMs: o.duplicateWindowMs });
+  const reader = createEventReader({
+    js,
+    jsm: o.jsm,
+    getMessage: o.getMessage,
+    shards,
+    positions,
+    findSkewMs: o.findSkewMs,
+    duplicateWindowMs: o.duplicateWindowMs,
+  });
   const chain = createKeyedChain();
   // This process's view of each session's last event (a hint: the append's OCC check decides).
   const tails = new RecencyMap<string, StreamTail>({ max: MAX_CACHED_TAILS, idleMs: TAIL_IDLE_MS });

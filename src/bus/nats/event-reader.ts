@@ -11,6 +11,8 @@ import { isAnyUuid, uuidv7Millis } from '../../ids.js';
 import { isNoResponders } from './nats-errors.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
 import type { PositionIndex, StreamTail } from './position-index.js';
+import type { LeaderGet } from './leader-get.js';
+import { findIdInWindow, type IdWindow, type SessionMsg } from './id-walk.js';
 import { RecentEvents } from './recent-events.js';
 import { sessionSubjects, type SessionSubjects } from './topology.js';
 
@@ -29,6 +31,12 @@ const SCAN_NO_RESPONDERS_RETRIES = 8;
 const SCAN_RETRY_DELAY_MS = 25;
 /** The server forgets a msg id up to this long after its duplicate window (its purge timer), in ms. */
 const DEDUP_PURGE_MARGIN_MS = 5_000;
+/**
+ * An id lookup starts this long before the id's time, in ms: a writer stores an id milliseconds
+ * after minting it, so the event is a few gets from there; a clock further ahead of the server's
+ * is still covered (the rest of the skew margin is searched next).
+ */
+const NEAR_SKEW_MS = 250;
 
 /** The session's last stored event: per-session sequence, stream sequence, id. */
 export type { StreamTail } from './position-index.js';
@@ -42,6 +50,8 @@ export interface EventReaderDeps {
   findSkewMs: number;
   /** The event streams' duplicate window, in ms. */
   duplicateWindowMs: number;
+  /** Leader gets (default `jsm.streams.getMessage`; the bus sends them again during an election, leader-get.ts). */
+  getMessage?: LeaderGet;
 }
 
 type ScanStart = { seq: number } | { time: Date };
@@ -52,32 +62,42 @@ export interface Located {
 }
 
 /**
- * Reads on the event streams. Point lookups use the stream leader's `STREAM.MSG.GET`
- * (read-after-write: a writer that just appended sees its event, which a direct get served
- * by a lagging replica does not promise). Longer reads and findById open a short-lived
- * ordered consumer filtered on the session subject (server 2.10 has no batch direct get).
+ * Reads on the event streams. Point lookups and lookups by id use the stream leader's
+ * `STREAM.MSG.GET` (read-after-write: a writer that just appended sees its event, which a direct
+ * get served by a lagging replica does not promise). Reads of more than a few events open a
+ * short-lived ordered consumer filtered on the session subject (server 2.10 has no batch direct
+ * get); lookups by id do not, since each consumer create and delete is a meta-group proposal
+ * that every node of a cluster applies, and a restarted node must catch up on (id-walk.ts).
  */
-export function createEventReader({ js, jsm, shards, positions, findSkewMs, duplicateWindowMs }: EventReaderDeps) {
+export function createEventReader({
+  js,
+  jsm,
+  shards,
+  positions,
+  findSkewMs,
+  duplicateWindowMs,
+  getMessage = (stream, query) => jsm.streams.getMessage(stream, query),
+}: EventReaderDeps) {
   /** What this process appended lately: reads behind a tail that is one of ours need no gets. */
   const recent = new RecentEvents();
 
-  function located(sessionId: string, sm: StoredMsg | null): Located | null {
+  function located(sessionId: string, sm: StoredMsg | null): SessionMsg | null {
     if (!sm) return null;
     const event = sm.json<SessionEvent>();
     positions.record(sessionId, { sequence: event.sequence, streamSeq: sm.seq });
-    return { event, streamSeq: sm.seq };
+    return { event, streamSeq: sm.seq, time: sm.time.getTime() };
   }
 
   /** The first message of the session at stream sequence >= from. */
-  async function nextFrom(sessionId: string, where: SessionSubjects, from: number): Promise<Located | null> {
+  async function nextFrom(sessionId: string, where: SessionSubjects, from: number): Promise<SessionMsg | null> {
     // The server accepts next_by_subj on STREAM.MSG.GET (2.9+); nats.js only types it for direct get.
     const query = { seq: from, next_by_subj: where.subject } as unknown as MsgRequest;
-    return located(sessionId, await jsm.streams.getMessage(where.stream, query));
+    return located(sessionId, await getMessage(where.stream, query));
   }
 
   async function loadTail(sessionId: string): Promise<StreamTail> {
     const where = sessionSubjects(sessionId, shards);
-    const last = located(sessionId, await jsm.streams.getMessage(where.stream, { last_by_subj: where.subject }));
+    const last = located(sessionId, await getMessage(where.stream, { last_by_subj: where.subject }));
     return last
       ? { sequence: last.event.sequence, streamSeq: last.streamSeq, id: last.event.id }
       : { sequence: 0, streamSeq: 0, id: undefined };
@@ -193,45 +213,57 @@ export function createEventReader({ js, jsm, shards, positions, findSkewMs, dupl
     return out;
   }
 
+  /** Walks the session's messages by gets for an event id within a window of stored times (id-walk.ts). */
+  async function findInWindow(sessionId: string, eventId: string, window: Omit<IdWindow, 'tailSeq'>): Promise<Located | null> {
+    const where = sessionSubjects(sessionId, shards);
+    const tail = await loadTail(sessionId);
+    if (tail.streamSeq === 0) return null;
+    return findIdInWindow(
+      {
+        nextFrom: (from) => nextFrom(sessionId, where, from),
+        scanFrom: (from, visit) => scan(where, { seq: from }, (event, m) => visit({ event, streamSeq: m.seq, time: m.time.getTime() })),
+      },
+      eventId,
+      { ...window, tailSeq: tail.streamSeq },
+    );
+  }
+
   /**
-   * Finds an event by id from the id's UUIDv7 timestamp: an ordered consumer starts at that
-   * time minus the skew margin and stops at the event, or once messages were stored more than
-   * the margin after that time. Ids must therefore be minted within the margin of their append
-   * (true for ids the log generates and for writers that mint ids just before appending).
+   * Finds an event by id from the id's UUIDv7 timestamp: among the session's messages stored
+   * from that time minus the skew margin up to that time plus it. Ids must therefore be minted
+   * within the margin of their append (true for ids the log generates and for writers that mint
+   * ids just before appending). Single gets from the leader, no consumer (id-walk.ts).
    */
   async function findById(sessionId: string, eventId: string): Promise<SessionEvent | null> {
-    const where = sessionSubjects(sessionId, shards);
+    sessionSubjects(sessionId, shards);
     if (!isAnyUuid(eventId)) return null;
     const ms = uuidv7Millis(eventId);
     // No stored event is from the future; a caller's UUID (v4, or any) can name any time up to
-    // the year 10889, which is no valid scan start.
+    // the year 10889, which is no valid search window.
     if (ms > Date.now() + findSkewMs) return null;
-    let found: SessionEvent | null = null;
-    await scan(where, { time: new Date(ms - findSkewMs) }, (event, m) => {
-      if (event.id === eventId) found = event;
-      return found === null && m.time.getTime() <= ms + findSkewMs;
-    });
-    return found;
+    const found = await findInWindow(sessionId, eventId, { from: ms - findSkewMs, near: ms - NEAR_SKEW_MS, until: ms + findSkewMs });
+    return found?.event ?? null;
   }
 
   /**
    * The session's event with this id among those stored within the duplicate window (and a
    * margin for the server's purge timer): where the copy behind a seq-0 duplicate is, however
-   * long after its id was minted it was stored (event-append.ts).
+   * long after its id was minted it was stored (event-append.ts). Not before the id's time less
+   * the skew margin: nobody stores an id before it is minted.
    */
   async function findInDedupWindow(sessionId: string, eventId: string): Promise<Located | null> {
-    const where = sessionSubjects(sessionId, shards);
-    let found: Located | null = null;
-    await scan(where, { time: new Date(Date.now() - duplicateWindowMs - DEDUP_PURGE_MARGIN_MS) }, (event, m) => {
-      if (event.id === eventId) found = { event, streamSeq: m.seq };
-      return found === null;
+    const windowStart = Date.now() - duplicateWindowMs - DEDUP_PURGE_MARGIN_MS;
+    const ms = isAnyUuid(eventId) ? uuidv7Millis(eventId) : windowStart;
+    return findInWindow(sessionId, eventId, {
+      from: Math.max(windowStart, ms - findSkewMs),
+      near: Math.max(windowStart, ms - NEAR_SKEW_MS),
+      until: Number.POSITIVE_INFINITY,
     });
-    return found;
   }
 
   /** The event stored at a stream sequence, whichever session it belongs to (no position is recorded). */
   async function getByStreamSeq(stream: string, seq: number): Promise<SessionEvent | null> {
-    return (await jsm.streams.getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
+    return (await getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
   }
 
   return { loadTail, read, findById, findInDedupWindow, getByStreamSeq, recent };

@@ -2,6 +2,7 @@ import { JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstre
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../log.js';
 import type { Bus } from '../ports.js';
+import { createLeaderGet } from './leader-get.js';
 import { createAckedPublisher } from './acked-publisher.js';
 import { natsConnectOptions, type NatsAuthConnectOptions, type NatsAuthOptions } from './connect-options.js';
 import { createNatsEventLog } from './event-log.js';
@@ -182,6 +183,7 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     );
     void watchStatus(nc, log);
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
+    const getMessage = await createLeaderGet(nc, { timeoutMs: timeout });
     // Sessions whose first event this process stored: turns are enqueued after a session's
     // first event, so none of theirs was claimed before (a hint only: the claim's
     // compare-and-set still decides).
@@ -195,6 +197,7 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
       nc,
       js,
       jsm,
+      getMessage,
       shards,
       log,
       duplicateWindowMs,
@@ -206,7 +209,7 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     return {
       kind: 'nats',
       events,
-      turns: createNatsTurnQueue({ js, jsm, kv, log, publisher, nc, releaseRetryMs: ackWaitMs, takeNeverClaimed }),
+      turns: createNatsTurnQueue({ js, jsm, getMessage, kv, log, publisher, nc, releaseRetryMs: ackWaitMs, takeNeverClaimed }),
       signals: createNatsSignals({ nc, log }),
       serveOps: (o, hooks) => startOpsService(nc, o, hooks, log),
       /**

@@ -6,8 +6,10 @@ import { SessionBusyError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { LeaderGet } from './leader-get.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { confirmedNak } from './confirmed-nak.js';
+import { createProcessPresence } from './process-presence.js';
 import { RecencyMap } from '../recency-map.js';
 import { isAlreadyDeleted, isSequenceConflict, isSubjectFull, isSubjectTaken } from './nats-errors.js';
 import { assertUuid, CLAIM_BUCKET, CLAIM_STREAM, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
@@ -32,6 +34,8 @@ interface ClaimRecord {
   turn_id: string;
   delivery: number;
   worker: string;
+  /** The claiming process (process-presence.ts), asked by a later delivery that takes the turn over. */
+  proc?: string;
   token: string;
 }
 
@@ -40,6 +44,8 @@ export interface NatsTurnQueueOptions {
   /** Publishes with acks (enqueue, claim release); default `js`. */
   publisher?: Pick<AckedPublisher, 'publish'>;
   jsm: JetStreamManager;
+  /** Leader gets (default `jsm.streams.getMessage`; the bus sends them again during an election, leader-get.ts). */
+  getMessage?: LeaderGet;
   kv: KV;
   log: Logger;
   /** Confirms naks (confirmed-nak.ts); without it a nak is sent once, unconfirmed. */
@@ -71,6 +77,7 @@ const RELEASE_RETRY_PAUSE_MS = 250;
 export function createNatsTurnQueue({
   js,
   jsm,
+  getMessage = (stream, query) => jsm.streams.getMessage(stream, query),
   kv,
   log,
   publisher = js,
@@ -79,6 +86,7 @@ export function createNatsTurnQueue({
   takeNeverClaimed,
 }: NatsTurnQueueOptions): TurnQueue {
   let consumer: Promise<Consumer> | undefined;
+  const presence = nc ? createProcessPresence(nc) : undefined;
   const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
   /**
    * The revision of the delete marker this process left when it released a session's claim:
@@ -123,7 +131,7 @@ export function createNatsTurnQueue({
    * stopped as a stale claim a moment after it was claimed (issue 13 item 5).
    */
   async function readClaim(sessionId: string): Promise<{ record: ClaimRecord | null; revision: number }> {
-    const sm = await jsm.streams.getMessage(CLAIM_STREAM, { last_by_subj: claimSubject(sessionId) });
+    const sm = await getMessage(CLAIM_STREAM, { last_by_subj: claimSubject(sessionId) });
     if (!sm) return { record: null, revision: 0 };
     const deleted = sm.header?.get(KV_OPERATION_HEADER);
     return { record: deleted ? null : sm.json<ClaimRecord>(), revision: sm.seq };
@@ -132,9 +140,15 @@ export function createNatsTurnQueue({
   /** Records this delivery as the session's current claim; null when a later delivery already owns the turn. */
   async function fence(m: JsMsg, workerId: string): Promise<TurnClaim | null> {
     const turn = m.json<TurnJob>();
-    const record: ClaimRecord = { turn_id: turn.turn_id, delivery: m.info.deliveryCount, worker: workerId, token: randomUUID() };
+    const record: ClaimRecord = {
+      turn_id: turn.turn_id,
+      delivery: m.info.deliveryCount,
+      worker: workerId,
+      token: randomUUID(),
+      ...(presence ? { proc: presence.id } : {}),
+    };
     const quick = await putKnownRevision(turn.session_id, record);
-    if (quick !== null) return makeClaim(m, turn, record, quick);
+    if (quick !== null) return makeClaim(m, turn, record, quick, null);
     for (;;) {
       const { record: current, revision } = await readClaim(turn.session_id);
       if (current && current.turn_id === record.turn_id && current.delivery > record.delivery) {
@@ -143,14 +157,16 @@ export function createNatsTurnQueue({
       }
       try {
         const rev = await kv.put(turn.session_id, JSON.stringify(record), { previousSeq: revision });
-        return makeClaim(m, turn, record, rev);
+        // An earlier delivery of this turn whose record nobody released: its lease ran out.
+        const replaced = current?.turn_id === record.turn_id ? current : null;
+        return makeClaim(m, turn, record, rev, replaced);
       } catch (err) {
         if (!isSequenceConflict(err)) throw err; // a concurrent writer: read again and decide again
       }
     }
   }
 
-  function makeClaim(m: JsMsg, turn: TurnJob, record: ClaimRecord, revision: number): TurnClaim {
+  function makeClaim(m: JsMsg, turn: TurnJob, record: ClaimRecord, revision: number, replaced: ClaimRecord | null): TurnClaim {
     const isCurrent = async () => (await readClaim(turn.session_id)).record?.token === record.token;
     /**
      * Drops our record unless someone replaced it since (then it is theirs to keep). The
@@ -215,6 +231,7 @@ export function createNatsTurnQueue({
         }
       },
       isCurrent,
+      tookOverFromLive: async () => (replaced?.proc && presence ? presence.isAlive(replaced.proc) : false),
     };
   }
 
@@ -237,7 +254,7 @@ export function createNatsTurnQueue({
   }
 
   async function queuedTurnId(sessionId: string): Promise<string | undefined> {
-    return (await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id;
+    return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id;
   }
 
   /** The ack of a stored (or deduplicated) job; null when this turn's job is queued already. */
@@ -312,7 +329,7 @@ export function createNatsTurnQueue({
       return null;
     },
     async has(sessionId: string) {
-      return (await jsm.streams.getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) })) !== null;
+      return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) })) !== null;
     },
     async remove(sessionId: string) {
       await jsm.streams.purge(TURN_STREAM, { filter: turnSubject(sessionId) });

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { connect } from '@nats-io/transport-node';
+import { createProcessPresence } from '../../src/bus/nats/process-presence.js';
+import { natsClientOptions, startNatsServer } from '../helpers/nats-server.js';
+
+it('nats process presence - a live process answers, a gone one is known at once', async (t) => {
+  const server = await startNatsServer({ t });
+  const a = await connect(await natsClientOptions(server));
+  t.after(() => a.close());
+  const b = await connect(await natsClientOptions(server));
+  const me = createProcessPresence(a);
+  const other = createProcessPresence(b);
+  await b.flush();
+  assert.equal(await me.isAlive(me.id), true);
+  assert.equal(await me.isAlive(other.id), true);
+  await b.close(); // as a SIGKILL does: the connection, and its subscription, are gone
+  const t0 = Date.now();
+  assert.equal(await me.isAlive(other.id), false);
+  assert.ok(Date.now() - t0 < 200, `known gone without waiting for the timeout: ${Date.now() - t0} ms`);
+});
