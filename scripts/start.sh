@@ -8,4 +8,4 @@ eval "$(bash scripts/bootstrap.sh)"
 [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
 bash scripts/build.sh --if-stale
 # Node flags: see docs/decisions.md, "Runtime flags".
-exec node --experimental-async-context-frame --max-semi-space-size=32 --heap-growing-percent=50 dist/src/main.js
+exec node --experimental-async-context-frame --max-semi-space-size=32 --heap-growing-percent=50 dist/server/main.js

@@ -3,7 +3,7 @@ import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } fro
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type NatsCluster, type NatsServer, startNatsCluster } from '../../test/helpers/nats-server.js';
-import { SERVICE_NODE_FLAGS, freePort, readMemory, spawnProcess, type Proc } from '../lib/process.js';
+import { SERVICE_ENTRY, SERVICE_NODE_FLAGS, freePort, readMemory, spawnProcess, type Proc } from '../lib/process.js';
 import { type PrivatePostgres, startPrivatePostgres } from './postgres.js';
 import { type ToolServer, startToolServer } from './tool-server.js';
 
@@ -86,7 +86,7 @@ function createInstance(name: string, port: number, env: Record<string, string>,
       const t0 = Date.now();
       const p = spawnProcess({
         name,
-        args: [...SERVICE_NODE_FLAGS, join(ROOT, 'dist/src/main.js')],
+        args: [...SERVICE_NODE_FLAGS, join(ROOT, SERVICE_ENTRY)],
         env: { ...env, PORT: String(port), INSTANCE_ID: name, DATA_DIR: dataDir },
         cwd: ROOT,
       });

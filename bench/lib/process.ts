@@ -13,6 +13,9 @@ export { freePort } from '../../test/helpers/nats-server.js';
 /** Node flags the service runs with in production (scripts/start.sh, deploy/Dockerfile; docs/decisions.md, "Runtime flags"). */
 export const SERVICE_NODE_FLAGS = ['--experimental-async-context-frame', '--max-semi-space-size=32', '--heap-growing-percent=50'];
 
+/** What `npm start` runs, relative to the checkout: the bundle scripts/build.sh makes. */
+export const SERVICE_ENTRY = 'dist/server/main.js';
+
 /** True when `taskset` exists and the machine has at least two CPUs to split. */
 export function canPin(): boolean {
   return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0 && cpuCount() >= 2;

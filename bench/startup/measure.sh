@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 runs="${1:-5}"; shift || true
 [ "${1:-}" = "--" ] && shift
 cmd=("$@")
-[ ${#cmd[@]} -gt 0 ] || cmd=(node --experimental-async-context-frame --max-semi-space-size=32 --heap-growing-percent=50 dist/src/main.js)
+[ ${#cmd[@]} -gt 0 ] || cmd=(node --experimental-async-context-frame --max-semi-space-size=32 --heap-growing-percent=50 dist/server/main.js)
 port="${PORT:-18080}"
 data="$(mktemp -d)"
 trap 'rm -rf "$data"' EXIT

@@ -5,17 +5,18 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startNatsServer } from '../../test/helpers/nats-server.js';
 import { startPrivatePostgres } from '../chaos/postgres.js';
-import { SERVICE_NODE_FLAGS, freePort, spawnProcess, type Proc } from '../lib/process.js';
+import { SERVICE_ENTRY, SERVICE_NODE_FLAGS, freePort, spawnProcess, type Proc } from '../lib/process.js';
 
 /**
- * Restart → healthy (issue 13 item 7): spawns the compiled service (dist/src/main.js, the Node
+ * Restart → healthy (issue 13 item 7): spawns the built service (dist/server/main.js, the Node
  * flags of `npm start`) and measures from the spawn to the first 200 of GET /health, polled
  * every 20 ms. Per mode (embedded: PGlite under a data directory; distributed: a private
  * PostgreSQL and a nats-server) and per load (idle; busy: two `for(;;){}` processes on the 2
  * cores), each tree is started `--runs` times after one unmeasured start (migrations, initdb,
  * the compile cache), the trees alternating so they share the machine's conditions. Trees:
- * `--tree name=dir[:VAR=value…]` (repeatable; default this checkout), each with dist/ built,
- * started with the variables given (e.g. `nocache=.:NODE_DISABLE_COMPILE_CACHE=1`). With phases:
+ * `--tree name=dir[@entry][:VAR=value…]` (repeatable; default this checkout), each with dist/ built,
+ * started from `entry` (default dist/server/main.js; `@dist/src/main.js` is tsc's output without
+ * the bundle) with the variables given (e.g. `nocache=.:NODE_DISABLE_COMPILE_CACHE=1`). With phases:
  * the medians of the `start-up complete` line's phase durations (trees that log it).
  *
  *   node --import tsx bench/startup/run.ts [--runs 5] [--modes embedded,distributed] [--loads idle,busy]
@@ -36,8 +37,9 @@ const modes = values.modes!.split(',') as ('embedded' | 'distributed')[];
 const loads = values.loads!.split(',') as ('idle' | 'busy')[];
 const trees = (values.tree ?? [`this=${ROOT}`]).map((t) => {
   const eq = t.indexOf('=');
-  const [dir, ...vars] = t.slice(eq + 1).split(':') as [string, ...string[]];
-  return { name: t.slice(0, eq), dir: resolve(dir), env: Object.fromEntries(vars.map((v) => v.split('=') as [string, string])) };
+  const [place, ...vars] = t.slice(eq + 1).split(':') as [string, ...string[]];
+  const [dir, entry = SERVICE_ENTRY] = place.split('@') as [string, string?];
+  return { name: t.slice(0, eq), dir: resolve(dir), entry, env: Object.fromEntries(vars.map((v) => v.split('=') as [string, string])) };
 });
 
 interface Start {
@@ -45,12 +47,12 @@ interface Start {
   phases?: Record<string, number>;
 }
 
-async function startOnce({ dir, env: treeEnv }: (typeof trees)[number], env: Record<string, string>): Promise<Start> {
+async function startOnce({ dir, entry, env: treeEnv }: (typeof trees)[number], env: Record<string, string>): Promise<Start> {
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawnProcess({
     name: 'service',
-    args: [...SERVICE_NODE_FLAGS, join(dir, 'dist/src/main.js')],
+    args: [...SERVICE_NODE_FLAGS, join(dir, entry)],
     env: { ...env, ...treeEnv, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' },
     cwd: dir,
   });

@@ -61,7 +61,6 @@ export { portOf, systemResolver } from './web-fetch/safe-fetch.js';
 export type { ResolvedAddress, Resolver } from './web-fetch/safe-fetch.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
 export type { HtmlConverter } from './web-fetch/content.js';
-export { openDatabase } from './sql/sqlite-engine.js';
 export type { SqliteDatabase } from './sql/sqlite-engine.js';
 export { createSqlSandbox, DEFAULT_SQL_SANDBOX_OPTIONS, SqlTimeoutError } from './sql/sql-sandbox.js';
 export type { SqlSandbox, SqlSandboxOptions } from './sql/sql-sandbox.js';

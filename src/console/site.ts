@@ -1,12 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { EVENT_TYPES } from '../../schemas/event-types.js';
 import { loadStaticSite, type StaticSite } from '../http/index.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 /** Where the console is served (docs/operations.md, "Web console"). */
 export const CONSOLE_MOUNT = '/console';
 
 /** The browser code: plain ES modules in the repository, served as they are (no build step). */
-const CONSOLE_ROOT = fileURLToPath(new URL('../../console', import.meta.url));
+const CONSOLE_ROOT = fileURLToPath(new URL('console', PACKAGE_ROOT));
 
 /**
  * Preact, its hooks and htm in one dependency-free ES module, served from node_modules (npm

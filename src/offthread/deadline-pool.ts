@@ -5,7 +5,7 @@
  * and the parse pool; their workers wrap their handler in `poolTask` (pool-worker.ts), which
  * announces each job as it starts.
  */
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { ResourceLimits, Transferable } from 'node:worker_threads';
 
 export interface DeadlinePoolOptions {
@@ -47,8 +47,15 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
   let replaced = 0;
   let closed = false;
 
-  function piscina(): Piscina {
+  let loaded: Promise<{ Piscina: typeof Piscina }> | undefined;
+
+  async function piscina(): Promise<Piscina> {
     if (pool) return pool;
+    // piscina's modules load with the first job, not at the service's start (issue 13 item 7).
+    const { Piscina } = await (loaded ??= import('piscina'));
+    if (pool) return pool;
+    // Closed while it loaded: start no threads.
+    if (closed) throw errors.closed();
     pool = new Piscina({
       filename: opts.worker.href,
       // As many workers as allowed, always: piscina then replaces a terminated one at once.
@@ -72,7 +79,8 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
   return {
     async run<R>(job: unknown, transferList?: Transferable[]): Promise<R> {
       if (closed) throw errors.closed();
-      const p = piscina();
+      // No await once the pool exists: a job is queued by the time run() returns its promise.
+      const p = pool ?? (await piscina());
       if (p.queueSize >= opts.queueMax) throw errors.busy();
       const id = nextId++;
       const deadline = new AbortController();

@@ -1,5 +1,4 @@
 export { createParsePool, DEFAULT_PARSE_POOL_OPTIONS, ParseLimitError } from './parse-pool.js';
 export type { ParsePool, ParsePoolOptions } from './parse-pool.js';
-export { runParseJob } from './parse-jobs.js';
 export type { ParseJobInput, ParseResults } from './parse-jobs.js';
 export { htmlConverterOf } from './html-converter.js';

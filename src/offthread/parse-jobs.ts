@@ -7,7 +7,7 @@
 import { firstNonCompilingSchema } from '../api/agents/client-tools.js';
 import { parseDefinition, type DefinitionFormat } from '../api/agents/definition-format.js';
 import { AppError } from '../errors.js';
-import { convertHtml } from '../capabilities/web-fetch/content.js';
+import { convertHtml } from '../capabilities/web-fetch/html-conversion.js';
 
 export type ParseJobInput =
   | { kind: 'agent-definition'; raw: Uint8Array; contentType: string | undefined }

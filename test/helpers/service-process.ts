@@ -1,7 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
+
+/** What `npm start`, scripts/start.sh and the image run: the bundle scripts/build.sh makes. */
+export const BUILT_ENTRY = 'dist/server/main.js';
+
+/** The Node flags of `npm start` (docs/decisions.md, "Runtime flags"). */
+export const START_NODE_FLAGS = ['--experimental-async-context-frame', '--max-semi-space-size=32', '--heap-growing-percent=50'];
+
+/** Builds dist/ unless it is newer than every source (scripts/build.sh --if-stale; it serialises concurrent builds). */
+export async function ensureBuilt(): Promise<void> {
+  await promisify(execFile)('bash', ['scripts/build.sh', '--if-stale'], { cwd: ROOT, timeout: 600_000 });
+}
 
 /** A real `node src/main.ts` (or any other entry, e.g. rotate-command.ts) child process. */
 export interface ServiceProcess {
@@ -23,14 +35,19 @@ process.once('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
 
-/** Spawns `entry` (default src/main.ts) of the checkout at `cwd` (default this one) with tsx and the given environment on top of PATH and HOME. */
+/**
+ * Spawns `entry` (default src/main.ts) of the checkout at `cwd` (default this one) with the given
+ * environment on top of PATH and HOME: a `.ts` entry through tsx, a built `.js` one (BUILT_ENTRY)
+ * as `npm start` runs it.
+ */
 export function spawnService(
   env: Record<string, string>,
   t: { after(fn: () => unknown): void },
   entry = 'src/main.ts',
   cwd = ROOT,
 ): ServiceProcess {
-  const proc = spawn(process.execPath, ['--experimental-async-context-frame', '--import', 'tsx', entry], {
+  const args = entry.endsWith('.ts') ? ['--experimental-async-context-frame', '--import', 'tsx', entry] : [...START_NODE_FLAGS, entry];
+  const proc = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import { parseDefinition } from './definition-format.js';
 
 /** `examples/agents/` at the repository root (also copied into the image). */
-const EXAMPLES_DIR = new URL('../../../examples/agents/', import.meta.url);
+const EXAMPLES_DIR = new URL('examples/agents/', PACKAGE_ROOT);
 
 /** One shipped example agent: `POST /v1/agents/import?from-example=<name>` imports `definition`. */
 export interface ExampleAgent {

@@ -6,7 +6,7 @@ import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
 import { Agent, orgScope, snapshotAgent, type AgentSnapshot, type OrgScope, type Store } from '../../db/index.js';
 import { buildSystemPrompt, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
-import { ParseLimitError, runParseJob, type ParsePool } from '../../offthread/index.js';
+import { ParseLimitError, type ParsePool } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
 import { clientToolsOf, reconcileModel, resolveModelReference } from './compat-aliases.js';
 import { exportFileName, exportMarkdown } from './definition-format.js';
@@ -65,7 +65,9 @@ export function createAgentService({
   store,
   capabilities,
   models,
-  parse = async (job) => runParseJob(job) as never,
+  // Without a pool (tests, tools built alone) the jobs run here; loaded at the first job, so the
+  // service's start does not load the HTML converter they include (issue 13 item 7).
+  parse = async (job) => (await import('../../offthread/parse-jobs.js')).runParseJob(job) as never,
   examples = loadExampleCatalogue(),
 }: AgentServiceDeps) {
   const bounded = <T>(work: Promise<T>, what: string) =>

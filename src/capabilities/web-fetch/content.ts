@@ -1,6 +1,4 @@
 /** Turns a fetched body into text for the LLM: HTML as Markdown or plain text, other text as is. */
-import { NodeHtmlMarkdown } from 'node-html-markdown';
-import { parse } from 'node-html-parser';
 
 export const FETCH_FORMATS = ['markdown', 'text', 'raw'] as const;
 export type FetchFormat = (typeof FETCH_FORMATS)[number];
@@ -18,13 +16,11 @@ const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)\b/i;
 /** Converts HTML to Markdown or text; the app runs it in the parse pool with a deadline. */
 export type HtmlConverter = (html: string, format: 'markdown' | 'text') => Promise<string>;
 
-/** HTML as Markdown or plain text, on the calling thread (the parse pool's workers call this). */
-export function convertHtml(html: string, format: 'markdown' | 'text'): string {
-  return format === 'text' ? htmlToText(html) : htmlToMarkdown(html);
-}
-
-/** `convertHtml` as an `HtmlConverter`, for callers without the parse pool (tests, tools built alone). */
-export const convertHtmlHere: HtmlConverter = async (html, format) => convertHtml(html, format);
+/**
+ * `convertHtml` (html-conversion.ts) as an `HtmlConverter`, for callers without the parse pool
+ * (tests, tools built alone); its parsers load at the first call.
+ */
+export const convertHtmlHere: HtmlConverter = async (html, format) => (await import('./html-conversion.js')).convertHtml(html, format);
 
 /**
  * Renders `body` by its Content-Type (sniffed when absent) in the requested format, HTML converted
@@ -51,17 +47,6 @@ function readBody(
   if (text === null) return { kind: 'binary', content: null };
   const html = HTML_TYPES.test(type) || (type === '' && /^\s*(?:<!doctype html|<html)/i.test(text));
   return { kind: html ? 'html' : 'text', content: text };
-}
-
-function htmlToMarkdown(html: string): string {
-  return NodeHtmlMarkdown.translate(html).trim();
-}
-
-function htmlToText(html: string): string {
-  // `[^<>]` not `[^>]`: each attempt stops at the next tag, so many unclosed doctypes stay linear.
-  const root = parse(html.replace(/<!doctype[^<>]*>/gi, ''));
-  for (const node of root.querySelectorAll('script, style, noscript, template, head')) node.remove();
-  return root.structuredText.replace(/\n{3,}/g, '\n\n').trim();
 }
 
 function charsetOf(contentType: string): string {

@@ -3,11 +3,16 @@
  * (a fixed `lookup`), so a second DNS answer cannot swap it, while TLS still verifies the
  * certificate against the URL's host name. No proxy, no connection reuse, no redirects.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
+
+// Not `import http from 'node:http'`: an ES import of a built-in reads every export once, and
+// http's lazy WebSocket getters then load undici (100-170 ms of a start on a busy host; issue 13
+// item 7). The CommonJS objects are the same modules without that.
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
 
 export interface PinnedRequestOptions {
   url: URL;
