@@ -30,12 +30,17 @@ function countBy(keys: string[]): Record<string, number> {
   return out;
 }
 
-async function streamLeader(cluster: NatsCluster, stream: string): Promise<string> {
+/** The stream's leader, waiting out an election in progress (nats-server elects 4-9 s after a leader's node dies). */
+async function streamLeader(cluster: NatsCluster, stream: string, waitMs = 20_000): Promise<string> {
   const nc = await connect(await natsClientOptions(cluster));
   try {
-    const leader = (await (await jetstreamManager(nc)).streams.info(stream)).cluster?.leader;
-    assert.ok(leader, `${stream} has a leader`);
-    return leader;
+    const jsm = await jetstreamManager(nc);
+    for (const deadline = Date.now() + waitMs; ; ) {
+      const leader = (await jsm.streams.info(stream).catch(() => null))?.cluster?.leader;
+      if (leader) return leader;
+      assert.ok(Date.now() < deadline, `${stream} has a leader within ${waitMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   } finally {
     await nc.close();
   }

@@ -10,10 +10,18 @@ import { RUNAWAY_SQL, runSql } from '../helpers/sql-tools.js';
  * Issue 12's proof that no caller-controlled work runs unbounded on the event loop: while a
  * runaway SQL statement, a catastrophic-backtracking regular expression, a YAML alias bomb and
  * a YAML nesting bomb are in flight together on one instance, its `/health` keeps answering
- * within 100 ms, and each hostile request ends with a clear answer.
+ * (median within 20 ms, none slower than 250 ms), and each hostile request ends with a clear answer.
+ *
+ * Why two bounds and not one 100 ms bound: on a 2-core machine the SQL worker and both parse
+ * workers run at full speed beside the request thread during the first few hundred ms, and the
+ * OS alone then leaves single answers at 100-180 ms (measured 2026-11-28 with the machine
+ * otherwise idle, on this tree and before the session's changes alike), a third of runs over
+ * 100 ms. A loop that one request blocks fails either bound: every answer waits behind the
+ * block, so one is as slow as the block and the median rises with it.
  */
 
-const HEALTH_BUDGET_MS = 100;
+const HEALTH_MEDIAN_MS = 20;
+const HEALTH_MAX_MS = 250;
 
 /** Polls `/health` every 10 ms until `done` settles; returns the slowest answer seen. */
 async function slowestHealth(app: TestApp, done: Promise<unknown>): Promise<{ max: number; count: number; all: number[] }> {
@@ -39,7 +47,7 @@ async function slowestHealth(app: TestApp, done: Promise<unknown>): Promise<{ ma
   return { max, count, all };
 }
 
-test('hostile SQL, regex and YAML in flight together: /health answers within 100 ms, each request ends cleanly', async (t) => {
+test('hostile SQL, regex and YAML in flight together: /health keeps answering (median < 20 ms, max < 250 ms), each request ends cleanly', async (t) => {
   const app = await startTestApp(t, { mode: 'postgres', env: { SQL_STATEMENT_TIMEOUT_MS: 1500, PARSE_TIMEOUT_MS: 1500 } });
   const id = await createSession(app, ['session_sql_database', 'session_file_system']);
   assert.equal((await upload(app, id, 'big.txt', redosFile())).status, 201);
@@ -62,7 +70,9 @@ test('hostile SQL, regex and YAML in flight together: /health answers within 100
 
   t.diagnostic(`health latencies (ms): ${health.all.map((l) => l.toFixed(0)).join(' ')}`);
   assert.ok(health.count >= 5, `health was polled ${health.count} times`);
-  assert.ok(health.max < HEALTH_BUDGET_MS, `slowest /health answer took ${health.max.toFixed(1)} ms`);
+  assert.ok(health.max < HEALTH_MAX_MS, `slowest /health answer took ${health.max.toFixed(1)} ms`);
+  const median = [...health.all].sort((a, b) => a - b)[Math.floor(health.all.length / 2)]!;
+  assert.ok(median < HEALTH_MEDIAN_MS, `median /health answer took ${median.toFixed(1)} ms`);
 
   assert.equal(sql.success, false);
   assert.match(String(sql.error), /exceeded the 1\.5 s limit and was stopped/);
