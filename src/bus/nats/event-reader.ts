@@ -14,7 +14,7 @@ import type { PositionIndex, StreamTail } from './position-index.js';
 import type { LeaderGet } from './leader-get.js';
 import { findIdInWindow, type IdWindow, type SessionMsg } from './id-walk.js';
 import { RecentEvents } from './recent-events.js';
-import { sessionSubjects, type SessionSubjects } from './topology.js';
+import { assertUuid, sessionSubjects, type SessionSubjects } from './topology.js';
 
 const DEFAULT_READ_LIMIT = 1000;
 /** Up to this many events are read with single gets; more are worth an ordered consumer. */
@@ -235,7 +235,7 @@ export function createEventReader({
    * ids just before appending). Single gets from the leader, no consumer (id-walk.ts).
    */
   async function findById(sessionId: string, eventId: string): Promise<SessionEvent | null> {
-    sessionSubjects(sessionId, shards);
+    assertUuid(sessionId); // a bad session id is refused even when the event id is no UUID
     if (!isAnyUuid(eventId)) return null;
     const ms = uuidv7Millis(eventId);
     // No stored event is from the future; a caller's UUID (v4, or any) can name any time up to
