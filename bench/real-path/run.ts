@@ -8,7 +8,7 @@
  *
  *   node --import tsx bench/real-path/run.ts [--targets nats,embedded,langgraph] [--provider openai|anthropic] [--sessions 1,10,50]
  *        [--duration 20] [--warmup 5] [--rounds 1] [--soak 0] [--soak-sessions 50] [--cpu-prof]
- *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write] [--label name] [--baseline DIR]
+ *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write] [--label name] [--baseline DIR] [--fresh]
  *
  * The peer's packages are installed on first use into bench/.cache/langgraph (git-ignored, out of
  * the test run); `--no-peer` skips it. Every process is separate: the service(s), nats-server,
@@ -17,7 +17,8 @@
  * window only. `--soak S` adds one S-second run per target at `--soak-sessions` with the
  * service's RSS sampled every 10 s. `--baseline DIR` also runs each of our modes from another checkout
  * (`<mode>-base`, e.g. a worktree at an earlier commit), alternating with this one: before/after
- * figures measured in the same run. Results: a table on stdout and
+ * figures measured in the same run. `--fresh` starts every target afresh for each point (and the
+ * soak), so none carries the threads, runs or sessions of the points before it. Results: a table on stdout and
  * `bench/results/real-path-<date>.json`. See bench/README.md ("Real path").
  */
 import { spawnSync } from 'node:child_process';
@@ -89,6 +90,8 @@ const { values: args } = parseArgs({
     'node-option': { type: 'string', multiple: true, default: [] },
     /** Our services log process.memoryUsage() and /proc smaps_rollup every 10 s into DIR/<label>.jsonl (bench/real-path/mem-sampler.ts). */
     'mem-log': { type: 'string' },
+    /** Start every target afresh (new process, database, NATS server, data dir) for each point, so no target carries the state of earlier points (the peer's in-memory server keeps every thread and run). */
+    fresh: { type: 'boolean', default: false },
   },
 });
 const log = (msg: string) => process.stderr.write(msg + '\n');
@@ -112,6 +115,7 @@ const warmupS = Number(args.warmup);
 const rounds = positive('rounds', args.rounds!);
 const soakS = Number(args.soak);
 const soakSessions = positive('soak-sessions', args['soak-sessions']!);
+if (args.fresh && args['cpu-prof']) throw new Error('--fresh and --cpu-prof: a profile covers one process; profile without --fresh');
 
 interface Running {
   target: Target;
@@ -124,6 +128,8 @@ interface Running {
   /** `needle`s of the processes serving it besides itself (PostgreSQL backends, nats-server). */
   deps: { name: 'postgres' | 'nats'; needle: string }[];
   profileDir?: string;
+  /** Stops it and everything started for it (database, nats-server, data dir); idempotent. */
+  stop: () => Promise<void>;
 }
 
 interface PointResult extends Omit<RealPathClientReport, 'target'> {
@@ -197,9 +203,22 @@ onInterrupt(async () => {
   for (const c of cleanups) await c().catch(() => undefined);
 });
 
+/** A target's own cleanups, run newest first by `stop` (once), which the run's cleanups also call. */
+function ownCleanups(): { add: (c: () => Promise<unknown>) => void; stop: () => Promise<void> } {
+  const own: (() => Promise<unknown>)[] = [];
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      for (const c of own) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
+    })());
+  cleanups.unshift(stop);
+  return { add: (c) => own.unshift(c), stop };
+}
+
 async function startService(target: 'nats' | 'embedded', fakeOrigin: string, root = ROOT, label: string = target): Promise<Running> {
+  const own = ownCleanups();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-real-path-'));
-  cleanups.unshift(async () => rmSync(dataDir, { recursive: true, force: true }));
+  own.add(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
@@ -218,11 +237,11 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
   const deps: Running['deps'] = [];
   if (target === 'nats') {
     const db = await createTestDatabase('bench_real_path');
-    cleanups.unshift(() => db.drop());
+    own.add(() => db.drop());
     env['DATABASE_URL'] = db.url;
     deps.push({ name: 'postgres', needle: ` ${new URL(db.url).pathname.slice(1)} ` });
     const nats = await startNatsServer();
-    cleanups.unshift(() => nats.stop());
+    own.add(() => nats.stop());
     Object.assign(env, natsServiceEnv(nats));
     env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
     deps.push({ name: 'nats', needle: dirname(nats.storeDir) });
@@ -249,14 +268,15 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
     readyUrl: `${base}/health`,
     readyTimeoutMs: 120_000,
   });
-  cleanups.unshift(() => proc.stop(20_000));
+  own.add(() => proc.stop(20_000));
   const agentId = await setUpService(base, fakeOrigin);
-  return { target, label, base, proc, agentId, deps, profileDir };
+  return { target, label, base, proc, agentId, deps, profileDir, stop: own.stop };
 }
 
 async function startPeer(fakeOrigin: string): Promise<Running | string> {
   const why = ensurePeer();
   if (why) return why;
+  const own = ownCleanups();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   log('[langgraph] starting the LangGraph.js dev server …');
@@ -290,8 +310,8 @@ async function startPeer(fakeOrigin: string): Promise<Running | string> {
       readyUrl: `${base}/ok`,
       readyTimeoutMs: 120_000,
     });
-    cleanups.unshift(() => proc.stop(10_000));
-    return { target: 'langgraph', label: 'langgraph', base, proc, deps: [] };
+    own.add(() => proc.stop(10_000));
+    return { target: 'langgraph', label: 'langgraph', base, proc, deps: [], stop: own.stop };
   } catch (err) {
     return `the dev server did not start: ${err instanceof Error ? err.message.slice(0, 1500) : String(err)}`;
   }
@@ -447,30 +467,48 @@ async function main(): Promise<void> {
   await waitForLine(fake, '"port"');
   const fakeOrigin = `http://127.0.0.1:${JSON.parse(fake.stdout().split('\n')[0]!).port}`;
 
-  const running: Running[] = [];
   let peerProblem: string | null = null;
-  for (const t of targets) {
-    if (t === 'langgraph') {
-      const peer = await startPeer(fakeOrigin);
-      if (typeof peer === 'string') {
-        peerProblem = peer;
-        log(`[langgraph] not run: ${peer}`);
-      } else running.push(peer);
-    } else {
-      running.push(await startService(t, fakeOrigin));
-      if (args.baseline) running.push(await startService(t, fakeOrigin, resolve(args.baseline), `${t}-base`));
+  /** Every target (and baseline) of the run, started; the peer left out when it cannot run. */
+  const startAll = async (): Promise<Running[]> => {
+    const running: Running[] = [];
+    for (const t of targets) {
+      if (t === 'langgraph') {
+        if (peerProblem) continue;
+        const peer = await startPeer(fakeOrigin);
+        if (typeof peer === 'string') {
+          peerProblem = peer;
+          log(`[langgraph] not run: ${peer}`);
+        } else running.push(peer);
+      } else {
+        running.push(await startService(t, fakeOrigin));
+        if (args.baseline) running.push(await startService(t, fakeOrigin, resolve(args.baseline), `${t}-base`));
+      }
     }
-  }
+    return running;
+  };
+  const stopAll = (running: Running[]) => Promise.all(running.map((s) => s.stop()));
 
   const results: PointResult[] = [];
-  for (const k of sessionCounts) {
+  let running = await startAll();
+  const points = [
+    ...sessionCounts.map((k) => ({ k, seconds: durationS, soak: false })),
+    ...(soakS > 0 ? [{ k: soakSessions, seconds: soakS, soak: true }] : []),
+  ];
+  for (const [i, { k, seconds, soak }] of points.entries()) {
+    if (args.fresh && i > 0) {
+      await stopAll(running);
+      running = await startAll();
+    }
+    if (soak) {
+      for (const s of running) results.push(await measure(s, fake, k, 1, seconds, true));
+      continue;
+    }
     for (let round = 1; round <= rounds; round++) {
       // Alternate the order between rounds (us / peer / us / peer).
       const order = round % 2 ? running : [...running].reverse();
-      for (const s of order) results.push(await measure(s, fake, k, round, durationS, false));
+      for (const s of order) results.push(await measure(s, fake, k, round, seconds, false));
     }
   }
-  if (soakS > 0) for (const s of running) results.push(await measure(s, fake, soakSessions, 1, soakS, true));
 
   const profiles: Record<string, string> = {};
   for (const s of running) {
@@ -505,6 +543,7 @@ async function main(): Promise<void> {
             rounds,
             soakS,
             soakSessions,
+            fresh: args.fresh,
             serviceNodeFlags: SERVICE_NODE_FLAGS,
           },
           peerProblem,
