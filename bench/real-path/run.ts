@@ -88,6 +88,8 @@ const { values: args } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     /** Extra Node flags for our services, repeatable. */
     'node-option': { type: 'string', multiple: true, default: [] },
+    /** Node flags for the `--baseline` services instead of `--node-option` (A/B of a flag: `--baseline .`). */
+    'baseline-node-option': { type: 'string', multiple: true },
     /** Our services log process.memoryUsage() and /proc smaps_rollup every 10 s into DIR/<label>.jsonl (bench/real-path/mem-sampler.ts). */
     'mem-log': { type: 'string' },
     /** Start every target afresh (new process, database, NATS server, data dir) for each point, so no target carries the state of earlier points (the peer's in-memory server keeps every thread and run). */
@@ -246,7 +248,8 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
     env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
     deps.push({ name: 'nats', needle: dirname(nats.storeDir) });
   }
-  const nodeArgs = [...SERVICE_NODE_FLAGS, ...(args['node-option'] ?? []), '--import', 'tsx'];
+  const extraFlags = label.endsWith('-base') && args['baseline-node-option'] ? args['baseline-node-option'] : (args['node-option'] ?? []);
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...extraFlags, '--import', 'tsx'];
   if (args['mem-log']) {
     mkdirSync(args['mem-log'], { recursive: true });
     env['BENCH_MEM_LOG'] = join(resolve(args['mem-log']), `${label}.jsonl`);
