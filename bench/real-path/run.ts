@@ -9,6 +9,7 @@
  *   node --import tsx bench/real-path/run.ts [--targets nats,embedded,langgraph] [--provider openai|anthropic] [--sessions 1,10,50]
  *        [--duration 20] [--warmup 5] [--rounds 1] [--soak 0] [--soak-sessions 50] [--cpu-prof]
  *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write] [--label name] [--baseline DIR] [--fresh]
+ *        [--baseline-node-option FLAG] [--node-option FLAG] [--from-source]
  *
  * The peer's packages are installed on first use into bench/.cache/langgraph (git-ignored, out of
  * the test run); `--no-peer` skips it. Every process is separate: the service(s), nats-server,
@@ -18,7 +19,9 @@
  * service's RSS sampled every 10 s. `--baseline DIR` also runs each of our modes from another checkout
  * (`<mode>-base`, e.g. a worktree at an earlier commit), alternating with this one: before/after
  * figures measured in the same run. `--fresh` starts every target afresh for each point (and the
- * soak), so none carries the threads, runs or sessions of the points before it. Results: a table on stdout and
+ * soak), so none carries the threads, runs or sessions of the points before it. Our services run
+ * the bundle `npm start` runs (built first when stale); `--from-source` runs src/main.ts through
+ * tsx instead, for profiles that name src/ files. Results: a table on stdout and
  * `bench/results/real-path-<date>.json`. See bench/README.md ("Real path").
  */
 import { spawnSync } from 'node:child_process';
@@ -33,6 +36,7 @@ import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
 import {
+  SERVICE_ENTRY,
   SERVICE_NODE_FLAGS,
   busyShare,
   cpuDelta,
@@ -94,6 +98,8 @@ const { values: args } = parseArgs({
     'mem-log': { type: 'string' },
     /** Start every target afresh (new process, database, NATS server, data dir) for each point, so no target carries the state of earlier points (the peer's in-memory server keeps every thread and run). */
     fresh: { type: 'boolean', default: false },
+    /** Run our services from src/ through tsx instead of the bundle `npm start` runs, so profiles name src/ files. */
+    'from-source': { type: 'boolean', default: false },
   },
 });
 const log = (msg: string) => process.stderr.write(msg + '\n');
@@ -205,6 +211,12 @@ onInterrupt(async () => {
   for (const c of cleanups) await c().catch(() => undefined);
 });
 
+/** What `npm start` does first: compile and bundle the checkout when its sources are newer than dist/. */
+function buildIfStale(root: string): void {
+  const build = spawnSync('bash', [join(root, 'scripts/build.sh'), '--if-stale'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (build.status !== 0) throw new Error(`scripts/build.sh failed in ${root}`);
+}
+
 /** A target's own cleanups, run newest first by `stop` (once), which the run's cleanups also call. */
 function ownCleanups(): { add: (c: () => Promise<unknown>) => void; stop: () => Promise<void> } {
   const own: (() => Promise<unknown>)[] = [];
@@ -249,7 +261,7 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
     deps.push({ name: 'nats', needle: dirname(nats.storeDir) });
   }
   const extraFlags = label.endsWith('-base') && args['baseline-node-option'] ? args['baseline-node-option'] : (args['node-option'] ?? []);
-  const nodeArgs = [...SERVICE_NODE_FLAGS, ...extraFlags, '--import', 'tsx'];
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...extraFlags, ...(args['from-source'] ? ['--import', 'tsx'] : [])];
   if (args['mem-log']) {
     mkdirSync(args['mem-log'], { recursive: true });
     env['BENCH_MEM_LOG'] = join(resolve(args['mem-log']), `${label}.jsonl`);
@@ -262,10 +274,11 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
     nodeArgs.unshift('--cpu-prof', '--cpu-prof-dir', profileDir);
   }
   const base = `http://127.0.0.1:${port}`;
+  if (!args['from-source']) buildIfStale(root);
   log(`[${label}] starting the service from ${root} …`);
   const proc = await startServer({
     name: label,
-    args: [...nodeArgs, join(root, 'src/main.ts')],
+    args: [...nodeArgs, join(root, args['from-source'] ? 'src/main.ts' : SERVICE_ENTRY)],
     env,
     cwd: root,
     readyUrl: `${base}/health`,
@@ -547,6 +560,7 @@ async function main(): Promise<void> {
             soakS,
             soakSessions,
             fresh: args.fresh,
+            fromSource: args['from-source'],
             serviceNodeFlags: SERVICE_NODE_FLAGS,
           },
           peerProblem,
