@@ -1,10 +1,11 @@
-import { Anthropic } from '@anthropic-ai/sdk';
+import { Anthropic, APIError } from '@anthropic-ai/sdk';
 import { type AnthropicThinkingBlock, toAnthropicParams } from './anthropic-request.js';
 import { LlmError } from './errors.js';
 import { encodeProviderState } from './provider-state.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmModelInfo, LlmProvider, LlmProviderConfig, LlmStopReason, LlmStreamEvent } from './types.js';
+import { vendorSseMessages } from './vendor-sse.js';
 
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
@@ -45,6 +46,30 @@ function openBlock(
   if (block.type === 'thinking') return { kind: 'thinking', thinking: '', signature: block.signature ?? '' };
   if (block.type === 'redacted_thinking') thinking.push({ type: 'redacted_thinking', data: block.data });
   return { kind: 'other' };
+}
+
+/**
+ * The events of a streaming Messages response, as the SDK's stream yields them: `ping` and
+ * unnamed events skipped, an `error` event throws the SDK's `APIError`, `message_stop` is the last.
+ */
+export async function* anthropicEvents(response: Response): AsyncGenerator<StreamEvent> {
+  for await (const sse of vendorSseMessages(response.body, (m) => m.event === 'message_stop')) {
+    if (sse.event === 'ping' || !sse.event) continue;
+    if (sse.event === 'error') {
+      const body = parseJsonOrUndefined(sse.data) ?? sse.data;
+      const type = (body as { error?: { type?: Anthropic.ErrorType } } | undefined)?.error?.type;
+      throw new APIError(undefined, body, undefined, response.headers, type);
+    }
+    if (sse.data) yield JSON.parse(sse.data) as StreamEvent;
+  }
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -112,8 +137,8 @@ export function createAnthropicProvider(config: LlmProviderConfig, retry: LlmRet
     type: 'anthropic',
     stream(req) {
       const open = async function* () {
-        const stream = await client.messages.create(toAnthropicParams(req), { signal: req.signal });
-        yield* mapAnthropicStream(stream);
+        const response = await client.messages.create(toAnthropicParams(req), { signal: req.signal }).asResponse();
+        yield* mapAnthropicStream(anthropicEvents(response));
       };
       return streamWithRetries(open, req.signal, retry);
     },

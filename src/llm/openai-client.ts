@@ -1,5 +1,6 @@
-import { OpenAI } from 'openai';
+import { APIError, OpenAI } from 'openai';
 import type { LlmModelInfo, LlmProviderConfig, LlmUserPart } from './types.js';
+import { vendorSseMessages } from './vendor-sse.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -32,4 +33,24 @@ export function imageDataUrl(part: Extract<LlmUserPart, { type: 'image' }>): str
 /** Tool output as OpenAI sees it: it has no error flag, so errors are marked in the text. */
 export function toolOutputText(content: string, isError: boolean | undefined): string {
   return isError ? `Error: ${content}` : content;
+}
+
+/**
+ * The items of a streaming response (Chat Completions chunks, Responses events) as the SDK's
+ * stream yields them: `[DONE]` ends it, an `error` event or an item carrying `error` throws the
+ * SDK's `APIError`, an item that is not JSON throws the SDK's SyntaxError.
+ */
+export async function* openAiStreamItems<T>(response: Response): AsyncGenerator<T> {
+  for await (const sse of vendorSseMessages(response.body, (m) => m.data === '[DONE]')) {
+    if (sse.data === '[DONE]') continue;
+    let data: { error?: object } | null;
+    try {
+      data = JSON.parse(sse.data);
+    } catch {
+      throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
+    }
+    if (sse.event === 'error') throw new APIError(undefined, data?.error ?? data ?? undefined, undefined, response.headers);
+    if (data?.error) throw new APIError(undefined, data.error, undefined, response.headers);
+    if (data) yield data as T;
+  }
 }

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { OpenAI } from 'openai';
 import { LlmError } from './errors.js';
-import { createOpenAiClient, DEFAULT_OPENAI_BASE_URL, imageDataUrl, listOpenAiModels, toolOutputText } from './openai-client.js';
+import {
+  createOpenAiClient,
+  DEFAULT_OPENAI_BASE_URL,
+  imageDataUrl,
+  listOpenAiModels,
+  openAiStreamItems,
+  toolOutputText,
+} from './openai-client.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmStopReason, LlmStreamEvent } from './types.js';
@@ -118,8 +125,8 @@ export function createOpenAiCompletionsProvider(config: LlmProviderConfig, retry
     type: 'openai_completions',
     stream(req) {
       const open = async function* () {
-        const stream = await client.chat.completions.create(toChatParams(req, official), { signal: req.signal });
-        yield* mapChatStream(stream);
+        const response = await client.chat.completions.create(toChatParams(req, official), { signal: req.signal }).asResponse();
+        yield* mapChatStream(openAiStreamItems<Chunk>(response));
       };
       return streamWithRetries(open, req.signal, retry);
     },

@@ -1,6 +1,6 @@
 import type { OpenAI } from 'openai';
 import { LlmError, toLlmError } from './errors.js';
-import { createOpenAiClient, imageDataUrl, listOpenAiModels, toolOutputText } from './openai-client.js';
+import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, toolOutputText } from './openai-client.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmStopReason, LlmStreamEvent, LlmUsage } from './types.js';
@@ -128,8 +128,8 @@ export function createOpenAiResponsesProvider(config: LlmProviderConfig, retry: 
     type: 'openai',
     stream(req) {
       const open = async function* () {
-        const stream = await client.responses.create(toResponsesParams(req), { signal: req.signal });
-        yield* mapResponsesStream(stream);
+        const response = await client.responses.create(toResponsesParams(req), { signal: req.signal }).asResponse();
+        yield* mapResponsesStream(openAiStreamItems<StreamEvent>(response));
       };
       return streamWithRetries(open, req.signal, retry);
     },

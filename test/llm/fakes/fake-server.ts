@@ -24,7 +24,9 @@ export type FakeStep =
   /** An HTTP error with the vendor's error body; `retry_after` is sent as Retry-After. */
   | { type: 'error'; status: number; retry_after?: string }
   /** Streams the first `after_frames` SSE frames of `reply`, then destroys the socket. */
-  | { type: 'cut'; reply: FakeReply; after_frames: number };
+  | { type: 'cut'; reply: FakeReply; after_frames: number }
+  /** Streams these raw SSE frames; `hold_open` leaves the body open until the client goes. */
+  | { type: 'frames'; frames: string[]; hold_open?: boolean };
 
 export interface RecordedRequest {
   method: string;
@@ -61,6 +63,8 @@ export interface FakeLlmServer {
   /** http://127.0.0.1:<port> */
   origin: string;
   requests: RecordedRequest[];
+  /** TCP connections accepted so far (a client that reuses its connections opens few). */
+  connections(): number;
   /** Queues steps for the next generation requests, in order. */
   enqueue(...steps: FakeStep[]): void;
   close(): Promise<void>;
@@ -99,7 +103,7 @@ async function stream(res: ServerResponse, frames: string[], step: FakeStep): Pr
     if (delay) await new Promise((r) => setTimeout(r, delay));
   }
   if (step.type === 'cut') res.socket?.destroy();
-  else res.end();
+  else if (step.type !== 'frames' || !step.hold_open) res.end();
 }
 
 /** Starts a fake vendor server for `codec`. */
@@ -119,13 +123,16 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
     if (step.type === 'error') {
       return sendJson(res, step.status, codec.errorBody(step.status), step.retry_after ? { 'retry-after': step.retry_after } : {});
     }
-    await stream(res, codec.encode(step.reply, body), step);
+    await stream(res, step.type === 'frames' ? step.frames : codec.encode(step.reply, body), step);
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    connections: () => connections,
     enqueue: (...steps) => void queue.push(...steps),
     close: () =>
       new Promise<void>((resolve) => {

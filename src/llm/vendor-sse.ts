@@ -1,0 +1,71 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+/**
+ * How long a body may stay open after the vendor's last event before it is cancelled, in ms.
+ * Vendors end the body right after it; a server that does not must not hold the turn.
+ */
+const END_GRACE_MS = 1_000;
+
+/**
+ * The server-sent events of a vendor's streaming response, one at a time. The official SDK
+ * makes the request (auth, headers, timeouts, its error classes for non-2xx answers) and hands
+ * over the body (`.asResponse()`); reading it here costs less than the SDKs' stream layers, which
+ * run every chunk through several async generators and a promise race, and cancel the body after
+ * the last event before the body has ended, aborting the fetch (docs/decisions.md, "Vendor
+ * streams read with eventsource-parser").
+ *
+ * `isLast(message)` names the vendor's final event: after it the body is read to its end (up to
+ * `END_GRACE_MS`) instead of cancelled, so the connection goes back to the pool without an abort.
+ * A consumer that stops early, or an abort of the request, cancels the body as before.
+ */
+export async function* vendorSseMessages(
+  body: ReadableStream<Uint8Array> | null,
+  isLast: (message: EventSourceMessage) => boolean,
+): AsyncGenerator<EventSourceMessage> {
+  if (!body) return;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parsed: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => parsed.push(message) });
+  let ended = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        ended = true;
+        return;
+      }
+      parser.feed(decoder.decode(value, { stream: true }));
+      for (let i = 0; i < parsed.length; i++) {
+        const message = parsed[i]!;
+        yield message;
+        if (isLast(message)) {
+          ended = await readToEnd(reader);
+          return;
+        }
+      }
+      parsed.length = 0;
+    }
+  } finally {
+    if (!ended) void reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Reads what follows the last event; true when the body ended within the grace period. */
+async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(resolve, END_GRACE_MS, 'late');
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'late') return false;
+      if (next.done) return true;
+    }
+  } catch {
+    return true;
+  } finally {
+    clearTimeout(timer);
+  }
+}
