@@ -5,7 +5,7 @@ import { encodeProviderState } from './provider-state.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmModelInfo, LlmProvider, LlmProviderConfig, LlmStopReason, LlmStreamEvent } from './types.js';
-import { vendorSseMessages } from './vendor-sse.js';
+import { vendorSseItems } from './vendor-sse.js';
 
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
@@ -52,16 +52,20 @@ function openBlock(
  * The events of a streaming Messages response, as the SDK's stream yields them: `ping` and
  * unnamed events skipped, an `error` event throws the SDK's `APIError`, `message_stop` is the last.
  */
-export async function* anthropicEvents(response: Response): AsyncGenerator<StreamEvent> {
-  for await (const sse of vendorSseMessages(response.body, (m) => m.event === 'message_stop')) {
-    if (sse.event === 'ping' || !sse.event) continue;
-    if (sse.event === 'error') {
-      const body = parseJsonOrUndefined(sse.data) ?? sse.data;
-      const type = (body as { error?: { type?: Anthropic.ErrorType } } | undefined)?.error?.type;
-      throw new APIError(undefined, body, undefined, response.headers, type);
-    }
-    if (sse.data) yield JSON.parse(sse.data) as StreamEvent;
-  }
+export function anthropicEvents(response: Response): AsyncGenerator<StreamEvent> {
+  return vendorSseItems(
+    response.body,
+    (sse) => sse.event === 'message_stop',
+    (sse) => {
+      if (sse.event === 'ping' || !sse.event || !sse.data) return undefined;
+      if (sse.event === 'error') {
+        const body = parseJsonOrUndefined(sse.data) ?? sse.data;
+        const type = (body as { error?: { type?: Anthropic.ErrorType } } | undefined)?.error?.type;
+        throw new APIError(undefined, body, undefined, response.headers, type);
+      }
+      return JSON.parse(sse.data) as StreamEvent;
+    },
+  );
 }
 
 function parseJsonOrUndefined(text: string): unknown {

@@ -1,6 +1,6 @@
 import { createLlmsimProvider } from './llmsim.js';
 import { defaultLlmRetryOptions, type LlmRetryOptions } from './retry.js';
-import type { LlmObserver, LlmProvider, LlmProviderConfig, LlmProviderType } from './types.js';
+import type { LlmObserver, LlmProvider, LlmProviderConfig, LlmProviderType, LlmRequest, LlmStreamEvent } from './types.js';
 
 export interface LlmProviderOptions extends LlmRetryOptions {
   /** Metrics (src/observability): wraps every provider built and hears of each retry; absent: none. */
@@ -49,12 +49,19 @@ const VENDOR_FACTORIES: Record<Exclude<LlmProviderType, 'llmsim'>, () => Promise
 /** A provider whose vendor module is loaded, and the vendor's provider built, at its first call. */
 function lazyVendorProvider(type: Exclude<LlmProviderType, 'llmsim'>, config: LlmProviderConfig, retry: LlmRetryOptions): LlmProvider {
   let built: Promise<LlmProvider> | undefined;
-  const provider = () => (built ??= VENDOR_FACTORIES[type]().then((create) => create(config, retry)));
+  let ready: LlmProvider | undefined;
+  const provider = () =>
+    (built ??= VENDOR_FACTORIES[type]().then((create) => {
+      ready = create(config, retry);
+      return ready;
+    }));
+  async function* firstStream(req: LlmRequest): AsyncGenerator<LlmStreamEvent> {
+    yield* (await provider()).stream(req);
+  }
   return {
     type,
-    async *stream(req) {
-      yield* (await provider()).stream(req);
-    },
+    // Once built, the vendor's stream is handed out as it is: a wrapping generator costs a promise per event.
+    stream: (req) => (ready ? ready.stream(req) : firstStream(req)),
     listModels: async () => {
       const p = await provider();
       return p.listModels ? p.listModels() : [];

@@ -1,6 +1,7 @@
+import type { EventSourceMessage } from 'eventsource-parser';
 import { APIError, OpenAI } from 'openai';
 import type { LlmModelInfo, LlmProviderConfig, LlmUserPart } from './types.js';
-import { vendorSseMessages } from './vendor-sse.js';
+import { vendorSseItems } from './vendor-sse.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -40,9 +41,9 @@ export function toolOutputText(content: string, isError: boolean | undefined): s
  * stream yields them: `[DONE]` ends it, an `error` event or an item carrying `error` throws the
  * SDK's `APIError`, an item that is not JSON throws the SDK's SyntaxError.
  */
-export async function* openAiStreamItems<T>(response: Response): AsyncGenerator<T> {
-  for await (const sse of vendorSseMessages(response.body, (m) => m.data === '[DONE]')) {
-    if (sse.data === '[DONE]') continue;
+export function openAiStreamItems<T>(response: Response): AsyncGenerator<T> {
+  return vendorSseItems(response.body, isDone, (sse) => {
+    if (sse.data === '[DONE]') return undefined;
     let data: { error?: object } | null;
     try {
       data = JSON.parse(sse.data);
@@ -51,6 +52,8 @@ export async function* openAiStreamItems<T>(response: Response): AsyncGenerator<
     }
     if (sse.event === 'error') throw new APIError(undefined, data?.error ?? data ?? undefined, undefined, response.headers);
     if (data?.error) throw new APIError(undefined, data.error, undefined, response.headers);
-    if (data) yield data as T;
-  }
+    return (data ?? undefined) as T | undefined;
+  });
 }
+
+const isDone = (sse: EventSourceMessage) => sse.data === '[DONE]';

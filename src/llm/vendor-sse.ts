@@ -7,7 +7,8 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 const END_GRACE_MS = 1_000;
 
 /**
- * The server-sent events of a vendor's streaming response, one at a time. The official SDK
+ * The items of a vendor's streaming response: each server-sent event through `decode` (which
+ * returns the item, undefined to skip the event, or throws the vendor's error). The official SDK
  * makes the request (auth, headers, timeouts, its error classes for non-2xx answers) and hands
  * over the body (`.asResponse()`); reading it here costs less than the SDKs' stream layers, which
  * run every chunk through several async generators and a promise race, and cancel the body after
@@ -16,12 +17,14 @@ const END_GRACE_MS = 1_000;
  *
  * `isLast(message)` names the vendor's final event: after it the body is read to its end (up to
  * `END_GRACE_MS`) instead of cancelled, so the connection goes back to the pool without an abort.
- * A consumer that stops early, or an abort of the request, cancels the body as before.
+ * A consumer that stops early, or an abort of the request, cancels the body as before. One
+ * generator from bytes to items: each layer of async iteration costs a promise per event.
  */
-export async function* vendorSseMessages(
+export async function* vendorSseItems<T>(
   body: ReadableStream<Uint8Array> | null,
   isLast: (message: EventSourceMessage) => boolean,
-): AsyncGenerator<EventSourceMessage> {
+  decode: (message: EventSourceMessage) => T | undefined,
+): AsyncGenerator<T> {
   if (!body) return;
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -38,7 +41,8 @@ export async function* vendorSseMessages(
       parser.feed(decoder.decode(value, { stream: true }));
       for (let i = 0; i < parsed.length; i++) {
         const message = parsed[i]!;
-        yield message;
+        const item = decode(message);
+        if (item !== undefined) yield item;
         if (isLast(message)) {
           ended = await readToEnd(reader);
           return;
