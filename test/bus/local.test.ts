@@ -9,7 +9,7 @@ import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { createStore } from '../../src/db/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import type { SessionEvent } from '../../src/bus/index.js';
+import type { SessionEvent, TurnClaim } from '../../src/bus/index.js';
 import type { Store } from '../../src/db/index.js';
 import { raceChildren, within } from './conformance-events.js';
 import { CASES, runBusConformance, type BusHarness } from './conformance.js';
@@ -236,3 +236,45 @@ test("local on PGlite - a turn's fence checks, the tail and reads of recent even
   await taken.ack();
   assert.equal(await taken.isCurrent(), false, 'an acked claim is no longer current');
 });
+
+test('local - an enqueued turn wakes one idle claimer: one claim statement, not one per waiting worker', async (t) => {
+  const harness = await localHarness();
+  // Polls a minute apart: a claim that comes within the test's time came from a wake-up.
+  const bus = await createBus({ kind: 'local', store: harness.store, log, leaseMs: LEASE_MS, claimPollMs: 60_000 });
+  t.after(async () => {
+    await bus.close();
+    await harness.close();
+  });
+  const stop = new AbortController();
+  const got: TurnClaim[] = [];
+  const claimers = Array.from({ length: 8 }, (_, i) =>
+    bus.turns.claim(`w${i}`, { waitMs: 120_000, signal: stop.signal }).then((c) => c && got.push(c)),
+  );
+  await new Promise((r) => setTimeout(r, 1000)); // every claimer found nothing and waits
+  const queries = countQueries(harness.store);
+  const sessions = Array.from({ length: 3 }, () => newId());
+  for (const sid of sessions) await bus.turns.enqueue({ session_id: sid, turn_id: newId(), job: {} });
+  await within(
+    until(() => got.length === 3),
+    5000,
+    'three waiters to get the three turns',
+  );
+  assert.deepEqual(got.map((c) => c.turn.session_id).sort(), [...sessions].sort());
+  const claims = queries.texts.filter((q) => /^update bus_turns set claimed_by/.test(q)).length;
+  assert.equal(claims, 3, 'one claim statement per enqueued turn');
+  // Stopped claimers leave the waiters: the next wake-up goes to one still waiting, not to them.
+  const sid = newId();
+  const next = bus.turns.claim('late', { waitMs: 120_000 });
+  await new Promise((r) => setTimeout(r, 500));
+  stop.abort();
+  await Promise.all(claimers);
+  assert.equal(got.length, 3, 'stopped claimers claim nothing');
+  await bus.turns.enqueue({ session_id: sid, turn_id: newId(), job: {} });
+  const late = await within(next, 5000, 'the remaining waiter to be woken');
+  assert.equal(late?.turn.session_id, sid);
+});
+
+/** Resolves once `done()` holds (checked every 10 ms). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 10));
+}

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { EventEmitter, once } from 'node:events';
 import { InvalidRequestError, SessionBusyError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
@@ -40,9 +39,17 @@ interface ClaimedRow {
 export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = false }: SqlTurnQueueOptions): TurnQueue {
   // session id → the token `bus_turns.claim_token` holds, for a sole client (shared by the store's buses).
   const claims = soleClient ? soleClientState(store).claims : undefined;
-  // Wakes claimers in this process as soon as a turn is enqueued or given back.
-  const work = new EventEmitter();
-  work.setMaxListeners(0);
+  // Wakes claimers in this process as soon as a turn is enqueued or given back: one waiter per
+  // turn, longest waiting first. Waking them all sent every idle claimer's UPDATE for a row only
+  // one of them could take (0.3 extra statements per turn at K=10 on the real path).
+  const waiters = new Set<() => void>();
+  const wakeOne = () => {
+    for (const wake of waiters) {
+      waiters.delete(wake);
+      wake();
+      return;
+    }
+  };
 
   async function claimOnce(workerId: string): Promise<TurnClaim | null> {
     const token = randomUUID();
@@ -88,7 +95,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
              available_at = now() + (?::int * interval '1 millisecond') ${mine}`,
           [Math.max(0, Math.round(delayMs)), ...key],
         );
-        if (delayMs <= 0) work.emit('work');
+        if (delayMs <= 0) wakeOne();
       },
       async isCurrent() {
         if (claims) return claims.get(row.session_id) === token;
@@ -97,20 +104,25 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
     };
   }
 
-  /** Resolves after `ms`, on a local wake-up, or on abort, whichever comes first. */
-  async function idle(ms: number, signal?: AbortSignal): Promise<void> {
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), ms);
-    const onAbort = () => ac.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await once(work, 'work', { signal: ac.signal });
-    } catch {
-      // timeout or abort: both just end the wait
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
+  /**
+   * Resolves after `ms`, on a local wake-up, or on abort, whichever comes first; true when woken.
+   * A waiter that leaves (timeout, abort) is no longer in `waiters`, so no wake-up goes to it.
+   */
+  function idle(ms: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (woken: boolean) => {
+        waiters.delete(wake);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(woken);
+      };
+      const wake = () => done(true);
+      const onAbort = () => done(false);
+      const timer = setTimeout(onAbort, ms);
+      if (signal?.aborted) return done(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiters.add(wake);
+    });
   }
 
   return {
@@ -128,7 +140,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
         if (rows[0]?.turn_id.toLowerCase() !== turn.turn_id.toLowerCase()) throw new SessionBusyError();
         return;
       }
-      work.emit('work');
+      wakeOne();
     },
     async claim(workerId: string, { waitMs = 1000, signal }: ClaimOptions = {}) {
       const deadline = Date.now() + waitMs;
@@ -144,7 +156,12 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
         }
         const left = deadline - Date.now();
         if (left <= 0) return null;
-        await idle(Math.min(left, pollMs), signal);
+        const woken = await idle(Math.min(left, pollMs), signal);
+        // Woken for a turn it will not claim: the wake-up goes to the next waiter.
+        if (woken && signal?.aborted) {
+          wakeOne();
+          return null;
+        }
       }
     },
     async has(sessionId: string) {
