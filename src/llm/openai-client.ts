@@ -43,7 +43,7 @@ export function toolOutputText(content: string, isError: boolean | undefined): s
  */
 export function openAiStreamItems<T>(response: Response): AsyncGenerator<T> {
   return vendorSseItems(response.body, isDone, (sse) => {
-    if (sse.data === '[DONE]') return undefined;
+    if (isDone(sse)) return undefined;
     let data: { error?: object } | null;
     try {
       data = JSON.parse(sse.data);
