@@ -11,14 +11,13 @@
  * SSE followers received (audit.ts). Prints the Markdown tables (report.ts) and writes
  * `bench/results/chaos-<date>.json` (with every failed request) and the tables as `.md` beside it. See bench/README.md, "Chaos". Out of the test run.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { oneOf, positiveInt } from '../lib/args.js';
 import { machineInfo } from '../lib/machine.js';
-import { onInterrupt } from '../lib/process.js';
+import { buildIfStale, onInterrupt } from '../lib/process.js';
 import { FAULT_KINDS, audit, type FaultRecord } from './audit.js';
 import { ADMIN_KEY, startCluster } from './cluster.js';
 import { injectFault } from './faults.js';
@@ -52,8 +51,7 @@ if (!(pauseAfterIdleMs >= 0) || !(baselineMs >= 0)) throw new Error('--pause-aft
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
-  const build = spawnSync('bash', [join(ROOT, 'scripts/build.sh'), '--if-stale'], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('scripts/build.sh failed');
+  buildIfStale(ROOT);
   const machine = machineInfo();
   const t0 = Date.now();
   const cluster = await startCluster({ instances: 3, log });

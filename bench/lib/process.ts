@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * Spawning the processes a benchmark measures (servers, load generators) and reading their
@@ -15,6 +16,12 @@ export const SERVICE_NODE_FLAGS = ['--experimental-async-context-frame', '--max-
 
 /** What `npm start` runs, relative to the checkout: the bundle scripts/build.sh makes. */
 export const SERVICE_ENTRY = 'dist/server/main.js';
+
+/** What `npm start` does first: compile and bundle the checkout at `root` when its sources are newer than dist/. */
+export function buildIfStale(root: string): void {
+  const build = spawnSync('bash', [join(root, 'scripts/build.sh'), '--if-stale'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (build.status !== 0) throw new Error(`scripts/build.sh failed in ${root}`);
+}
 
 /** True when `taskset` exists and the machine has at least two CPUs to split. */
 export function canPin(): boolean {

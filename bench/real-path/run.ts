@@ -38,6 +38,7 @@ import { machineInfo } from '../lib/machine.js';
 import {
   SERVICE_ENTRY,
   SERVICE_NODE_FLAGS,
+  buildIfStale,
   busyShare,
   cpuDelta,
   freePort,
@@ -210,12 +211,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 onInterrupt(async () => {
   for (const c of cleanups) await c().catch(() => undefined);
 });
-
-/** What `npm start` does first: compile and bundle the checkout when its sources are newer than dist/. */
-function buildIfStale(root: string): void {
-  const build = spawnSync('bash', [join(root, 'scripts/build.sh'), '--if-stale'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (build.status !== 0) throw new Error(`scripts/build.sh failed in ${root}`);
-}
 
 /** A target's own cleanups, run newest first by `stop` (once), which the run's cleanups also call. */
 function ownCleanups(): { add: (c: () => Promise<unknown>) => void; stop: () => Promise<void> } {
