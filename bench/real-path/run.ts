@@ -224,7 +224,13 @@ function ownCleanups(): { add: (c: () => Promise<unknown>) => void; stop: () => 
   return { add: (c) => own.unshift(c), stop };
 }
 
-async function startService(target: 'nats' | 'embedded', fakeOrigin: string, root = ROOT, label: string = target): Promise<Running> {
+async function startService(
+  target: 'nats' | 'embedded',
+  fakeOrigin: string,
+  root = ROOT,
+  label: string = target,
+  extraFlags: string[] = args['node-option'] ?? [],
+): Promise<Running> {
   const own = ownCleanups();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-real-path-'));
   own.add(async () => rmSync(dataDir, { recursive: true, force: true }));
@@ -255,7 +261,6 @@ async function startService(target: 'nats' | 'embedded', fakeOrigin: string, roo
     env['SECRETS_ENCRYPTION_KEY'] = `bench:${randomBytes(32).toString('base64')}`;
     deps.push({ name: 'nats', needle: dirname(nats.storeDir) });
   }
-  const extraFlags = label.endsWith('-base') && args['baseline-node-option'] ? args['baseline-node-option'] : (args['node-option'] ?? []);
   const nodeArgs = [...SERVICE_NODE_FLAGS, ...extraFlags, ...(args['from-source'] ? ['--import', 'tsx'] : [])];
   if (args['mem-log']) {
     mkdirSync(args['mem-log'], { recursive: true });
@@ -492,7 +497,10 @@ async function main(): Promise<void> {
         } else running.push(peer);
       } else {
         running.push(await startService(t, fakeOrigin));
-        if (args.baseline) running.push(await startService(t, fakeOrigin, resolve(args.baseline), `${t}-base`));
+        if (args.baseline) {
+          const flags = args['baseline-node-option'] ?? args['node-option'];
+          running.push(await startService(t, fakeOrigin, resolve(args.baseline), `${t}-base`, flags));
+        }
       }
     }
     return running;
