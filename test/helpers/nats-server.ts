@@ -61,6 +61,10 @@ export interface NatsServer {
   kill(): Promise<void>;
   /** Starts it again on the same port with the same store dir. */
   restart(): Promise<void>;
+  /** Freezes the process (SIGSTOP): its sockets stay open and nothing answers, as in a long GC pause or VM steal. */
+  freeze(): void;
+  /** Wakes a frozen process (SIGCONT). */
+  thaw(): void;
 }
 
 export interface NatsCluster {
@@ -248,6 +252,7 @@ function launch(bin: string, spec: NodeSpec, env: Record<string, string> | undef
 
 function stopProcess(proc: ChildProcess | null): Promise<void> {
   if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  proc.kill('SIGCONT'); // a frozen process would hold SIGTERM until the SIGKILL
   return new Promise((resolve) => {
     const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
     proc.once('exit', () => {
@@ -289,6 +294,8 @@ function managed(bin: string, spec: NodeSpec, sec: Security, readyTimeoutMs: num
     storeDir: spec.storeDir,
     stop: () => stopProcess(proc),
     kill: () => killProcess(proc),
+    freeze: () => void proc?.kill('SIGSTOP'),
+    thaw: () => void proc?.kill('SIGCONT'),
     async restart() {
       await stopProcess(proc);
       await start();

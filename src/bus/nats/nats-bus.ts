@@ -10,7 +10,8 @@ import { chooseReplicas, type ReplicasSetting } from './replicas.js';
 import { createNatsSignals } from './signals.js';
 import { shareRequestCancelError } from './request-cancel.js';
 import { coalesceSocketWrites } from './write-coalescing.js';
-import { ensureTopology } from './topology.js';
+import { CLAIM_BUCKET, CLAIM_STREAM, ensureTopology } from './topology.js';
+import { createHealthProbe, HEALTH_PROBE_KEY } from './health-probe.js';
 import { isClusterForming } from './nats-errors.js';
 import { createNatsTurnQueue } from './turn-queue.js';
 import { RecencyMap } from '../recency-map.js';
@@ -28,8 +29,19 @@ const DRAIN_TIMEOUT_MS = 2_000;
 /** New sessions remembered until their first claim; a turn claimed later than this reads the record first. */
 const MAX_NEVER_CLAIMED = 10_000;
 const NEVER_CLAIMED_IDLE_MS = 60_000;
-/** A key nobody writes: /health reads it to prove the claims bucket and event streams answer. */
-const HEALTH_PROBE_KEY = 'health-probe';
+/**
+ * Client pings: a server that stops answering (frozen, not closed: its socket stays open) is
+ * taken for gone after MAX_PINGS_OUT unanswered pings, and the client moves to another node;
+ * nats.js's default of one ping per 2 minutes left an instance on a frozen node cut off that long.
+ */
+export const DEFAULT_PING_INTERVAL_MS = 1_500;
+const MAX_PINGS_OUT = 2;
+/**
+ * A server's handshake must finish within this, in ms. A frozen server's kernel still accepts
+ * the TCP connection, so a reconnect that picked it waited out nats.js's 20 s default before
+ * trying a live node.
+ */
+const HANDSHAKE_TIMEOUT_MS = 2_000;
 
 export interface NatsBusOptions {
   /**
@@ -56,6 +68,8 @@ export interface NatsBusOptions {
   findSkewMs?: number;
   /** JetStream API and publish timeout, in ms (default 5000). */
   requestTimeoutMs?: number;
+  /** Client ping interval, in ms (default 1500): a stalled server is left after two unanswered pings. */
+  pingIntervalMs?: number;
   /** Connection name shown by the server (monitoring). */
   name?: string;
   /** How long start-up waits for a server and for JetStream, in ms (default: as long as it takes). */
@@ -155,6 +169,9 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
       name: opts.name ?? 'agent-session-service',
       maxReconnectAttempts: -1,
       reconnectTimeWait: opts.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
+      pingInterval: opts.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
+      maxPingOut: MAX_PINGS_OUT,
+      timeout: HANDSHAKE_TIMEOUT_MS,
       // Otherwise nats.js captures a stack trace (new Error) for every request and publish, about
       // 8 % of the service's CPU under turn load; errors still carry the server's message and code.
       noAsyncTraces: true,
@@ -184,6 +201,10 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     void watchStatus(nc, log);
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
     const getMessage = await createLeaderGet(nc, { timeoutMs: timeout });
+    const ping = await createHealthProbe(nc, log, [
+      { stream: CLAIM_STREAM, subject: `$KV.${CLAIM_BUCKET}.${HEALTH_PROBE_KEY}` },
+      ...Array.from({ length: shards }, (_, k) => ({ stream: `EVENTS_${k}`, subject: `evt.${k}.${HEALTH_PROBE_KEY}` })),
+    ]);
     // Sessions whose first event this process stored: turns are enqueued after a session's
     // first event, so none of theirs was claimed before (a hint only: the claim's
     // compare-and-set still decides).
@@ -212,21 +233,8 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
       turns: createNatsTurnQueue({ js, jsm, getMessage, kv, log, publisher, nc, releaseRetryMs: ackWaitMs, takeNeverClaimed }),
       signals: createNatsSignals({ nc, log }),
       serveOps: (o, hooks) => startOpsService(nc, o, hooks, log),
-      /**
-       * This instance can serve: its connection is up and its streams answer reads. Direct
-       * gets are answered by any current replica, so neither a meta-leader election nor one
-       * lost node fails every instance's health at once (a load balancer would drop them
-       * all); `getAccountInfo()`, used before, needs the meta leader.
-       */
-      async ping() {
-        await nc.rtt(); // throws at once while disconnected
-        await Promise.all([
-          kv.get(HEALTH_PROBE_KEY),
-          ...Array.from({ length: shards }, (_, k) =>
-            jsm.direct.getMessage(`EVENTS_${k}`, { last_by_subj: `evt.${k}.${HEALTH_PROBE_KEY}` }),
-          ),
-        ]);
-      },
+      /** This instance can serve: its connection answers and its streams are readable (health-probe.ts). */
+      ping,
       async close() {
         events.closeAll();
         await closeConnection(nc);

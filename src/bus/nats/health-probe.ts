@@ -1,0 +1,59 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from '../../log.js';
+
+/** A subject nobody writes: the probe reads its last message (none) to prove a stream answers. */
+export const HEALTH_PROBE_KEY = 'health-probe';
+
+/** How long the whole probe may take, in ms: under /health's own 2 s bound. */
+const PROBE_DEADLINE_MS = 1_500;
+/**
+ * How long the streams may stay unreadable while this instance's own server answers, in ms.
+ * A stream whose leader's node froze or died answers no read anywhere until its followers
+ * elect a new leader (4-9 s in nats-server 2.10): that is the cluster's state, the same for
+ * every instance, and failing all of them at once only makes a load balancer drop the whole
+ * service (the chaos run: every instance unhealthy for 4-16 s while one node was frozen).
+ * Longer than an election, it is an outage, and /health says so.
+ */
+export const STREAM_GRACE_MS = 15_000;
+
+export interface HealthProbeTarget {
+  stream: string;
+  subject: string;
+}
+
+/**
+ * This instance's own truth: its server answers a ping (the connection's own ping check takes
+ * it off a stalled node within seconds, connect options), and its streams were readable within
+ * the last STREAM_GRACE_MS.
+ */
+export async function createHealthProbe(nc: NatsConnection, log: Logger, targets: HealthProbeTarget[]): Promise<() => Promise<void>> {
+  const jsm = await jetstreamManager(nc, { timeout: PROBE_DEADLINE_MS, checkAPI: false });
+  let readableAt = Date.now();
+  let warned = false;
+  return async () => {
+    await withDeadline(nc.rtt(), PROBE_DEADLINE_MS, 'the NATS server did not answer a ping');
+    try {
+      await Promise.all(targets.map(({ stream, subject }) => jsm.direct.getMessage(stream, { last_by_subj: subject })));
+      readableAt = Date.now();
+      warned = false;
+    } catch (err) {
+      const unreadableMs = Date.now() - readableAt;
+      if (unreadableMs > STREAM_GRACE_MS) throw err;
+      if (!warned)
+        log.warn(
+          { err, unreadable_ms: unreadableMs },
+          'JetStream streams unreadable (a leader election?); healthy while the server answers',
+        );
+      warned = true;
+    }
+  };
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
