@@ -115,12 +115,17 @@ export interface TurnClaim {
   /** False once another worker has taken over this turn (a stale worker must stop writing). */
   isCurrent(): Promise<boolean>;
   /**
-   * True when this claim took the turn from an earlier delivery whose process still answers
-   * (its lease ran out while it lived, e.g. its heartbeats were lost in a NATS election): that
-   * worker may still hand a tool's result over through the log. Absent: never.
+   * Where the process of the delivery this claim took the turn from stands: `alive` (it answers:
+   * its lease ran out while it lived, e.g. its heartbeats were lost in a NATS election), `silent`
+   * (connected but not answering: frozen, a long GC pause, a stalled NATS node) — either may
+   * still hand a tool's result over through the log — or `gone` (crashed; also: no earlier
+   * delivery). Absent: always gone.
    */
-  tookOverFromLive?(): Promise<boolean>;
+  predecessor?(): Promise<Presence>;
 }
+
+/** What a process check found (TurnClaim.predecessor). */
+export type Presence = 'alive' | 'silent' | 'gone';
 
 export interface ClaimOptions {
   /** How long to wait for a turn before returning null, in ms (default 1000). */

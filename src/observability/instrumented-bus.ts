@@ -55,7 +55,7 @@ function observeClaims(queue: TurnQueue, observer: BusObserver): TurnQueue {
 
 function withCompletion(c: TurnClaim, completed: (claim: TurnClaim) => void): TurnClaim {
   let done = false;
-  const tookOver = c.tookOverFromLive?.bind(c);
+  const predecessor = c.predecessor?.bind(c);
   return {
     turn: c.turn,
     deliveryCount: c.deliveryCount,
@@ -68,6 +68,6 @@ function withCompletion(c: TurnClaim, completed: (claim: TurnClaim) => void): Tu
     },
     nak: (delayMs) => c.nak(delayMs),
     isCurrent: () => c.isCurrent(),
-    ...(tookOver ? { tookOverFromLive: tookOver } : {}),
+    ...(predecessor ? { predecessor } : {}),
   };
 }

@@ -231,7 +231,7 @@ export function createNatsTurnQueue({
         }
       },
       isCurrent,
-      tookOverFromLive: async () => (replaced?.proc && presence ? presence.isAlive(replaced.proc) : false),
+      predecessor: async () => (replaced?.proc && presence ? presence.check(replaced.proc) : 'gone'),
     };
   }
 
