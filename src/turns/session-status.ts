@@ -8,6 +8,8 @@
  *   transition matches no row.
  * - Every transition names the turn it is about; one for another turn is a no-op.
  * - Usage is written as the value folded from the log, never incremented, so retries are idempotent.
+ * - A turn in `void_turn_ids` never becomes active: its start request was answered with an error
+ *   (`voidTurn`), and this row decides, once, whether that answer or the turn's worker won.
  */
 import { preparedSql, type PreparedSql, type Store } from '../db/index.js';
 import type { Usage } from './turn-events.js';
@@ -32,8 +34,15 @@ const READ = preparedSql(
 const MARK_ACTIVE = preparedSql(
   'session-status.mark-active',
   `update sessions set status = 'active', current_turn_id = ?::uuid, updated_at = now()
-   where id = ? and (current_turn_id is null or current_turn_id < ?::uuid) returning id`,
+   where id = ? and (current_turn_id is null or current_turn_id < ?::uuid) and not (?::uuid = any(void_turn_ids)) returning id`,
 );
+/** Keeps the newest VOIDS_KEPT void turn ids; refused once the turn became current (it started). */
+const VOID_TURN = preparedSql(
+  'session-status.void-turn',
+  `update sessions set void_turn_ids = (array_append(void_turn_ids, ?::uuid))[greatest(1, cardinality(void_turn_ids) - 14):]
+   where id = ? and current_turn_id is distinct from ?::uuid returning id`,
+);
+const IS_VOID = preparedSql('session-status.is-void', `select 1 as void from sessions where id = ? and ?::uuid = any(void_turn_ids)`);
 const MARK_IDLE = preparedSql(
   'session-status.mark-idle',
   `update sessions set status = 'idle', usage = ?::jsonb, current_turn_id = ?::uuid, updated_at = now()
@@ -69,7 +78,18 @@ export function createSessionStatus(store: Store) {
     },
     /** idle/started → active for a turn newer than the current one (API on submit, worker on claim). */
     markActive(sessionId: string, turnId: string): Promise<boolean> {
-      return changed(MARK_ACTIVE, [turnId, sessionId, turnId]);
+      return changed(MARK_ACTIVE, [turnId, sessionId, turnId, turnId]);
+    },
+    /**
+     * The start request of `turnId` is answered with an error: true when the turn can now never
+     * become active (its job, should it still arrive, is dropped); false when it already did, so
+     * the request was accepted after all.
+     */
+    voidTurn(sessionId: string, turnId: string): Promise<boolean> {
+      return changed(VOID_TURN, [turnId, sessionId, turnId]);
+    },
+    async isVoid(sessionId: string, turnId: string): Promise<boolean> {
+      return (await store.sql(IS_VOID, [sessionId, turnId])).length > 0;
     },
     /**
      * → waiting_for_tool_results (the worker suspends for client tools). Also when the API's

@@ -168,8 +168,12 @@ export class TurnAttempt {
     const stored = () => !last || turnLog.hasStored(last) || (turnLog.state.hasTurnStarted && turnLog.state.activated);
     if (!stored()) await this.#awaitPreamble(turnLog, stored);
     const apiDone = stored() && !redelivered;
+    // The session row decides before anything is appended: a start whose request was answered
+    // with an error (voided while its job was in flight) must leave no trace.
+    if (this.#job.kind === 'start' && !apiDone && !(await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id))) {
+      if (!stored() && (await this.#deps.status.isVoid(this.#sessionId, this.#job.turn_id))) throw new TurnStoppedError('void');
+    }
     if (this.#job.preamble && !stored()) turnLog.push(this.#job.preamble, { shared: true });
-    if (this.#job.kind === 'start' && !apiDone) await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id);
   }
 
   /**

@@ -25,7 +25,8 @@ export class RetryableTurnError extends Error {
   }
 }
 
-export type TurnStopReason = 'stale_claim' | 'session_deleted' | 'shutdown';
+/** `void`: the job of a start request that was answered with an error (session-status.ts voidTurn). */
+export type TurnStopReason = 'stale_claim' | 'session_deleted' | 'shutdown' | 'void';
 
 export class TurnStoppedError extends Error {
   readonly reason: TurnStopReason;

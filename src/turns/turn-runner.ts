@@ -114,6 +114,7 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
       if (err instanceof TurnStoppedError) {
         log.warn({ reason: err.reason }, 'turn attempt stopped');
         if (err.reason === 'shutdown') await claim.nak(0);
+        if (err.reason === 'void') await claim.ack();
         // A claim that only looked stale (a read that missed our own record) is still ours: give
         // the job back soon instead of leaving it to the lease. nak is fenced like ack, so a claim
         // someone else really holds is left alone.

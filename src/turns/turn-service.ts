@@ -110,7 +110,9 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     acceptance?: Acceptance,
   ): Promise<StoredMessage> {
     const row = await owned(principal, sessionId);
-    const prior = acceptance?.prior === undefined ? null : asAccepted(acceptance.prior);
+    let prior = acceptance?.prior === undefined ? null : asAccepted(acceptance.prior);
+    // The earlier attempt was answered with an error and its turn voided: this one is a new start.
+    if (prior && (await status.isVoid(sessionId, prior.turn_id))) prior = null;
     const pending = prior ? await priorOutcome(sessionId, prior) : null;
     if (pending === 'stored') return prior!.message;
     if (!pending && BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
@@ -130,10 +132,8 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     stampEvents(preamble, trace);
 
     // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
-    await enqueueStart(
-      startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() }),
-      row,
-    );
+    const job = startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() });
+    await enqueueStart(job, row).catch((err: unknown) => settleUnknownStart(err, sessionId, turnId));
     // The job is stored, so the turn runs: its worker appends whatever part of the preamble and
     // marks the session active if this instance could not (src/turns/turn-attempt.ts). Failing
     // the request now would make the client's retry send the message again (issue 13 item 1).
@@ -182,6 +182,17 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     if (uniqueTags.length) message.tags = uniqueTags;
     if (metadata) message.metadata = metadata;
     return { message, event_id: eventId, started_id: startedId, turn_id: turnId };
+  }
+
+  /**
+   * The job's enqueue failed, but a publish that timed out may still be stored later (a frozen
+   * NATS leader wakes): before the error is answered, the turn is voided so its job, should it
+   * arrive, is dropped (issue 32 item 1). If its worker already started it, it was accepted.
+   */
+  async function settleUnknownStart(err: unknown, sessionId: string, turnId: string): Promise<void> {
+    if (err instanceof SessionBusyError) throw err;
+    if (await status.voidTurn(sessionId, turnId)) throw err;
+    log.warn({ err, sessionId, turnId }, 'enqueue failed, but its turn has started: accepted');
   }
 
   async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {

@@ -1,9 +1,10 @@
 /**
- * Issue 13 items 1 and 8 (chaos defect 2): a message is accepted once. A POST whose job was
- * queued answers 201 although its own preamble append failed; a retry with the same
- * Idempotency-Key after a 5xx whose job was stored anyway, or after the first instance died
- * before storing its outcome, answers with the message that was accepted instead of sending
- * it again. Every case ends with one input.message and one turn.
+ * Issue 13 items 1 and 8 (chaos defect 2), issue 32 item 1: a message is accepted once. A POST
+ * whose job was queued answers 201 although its own preamble append failed; a POST answered 5xx
+ * has no effect, even when its job is stored after the answer (its turn is voided first), so the
+ * client's retry, with or without the Idempotency-Key, is the one turn; a retry after the first
+ * instance died before storing its outcome answers with the message that was accepted instead
+ * of sending it again. Every case ends with one input.message and one turn.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -49,6 +50,22 @@ function lostEnqueueAck(bus: Bus, hits: TurnJob[]): Bus {
   return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { enqueue }) };
 }
 
+/** How long after its failed answer the first start job is stored (a frozen stream leader waking up). */
+const LATE_STORE_MS = 1_500;
+
+/** The first start job times out at once and is stored LATE_STORE_MS later, as a publish still in flight is. */
+function lateEnqueue(bus: Bus, late: Promise<void>[]): Bus {
+  const queue = bus.turns;
+  const enqueue = async (job: TurnJob) => {
+    if (late.length === 0 && job.job['kind'] === 'start') {
+      late.push(sleep(LATE_STORE_MS).then(() => queue.enqueue(job)));
+      throw new Error('publish timed out: the stream leader did not answer');
+    }
+    return queue.enqueue(job);
+  };
+  return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { enqueue }) };
+}
+
 /** The first start job is refused before anything is stored (the queue is unreachable). */
 function refusedEnqueue(bus: Bus, hits: TurnJob[]): Bus {
   const queue = bus.turns;
@@ -90,7 +107,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       await assertRanOnce(app, id, first.body.id);
     });
 
-    it('the enqueue fails after storing the job: the retry with the key answers 201 with the accepted message', async (t) => {
+    it('the enqueue fails after storing the job: the 5xx has no effect (the job is dropped), the retry with the key runs the message once', async (t) => {
       const hits: TurnJob[] = [];
       const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => lostEnqueueAck(bus, hits) } });
       const { id } = await createSession(app);
@@ -98,14 +115,37 @@ for (const mode of ['postgres', 'nats'] as const) {
       const first = await postMessage(app, id, 'hello', key);
       assert.equal(hits.length, 1, 'the fault hit');
       assert.ok(first.status >= 500, `the outcome is unknown to the API: ${first.status} ${first.text}`);
-      // The stored job runs its turn meanwhile; the client retries until it gets an answer that is not "busy".
+      // The client retries until it gets an answer that is not "busy" (the dropped job may still be queued).
       let again = await postMessage(app, id, 'hello', key);
       for (let i = 0; again.status === 409 && i < 200; i++) {
         await sleep(50);
         again = await postMessage(app, id, 'hello', key);
       }
       assert.equal(again.status, 201, again.text);
-      assert.equal(again.body.id, hits[0]!.job['input_message_id'], 'the retry answers with the queued turn’s message');
+      await assertRanOnce(app, id, again.body.id);
+    });
+
+    it('a start job stored after its request was answered 5xx (a publish that timed out in flight) never runs; the retry runs once', async (t) => {
+      const late: Promise<void>[] = [];
+      const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => lateEnqueue(bus, late) } });
+      const { id } = await createSession(app);
+      const first = await postMessage(app, id, 'hello', randomUUID());
+      assert.ok(first.status >= 500, `${first.status} ${first.text}`);
+      await Promise.all(late); // the first job is stored now, after its 5xx
+      await sleep(LATE_STORE_MS); // a worker has had time to claim (and drop) it
+      const afterRefusal = await listEvents(app, id);
+      assert.deepEqual(
+        ofType(afterRefusal, 'input.message'),
+        [],
+        `the refused message left no trace: ${afterRefusal.map((e) => e.type).join(', ')}`,
+      );
+      // The client's retry (a new request: no Idempotency-Key) is the only turn.
+      let again = await postMessage(app, id, 'hello', randomUUID());
+      for (let i = 0; again.status === 409 && i < 200; i++) {
+        await sleep(50);
+        again = await postMessage(app, id, 'hello', randomUUID());
+      }
+      assert.equal(again.status, 201, again.text);
       await assertRanOnce(app, id, again.body.id);
     });
 
