@@ -30,6 +30,13 @@ export interface PostedTurn {
   retriedFrom?: number;
 }
 
+/** A POST …/messages answered 5xx: its `metadata.post` names the attempt, so a turn it started anyway is found. */
+export interface RefusedPost {
+  sessionId: string;
+  post: string;
+  at: number;
+}
+
 /** One HTTP request of the workload; status 0 = no answer (connection refused, reset, timeout). */
 export interface RequestRecord {
   at: number;
@@ -39,7 +46,7 @@ export interface RequestRecord {
   error?: string;
 }
 
-export const FAULT_KINDS = ['kill-llm', 'kill-tool', 'term', 'nats-kill', 'pg-stop'] as const;
+export const FAULT_KINDS = ['kill-llm', 'kill-tool', 'term', 'nats-kill', 'pg-stop', 'freeze-instance', 'freeze-nats'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRecord {
@@ -77,6 +84,8 @@ export const KILL_RACE_MS = 2000;
 export interface ChaosData {
   sessions: SessionData[];
   posted: PostedTurn[];
+  /** POSTs answered 5xx (issue 32: such an answer must have had no effect, or the one its retry returns). */
+  refused?: RefusedPost[];
   requests: RequestRecord[];
   faults: FaultRecord[];
   tools: ToolRun[];
@@ -116,6 +125,8 @@ export interface AuditReport {
     lost: number;
     /** Logged and run, but the client never got a 201 for it (a 5xx or no answer): a retry without a key would run it twice. */
     unconfirmed: number;
+    /** Of those, turns started by a POST that was answered 5xx (issue 32 item 1: the goal is zero). */
+    refusedThenRan: number;
   };
   events: number;
   duplicateIds: number;
@@ -160,6 +171,12 @@ const MAX_EXAMPLES = 40;
 
 function turnOf(e: LoggedEvent): string | undefined {
   return e.context.turn_id ?? (typeof e.data['turn_id'] === 'string' ? e.data['turn_id'] : undefined);
+}
+
+/** The workload's name for the POST attempt that sent an input.message (its `metadata.post`). */
+function postOf(e: LoggedEvent): string | undefined {
+  const post = e.data['message']?.metadata?.post;
+  return typeof post === 'string' ? post : undefined;
 }
 
 /** The `id` query parameter of a tool call's URL: the workload names every call uniquely. */
@@ -425,7 +442,17 @@ function auditFault(f: FaultRecord, sessions: Map<string, SessionData>, requests
 export function audit(data: ChaosData): AuditReport {
   const c = collector();
   const report: AuditReport = {
-    turns: { posted: data.posted.length, logged: 0, completed: 0, failed: 0, cancelled: 0, stuck: 0, lost: 0, unconfirmed: 0 },
+    turns: {
+      posted: data.posted.length,
+      logged: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+      stuck: 0,
+      lost: 0,
+      unconfirmed: 0,
+      refusedThenRan: 0,
+    },
     events: 0,
     duplicateIds: 0,
     sequenceGaps: 0,
@@ -459,7 +486,16 @@ export function audit(data: ChaosData): AuditReport {
     report.turns.lost++;
     c.note(`session ${p.sessionId}: message ${p.messageId} accepted (201) but no turn.started names it`);
   }
+  const refused = new Set((data.refused ?? []).map((r) => `${r.sessionId} ${r.post}`));
   for (const s of data.sessions) {
+    for (const e of s.log.filter((x) => x.type === 'input.message' && !postedMessages.has(x.data['message']?.id))) {
+      const post = postOf(e);
+      if (post === undefined || !refused.has(`${s.id} ${post}`)) continue;
+      report.turns.refusedThenRan++;
+      c.note(
+        `session ${s.id}: message ${e.data['message'].id} (post ${post}) was answered 5xx and stored anyway (${during(data.faults, Date.parse(e.ts))})`,
+      );
+    }
     for (const e of s.log.filter((x) => x.type === 'turn.started' && !postedMessages.has(x.data['input_message_id']))) {
       report.turns.unconfirmed++;
       c.note(

@@ -23,6 +23,8 @@ export interface Instance {
   start(): Promise<number>;
   /** Sends the signal and resolves once the process has exited. */
   signal(sig: 'SIGKILL' | 'SIGTERM'): Promise<void>;
+  /** SIGSTOP for `ms`, then SIGCONT: a stall (GC pause, VM steal), not a crash. */
+  freeze(ms: number): Promise<void>;
   /** Peak VmHWM over every process this instance ran, in KiB, and the current RSS. */
   memory(): { peakKiB: number; rssKiB: number | null };
   /** Removes its data directory (after it stopped). */
@@ -38,6 +40,8 @@ export interface Cluster {
   claims: Map<string, string>;
   /** SIGKILL of one NATS node's process (the helper's stop() is a graceful SIGTERM). */
   killNatsNode(node: NatsServer): Promise<void>;
+  /** SIGSTOP of one NATS node's process for `ms`, then SIGCONT. */
+  freezeNatsNode(node: NatsServer, ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -115,6 +119,12 @@ function createInstance(name: string, port: number, env: Record<string, string>,
       proc.child.kill(sig);
       await proc.exited;
     },
+    async freeze(ms) {
+      if (!proc || gone) return;
+      proc.child.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, ms));
+      proc.child.kill('SIGCONT');
+    },
     memory: () => ({ peakKiB, rssKiB: proc && !gone ? (readMemory(proc.pid)?.rssKiB ?? null) : null }),
     destroy: () => rmSync(dataDir, { recursive: true, force: true }),
   };
@@ -188,6 +198,13 @@ export async function startCluster(opts: { instances: number; log: (msg: string)
       if (pid === null) throw new Error(`nats-server ${node.name} is not running`);
       process.kill(pid, 'SIGKILL');
       while (natsPid(node) === pid) await new Promise((r) => setTimeout(r, 20));
+    },
+    async freezeNatsNode(node, ms) {
+      const pid = natsPid(node);
+      if (pid === null) throw new Error(`nats-server ${node.name} is not running`);
+      process.kill(pid, 'SIGSTOP');
+      await new Promise((r) => setTimeout(r, ms));
+      process.kill(pid, 'SIGCONT');
     },
   };
 }

@@ -8,7 +8,13 @@ import type { Workload } from './workload.js';
  * node (restarted after `NATS_DOWN_MS`), PostgreSQL stopped for `PG_DOWN_MS`. A killed or
  * stopped instance is restarted at once, as an orchestrator would. Each returns the record the
  * audit measures against; requests until `SETTLE_MS` after healing count as inside the window.
+ * Stalls (issue 32): an instance frozen (SIGSTOP) mid-tool, and a NATS node frozen, each for
+ * FREEZE_MIN_MS-FREEZE_MAX_MS and then woken (SIGCONT), as a GC pause, a VM steal or a healed
+ * partition does.
  */
+export const FREEZE_MIN_MS = 15_000;
+export const FREEZE_MAX_MS = 20_000;
+const HEALTH_SAMPLE_MS = 1_000;
 export const NATS_DOWN_MS = 5_000;
 export const PG_DOWN_MS = 10_000;
 export const SETTLE_MS = 10_000;
@@ -126,7 +132,89 @@ async function pgFault(ctx: FaultContext, repetition: number): Promise<FaultReco
   };
 }
 
+const freezeMs = () => FREEZE_MIN_MS + Math.round(Math.random() * (FREEZE_MAX_MS - FREEZE_MIN_MS));
+
+/** An instance frozen while one of its tools runs, then woken; nothing restarts it. */
+async function freezeInstanceFault(ctx: FaultContext, repetition: number): Promise<FaultRecord> {
+  const found = await instanceIn(ctx, 'tool.started');
+  const inst = found?.inst ?? busiest(ctx);
+  const note = found
+    ? `session ${found.session} in tool.started`
+    : `no turn seen in tool.started within ${FIND_VICTIM_MS} ms: the busiest instance`;
+  const affectedSessions = runningOn(ctx, inst);
+  const ms = freezeMs();
+  const injectedAt = Date.now();
+  await inst.freeze(ms);
+  const healedAt = Date.now();
+  ctx.log(`freeze-instance #${repetition}: ${inst.name} (${affectedSessions.length} running turns) frozen ${ms} ms`);
+  return {
+    kind: 'freeze-instance',
+    repetition,
+    target: inst.name,
+    injectedAt,
+    healedAt,
+    windowEnd: healedAt + SETTLE_MS,
+    affectedSessions,
+    restartToHealthyMs: null,
+    note: `${note}; frozen ${ms} ms`,
+  };
+}
+
+/** A NATS node frozen, then woken (round robin over the nodes, as nats-kill). */
+async function freezeNatsFault(ctx: FaultContext, repetition: number): Promise<FaultRecord> {
+  const node = ctx.cluster.nats.servers[(repetition - 1) % ctx.cluster.nats.servers.length]!;
+  const affectedSessions = ctx.workload.running();
+  const ms = freezeMs();
+  const injectedAt = Date.now();
+  const sampling = sampleHealth(ctx, injectedAt + ms);
+  await ctx.cluster.freezeNatsNode(node, ms);
+  const healedAt = Date.now();
+  const health = await sampling;
+  ctx.log(`freeze-nats #${repetition}: ${node.name} frozen ${ms} ms; ${health}`);
+  return {
+    kind: 'freeze-nats',
+    repetition,
+    target: node.name,
+    injectedAt,
+    healedAt,
+    windowEnd: healedAt + SETTLE_MS,
+    affectedSessions,
+    restartToHealthyMs: null,
+    note: `frozen ${ms} ms; ${health}`,
+  };
+}
+
+/**
+ * /health of every instance every HEALTH_SAMPLE_MS until `until`: how many rounds found all of
+ * them unhealthy at once (the goal: none; only instances on the frozen node may fail), and each
+ * instance's unhealthy rounds.
+ */
+async function sampleHealth(ctx: FaultContext, until: number): Promise<string> {
+  const unhealthy = new Map(ctx.cluster.instances.map((i) => [i.name, 0]));
+  let rounds = 0;
+  let allDown = 0;
+  while (Date.now() < until) {
+    const t = Date.now();
+    const answers = await Promise.all(
+      ctx.cluster.instances.map(async (i) => {
+        const res = await fetch(`${i.base}/health`, { signal: AbortSignal.timeout(HEALTH_SAMPLE_MS) }).catch(() => null);
+        const ok = res?.status === 200;
+        await res?.body?.cancel();
+        if (!ok) unhealthy.set(i.name, unhealthy.get(i.name)! + 1);
+        return ok;
+      }),
+    );
+    rounds++;
+    if (answers.every((ok) => !ok)) allDown++;
+    await sleep(Math.max(0, HEALTH_SAMPLE_MS - (Date.now() - t)));
+  }
+  const each = [...unhealthy].map(([name, n]) => `${name} ${n}`).join(', ');
+  return `/health every ${HEALTH_SAMPLE_MS} ms: all unhealthy in ${allDown} of ${rounds} rounds; unhealthy rounds ${each}`;
+}
+
 export function injectFault(ctx: FaultContext, kind: FaultKind, repetition: number): Promise<FaultRecord> {
+  if (kind === 'freeze-instance') return freezeInstanceFault(ctx, repetition);
+  if (kind === 'freeze-nats') return freezeNatsFault(ctx, repetition);
   if (kind === 'nats-kill') return natsFault(ctx, repetition);
   if (kind === 'pg-stop') return pgFault(ctx, repetition);
   return instanceFault(ctx, kind, repetition);

@@ -28,9 +28,9 @@ export function renderReport(s: RunSummary): string {
     `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, Node ${m.node}, commit ${m.gitCommit ?? '?'}, ${m.date}; ` +
       `${s.sessions} sessions (half post at once after session.idled, half after ${s.pauseAfterIdleMs} ms), ${Math.round(s.runSeconds)} s.`,
     '',
-    '| turns posted (201) | logged | completed | failed | cancelled | stuck | lost | ran without a 201 | events | duplicate ids | sequence gaps |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    `| ${a.turns.posted} | ${a.turns.logged} | ${a.turns.completed} | ${a.turns.failed} | ${a.turns.cancelled} | ${a.turns.stuck} | ${a.turns.lost} | ${a.turns.unconfirmed} | ${a.events} | ${a.duplicateIds} | ${a.sequenceGaps} |`,
+    '| turns posted (201) | logged | completed | failed | cancelled | stuck | lost | ran without a 201 | answered 5xx, ran anyway | events | duplicate ids | sequence gaps |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| ${a.turns.posted} | ${a.turns.logged} | ${a.turns.completed} | ${a.turns.failed} | ${a.turns.cancelled} | ${a.turns.stuck} | ${a.turns.lost} | ${a.turns.unconfirmed} | ${a.turns.refusedThenRan} | ${a.events} | ${a.duplicateIds} | ${a.sequenceGaps} |`,
     '',
     '| tool calls | run twice | succeeded recorded as failed (answered, then SIGKILL) | two results | missing step events | SSE followers / reconnects | SSE received | lost | repeated | out of order |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -1,7 +1,7 @@
 /**
  * The chaos suite (issue 13), one command:
  *
- *   node --import tsx bench/chaos/run.ts [--sessions 20] [--faults kill-llm,kill-tool,term,nats-kill,pg-stop]
+ *   node --import tsx bench/chaos/run.ts [--sessions 20] [--faults kill-llm,kill-tool,term,nats-kill,pg-stop,freeze-instance,freeze-nats]
  *        [--repeat 2] [--fault-window 60] [--pause-after-idle 1000] [--baseline 20] [--no-write] [--count-js-api]
  *
  * Starts a private PostgreSQL, a 3-node NATS cluster (every stream at 3 replicas) and 3 service

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createParser } from 'eventsource-parser';
-import type { LoggedEvent, PostedTurn, RequestRecord, SessionData } from './audit.js';
+import type { LoggedEvent, PostedTurn, RefusedPost, RequestRecord, SessionData } from './audit.js';
 
 /**
  * The chaos workload (issue 13): N sessions, each posting turns through a random instance,
@@ -40,7 +40,9 @@ export interface Workload {
   /** The type of the last event a session's follower received. */
   lastType(sessionId: string): string | undefined;
   /** Stops posting, lets turns finish (up to `drainMs`), catches the followers up and collects every log. */
-  finish(drainMs: number): Promise<{ sessions: SessionData[]; posted: PostedTurn[]; requests: RequestRecord[]; sseReconnects: number }>;
+  finish(
+    drainMs: number,
+  ): Promise<{ sessions: SessionData[]; posted: PostedTurn[]; refused: RefusedPost[]; requests: RequestRecord[]; sseReconnects: number }>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,6 +51,7 @@ const TERMINAL = new Set(['turn.completed', 'turn.failed', 'turn.cancelled']);
 export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
   const requests: RequestRecord[] = [];
   const posted: PostedTurn[] = [];
+  const refused: RefusedPost[] = [];
   const auth = { authorization: `Bearer ${o.adminKey}` };
   const pick = (avoid?: number) => {
     if (o.instances.length < 2) return 0;
@@ -180,29 +183,37 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
     capabilities: ['web_fetch'],
   });
   if (agent.status !== 201) throw new Error(`creating the agent: ${agent.status} ${JSON.stringify(agent.json)}`);
-  const sessions: { id: string; follower: Follower; pause: boolean }[] = [];
+  const sessions: { id: string; follower: Follower; pause: boolean; withKey: boolean }[] = [];
   for (let i = 0; i < o.sessions; i++) {
     const s = await call(pick(), 'sessions', 'POST', '/v1/sessions', { agent_id: agent.json.id });
     if (s.status !== 201) throw new Error(`creating a session: ${s.status} ${JSON.stringify(s.json)}`);
-    sessions.push({ id: s.json.id, follower: follow(s.json.id), pause: i % 2 === 1 });
+    // Every fourth session's client has no Idempotency-Key: its retries are new requests.
+    sessions.push({ id: s.json.id, follower: follow(s.json.id), pause: i % 2 === 1, withKey: i % 4 !== 3 });
   }
   let stopping = false;
 
-  async function post(sessionId: string, text: string): Promise<string | null> {
+  /**
+   * Posts until answered 201, retrying 409s, 5xx and lost answers. `withKey`: every attempt
+   * carries the same Idempotency-Key; without, each attempt is a new request, as from a client
+   * that has none. Each attempt names itself in `metadata.post`, so a turn that an attempt
+   * answered 5xx started anyway is found in the log (issue 32 item 1).
+   */
+  async function post(sessionId: string, text: string, name: string, withKey: boolean): Promise<string | null> {
     const key = randomUUID();
+    let attempt = 0;
     /** The first attempt that got no answer or a 5xx: the retries' wait is measured from it. */
     let failedAt: number | undefined;
     while (!stopping) {
+      const post = `${name}.${attempt++}`;
       const r = await call(
         pick(),
         'messages',
         'POST',
         `/v1/sessions/${sessionId}/messages`,
-        { message: { content: [{ type: 'text', text }] } },
-        {
-          'idempotency-key': key,
-        },
+        { message: { content: [{ type: 'text', text }] }, metadata: { post } },
+        { 'idempotency-key': withKey ? key : randomUUID() },
       );
+      if (r.status >= 500) refused.push({ sessionId, post, at: Date.now() });
       if (r.status === 201) {
         posted.push({ sessionId, messageId: r.json.id, at: Date.now(), ...(failedAt === undefined ? {} : { retriedFrom: failedAt }) });
         return r.json.id;
@@ -224,7 +235,7 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
     for (let n = 0; !stopping; n++) {
       const text =
         n % 2 === 0 ? '@tokens 40 delay=50' : `@tool fetch_url {"url":"${o.toolUrl}/slow?ms=1000&id=${s.id}.${n}","format":"text"}`;
-      const messageId = await post(s.id, text);
+      const messageId = await post(s.id, text, `${s.id}.${n}`, s.withKey);
       if (!messageId) continue;
       const f = s.follower;
       const ended = await until(() => {
@@ -271,7 +282,7 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
         out.push({ id: s.id, log, sseReceived: [...s.follower.received] });
       }
       const sseReconnects = sessions.reduce((n, s) => n + s.follower.reconnects, 0);
-      return { sessions: out, posted: [...posted], requests: [...requests], sseReconnects };
+      return { sessions: out, posted: [...posted], refused: [...refused], requests: [...requests], sseReconnects };
     },
   };
 }

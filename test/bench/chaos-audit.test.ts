@@ -66,7 +66,17 @@ function data(sessions: SessionData[], extra: Partial<ChaosData> = {}): ChaosDat
 describe('chaos audit', () => {
   it('a clean run has zeros everywhere', () => {
     const r = audit(data([session('s1', toolTurn('t1', 'm1', 'k1'))]));
-    assert.deepEqual(r.turns, { posted: 1, logged: 1, completed: 1, failed: 0, cancelled: 0, stuck: 0, lost: 0, unconfirmed: 0 });
+    assert.deepEqual(r.turns, {
+      posted: 1,
+      logged: 1,
+      completed: 1,
+      failed: 0,
+      cancelled: 0,
+      stuck: 0,
+      lost: 0,
+      unconfirmed: 0,
+      refusedThenRan: 0,
+    });
     assert.equal(r.duplicateIds + r.sequenceGaps + r.missingStepEvents.total, 0);
     assert.deepEqual(r.tools, {
       calls: 1,
@@ -78,6 +88,18 @@ describe('chaos audit', () => {
     });
     assert.deepEqual(r.sse, { followers: 1, received: 15, lost: 0, repeated: 0, outOfOrder: 0, unknown: 0 });
     assert.deepEqual(r.examples, []);
+  });
+
+  it('counts a turn started by a POST that was answered 5xx (issue 32 item 1)', () => {
+    const log = toolTurn('t1', 'm1', 'k1');
+    log[0]!.data = { message: { id: 'm1', metadata: { post: 's1.0.0' } } };
+    const d = data([session('s1', log)], { posted: [], refused: [{ sessionId: 's1', post: 's1.0.0', at: T0 }] });
+    const r = audit(d);
+    assert.deepEqual([r.turns.refusedThenRan, r.turns.unconfirmed], [1, 1]);
+    assert.match(r.examples.join('\n'), /answered 5xx and stored anyway/);
+    // The same message answered 201 on a retry (the same effect its retry returned): not counted.
+    d.posted = [{ sessionId: 's1', messageId: 'm1', at: T0 }];
+    assert.deepEqual([audit(d).turns.refusedThenRan, audit(d).turns.unconfirmed], [0, 0]);
   });
 
   it('counts a duplicate event id and a sequence gap', () => {
