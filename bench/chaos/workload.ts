@@ -194,9 +194,9 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
 
   /**
    * Posts until answered 201, retrying 409s, 5xx and lost answers. `withKey`: every attempt
-   * carries the same Idempotency-Key; without, each attempt is a new request, as from a client
-   * that has none. Each attempt names itself in `metadata.post`, so a turn that an attempt
-   * answered 5xx started anyway is found in the log (issue 32 item 1).
+   * carries the same Idempotency-Key and body; without, each attempt is a new request, as from a
+   * client that has none. `metadata.post` names the message (each attempt, without a key), so a
+   * turn that a POST answered 5xx started anyway is found in the log (issue 32 item 1).
    */
   async function post(sessionId: string, text: string, name: string, withKey: boolean): Promise<string | null> {
     const key = randomUUID();
@@ -204,7 +204,8 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
     /** The first attempt that got no answer or a 5xx: the retries' wait is measured from it. */
     let failedAt: number | undefined;
     while (!stopping) {
-      const post = `${name}.${attempt++}`;
+      // The key's retries must send the same body (else 422): they share one name.
+      const post = withKey ? name : `${name}.${attempt++}`;
       const r = await call(
         pick(),
         'messages',
