@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvalidRequestError } from '../../src/errors.js';
 import { compileLinearRegex } from '../../src/patterns/index.js';
-import { compileGlob } from '../../src/session-storage/fs-glob.js';
+import { compileGlob } from '../../src/patterns/index.js';
 
 const refused = (pattern: RegExp) => (e: unknown) => e instanceof InvalidRequestError && e.status === 400 && pattern.test(e.message);
 
