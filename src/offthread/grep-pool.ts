@@ -24,8 +24,13 @@ export interface GrepPoolOptions {
 
 export const DEFAULT_GREP_POOL_OPTIONS: GrepPoolOptions = { workers: 2, timeoutMs: 5000, queueMax: 64 };
 
-/** A job stops itself once its budget is spent; the pool ends a worker only this much later (one text's work). */
-const HARD_DEADLINE_GRACE_MS = 1000;
+/**
+ * A job stops itself once its budget is spent, one text's work later (half a second at most on an
+ * idle core); the pool ends a worker only this much later, for compiling, which cannot stop
+ * itself: up to seconds for the largest program RE2 accepts, before it is refused as too large.
+ * Ending a worker costs a new one's start, so the margin is wide enough for a loaded machine.
+ */
+const HARD_DEADLINE_GRACE_MS = 5000;
 /** A compiled program of MAX_PROGRAM_SIZE needs little; only an oversized one is refused by running out. */
 const WORKER_MEMORY_MB = 128;
 

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createSession, runTools, upload } from '../api/fs/helpers.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+/**
+ * Issue 30 item 1: a linear-time engine is not a bounded one. The issue's 161-character pattern
+ * (60 alternatives repeated {1000}) compiles to 9,002 instructions, each stepped for every
+ * character: about 3 s per 16,384-character line, so two requests over 20 such lines took 64.8 s
+ * on the event loop, and /health answered 503 for seconds at a time. Now the pattern is refused
+ * for its program size, and a pattern within the size that still costs too much stops at the
+ * search's time limit; both run on the grep workers while /health keeps answering.
+ */
+
+const GREP_TIMEOUT_MS = 1000;
+/** The bounds of test/security/event-loop.test.ts: an event loop that one request blocks fails them. */
+const HEALTH_MAX_MS = 250;
+/** Either hostile request without the fix: more than 30 s. With it, well under a second or two; this leaves room for a loaded CI machine. */
+const REQUEST_MAX_MS = 8000;
+
+/** 60 alternatives (26 of one letter, 34 of two) repeated {1000}: 161 characters, as in the issue. */
+function issuePattern(): string {
+  const one = 'abcdefghijklmnopqrstuvwxyz'.split('');
+  const two = 'bcdefghijklmnopqrstuvwxyzABCDEFGH'.split('').map((c) => `a${c}`);
+  return `(${[...one, ...two, 'ba'].join('|')}){1000}`;
+}
+
+async function timed<T>(work: Promise<T>): Promise<[T, number]> {
+  const start = performance.now();
+  const value = await work;
+  return [value, performance.now() - start];
+}
+
+/** Polls `/health` every 10 ms until `done` settles; every answer must be a 200. */
+async function healthWhile(app: TestApp, done: Promise<unknown>): Promise<number[]> {
+  let finished = false;
+  void done.finally(() => (finished = true));
+  const all: number[] = [];
+  while (!finished) {
+    const [r, ms] = await timed(fetch(`${app.url}/health`));
+    await r.arrayBuffer();
+    assert.equal(r.status, 200);
+    all.push(ms);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return all;
+}
+
+describe('grep work is bounded (issue 30 item 1)', () => {
+  let app: TestApp;
+  let id: string;
+  const cleanups: (() => unknown)[] = [];
+  before(async () => {
+    app = await startTestApp({ after: (fn: () => unknown) => void cleanups.push(fn) }, { mode: 'postgres', env: { GREP_TIMEOUT_MS } });
+    id = await createSession(app);
+    const line = 'a'.repeat(16_384);
+    assert.equal((await upload(app, id, 'as.txt', `${Array.from({ length: 20 }, () => line).join('\n')}\n`)).status, 201);
+    // The grep workers start on first use; what is measured below is the hostile search, not a cold start.
+    assert.equal((await app.request('POST', `/v1/sessions/${id}/fs/_/grep`, { body: { pattern: 'b' } })).status, 200);
+  });
+  after(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  const grep = (body: Record<string, unknown>) => app.request('POST', `/v1/sessions/${id}/fs/_/grep`, { body });
+
+  async function twoWithHealth(body: Record<string, unknown>) {
+    const started = performance.now();
+    const both = Promise.all([grep(body), grep(body)].map((r) => r.then((res) => [res, performance.now() - started] as const)));
+    const health = await healthWhile(app, both);
+    return { results: await both, health };
+  }
+
+  it("POST fs/_/grep - the issue's 60 alternatives {1000} over 20 lines of 16,384 a's: two at once are 400 Pattern too complex, fast, /health fast", async (t) => {
+    const pattern = issuePattern();
+    assert.equal(pattern.length, 161);
+    const { results, health } = await twoWithHealth({ pattern });
+    for (const [r, ms] of results) {
+      assert.equal(r.status, 400, r.text);
+      assert.deepEqual(Object.keys(r.body).sort(), ['error', 'status']);
+      assert.match(r.body.error, /^Pattern too complex: it compiles to 9002 instructions, more than 2000/);
+      // About 0.5 s on an idle machine (compiling 9,002 instructions), 30 s and more before the fix.
+      assert.ok(ms < REQUEST_MAX_MS, `the refusal took ${ms.toFixed(0)} ms`);
+    }
+    t.diagnostic(`health latencies (ms): ${health.map((l) => l.toFixed(0)).join(' ')}`);
+    assert.ok(Math.max(0, ...health) < HEALTH_MAX_MS, `slowest /health answer took ${Math.max(...health).toFixed(0)} ms`);
+  });
+
+  it('POST fs/_/grep - a pattern within the program bound that costs seconds per line: two at once are 422 at the time limit, /health fast', async (t) => {
+    // 1,003 instructions, about 0.3-0.5 s per line of a's and no match: 20 lines are many times the limit.
+    const { results, health } = await twoWithHealth({ pattern: '(?:\\w){1000}\\W' });
+    for (const [r, ms] of results) {
+      assert.equal(r.status, 422, r.text);
+      assert.deepEqual(Object.keys(r.body).sort(), ['error', 'status']);
+      assert.match(r.body.error, /^Search stopped after its time limit of 1 s; narrow it with path or path_pattern/);
+      // The limit is worker time, plus one line's overshoot and the compile: about 1.5 s on an idle machine.
+      assert.ok(ms < REQUEST_MAX_MS, `the search took ${ms.toFixed(0)} ms`);
+    }
+    t.diagnostic(`health latencies (ms): ${health.map((l) => l.toFixed(0)).join(' ')}`);
+    assert.ok(Math.max(0, ...health) < HEALTH_MAX_MS, `slowest /health answer took ${Math.max(...health).toFixed(0)} ms`);
+  });
+
+  it('POST fs/_/grep - ordinary patterns and globs still search the same file', async () => {
+    const r = await grep({ pattern: '^a+$', path_pattern: '*.txt' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.data[0].matches.length, 20);
+    assert.equal((await grep({ pattern: 'a', path_pattern: '*.md' })).body.data.length, 0);
+  });
+
+  it('grep_files tool - a too complex pattern and a search past the time limit are tool errors saying so', async () => {
+    const [complex, slow] = await runTools(app, id, [
+      ['grep_files', { pattern: issuePattern() }],
+      // Not the pattern above: a worker keeps what it compiled, and the DFA states it built make the same search fast.
+      ['grep_files', { pattern: '(?:[a-z]){1000}[^a-z]' }],
+    ]);
+    assert.equal(complex!.success, false, JSON.stringify(complex));
+    assert.match(complex!.error!, /Pattern too complex/);
+    assert.equal(slow!.success, false, JSON.stringify(slow).slice(0, 300));
+    assert.match(slow!.error!, /Search stopped after its time limit/);
+  });
+});
