@@ -23,8 +23,7 @@ export interface GrepJob {
 
 export type GrepJobReply =
   /** `hits`: indexes of the matching texts; `finished` is false when the budget ran out first. */
-  | { ok: true; hits: number[]; spentMs: number; finished: boolean }
-  | { ok: false; status: number; code: string; message: string };
+  { ok: true; hits: number[]; spentMs: number; finished: boolean } | { ok: false; status: number; code: string; message: string };
 
 type Test = (text: string) => boolean;
 

@@ -60,7 +60,10 @@ const META = 'id, session_id, path, is_directory, is_readonly, content_type, siz
  * transaction holding the session's advisory lock, so quota checks and tree moves never race.
  * Paths must already be normalised (`fs-paths.ts`); see the `SessionFs` port for the contract.
  */
-export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, grepPool }: SessionFilesScope) {
+export function createSessionFiles(
+  db: StorageDb,
+  { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, grepPool }: SessionFilesScope,
+) {
   const lock = (q: Query) => lockKey(q, `fs:${sessionId}`);
   const where = 'session_id = ? and (path = ? or (path >= ? and path < ?))';
   const subtree = (path: string) => [sessionId, path, ...descendantRange(path)];

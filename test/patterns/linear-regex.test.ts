@@ -40,7 +40,10 @@ describe('the program-size bound', () => {
     const alternatives = [...'abcdefghijklmnopqrstuvwxyz', ...[...'bcdefghijklmnopqrstuvwxyzABCDEFGH'].map((c) => `a${c}`), 'ba'];
     const issue = `(${alternatives.join('|')}){1000}`;
     assert.equal(issue.length, 161);
-    assert.throws(() => compileLinearRegex(issue), refused(/^Pattern too complex: it compiles to 9002 instructions, more than 2000 instructions; use fewer/));
+    assert.throws(
+      () => compileLinearRegex(issue),
+      refused(/^Pattern too complex: it compiles to 9002 instructions, more than 2000 instructions; use fewer/),
+    );
     assert.throws(() => compileLinearRegex('(?:a|ab){1000}'), refused(/^Pattern too complex: it compiles to 4002 instructions/));
     // Past RE2's own limit (refused by its parser, never compiled): the same refusal.
     const cjk = (i: number) => String.fromCharCode(0x4e00 + i);
@@ -49,7 +52,13 @@ describe('the program-size bound', () => {
   });
 
   it('accepts what ordinary searches need up to the bound: a 1000-character literal or alternation, counted repeats of classes', () => {
-    for (const p of ['x'.repeat(1000), Array.from({ length: 250 }, (_, i) => `w${i}`).join('|'), '[a-z]{1000}', '(?:\\w+\\s*){100}', 'TODO|FIXME']) {
+    for (const p of [
+      'x'.repeat(1000),
+      Array.from({ length: 250 }, (_, i) => `w${i}`).join('|'),
+      '[a-z]{1000}',
+      '(?:\\w+\\s*){100}',
+      'TODO|FIXME',
+    ]) {
       const re = compileLinearRegex(p, { ignoreCase: true });
       assert.ok(re.programSize <= MAX_PROGRAM_SIZE, `${p.slice(0, 20)}: ${re.programSize}`);
     }
