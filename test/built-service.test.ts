@@ -65,7 +65,8 @@ async function runPlainTurn(app: ServiceEndpoint): Promise<void> {
 describe('the shipped bundle (dist/server/main.js)', () => {
   test('is what a start runs: a few dozen files, every worker thread an entry of its own', () => {
     const files = readdirSync(join(ROOT, 'dist/server')).filter((f) => f.endsWith('.js'));
-    for (const worker of ['main.js', 'parse-worker.js', 'grep-worker.js', 'sql-worker.js', 'pglite-worker.js']) assert.ok(files.includes(worker), worker);
+    for (const worker of ['main.js', 'parse-worker.js', 'grep-worker.js', 'sql-worker.js', 'pglite-worker.js'])
+      assert.ok(files.includes(worker), worker);
     assert.ok(files.length < 100, `${files.length} files`);
   });
 
