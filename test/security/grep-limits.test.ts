@@ -15,8 +15,12 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 const GREP_TIMEOUT_MS = 1000;
 /** The bounds of test/security/event-loop.test.ts: an event loop that one request blocks fails them. */
 const HEALTH_MAX_MS = 250;
-/** Either hostile request without the fix: more than 30 s. With it, well under a second or two; this leaves room for a loaded CI machine. */
-const REQUEST_MAX_MS = 8000;
+/**
+ * Either hostile request without the fix: more than 30 s. With it, about 0.5 s (400) and 1.5 s
+ * (422) on an idle machine; 2.2 s and 6.6 s measured with the machine's load at 20 on 2 cores,
+ * where one line's overshoot of the budget takes seconds: this leaves room for that.
+ */
+const REQUEST_MAX_MS = 12_000;
 
 /** 60 alternatives (26 of one letter, 34 of two) repeated {1000}: 161 characters, as in the issue. */
 function issuePattern(): string {
@@ -93,7 +97,9 @@ describe('grep work is bounded (issue 30 item 1)', () => {
       // About 0.5 s on an idle machine (compiling 9,002 instructions), 30 s and more before the fix.
       assert.ok(ms < REQUEST_MAX_MS, `the refusal took ${ms.toFixed(0)} ms`);
     }
-    t.diagnostic(`health latencies (ms): ${health.map((l) => l.toFixed(0)).join(' ')}`);
+    t.diagnostic(
+      `requests (ms): ${results.map(([, ms]) => ms.toFixed(0)).join(' ')}; health latencies (ms): ${health.map((l) => l.toFixed(0)).join(' ')}`,
+    );
     assert.ok(Math.max(0, ...health) < HEALTH_MAX_MS, `slowest /health answer took ${Math.max(...health).toFixed(0)} ms`);
   });
 
@@ -107,7 +113,9 @@ describe('grep work is bounded (issue 30 item 1)', () => {
       // The limit is worker time, plus one line's overshoot and the compile: about 1.5 s on an idle machine.
       assert.ok(ms < REQUEST_MAX_MS, `the search took ${ms.toFixed(0)} ms`);
     }
-    t.diagnostic(`health latencies (ms): ${health.map((l) => l.toFixed(0)).join(' ')}`);
+    t.diagnostic(
+      `requests (ms): ${results.map(([, ms]) => ms.toFixed(0)).join(' ')}; health latencies (ms): ${health.map((l) => l.toFixed(0)).join(' ')}`,
+    );
     assert.ok(Math.max(0, ...health) < HEALTH_MAX_MS, `slowest /health answer took ${Math.max(...health).toFixed(0)} ms`);
   });
 
