@@ -105,7 +105,7 @@ function entryView(s: FileStat) {
 export const grepFiles = defineTool({
   name: 'grep_files',
   display_name: 'Search Files',
-  description: `Searches text files line by line with a regular expression (RE2 syntax: no backreferences or lookaround). At most ${MAX_GREP_MATCHES} matches.`,
+  description: `Searches text files line by line with a regular expression (RE2 syntax: no backreferences or lookaround; large repeat counts make a pattern too complex). At most ${MAX_GREP_MATCHES} matches; a search that runs too long stops with an error: narrow it with path or path_pattern.`,
   parameters: Type.Object(
     {
       pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression, e.g. "TODO|FIXME".' }),
