@@ -16,6 +16,7 @@ const OUT_DIR = join(ROOT, 'dist/server');
 const ENTRIES = {
   main: 'dist/src/main.js',
   'parse-worker': 'dist/src/offthread/parse-worker.js',
+  'grep-worker': 'dist/src/offthread/grep-worker.js',
   'sql-worker': 'dist/src/capabilities/sql/sql-worker.js',
   'pglite-worker': 'dist/src/db/pglite-worker.js',
 };
@@ -64,7 +65,9 @@ const entry = (name: keyof typeof ENTRIES) => ({ [name]: join(ROOT, ENTRIES[name
 await build({ ...common, entryPoints: entry('main'), splitting: true, chunkNames: '[name]-[hash]' });
 // Each worker in one file of its own: a thread loads one module, and sharing chunks with the
 // service would cut the service's graph into more chunks (more files to resolve at its start).
-await Promise.all((['parse-worker', 'sql-worker', 'pglite-worker'] as const).map((name) => build({ ...common, entryPoints: entry(name) })));
+await Promise.all(
+  (['parse-worker', 'grep-worker', 'sql-worker', 'pglite-worker'] as const).map((name) => build({ ...common, entryPoints: entry(name) })),
+);
 checkWorkerFiles();
 
 /** Every worker file a bundled module asks for by URL exists: a renamed worker fails the build, not a request. */

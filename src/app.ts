@@ -39,7 +39,7 @@ import {
   type Route,
 } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
-import { createParsePool, htmlConverterOf } from './offthread/index.js';
+import { createGrepPool, createParsePool, htmlConverterOf } from './offthread/index.js';
 import type { AppServices } from './services.js';
 import { createIdempotencyKeys, createProcessLiveness, createStore } from './db/index.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
@@ -244,11 +244,14 @@ export async function createApp(
       queueMaxPerKey: config.SQL_QUEUE_MAX_PER_SESSION,
     });
     closers.unshift({ name: 'sql-sandbox', close: () => sqlSandbox.close() });
+    const grepPool = createGrepPool({ workers: config.GREP_WORKERS, timeoutMs: config.GREP_TIMEOUT_MS, queueMax: config.GREP_QUEUE_MAX });
+    closers.unshift({ name: 'grep-pool', close: () => grepPool.close() });
     const storage = createStorage(
       { store, keyring, log },
       {
         fsQuotaBytes: config.SESSION_FS_QUOTA_BYTES,
         sqlSandbox,
+        grepPool,
         maxSqlDatabaseBytes: config.SQL_DATABASE_MAX_BYTES,
         maxSqlDatabases: config.SQL_DATABASES_PER_SESSION,
         kvMaxEntries: config.SESSION_KV_MAX_ENTRIES,

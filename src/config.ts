@@ -119,6 +119,10 @@ const ConfigSchema = Type.Object({
   PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
   PARSE_WORKER_MEMORY_MB: Type.Integer({ minimum: 32, default: 256 }),
   PARSE_QUEUE_MAX: Type.Integer({ minimum: 1, default: 64 }),
+  /** Grep pool (file search patterns and globs): threads, worker time one search may spend, waiting jobs. */
+  GREP_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  GREP_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  GREP_QUEUE_MAX: Type.Integer({ minimum: 1, default: 64 }),
   /** Prometheus `/metrics`: a bearer token (on the main port, or on METRICS_PORT too); unset with METRICS_PORT unset: metrics off. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** A separate listener for `/metrics` only (0: any free port); unset: `/metrics` on the main port when METRICS_TOKEN is set. */

@@ -65,11 +65,12 @@ async function runPlainTurn(app: ServiceEndpoint): Promise<void> {
 describe('the shipped bundle (dist/server/main.js)', () => {
   test('is what a start runs: a few dozen files, every worker thread an entry of its own', () => {
     const files = readdirSync(join(ROOT, 'dist/server')).filter((f) => f.endsWith('.js'));
-    for (const worker of ['main.js', 'parse-worker.js', 'sql-worker.js', 'pglite-worker.js']) assert.ok(files.includes(worker), worker);
+    for (const worker of ['main.js', 'parse-worker.js', 'grep-worker.js', 'sql-worker.js', 'pglite-worker.js'])
+      assert.ok(files.includes(worker), worker);
     assert.ok(files.length < 100, `${files.length} files`);
   });
 
-  test('distributed mode: serves /health, runs a turn, and its worker pools (SQL, parsers) and assets load from the bundle', async (t) => {
+  test('distributed mode: serves /health, runs a turn, and its worker pools (SQL, grep, parsers) and assets load from the bundle', async (t) => {
     const db = await createTestDatabase('bundle');
     t.after(() => db.drop());
     const nats = await startNatsServer({ t });
@@ -80,6 +81,13 @@ describe('the shipped bundle (dist/server/main.js)', () => {
     const sqlSession = await createSession(app, ['session_sql_database']);
     const [created] = await runTools(app, sqlSession, [['sql_execute', { database: 'main', sql: 'CREATE TABLE t (x INTEGER)' }]]);
     assert.equal(created!.success, true, created!.error);
+    // The grep pool (dist/server/grep-worker.js): a file search and its glob.
+    const fsSession = await createSession(app, ['session_file_system']);
+    const [written] = await runTools(app, fsSession, [['write_file', { path: '/notes/a.md', content: 'one\nneedle two\n' }]]);
+    assert.equal(written!.success, true, written!.error);
+    const [found] = await runTools(app, fsSession, [['grep_files', { pattern: 'needle', path_pattern: '*.md' }]]);
+    assert.equal(found!.success, true, found!.error);
+    assert.equal(found!.result.results[0].matches[0].line_number, 2);
     // The parse pool (dist/server/parse-worker.js): fetched HTML to Markdown, and an agent definition.
     const page = await startHtmlServer(t);
     const webSession = await createSession(app, ['web_fetch']);

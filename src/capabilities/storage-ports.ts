@@ -74,7 +74,8 @@ export interface SessionFs {
   copy(src: string, dst: string, opts?: { overwrite?: boolean }): Promise<FileStat>;
   /**
    * Searches text files line by line with a regular expression `pattern` in RE2 syntax, run by
-   * the linear-time engine of `src/patterns/` (a bad pattern is a 400 InvalidRequestError).
+   * the linear-time engine of `src/patterns/` off the event loop (a bad or too complex pattern is a
+   * 400 InvalidRequestError, a search past its time limit a 422).
    * Files in path order, only files with matches.
    */
   grep(pattern: string, opts?: GrepOptions): Promise<GrepResult[]>;

@@ -2,3 +2,5 @@ export { createParsePool, DEFAULT_PARSE_POOL_OPTIONS, ParseLimitError } from './
 export type { ParsePool, ParsePoolOptions } from './parse-pool.js';
 export type { ParseJobInput, ParseResults } from './parse-jobs.js';
 export { htmlConverterOf } from './html-converter.js';
+export { createGrepPool, DEFAULT_GREP_POOL_OPTIONS, GrepTimeoutError } from './grep-pool.js';
+export type { GrepPool, GrepPoolOptions, GrepSearch, TextMatcher } from './grep-pool.js';

@@ -1,2 +1,3 @@
-export { compileLinearRegex } from './linear-regex.js';
+export { compileLinearRegex, MAX_PROGRAM_SIZE } from './linear-regex.js';
 export type { LinearRegex, LinearRegexOptions } from './linear-regex.js';
+export { compileGlob } from './glob.js';

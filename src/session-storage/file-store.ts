@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import type { FileStat, GrepOptions, GrepResult, SessionFs } from '../capabilities/index.js';
 import { ConflictError, InvalidRequestError, NotFoundError, PayloadTooLargeError, UnprocessableError } from '../errors.js';
 import { newId } from '../ids.js';
-import { compileLinearRegex } from '../patterns/index.js';
+import type { GrepPool } from '../offthread/index.js';
 import { guessContentType } from './content-type.js';
 import { ReadOnlyFileError } from './errors.js';
 import { grepContents } from './fs-grep.js';
-import { compileGlob } from './fs-glob.js';
 import { ancestorsOf, assertStoredPath, baseName, descendantRange } from './fs-paths.js';
 import { bytes, inTransaction, iso, lockKey, num, type Query, type StorageDb } from './sql.js';
 
@@ -37,6 +36,8 @@ export interface SessionFilesScope {
   orgId: string;
   /** Total bytes of all files of the session (default 100 MiB). */
   quotaBytes?: number;
+  /** Where grep compiles and matches the caller's pattern and glob, off the event loop. */
+  grepPool: GrepPool;
 }
 
 interface Row {
@@ -59,7 +60,10 @@ const META = 'id, session_id, path, is_directory, is_readonly, content_type, siz
  * transaction holding the session's advisory lock, so quota checks and tree moves never race.
  * Paths must already be normalised (`fs-paths.ts`); see the `SessionFs` port for the contract.
  */
-export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES }: SessionFilesScope) {
+export function createSessionFiles(
+  db: StorageDb,
+  { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, grepPool }: SessionFilesScope,
+) {
   const lock = (q: Query) => lockKey(q, `fs:${sessionId}`);
   const where = 'session_id = ? and (path = ? or (path >= ? and path < ?))';
   const subtree = (path: string) => [sessionId, path, ...descendantRange(path)];
@@ -321,15 +325,15 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
     async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult[]> {
       const base = opts.path ?? '/';
       assertStoredPath(base);
-      const re = compileLinearRegex(pattern, { ignoreCase: opts.ignore_case === true });
-      const matchPath = opts.path_pattern ? compileGlob(opts.path_pattern) : () => true;
-      const candidates = (
-        await db.sql<{ id: string; path: string }>(
-          `select id, path from session_files where ${where} and not is_directory order by path`,
-          subtree(base),
-        )
-      ).filter((c) => matchPath(c.path));
-      return grepContents(db, candidates, re, opts.max_matches ?? Number.POSITIVE_INFINITY);
+      const search = grepPool.search();
+      const lines = await search.compile({ regex: pattern, ignoreCase: opts.ignore_case === true });
+      const paths = opts.path_pattern ? await search.compile({ glob: opts.path_pattern }) : undefined;
+      let candidates = await db.sql<{ id: string; path: string }>(
+        `select id, path from session_files where ${where} and not is_directory order by path`,
+        subtree(base),
+      );
+      if (paths) candidates = (await paths.match(candidates.map((c) => c.path))).map((i) => candidates[i]!);
+      return grepContents(db, candidates, lines, opts.max_matches ?? Number.POSITIVE_INFINITY);
     },
 
     /** Bytes used by all files of the session. */

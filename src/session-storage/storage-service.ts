@@ -8,6 +8,7 @@ import {
   type SqlSandbox,
 } from '../capabilities/index.js';
 import type { Logger } from '../log.js';
+import { createGrepPool, type GrepPool } from '../offthread/index.js';
 import { connectionSecretName, createConnectionStore, DEFAULT_MAX_CONNECTIONS } from './connection-store.js';
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
 import { createImageStore, DEFAULT_MAX_IMAGE_BYTES, DEFAULT_SESSION_IMAGE_QUOTA_BYTES, DEFAULT_SESSION_MAX_IMAGES } from './image-store.js';
@@ -47,6 +48,8 @@ export interface StorageOptions {
   maxConnections: number;
   /** Where SQL runs (worker threads with a deadline); default: a pool with default limits. */
   sqlSandbox: SqlSandbox;
+  /** Where grep patterns compile and match (worker threads with a deadline); default: a pool with default limits. */
+  grepPool: GrepPool;
   /** Largest SQL database file (config SQL_DATABASE_MAX_BYTES; default 50 MiB). */
   maxSqlDatabaseBytes: number;
   /** SQL databases per session (config SQL_DATABASES_PER_SESSION; default 20). */
@@ -83,13 +86,14 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
   } = opts;
   // Idle workers do not hold the process open, so a default pool needs no closing.
   const sqlSandbox = opts.sqlSandbox ?? createSqlSandbox();
+  const grepPool = opts.grepPool ?? createGrepPool();
   const keyring = keyringSource(keyringInput);
   const connections = createConnectionStore(store, keyring, { maxPerUser: maxConnections });
   const secretsOf = (scope: { sessionId: string; orgId: string }) => createSessionSecrets(store, keyring, { ...scope, maxSecrets });
 
   function forSession(session: { id: string; organization_id: string }): SessionStorage {
     const scope = { sessionId: session.id, orgId: session.organization_id };
-    const files = createSessionFiles(store, { ...scope, quotaBytes: fsQuotaBytes });
+    const files = createSessionFiles(store, { ...scope, quotaBytes: fsQuotaBytes, grepPool });
     return {
       files,
       fs: sessionFsPort(files),
@@ -138,6 +142,8 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     fsQuotaBytes,
     /** Where SQL runs; `stats()` shows its workers and queue. */
     sqlSandbox,
+    /** Where grep runs; `stats()` shows its workers and queue. */
+    grepPool,
     /** The turn engine's `toolStorage` port. */
     toolStorage: createToolStorageFactory({ forSession }),
     /** The turn engine's `images` port. */

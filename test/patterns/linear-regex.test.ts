@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvalidRequestError } from '../../src/errors.js';
-import { compileLinearRegex } from '../../src/patterns/index.js';
-import { compileGlob } from '../../src/session-storage/fs-glob.js';
+import { compileLinearRegex, MAX_PROGRAM_SIZE } from '../../src/patterns/index.js';
+import { compileGlob } from '../../src/patterns/index.js';
 
 const refused = (pattern: RegExp) => (e: unknown) => e instanceof InvalidRequestError && e.status === 400 && pattern.test(e.message);
 
@@ -30,6 +30,39 @@ describe('compileLinearRegex', () => {
     for (const p of ['a(?=b)', 'a(?!b)', '(?<=a)b', '(?<!a)b'])
       assert.throws(() => compileLinearRegex(p), refused(/lookahead and lookbehind/));
     assert.throws(() => compileLinearRegex('('), refused(/^Invalid regular expression: missing closing \)/));
+  });
+});
+
+describe('the program-size bound', () => {
+  it('refuses a pattern compiling past MAX_PROGRAM_SIZE instructions with a 400 "Pattern too complex" naming the size', () => {
+    assert.equal(MAX_PROGRAM_SIZE, 2000);
+    // Issue 30 item 1: 60 alternatives repeated {1000}, 161 characters, 9,002 instructions.
+    const alternatives = [...'abcdefghijklmnopqrstuvwxyz', ...[...'bcdefghijklmnopqrstuvwxyzABCDEFGH'].map((c) => `a${c}`), 'ba'];
+    const issue = `(${alternatives.join('|')}){1000}`;
+    assert.equal(issue.length, 161);
+    assert.throws(
+      () => compileLinearRegex(issue),
+      refused(/^Pattern too complex: it compiles to 9002 instructions, more than 2000 instructions; use fewer/),
+    );
+    assert.throws(() => compileLinearRegex('(?:a|ab){1000}'), refused(/^Pattern too complex: it compiles to 4002 instructions/));
+    // Past RE2's own limit (refused by its parser, never compiled): the same refusal.
+    const cjk = (i: number) => String.fromCharCode(0x4e00 + i);
+    const huge = `(?:${Array.from({ length: 700 }, (_, i) => cjk(i) + cjk(3 * i + 1)).join('|')}){1000}`;
+    assert.throws(() => compileLinearRegex(huge), refused(/^Pattern too complex: it compiles to more than 2000 instructions/));
+  });
+
+  it('accepts what ordinary searches need up to the bound: a 1000-character literal or alternation, counted repeats of classes', () => {
+    for (const p of [
+      'x'.repeat(1000),
+      Array.from({ length: 250 }, (_, i) => `w${i}`).join('|'),
+      '[a-z]{1000}',
+      '(?:\\w+\\s*){100}',
+      'TODO|FIXME',
+    ]) {
+      const re = compileLinearRegex(p, { ignoreCase: true });
+      assert.ok(re.programSize <= MAX_PROGRAM_SIZE, `${p.slice(0, 20)}: ${re.programSize}`);
+    }
+    assert.equal(compileLinearRegex('(?:a|b){1000}').programSize, 1002);
   });
 });
 

@@ -45,6 +45,9 @@ describe('hostile patterns and documents', () => {
       headers: { 'content-type': 'application/yaml' },
     });
     assert.equal(warm.status, 201, warm.text);
+    // So does the grep pool.
+    const warmGrep = await app.request('POST', `/v1/sessions/${await createSession(app)}/fs/_/grep`, { body: { pattern: 'warm' } });
+    assert.equal(warmGrep.status, 200, warmGrep.text);
   });
   after(async () => {
     for (const fn of cleanups.reverse()) await fn();

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { compileLinearRegex } from '../../patterns/index.js';
 import { defineTool, jsonResult } from '../define.js';
 import type { FileStat, SessionFs } from '../storage-ports.js';
 import { ToolError } from '../types.js';
@@ -106,22 +105,18 @@ function entryView(s: FileStat) {
 export const grepFiles = defineTool({
   name: 'grep_files',
   display_name: 'Search Files',
-  description: `Searches text files line by line with a regular expression (RE2 syntax: no backreferences or lookaround). At most ${MAX_GREP_MATCHES} matches.`,
+  description: `Searches text files line by line with a regular expression (RE2 syntax: no backreferences or lookaround; large repeat counts make a pattern too complex). At most ${MAX_GREP_MATCHES} matches; a search that runs too long stops with an error: narrow it with path or path_pattern.`,
   parameters: Type.Object(
     {
       pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression, e.g. "TODO|FIXME".' }),
       path: Type.Optional(Type.String({ description: 'Only search under this directory. Default: /.' })),
-      path_pattern: Type.Optional(Type.String({ description: 'Glob on file paths, e.g. "**/*.md".' })),
+      path_pattern: Type.Optional(Type.String({ maxLength: 1024, description: 'Glob on file paths, e.g. "**/*.md".' })),
       ignore_case: Type.Optional(Type.Boolean({ description: 'Case-insensitive. Default false.' })),
     },
     { additionalProperties: false },
   ),
+  // A bad or too complex pattern, or a search past its time limit, is a 4xx of fs.grep: a ToolError (define.ts).
   async run(args, { fs }) {
-    try {
-      compileLinearRegex(args.pattern, { ignoreCase: args.ignore_case === true });
-    } catch (err) {
-      throw new ToolError((err as Error).message);
-    }
     const results = await fs.grep(args.pattern, {
       path: normalizeSessionPath(args.path || '/'),
       ...(args.path_pattern ? { path_pattern: args.path_pattern } : {}),

@@ -1,4 +1,4 @@
-import { compileLinearRegex } from '../patterns/index.js';
+import { compileLinearRegex } from './linear-regex.js';
 
 /**
  * Path patterns for grep: `*` matches within one segment, `**` across segments, `?` one
