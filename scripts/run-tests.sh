@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test suite: every test/**/*.test.ts file, two files at a time (each file is its own
 # process with its own databases, nats-servers and ports), then the files that assert a
-# latency bound (the event loop; the SSE cycle's quiet gap; /health while a NATS node dies; the embedded database thread; answers while a NATS node dies; the accept-once waits; a tool during a database outage; the SIGTERM handover; /health while a NATS node is frozen) alone, so that a neighbour's CPU
+# latency bound (the event loop; the SSE cycle's quiet gap; /health while a NATS node dies; the embedded database thread; answers while a NATS node dies; the accept-once waits; a tool during a database outage; the SIGTERM handover; /health while a NATS node is frozen; /health while hostile greps run) alone, so that a neighbour's CPU
 # does not count against them.
 # TEST_CONCURRENCY overrides the parallel part (1 = everything in series).
 set -uo pipefail
@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 serial=(test/security/event-loop.test.ts test/security/hostile-patterns.test.ts
   test/compat/everruns-sdk-reads.test.ts test/bus/nats-leader-loss.test.ts test/db/pglite-thread.test.ts
   test/http/nats-node-loss.test.ts test/turns/accept-once.test.ts test/turns/secret-check-outage.test.ts
-  test/turns/sigterm-handover.test.ts test/bus/nats-frozen-node.test.ts)
+  test/turns/sigterm-handover.test.ts test/bus/nats-frozen-node.test.ts test/security/grep-limits.test.ts)
 mapfile -t all < <(find test -name '*.test.ts' | sort)
 parallel=()
 for f in "${all[@]}"; do
