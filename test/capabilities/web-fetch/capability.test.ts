@@ -18,6 +18,11 @@ const routes: Record<string, Handler> = {
   '/big': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(5000)),
   '/gzip': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('y'.repeat(3000))),
   '/binary': (_q, s) => s.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1])),
+  '/nul-html': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.alloc(64 * 1024, 0)),
+  '/late-nul': (_q, s) =>
+    s.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.concat([Buffer.alloc(9000, 'a'), Buffer.alloc(200, 0), Buffer.from('z')])),
+  '/sparse-nul': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end(`${'a'.repeat(9000)}\0b\0c`),
+  '/utf16': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain; charset=utf-16le' }).end(Buffer.from('hi there', 'utf16le')),
   '/missing': (_q, s) => s.writeHead(404, { 'content-type': 'text/plain' }).end('not here'),
   '/hang': () => {},
   '/host': (q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end(`host=${q.headers.host}`),
@@ -222,6 +227,19 @@ describe('fetch_url on a local server the operator allowlisted', () => {
     assert.deepEqual(meta(head)['headers'], { 'content-type': 'text/plain' });
     assert.equal(meta(head)['bytes'], 0);
     assert.equal(head.content.length, 1);
+  });
+
+  it('a body of NULs is binary whatever its declared type; a stray NUL in text is dropped; UTF-16 zero bytes are no NULs', async () => {
+    for (const path of ['/nul-html', '/late-nul']) {
+      const r = await localFetch.execute({ url: local(path) }, allowLocal());
+      assert.equal(meta(r)['kind'], 'binary', path);
+      assert.equal(r.content[1]!.text, 'Binary content; not shown.', path);
+    }
+    const sparse = await localFetch.execute({ url: local('/sparse-nul') }, allowLocal());
+    assert.equal(meta(sparse)['kind'], 'text');
+    assert.equal(sparse.content[1]!.text, `${'a'.repeat(9000)}bc`);
+    const utf16 = await localFetch.execute({ url: local('/utf16') }, allowLocal());
+    assert.equal(utf16.content[1]!.text, 'hi there');
   });
 
   it('reports connection failures as tool errors', async () => {
