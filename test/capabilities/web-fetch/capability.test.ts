@@ -20,7 +20,9 @@ const routes: Record<string, Handler> = {
   '/binary': (_q, s) => s.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1])),
   '/nul-html': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.alloc(64 * 1024, 0)),
   '/late-nul': (_q, s) =>
-    s.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.concat([Buffer.alloc(9000, 'a'), Buffer.alloc(200, 0), Buffer.from('z')])),
+    s
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(Buffer.concat([Buffer.alloc(9000, 'a'), Buffer.alloc(200, 0), Buffer.from('z')])),
   '/sparse-nul': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end(`${'a'.repeat(9000)}\0b\0c`),
   '/utf16': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain; charset=utf-16le' }).end(Buffer.from('hi there', 'utf16le')),
   '/missing': (_q, s) => s.writeHead(404, { 'content-type': 'text/plain' }).end('not here'),
