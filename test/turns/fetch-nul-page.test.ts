@@ -88,10 +88,11 @@ for (const mode of ['pglite', 'postgres'] as const) {
       }
       assert.equal(events.at(-2)!.type, 'turn.completed');
       assertLogIntegrity(events);
-      // Before: 15 s, +345 MB and /health 3.6 s on a loaded two-core test machine (postgres mode).
-      assert.ok(tookMs < 5_000, `the turn took ${tookMs} ms`);
+      // Before, on a loaded two-core test machine: postgres 27 s, +225 MB, /health 9.1 s; pglite
+      // past 30 s. After: postgres 0.5-0.8 s, +3 MB, 90-140 ms; pglite 1.7-2.8 s, +14-21 MB, 0.5-0.9 s.
+      assert.ok(tookMs < 10_000, `the turn took ${tookMs} ms`);
       assert.ok(grewMb < 100, `RSS grew ${grewMb} MB`);
-      assert.ok(worstHealthMs < 1_000, `/health took ${worstHealthMs} ms`);
+      assert.ok(worstHealthMs < 2_000, `/health took ${worstHealthMs} ms`);
     });
   });
 }
