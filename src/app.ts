@@ -229,6 +229,7 @@ export async function createApp(
         webFetch: {
           allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS),
           convertHtml: htmlConverterOf(parsePool),
+          maxConvertChars: config.WEB_FETCH_MAX_CONVERT_CHARS,
         },
       },
     });

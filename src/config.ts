@@ -123,6 +123,8 @@ const ConfigSchema = Type.Object({
   GREP_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   GREP_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
   GREP_QUEUE_MAX: Type.Integer({ minimum: 1, default: 64 }),
+  /** Characters of a fetched page's HTML converted to Markdown/text; the rest is cut (flagged truncated). */
+  WEB_FETCH_MAX_CONVERT_CHARS: Type.Integer({ minimum: 1024, default: 131_072 }),
   /** Prometheus `/metrics`: a bearer token (on the main port, or on METRICS_PORT too); unset with METRICS_PORT unset: metrics off. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** A separate listener for `/metrics` only (0: any free port); unset: `/metrics` on the main port when METRICS_TOKEN is set. */

@@ -5,6 +5,7 @@ import type { Bus } from './ports.js';
 export { createLocalBus } from './local/local-bus.js';
 export { createNatsBus } from './nats/nats-bus.js';
 export { isBusUnavailable } from './nats/unavailable.js';
+export { UnstorableEventError } from './unstorable-event.js';
 export type { LocalBusOptions } from './local/local-bus.js';
 export type { NatsBusOptions } from './nats/nats-bus.js';
 export type {

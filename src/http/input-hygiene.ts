@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors.js';
+import { isStorableText } from '../storable-text.js';
 
 /**
  * Input hygiene that every request gets before validation (docs/decisions.md, "Input hygiene and
@@ -81,13 +82,8 @@ function hex4(raw: Uint8Array, at: number): number {
   return v;
 }
 
-/** ES2024's String.prototype.isWellFormed (Node 20+), which the project's TypeScript lib predates. */
-type WellFormedCheck = string & { isWellFormed(): boolean };
-
 /** True when `s` holds no NUL and no unpaired surrogate. */
-export function isCleanString(s: string): boolean {
-  return (s as WellFormedCheck).isWellFormed() && !s.includes('\0');
-}
+export const isCleanString = isStorableText;
 
 /** Throws a 400 naming `where` when a string (or a string in an array) is not clean. */
 export function assertCleanStrings(values: Record<string, unknown>, where: string): void {

@@ -1,5 +1,6 @@
 import { DEFAULT_KV_LIST_LIMIT, type KvEntry, type KvListOptions, type SessionKv } from '../capabilities/index.js';
-import { QuotaExceededError } from '../errors.js';
+import { InvalidRequestError, QuotaExceededError } from '../errors.js';
+import { isStorableText } from '../storable-text.js';
 import { inTransaction, iso, lockKey, num, type StorageDb } from './sql.js';
 
 /** Entries per session (config SESSION_KV_MAX_ENTRIES). */
@@ -42,6 +43,9 @@ export function createSessionKv(db: StorageDb, { sessionId, quota }: { sessionId
       return row ? row.value : null;
     },
     async set(key, value) {
+      // PostgreSQL text refuses NUL: a clear 4xx (a tool error in a turn), never a driver error.
+      if (!isStorableText(key) || !isStorableText(value))
+        throw new InvalidRequestError('Key/value entries must be text without NUL characters or unpaired surrogates');
       await inTransaction(db, async (q) => {
         await lockKey(q, `session_kv:${sessionId}`);
         const [others] = await q<{ n: unknown; bytes: unknown }>(

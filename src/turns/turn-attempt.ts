@@ -14,7 +14,7 @@ import { awaitHandover, recordsInterrupted } from './handover-grace.js';
 import { pickModelId, type ResolvedModel } from './model-resolver.js';
 import { modelRef, runReasonStep } from './reason-step.js';
 import { decideTurnStep, type TurnDecision } from './turn-decider.js';
-import { TerminalTurnError, TurnStoppedError } from './turn-errors.js';
+import { asTerminal, TerminalTurnError, TurnStoppedError } from './turn-errors.js';
 import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
 import type { ToolSessionRef } from './tool-context.js';
 import type { TurnJobData } from './turn-job.js';
@@ -224,9 +224,10 @@ export class TurnAttempt {
         const reason = this.#ac.signal.reason;
         if (reason instanceof TurnStoppedError) throw reason;
         if (err instanceof TurnStoppedError) throw err;
-        if (turnLog.failure) throw turnLog.failure;
+        const failure = turnLog.failure;
+        if (failure && !turnLog.dropRefused()) throw failure;
         if (turnLog.state.cancelled) continue; // aborted by the cancel: decide again, which closes the turn
-        const terminal = asTerminal(err);
+        const terminal = asTerminal(failure ?? err);
         if (!terminal) throw err;
         this.#log.info({ code: terminal.errorCode, error: terminal.message }, 'turn failed');
         const iterations = turnLog.state.steps.length;
@@ -425,12 +426,6 @@ export class TurnAttempt {
     }
     await this.#claim.ack();
   }
-}
-
-function asTerminal(err: unknown): TerminalTurnError | null {
-  if (err instanceof TerminalTurnError) return err;
-  if (err instanceof LlmError) return new TerminalTurnError(err.message, 'llm_error', { cause: err });
-  return null;
 }
 
 function llmControls(c: Readonly<Record<string, unknown>>): LlmControls {

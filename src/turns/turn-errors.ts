@@ -4,6 +4,8 @@
  * `TurnStoppedError` means this worker must stop touching the turn (cancelled work that is
  * finished elsewhere, a lost claim, a deleted session, shutdown).
  */
+import { UnstorableEventError } from '../bus/unstorable-event.js';
+import { LlmError } from '../llm/index.js';
 import type { TurnErrorCode } from './turn-events.js';
 
 export class TerminalTurnError extends Error {
@@ -35,4 +37,13 @@ export class TurnStoppedError extends Error {
     this.name = 'TurnStoppedError';
     this.reason = reason;
   }
+}
+
+/** The `turn.failed` an error ends the turn with, or null when it does not end the turn. */
+export function asTerminal(err: unknown): TerminalTurnError | null {
+  if (err instanceof TerminalTurnError) return err;
+  if (err instanceof LlmError) return new TerminalTurnError(err.message, 'llm_error', { cause: err });
+  // Refused for its content, it would be refused again on every redelivery: the turn ends here.
+  if (err instanceof UnstorableEventError) return new TerminalTurnError(err.message, 'internal_error', { cause: err });
+  return null;
 }

@@ -29,56 +29,25 @@
  *   finds a result stored for a call it was completing itself decided on a stale view: it does
  *   not re-append (two results), it gives the job back to decide again (RetryableTurnError).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { NewSessionEvent } from '../../schemas/events.js';
 import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../bus/ports.js';
 import { createKeyedChain } from '../bus/keyed-chain.js';
+import { UnstorableEventError } from '../bus/unstorable-event.js';
 import { catalogued } from '../bus/session-event.js';
 import { AppError } from '../errors.js';
+import { storableJson } from '../storable-text.js';
 import { evolveTurn, initialTurnState, type TurnState } from './turn-decider.js';
 import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
 import type { TurnRef } from './turn-events.js';
 import { emptyTranscript, extendTranscript, type Transcript } from './transcript.js';
+import { DEFAULT_APPEND_RETRY_DELAYS_MS, RetryPauses } from './append-retry-pauses.js';
+
+export { DEFAULT_APPEND_RETRY_DELAYS_MS };
 
 const READ_PAGE = 1000;
 /** Conflicting appends retried this often before the attempt is given back to the queue. */
 const MAX_APPEND_ATTEMPTS = 20;
 const CONFLICT_RETRY_DELAY_MS = 1_000;
-/**
- * Pauses before each retry of an append (or of its claim check) whose outcome is unknown: about
- * 10 s in all, longer than a replicated stream takes to elect a new leader, and short each, so
- * the append goes through within half a second of the new leader instead of up to 4 s later
- * (issue 13: the slow tail of a NATS node loss). The retries also end once that long has passed
- * since the first failure, however long each try took: tries that each ran into a request
- * timeout, or a 2 s wait, kept one attempt at a preamble for 60 s (issue 13, the SIGTERM
- * straggler); the job goes back to the queue instead.
- */
-export const DEFAULT_APPEND_RETRY_DELAYS_MS: readonly number[] = [250, 250, ...Array<number>(19).fill(500)];
-
-/** The pauses left to one append's retries, and the time they may take in all. */
-class RetryPauses {
-  readonly #pauses: number[];
-  readonly #budgetMs: number;
-  #deadline: number | undefined;
-
-  constructor(pauses: readonly number[]) {
-    this.#pauses = [...pauses];
-    this.#budgetMs = pauses.reduce((a, b) => a + b, 0);
-  }
-
-  /**
-   * Waits out the next pause; false when none is left or the pauses' total has passed since the
-   * first failure (so the retries end within that, one more pause and one more try).
-   */
-  async wait(): Promise<boolean> {
-    this.#deadline ??= Date.now() + this.#budgetMs;
-    const pause = this.#pauses.shift();
-    if (pause === undefined || Date.now() > this.#deadline) return false;
-    await sleep(pause);
-    return true;
-  }
-}
-
 /** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
 const REDECIDE_DELAY_MS = 0;
 
@@ -182,6 +151,25 @@ export class TurnLog {
     return this.#failure;
   }
 
+  /**
+   * After the log refused a batch for its content (UnstorableEventError): forgets what was
+   * queued and not stored (none of it was, past the refused batch) and clears the failure, so
+   * the attempt can record `turn.failed` on what is stored. False for any other failure, which
+   * stays sticky.
+   */
+  dropRefused(): boolean {
+    if (!(this.#failure instanceof UnstorableEventError)) return false;
+    for (const e of this.#queue) {
+      this.#shared.delete(e.id!);
+      this.#results.delete(e.id!);
+    }
+    this.#queue = [];
+    this.#stored = this.#pushed;
+    this.#failure = null;
+    this.#reproject();
+    return true;
+  }
+
   /** The durable view (what is stored), for the cache. */
   folded(): FoldedSession {
     return this.#durable;
@@ -191,9 +179,13 @@ export class TurnLog {
    * Queues events to append after everything queued before; throws a sticky append failure.
    * `shared`: another writer has these events too (the API's preamble), so they may be stored.
    */
-  push(events: NewEvent[], { shared = false, result = false } = {}): void {
+  push(pushed: NewEvent[], { shared = false, result = false } = {}): void {
     if (this.#failure) throw this.#failure;
-    if (events.length === 0) return;
+    if (pushed.length === 0) return;
+    // The one way model output and tool results become events: a NUL or a lone surrogate in them
+    // would make the store refuse the batch, so they are repaired here, before anything folds them
+    // (the tools then run on the repaired arguments they are stored with).
+    const events = pushed.map(storableJson);
     if (result) for (const e of events) this.#results.add(e.id!);
     if (shared) for (const e of events) this.#shared.add(e.id!);
     else this.#o.stamp?.(events);

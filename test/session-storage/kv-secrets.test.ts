@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { InvalidRequestError } from '../../src/errors.js';
 import { storageFixture } from './helpers.js';
 
 describe('session key/value and secrets (PostgreSQL)', () => {
@@ -34,6 +35,19 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     assert.equal(await other.get('a_1'), null);
     assert.equal(await kv.delete('ab'), true);
     assert.equal(await kv.delete('ab'), false);
+  });
+
+  it('kv: a NUL or a lone surrogate in a value is refused with a clear 4xx and changes nothing', async (t) => {
+    const fx = await storageFixture(t);
+    const { kv } = fx.storage.forSession(await fx.session());
+    await kv.set('k', 'before');
+    for (const value of ['a\u0000b', 'x\ud800']) {
+      await assert.rejects(
+        kv.set('k', value),
+        (err: unknown) => err instanceof InvalidRequestError && /NUL characters or unpaired surrogates/.test(err.message),
+      );
+    }
+    assert.equal(await kv.get('k'), 'before');
   });
 
   it('secrets: encrypted at rest, names-only listing, bound to their row', async (t) => {

@@ -8,6 +8,7 @@ import { OrderedFeed } from '../ordered-feed.js';
 import { createGroupInsert, type TailInsert, type TailInsertOutcome } from './group-insert.js';
 import { recentAfter, soleClientState, unlimitedEmitter } from './sole-client.js';
 import { createTailWatch } from './tail-watch.js';
+import { isPgContentRefusal, UnstorableEventError } from '../unstorable-event.js';
 import { stampEvent, type EventTail } from '../session-event.js';
 import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
 
@@ -173,6 +174,7 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
       ]);
       return { tail: { sequence: r!.tail_sequence, id: r!.tail_id ?? undefined }, inserted: r!.inserted > 0 };
     } catch (err) {
+      if (isPgContentRefusal(err)) throw new UnstorableEventError({ cause: err });
       const { code, constraint } = err as { code?: string; constraint?: string };
       if (code !== PG_UNIQUE_VIOLATION) throw err;
       if (constraint === PRIMARY_KEY) return null;

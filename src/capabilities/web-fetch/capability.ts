@@ -65,6 +65,8 @@ export interface WebFetchCapabilityOptions {
   resolve?: Resolver;
   /** HTML → Markdown/text off the event loop (the app's parse pool); default: on this thread. */
   convertHtml?: HtmlConverter;
+  /** Characters of HTML converted, the rest cut (WEB_FETCH_MAX_CONVERT_CHARS; default DEFAULT_MAX_CONVERT_CHARS). */
+  maxConvertChars?: number;
 }
 
 /** Builds the `web_fetch` capability; the registry's default uses the defaults above. */
@@ -82,7 +84,12 @@ export function createWebFetchCapability(opts: WebFetchCapabilityOptions = {}): 
   });
 }
 
-function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml = convertHtmlHere }: WebFetchCapabilityOptions) {
+function createFetchUrlTool({
+  allowPrivateHosts = [],
+  resolve,
+  convertHtml = convertHtmlHere,
+  maxConvertChars,
+}: WebFetchCapabilityOptions) {
   return defineTool({
     name: 'fetch_url',
     display_name: 'Fetch URL',
@@ -120,7 +127,7 @@ function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml = con
       const format = args.format ?? 'markdown';
       const method = args.method ?? 'GET';
       const contentType = headerText(result.headers['content-type']);
-      const rendered = method === 'HEAD' ? null : await renderBody(result.body, contentType, format, convertHtml);
+      const rendered = method === 'HEAD' ? null : await renderBody(result.body, contentType, format, convertHtml, maxConvertChars);
       return present(result, method, contentType, rendered);
     },
   });
@@ -133,7 +140,7 @@ function present(r: SafeFetchResult, method: string, contentType: string | undef
     status_text: r.statusText,
     content_type: contentType ?? null,
     bytes: r.body.length,
-    truncated: r.truncated,
+    truncated: r.truncated || rendered?.cut === true,
     redirects: r.redirects,
     ...(method === 'HEAD' ? { headers: pickHeaders(r.headers) } : { kind: rendered?.kind }),
   };

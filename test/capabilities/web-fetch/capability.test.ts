@@ -12,12 +12,22 @@ import { createFakeToolContext, jsonOf, toolOf } from '../fakes.js';
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const PAGE =
   '<html><head><title>T</title><script>evil()</script></head><body><h1>Hello</h1><p>A <a href="https://x.test/">link</a>.</p></body></html>';
+/** 256 KiB of paragraphs: node-html-markdown took 52 s over it whole on a loaded 2-core machine. */
+const LONG_BODY = '<p>lorem ipsum dolor sit amet</p>\n'.repeat(8192);
 const routes: Record<string, Handler> = {
   '/page': (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
   '/plain': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end('just text'),
   '/big': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(5000)),
   '/gzip': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('y'.repeat(3000))),
   '/binary': (_q, s) => s.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1])),
+  '/nul-html': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.alloc(64 * 1024, 0)),
+  '/late-nul': (_q, s) =>
+    s
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(Buffer.concat([Buffer.alloc(9000, 'a'), Buffer.alloc(200, 0), Buffer.from('z')])),
+  '/sparse-nul': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end(`${'a'.repeat(9000)}\0b\0c`),
+  '/utf16': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain; charset=utf-16le' }).end(Buffer.from('hi there', 'utf16le')),
+  '/long-page': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${LONG_BODY}</body></html>`),
   '/missing': (_q, s) => s.writeHead(404, { 'content-type': 'text/plain' }).end('not here'),
   '/hang': () => {},
   '/host': (q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end(`host=${q.headers.host}`),
@@ -222,6 +232,37 @@ describe('fetch_url on a local server the operator allowlisted', () => {
     assert.deepEqual(meta(head)['headers'], { 'content-type': 'text/plain' });
     assert.equal(meta(head)['bytes'], 0);
     assert.equal(head.content.length, 1);
+  });
+
+  it('a body of NULs is binary whatever its declared type; a stray NUL in text is dropped; UTF-16 zero bytes are no NULs', async () => {
+    for (const path of ['/nul-html', '/late-nul']) {
+      const r = await localFetch.execute({ url: local(path) }, allowLocal());
+      assert.equal(meta(r)['kind'], 'binary', path);
+      assert.equal(r.content[1]!.text, 'Binary content; not shown.', path);
+    }
+    const sparse = await localFetch.execute({ url: local('/sparse-nul') }, allowLocal());
+    assert.equal(meta(sparse)['kind'], 'text');
+    assert.equal(sparse.content[1]!.text, `${'a'.repeat(9000)}bc`);
+    const utf16 = await localFetch.execute({ url: local('/utf16') }, allowLocal());
+    assert.equal(utf16.content[1]!.text, 'hi there');
+  });
+
+  it('converts at most maxConvertChars of HTML, cut before a tag, and flags the result truncated; raw returns it all', async () => {
+    const capped = await operatorAllows('127.0.0.1', { maxConvertChars: 1000 }).execute({ url: local('/long-page') }, allowLocal());
+    assert.equal(meta(capped)['truncated'], true);
+    const text = capped.content[1]!.text!;
+    assert.match(text, /^lorem ipsum dolor sit amet\n\nlorem/);
+    assert.ok(text.length < 1000, `${text.length} chars`);
+    assert.ok(text.endsWith('lorem ipsum dolor sit amet'), 'no half paragraph or tag');
+
+    const started = Date.now();
+    const byDefault = await localFetch.execute({ url: local('/long-page') }, allowLocal());
+    assert.ok(Date.now() - started < 20_000, `converting took ${Date.now() - started} ms`);
+    assert.equal(meta(byDefault)['truncated'], true);
+    assert.ok(byDefault.content[1]!.text!.length < 128 * 1024);
+    const raw = await localFetch.execute({ url: local('/long-page'), format: 'raw' }, allowLocal());
+    assert.equal(meta(raw)['truncated'], false);
+    assert.equal(raw.content[1]!.text!.length, LONG_BODY.length + 26);
   });
 
   it('reports connection failures as tool errors', async () => {
