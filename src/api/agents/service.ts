@@ -84,6 +84,9 @@ export function createAgentService({
   /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
   async function checkFields(orgId: string, input: AgentCreateInput, modelChanged: boolean): Promise<AgentFields> {
     checkAgentLimits(input);
+    // The earlier API's SDK always sends `initial_files: []`; files of an agent are not kept.
+    if (input.initial_files?.length)
+      throw new InvalidRequestError('Invalid request: agents keep no initial_files; give them on session create (POST /v1/sessions)');
     const items: CapabilityItemInput[] = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const capabilityTools = new Set(resolveCapabilities({ agent: items }, capabilities).tools.map((t) => t.name));
