@@ -70,12 +70,12 @@ interface ResolvedLayers {
 /** The per-file limit of the session's `session_file_system` (its configs merged as the turn merges them). */
 export function starterFileLimit(setup: ResolvedLayers): number {
   const layers = [setup.config.harness.capabilities, setup.config.agent?.capabilities ?? [], setup.capabilities];
-  const config = layers
+  const configs = layers
     .flat()
     .map((item) => normalizeCapabilityRef(item))
     .filter((item) => item.ref === FILE_SYSTEM)
-    .reduce((merged, item) => ({ ...merged, ...item.config }), {});
-  return maxFileSizeBytes(config);
+    .map((item) => item.config);
+  return maxFileSizeBytes(Object.assign({}, ...configs));
 }
 
 /** The session's own capabilities plus `session_file_system`: starter files need a file system to live in. */
