@@ -48,6 +48,7 @@ const MaxIterations = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), T
 /** Response-only fields a client may echo back on writes; they are ignored. */
 const EchoedReadOnly = {
   status: Type.Optional(ref(AgentStatus)),
+  harness_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only the `generic` harness (what the view shows).' })),
   created_at: Type.Optional(Type.String()),
   updated_at: Type.Optional(Type.String()),
 };

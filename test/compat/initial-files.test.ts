@@ -29,6 +29,13 @@ describe('initial_files and the agent harness_id', () => {
     assert.match(refused.body.error, /give them on session create/);
     const patched = await app().request('PATCH', `/v1/agents/${a.id}`, { body: { initial_files: files } });
     assert.equal(patched.status, 400);
+    // A client that PUTs back what it read (the SDK's apply) sends harness_id too; another harness is refused.
+    const { id, ...echoed } = a;
+    const put = await app().request('PUT', `/v1/agents/${id}`, { body: echoed });
+    assert.equal(put.status, 200, put.text);
+    const other = await app().request('PATCH', `/v1/agents/${id}`, { body: { harness_id: '00000000-0000-4000-8000-000000000002' } });
+    assert.equal(other.status, 400);
+    assert.match(other.body.error, /give harness_id on session create/);
     const session = await app().request('POST', '/v1/sessions', { body: { agent_id: a.id } });
     assert.equal(session.body.harness_id, a.harness_id, 'the agent view names the harness its sessions get');
   });

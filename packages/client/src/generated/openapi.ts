@@ -2467,6 +2467,11 @@ export interface components {
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
+            /**
+             * Format: uuid
+             * @description Only the `generic` harness (what the view shows).
+             */
+            harness_id?: string;
             created_at?: string;
             updated_at?: string;
         };
@@ -2497,6 +2502,11 @@ export interface components {
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
+            /**
+             * Format: uuid
+             * @description Only the `generic` harness (what the view shows).
+             */
+            harness_id?: string;
             created_at?: string;
             updated_at?: string;
         };
