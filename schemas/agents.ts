@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ListOf, Timestamp, Uuid } from './common.js';
 import { CapabilityItem, ToolSpec } from './capabilities.js';
+import { InitialFile } from './fs.js';
 
 /** A `$ref` to a named schema that keeps the target's static type. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
@@ -47,6 +48,7 @@ const MaxIterations = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), T
 /** Response-only fields a client may echo back on writes; they are ignored. */
 const EchoedReadOnly = {
   status: Type.Optional(ref(AgentStatus)),
+  harness_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only the `generic` harness (what the view shows).' })),
   created_at: Type.Optional(Type.String()),
   updated_at: Type.Optional(Type.String()),
 };
@@ -77,6 +79,11 @@ const AgentFields = {
       description: 'false: the server tools of one step run one at a time (default: in parallel).',
     }),
   ),
+  initial_files: Type.Optional(
+    Type.Array(ref(InitialFile), {
+      description: 'Earlier API: only `[]` (what its SDK always sends); starter files are given on session create.',
+    }),
+  ),
 };
 
 /** POST /v1/agents, PUT /v1/agents/{id}, and the document of an import. */
@@ -101,6 +108,7 @@ export const AgentPatch = Type.Object(
     model: AgentFields.model,
     display_name: AgentFields.display_name,
     parallel_tool_calls: AgentFields.parallel_tool_calls,
+    initial_files: AgentFields.initial_files,
     ...EchoedReadOnly,
   },
   { $id: 'AgentPatch', additionalProperties: false },
@@ -120,6 +128,11 @@ export const Agent = Type.Object(
     display_name: Type.Union([Type.String(), Type.Null()]),
     model: Type.Union([Type.String(), Type.Null()], { description: 'The default model as the client named it, else `default_model_id`.' }),
     parallel_tool_calls: Type.Union([Type.Boolean(), Type.Null()]),
+    harness_id: Type.String({
+      format: 'uuid',
+      description:
+        'The harness of a session created from this agent alone: the built-in `generic` (earlier API; its SDK requires the field).',
+    }),
     status: ref(AgentStatus),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -83,4 +83,23 @@ export type FileInfoView = Static<typeof FileInfo>;
 export type MoveFileInput = Static<typeof MoveFileBody>;
 export type GrepInput = Static<typeof GrepBody>;
 
-export const fsSchemas = [FileInfo, FileList, MoveFileBody, CopyFileBody, GrepBody, GrepMatch, GrepResults, StatBody];
+/**
+ * A starter file written into a new session's file system (earlier public API `InitialFile`):
+ * session create, after the agent's. docs/decisions.md, "Starter files (initial_files)".
+ */
+export const InitialFile = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 1024, description: 'Absolute path; the `/workspace` prefix is accepted.' }),
+    content: Type.String({ description: 'Plain text, or base64 with `encoding: "base64"`.' }),
+    encoding: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('base64')], { default: 'text' })),
+    is_readonly: Type.Optional(Type.Boolean({ description: 'Edits and deletes are refused (tools and REST) when true.' })),
+  },
+  { $id: 'InitialFile', additionalProperties: false },
+);
+
+/** At most this many starter files per session create (a later path replaces an earlier one). */
+export const MAX_INITIAL_FILES = 100;
+
+export type InitialFileInput = Static<typeof InitialFile>;
+
+export const fsSchemas = [InitialFile, FileInfo, FileList, MoveFileBody, CopyFileBody, GrepBody, GrepMatch, GrepResults, StatBody];

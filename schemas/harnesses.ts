@@ -5,6 +5,9 @@ import { CapabilityItem } from './capabilities.js';
 /** A `$ref` to a named schema that keeps the target's static type. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
 
+/** The built-in `generic` harness (src/api/harnesses/built-in.ts): sessions created from an agent alone run on it. */
+export const GENERIC_HARNESS_ID = '00000000-0000-4000-8000-000000000001';
+
 // Size limits are those of agents (spec 8), counted in UTF-8 bytes by the service.
 
 export const HarnessStatus = Type.Union([Type.Literal('active'), Type.Literal('archived')], { $id: 'HarnessStatus' });

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from './event-types.js';
 import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
 import { Event, EventContext, eventSchemas } from './events.js';
+import { MAX_INITIAL_FILES } from './fs.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -69,6 +70,13 @@ export const CreateSessionBody = Type.Object(
     locale: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], {
         description: 'BCP 47 tag, stored with the session.',
+      }),
+    ),
+    initial_files: Type.Optional(
+      Type.Array(Type.Ref('InitialFile'), {
+        maxItems: MAX_INITIAL_FILES,
+        description:
+          'Starter files written into the session file system at creation (a later path replaces an earlier one); non-empty adds `session_file_system`.',
       }),
     ),
   },

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Puts Node >= 22.17 and nats-server >= 2.10 under .cache/toolchain and prints the PATH to use.
 # Idempotent: a second run only checks what is already there. Usage: eval "$(scripts/bootstrap.sh)"
+# --node-only: Node alone (scripts/start.sh: the service never runs a nats-server itself; only
+# the tests spawn their own), so starting the service downloads no nats-server.
 set -euo pipefail
+with_nats=1
+[ "${1:-}" = "--node-only" ] && with_nats=0
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="$root/.cache/toolchain"
 mkdir -p "$cache/bin"
@@ -28,7 +32,10 @@ else
 fi
 
 nats_ok() { "$1" --version 2>/dev/null | grep -Eq 'v2\.(1[0-9]|[2-9][0-9])\.'; }
-if [ -x "$cache/bin/nats-server" ] && nats_ok "$cache/bin/nats-server"; then
+if [ "$with_nats" = 0 ]; then
+  echo "export PATH=\"$node_bin:\$PATH\""
+  exit 0
+elif [ -x "$cache/bin/nats-server" ] && nats_ok "$cache/bin/nats-server"; then
   :
 else
   log "installing nats-server 2.10 from Debian trixie (extracted, not installed)"

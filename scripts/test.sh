@@ -6,6 +6,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(bash scripts/bootstrap.sh)"
 npm ci --no-audit --no-fund
 bash scripts/ensure-postgres.sh
+# test/compat/everruns-sdk-python.test.ts: Debian's python3 with the earlier API's Python SDK
+# dependencies in .cache/python (from the machine's pip index; a second run only checks them).
+bash scripts/python-deps.sh >/dev/null
 # The console and CORS tests (test/console/) drive Debian's chromium through playwright-core.
 if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null

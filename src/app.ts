@@ -274,6 +274,7 @@ export async function createApp(
       capabilities,
       models,
       connections: storage,
+      starterFiles: storage,
       owners: sessionOwners,
     });
     const turns = createTurnModule({

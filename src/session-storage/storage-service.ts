@@ -127,6 +127,18 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     return keys.length;
   }
 
+  /**
+   * Writes a new session's starter files (`initial_files`, checked by the caller against the
+   * quota and the per-file limit); read-only ones are marked so.
+   */
+  async function writeStarterFiles(
+    session: { id: string; organization_id: string },
+    files: readonly { path: string; content: Uint8Array; readonly: boolean }[],
+  ): Promise<void> {
+    const sessionFiles = createSessionFiles(store, { sessionId: session.id, orgId: session.organization_id, quotaBytes: fsQuotaBytes });
+    for (const file of files) await sessionFiles.write(file.path, file.content, { readonly: file.readonly, force: true });
+  }
+
   const images = createImageStore(store, {
     maxBytes: maxImageBytes,
     maxPerSession: maxImagesPerSession,
@@ -135,6 +147,7 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
   return {
     forSession,
     injectConnections,
+    writeStarterFiles,
     connections,
     images,
     access: createSessionAccess(store),

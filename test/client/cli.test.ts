@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -73,9 +75,10 @@ describe('agent-session CLI against the service', () => {
     ok(created);
     const agent = JSON.parse(created.stdout);
     assert.equal(agent.name, 'cli-agent');
-    const ls = await cli(home, ['agents', 'ls', '--json']);
+    const ls = JSON.parse((await cli(home, ['agents', 'ls', '--json'])).stdout);
+    assert.deepEqual(Object.keys(ls), ['data', 'total'], 'every ls --json prints the API page shape');
     assert.deepEqual(
-      JSON.parse(ls.stdout).map((a: { id: string }) => a.id),
+      ls.data.map((a: { id: string }) => a.id),
       [agent.id],
     );
     const table = await cli(home, ['agents', 'ls']);
@@ -98,6 +101,7 @@ describe('agent-session CLI against the service', () => {
       sessions.data.map((s: { id: string }) => s.id),
       [sid],
     );
+    assert.deepEqual(Object.keys(sessions), ['data', 'total', 'offset', 'limit']);
 
     const chat = await cli(home, ['chat', sid, '-m', 'hello from the cli']);
     ok(chat);
@@ -145,10 +149,11 @@ describe('agent-session CLI against the service', () => {
     const key = await cli(home, ['admin', 'keys', 'create', '--name', 'ci', '--json']);
     ok(key);
     const keys = JSON.parse((await cli(home, ['admin', 'keys', 'ls', '--json'])).stdout);
-    assert.ok(keys.some((k: { id: string }) => k.id === JSON.parse(key.stdout).id));
+    assert.ok(keys.data.some((k: { id: string }) => k.id === JSON.parse(key.stdout).id));
+    assert.equal(keys.total, keys.data.length);
     const users = JSON.parse((await cli(home, ['admin', 'users', 'ls', '--json'])).stdout);
     assert.deepEqual(
-      users.map((u: { email: string }) => u.email),
+      users.data.map((u: { email: string }) => u.email),
       ['admin@localhost'],
     );
     const rotate = await cli(home, ['admin', 'rotate-keys']);
@@ -181,5 +186,27 @@ describe('agent-session CLI against the service', () => {
     const events = (await app.request('GET', `/v1/sessions/${sid}/events`)).body.data.map((e: { type: string }) => e.type);
     assert.ok(events.includes('turn.cancelled'), events.join(','));
     assert.equal(events.at(-1), 'session.idled');
+  });
+
+  it('a stopped server: one line naming the URL and the cause, exit 1', async (t) => {
+    const home = mkdtempSync(join(tmpdir(), 'ass-cli-'));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    // A port that was just free: nothing listens there.
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const url = `http://127.0.0.1:${port}`;
+    for (const args of [
+      ['agents', 'ls'],
+      ['sessions', 'ls', '--json'],
+    ]) {
+      const run = await cli(home, ['--url', url, '--key', 'ask_unused', ...args]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(
+        run.stderr,
+        `error: cannot reach ${url}/v1/${args[0]}${args[0] === 'sessions' ? '?offset=0&limit=20' : ''}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+      );
+    }
   });
 });

@@ -377,7 +377,7 @@ describe('earlier public API SDK: core flows', () => {
     for (const [path, body] of [
       ['/agents', { name: 'x', system_prompt: 'x', color: 'red' }],
       ['/agents', { name: 'x', system_prompt: 'x', harness_name: 'generic' }],
-      ['/sessions', { agent_id: serial.body.id, initial_files: [] }],
+      ['/sessions', { agent_id: serial.body.id, hints: {} }],
       [`/sessions/${sessionId}/messages`, { ...textMessage('x'), controls: { errorDisclosure: 'full' } }],
       [`/sessions/${sessionId}/messages`, { ...textMessage('x'), external_actor: { id: 'u' } }],
     ] as const) {

@@ -9,6 +9,15 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/**
+ * A list as the API pages it, one shape for every `ls --json`: `data` and `total`, plus `offset`
+ * and `limit` where the route pages (the earlier API's alias keys such as `agents` are left out).
+ */
+export function printPage(list: { data: unknown[]; total: number; offset?: number; limit?: number }): void {
+  const { data, total, offset, limit } = list;
+  printJson({ data, total, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) });
+}
+
 /** A plain left-aligned table of the given columns. */
 export function printTable<T extends Record<string, unknown>>(rows: T[], columns: (keyof T & string)[]): void {
   const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))));

@@ -1,5 +1,5 @@
 import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
-import { apiErrorOf, ApiError } from './errors.js';
+import { apiErrorOf, ApiError, ConnectionError } from './errors.js';
 import type { components, operations, paths } from './generated/openapi.js';
 import { SessionEventStream, type StreamOptions, type StreamTransport } from './stream.js';
 import { sendAndWait, serveClientTools, type ClientToolHandlers, type TurnOptions, type TurnResult } from './turns.js';
@@ -39,7 +39,16 @@ export interface ClientOptions {
  */
 export function createAgentSessionClient(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const baseFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  // fetch's network failure says only "fetch failed": name the URL and the cause instead.
+  const doFetch: typeof fetch = async (input, init) => {
+    try {
+      return await baseFetch(input, init);
+    } catch (err) {
+      if (!(err instanceof TypeError) || err instanceof ConnectionError) throw err;
+      throw new ConnectionError(input instanceof Request ? input.url : String(input), err);
+    }
+  };
   const authorization = async (): Promise<string | undefined> => {
     const token = options.token ? await options.token() : options.apiKey;
     return token ? `Bearer ${token}` : undefined;

@@ -20,6 +20,31 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The service could not be reached (fetch's own `TypeError: fetch failed`): names the URL and
+ * the network cause, e.g. `cannot reach http://127.0.0.1:8080/v1/agents: connect ECONNREFUSED
+ * 127.0.0.1:8080`. Still a `TypeError`, as fetch's network errors are.
+ */
+export class ConnectionError extends TypeError {
+  readonly url: string;
+
+  constructor(url: string, cause: unknown) {
+    super(`cannot reach ${url}: ${causeText(cause)}`, { cause });
+    this.name = 'ConnectionError';
+    this.url = url;
+  }
+}
+
+/** The innermost useful message of a network failure (undici nests the socket error in `cause`). */
+function causeText(err: unknown): string {
+  let e = err as { message?: string; code?: string; cause?: unknown; errors?: unknown[] } | undefined;
+  while (e?.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  // Several addresses tried (localhost: ::1 and 127.0.0.1): an AggregateError with an empty message.
+  if (e && !e.message && Array.isArray(e.errors) && e.errors.length)
+    return e.errors.map((x) => (x as { message?: string }).message ?? String(x)).join('; ');
+  return e?.message || e?.code || String(err);
+}
+
 /** A second `for await` over the same stream, or a read after `close()`. */
 export class StreamStateError extends Error {
   constructor(message: string) {

@@ -16,7 +16,7 @@ export type {
   ToolCall,
   Usage,
 } from './events.js';
-export { ApiError, StreamStateError, TurnTimeoutError } from './errors.js';
+export { ApiError, ConnectionError, StreamStateError, TurnTimeoutError } from './errors.js';
 export { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
 export type {

@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { AgentCreate, AgentStatus, ClientTool, ToolDeclaration, type AgentCreateInput } from '../../../schemas/agents.js';
 import { CapabilityItem } from '../../../schemas/capabilities.js';
 import { CapabilityRef } from '../../../schemas/common.js';
+import { InitialFile } from '../../../schemas/fs.js';
 import { InvalidRequestError } from '../../errors.js';
 import { addNamedSchemas, ajv, resolveRef } from '../../validation/ajv.js';
 import { applyDefaults } from '../../validation/defaults.js';
@@ -12,7 +13,7 @@ import { FORMAT_NAMES, type DefinitionFormat } from './definition-format.js';
  * POST /v1/agents, compiled once); 400 names the format and the first offending field.
  */
 export function createImportValidator() {
-  addNamedSchemas([CapabilityRef, CapabilityItem, ClientTool, ToolDeclaration, AgentStatus]);
+  addNamedSchemas([CapabilityRef, CapabilityItem, ClientTool, ToolDeclaration, AgentStatus, InitialFile]);
   const validate = ajv.compile(AgentCreate);
 
   return function validateImport(format: DefinitionFormat, doc: Record<string, unknown>): AgentCreateInput {

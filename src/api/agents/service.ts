@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AgentCreateInput, AgentListQueryInput, AgentPatchInput, AgentPreviewInput, AgentView } from '../../../schemas/agents.js';
 import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
+import { GENERIC_HARNESS_ID } from '../../../schemas/harnesses.js';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
@@ -84,6 +85,12 @@ export function createAgentService({
   /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
   async function checkFields(orgId: string, input: AgentCreateInput, modelChanged: boolean): Promise<AgentFields> {
     checkAgentLimits(input);
+    // The earlier API's SDK always sends `initial_files: []`; files of an agent are not kept.
+    if (input.initial_files?.length)
+      throw new InvalidRequestError('Invalid request: agents keep no initial_files; give them on session create (POST /v1/sessions)');
+    // The view's `harness_id`, echoed back by clients that PUT what they read; another harness is not an agent's to choose.
+    if (input.harness_id !== undefined && input.harness_id.toLowerCase() !== GENERIC_HARNESS_ID)
+      throw new InvalidRequestError('Invalid request: agents run on the generic harness; give harness_id on session create');
     const items: CapabilityItemInput[] = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const capabilityTools = new Set(resolveCapabilities({ agent: items }, capabilities).tools.map((t) => t.name));

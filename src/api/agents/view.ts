@@ -1,4 +1,5 @@
 import type { AgentView } from '../../../schemas/agents.js';
+import { GENERIC_HARNESS_ID } from '../../../schemas/harnesses.js';
 import type { AgentRow } from './types.js';
 
 /** The stored, checked fields of a row, as they are (what the service's field check returned for it). */
@@ -30,6 +31,8 @@ export function toAgentView(row: AgentRow): AgentView {
     ...storedAgentFields(row),
     // The default model as the client named it (earlier API `model`), else its id.
     model: row.model ?? row.default_model_id ?? null,
+    // Agents carry no harness of their own: a session from an agent alone runs on the generic one.
+    harness_id: GENERIC_HARNESS_ID,
     status: row.status,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -1,7 +1,9 @@
 import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
 
-/** The built-in `generic` harness: the default for sessions created from an agent only. */
-export const GENERIC_HARNESS_ID = '00000000-0000-4000-8000-000000000001';
+import { GENERIC_HARNESS_ID } from '../../../schemas/harnesses.js';
+
+/** The built-in `generic` harness: the default for sessions created from an agent only (its id is public: agent views carry it). */
+export { GENERIC_HARNESS_ID };
 /** The built-in `platform-chat` harness of each user's global chat session. */
 export const PLATFORM_CHAT_HARNESS_ID = '00000000-0000-4000-8000-000000000002';
 

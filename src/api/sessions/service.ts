@@ -10,6 +10,8 @@ import type { SessionAdditions, Store } from '../../db/index.js';
 import { Session, orgScope, preparedSql, type OrgScope } from '../../db/index.js';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
 import { clientToolsOf } from '../agents/index.js';
+import type { InitialFileInput } from '../../../schemas/fs.js';
+import { decodeStarterFiles, starterFileLimit, withFileSystem, type StarterFile } from './initial-files.js';
 import { resolveNamed } from './name-lookup.js';
 import type { SessionSetup, SessionSetupInput, SessionSetupResolver } from './session-setup.js';
 import { sessionView } from './session-view.js';
@@ -23,6 +25,11 @@ export interface SessionServiceDeps {
   /** This instance's known session owners: filled on create, forgotten on delete (SSE opens read it). */
   owners?: SessionOwners;
   connections?: { injectConnections(session: { id: string; organization_id: string; user_id: string }): Promise<number> };
+  /** Writes `initial_files` into a new session's file system (src/session-storage), within its quota. */
+  starterFiles: {
+    fsQuotaBytes: number;
+    writeStarterFiles(session: { id: string; organization_id: string }, files: readonly StarterFile[]): Promise<void>;
+  };
 }
 
 /**
@@ -45,7 +52,7 @@ select exists (select 1 from user_connections where user_id = ? and organization
 const GUARDED_INSERT_ATTEMPTS = 3;
 
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
-export function createSessionService({ store, bus, log, setup, owners, connections }: SessionServiceDeps) {
+export function createSessionService({ store, bus, log, setup, owners, connections, starterFiles }: SessionServiceDeps) {
   async function create(principal: Principal, input: CreateSessionInput) {
     const harness_id = await resolveNamed(store, principal.org_id, 'harness', input.harness_id, input.harness_name);
     const agent_id = await resolveNamed(store, principal.org_id, 'agent', input.agent_id, input.agent_name);
@@ -58,8 +65,17 @@ export function createSessionService({ store, bus, log, setup, owners, connectio
       additions: sessionAdditions(input),
       guarded: true,
     } as SessionSetupInput;
+    const starter = input.initial_files?.length ? (input.initial_files as InitialFileInput[]) : null;
     for (let attempt = 1; ; attempt++) {
-      const created = await insertSession(principal, input, await setup.resolve(principal, setupInput));
+      let resolved = await setup.resolve(principal, setupInput);
+      if (starter && !resolved.features.includes('file_system'))
+        resolved = await setup.resolve(principal, { ...setupInput, capabilities: withFileSystem(setupInput.capabilities) });
+      // Checked before the insert: bad starter files leave nothing behind.
+      const files = starter
+        ? decodeStarterFiles(starter, { maxFileBytes: starterFileLimit(resolved), quotaBytes: starterFiles.fsQuotaBytes })
+        : [];
+      const created = await insertSession(principal, input, resolved);
+      if (created && files.length) await starterFiles.writeStarterFiles(created, files);
       if (created) return created;
       // The agent changed (or was archived) after the resolver last read it: read it again.
       setup.forgetAgent(agent_id!);

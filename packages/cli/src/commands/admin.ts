@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { clientFor, UsageError } from '../context.js';
-import { printJson, printTable, type GlobalOptions } from '../output.js';
+import { printJson, printPage, printTable, type GlobalOptions } from '../output.js';
 
 const ROTATE_KEYS = `rotate-keys re-wraps every sealed value (provider keys, session secrets, the token signing key)
 with the current SECRETS_ENCRYPTION_KEY. It needs that key, the previous one and direct database
@@ -24,7 +24,7 @@ export function adminCommand(program: Command): void {
     .action(async (opts: { org?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const list = await clientFor(g).auth.apiKeys.list({ scope: opts.org ? 'org' : 'own' });
-      if (g.json) printJson(list.data);
+      if (g.json) printPage(list);
       else printTable(list.data, ['id', 'name', 'prefix', 'user_id', 'expires_at', 'last_used_at']);
     });
   keys
@@ -58,7 +58,7 @@ export function adminCommand(program: Command): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const list = await clientFor(g).users.list();
-      if (g.json) printJson(list.data);
+      if (g.json) printPage(list);
       else printTable(list.data, ['id', 'email', 'name', 'role', 'created_at']);
     });
   users

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { clientFor, UsageError } from '../context.js';
-import { printJson, printTable, withSpinner, type GlobalOptions } from '../output.js';
+import { printJson, printPage, printTable, withSpinner, type GlobalOptions } from '../output.js';
 import { readStdin } from '../stdin.js';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -23,7 +23,7 @@ export function agentsCommand(program: Command): void {
     .action(async (opts: { archived?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const list = await clientFor(g).agents.list(opts.archived ? { include_archived: true } : {});
-      if (g.json) printJson(list.data);
+      if (g.json) printPage(list);
       else printTable(list.data, ['id', 'name', 'status', 'updated_at']);
     });
   agents

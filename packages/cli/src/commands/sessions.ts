@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { clientFor } from '../context.js';
-import { printJson, printTable, type GlobalOptions } from '../output.js';
+import { printJson, printPage, printTable, type GlobalOptions } from '../output.js';
 
 /** `sessions ls|create|rm`. */
 export function sessionsCommand(program: Command): void {
@@ -18,7 +18,7 @@ export function sessionsCommand(program: Command): void {
         offset: opts.offset,
         ...(opts.agent ? { agent_id: opts.agent } : {}),
       });
-      if (g.json) printJson(page);
+      if (g.json) printPage(page);
       else printTable(page.data, ['id', 'title', 'status', 'agent_id', 'updated_at']);
     });
   sessions

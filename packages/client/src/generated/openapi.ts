@@ -996,6 +996,8 @@ export interface components {
             parallel_tool_calls?: boolean | null;
             /** @description BCP 47 tag, stored with the session. */
             locale?: string | null;
+            /** @description Starter files written into the session file system at creation (a later path replaces an earlier one); non-empty adds `session_file_system`. */
+            initial_files?: components["schemas"]["InitialFile"][];
         };
         UpdateSessionBody: {
             title?: string | null;
@@ -2462,7 +2464,14 @@ export interface components {
             display_name?: string | null;
             /** @description false: the server tools of one step run one at a time (default: in parallel). */
             parallel_tool_calls?: boolean | null;
+            /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
+            initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
+            /**
+             * Format: uuid
+             * @description Only the `generic` harness (what the view shows).
+             */
+            harness_id?: string;
             created_at?: string;
             updated_at?: string;
         };
@@ -2490,7 +2499,14 @@ export interface components {
             display_name?: string | null;
             /** @description false: the server tools of one step run one at a time (default: in parallel). */
             parallel_tool_calls?: boolean | null;
+            /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
+            initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
+            /**
+             * Format: uuid
+             * @description Only the `generic` harness (what the view shows).
+             */
+            harness_id?: string;
             created_at?: string;
             updated_at?: string;
         };
@@ -2509,6 +2525,11 @@ export interface components {
             /** @description The default model as the client named it, else `default_model_id`. */
             model: string | null;
             parallel_tool_calls: boolean | null;
+            /**
+             * Format: uuid
+             * @description The harness of a session created from this agent alone: the built-in `generic` (earlier API; its SDK requires the field).
+             */
+            harness_id: string;
             readonly status: components["schemas"]["AgentStatus"];
             /** Format: date-time */
             readonly created_at: string;
@@ -2696,6 +2717,16 @@ export interface components {
         DefaultModelPut: {
             /** @description A model of the organisation; null clears the default. */
             model_id: string | null;
+        };
+        InitialFile: {
+            /** @description Absolute path; the `/workspace` prefix is accepted. */
+            path: string;
+            /** @description Plain text, or base64 with `encoding: "base64"`. */
+            content: string;
+            /** @default text */
+            encoding?: "text" | "base64";
+            /** @description Edits and deletes are refused (tools and REST) when true. */
+            is_readonly?: boolean;
         };
         FileInfo: {
             /** @description Null only for the workspace root. */
@@ -4596,6 +4627,7 @@ export interface operations {
                      *           "display_name": "example",
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
+                     *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
@@ -4625,6 +4657,7 @@ export interface operations {
                      *           "display_name": "example",
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
+                     *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
@@ -4756,6 +4789,7 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -4926,6 +4960,7 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -5279,6 +5314,7 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -5416,6 +5452,7 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -5454,6 +5491,7 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -5697,6 +5735,7 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -5839,6 +5878,7 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
