@@ -127,6 +127,9 @@ describe('chaos audit', () => {
     const kill = { kind: 'kill-tool' as const, repetition: 1, target: 'i1', healedAt: T0 + 5000, windowEnd: T0 + 9000 };
     d.faults = [{ ...kill, injectedAt: T0 + 300, affectedSessions: ['s1'], restartToHealthyMs: 1 }];
     assert.deepEqual([audit(d).tools.succeededRecordedFailed, audit(d).tools.answeredThenKilled], [0, 1]);
+    // … nor one the server wrote just after the kill, to the dead process's socket …
+    d.faults = [{ ...kill, injectedAt: T0 - 300, affectedSessions: ['s1'], restartToHealthyMs: 1 }];
+    assert.deepEqual([audit(d).tools.succeededRecordedFailed, audit(d).tools.answeredThenKilled], [0, 1]);
     // … but one answered long before the kill, or before a graceful SIGTERM, is.
     d.faults = [{ ...kill, injectedAt: T0 + 3000, affectedSessions: ['s1'], restartToHealthyMs: 1 }];
     assert.equal(audit(d).tools.succeededRecordedFailed, 1);
