@@ -2,3 +2,4 @@ export { createParsePool, DEFAULT_PARSE_POOL_OPTIONS, ParseLimitError } from './
 export type { ParsePool, ParsePoolOptions } from './parse-pool.js';
 export type { ParseJobInput, ParseResults } from './parse-jobs.js';
 export { htmlConverterOf } from './html-converter.js';
+export type { PoolTenant } from './fair-share.js';

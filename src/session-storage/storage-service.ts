@@ -96,7 +96,7 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
       kv: createSessionKv(store, { ...scope, quota: { maxEntries: kvMaxEntries, maxBytes: kvMaxBytes } }),
       secrets: secretsOf(scope),
       sql: createSessionSql(store, {
-        sessionId: session.id,
+        ...scope,
         sandbox: sqlSandbox,
         maxDatabaseBytes: maxSqlDatabaseBytes,
         maxDatabases: maxSqlDatabases,

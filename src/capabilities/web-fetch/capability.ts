@@ -120,7 +120,9 @@ function createFetchUrlTool({ allowPrivateHosts = [], resolve, convertHtml = con
       const format = args.format ?? 'markdown';
       const method = args.method ?? 'GET';
       const contentType = headerText(result.headers['content-type']);
-      const rendered = method === 'HEAD' ? null : await renderBody(result.body, contentType, format, convertHtml);
+      const caller = { org: ctx.org_id, key: ctx.session_id };
+      const convert: HtmlConverter = (html, to) => convertHtml(html, to, caller);
+      const rendered = method === 'HEAD' ? null : await renderBody(result.body, contentType, format, convert);
       return present(result, method, contentType, rendered);
     },
   });
