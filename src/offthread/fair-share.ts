@@ -1,7 +1,7 @@
 /**
  * Fair shares of a worker pool between tenants. Jobs wait here, not in the pool: each is handed
- * on only when a worker is free, taking organisations in turn (round robin) and, inside one
- * organisation, its callers (sessions, users) in turn. An organisation may occupy at most
+ * on only when a worker is free, to the organisation served longest ago (one that just arrived
+ * first) and, inside it, to the caller (session, user) served longest ago. An organisation may occupy at most
  * `maxRunningPerOrg` workers, so with more workers than that the others stay free for everyone
  * else however many jobs it sends; and it may have at most `maxPerOrg` jobs waiting or running
  * (one caller `maxPerKey`), so its backlog cannot fill the shared queue. Past a share the job
@@ -45,40 +45,46 @@ interface Waiter {
   fail(err: Error): void;
 }
 
+/** A caller's waiting jobs, its jobs waiting or running, and when it was last served (0: not yet). */
+interface CallerQueue {
+  waiters: Waiter[];
+  count: number;
+  served: number;
+}
+
 interface OrgShare {
   running: number;
   /** Jobs waiting or running. */
   total: number;
-  /** Waiting jobs per caller, in turn order. */
-  queues: Map<string, Waiter[]>;
-  perKey: Map<string, number>;
+  /** When a job of this organisation was last handed on (0: not yet). */
+  served: number;
+  /** Callers with jobs waiting or running. */
+  callers: Map<string, CallerQueue>;
 }
 
-/** Moves `key` to the end of the map's iteration order (its turn has been taken). */
-function rotate<K, V>(map: Map<K, V>, key: K, value: V): void {
-  map.delete(key);
-  map.set(key, value);
+/** The entry served longest ago among those `eligible` says may be served. */
+function longestWaiting<T extends { served: number }>(items: Iterable<T>, eligible: (item: T) => boolean): T | undefined {
+  let best: T | undefined;
+  for (const item of items) if (eligible(item) && (!best || item.served < best.served)) best = item;
+  return best;
 }
 
 export function createFairShare(opts: FairShareOptions, refuse: (refusal: ShareRefusal) => Error): FairShare {
-  /** Organisations with jobs waiting or running, in turn order. */
+  /** Organisations with jobs waiting or running. */
   const orgs = new Map<string, OrgShare>();
   let running = 0;
   let waiting = 0;
 
+  /** Stamps each hand-over, so "served longest ago" is a comparison of numbers. */
+  let turn = 0;
+
   function nextWaiter(): Waiter | undefined {
-    for (const [org, share] of orgs) {
-      if (share.running >= opts.maxRunningPerOrg) continue;
-      for (const [key, queue] of share.queues) {
-        const waiter = queue.shift()!;
-        if (queue.length > 0) rotate(share.queues, key, queue);
-        else share.queues.delete(key);
-        rotate(orgs, org, share);
-        share.running++;
-        return waiter;
-      }
-    }
-    return undefined;
+    const share = longestWaiting(orgs.values(), (o) => o.running < opts.maxRunningPerOrg && o.total > o.running);
+    if (!share) return undefined;
+    const caller = longestWaiting(share.callers.values(), (c) => c.waiters.length > 0)!;
+    share.served = caller.served = ++turn;
+    share.running++;
+    return caller.waiters.shift();
   }
 
   function dispatch(): void {
@@ -92,22 +98,22 @@ export function createFairShare(opts: FairShareOptions, refuse: (refusal: ShareR
   }
 
   function admit(tenant: PoolTenant): OrgShare {
-    const share = orgs.get(tenant.org) ?? { running: 0, total: 0, queues: new Map(), perKey: new Map() };
-    const keyCount = share.perKey.get(tenant.key) ?? 0;
-    if (keyCount >= opts.maxPerKey) throw refuse({ reason: 'key', limit: opts.maxPerKey });
+    const share = orgs.get(tenant.org) ?? { running: 0, total: 0, served: 0, callers: new Map() };
+    const caller = share.callers.get(tenant.key) ?? { waiters: [], served: 0, count: 0 };
+    if (caller.count >= opts.maxPerKey) throw refuse({ reason: 'key', limit: opts.maxPerKey });
     if (share.total >= opts.maxPerOrg) throw refuse({ reason: 'org', limit: opts.maxPerOrg });
     if (waiting >= opts.queueMax) throw refuse({ reason: 'busy' });
     share.total++;
-    share.perKey.set(tenant.key, keyCount + 1);
+    caller.count++;
+    share.callers.set(tenant.key, caller);
     orgs.set(tenant.org, share);
     return share;
   }
 
   function leave(tenant: PoolTenant, share: OrgShare): void {
     share.total--;
-    const left = (share.perKey.get(tenant.key) ?? 1) - 1;
-    if (left > 0) share.perKey.set(tenant.key, left);
-    else share.perKey.delete(tenant.key);
+    const caller = share.callers.get(tenant.key)!;
+    if (--caller.count === 0) share.callers.delete(tenant.key);
     if (share.total === 0) orgs.delete(tenant.org);
   }
 
@@ -116,9 +122,7 @@ export function createFairShare(opts: FairShareOptions, refuse: (refusal: ShareR
       const share = admit(tenant);
       try {
         await new Promise<void>((start, fail) => {
-          const queue = share.queues.get(tenant.key) ?? [];
-          queue.push({ start, fail });
-          share.queues.set(tenant.key, queue);
+          share.callers.get(tenant.key)!.waiters.push({ start, fail });
           waiting++;
           dispatch();
         });
@@ -137,8 +141,7 @@ export function createFairShare(opts: FairShareOptions, refuse: (refusal: ShareR
     },
     abort(err) {
       for (const share of orgs.values()) {
-        for (const queue of share.queues.values()) for (const waiter of queue.splice(0)) waiter.fail(err);
-        share.queues.clear();
+        for (const caller of share.callers.values()) for (const waiter of caller.waiters.splice(0)) waiter.fail(err);
       }
       waiting = 0;
     },
