@@ -69,8 +69,7 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
       maxPerOrg: opts.maxPerOrg ?? Infinity,
       maxPerKey: opts.maxPerKey ?? Infinity,
     },
-    (refusal) =>
-    refusal.reason === 'busy' ? errors.busy() : errors.tooMany(refusal),
+    (refusal) => (refusal.reason === 'busy' ? errors.busy() : errors.tooMany(refusal)),
   );
 
   async function piscina(): Promise<Piscina> {

@@ -26,7 +26,13 @@ export interface SessionSqlScope {
  */
 export function createSessionSql(
   db: StorageDb,
-  { sessionId, orgId, sandbox, maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES, maxDatabases = DEFAULT_MAX_SQL_DATABASES }: SessionSqlScope,
+  {
+    sessionId,
+    orgId,
+    sandbox,
+    maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES,
+    maxDatabases = DEFAULT_MAX_SQL_DATABASES,
+  }: SessionSqlScope,
 ): SessionSql {
   const tenant = { org: orgId, key: sessionId };
   async function load(name: string): Promise<Buffer> {

@@ -74,7 +74,10 @@ describe('fair shares of the worker pools (issue 30 item 5)', () => {
     const flood = Array.from({ length: 12 }, () => createAgent(memberKey, slow).then(finished));
     await new Promise((r) => setTimeout(r, 300));
     const asked = performance.now();
-    const [other, colleague] = await Promise.all([createAgent(orgB.key, small).then(finished), createAgent(orgA.key, small).then(finished)]);
+    const [other, colleague] = await Promise.all([
+      createAgent(orgB.key, small).then(finished),
+      createAgent(orgA.key, small).then(finished),
+    ]);
     const waited = { other: other.at - asked, colleague: colleague.at - asked };
     t.diagnostic(`another organisation answered in ${waited.other.toFixed(0)} ms, a colleague in ${waited.colleague.toFixed(0)} ms`);
     assert.equal(other.r.status, 201, other.r.text);
@@ -85,8 +88,8 @@ describe('fair shares of the worker pools (issue 30 item 5)', () => {
     const accepted = done.filter((d) => d.r.status !== 429).sort((a, b) => a.at - b.at);
     assert.equal(accepted.length, 4, done.map((d) => d.r.status).join(','));
     // Neither waited for the member's backlog: the colleague took the next turn in their organisation.
-    assert.ok(colleague.at < accepted[1]!.at, 'the colleague waited behind more than one of the member\'s jobs');
-    assert.ok(other.at < accepted[1]!.at, 'the other organisation waited behind the member\'s jobs');
+    assert.ok(colleague.at < accepted[1]!.at, "the colleague waited behind more than one of the member's jobs");
+    assert.ok(other.at < accepted[1]!.at, "the other organisation waited behind the member's jobs");
     const answers = done.map((d) => d.r);
     const tooMany = answers.filter((r) => r.status === 429);
     assert.equal(tooMany.length, 8, answers.map((r) => r.status).join(','));

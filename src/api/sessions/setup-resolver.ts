@@ -70,7 +70,8 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
   ): Promise<SessionAdditions | undefined> {
     if (!additions) return undefined;
     const out: SessionAdditions = {};
-    if (additions.client_tools?.length) out.client_tools = await agents.checkClientTools(principal, additions.client_tools, serverToolNames);
+    if (additions.client_tools?.length)
+      out.client_tools = await agents.checkClientTools(principal, additions.client_tools, serverToolNames);
     if (additions.parallel_tool_calls !== undefined) out.parallel_tool_calls = additions.parallel_tool_calls;
     if (additions.locale !== undefined) out.locale = additions.locale;
     return Object.keys(out).length ? out : undefined;

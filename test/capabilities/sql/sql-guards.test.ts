@@ -37,11 +37,7 @@ describe('SQL guard against limit pragmas and oversized databases (issue 30 item
         (e: unknown) => (e as { status?: number }).status === 422 && /is not allowed: the service sets it/.test((e as Error).message),
         sql,
       );
-      await assert.rejects(
-        sandbox.query(who, empty.slice(), sql),
-        (e: unknown) => (e as { status?: number }).status === 422,
-        sql,
-      );
+      await assert.rejects(sandbox.query(who, empty.slice(), sql), (e: unknown) => (e as { status?: number }).status === 422, sql);
     }
     // The worker's heap limit is intact: a query that needs 20 MB still runs under the 64 MB default.
     const fits = await sandbox.query(who, empty.slice(), 'SELECT length(randomblob(20000000))');

@@ -60,10 +60,14 @@ describe('SQL sandbox (worker threads)', () => {
       sandbox.query(who('s'), bytes.slice(), 'SELECT length(randomblob(100000000))'),
       status(413, /exceeded the memory limit/),
     );
-    await assert.rejects(sandbox.query(who('s'), bytes.slice(), "SELECT length(printf('%.*c', 50000000, 'x'))"), status(413, /memory limit/));
+    await assert.rejects(
+      sandbox.query(who('s'), bytes.slice(), "SELECT length(printf('%.*c', 50000000, 'x'))"),
+      status(413, /memory limit/),
+    );
     // temporary tables live in SQLite's capped heap, not in the engine's file system
     await assert.rejects(
-      sandbox.exec(who('s'),
+      sandbox.exec(
+        who('s'),
         bytes.slice(),
         'CREATE TEMP TABLE big AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(1000000) FROM c',
         undefined,
@@ -72,14 +76,16 @@ describe('SQL sandbox (worker threads)', () => {
       status(413, /memory limit/),
     );
     await assert.rejects(
-      sandbox.query(who('s'),
+      sandbox.query(
+        who('s'),
         bytes.slice(),
         'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(100000) FROM c',
       ),
       status(413, /result exceeds 1048576 bytes/),
     );
     await assert.rejects(
-      sandbox.exec(who('s'),
+      sandbox.exec(
+        who('s'),
         bytes.slice(),
         'INSERT INTO b SELECT randomblob(10000) FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT i FROM c)',
         undefined,
@@ -99,7 +105,8 @@ describe('SQL sandbox (worker threads)', () => {
     const sandbox = await warmSandbox(t, { workers: 1, workerHeapMb: 32, maxResultBytes: 2 ** 31 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
     await assert.rejects(
-      sandbox.query(who('s'),
+      sandbox.query(
+        who('s'),
         bytes.slice(),
         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT printf('%.*c', 1000000, 'x') || i FROM c",
       ),
@@ -112,13 +119,15 @@ describe('SQL sandbox (worker threads)', () => {
   it('caps rows at the query limit even when the statement could produce millions', async (t) => {
     const sandbox = await warmSandbox(t, { workers: 1 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
-    const many = await sandbox.query(who('s'),
+    const many = await sandbox.query(
+      who('s'),
       bytes.slice(),
       'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c',
     );
     assert.equal(many.rows.length, 1000);
     assert.equal(many.truncated, true);
-    const few = await sandbox.query(who('s'),
+    const few = await sandbox.query(
+      who('s'),
       bytes.slice(),
       'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c',
       undefined,

@@ -35,7 +35,7 @@ describe('sql text checks', () => {
       "PRAGMA 'hard_heap_limit'=1",
       'PRAGMA `soft_heap_limit`=0',
       'PRAGMA "main"."page_size"=65536',
-      'pragma [main] . \'MMAP_SIZE\' = 1',
+      "pragma [main] . 'MMAP_SIZE' = 1",
       'PRAGMA/**/"max_page_count"=9',
       'EXPLAIN PRAGMA "temp_store"=2',
     ]) {
@@ -48,7 +48,7 @@ describe('sql text checks', () => {
   });
 
   it('refuses VACUUM INTO with a schema name, quoted or not', () => {
-    for (const sql of ["VACUUM main INTO 'x.db'", "VACUUM \"main\" INTO 'x.db'", "vacuum [temp] into 'y'"]) {
+    for (const sql of ["VACUUM main INTO 'x.db'", 'VACUUM "main" INTO \'x.db\'', "vacuum [temp] into 'y'"]) {
       assert.match(forbiddenSql(sql) ?? '', /VACUUM INTO is not allowed/, sql);
     }
     assert.equal(forbiddenSql('VACUUM main'), null);
