@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createSqlSandbox } from '../../src/capabilities/sql/sql-sandbox.js';
+import { createFairShare, type ShareRefusal } from '../../src/offthread/fair-share.js';
 import { TooManyRequestsError } from '../../src/errors.js';
 import { startTestApp } from '../helpers/app.js';
 import { request } from '../helpers/http.js';
@@ -19,6 +20,45 @@ async function timed<T>(work: Promise<T>): Promise<[T, number]> {
 }
 
 describe('fair shares of the worker pools (issue 30 item 5)', () => {
+  it('hands a free slot to the organisation, then the caller, served longest ago; refuses past each share', async () => {
+    const share = createFairShare({ slots: 2, maxRunningPerOrg: 1, maxPerOrg: 4, maxPerKey: 3, queueMax: 6 }, (r: ShareRefusal) =>
+      Object.assign(new Error(r.reason), { refusal: r }),
+    );
+    const order: string[] = [];
+    const gates = new Map<string, () => void>();
+    const job = (name: string) => () => {
+      order.push(name);
+      return new Promise<void>((done) => gates.set(name, done));
+    };
+    const tick = () => new Promise((r) => setImmediate(r));
+    const runs = [
+      share.run({ org: 'A', key: 'member' }, job('A1')),
+      share.run({ org: 'A', key: 'member' }, job('A2')),
+      share.run({ org: 'A', key: 'member' }, job('A3')),
+    ];
+    await assert.rejects(share.run({ org: 'A', key: 'member' }, job('A4')), /key/);
+    runs.push(share.run({ org: 'A', key: 'colleague' }, job('C1')));
+    await assert.rejects(share.run({ org: 'A', key: 'third' }, job('T1')), /org/);
+    await tick();
+    // A holds one slot (its share); the other stays free.
+    assert.deepEqual(order, ['A1']);
+    runs.push(share.run({ org: 'B', key: 's' }, job('B1')));
+    await tick();
+    assert.deepEqual(order, ['A1', 'B1']);
+    gates.get('A1')!();
+    await tick();
+    // The colleague, who arrived after A2 and A3, goes before them.
+    assert.deepEqual(order, ['A1', 'B1', 'C1']);
+    for (const name of ['B1', 'C1', 'A2', 'A3']) {
+      gates.get(name)!();
+      await tick();
+      await tick();
+    }
+    await Promise.all(runs);
+    assert.deepEqual(order, ['A1', 'B1', 'C1', 'A2', 'A3']);
+    assert.equal(share.waiting(), 0);
+  });
+
   it('SQL: 64 runaway statements over 8 sessions of one organisation leave another organisation a fast SELECT 1; the excess gets 429', async (t) => {
     const timeoutMs = 3000;
     const sandbox = createSqlSandbox({ workers: 2, timeoutMs, queueMaxPerKey: 8, queueMaxPerOrg: 16, queueMax: 100 });
