@@ -222,6 +222,9 @@ export async function createApp(
       timeoutMs: config.PARSE_TIMEOUT_MS,
       memoryMb: config.PARSE_WORKER_MEMORY_MB,
       queueMax: config.PARSE_QUEUE_MAX,
+      queueMaxPerOrg: config.PARSE_QUEUE_MAX_PER_ORG,
+      queueMaxPerCaller: config.PARSE_QUEUE_MAX_PER_CALLER,
+      ...(config.PARSE_WORKERS_PER_ORG ? { workersPerOrg: config.PARSE_WORKERS_PER_ORG } : {}),
     });
     closers.unshift({ name: 'parse-pool', close: () => parsePool.close() });
     const capabilities = createCapabilityRegistry({
@@ -243,6 +246,8 @@ export async function createApp(
       memoryBytes: config.SQL_MEMORY_LIMIT_MB * 1024 * 1024,
       queueMax: config.SQL_QUEUE_MAX,
       queueMaxPerKey: config.SQL_QUEUE_MAX_PER_SESSION,
+      queueMaxPerOrg: config.SQL_QUEUE_MAX_PER_ORG,
+      ...(config.SQL_WORKERS_PER_ORG ? { workersPerOrg: config.SQL_WORKERS_PER_ORG } : {}),
     });
     closers.unshift({ name: 'sql-sandbox', close: () => sqlSandbox.close() });
     const grepPool = createGrepPool({ workers: config.GREP_WORKERS, timeoutMs: config.GREP_TIMEOUT_MS, queueMax: config.GREP_QUEUE_MAX });

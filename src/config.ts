@@ -104,6 +104,9 @@ const ConfigSchema = Type.Object({
   SQL_MEMORY_LIMIT_MB: Type.Integer({ minimum: 8, maximum: 4096, default: 64 }),
   SQL_QUEUE_MAX: Type.Integer({ minimum: 1, default: 100 }),
   SQL_QUEUE_MAX_PER_SESSION: Type.Integer({ minimum: 1, default: 8 }),
+  /** Fair share of the SQL workers: calls of one organisation waiting or running, and workers it may occupy (default: half). */
+  SQL_QUEUE_MAX_PER_ORG: Type.Integer({ minimum: 1, default: 32 }),
+  SQL_WORKERS_PER_ORG: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   SQL_DATABASE_MAX_BYTES: Type.Integer({ minimum: 65536, default: 50 * 1024 * 1024 }),
   SQL_DATABASES_PER_SESSION: Type.Integer({ minimum: 1, default: 20 }),
   /**
@@ -125,6 +128,10 @@ const ConfigSchema = Type.Object({
   GREP_QUEUE_MAX: Type.Integer({ minimum: 1, default: 64 }),
   /** Characters of a fetched page's HTML converted to Markdown/text; the rest is cut (flagged truncated). */
   WEB_FETCH_MAX_CONVERT_CHARS: Type.Integer({ minimum: 1024, default: 131_072 }),
+  /** Fair share of the parse workers: jobs of one organisation and of one caller (user, session), and workers one organisation may occupy (default: half). */
+  PARSE_QUEUE_MAX_PER_ORG: Type.Integer({ minimum: 1, default: 16 }),
+  PARSE_QUEUE_MAX_PER_CALLER: Type.Integer({ minimum: 1, default: 4 }),
+  PARSE_WORKERS_PER_ORG: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   /** Prometheus `/metrics`: a bearer token (on the main port, or on METRICS_PORT too); unset with METRICS_PORT unset: metrics off. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** A separate listener for `/metrics` only (0: any free port); unset: `/metrics` on the main port when METRICS_TOKEN is set. */

@@ -3,18 +3,29 @@
  * worker starts the job (not while it waits): past it the job's AbortSignal fires, and piscina
  * terminates that worker and starts a replacement in the background. Shared by the SQL sandbox
  * and the parse pool; their workers wrap their handler in `poolTask` (pool-worker.ts), which
- * announces each job as it starts.
+ * announces each job as it starts. Jobs wait in a fair share (`fair-share.ts`) in front of
+ * piscina, which is handed a job only when a worker is free.
  */
 import type { Piscina } from 'piscina';
 import type { ResourceLimits, Transferable } from 'node:worker_threads';
+import { createFairShare, type PoolTenant, type ShareRefusal } from './fair-share.js';
+
+/** The tenant of jobs run without one: every such job shares one organisation's share. */
+const SHARED_TENANT: PoolTenant = { org: '', key: '' };
 
 export interface DeadlinePoolOptions {
   /** The worker module; its default export is a `poolTask(...)`. */
   worker: URL;
   workers: number;
   timeoutMs: number;
-  /** Jobs waiting for a worker; beyond, `errors.busy()`. */
+  /** Jobs waiting for a worker, all tenants together; beyond, `errors.busy()`. */
   queueMax: number;
+  /** Workers one organisation may occupy at once (default: all). */
+  maxRunningPerOrg?: number;
+  /** Jobs of one organisation waiting or running; beyond, `errors.tooMany(...)` (default: no bound). */
+  maxPerOrg?: number;
+  /** Jobs of one caller (session, user) waiting or running; beyond, `errors.tooMany(...)` (default: no bound). */
+  maxPerKey?: number;
   resourceLimits: ResourceLimits;
   workerData?: unknown;
 }
@@ -24,13 +35,15 @@ export interface DeadlinePoolErrors {
   timeout(): Error;
   memory(): Error;
   busy(): Error;
+  /** The tenant is past its share (organisation or caller); the job was not queued. */
+  tooMany(refusal: Exclude<ShareRefusal, { reason: 'busy' }>): Error;
   closed(): Error;
   /** The worker died some other way (a crash): not the caller's fault. */
   failed(message: string): Error;
 }
 
 export interface DeadlinePool {
-  run<R>(job: unknown, transferList?: Transferable[]): Promise<R>;
+  run<R>(job: unknown, transferList?: Transferable[], tenant?: PoolTenant): Promise<R>;
   /** Live figures, for tests and diagnostics. */
   stats(): { workers: number; busy: number; queued: number; replaced: number };
   /** Terminates the workers; waiting and running jobs fail with `errors.closed()`. */
@@ -48,6 +61,16 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
   let closed = false;
 
   let loaded: Promise<{ Piscina: typeof Piscina }> | undefined;
+  const share = createFairShare(
+    {
+      slots: opts.workers,
+      queueMax: opts.queueMax,
+      maxRunningPerOrg: opts.maxRunningPerOrg ?? opts.workers,
+      maxPerOrg: opts.maxPerOrg ?? Infinity,
+      maxPerKey: opts.maxPerKey ?? Infinity,
+    },
+    (refusal) => (refusal.reason === 'busy' ? errors.busy() : errors.tooMany(refusal)),
+  );
 
   async function piscina(): Promise<Piscina> {
     if (pool) return pool;
@@ -72,44 +95,54 @@ export function createDeadlinePool(opts: DeadlinePoolOptions, errors: DeadlinePo
     // piscina stops respawning it, so fail what waits rather than leave it waiting forever.
     pool.on('error', (err: Error) => {
       for (const job of pending.values()) job.fail(err);
+      share.abort(errors.failed(err.message));
     });
     return pool;
   }
 
-  return {
-    async run<R>(job: unknown, transferList?: Transferable[]): Promise<R> {
+  async function runNow<R>(job: unknown, transferList?: Transferable[]): Promise<R> {
+    if (closed) throw errors.closed();
+    const p = pool ?? (await piscina());
+    const id = nextId++;
+    const deadline = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    pending.set(id, {
+      start() {
+        running.add(id);
+        timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
+      },
+      fail(err) {
+        if (!running.has(id)) deadline.abort(err);
+      },
+    });
+    try {
+      return (await p.run({ id, job }, { signal: deadline.signal, transferList })) as R;
+    } catch (err) {
       if (closed) throw errors.closed();
-      // No await once the pool exists: a job is queued by the time run() returns its promise.
-      const p = pool ?? (await piscina());
-      if (p.queueSize >= opts.queueMax) throw errors.busy();
-      const id = nextId++;
-      const deadline = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      pending.set(id, {
-        start() {
-          running.add(id);
-          timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
-        },
-        fail(err) {
-          if (!running.has(id)) deadline.abort(err);
-        },
-      });
-      try {
-        return (await p.run({ id, job }, { signal: deadline.signal, transferList })) as R;
-      } catch (err) {
-        if (closed) throw errors.closed();
-        if (deadline.signal.aborted) throw running.has(id) ? errors.timeout() : errors.failed((deadline.signal.reason as Error).message);
-        if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw errors.memory();
-        throw errors.failed((err as Error).message);
-      } finally {
-        clearTimeout(timer);
-        pending.delete(id);
-        running.delete(id);
-      }
+      if (deadline.signal.aborted) throw running.has(id) ? errors.timeout() : errors.failed((deadline.signal.reason as Error).message);
+      if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw errors.memory();
+      throw errors.failed((err as Error).message);
+    } finally {
+      clearTimeout(timer);
+      pending.delete(id);
+      running.delete(id);
+    }
+  }
+
+  return {
+    async run<R>(job: unknown, transferList?: Transferable[], tenant = SHARED_TENANT): Promise<R> {
+      if (closed) throw errors.closed();
+      return share.run(tenant, () => runNow<R>(job, transferList));
     },
-    stats: () => ({ workers: pool?.threads.length ?? 0, busy: running.size, queued: pool?.queueSize ?? 0, replaced }),
+    stats: () => ({
+      workers: pool?.threads.length ?? 0,
+      busy: running.size,
+      queued: share.waiting() + (pool?.queueSize ?? 0),
+      replaced,
+    }),
     async close() {
       closed = true;
+      share.abort(errors.closed());
       await pool?.destroy();
     },
   };

@@ -7,9 +7,13 @@
  * worker's memory). One search (every batch of one request, compiling included) may spend
  * `timeoutMs` of worker time; past it, a 422 `GrepTimeoutError`. At most `queueMax` jobs wait (503 beyond).
  */
-import { AppError, InvalidRequestError, ServiceUnavailableError, UnprocessableError } from '../errors.js';
+import { AppError, InvalidRequestError, ServiceUnavailableError, TooManyRequestsError, UnprocessableError } from '../errors.js';
 import { createDeadlinePool, formatSeconds } from './deadline-pool.js';
 import type { GrepJob, GrepJobReply, GrepMatcherSpec } from './grep-jobs.js';
+import type { PoolTenant } from './fair-share.js';
+
+/** Searches of one session waiting or running at once; beyond, 429. */
+const GREP_JOBS_PER_SESSION = 4;
 
 export type { GrepMatcherSpec } from './grep-jobs.js';
 
@@ -54,8 +58,8 @@ export interface GrepSearch {
 }
 
 export interface GrepPool {
-  /** A search: its matchers share one budget of `timeoutMs` of worker time. */
-  search(): GrepSearch;
+  /** A search for `tenant` (its organisation and session): its matchers share one budget of `timeoutMs` of worker time. */
+  search(tenant: PoolTenant): GrepSearch;
   /** Live figures, for tests and diagnostics. */
   stats(): { workers: number; busy: number; queued: number; replaced: number };
   close(): Promise<void>;
@@ -77,24 +81,34 @@ export function createGrepPool(options: Partial<GrepPoolOptions> = {}): GrepPool
       timeoutMs: opts.timeoutMs + HARD_DEADLINE_GRACE_MS,
       worker: new URL('./grep-worker.js', import.meta.url),
       resourceLimits: { maxOldGenerationSizeMb: WORKER_MEMORY_MB, maxYoungGenerationSizeMb: 16 },
+      // Fair share, as the SQL and parse pools (fair-share.ts): one organisation's searches take at
+      // most half the workers and a bounded part of the queue, one session's fewer still.
+      maxRunningPerOrg: Math.max(1, Math.floor(opts.workers / 2)),
+      maxPerOrg: Math.max(1, Math.floor(opts.queueMax / 4)),
+      maxPerKey: GREP_JOBS_PER_SESSION,
     },
     {
       timeout: () => new JobStopped('timeout'),
       memory: () => new JobStopped('memory'),
       busy: () => new ServiceUnavailableError('The search workers are busy; try again shortly'),
+      tooMany: ({ reason, limit }) =>
+        new TooManyRequestsError(
+          Math.ceil(opts.timeoutMs / 1000),
+          `Too many searches at once for this ${reason === 'key' ? 'session' : 'organization'} (at most ${limit}); retry after one finished`,
+        ),
       closed: () => new ServiceUnavailableError('The service is shutting down'),
       failed: (message) => new Error(`grep worker failed: ${message}`),
     },
   );
 
-  function search(): GrepSearch {
+  function search(tenant: PoolTenant): GrepSearch {
     let leftMs = opts.timeoutMs;
 
     async function run(job: Omit<GrepJob, 'budgetMs'>): Promise<number[]> {
       if (leftMs <= 0) throw new GrepTimeoutError(opts.timeoutMs);
       let reply: GrepJobReply;
       try {
-        reply = await pool.run<GrepJobReply>({ ...job, budgetMs: leftMs });
+        reply = await pool.run<GrepJobReply>({ ...job, budgetMs: leftMs }, [], tenant);
       } catch (err) {
         if (!(err instanceof JobStopped)) throw err;
         leftMs = 0;

@@ -4,3 +4,4 @@ export type { ParseJobInput, ParseResults } from './parse-jobs.js';
 export { htmlConverterOf } from './html-converter.js';
 export { createGrepPool, DEFAULT_GREP_POOL_OPTIONS, GrepTimeoutError } from './grep-pool.js';
 export type { GrepPool, GrepPoolOptions, GrepSearch, TextMatcher } from './grep-pool.js';
+export type { PoolTenant } from './fair-share.js';

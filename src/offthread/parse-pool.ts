@@ -5,10 +5,14 @@
  *
  * Bounds: a job still running after `timeoutMs` (from the moment a worker takes it) has its
  * worker terminated and replaced, and fails with a `ParseLimitError`; so does a job whose
- * worker runs out of its `memoryMb` heap. At most `queueMax` jobs wait (503 beyond).
+ * worker runs out of its `memoryMb` heap. Jobs wait their organisation's turn (fair share,
+ * `fair-share.ts`): one organisation runs on at most `workersPerOrg` workers and has at most
+ * `queueMaxPerOrg` jobs waiting or running, one caller (user or session) `queueMaxPerCaller`
+ * (429 with Retry-After beyond); at most `queueMax` jobs wait in all (503 beyond).
  */
-import { AppError, InvalidRequestError, LimitExceededError, ServiceUnavailableError } from '../errors.js';
+import { AppError, InvalidRequestError, LimitExceededError, ServiceUnavailableError, TooManyRequestsError } from '../errors.js';
 import { createDeadlinePool, formatSeconds } from './deadline-pool.js';
+import type { PoolTenant } from './fair-share.js';
 import type { ParseJobInput, ParseJobReply, ParseResults } from './parse-jobs.js';
 
 export interface ParsePoolOptions {
@@ -18,11 +22,24 @@ export interface ParsePoolOptions {
   timeoutMs: number;
   /** JS heap of each worker, MB (PARSE_WORKER_MEMORY_MB). */
   memoryMb: number;
-  /** Jobs waiting for a worker (PARSE_QUEUE_MAX). */
+  /** Jobs waiting for a worker, all tenants together (PARSE_QUEUE_MAX). */
   queueMax: number;
+  /** Jobs of one organisation waiting or running (PARSE_QUEUE_MAX_PER_ORG). */
+  queueMaxPerOrg: number;
+  /** Jobs of one caller, a user or a session, waiting or running (PARSE_QUEUE_MAX_PER_CALLER). */
+  queueMaxPerCaller: number;
+  /** Workers one organisation may occupy at once (PARSE_WORKERS_PER_ORG); default: half of them, at least 1. */
+  workersPerOrg?: number;
 }
 
-export const DEFAULT_PARSE_POOL_OPTIONS: ParsePoolOptions = { workers: 2, timeoutMs: 5000, memoryMb: 256, queueMax: 64 };
+export const DEFAULT_PARSE_POOL_OPTIONS: ParsePoolOptions = {
+  workers: 2,
+  timeoutMs: 5000,
+  memoryMb: 256,
+  queueMax: 64,
+  queueMaxPerOrg: 16,
+  queueMaxPerCaller: 4,
+};
 
 /** A job stopped for running past its deadline or out of memory; callers word it for their audience. */
 export class ParseLimitError extends Error {
@@ -35,7 +52,8 @@ export class ParseLimitError extends Error {
 }
 
 export interface ParsePool {
-  run<K extends ParseJobInput['kind']>(job: Extract<ParseJobInput, { kind: K }>): Promise<ParseResults[K]>;
+  /** Runs `job` in `tenant`'s fair share (without one: a share common to all such jobs). */
+  run<K extends ParseJobInput['kind']>(job: Extract<ParseJobInput, { kind: K }>, tenant?: PoolTenant): Promise<ParseResults[K]>;
   /** Live figures, for tests and diagnostics. */
   stats(): { workers: number; busy: number; queued: number; replaced: number };
   /** Terminates the workers; waiting jobs fail with 503. */
@@ -50,18 +68,26 @@ export function createParsePool(options: Partial<ParsePoolOptions> = {}): ParseP
       ...opts,
       worker: new URL('./parse-worker.js', import.meta.url),
       resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb, maxYoungGenerationSizeMb: 16 },
+      maxRunningPerOrg: opts.workersPerOrg ?? Math.max(1, Math.floor(opts.workers / 2)),
+      maxPerOrg: opts.queueMaxPerOrg,
+      maxPerKey: opts.queueMaxPerCaller,
     },
     {
       timeout: () => new ParseLimitError('timeout', formatSeconds(opts.timeoutMs)),
       memory: () => new ParseLimitError('memory', `${opts.memoryMb} MB`),
       busy: () => new ServiceUnavailableError('The document parser is busy; try again shortly'),
+      tooMany: ({ reason, limit }) =>
+        new TooManyRequestsError(
+          Math.ceil(opts.timeoutMs / 1000),
+          `Too many documents being checked at once for this ${reason === 'key' ? 'caller' : 'organization'} (at most ${limit}); retry after one finished`,
+        ),
       closed: () => new ServiceUnavailableError('The service is shutting down'),
       failed: (message) => new Error(`parse worker failed: ${message}`),
     },
   );
   return {
-    async run(job) {
-      const reply = await pool.run<ParseJobReply>(job);
+    async run(job, tenant) {
+      const reply = await pool.run<ParseJobReply>(job, [], tenant);
       if (reply.ok) return reply.value as never;
       throw replyError(reply);
     },

@@ -325,7 +325,7 @@ export function createSessionFiles(
     async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult[]> {
       const base = opts.path ?? '/';
       assertStoredPath(base);
-      const search = grepPool.search();
+      const search = grepPool.search({ org: orgId, key: sessionId });
       const lines = await search.compile({ regex: pattern, ignoreCase: opts.ignore_case === true });
       const paths = opts.path_pattern ? await search.compile({ glob: opts.path_pattern }) : undefined;
       let candidates = await db.sql<{ id: string; path: string }>(

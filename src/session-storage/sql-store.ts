@@ -9,6 +9,8 @@ export const DEFAULT_MAX_SQL_DATABASES = 20;
 
 export interface SessionSqlScope {
   sessionId: string;
+  /** The session's organisation: the sandbox shares its workers fairly between organisations. */
+  orgId: string;
   /** Runs the SQL off the event loop, with a deadline and memory caps. */
   sandbox: SqlSandbox;
   maxDatabaseBytes?: number;
@@ -24,8 +26,15 @@ export interface SessionSqlScope {
  */
 export function createSessionSql(
   db: StorageDb,
-  { sessionId, sandbox, maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES, maxDatabases = DEFAULT_MAX_SQL_DATABASES }: SessionSqlScope,
+  {
+    sessionId,
+    orgId,
+    sandbox,
+    maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES,
+    maxDatabases = DEFAULT_MAX_SQL_DATABASES,
+  }: SessionSqlScope,
 ): SessionSql {
+  const tenant = { org: orgId, key: sessionId };
   async function load(name: string): Promise<Buffer> {
     const [row] = await db.sql<{ content: unknown }>('select content from session_sql_databases where session_id = ? and name = ?', [
       sessionId,
@@ -44,7 +53,7 @@ export function createSessionSql(
             [sessionId, name],
           );
           if (!row) throw new NotFoundError(`No such database: ${name}`);
-          const { result, bytes: next } = await sandbox.exec(sessionId, bytes(row.content), sql, params, { maxDatabaseBytes });
+          const { result, bytes: next } = await sandbox.exec(tenant, bytes(row.content), sql, params, { maxDatabaseBytes });
           if (next.length > maxDatabaseBytes)
             throw new PayloadTooLargeError(`Database ${name} would be ${next.length} bytes; the maximum is ${maxDatabaseBytes}`);
           await q(
@@ -53,15 +62,15 @@ export function createSessionSql(
           );
           return result;
         }),
-      query: async (sql, params, opts) => sandbox.query(sessionId, await load(name), sql, params, opts),
-      schema: async () => sandbox.schema(sessionId, await load(name)),
+      query: async (sql, params, opts) => sandbox.query(tenant, await load(name), sql, params, opts),
+      schema: async () => sandbox.schema(tenant, await load(name)),
       close: async () => undefined,
     };
   }
 
   /** Inserts an empty database unless it exists; the per-session count is checked under a lock. */
   async function create(name: string): Promise<void> {
-    const empty = await sandbox.create(sessionId);
+    const empty = await sandbox.create(tenant);
     await inTransaction(db, async (q) => {
       await lockKey(q, `sql-databases:${sessionId}`);
       const [row] = await q<{ n: unknown; present: unknown }>(

@@ -100,7 +100,7 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
       kv: createSessionKv(store, { ...scope, quota: { maxEntries: kvMaxEntries, maxBytes: kvMaxBytes } }),
       secrets: secretsOf(scope),
       sql: createSessionSql(store, {
-        sessionId: session.id,
+        ...scope,
         sandbox: sqlSandbox,
         maxDatabaseBytes: maxSqlDatabaseBytes,
         maxDatabases: maxSqlDatabases,
@@ -135,7 +135,12 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     session: { id: string; organization_id: string },
     files: readonly { path: string; content: Uint8Array; readonly: boolean }[],
   ): Promise<void> {
-    const sessionFiles = createSessionFiles(store, { sessionId: session.id, orgId: session.organization_id, quotaBytes: fsQuotaBytes });
+    const sessionFiles = createSessionFiles(store, {
+      sessionId: session.id,
+      orgId: session.organization_id,
+      quotaBytes: fsQuotaBytes,
+      grepPool,
+    });
     for (const file of files) await sessionFiles.write(file.path, file.content, { readonly: file.readonly, force: true });
   }
 

@@ -6,6 +6,7 @@ const errors = {
   timeout: () => new Error('timeout'),
   memory: () => new Error('memory'),
   busy: () => new Error('busy'),
+  tooMany: ({ reason }: { reason: string }) => new Error(`too many: ${reason}`),
   closed: () => new Error('closed'),
   failed: (message: string) => new Error(`failed: ${message}`),
 };

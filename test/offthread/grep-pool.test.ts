@@ -13,6 +13,8 @@ function randomAb(length: number, seed: number): string {
   return out;
 }
 
+const TENANT = { org: 'org-1', key: 'session-1' };
+
 describe('grep pool', () => {
   const pools: GrepPool[] = [];
   const pool = (opts: Parameters<typeof createGrepPool>[0]) => {
@@ -23,7 +25,7 @@ describe('grep pool', () => {
   after(() => Promise.all(pools.map((p) => p.close())));
 
   it('matches lines and globs on a worker, as the inline engine does', async () => {
-    const search = pool({ workers: 1 }).search();
+    const search = pool({ workers: 1 }).search(TENANT);
     const lines = await search.compile({ regex: 'todo|fixme', ignoreCase: true });
     assert.deepEqual(await lines.match(['x', 'TODO: y', 'z', 'a FixMe']), [1, 3]);
     assert.deepEqual(await lines.match(['TODO', 'TODO', 'TODO'], 2), [0, 1]);
@@ -32,7 +34,7 @@ describe('grep pool', () => {
   });
 
   it('refuses a too complex or invalid pattern with a 400 when compiling, before any line is matched', async () => {
-    const search = pool({ workers: 1 }).search();
+    const search = pool({ workers: 1 }).search(TENANT);
     await assert.rejects(
       search.compile({ regex: '(?:a|ab){1000}', ignoreCase: false }),
       (e: unknown) => e instanceof InvalidRequestError && /^Pattern too complex: it compiles to 4002 instructions/.test(e.message),
@@ -42,7 +44,7 @@ describe('grep pool', () => {
 
   it("one search's batches share its time budget: past it a 422, the worker stops itself (not replaced) and the event loop stays free", async () => {
     const p = pool({ workers: 1, timeoutMs: 1500 });
-    const search = p.search();
+    const search = p.search(TENANT);
     // 904 instructions, no match on a/b text: a few hundred ms per line, batch after batch.
     const lines = await search.compile({ regex: 'a[ab]{900}[^ab]', ignoreCase: false });
     let ticks = 0;
@@ -61,6 +63,6 @@ describe('grep pool', () => {
     assert.equal(p.stats().replaced, 0);
     // Spent: the same search refuses at once; a new search has its own budget.
     await assert.rejects(lines.match(['a']), GrepTimeoutError);
-    assert.deepEqual(await (await p.search().compile({ regex: 'b', ignoreCase: false })).match(['a', 'b']), [1]);
+    assert.deepEqual(await (await p.search(TENANT).compile({ regex: 'b', ignoreCase: false })).match(['a', 'b']), [1]);
   });
 });

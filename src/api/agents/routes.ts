@@ -89,8 +89,8 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
         maxBodyBytes: AGENT_MAX_BODY_BYTES,
         schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
       },
-      async ({ body }) => {
-        return { status: 200, body: await agents.preview(body) };
+      async ({ body }, { principal }) => {
+        return { status: 200, body: await agents.preview(principal, body) };
       },
     ),
     route(

@@ -7,7 +7,7 @@ import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
 import { Agent, orgScope, snapshotAgent, type AgentSnapshot, type OrgScope, type Store } from '../../db/index.js';
 import { buildSystemPrompt, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
-import { ParseLimitError, type ParsePool } from '../../offthread/index.js';
+import { ParseLimitError, type ParsePool, type PoolTenant } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
 import { clientToolsOf, reconcileModel, resolveModelReference } from './compat-aliases.js';
 import { exportFileName, exportMarkdown } from './definition-format.js';
@@ -77,13 +77,17 @@ export function createAgentService({
         throw new InvalidRequestError(`Invalid request: ${what} is too large or too complex to process (${err.message})`);
       throw err;
     });
-  const checkClientTools = createClientToolChecker({
-    firstInvalid: (schemas) => bounded(parse({ kind: 'json-schemas', schemas }), 'a client tool schema'),
-  });
+  /** The parse pool's fair share is per organisation and, inside it, per user. */
+  const tenantOf = (actor: Actor): PoolTenant => ({ org: actor.org_id, key: actor.user_id ?? '' });
+  const clientToolChecker = (actor: Actor) =>
+    createClientToolChecker({
+      firstInvalid: (schemas) => bounded(parse({ kind: 'json-schemas', schemas }, tenantOf(actor)), 'a client tool schema'),
+    });
   const validateImport = createImportValidator();
 
   /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
-  async function checkFields(orgId: string, input: AgentCreateInput, modelChanged: boolean): Promise<AgentFields> {
+  async function checkFields(actor: Actor, input: AgentCreateInput, modelChanged: boolean): Promise<AgentFields> {
+    const orgId = actor.org_id;
     checkAgentLimits(input);
     // The earlier API's SDK always sends `initial_files: []`; files of an agent are not kept.
     if (input.initial_files?.length)
@@ -94,7 +98,7 @@ export function createAgentService({
     const items: CapabilityItemInput[] = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const capabilityTools = new Set(resolveCapabilities({ agent: items }, capabilities).tools.map((t) => t.name));
-    const client_tools = await checkClientTools(clientToolsOf(input) ?? [], capabilityTools);
+    const client_tools = await clientToolChecker(actor)(clientToolsOf(input) ?? [], capabilityTools);
     let default_model_id = input.default_model_id?.toLowerCase() ?? null;
     // `model` (earlier API) names the default model by id or name; it is kept as given, for the view.
     const model = input.model ?? null;
@@ -142,7 +146,7 @@ export function createAgentService({
 
   async function create(actor: Actor, input: AgentCreateInput): Promise<AgentView> {
     const id = input.id === undefined ? undefined : clientId(input.id);
-    const fields = await checkFields(actor.org_id, input, true);
+    const fields = await checkFields(actor, input, true);
     return toAgentView(await insert(orgScope(store.em(), actor.org_id), actor, fields, id));
   }
 
@@ -177,7 +181,7 @@ export function createAgentService({
     if (given.default_model_id !== undefined && given.model === undefined) merged.model = null;
     if (given.model !== undefined && given.default_model_id === undefined) delete merged.default_model_id;
     if (given.tools !== undefined && given.client_tools === undefined) delete merged.client_tools;
-    Object.assign(row, await checkFields(orgId, merged, given.default_model_id !== undefined || given.model !== undefined));
+    Object.assign(row, await checkFields(actor, merged, given.default_model_id !== undefined || given.model !== undefined));
     await scope.em.flush();
     return toAgentView(row);
   }
@@ -187,7 +191,7 @@ export function createAgentService({
     const id = clientId(rawId);
     if (input.id !== undefined && input.id.toLowerCase() !== id)
       throw new InvalidRequestError('Invalid request: body.id does not match the path');
-    const fields = await checkFields(actor.org_id, input, true);
+    const fields = await checkFields(actor, input, true);
     const scope = orgScope(store.em(), actor.org_id);
     const existing = (await scope.em.findOne(Agent, { id })) as AgentRow | null;
     if (!existing) return { created: true, agent: toAgentView(await insert(scope, actor, fields, id)) };
@@ -221,7 +225,7 @@ export function createAgentService({
   /** POST import: Markdown with YAML front matter, YAML or JSON; always a new agent. */
   async function importDefinition(actor: Actor, raw: Buffer, contentType: string | undefined): Promise<AgentView> {
     const job = { kind: 'agent-definition', raw: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), contentType } as const;
-    const { format, doc } = await bounded(parse(job), 'the agent definition');
+    const { format, doc } = await bounded(parse(job, tenantOf(actor)), 'the agent definition');
     const { id: _id, ...definition } = doc;
     checkAgentLimits(definition);
     return create(actor, validateImport(format, definition));
@@ -247,13 +251,14 @@ export function createAgentService({
 
   /** The runtime prompt and tools of a would-be agent; nothing is stored. */
   async function preview(
+    actor: Actor,
     input: AgentPreviewInput,
   ): Promise<{ system_prompt: string; tools: { name: string; description: string; parameters: Record<string, unknown> }[] }> {
     checkAgentLimits(input);
     const items = input.capabilities ?? [];
     validateCapabilityRefs(items, capabilities);
     const resolved = resolveCapabilities({ agent: items }, capabilities);
-    const clientTools = await checkClientTools(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
+    const clientTools = await clientToolChecker(actor)(input.client_tools ?? [], new Set(resolved.tools.map((t) => t.name)));
     const tools = [...resolved.tools, ...clientTools].map((t) => ({
       name: t.name,
       description: t.description,
@@ -293,8 +298,8 @@ export function createAgentService({
     exportDefinition,
     preview,
     getActive,
-    /** Client tools checked as an agent's are (schemas compiled in the parse pool); sessions declare their own with it. */
-    checkClientTools,
+    /** Client tools checked as an agent's are (schemas compiled in the actor's share of the parse pool); sessions declare their own with it. */
+    checkClientTools: (actor: Actor, ...args: Parameters<ReturnType<typeof clientToolChecker>>) => clientToolChecker(actor)(...args),
   };
 }
 

@@ -64,12 +64,14 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
 
   /** The session's own client tools checked like an agent's (shape, unique names, no capability tool's name). */
   async function checkAdditions(
+    principal: Principal,
     additions: SessionAdditions | undefined,
     serverToolNames: ReadonlySet<string>,
   ): Promise<SessionAdditions | undefined> {
     if (!additions) return undefined;
     const out: SessionAdditions = {};
-    if (additions.client_tools?.length) out.client_tools = await agents.checkClientTools(additions.client_tools, serverToolNames);
+    if (additions.client_tools?.length)
+      out.client_tools = await agents.checkClientTools(principal, additions.client_tools, serverToolNames);
     if (additions.parallel_tool_calls !== undefined) out.parallel_tool_calls = additions.parallel_tool_calls;
     if (additions.locale !== undefined) out.locale = additions.locale;
     return Object.keys(out).length ? out : undefined;
@@ -92,7 +94,7 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
         { harness: harness.capabilities, agent: agent?.capabilities ?? [], session: items },
         capabilities,
       );
-      const session = await checkAdditions(input.additions, new Set(resolved.tools.map((t) => t.name)));
+      const session = await checkAdditions(principal, input.additions, new Set(resolved.tools.map((t) => t.name)));
       const config: SessionConfig = session ? { harness, agent, session } : { harness, agent };
       return {
         harness_id: harnessId.toLowerCase(),

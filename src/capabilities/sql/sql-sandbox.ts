@@ -8,12 +8,16 @@
  *   the caller gets a 422 and nothing is saved;
  * - memory: SQLite's heap is capped in every worker (`PRAGMA hard_heap_limit`), the worker's JS
  *   heap by `resourceLimits`, a query's rows by `maxResultBytes`, the file by `max_page_count`;
- * - queue: at most `queueMax` calls wait for a worker (503 beyond), and one key (a session) may
- *   have at most `queueMaxPerKey` calls waiting or running (429 beyond).
+ * - fair share (`offthread/fair-share.ts`): an organisation runs on at most `workersPerOrg`
+ *   workers at once and has at most `queueMaxPerOrg` calls waiting or running, one session
+ *   `queueMaxPerKey` (429 with Retry-After beyond); calls wait their organisation's turn, so a
+ *   tenant with a backlog of runaway statements does not delay another's; at most `queueMax`
+ *   calls wait in all (503 beyond).
  */
 import { PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnprocessableError } from '../../errors.js';
 import type { SqlExecResult, SqlQueryResult, SqlSchemaObject, SqlValue } from '../storage-ports.js';
 import { createDeadlinePool, formatSeconds } from '../../offthread/deadline-pool.js';
+import type { PoolTenant } from '../../offthread/fair-share.js';
 import { transferableBytes, type SqlJob, type SqlJobReply, type SqlWorkerData } from './sql-jobs.js';
 
 export interface SqlSandboxOptions {
@@ -27,6 +31,10 @@ export interface SqlSandboxOptions {
   queueMax: number;
   /** Calls of one session waiting or running (SQL_QUEUE_MAX_PER_SESSION). */
   queueMaxPerKey: number;
+  /** Calls of one organisation waiting or running (SQL_QUEUE_MAX_PER_ORG). */
+  queueMaxPerOrg: number;
+  /** Workers one organisation may occupy at once (SQL_WORKERS_PER_ORG); default: half of them, at least 1. */
+  workersPerOrg?: number;
   /** Largest total size of one query's rows. */
   maxResultBytes: number;
   /** The worker's JS heap in MiB; default: room for the SQLite heap and four results. */
@@ -39,6 +47,7 @@ export const DEFAULT_SQL_SANDBOX_OPTIONS: SqlSandboxOptions = {
   memoryBytes: 64 * 1024 * 1024,
   queueMax: 100,
   queueMaxPerKey: 8,
+  queueMaxPerOrg: 32,
   maxResultBytes: 16 * 1024 * 1024,
 };
 
@@ -51,18 +60,18 @@ export class SqlTimeoutError extends UnprocessableError {
 }
 
 export interface SqlSandbox {
-  /** A new, empty database file. */
-  create(key: string): Promise<Uint8Array>;
+  /** A new, empty database file. `tenant`: the session and its organisation, for their fair share. */
+  create(tenant: PoolTenant): Promise<Uint8Array>;
   /** Runs `sql` on a copy of `bytes` (which are handed over: do not use them afterwards). */
   exec(
-    key: string,
+    tenant: PoolTenant,
     bytes: Uint8Array,
     sql: string,
     params: SqlValue[] | undefined,
     opts: { maxDatabaseBytes: number },
   ): Promise<{ result: SqlExecResult; bytes: Uint8Array }>;
-  query(key: string, bytes: Uint8Array, sql: string, params?: SqlValue[], opts?: { limit?: number }): Promise<SqlQueryResult>;
-  schema(key: string, bytes: Uint8Array): Promise<SqlSchemaObject[]>;
+  query(tenant: PoolTenant, bytes: Uint8Array, sql: string, params?: SqlValue[], opts?: { limit?: number }): Promise<SqlQueryResult>;
+  schema(tenant: PoolTenant, bytes: Uint8Array): Promise<SqlSchemaObject[]>;
   /** Live figures, for tests and diagnostics. */
   stats(): { workers: number; busy: number; queued: number; replaced: number };
   /** Terminates the workers; waiting calls fail with 503. */
@@ -81,51 +90,43 @@ export function createSqlSandbox(options: Partial<SqlSandboxOptions> = {}): SqlS
       worker: new URL('./sql-worker.js', import.meta.url),
       workerData,
       resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16 },
+      maxRunningPerOrg: opts.workersPerOrg ?? Math.max(1, Math.floor(opts.workers / 2)),
+      maxPerOrg: opts.queueMaxPerOrg,
+      maxPerKey: opts.queueMaxPerKey,
     },
     {
       timeout: () => new SqlTimeoutError(opts.timeoutMs),
       memory: memoryError,
       busy: () => new ServiceUnavailableError('The SQL engine is busy; try again shortly'),
+      tooMany: ({ reason, limit }) =>
+        new TooManyRequestsError(
+          Math.ceil(opts.timeoutMs / 1000),
+          `Too many SQL statements at once for this ${reason === 'key' ? 'session' : 'organization'} (at most ${limit}); wait for one to finish`,
+        ),
       closed: () => new ServiceUnavailableError('The SQL engine is shutting down'),
       failed: engineError,
     },
   );
-  /** Calls waiting or running, per key. */
-  const perKey = new Map<string, number>();
-
-  async function submit(key: string, job: SqlJob): Promise<Extract<SqlJobReply, { ok: true }>> {
-    const count = perKey.get(key) ?? 0;
-    if (count >= opts.queueMaxPerKey)
-      throw new TooManyRequestsError(
-        1,
-        `Too many SQL statements at once for this session (at most ${opts.queueMaxPerKey}); wait for one to finish`,
-      );
+  async function submit(tenant: PoolTenant, job: SqlJob): Promise<Extract<SqlJobReply, { ok: true }>> {
     if ('bytes' in job) job.bytes = transferableBytes(job.bytes);
-    perKey.set(key, count + 1);
-    try {
-      const reply = await pool.run<SqlJobReply>(job, 'bytes' in job ? [job.bytes.buffer as ArrayBuffer] : []);
-      if (!reply.ok) throw replyError(reply);
-      return reply;
-    } finally {
-      const left = (perKey.get(key) ?? 1) - 1;
-      if (left > 0) perKey.set(key, left);
-      else perKey.delete(key);
-    }
+    const reply = await pool.run<SqlJobReply>(job, 'bytes' in job ? [job.bytes.buffer as ArrayBuffer] : [], tenant);
+    if (!reply.ok) throw replyError(reply);
+    return reply;
   }
 
   return {
-    async create(key) {
-      return (await submit(key, { op: 'create' })).bytes!;
+    async create(tenant) {
+      return (await submit(tenant, { op: 'create' })).bytes!;
     },
-    async exec(key, bytes, sql, params, { maxDatabaseBytes }) {
-      const reply = await submit(key, { op: 'exec', bytes, sql, params, maxDatabaseBytes });
+    async exec(tenant, bytes, sql, params, { maxDatabaseBytes }) {
+      const reply = await submit(tenant, { op: 'exec', bytes, sql, params, maxDatabaseBytes });
       return { result: reply.result as SqlExecResult, bytes: reply.bytes! };
     },
-    async query(key, bytes, sql, params, opts) {
-      return (await submit(key, { op: 'query', bytes, sql, params, limit: opts?.limit })).result as SqlQueryResult;
+    async query(tenant, bytes, sql, params, opts) {
+      return (await submit(tenant, { op: 'query', bytes, sql, params, limit: opts?.limit })).result as SqlQueryResult;
     },
-    async schema(key, bytes) {
-      return (await submit(key, { op: 'schema', bytes })).result as SqlSchemaObject[];
+    async schema(tenant, bytes) {
+      return (await submit(tenant, { op: 'schema', bytes })).result as SqlSchemaObject[];
     },
     stats: pool.stats,
     close: pool.close,

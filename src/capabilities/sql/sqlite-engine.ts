@@ -70,12 +70,13 @@ export async function limitEngineHeap(bytes: number): Promise<void> {
 export async function openDatabase(bytes: Uint8Array | null, limits: SqliteLimits = {}): Promise<SqliteDatabase> {
   const SQL = await loadSqlJs();
   const db = sqlite(() => new SQL.Database(bytes ?? undefined));
-  applyLimits(db, limits);
+  const enforce = limitsEnforcer(db, limits);
+  enforce();
   const maxDatabaseBytes = limits.maxDatabaseBytes;
   const run = <T>(fn: () => T) => sqlite(fn, maxDatabaseBytes);
   return {
-    exec: (sql, params) => run(() => execSql(db, sql, params)),
-    query: (sql, params, opts) => run(() => querySql(db, sql, params, opts?.limit, limits.maxResultBytes)),
+    exec: (sql, params) => run(() => execSql(db, sql, params, enforce)),
+    query: (sql, params, opts) => run(() => querySql(db, sql, params, enforce, opts?.limit, limits.maxResultBytes)),
     schema: () => run(() => readSchema(db)),
     export: () => db.export(),
     close: () => db.close(),
@@ -83,23 +84,24 @@ export async function openDatabase(bytes: Uint8Array | null, limits: SqliteLimit
 }
 
 /**
- * Temporary tables and sort spills stay in SQLite's heap (so under the heap limit) instead of
- * files in the engine's unbounded in-memory file system; the main file stops at the page cap.
+ * Sets the limits a user statement must run under: temporary tables and sort spills stay in
+ * SQLite's heap (so under the heap limit) instead of files in the engine's unbounded in-memory
+ * file system; the main file stops at the page cap. Run before every user statement steps, so
+ * that even a pragma the text checks missed cannot lift a limit for the statements after it.
  */
-function applyLimits(db: Database, { maxDatabaseBytes }: SqliteLimits): void {
-  db.run('PRAGMA temp_store = MEMORY');
-  if (maxDatabaseBytes === undefined) return;
-  const pageSize = scalar(db, 'PRAGMA page_size');
-  db.run(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxDatabaseBytes / pageSize))}`);
+function limitsEnforcer(db: Database, { maxDatabaseBytes }: SqliteLimits): () => void {
+  const maxPages = maxDatabaseBytes === undefined ? undefined : Math.max(1, Math.floor(maxDatabaseBytes / scalar(db, 'PRAGMA page_size')));
+  const sql = maxPages === undefined ? 'PRAGMA temp_store = MEMORY' : `PRAGMA temp_store = MEMORY; PRAGMA max_page_count = ${maxPages}`;
+  return () => db.run(sql);
 }
 
-function execSql(db: Database, sql: string, params?: SqlValue[]): SqlExecResult {
+function execSql(db: Database, sql: string, params: SqlValue[] | undefined, enforce: () => void): SqlExecResult {
   refuseForbidden(sql);
   const atomic = !managesTransactions(sql);
   const before = scalar(db, 'SELECT total_changes()');
   if (atomic) db.run('SAVEPOINT exec_call');
   try {
-    runStatements(db, sql, params);
+    runStatements(db, sql, params, enforce);
     if (atomic) db.run('RELEASE exec_call');
   } catch (err) {
     if (atomic) rollbackTo(db, 'exec_call');
@@ -109,7 +111,7 @@ function execSql(db: Database, sql: string, params?: SqlValue[]): SqlExecResult 
   return { changes: scalar(db, 'SELECT total_changes()') - before, last_insert_rowid: scalar(db, 'SELECT last_insert_rowid()') };
 }
 
-function runStatements(db: Database, sql: string, params?: SqlValue[]): void {
+function runStatements(db: Database, sql: string, params: SqlValue[] | undefined, enforce: () => void): void {
   const statements = db.iterateStatements(sql);
   let count = 0;
   for (const stmt of statements) {
@@ -119,6 +121,7 @@ function runStatements(db: Database, sql: string, params?: SqlValue[]): void {
         if (!isBlankSql(statements.getRemainingSQL())) throw new UnprocessableError('SQL error: params need exactly one statement');
         stmt.bind(params);
       }
+      enforce();
       while (stmt.step());
     } finally {
       stmt.free();
@@ -131,6 +134,7 @@ function querySql(
   db: Database,
   sql: string,
   params: SqlValue[] | undefined,
+  enforce: () => void,
   limit = MAX_SQL_QUERY_ROWS,
   maxResultBytes = Infinity,
 ): SqlQueryResult {
@@ -142,6 +146,7 @@ function querySql(
   const before = scalar(db, 'SELECT total_changes()');
   db.run('SAVEPOINT query_call');
   try {
+    enforce();
     const result = readRows(db, sql, params, max, maxResultBytes);
     if (scalar(db, 'SELECT total_changes()') !== before) {
       throw new UnprocessableError('SQL error: queries must be read-only; use exec to change data');

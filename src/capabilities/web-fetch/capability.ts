@@ -127,7 +127,9 @@ function createFetchUrlTool({
       const format = args.format ?? 'markdown';
       const method = args.method ?? 'GET';
       const contentType = headerText(result.headers['content-type']);
-      const rendered = method === 'HEAD' ? null : await renderBody(result.body, contentType, format, convertHtml, maxConvertChars);
+      const caller = { org: ctx.org_id, key: ctx.session_id };
+      const convert: HtmlConverter = (html, to) => convertHtml(html, to, caller);
+      const rendered = method === 'HEAD' ? null : await renderBody(result.body, contentType, format, convert, maxConvertChars);
       return present(result, method, contentType, rendered);
     },
   });

@@ -23,7 +23,8 @@ const TEXT_TYPES =
 const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)\b/i;
 
 /** Converts HTML to Markdown or text; the app runs it in the parse pool with a deadline. */
-export type HtmlConverter = (html: string, format: 'markdown' | 'text') => Promise<string>;
+/** `caller`: the session and its organisation, whose fair share of the parse pool the conversion uses. */
+export type HtmlConverter = (html: string, format: 'markdown' | 'text', caller?: { org: string; key: string }) => Promise<string>;
 
 /**
  * `convertHtml` (html-conversion.ts) as an `HtmlConverter`, for callers without the parse pool

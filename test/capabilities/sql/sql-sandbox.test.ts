@@ -5,6 +5,9 @@ import { createSqlSandbox, type SqlSandbox } from '../../../src/capabilities/sql
 import { startTestApp, request, type TestApp } from '../../helpers/app.js';
 import { createSqlSession, runSql, RUNAWAY_SQL } from '../../helpers/sql-tools.js';
 
+/** A session of the one organisation these tests use (sessions `a` and `b` share its fair share). */
+const who = (session: string) => ({ org: 'org-1', key: session });
+
 const status = (code: number, pattern: RegExp) => (e: unknown) =>
   (e as { status?: number }).status === code && pattern.test((e as Error).message);
 
@@ -12,12 +15,12 @@ const status = (code: number, pattern: RegExp) => (e: unknown) =>
 async function warmSandbox(t: { after(fn: () => unknown): void }, opts: Parameters<typeof createSqlSandbox>[0]): Promise<SqlSandbox> {
   const sandbox = createSqlSandbox(opts);
   t.after(() => sandbox.close());
-  await sandbox.create('warm-up');
+  await sandbox.create(who('warm-up'));
   return sandbox;
 }
 
 async function tableWithRows(sandbox: SqlSandbox, sql: string, maxDatabaseBytes = 10_000_000): Promise<Uint8Array> {
-  return (await sandbox.exec('setup', await sandbox.create('setup'), sql, undefined, { maxDatabaseBytes })).bytes;
+  return (await sandbox.exec(who('setup'), await sandbox.create(who('setup')), sql, undefined, { maxDatabaseBytes })).bytes;
 }
 
 describe('SQL sandbox (worker threads)', () => {
@@ -28,7 +31,7 @@ describe('SQL sandbox (worker threads)', () => {
     delay.enable();
     const started = performance.now();
     await assert.rejects(
-      sandbox.query('s', bytes.slice(), RUNAWAY_SQL),
+      sandbox.query(who('s'), bytes.slice(), RUNAWAY_SQL),
       status(422, /exceeded the 0\.3 s limit and was stopped; nothing was saved/),
     );
     const elapsed = performance.now() - started;
@@ -37,14 +40,14 @@ describe('SQL sandbox (worker threads)', () => {
     assert.ok(elapsed >= 290 && elapsed < 300 + 700, `stopped after ${elapsed} ms`);
     assert.ok(delay.max / 1e6 < 100, `event loop stalled ${delay.max / 1e6} ms`);
     assert.equal(sandbox.stats().replaced, 1);
-    assert.deepEqual(await sandbox.query('s', bytes.slice(), 'SELECT count(*) FROM t'), {
+    assert.deepEqual(await sandbox.query(who('s'), bytes.slice(), 'SELECT count(*) FROM t'), {
       columns: ['count(*)'],
       rows: [[2]],
       truncated: false,
     });
     // a runaway exec saves nothing: the caller never gets new bytes
     await assert.rejects(
-      sandbox.exec('s', bytes.slice(), `INSERT INTO t ${RUNAWAY_SQL}`, undefined, { maxDatabaseBytes: 1e7 }),
+      sandbox.exec(who('s'), bytes.slice(), `INSERT INTO t ${RUNAWAY_SQL}`, undefined, { maxDatabaseBytes: 1e7 }),
       status(422, /limit and was stopped/),
     );
     assert.equal(sandbox.stats().replaced, 2);
@@ -54,14 +57,17 @@ describe('SQL sandbox (worker threads)', () => {
     const sandbox = await warmSandbox(t, { workers: 1, memoryBytes: 16 * 1024 * 1024, maxResultBytes: 1024 * 1024 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE b (x BLOB)');
     await assert.rejects(
-      sandbox.query('s', bytes.slice(), 'SELECT length(randomblob(100000000))'),
+      sandbox.query(who('s'), bytes.slice(), 'SELECT length(randomblob(100000000))'),
       status(413, /exceeded the memory limit/),
     );
-    await assert.rejects(sandbox.query('s', bytes.slice(), "SELECT length(printf('%.*c', 50000000, 'x'))"), status(413, /memory limit/));
+    await assert.rejects(
+      sandbox.query(who('s'), bytes.slice(), "SELECT length(printf('%.*c', 50000000, 'x'))"),
+      status(413, /memory limit/),
+    );
     // temporary tables live in SQLite's capped heap, not in the engine's file system
     await assert.rejects(
       sandbox.exec(
-        's',
+        who('s'),
         bytes.slice(),
         'CREATE TEMP TABLE big AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(1000000) FROM c',
         undefined,
@@ -71,7 +77,7 @@ describe('SQL sandbox (worker threads)', () => {
     );
     await assert.rejects(
       sandbox.query(
-        's',
+        who('s'),
         bytes.slice(),
         'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT randomblob(100000) FROM c',
       ),
@@ -79,7 +85,7 @@ describe('SQL sandbox (worker threads)', () => {
     );
     await assert.rejects(
       sandbox.exec(
-        's',
+        who('s'),
         bytes.slice(),
         'INSERT INTO b SELECT randomblob(10000) FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT i FROM c)',
         undefined,
@@ -87,7 +93,7 @@ describe('SQL sandbox (worker threads)', () => {
       ),
       status(413, /would exceed its size limit of 100000 bytes/),
     );
-    const fits = await sandbox.exec('s', bytes.slice(), 'INSERT INTO b VALUES (randomblob(10000))', undefined, {
+    const fits = await sandbox.exec(who('s'), bytes.slice(), 'INSERT INTO b VALUES (randomblob(10000))', undefined, {
       maxDatabaseBytes: 100_000,
     });
     assert.equal(fits.result.changes, 1);
@@ -100,28 +106,28 @@ describe('SQL sandbox (worker threads)', () => {
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
     await assert.rejects(
       sandbox.query(
-        's',
+        who('s'),
         bytes.slice(),
         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT printf('%.*c', 1000000, 'x') || i FROM c",
       ),
       status(413, /exceeded the memory limit and was stopped/),
     );
     assert.equal(sandbox.stats().replaced, 1);
-    assert.deepEqual((await sandbox.query('s', bytes.slice(), 'SELECT 1')).rows, [[1]]);
+    assert.deepEqual((await sandbox.query(who('s'), bytes.slice(), 'SELECT 1')).rows, [[1]]);
   });
 
   it('caps rows at the query limit even when the statement could produce millions', async (t) => {
     const sandbox = await warmSandbox(t, { workers: 1 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
     const many = await sandbox.query(
-      's',
+      who('s'),
       bytes.slice(),
       'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c',
     );
     assert.equal(many.rows.length, 1000);
     assert.equal(many.truncated, true);
     const few = await sandbox.query(
-      's',
+      who('s'),
       bytes.slice(),
       'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) SELECT i FROM c',
       undefined,
@@ -133,16 +139,16 @@ describe('SQL sandbox (worker threads)', () => {
   it('bounds the work one session (429) and everyone (503) may queue', async (t) => {
     const sandbox = await warmSandbox(t, { workers: 1, timeoutMs: 400, queueMax: 1, queueMaxPerKey: 2 });
     const bytes = await tableWithRows(sandbox, 'CREATE TABLE t (x)');
-    const running = sandbox.query('a', bytes.slice(), RUNAWAY_SQL);
-    const waiting = sandbox.query('a', bytes.slice(), 'SELECT 1');
+    const running = sandbox.query(who('a'), bytes.slice(), RUNAWAY_SQL);
+    const waiting = sandbox.query(who('a'), bytes.slice(), 'SELECT 1');
     await assert.rejects(
-      sandbox.query('a', bytes.slice(), 'SELECT 2'),
+      sandbox.query(who('a'), bytes.slice(), 'SELECT 2'),
       status(429, /Too many SQL statements at once for this session \(at most 2\)/),
     );
-    await assert.rejects(sandbox.query('b', bytes.slice(), 'SELECT 3'), status(503, /SQL engine is busy/));
+    await assert.rejects(sandbox.query(who('b'), bytes.slice(), 'SELECT 3'), status(503, /SQL engine is busy/));
     await assert.rejects(running, status(422, /limit and was stopped/));
     assert.deepEqual((await waiting).rows, [[1]]);
-    assert.deepEqual((await sandbox.query('a', bytes.slice(), 'SELECT 4')).rows, [[4]]);
+    assert.deepEqual((await sandbox.query(who('a'), bytes.slice(), 'SELECT 4')).rows, [[4]]);
     assert.deepEqual(sandbox.stats(), { workers: 1, busy: 0, queued: 0, replaced: 1 });
   });
 
@@ -156,12 +162,12 @@ describe('SQL sandbox (worker threads)', () => {
       'PRAGMA soft_heap_limit = 0',
     ]) {
       await assert.rejects(
-        sandbox.exec('s', bytes.slice(), sql, undefined, { maxDatabaseBytes: 1e6 }),
+        sandbox.exec(who('s'), bytes.slice(), sql, undefined, { maxDatabaseBytes: 1e6 }),
         status(422, /is not allowed: the service sets it/),
         sql,
       );
     }
-    assert.deepEqual((await sandbox.query('s', bytes.slice(), "PRAGMA table_info('t')")).rows.length, 1);
+    assert.deepEqual((await sandbox.query(who('s'), bytes.slice(), "PRAGMA table_info('t')")).rows.length, 1);
   });
 });
 

@@ -27,4 +27,36 @@ describe('sql text checks', () => {
     assert.equal(isBlankSql(' ; -- done\n /* x */ ;'), true);
     assert.equal(isBlankSql("'x'"), false);
   });
+
+  it('reads a pragma name as SQLite does, however it is quoted (issue 30 item 4)', () => {
+    for (const sql of [
+      'PRAGMA "max_page_count"=2147483646',
+      'PRAGMA [temp_store]=FILE',
+      "PRAGMA 'hard_heap_limit'=1",
+      'PRAGMA `soft_heap_limit`=0',
+      'PRAGMA "main"."page_size"=65536',
+      "pragma [main] . 'MMAP_SIZE' = 1",
+      'PRAGMA/**/"max_page_count"=9',
+      'EXPLAIN PRAGMA "temp_store"=2',
+    ]) {
+      assert.match(forbiddenSql(sql) ?? '', /is not allowed: the service sets it/, sql);
+    }
+    // A Tcl-style variable swallows a quote SQLite does not read as one: the pragma after it still counts.
+    assert.match(forbiddenSql("SELECT $a(') ; PRAGMA temp_store=2; --'") ?? '', /temp_store/);
+    assert.equal(forbiddenSql(`SELECT 'PRAGMA "max_page_count"=1'`), null);
+    assert.equal(forbiddenSql('PRAGMA "table_info"(t)'), null);
+  });
+
+  it('refuses VACUUM INTO with a schema name, quoted or not', () => {
+    for (const sql of ["VACUUM main INTO 'x.db'", 'VACUUM "main" INTO \'x.db\'', "vacuum [temp] into 'y'"]) {
+      assert.match(forbiddenSql(sql) ?? '', /VACUUM INTO is not allowed/, sql);
+    }
+    assert.equal(forbiddenSql('VACUUM main'), null);
+  });
+
+  it('keeps a trigger body inside its CREATE TRIGGER statement', () => {
+    const trigger = 'CREATE TRIGGER tr AFTER INSERT ON a BEGIN INSERT INTO b VALUES (1); END; INSERT INTO a VALUES (1)';
+    assert.equal(managesTransactions(trigger), false);
+    assert.equal(managesTransactions(`${trigger}; COMMIT`), true);
+  });
 });
