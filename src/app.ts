@@ -21,6 +21,7 @@ import { createUsersModule } from './api/users/index.js';
 import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './turns/index.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
+import { withAccumulatedDeltas } from './events/accumulating-log.js';
 import { createObservability, instrumentBus } from './observability/index.js';
 import { createAuthModule, createSessionOwners, ensureBootstrapAdmin, SESSION_OWNERS_DEFAULTS } from './auth/index.js';
 import { createBus, type Bus } from './bus/index.js';
@@ -284,7 +285,9 @@ export async function createApp(
       images: storage.imageSource,
       turnRunner,
     });
-    const hub = createSessionHub({ bus, log });
+    // Readers get deltas with `accumulated`; the log stores them without (issue 30 item 2).
+    const served = { events: withAccumulatedDeltas(bus.events), signals: bus.signals };
+    const hub = createSessionHub({ bus: served, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
     const streamLimits = createConnectionLimits({
       perSession: config.SSE_MAX_PER_SESSION,
@@ -327,7 +330,7 @@ export async function createApp(
         connections: createConnectionsModule({ connections: storage.connections }),
         llmProviders: modules.llmProviders,
         llmModels: modules.llmModels,
-        events: createEventsModule({ store, bus, hub, limits: streamLimits, owners: sessionOwners }),
+        events: createEventsModule({ store, bus: served, hub, limits: streamLimits, owners: sessionOwners }),
       };
       routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
     }

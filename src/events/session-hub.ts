@@ -55,7 +55,7 @@ export interface AttachOptions {
  * Per-instance SSE fan-out: one bus subscription per watched session, however many clients watch
  * it; each event is serialised to a frame once and written to every interested client.
  */
-export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
+export function createSessionHub({ bus, log }: { bus: Pick<Bus, 'events' | 'signals'>; log: Logger }) {
   const watches = new Map<string, Promise<Watch>>();
 
   async function watch(sessionId: string): Promise<Watch> {

@@ -18,7 +18,8 @@ const tags = ['events'];
 
 export interface EventRouteDeps {
   store: Store;
-  bus: Bus;
+  /** The log as served: deltas with `accumulated` (src/events/accumulating-log.ts). */
+  bus: Pick<Bus, 'events'>;
   hub: SessionHub;
   limits: ConnectionLimits;
   /** Owners this instance knows (session create fills it): a stream opened right after create reads no row. */
