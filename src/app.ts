@@ -206,9 +206,12 @@ export async function createApp(
       store,
       keyring,
       log,
-      systemDefault: 'llmsim',
+      systemDefault: config.LLMSIM_ENABLED ? 'llmsim' : null,
       syncBaseUrlOverride: llmSyncBaseUrlOverride,
-      ...(observability.llm ? { llm: { observer: observability.llm } } : {}),
+      llm: {
+        llmsim: { maxTokens: config.LLMSIM_MAX_TOKENS, maxWaitMs: config.LLMSIM_MAX_WAIT_MS },
+        ...(observability.llm ? { observer: observability.llm } : {}),
+      },
       allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),
     });
     await phases.time('llm-providers', async () => {
@@ -330,7 +333,14 @@ export async function createApp(
         connections: createConnectionsModule({ connections: storage.connections }),
         llmProviders: modules.llmProviders,
         llmModels: modules.llmModels,
-        events: createEventsModule({ store, bus: served, hub, limits: streamLimits, owners: sessionOwners }),
+        events: createEventsModule({
+          store,
+          bus: served,
+          hub,
+          limits: streamLimits,
+          owners: sessionOwners,
+          listMaxBytes: config.EVENTS_LIST_MAX_BYTES,
+        }),
       };
       routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
     }
