@@ -97,7 +97,8 @@ export const EventList = Type.Object(
     data: Type.Array(Type.Ref('Event')),
     has_more: Type.Optional(
       Type.Boolean({
-        description: 'Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first).',
+        description:
+          'Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first).',
       }),
     ),
   },

@@ -19,10 +19,7 @@ const DELTA_OF: Readonly<Record<string, string>> = {
 };
 
 /** Which text an event belongs to (`<delta type>|<turn id>`), and how it acts on that text. */
-export type DeltaRole =
-  | { kind: 'start'; key: string }
-  | { kind: 'delta'; key: string; delta: string; stored?: string }
-  | { kind: 'other' };
+export type DeltaRole = { kind: 'start'; key: string } | { kind: 'delta'; key: string; delta: string; stored?: string } | { kind: 'other' };
 
 function turnOf(e: SessionEvent): string {
   const id = e.data['turn_id'];

@@ -2,7 +2,14 @@ import { LRUCache } from 'lru-cache';
 import { DecryptionError, type Keyring } from '../../crypto/index.js';
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
-import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, LLMSIM_MODEL_UUID, type LlmProvider, type LlmProviderOptions } from '../../llm/index.js';
+import {
+  createLlmProvider,
+  LlmError,
+  LLMSIM_MODEL_ID,
+  LLMSIM_MODEL_UUID,
+  type LlmProvider,
+  type LlmProviderOptions,
+} from '../../llm/index.js';
 import type { Logger } from '../../log.js';
 import { modelProviderSql, Organization, type ModelProviderRow, type Store } from '../../db/index.js';
 import { openProviderKey } from '../llm-providers/index.js';

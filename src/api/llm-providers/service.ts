@@ -49,8 +49,7 @@ export function createLlmProviderService({
 }: LlmProviderServiceDeps) {
   /** A tenant cannot reach the built-in simulator through a provider of its type when the operator has it off. */
   function assertTypeAvailable(type: string): void {
-    if (type === 'llmsim' && !llmsimEnabled)
-      throw new UnprocessableError('The built-in llmsim provider is not enabled on this service');
+    if (type === 'llmsim' && !llmsimEnabled) throw new UnprocessableError('The built-in llmsim provider is not enabled on this service');
   }
 
   async function create(

@@ -45,7 +45,10 @@ for (const mode of ['postgres', 'nats'] as const) {
       const reply = events.find((e) => e.type === 'output.message.completed')!.data['message'].content[0].text as string;
       const storedBytes = deltas.reduce((n, d) => n + Buffer.byteLength(JSON.stringify(d)), 0);
       // Each batch: its text plus ~400 bytes of envelope. Storing the text so far in each made this ~deltas/2 times the reply.
-      assert.ok(storedBytes < 2 * reply.length + deltas.length * 600, `stored ${storedBytes} bytes of deltas for a ${reply.length}-char reply`);
+      assert.ok(
+        storedBytes < 2 * reply.length + deltas.length * 600,
+        `stored ${storedBytes} bytes of deltas for a ${reply.length}-char reply`,
+      );
       assertAccumulated(events);
     });
 
@@ -63,7 +66,9 @@ for (const mode of ['postgres', 'nats'] as const) {
       const conn = await openSse(`${app.url}/v1/sessions/${id}/sse?since_id=${middle.id}`, { key: app.adminKey });
       t.after(() => conn.close());
       await conn.waitFor((e) => e.event === 'session.idled', 1, 30_000);
-      const fromMiddle = conn.events.filter((e) => e.event !== 'connected' && e.event !== 'disconnecting').map((e) => JSON.parse(e.data) as StoredEvent);
+      const fromMiddle = conn.events
+        .filter((e) => e.event !== 'connected' && e.event !== 'disconnecting')
+        .map((e) => JSON.parse(e.data) as StoredEvent);
       const expected = all.filter((e) => e.sequence > middle.sequence);
       assert.deepEqual(
         fromMiddle.map((e) => [e.id, e.data['accumulated']]),

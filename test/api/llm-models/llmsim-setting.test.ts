@@ -16,7 +16,9 @@ describe('llmsim: an operator setting', () => {
     assert.match(byControls.body.error, DISABLED);
     const byAgent = await app.request('POST', '/v1/agents', { body: { name: 'a', system_prompt: 'p', model: 'llmsim' } });
     assert.equal(byAgent.status, 404, byAgent.text);
-    const byUuid = await app.request('POST', '/v1/agents', { body: { name: 'a', system_prompt: 'p', default_model_id: LLMSIM_MODEL_UUID } });
+    const byUuid = await app.request('POST', '/v1/agents', {
+      body: { name: 'a', system_prompt: 'p', default_model_id: LLMSIM_MODEL_UUID },
+    });
     assert.equal(byUuid.status, 404, byUuid.text);
     const bySession = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, model_id: 'llmsim' } });
     assert.equal(bySession.status, 404, bySession.text);
