@@ -100,7 +100,18 @@ export const ListSessionsQuery = Type.Object({
   agent_id: Type.Optional(Uuid),
 });
 
-export const EventList = Type.Object({ data: Type.Array(Type.Ref('Event')) }, { $id: 'EventList' });
+export const EventList = Type.Object(
+  {
+    data: Type.Array(Type.Ref('Event')),
+    has_more: Type.Optional(
+      Type.Boolean({
+        description:
+          'Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first).',
+      }),
+    ),
+  },
+  { $id: 'EventList' },
+);
 
 /** A known event type, or empty (`types=`: an empty filter means all types, spec 6.1). */
 const EventTypeName = Type.Union([...EVENT_TYPES.map((t) => Type.Literal(t)), Type.Literal('')]);

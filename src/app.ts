@@ -21,6 +21,7 @@ import { createUsersModule } from './api/users/index.js';
 import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './turns/index.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
+import { withAccumulatedDeltas } from './events/accumulating-log.js';
 import { createObservability, instrumentBus } from './observability/index.js';
 import { createAuthModule, createSessionOwners, ensureBootstrapAdmin, SESSION_OWNERS_DEFAULTS } from './auth/index.js';
 import { createBus, type Bus } from './bus/index.js';
@@ -205,9 +206,12 @@ export async function createApp(
       store,
       keyring,
       log,
-      systemDefault: 'llmsim',
+      systemDefault: config.LLMSIM_ENABLED ? 'llmsim' : null,
       syncBaseUrlOverride: llmSyncBaseUrlOverride,
-      ...(observability.llm ? { llm: { observer: observability.llm } } : {}),
+      llm: {
+        llmsim: { maxTokens: config.LLMSIM_MAX_TOKENS, maxWaitMs: config.LLMSIM_MAX_WAIT_MS },
+        ...(observability.llm ? { observer: observability.llm } : {}),
+      },
       allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),
     });
     await phases.time('llm-providers', async () => {
@@ -294,7 +298,9 @@ export async function createApp(
       images: storage.imageSource,
       turnRunner,
     });
-    const hub = createSessionHub({ bus, log });
+    // Readers get deltas with `accumulated`; the log stores them without (issue 30 item 2).
+    const served = { events: withAccumulatedDeltas(bus.events), signals: bus.signals };
+    const hub = createSessionHub({ bus: served, log });
     closers.unshift({ name: 'sse-hub', close: async () => hub.close() });
     const streamLimits = createConnectionLimits({
       perSession: config.SSE_MAX_PER_SESSION,
@@ -337,7 +343,14 @@ export async function createApp(
         connections: createConnectionsModule({ connections: storage.connections }),
         llmProviders: modules.llmProviders,
         llmModels: modules.llmModels,
-        events: createEventsModule({ store, bus, hub, limits: streamLimits, owners: sessionOwners }),
+        events: createEventsModule({
+          store,
+          bus: served,
+          hub,
+          limits: streamLimits,
+          owners: sessionOwners,
+          listMaxBytes: config.EVENTS_LIST_MAX_BYTES,
+        }),
       };
       routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
     }

@@ -55,6 +55,8 @@ const ConfigSchema = Type.Object({
   SSE_MAX_PER_SESSION: Type.Integer({ minimum: 1, default: 100 }),
   SSE_MAX_PER_ORG: Type.Integer({ minimum: 1, default: 10_000 }),
   SSE_MAX_GLOBAL: Type.Integer({ minimum: 1, default: 100_000 }),
+  /** A page of `GET …/events` ends once its events take this many bytes of JSON (at least one event; `has_more` says so). */
+  EVENTS_LIST_MAX_BYTES: Type.Integer({ minimum: 65_536, default: 4 * 1024 * 1024 }),
   ACCESS_TOKEN_TTL_S: Type.Integer({ minimum: 1, default: 900 }),
   AUTH_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
   AUTH_CACHE_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),
@@ -117,6 +119,15 @@ const ConfigSchema = Type.Object({
   WEB_FETCH_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
   LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /**
+   * The built-in `llmsim` model (docs/llmsim.md). Unset: on in embedded mode when no vendor key
+   * (OPENAI/ANTHROPIC/GEMINI_API_KEY) is set, as the quick start needs; off otherwise.
+   */
+  LLMSIM_ENABLED: Type.Optional(Type.Boolean()),
+  /** Most tokens one `@tokens` or `@think` directive streams. */
+  LLMSIM_MAX_TOKENS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+  /** Most time one simulated model call waits in all (`@sleep` and `delay=` together), in ms. */
+  LLMSIM_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 60_000 }),
   /** Parse pool (agent definitions, client tool schemas, fetched HTML): threads, deadline per job, heap per thread, waiting jobs. */
   PARSE_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
@@ -164,7 +175,11 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.prop
 
 export type RunMode = 'embedded' | 'single' | 'distributed';
 
-export type Config = Readonly<Static<typeof ConfigSchema>> & { readonly mode: RunMode };
+export type Config = Readonly<Omit<Static<typeof ConfigSchema>, 'LLMSIM_ENABLED'>> & {
+  readonly mode: RunMode;
+  /** LLMSIM_ENABLED with its default applied. */
+  readonly LLMSIM_ENABLED: boolean;
+};
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -219,7 +234,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   }
   if (cfg.METRICS_HOST && cfg.METRICS_PORT === undefined) throw new ConfigError('invalid configuration: METRICS_HOST needs METRICS_PORT');
   const mode: RunMode = cfg.NATS_URL ? 'distributed' : cfg.DATABASE_URL ? 'single' : 'embedded';
-  return Object.freeze({ ...cfg, mode });
+  const vendorKey = Boolean(cfg.OPENAI_API_KEY || cfg.ANTHROPIC_API_KEY || cfg.GEMINI_API_KEY);
+  return Object.freeze({ ...cfg, mode, LLMSIM_ENABLED: cfg.LLMSIM_ENABLED ?? (mode === 'embedded' && !vendorKey) });
 }
 
 /** NATS_URL parses (without echoing it: it may hold a password); one way to authenticate; TLS settings that belong together. */

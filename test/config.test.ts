@@ -36,3 +36,14 @@ test('config - TRUST_PROXY with an unreadable entry fails with one line naming t
       err.message === "invalid configuration: TRUST_PROXY has an entry that is not an IP, a CIDR, 'loopback' or 'private': 10.0.0.0/40",
   );
 });
+
+test('config - LLMSIM_ENABLED defaults to on only in embedded mode without a vendor key; set, it wins', () => {
+  assert.equal(loadConfig({}).LLMSIM_ENABLED, true);
+  assert.equal(loadConfig({ OPENAI_API_KEY: 'sk-x' }).LLMSIM_ENABLED, false);
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://h/db' }).LLMSIM_ENABLED, false);
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://h/db', LLMSIM_ENABLED: 'true' }).LLMSIM_ENABLED, true);
+  assert.equal(loadConfig({ LLMSIM_ENABLED: 'false' }).LLMSIM_ENABLED, false);
+  assert.equal(loadConfig({}).LLMSIM_MAX_TOKENS, 10_000);
+  assert.equal(loadConfig({}).LLMSIM_MAX_WAIT_MS, 60_000);
+  assert.equal(loadConfig({}).EVENTS_LIST_MAX_BYTES, 4 * 1024 * 1024);
+});

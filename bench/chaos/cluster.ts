@@ -162,6 +162,7 @@ export async function startCluster(opts: { instances: number; log: (msg: string)
     LOG_LEVEL: 'info',
     BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
     DATABASE_URL: pg.url,
+    LLMSIM_ENABLED: 'true', // the workload's turns run on the simulator
     NATS_URL: nats.url,
     NATS_REPLICAS: '3',
     EXPECTED_INSTANCES: String(opts.instances),

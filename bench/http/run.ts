@@ -185,6 +185,7 @@ async function main(): Promise<void> {
         const db = await createTestDatabase('bench_http');
         cleanups.unshift(() => db.drop());
         env['DATABASE_URL'] = db.url;
+        env['LLMSIM_ENABLED'] = 'true'; // the benchmark's turns run on the simulator
         depNeedles.push(` ${new URL(db.url).pathname.slice(1)} `); // backend titles: "postgres: … <user> <db> <addr> <state>"
         if (mode === 'nats') {
           const nats = await startNatsServer();

@@ -105,7 +105,7 @@ async function stampCost(tracing: Tracing): Promise<number> {
   for (let i = 0; i < n / 10; i++) {
     const trace = new TurnTrace(tracing, traced.traceparent, { 'session.id': 's' });
     trace.startStep('reason', { 'turn.iteration': 1 });
-    for (let j = 0; j < per; j++) trace.stamp([turnEvents.outputDelta('e', turnRef, 'x', 'x')]);
+    for (let j = 0; j < per; j++) trace.stamp([turnEvents.outputDelta('e', turnRef, 'x')]);
     trace.end();
     if (i % 100 === 0) await new Promise((r) => setImmediate(r));
   }
@@ -114,7 +114,7 @@ async function stampCost(tracing: Tracing): Promise<number> {
 }
 const buildOnly = async () => {
   const cpu0 = process.cpuUsage();
-  for (let i = 0; i < (n / 10) * 200; i++) turnEvents.outputDelta('e', turnRef, 'x', 'x');
+  for (let i = 0; i < (n / 10) * 200; i++) turnEvents.outputDelta('e', turnRef, 'x');
   const cpu = process.cpuUsage(cpu0);
   return (cpu.user + cpu.system) / ((n / 10) * 200);
 };

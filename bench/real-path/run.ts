@@ -254,6 +254,7 @@ async function startService(
     const db = await createTestDatabase('bench_real_path');
     own.add(() => db.drop());
     env['DATABASE_URL'] = db.url;
+    env['LLMSIM_ENABLED'] = 'true'; // the benchmark's turns run on the simulator
     deps.push({ name: 'postgres', needle: ` ${new URL(db.url).pathname.slice(1)} ` });
     const nats = await startNatsServer();
     own.add(() => nats.stop());

@@ -451,6 +451,7 @@ async function startTarget(
     BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
     DATA_DIR: dataDir,
     DATABASE_URL: db.url,
+    LLMSIM_ENABLED: 'true', // the writer's turns may run on the simulator
     // Room for the benchmark's streams (the limits themselves are not under test) …
     SSE_MAX_PER_SESSION: String(Math.max(100, Math.ceil(fanout) * 2)),
     SSE_MAX_PER_ORG: String(Math.max(10_000, N * 2)),

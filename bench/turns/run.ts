@@ -153,6 +153,7 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
       const db = await createTestDatabase('bench_turns');
       cleanups.unshift(() => db.drop());
       env['DATABASE_URL'] = db.url;
+      env['LLMSIM_ENABLED'] = 'true'; // the benchmark's turns run on the simulator
       depNeedles.push(` ${new URL(db.url).pathname.slice(1)} `);
       const nats = await startNatsServer();
       cleanups.unshift(() => nats.stop());

@@ -15,6 +15,8 @@ const RING_MAX_CHARS = 512 * 1024;
 /** How long a session stays watched after its last client left (absorbs reconnects), in ms. */
 const UNWATCH_GRACE_MS = 5_000;
 const REPLAY_PAGE = 500;
+/** A replay read serialises at most about this much frame text (UTF-16 units); the client's next read goes on from there. */
+const REPLAY_MAX_CHARS = 4 * 1024 * 1024;
 /**
  * A session feed that fails (e.g. a log read timing out under load) is reopened from the last
  * delivered sequence up to this many times in a row before its clients are reset: resetting
@@ -55,7 +57,7 @@ export interface AttachOptions {
  * Per-instance SSE fan-out: one bus subscription per watched session, however many clients watch
  * it; each event is serialised to a frame once and written to every interested client.
  */
-export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
+export function createSessionHub({ bus, log }: { bus: Pick<Bus, 'events' | 'signals'>; log: Logger }) {
   const watches = new Map<string, Promise<Watch>>();
 
   async function watch(sessionId: string): Promise<Watch> {
@@ -166,7 +168,15 @@ export function createSessionHub({ bus, log }: { bus: Bus; log: Logger }) {
       const limit = Math.max(1, Math.min(REPLAY_PAGE, w.lastSequence - after));
       read = withRetries(w.sessionId, 'replay read', () => bus.events.read(w.sessionId, { afterSequence: after, limit }))
         .then((events) => {
-          const frames = events.map(toFrame);
+          // Deltas carry the text so far: 500 of a long reply would be hundreds of MB of frames at once.
+          const frames: Frame[] = [];
+          let chars = 0;
+          for (const e of events) {
+            if (chars >= REPLAY_MAX_CHARS) break;
+            const f = toFrame(e);
+            frames.push(f);
+            chars += f.text.length;
+          }
           // Kept when it joins what the ring holds, so the session's next clients skip the read.
           w.ring.prepend(frames, w.lastSequence);
           return frames;

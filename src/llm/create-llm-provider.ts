@@ -1,10 +1,13 @@
 import { createLlmsimProvider } from './llmsim.js';
+import type { LlmsimLimits } from './llmsim-directives.js';
 import { defaultLlmRetryOptions, type LlmRetryOptions } from './retry.js';
 import type { LlmObserver, LlmProvider, LlmProviderConfig, LlmProviderType, LlmRequest, LlmStreamEvent } from './types.js';
 
 export interface LlmProviderOptions extends LlmRetryOptions {
   /** Metrics (src/observability): wraps every provider built and hears of each retry; absent: none. */
   observer?: LlmObserver;
+  /** Bounds on the built-in simulator's directives (defaults of `defaultLlmsimLimits`). */
+  llmsim?: LlmsimLimits;
 }
 
 function checkOptions(opts: LlmRetryOptions): void {
@@ -19,17 +22,17 @@ function checkOptions(opts: LlmRetryOptions): void {
  * `maxRetryAfterMs` (default 60 s); the SDKs' own retries are disabled.
  */
 export function createLlmProvider(config: LlmProviderConfig, opts: Partial<LlmProviderOptions> = {}): LlmProvider {
-  const { observer, ...retryOpts } = opts;
+  const { observer, llmsim, ...retryOpts } = opts;
   const retry = { ...defaultLlmRetryOptions(), ...retryOpts };
   checkOptions(retry);
-  if (!observer) return buildProvider(config, retry);
+  if (!observer) return buildProvider(config, retry, llmsim);
   const sleep = retry.sleep;
   // Every sleep of the retry loop is the pause before a retry.
   retry.sleep = (ms, signal) => {
     observer.retried(config.provider_type);
     return sleep(ms, signal);
   };
-  return observer.wrap(buildProvider(config, retry));
+  return observer.wrap(buildProvider(config, retry, llmsim));
 }
 
 type VendorProviderFactory = (config: LlmProviderConfig, retry: LlmRetryOptions) => LlmProvider;
@@ -69,7 +72,7 @@ function lazyVendorProvider(type: Exclude<LlmProviderType, 'llmsim'>, config: Ll
   };
 }
 
-function buildProvider(config: LlmProviderConfig, retry: LlmRetryOptions): LlmProvider {
+function buildProvider(config: LlmProviderConfig, retry: LlmRetryOptions, llmsim?: LlmsimLimits): LlmProvider {
   switch (config.provider_type) {
     case 'openai':
     case 'openai_completions':
@@ -77,7 +80,7 @@ function buildProvider(config: LlmProviderConfig, retry: LlmRetryOptions): LlmPr
     case 'gemini':
       return lazyVendorProvider(config.provider_type, config, retry);
     case 'llmsim':
-      return createLlmsimProvider(retry);
+      return createLlmsimProvider(retry, llmsim);
     default: {
       const unknown: never = config.provider_type;
       throw new TypeError(`unknown provider_type ${String(unknown)}`);

@@ -31,6 +31,7 @@ export {
   DEFAULT_LLM_RETRY_MAX_DELAY_MS,
   DEFAULT_LLM_MAX_RETRY_AFTER_MS,
 } from './retry.js';
-export { LLMSIM_MODEL_ID } from './llmsim.js';
+export { LLMSIM_MODEL_ID, LLMSIM_MODEL_UUID } from './llmsim.js';
+export { defaultLlmsimLimits, type LlmsimLimits } from './llmsim-directives.js';
 export { createDeltaBatcher, DEFAULT_DELTA_BATCH_INTERVAL_MS } from './delta-batcher.js';
 export type { DeltaBatch, DeltaBatcher, DeltaBatcherOptions } from './delta-batcher.js';

@@ -21,7 +21,21 @@ export interface LlmsimScript {
 }
 
 const FAIL_KINDS: readonly LlmErrorKind[] = ['auth', 'rate_limit', 'network', 'server', 'bad_request'];
-const MAX_TOKENS = 100_000;
+
+/** The operator's bounds on directives (LLMSIM_MAX_TOKENS, LLMSIM_MAX_WAIT_MS): a member's message cannot lift them. */
+export interface LlmsimLimits {
+  /** Most tokens of one `@tokens` or `@think` (default 10 000). */
+  maxTokens: number;
+  /** Most time one call waits in all, `@sleep` and every `delay=` together, in ms (default 60 000). */
+  maxWaitMs: number;
+}
+
+export const DEFAULT_LLMSIM_MAX_TOKENS = 10_000;
+export const DEFAULT_LLMSIM_MAX_WAIT_MS = 60_000;
+
+export function defaultLlmsimLimits(): LlmsimLimits {
+  return { maxTokens: DEFAULT_LLMSIM_MAX_TOKENS, maxWaitMs: DEFAULT_LLMSIM_MAX_WAIT_MS };
+}
 
 function options(words: string[]): Record<string, number> {
   const out: Record<string, number> = {};
@@ -32,16 +46,16 @@ function options(words: string[]): Record<string, number> {
   return out;
 }
 
-function count(word: string | undefined): number | undefined {
+function count(word: string | undefined, max: number): number | undefined {
   const n = Number(word);
-  return Number.isInteger(n) && n >= 0 ? Math.min(n, MAX_TOKENS) : undefined;
+  return Number.isInteger(n) && n >= 0 ? Math.min(n, max) : undefined;
 }
 
 /** Applies one directive line to the script; returns false when the line is not one. */
-function applyDirective(script: LlmsimScript, line: string): boolean {
+function applyDirective(script: LlmsimScript, line: string, limits: LlmsimLimits): boolean {
   const [keyword, ...rest] = line.slice(1).split(/\s+/);
   const opts = options(rest);
-  const n = count(rest[0]);
+  const n = count(rest[0], keyword === 'sleep' ? limits.maxWaitMs : limits.maxTokens);
   const afterName = line.slice(1 + keyword!.length).trim();
   switch (keyword) {
     case 'tokens':
@@ -81,13 +95,13 @@ function applyDirective(script: LlmsimScript, line: string): boolean {
   }
 }
 
-/** Parses directive lines (`@keyword …`, one per line); other lines are plain text. */
-export function parseLlmsimScript(input: string): LlmsimScript {
+/** Parses directive lines (`@keyword …`, one per line); other lines are plain text. Counts and `@sleep` are clamped to `limits`. */
+export function parseLlmsimScript(input: string, limits: LlmsimLimits = defaultLlmsimLimits()): LlmsimScript {
   const script: LlmsimScript = { text: '', tools: [], echo: false };
   const textLines: string[] = [];
   for (const line of input.split(/\r?\n/)) {
     const trimmed = line.trim();
-    if (!(trimmed.startsWith('@') && applyDirective(script, trimmed))) textLines.push(line);
+    if (!(trimmed.startsWith('@') && applyDirective(script, trimmed, limits))) textLines.push(line);
   }
   script.text = textLines.join('\n').trim();
   return script;

@@ -1,11 +1,16 @@
 import { LlmError } from './errors.js';
-import { parseLlmsimScript, type LlmsimScript } from './llmsim-directives.js';
+import { defaultLlmsimLimits, parseLlmsimScript, type LlmsimLimits, type LlmsimScript } from './llmsim-directives.js';
 import { abortableSleep, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmRequest, LlmStreamEvent, LlmToolMessage, LlmUserMessage } from './types.js';
 
 /** The one model the simulator lists. */
 export const LLMSIM_MODEL_ID = 'llmsim';
+/**
+ * The id the built-in model has where a model id is a UUID (an agent's or harness's
+ * `default_model_id`, a session's `model_id`): naming `llmsim` there stores this.
+ */
+export const LLMSIM_MODEL_UUID = '00000000-0000-4000-8000-00000000115d';
 const FILLER = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor'.split(' ');
 const MAX_RESULT_CHARS = 200;
 /** Bound on remembered `@fail … times=N` counters per provider instance. */
@@ -79,26 +84,33 @@ function replyTokens(req: LlmRequest, script: LlmsimScript, afterTools: boolean)
   return spaced(text.split(' '));
 }
 
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (ms > 0) await abortableSleep(ms, signal);
-  else if (signal?.aborted) throw signal.reason;
+/** Waits of one call, `maxWaitMs` of them in all: past that, the rest streams without delay. */
+function waitBudget(maxWaitMs: number, signal: AbortSignal | undefined): (ms: number) => Promise<void> {
+  let left = maxWaitMs;
+  return async (ms) => {
+    const wait = Math.min(ms, left);
+    left -= wait;
+    if (wait > 0) await abortableSleep(wait, signal);
+    else if (signal?.aborted) throw signal.reason;
+  };
 }
 
 /** One simulated model call, as a neutral event stream. */
-async function* simulate(req: LlmRequest, script: LlmsimScript, failNow: boolean): AsyncGenerator<LlmStreamEvent> {
+async function* simulate(req: LlmRequest, script: LlmsimScript, failNow: boolean, limits: LlmsimLimits): AsyncGenerator<LlmStreamEvent> {
+  const pause = waitBudget(limits.maxWaitMs, req.signal);
   const afterTools = req.messages.at(-1)?.role === 'tool';
   const fail = failNow && script.fail ? script.fail : undefined;
   let emitted = 0;
-  if (script.sleepMs) await pause(script.sleepMs, req.signal);
+  if (script.sleepMs) await pause(script.sleepMs);
   if (fail && fail.after === undefined) throw new LlmError(fail.kind, { retryAfterMs: fail.retryAfterMs, vendorCode: 'llmsim' });
   for (let i = 0; i < (script.think?.count ?? 0); i++) {
-    await pause(script.think!.delayMs, req.signal);
+    await pause(script.think!.delayMs);
     yield { type: 'thinking_delta', text: (i === 0 ? '' : ' ') + `thought${i + 1}` };
     emitted++;
   }
   for (const token of replyTokens(req, script, afterTools)) {
     if (fail && emitted >= fail.after!) throw new LlmError(fail.kind, { vendorCode: 'llmsim' });
-    await pause(script.tokens?.delayMs ?? 0, req.signal);
+    await pause(script.tokens?.delayMs ?? 0);
     yield { type: 'text_delta', text: token };
     emitted++;
   }
@@ -120,22 +132,22 @@ async function* simulate(req: LlmRequest, script: LlmsimScript, failNow: boolean
 /**
  * The built-in deterministic provider: driven by `@directives` in the last user message
  * (docs/llmsim.md). `@fail … times=N` counts attempts per provider instance, so a retried
- * call can fail N times and then succeed.
+ * call can fail N times and then succeed. Directives are bounded by `limits` (the operator's).
  */
-export function createLlmsimProvider(retry: LlmRetryOptions): LlmProvider {
+export function createLlmsimProvider(retry: LlmRetryOptions, limits: LlmsimLimits = defaultLlmsimLimits()): LlmProvider {
   const failures = new Map<string, number>();
   return {
     type: 'llmsim',
     stream(req) {
       const text = userText(lastUser(req.messages));
-      const script = parseLlmsimScript(text);
+      const script = parseLlmsimScript(text, limits);
       const key = `${req.messages.length}\u0000${text}`;
       const open = () => {
-        if (!script.fail) return simulate(req, script, false);
+        if (!script.fail) return simulate(req, script, false, limits);
         const attempts = failures.get(key) ?? 0;
         if (failures.size >= MAX_TRACKED_FAILURES) failures.clear();
         failures.set(key, attempts + 1);
-        return simulate(req, script, script.fail.times === undefined || attempts < script.fail.times);
+        return simulate(req, script, script.fail.times === undefined || attempts < script.fail.times, limits);
       };
       return streamWithRetries(open, req.signal, retry);
     },

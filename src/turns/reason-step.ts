@@ -70,7 +70,7 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
   };
   const text = createDeltaBatcher({
     intervalMs: p.deltaIntervalMs,
-    onBatch: (b) => send([turnEvents.outputDelta(io.newId(), turn, b.delta, b.accumulated)]),
+    onBatch: (b) => send([turnEvents.outputDelta(io.newId(), turn, b.delta)]),
   });
   let thinking: DeltaBatcher | null = null;
   const closeThinking = () => {
@@ -100,7 +100,7 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
             send([turnEvents.thinkingStarted(io.newId(), turn, p.model.model)]);
             thinking = createDeltaBatcher({
               intervalMs: p.deltaIntervalMs,
-              onBatch: (b) => send([turnEvents.thinkingDelta(io.newId(), turn, b.delta, b.accumulated)]),
+              onBatch: (b) => send([turnEvents.thinkingDelta(io.newId(), turn, b.delta)]),
             });
           }
           thinking.push(ev.text);

@@ -34,6 +34,11 @@ export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
   };
 }
 
+/** A delta as the turn stores it: its data without `accumulated`, which readers derive. */
+export type StoredDeltaEvent<T extends 'output.message.delta' | 'reason.thinking.delta'> = Omit<NewTypedEvent<T>, 'data'> & {
+  data: Omit<NewTypedEvent<T>['data'], 'accumulated'>;
+};
+
 /** What identifies a turn on every one of its events (`context`). */
 export interface TurnRef {
   turn_id: string;
@@ -103,14 +108,16 @@ export const turnEvents = {
   outputStarted(id: string, turn: TurnRef, model: string, iteration: number): NewTypedEvent<'output.message.started'> {
     return { id, type: 'output.message.started', ...on(turn), data: { turn_id: turn.turn_id, model, iteration } };
   },
-  outputDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewTypedEvent<'output.message.delta'> {
-    return { id, type: 'output.message.delta', ...on(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
+  /** Stored without `accumulated`: readers derive it (src/events/delta-text.ts), so a reply costs its length, not its square. */
+  outputDelta(id: string, turn: TurnRef, delta: string): StoredDeltaEvent<'output.message.delta'> {
+    return { id, type: 'output.message.delta', ...on(turn), data: { turn_id: turn.turn_id, delta } };
   },
   thinkingStarted(id: string, turn: TurnRef, model: string): NewTypedEvent<'reason.thinking.started'> {
     return { id, type: 'reason.thinking.started', ...on(turn), data: { turn_id: turn.turn_id, model } };
   },
-  thinkingDelta(id: string, turn: TurnRef, delta: string, accumulated: string): NewTypedEvent<'reason.thinking.delta'> {
-    return { id, type: 'reason.thinking.delta', ...on(turn), data: { turn_id: turn.turn_id, delta, accumulated } };
+  /** Stored without `accumulated`, as `outputDelta`. */
+  thinkingDelta(id: string, turn: TurnRef, delta: string): StoredDeltaEvent<'reason.thinking.delta'> {
+    return { id, type: 'reason.thinking.delta', ...on(turn), data: { turn_id: turn.turn_id, delta } };
   },
   thinkingCompleted(id: string, turn: TurnRef, thinking: string): NewTypedEvent<'reason.thinking.completed'> {
     return { id, type: 'reason.thinking.completed', ...on(turn), data: { turn_id: turn.turn_id, thinking } };

@@ -75,6 +75,8 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
       LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost,::1',
       // Every reply of every test is checked against the API document's schema for its status.
       RESPONSE_VALIDATION: true,
+      // Most tests drive turns with the built-in simulator, which is off by default outside the embedded quick start.
+      LLMSIM_ENABLED: true,
       ...opts.env,
     },
   );

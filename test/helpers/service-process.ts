@@ -49,7 +49,8 @@ export function spawnService(
   const args = entry.endsWith('.ts') ? ['--experimental-async-context-frame', '--import', 'tsx', entry] : [...START_NODE_FLAGS, entry];
   const proc = spawn(process.execPath, args, {
     cwd,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },
+    // The tests' turns run on the built-in simulator, off by default outside the embedded quick start.
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', LLMSIM_ENABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(proc);

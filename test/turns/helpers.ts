@@ -54,7 +54,8 @@ export async function listEvents(app: TestApp, sessionId: string): Promise<Store
     const r = await app.request('GET', `/v1/sessions/${sessionId}/events?limit=1000${since ? `&since_id=${since}` : ''}`);
     assert.equal(r.status, 200, r.text);
     out.push(...r.body.data);
-    if (r.body.data.length < 1000) return out;
+    // `has_more`: the page stopped at the listing's byte bound before the limit.
+    if (r.body.data.length < 1000 && !r.body.has_more) return out;
   }
 }
 

@@ -89,7 +89,7 @@ describe('transcript', () => {
   it('skips steps whose output never completed (an interrupted stream leaves no message)', async () => {
     const t = extendTranscript(
       emptyTranscript(),
-      stamp([user('a'), turnEvents.reasonStarted('r', turn, 1), turnEvents.outputDelta('d', turn, 'par', 'par')]),
+      stamp([user('a'), turnEvents.reasonStarted('r', turn, 1), turnEvents.outputDelta('d', turn, 'par')]),
     );
     assert.equal((await toLlmMessages(t, noImage)).length, 1);
   });

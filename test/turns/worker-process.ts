@@ -41,6 +41,7 @@ export function spawnWorker(name: string, env: Record<string, string>, t: { afte
       LOG_LEVEL: 'info',
       BOOTSTRAP_ADMIN_API_KEY: TEST_ADMIN_KEY,
       SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY,
+      LLMSIM_ENABLED: 'true',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

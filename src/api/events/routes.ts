@@ -18,15 +18,18 @@ const tags = ['events'];
 
 export interface EventRouteDeps {
   store: Store;
-  bus: Bus;
+  /** The log as served: deltas with `accumulated` (src/events/accumulating-log.ts). */
+  bus: Pick<Bus, 'events'>;
   hub: SessionHub;
   limits: ConnectionLimits;
   /** Owners this instance knows (session create fills it): a stream opened right after create reads no row. */
   owners: SessionOwners;
+  /** Operator's EVENTS_LIST_MAX_BYTES: a listing page ends once its events take this many bytes (at least one event). */
+  listMaxBytes: number;
 }
 
 /** Spec 4.3 and 6.1: the polling listing, derived messages, and the SSE stream. */
-export function eventRoutes({ store, bus, hub, limits, owners }: EventRouteDeps): Route[] {
+export function eventRoutes({ store, bus, hub, limits, owners, listMaxBytes }: EventRouteDeps): Route[] {
   /**
    * 404 / 403 as `assertSessionAccess`, without an ORM unit of work and entity load: stream opens
    * come in bursts (every client of an instance reconnecting at once), and that was most of
@@ -57,8 +60,8 @@ export function eventRoutes({ store, bus, hub, limits, owners }: EventRouteDeps)
         const sinceSequence = await resolveEventSequence(bus.events, params.id, query.since_id, 'since_id');
         const aroundSequence =
           query.around === undefined ? undefined : await resolveEventSequence(bus.events, params.id, query.around, 'around');
-        const data = await readWindow(bus.events, params.id, eventWindow(query, { sinceSequence, aroundSequence }));
-        return { status: 200, body: { data } };
+        const page = await readWindow(bus.events, params.id, eventWindow(query, { sinceSequence, aroundSequence }), listMaxBytes);
+        return { status: 200, body: page.truncated ? { data: page.events, has_more: true } : { data: page.events } };
       },
     ),
     route(

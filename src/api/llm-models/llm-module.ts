@@ -44,6 +44,7 @@ export function createLlmModelsModule({
     keyring,
     log,
     assertBaseUrlAllowed,
+    llmsimEnabled: systemDefault === 'llmsim',
     onChanged: (id) => modelResolver.invalidate(id),
   });
   const llmProviders = providers.service;

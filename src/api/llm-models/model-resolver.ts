@@ -2,7 +2,14 @@ import { LRUCache } from 'lru-cache';
 import { DecryptionError, type Keyring } from '../../crypto/index.js';
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
-import { createLlmProvider, LlmError, LLMSIM_MODEL_ID, type LlmProvider, type LlmProviderOptions } from '../../llm/index.js';
+import {
+  createLlmProvider,
+  LlmError,
+  LLMSIM_MODEL_ID,
+  LLMSIM_MODEL_UUID,
+  type LlmProvider,
+  type LlmProviderOptions,
+} from '../../llm/index.js';
 import type { Logger } from '../../log.js';
 import { modelProviderSql, Organization, type ModelProviderRow, type Store } from '../../db/index.js';
 import { openProviderKey } from '../llm-providers/index.js';
@@ -14,7 +21,10 @@ export interface ModelResolverDeps {
   store: Store;
   keyring: Keyring;
   log: Logger;
-  /** `llmsim`: the built-in simulator when nothing is configured; null: such a turn fails (404). */
+  /**
+   * `llmsim` (the operator's LLMSIM_ENABLED): the built-in simulator when nothing is configured,
+   * and nameable; null: it is refused wherever it is named (404), providers of its type included.
+   */
   systemDefault: 'llmsim' | null;
   /** Retry settings of the providers built here (defaults of `createLlmProvider`). */
   llm?: Partial<LlmProviderOptions>;
@@ -82,6 +92,7 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
   }
 
   function build(row: ProviderKeyRow): LlmProvider {
+    if (row.provider_type === 'llmsim' && systemDefault !== 'llmsim') throw llmsimDisabled();
     let apiKey: string;
     try {
       apiKey = openProviderKey(keyring, row);
@@ -130,7 +141,11 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
 
   /** Model `modelId` from its row as read (null: not a model of the organisation). */
   function fromRow(modelId: string, row: ModelProviderRow | null): ResolvedModel {
-    if (modelId === LLMSIM_MODEL_ID && systemDefault === 'llmsim') return builtin();
+    const id = modelId.toLowerCase();
+    if (id === LLMSIM_MODEL_ID || id === LLMSIM_MODEL_UUID) {
+      if (systemDefault === 'llmsim') return builtin();
+      throw llmsimDisabled();
+    }
     if (!row) throw new NotFoundError();
     return resolved(row);
   }
@@ -169,6 +184,10 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
     /** Number of cached providers (for tests). */
     cachedCount: () => cache.size,
   };
+}
+
+function llmsimDisabled(): NotFoundError {
+  return new NotFoundError('Not found: the built-in model llmsim is not enabled on this service');
 }
 
 export type LlmModelResolver = ReturnType<typeof createModelResolver>;

@@ -8,6 +8,7 @@ import type {
 } from '../../../schemas/llm.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
+import { LLMSIM_MODEL_ID, LLMSIM_MODEL_UUID } from '../../llm/index.js';
 import { LlmModelEntity, LlmProviderEntity, Organization, orgScope, type Store } from '../../db/index.js';
 import type { ModelLookup } from '../agents/index.js';
 import { assertModelsUnreferenced, type LlmProviderRow, type LlmProviderService } from '../llm-providers/index.js';
@@ -16,7 +17,10 @@ import { toLlmModelView, type LlmModelRow } from './model-view.js';
 export interface LlmModelServiceDeps {
   store: Store;
   providers: Pick<LlmProviderService, 'getRow'>;
-  /** What a turn runs when nothing names a model and the organisation has no default. */
+  /**
+   * What a turn runs when nothing names a model and the organisation has no default; `llmsim`
+   * also makes the built-in model nameable (the operator's LLMSIM_ENABLED), null refuses it.
+   */
   systemDefault: 'llmsim' | null;
   /** Called after an organisation's default model changed (the resolver caches it). */
   onDefaultChanged?: (orgId: string) => void;
@@ -141,13 +145,16 @@ export function createLlmModelService({ store, providers, systemDefault, onDefau
     return defaultView(em, orgId, org.default_model_id);
   }
 
-  /** For agents, harnesses and sessions: does the id name a model of the organisation? */
+  /** For agents, harnesses and sessions: does the id name a model of the organisation (or the built-in one, when enabled)? */
   const lookup: ModelLookup = {
     async exists(orgId, modelId) {
+      if (modelId.toLowerCase() === LLMSIM_MODEL_UUID) return systemDefault === 'llmsim';
       if (!isAnyUuid(modelId)) return false;
       return (await orgScope(store.em(), orgId).count(LlmModelEntity, { id: modelId.toLowerCase() })) > 0;
     },
     async idsByName(orgId, name) {
+      // The built-in model's name is reserved to it (issue 30 item 18); disabled, it names nothing.
+      if (name === LLMSIM_MODEL_ID) return systemDefault === 'llmsim' ? [LLMSIM_MODEL_UUID] : [];
       const rows = (await orgScope(store.em(), orgId).find(LlmModelEntity, { model_id: name }, { orderBy: { id: 'asc' } })) as {
         id: string;
       }[];

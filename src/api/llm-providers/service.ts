@@ -4,7 +4,7 @@ import { newId } from '../../ids.js';
 import type { LlmProviderConfig } from '../../llm/index.js';
 import type { Logger } from '../../log.js';
 import { LlmModelEntity, LlmProviderEntity, orgScope, type Store } from '../../db/index.js';
-import { InvalidRequestError } from '../../errors.js';
+import { InvalidRequestError, UnprocessableError } from '../../errors.js';
 import type { AssertBaseUrlAllowed } from './base-url-policy.js';
 import { assertModelsUnreferenced } from './model-references.js';
 import { openProviderKey, sealProviderKey } from './provider-key.js';
@@ -18,6 +18,8 @@ export interface LlmProviderServiceDeps {
   onChanged?: (providerId: string) => void;
   /** Refuses base URLs on private addresses (400); default: no check. */
   assertBaseUrlAllowed?: AssertBaseUrlAllowed;
+  /** The operator's LLMSIM_ENABLED: false refuses providers of type `llmsim` (422); default false. */
+  llmsimEnabled?: boolean;
 }
 
 /** Who asks: a tenant through the API (checked), or the operator's configuration (exempt). */
@@ -43,7 +45,13 @@ export function createLlmProviderService({
   log,
   onChanged,
   assertBaseUrlAllowed = async () => {},
+  llmsimEnabled = false,
 }: LlmProviderServiceDeps) {
+  /** A tenant cannot reach the built-in simulator through a provider of its type when the operator has it off. */
+  function assertTypeAvailable(type: string): void {
+    if (type === 'llmsim' && !llmsimEnabled) throw new UnprocessableError('The built-in llmsim provider is not enabled on this service');
+  }
+
   async function create(
     orgId: string,
     input: LlmProviderCreateInput,
@@ -53,6 +61,7 @@ export function createLlmProviderService({
     const id = newId();
     const baseUrl = normalizeBaseUrl(input.base_url);
     if (source === 'api') await assertBaseUrlAllowed(baseUrl);
+    assertTypeAvailable(input.provider_type);
     const destination = { id, organization_id: orgId, provider_type: input.provider_type, base_url: baseUrl };
     const row = scope.create(LlmProviderEntity, {
       id,
@@ -103,6 +112,7 @@ export function createLlmProviderService({
       );
     }
     if (moved) await assertBaseUrlAllowed(baseUrl);
+    if (providerType !== row.provider_type) assertTypeAvailable(providerType);
     if (input.name !== undefined) row.name = input.name;
     row.base_url = baseUrl;
     row.provider_type = providerType;

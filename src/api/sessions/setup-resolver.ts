@@ -1,6 +1,7 @@
 import { normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
+import { LLMSIM_MODEL_ID, LLMSIM_MODEL_UUID } from '../../llm/index.js';
 import type { Principal } from '../../auth/index.js';
 import { LRUCache } from 'lru-cache';
 import { snapshotAgent, snapshotHarness, type SessionAdditions, type SessionConfig } from '../../db/index.js';
@@ -87,7 +88,9 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
       const agent = active?.snapshot ?? null;
       const items = input.capabilities ?? [];
       validateCapabilityRefs(items, capabilities);
-      const model_id = input.model_id == null ? null : input.model_id.toLowerCase();
+      // `llmsim` names the built-in model by its UUID (a session's model_id is one); `exists` says whether it is enabled.
+      const named = input.model_id?.toLowerCase();
+      const model_id = named == null ? null : named === LLMSIM_MODEL_ID ? LLMSIM_MODEL_UUID : named;
       if (model_id !== null && (!isAnyUuid(model_id) || (models && !(await models.exists(principal.org_id, model_id)))))
         throw new NotFoundError();
       const resolved = resolveCapabilities(

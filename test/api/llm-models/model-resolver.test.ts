@@ -154,8 +154,15 @@ describe('llm models: model resolver (postgres)', () => {
       (err: unknown) => err instanceof NotFoundError && /No LLM model is configured/.test(err.message),
     );
     await assert.rejects(strict.resolve(orgId, 'llmsim'), NotFoundError);
-    const p = await createProvider(app(), { provider_type: 'llmsim' });
-    const m = await addModel(app(), p['id'], { model_id: 'llmsim' });
+    // A provider row of the simulator's type is the simulator too: refused as well (LLMSIM_ENABLED off).
+    const sim = await createProvider(app(), { provider_type: 'llmsim' });
+    const simModel = await addModel(app(), sim['id'], { model_id: 'llmsim' });
+    await assert.rejects(
+      strict.resolve(orgId, simModel['id']),
+      (err: unknown) => err instanceof NotFoundError && /not enabled/.test(err.message),
+    );
+    const p = await createProvider(app(), { provider_type: 'openai' });
+    const m = await addModel(app(), p['id'], { model_id: 'gpt-x' });
     const a = await strict.resolve(orgId, m['id']);
     assert.notEqual((await strict.resolve(orgId, m['id'])).provider, a.provider, 'ttl 0: rebuilt');
   });

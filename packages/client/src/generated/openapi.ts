@@ -2176,6 +2176,8 @@ export interface components {
         Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_llm_generation"];
         EventList: {
             data: components["schemas"]["Event"][];
+            /** @description Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first). */
+            has_more?: boolean;
         };
         Message: {
             readonly id: string;
@@ -12479,7 +12481,8 @@ export interface operations {
                      *             "agent_id": "019a0000-0000-7000-8000-00000000000b"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "has_more": true
                      *     }
                      */
                     "application/json": components["schemas"]["EventList"];

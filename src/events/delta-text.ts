@@ -1,0 +1,76 @@
+/**
+ * The `accumulated` field of streamed deltas (spec 6.2: `output.message.delta` and
+ * `reason.thinking.delta` carry `turn_id, delta, accumulated`). Stored, a delta holds only its
+ * `delta`: storing the text so far in every batch made a reply cost the square of its length
+ * (a 100,000-token reply stored 1,451 events and 244.6 MB; issue 30 item 2). Readers derive
+ * `accumulated` from the deltas of the same message, which start after the message's
+ * `output.message.started` (or `reason.thinking.started`) of the turn. Pure: no I/O here.
+ */
+import type { SessionEvent } from '../bus/ports.js';
+
+/** The delta types whose `accumulated` is derived, each with the event that starts its text. */
+const STARTED_BY: Readonly<Record<string, string>> = {
+  'output.message.delta': 'output.message.started',
+  'reason.thinking.delta': 'reason.thinking.started',
+};
+const DELTA_OF: Readonly<Record<string, string>> = {
+  'output.message.started': 'output.message.delta',
+  'reason.thinking.started': 'reason.thinking.delta',
+};
+
+/** Which text an event belongs to (`<delta type>|<turn id>`), and how it acts on that text. */
+export type DeltaRole = { kind: 'start'; key: string } | { kind: 'delta'; key: string; delta: string; stored?: string } | { kind: 'other' };
+
+function turnOf(e: SessionEvent): string {
+  const id = e.data['turn_id'];
+  return typeof id === 'string' ? id : '';
+}
+
+/** How `e` acts on a streamed text: starts it, adds to it (with `accumulated` when an earlier version stored it), or neither. */
+export function deltaRole(e: SessionEvent): DeltaRole {
+  const started = DELTA_OF[e.type];
+  if (started) return { kind: 'start', key: `${started}|${turnOf(e)}` };
+  if (!STARTED_BY[e.type]) return { kind: 'other' };
+  const delta = typeof e.data['delta'] === 'string' ? e.data['delta'] : '';
+  const stored = e.data['accumulated'];
+  const key = `${e.type}|${turnOf(e)}`;
+  return typeof stored === 'string' ? { kind: 'delta', key, delta, stored } : { kind: 'delta', key, delta };
+}
+
+/** True for a delta stored without its `accumulated` (it must be derived before it is served). */
+export function needsText(e: SessionEvent): boolean {
+  const role = deltaRole(e);
+  return role.kind === 'delta' && role.stored === undefined;
+}
+
+/**
+ * Texts of the messages being streamed, as events are seen in order. `apply` answers the event
+ * as served (a delta with its `accumulated`); `prefix` is asked for the text before a delta
+ * whose message started before the events seen (it reads the log back).
+ */
+export class DeltaTexts {
+  readonly #texts = new Map<string, string>();
+
+  /** The text so far of `key`, when this instance has seen where it starts. */
+  get(key: string): string | undefined {
+    return this.#texts.get(key);
+  }
+
+  set(key: string, text: string): void {
+    this.#texts.set(key, text);
+  }
+
+  /** The event as served; `before` is the text before a delta of an unseen message (from `prefix`). */
+  apply(e: SessionEvent, before?: string): SessionEvent {
+    const role = deltaRole(e);
+    if (role.kind === 'other') return e;
+    if (role.kind === 'start') {
+      this.#texts.set(role.key, '');
+      return e;
+    }
+    // Ropes: `+` shares the earlier text, so a page of deltas holds the reply about once, not once per delta.
+    const text = role.stored ?? (this.#texts.get(role.key) ?? before ?? '') + role.delta;
+    this.#texts.set(role.key, text);
+    return role.stored === undefined ? { ...e, data: { ...e.data, accumulated: text } } : e;
+  }
+}
