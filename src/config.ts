@@ -64,6 +64,11 @@ const ConfigSchema = Type.Object({
   LOGIN_MAX_ATTEMPTS_PER_EMAIL: Type.Integer({ minimum: 1, default: 5 }),
   LOGIN_MAX_ATTEMPTS_PER_IP: Type.Integer({ minimum: 1, default: 30 }),
   LOGIN_THROTTLE_WINDOW_S: Type.Integer({ minimum: 1, default: 900 }),
+  /** Failed `POST /v1/auth/refresh` per client IP within LOGIN_THROTTLE_WINDOW_S (successes do not count). */
+  REFRESH_MAX_FAILURES_PER_IP: Type.Integer({ minimum: 1, default: 30 }),
+  /** scrypt hashes running at once per instance (unset: half the cores, at least 1); more wait in a line of PASSWORD_HASH_QUEUE_MAX, then 429. */
+  PASSWORD_HASH_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  PASSWORD_HASH_QUEUE_MAX: Type.Integer({ minimum: 0, default: 16 }),
   /** Comma-separated IPs/CIDRs (or `loopback`, `private`) whose X-Forwarded-For is believed; empty: nobody's. */
   TRUST_PROXY: Type.String({ default: '' }),
   /** Browser origins allowed to call the API: comma-separated exact origins, or `*`; empty: CORS off (http/cors.ts). */
