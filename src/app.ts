@@ -233,7 +233,7 @@ export async function createApp(
       },
     });
     const models = llm.service.lookup;
-    const agents = createAgentsModule({ store, capabilities, models, parse: parsePool.run });
+    const agents = createAgentsModule({ store, capabilities, models, parse: parsePool.run, maxAgentsPerOrg: config.ORG_MAX_AGENTS });
     const harnesses = createHarnessesModule({ store, capabilities, models });
     await phases.time('harnesses', () => harnesses.service.ensureBuiltIns());
     const sqlSandbox = createSqlSandbox({
@@ -271,6 +271,7 @@ export async function createApp(
       models,
       connections: storage,
       owners: sessionOwners,
+      maxSessionsPerOrg: config.ORG_MAX_SESSIONS,
     });
     const turns = createTurnModule({
       config,

@@ -103,6 +103,11 @@ const ConfigSchema = Type.Object({
   SESSION_MAX_IMAGES: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_IMAGE_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 200 * 1024 * 1024 }),
   USER_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 20 }),
+  /** Per-organisation caps, whatever the tenant does (issue 30 item 6; docs/operations.md, "Per-organisation limits"). */
+  ORG_MAX_AGENTS: Type.Integer({ minimum: 1, default: 1000 }),
+  ORG_MAX_SESSIONS: Type.Integer({ minimum: 1, default: 10_000 }),
+  ORG_MAX_STORAGE_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 * 1024 }),
+  ORG_MAX_TURNS_IN_FLIGHT: Type.Integer({ minimum: 1, default: 100 }),
   /** `session_sql_database` sandbox (docs/decisions.md, "SQL sandbox"). */
   SQL_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 5000 }),
   SQL_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),

@@ -21,6 +21,7 @@ export interface SessionsModuleDeps {
   models?: ModelLookup;
   connections?: SessionServiceDeps['connections'];
   owners?: SessionServiceDeps['owners'];
+  maxSessionsPerOrg?: number;
 }
 
 export interface SessionsModule {
@@ -39,8 +40,9 @@ export function createSessionsModule({
   models,
   connections,
   owners,
+  maxSessionsPerOrg,
 }: SessionsModuleDeps): SessionsModule {
   const setup = createSessionSetupResolver({ agents, harnesses, capabilities, models });
-  const service = createSessionService({ store, bus, log, setup, owners, connections });
+  const service = createSessionService({ store, bus, log, setup, owners, connections, maxSessionsPerOrg });
   return { service, routes: sessionRoutes({ sessions: service }) };
 }
