@@ -258,6 +258,7 @@ export async function createApp(
         maxImagesPerSession: config.SESSION_MAX_IMAGES,
         imageQuotaBytes: config.SESSION_IMAGE_QUOTA_BYTES,
         maxConnections: config.USER_MAX_CONNECTIONS,
+        orgMaxStorageBytes: config.ORG_MAX_STORAGE_BYTES,
       },
     );
     const sessionOwners = createSessionOwners(SESSION_OWNERS_DEFAULTS);

@@ -8,6 +8,7 @@ import { ReadOnlyFileError } from './errors.js';
 import { grepContents } from './fs-grep.js';
 import { compileGlob } from './fs-glob.js';
 import { ancestorsOf, assertStoredPath, baseName, descendantRange } from './fs-paths.js';
+import { UNCAPPED_ORG_STORAGE, type OrgStorageCap } from './org-storage.js';
 import { bytes, inTransaction, iso, lockKey, num, type Query, type StorageDb } from './sql.js';
 
 /** Default per-session quota: the spec's practical limit of about 100 MB. */
@@ -37,6 +38,8 @@ export interface SessionFilesScope {
   orgId: string;
   /** Total bytes of all files of the session (default 100 MiB). */
   quotaBytes?: number;
+  /** The organisation's cap on what all its sessions store (default: none). */
+  orgCap?: OrgStorageCap;
 }
 
 interface Row {
@@ -59,7 +62,10 @@ const META = 'id, session_id, path, is_directory, is_readonly, content_type, siz
  * transaction holding the session's advisory lock, so quota checks and tree moves never race.
  * Paths must already be normalised (`fs-paths.ts`); see the `SessionFs` port for the contract.
  */
-export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES }: SessionFilesScope) {
+export function createSessionFiles(
+  db: StorageDb,
+  { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, orgCap = UNCAPPED_ORG_STORAGE }: SessionFilesScope,
+) {
   const lock = (q: Query) => lockKey(q, `fs:${sessionId}`);
   const where = 'session_id = ? and (path = ? or (path >= ? and path < ?))';
   const subtree = (path: string) => [sessionId, path, ...descendantRange(path)];
@@ -126,6 +132,7 @@ export function createSessionFiles(db: StorageDb, { sessionId, orgId, quotaBytes
     if (used + delta > quotaBytes) {
       throw new PayloadTooLargeError(`Session file storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${delta} more requested`);
     }
+    await orgCap.check(q, orgId, delta);
   }
 
   async function ensureParents(q: Query, path: string): Promise<void> {
