@@ -9,8 +9,6 @@ export class SessionsBusyIndexMigration extends Migration {
   override name = '0018-sessions-busy-index';
 
   async up(): Promise<void> {
-    this.addSql(
-      `create index sessions_busy_org_idx on sessions (organization_id) where status in ('active', 'waiting_for_tool_results')`,
-    );
+    this.addSql(`create index sessions_busy_org_idx on sessions (organization_id) where status in ('active', 'waiting_for_tool_results')`);
   }
 }

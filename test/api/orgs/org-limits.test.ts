@@ -71,7 +71,10 @@ test("ORG_MAX_STORAGE_BYTES: the sum of all the organisation's sessions' files, 
   const org = await orgWithAgent(app);
   const [s1, s2, s3] = [await org.newSession(), await org.newSession(), await org.newSession()];
   const put = (session: string, path: string, size: number) =>
-    org.call('POST', `/v1/sessions/${session}/fs/${path}`, { raw: randomBytes(size), headers: { 'content-type': 'application/octet-stream' } });
+    org.call('POST', `/v1/sessions/${session}/fs/${path}`, {
+      raw: randomBytes(size),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
   assert.equal((await put(s1, 'a.bin', 6_000)).status, 201);
   // Each session is far below its own quota; together they would pass the organisation's.
   const refused = await put(s2, 'b.bin', 5_000);
