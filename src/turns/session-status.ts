@@ -58,7 +58,7 @@ const REQUEST_CANCEL = preparedSql(
      and cancel_requested_turn_id is distinct from ?::uuid returning id`,
 );
 
-/** Turns in flight in one organisation (its busy sessions), on the partial index of migration 0018. */
+/** Turns in flight in one organisation (its busy sessions), on the partial index of migration 0019. */
 const BUSY_IN_ORG = preparedSql(
   'session-status.busy-in-org',
   `select count(*) as n from sessions where organization_id = ? and status in ('active', 'waiting_for_tool_results')`,

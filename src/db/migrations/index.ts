@@ -13,7 +13,7 @@ import { IdempotencyKeysMigration } from './0014-idempotency-keys.js';
 import { InstanceMetricsMigration } from './0015-instance-metrics.js';
 import { IdempotencyReservationMigration } from './0016-idempotency-reservation.js';
 import { ProcessLivenessMigration } from './0017-process-liveness.js';
-import { SessionsBusyIndexMigration } from './0018-sessions-busy-index.js';
+import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
 
 export const migrations = [
   CoreMigration,

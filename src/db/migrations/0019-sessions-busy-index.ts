@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * a handful of entries however many sessions the organisation keeps.
  */
 export class SessionsBusyIndexMigration extends Migration {
-  override name = '0018-sessions-busy-index';
+  override name = '0019-sessions-busy-index';
 
   async up(): Promise<void> {
     this.addSql(`create index sessions_busy_org_idx on sessions (organization_id) where status in ('active', 'waiting_for_tool_results')`);
