@@ -241,7 +241,7 @@ export async function createApp(
       },
     });
     const models = llm.service.lookup;
-    const agents = createAgentsModule({ store, capabilities, models, parse: parsePool.run });
+    const agents = createAgentsModule({ store, capabilities, models, parse: parsePool.run, maxAgentsPerOrg: config.ORG_MAX_AGENTS });
     const harnesses = createHarnessesModule({ store, capabilities, models });
     await phases.time('harnesses', () => harnesses.service.ensureBuiltIns());
     const sqlSandbox = createSqlSandbox({
@@ -271,6 +271,7 @@ export async function createApp(
         maxImagesPerSession: config.SESSION_MAX_IMAGES,
         imageQuotaBytes: config.SESSION_IMAGE_QUOTA_BYTES,
         maxConnections: config.USER_MAX_CONNECTIONS,
+        orgMaxStorageBytes: config.ORG_MAX_STORAGE_BYTES,
       },
     );
     const sessionOwners = createSessionOwners(SESSION_OWNERS_DEFAULTS);
@@ -285,6 +286,7 @@ export async function createApp(
       connections: storage,
       starterFiles: storage,
       owners: sessionOwners,
+      maxSessionsPerOrg: config.ORG_MAX_SESSIONS,
     });
     const turns = createTurnModule({
       config,

@@ -66,6 +66,11 @@ const ConfigSchema = Type.Object({
   LOGIN_MAX_ATTEMPTS_PER_EMAIL: Type.Integer({ minimum: 1, default: 5 }),
   LOGIN_MAX_ATTEMPTS_PER_IP: Type.Integer({ minimum: 1, default: 30 }),
   LOGIN_THROTTLE_WINDOW_S: Type.Integer({ minimum: 1, default: 900 }),
+  /** Failed `POST /v1/auth/refresh` per client IP within LOGIN_THROTTLE_WINDOW_S (successes do not count). */
+  REFRESH_MAX_FAILURES_PER_IP: Type.Integer({ minimum: 1, default: 30 }),
+  /** scrypt hashes running at once per instance (unset: half the cores, at least 1); more wait in a line of PASSWORD_HASH_QUEUE_MAX, then 429. */
+  PASSWORD_HASH_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  PASSWORD_HASH_QUEUE_MAX: Type.Integer({ minimum: 0, default: 16 }),
   /** Comma-separated IPs/CIDRs (or `loopback`, `private`) whose X-Forwarded-For is believed; empty: nobody's. */
   TRUST_PROXY: Type.String({ default: '' }),
   /** Browser origins allowed to call the API: comma-separated exact origins, or `*`; empty: CORS off (http/cors.ts). */
@@ -100,6 +105,11 @@ const ConfigSchema = Type.Object({
   SESSION_MAX_IMAGES: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_IMAGE_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 200 * 1024 * 1024 }),
   USER_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 20 }),
+  /** Per-organisation caps, whatever the tenant does (issue 30 item 6; docs/operations.md, "Per-organisation limits"). */
+  ORG_MAX_AGENTS: Type.Integer({ minimum: 1, default: 1000 }),
+  ORG_MAX_SESSIONS: Type.Integer({ minimum: 1, default: 10_000 }),
+  ORG_MAX_STORAGE_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 * 1024 }),
+  ORG_MAX_TURNS_IN_FLIGHT: Type.Integer({ minimum: 1, default: 100 }),
   /** `session_sql_database` sandbox (docs/decisions.md, "SQL sandbox"). */
   SQL_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 5000 }),
   SQL_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),

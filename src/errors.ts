@@ -136,6 +136,18 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
+/**
+ * An operator's per-organisation cap (ORG_MAX_AGENTS, ORG_MAX_SESSIONS) is reached and nothing was
+ * created (issue 30 item 6). 429: the tenant's rate of growth met a server-side limit; it frees as
+ * the organisation deletes what it no longer needs.
+ */
+export class OrgLimitError extends AppError {
+  constructor(message: string) {
+    super(429, 'org_limit_reached', message);
+    this.name = 'OrgLimitError';
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'Service unavailable', options?: ErrorOptions) {
     super(503, 'unavailable', message, options);

@@ -6,7 +6,9 @@ import { createAccessTokens } from './access-tokens.js';
 import { createAuthenticator } from './authenticator.js';
 import { loadJwtSecret } from './jwt-secret.js';
 import { createLoginThrottle } from './login-throttle.js';
+import { availableParallelism } from 'node:os';
 import { createPasswordHasher } from './passwords.js';
+import { createPasswordHashQueue } from './password-hash-queue.js';
 import { createPrincipalCache } from './principal-cache.js';
 import { createRefreshTokens } from './refresh-tokens.js';
 
@@ -34,10 +36,20 @@ export async function createAuthModule({ config, store, log, keyring }: AuthModu
     streamTtlS: config.STREAM_TOKEN_TTL_S,
   });
   const refreshTokens = createRefreshTokens({ store, ttlS: config.REFRESH_TOKEN_TTL_S });
-  const passwords = await createPasswordHasher();
+  const passwords = await createPasswordHasher(
+    {},
+    {
+      queue: createPasswordHashQueue({
+        // Unset: half the cores, so a flood of logins leaves the other half to everything else.
+        concurrency: config.PASSWORD_HASH_CONCURRENCY ?? Math.max(1, Math.floor(availableParallelism() / 2)),
+        queueMax: config.PASSWORD_HASH_QUEUE_MAX,
+      }),
+    },
+  );
   const throttle = createLoginThrottle({
     maxPerEmail: config.LOGIN_MAX_ATTEMPTS_PER_EMAIL,
     maxPerIp: config.LOGIN_MAX_ATTEMPTS_PER_IP,
+    maxRefreshPerIp: config.REFRESH_MAX_FAILURES_PER_IP,
     windowMs: config.LOGIN_THROTTLE_WINDOW_S * 1000,
   });
   const principals = createPrincipalCache({

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { PasswordHashQueue } from './password-hash-queue.js';
 
 /** scrypt cost parameters; stored with every hash so they can be raised later. */
 export interface PasswordHashOptions {
@@ -44,13 +45,15 @@ function parse(hash: string): ParsedHash | null {
 /**
  * scrypt password hashing (node:crypto). `verify` always runs one scrypt, also for a missing
  * user or an unusable stored hash (a dummy hash is used), so both failures take the same time.
+ * With a `queue`, every scrypt waits for one of its slots (a full line: TooManyRequestsError).
  */
-export async function createPasswordHasher(opts: Partial<PasswordHashOptions> = {}) {
+export async function createPasswordHasher(opts: Partial<PasswordHashOptions> = {}, { queue }: { queue?: PasswordHashQueue } = {}) {
   const o = { ...defaultPasswordHashOptions(), ...opts };
+  const run = queue ? queue.run : <T>(fn: () => Promise<T>) => fn();
 
   async function hash(password: string): Promise<string> {
     const salt = randomBytes(o.saltBytes);
-    const key = await derive(password, salt, o.keyBytes, o);
+    const key = await run(() => derive(password, salt, o.keyBytes, o));
     return `scrypt$${o.N}$${o.r}$${o.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
   }
 
@@ -63,7 +66,7 @@ export async function createPasswordHasher(opts: Partial<PasswordHashOptions> = 
   async function verify(stored: string | null | undefined, password: string): Promise<boolean> {
     const parsed = stored ? parse(stored) : null;
     const target = parsed ?? dummy;
-    const key = await derive(password, target.salt, target.key.length, target);
+    const key = await run(() => derive(password, target.salt, target.key.length, target));
     return parsed !== null && key.length === target.key.length && timingSafeEqual(key, target.key);
   }
 

@@ -3,7 +3,9 @@
  * the key's lifetime (24 h) with the same method, path and body gets the first outcome — same
  * status, body and headers, plus `Idempotent-Replayed: true` — from any instance; the same key
  * with another request is 422; a retry while the first still runs is 409 with `Retry-After`.
- * Keys are per organisation. Only outcomes a retry should see again are kept: successes and
+ * Keys are per principal (organisation and user): an outcome is replayed only to the user whose
+ * request produced it, so another user's retry with the same key runs anew and meets its route's
+ * access check (issue 30 item 8). Only outcomes a retry should see again are kept: successes and
  * client errors; a 5xx, a 409 (busy: retrying later may succeed) or a 429 gives the key up.
  * A handler whose side effect may land although its request fails (a message's turn job) reserves
  * what it is about to create first (`RequestContext.idempotency`): the retry then finds it.
@@ -50,13 +52,23 @@ function fingerprintOf(ex: Exchange): string {
   return createHash('sha256').update(`${ex.method} ${ex.url}\n`).update(ex.rawBody).digest('base64url');
 }
 
+/**
+ * The stored key: the user's id (a UUID: it holds no `/`, so no two users' keys can collide) before
+ * the client's. The table keeps its (organisation, key) primary key, so instances of the previous
+ * version keep working during a rolling upgrade; their unscoped rows expire within 24 h.
+ */
+export function scopedKey(userId: string, clientKey: string): string {
+  return `${userId}/${clientKey}`;
+}
+
 export function idempotencyStage(keys: IdempotencyPort): Stage<Exchange> {
   return async function idempotency(ex, next) {
-    const key = ex.headers['idempotency-key'];
-    if (key === undefined || !ex.route!.idempotent) return next();
-    if (!KEY_RE.test(key))
+    const clientKey = ex.headers['idempotency-key'];
+    if (clientKey === undefined || !ex.route!.idempotent) return next();
+    if (!KEY_RE.test(clientKey))
       throw new InvalidRequestError(`Invalid Idempotency-Key: 1-${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters`);
     const orgId = ex.principal!.org_id;
+    const key = scopedKey(ex.principal!.user_id, clientKey);
     const begun = await keys.begin(orgId, key, fingerprintOf(ex));
     if (begun.kind === 'mismatch') throw new UnprocessableError('Idempotency-Key was already used with a different request');
     if (begun.kind === 'in_flight') throw new IdempotencyKeyInUseError();

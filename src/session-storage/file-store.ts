@@ -7,6 +7,7 @@ import { guessContentType } from './content-type.js';
 import { ReadOnlyFileError } from './errors.js';
 import { grepContents } from './fs-grep.js';
 import { ancestorsOf, assertStoredPath, baseName, descendantRange } from './fs-paths.js';
+import { UNCAPPED_ORG_STORAGE, type OrgStorageCap } from './org-storage.js';
 import { bytes, inTransaction, iso, lockKey, num, type Query, type StorageDb } from './sql.js';
 
 /** Default per-session quota: the spec's practical limit of about 100 MB. */
@@ -38,6 +39,8 @@ export interface SessionFilesScope {
   quotaBytes?: number;
   /** Where grep compiles and matches the caller's pattern and glob, off the event loop. */
   grepPool: GrepPool;
+  /** The organisation's cap on what all its sessions store (default: none). */
+  orgCap?: OrgStorageCap;
 }
 
 interface Row {
@@ -62,7 +65,7 @@ const META = 'id, session_id, path, is_directory, is_readonly, content_type, siz
  */
 export function createSessionFiles(
   db: StorageDb,
-  { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, grepPool }: SessionFilesScope,
+  { sessionId, orgId, quotaBytes = DEFAULT_SESSION_FS_QUOTA_BYTES, grepPool, orgCap = UNCAPPED_ORG_STORAGE }: SessionFilesScope,
 ) {
   const lock = (q: Query) => lockKey(q, `fs:${sessionId}`);
   const where = 'session_id = ? and (path = ? or (path >= ? and path < ?))';
@@ -130,6 +133,7 @@ export function createSessionFiles(
     if (used + delta > quotaBytes) {
       throw new PayloadTooLargeError(`Session file storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${delta} more requested`);
     }
+    await orgCap.check(q, orgId, delta);
   }
 
   async function ensureParents(q: Query, path: string): Promise<void> {

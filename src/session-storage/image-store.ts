@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ForbiddenError, NotFoundError, PayloadTooLargeError, QuotaExceededError, UnsupportedMediaTypeError } from '../errors.js';
 import { newId } from '../ids.js';
 import { cleanFilename, detectImageType } from './image-types.js';
+import { UNCAPPED_ORG_STORAGE, type OrgStorageCap } from './org-storage.js';
 import { bytes, inTransaction, iso, lockKey, num, type StorageDb } from './sql.js';
 
 /** Largest accepted image: 10 MiB. */
@@ -18,6 +19,8 @@ export interface ImageStoreOptions {
   maxPerSession: number;
   /** Most image bytes one session holds. */
   quotaBytesPerSession: number;
+  /** The organisation's cap on what all its sessions store. */
+  orgCap: OrgStorageCap;
 }
 /** `img_` followed by 32 lower-case hex digits (a UUIDv7 without dashes: ids sort by time). */
 export const IMAGE_ID_RE = /^img_[0-9a-f]{32}$/;
@@ -60,6 +63,7 @@ export function createImageStore(db: StorageDb, opts: Partial<ImageStoreOptions>
     maxBytes = DEFAULT_MAX_IMAGE_BYTES,
     maxPerSession = DEFAULT_SESSION_MAX_IMAGES,
     quotaBytesPerSession = DEFAULT_SESSION_IMAGE_QUOTA_BYTES,
+    orgCap = UNCAPPED_ORG_STORAGE,
   } = opts;
   const toRecord = (r: Row): ImageRecord => ({
     id: r.id,
@@ -98,6 +102,7 @@ export function createImageStore(db: StorageDb, opts: Partial<ImageStoreOptions>
         if (num(held?.bytes) + data.length > quotaBytesPerSession) {
           throw new QuotaExceededError('bytes', `Image quota reached: a session holds at most ${quotaBytesPerSession} bytes of images`);
         }
+        await orgCap.check(q, orgId, data.length);
         const [inserted] = await q<Row>(
           `insert into images (id, organization_id, session_id, user_id, filename, content_type, size_bytes, sha256, content, created_at)
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, now()) returning ${COLUMNS}`,

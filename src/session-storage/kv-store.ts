@@ -1,6 +1,7 @@
 import { DEFAULT_KV_LIST_LIMIT, type KvEntry, type KvListOptions, type SessionKv } from '../capabilities/index.js';
 import { InvalidRequestError, QuotaExceededError } from '../errors.js';
 import { isStorableText } from '../storable-text.js';
+import { UNCAPPED_ORG_STORAGE, type OrgStorageCap } from './org-storage.js';
 import { inTransaction, iso, lockKey, num, type StorageDb } from './sql.js';
 
 /** Entries per session (config SESSION_KV_MAX_ENTRIES). */
@@ -30,7 +31,10 @@ function likePrefix(prefix: string): string {
  * serialised per session (an advisory lock) so the entry and byte quotas hold under parallel
  * tool calls: the check and the write see the same totals.
  */
-export function createSessionKv(db: StorageDb, { sessionId, quota }: { sessionId: string; quota: KvQuota }): SessionKv {
+export function createSessionKv(
+  db: StorageDb,
+  { sessionId, orgId, quota, orgCap = UNCAPPED_ORG_STORAGE }: { sessionId: string; orgId: string; quota: KvQuota; orgCap?: OrgStorageCap },
+): SessionKv {
   const toEntry = (r: Row): KvEntry => ({
     key: r.key,
     ...(r.value !== undefined ? { value: r.value } : {}),
@@ -48,13 +52,16 @@ export function createSessionKv(db: StorageDb, { sessionId, quota }: { sessionId
         throw new InvalidRequestError('Key/value entries must be text without NUL characters or unpaired surrogates');
       await inTransaction(db, async (q) => {
         await lockKey(q, `session_kv:${sessionId}`);
-        const [others] = await q<{ n: unknown; bytes: unknown }>(
-          `select count(*) as n, coalesce(sum(octet_length(key) + octet_length(value)), 0) as bytes
-           from session_kv where session_id = ? and key <> ?`,
-          [sessionId, key],
+        const [others] = await q<{ n: unknown; bytes: unknown; replaced: unknown }>(
+          `select count(*) filter (where key <> ?) as n,
+             coalesce(sum(octet_length(key) + octet_length(value)) filter (where key <> ?), 0) as bytes,
+             coalesce(sum(octet_length(key) + octet_length(value)) filter (where key = ?), 0) as replaced
+           from session_kv where session_id = ?`,
+          [key, key, key, sessionId],
         );
         const entries = num(others?.n) + 1;
-        const bytes = num(others?.bytes) + Buffer.byteLength(key) + Buffer.byteLength(value);
+        const entryBytes = Buffer.byteLength(key) + Buffer.byteLength(value);
+        const bytes = num(others?.bytes) + entryBytes;
         if (entries > quota.maxEntries)
           throw new QuotaExceededError('count', `Key/value quota reached: a session holds at most ${quota.maxEntries} entries`);
         if (bytes > quota.maxBytes)
@@ -62,6 +69,7 @@ export function createSessionKv(db: StorageDb, { sessionId, quota }: { sessionId
             'bytes',
             `Key/value quota reached: a session holds at most ${quota.maxBytes} bytes of keys and values`,
           );
+        await orgCap.check(q, orgId, entryBytes - num(others?.replaced));
         await q(
           `insert into session_kv (session_id, key, value, created_at, updated_at) values (?, ?, ?, now(), now())
            on conflict (session_id, key) do update set value = excluded.value, updated_at = now()`,

@@ -1,5 +1,6 @@
 import type { SessionSql, SessionSqlDatabase, SqlDatabaseInfo, SqlSandbox } from '../capabilities/index.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors.js';
+import { UNCAPPED_ORG_STORAGE, type OrgStorageCap } from './org-storage.js';
 import { bytes, inTransaction, iso, lockKey, num, type StorageDb } from './sql.js';
 
 /** Largest database file a session may keep, per database: 50 MiB (config SQL_DATABASE_MAX_BYTES). */
@@ -11,6 +12,8 @@ export interface SessionSqlScope {
   sessionId: string;
   /** The session's organisation: the sandbox shares its workers fairly between organisations. */
   orgId: string;
+  /** The organisation's cap on what all its sessions store (default: none). */
+  orgCap?: OrgStorageCap;
   /** Runs the SQL off the event loop, with a deadline and memory caps. */
   sandbox: SqlSandbox;
   maxDatabaseBytes?: number;
@@ -29,6 +32,7 @@ export function createSessionSql(
   {
     sessionId,
     orgId,
+    orgCap = UNCAPPED_ORG_STORAGE,
     sandbox,
     maxDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES,
     maxDatabases = DEFAULT_MAX_SQL_DATABASES,
@@ -48,14 +52,15 @@ export function createSessionSql(
     return {
       exec: (sql, params) =>
         inTransaction(db, async (q) => {
-          const [row] = await q<{ content: unknown }>(
-            'select content from session_sql_databases where session_id = ? and name = ? for update',
+          const [row] = await q<{ content: unknown; size_bytes: unknown }>(
+            'select content, size_bytes from session_sql_databases where session_id = ? and name = ? for update',
             [sessionId, name],
           );
           if (!row) throw new NotFoundError(`No such database: ${name}`);
           const { result, bytes: next } = await sandbox.exec(tenant, bytes(row.content), sql, params, { maxDatabaseBytes });
           if (next.length > maxDatabaseBytes)
             throw new PayloadTooLargeError(`Database ${name} would be ${next.length} bytes; the maximum is ${maxDatabaseBytes}`);
+          await orgCap.check(q, orgId, next.length - num(row.size_bytes));
           await q(
             'update session_sql_databases set content = ?, size_bytes = ?, version = version + 1, updated_at = now() where session_id = ? and name = ?',
             [Buffer.from(next.buffer, next.byteOffset, next.byteLength), next.length, sessionId, name],
@@ -81,6 +86,7 @@ export function createSessionSql(
       if (num(row?.n) >= maxDatabases) {
         throw new ConflictError(`This session already has ${maxDatabases} SQL databases, the maximum; reuse or drop one`);
       }
+      await orgCap.check(q, orgId, empty.length);
       await q(
         `insert into session_sql_databases (session_id, name, content, size_bytes, version, created_at, updated_at)
          values (?, ?, ?, ?, 1, now(), now()) on conflict (session_id, name) do nothing`,

@@ -13,6 +13,7 @@ import { connectionSecretName, createConnectionStore, DEFAULT_MAX_CONNECTIONS } 
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
 import { createImageStore, DEFAULT_MAX_IMAGE_BYTES, DEFAULT_SESSION_IMAGE_QUOTA_BYTES, DEFAULT_SESSION_MAX_IMAGES } from './image-store.js';
 import { keyringSource, type KeyringInput } from './keyring-source.js';
+import { createOrgStorageCap } from './org-storage.js';
 import { createSessionKv, DEFAULT_KV_MAX_BYTES, DEFAULT_KV_MAX_ENTRIES } from './kv-store.js';
 import { createScheduleQueue } from './schedule-queue.js';
 import { createSessionSchedules, DEFAULT_MAX_SCHEDULES } from './schedule-store.js';
@@ -54,6 +55,8 @@ export interface StorageOptions {
   maxSqlDatabaseBytes: number;
   /** SQL databases per session (config SQL_DATABASES_PER_SESSION; default 20). */
   maxSqlDatabases: number;
+  /** Bytes all sessions of one organisation store together (config ORG_MAX_STORAGE_BYTES; default: no cap). */
+  orgMaxStorageBytes: number;
 }
 
 /** Everything one session stores, scoped to that session. */
@@ -83,7 +86,9 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     maxConnections = DEFAULT_MAX_CONNECTIONS,
     maxSqlDatabaseBytes = DEFAULT_MAX_SQL_DATABASE_BYTES,
     maxSqlDatabases = DEFAULT_MAX_SQL_DATABASES,
+    orgMaxStorageBytes = Number.POSITIVE_INFINITY,
   } = opts;
+  const orgCap = createOrgStorageCap(orgMaxStorageBytes);
   // Idle workers do not hold the process open, so a default pool needs no closing.
   const sqlSandbox = opts.sqlSandbox ?? createSqlSandbox();
   const grepPool = opts.grepPool ?? createGrepPool();
@@ -93,14 +98,15 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
 
   function forSession(session: { id: string; organization_id: string }): SessionStorage {
     const scope = { sessionId: session.id, orgId: session.organization_id };
-    const files = createSessionFiles(store, { ...scope, quotaBytes: fsQuotaBytes, grepPool });
+    const files = createSessionFiles(store, { ...scope, quotaBytes: fsQuotaBytes, grepPool, orgCap });
     return {
       files,
       fs: sessionFsPort(files),
-      kv: createSessionKv(store, { ...scope, quota: { maxEntries: kvMaxEntries, maxBytes: kvMaxBytes } }),
+      kv: createSessionKv(store, { ...scope, quota: { maxEntries: kvMaxEntries, maxBytes: kvMaxBytes }, orgCap }),
       secrets: secretsOf(scope),
       sql: createSessionSql(store, {
         ...scope,
+        orgCap,
         sandbox: sqlSandbox,
         maxDatabaseBytes: maxSqlDatabaseBytes,
         maxDatabases: maxSqlDatabases,
@@ -148,6 +154,7 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
     maxBytes: maxImageBytes,
     maxPerSession: maxImagesPerSession,
     quotaBytesPerSession: imageQuotaBytes,
+    orgCap,
   });
   return {
     forSession,

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nextCronRun } from '../capabilities/index.js';
-import { SessionBusyError, ensureError } from '../errors.js';
+import { SessionBusyError, TooManyRequestsError, ensureError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ScheduleClaim, ScheduleQueue } from '../session-storage/index.js';
 
@@ -63,7 +63,8 @@ export function createScheduler(deps: SchedulerDeps, opts: Partial<SchedulerOpti
       await deps.submit(claim, scheduledMessageText(claim));
     } catch (thrown) {
       const err = ensureError(thrown);
-      const busy = err instanceof SessionBusyError;
+      // The session's turn, or the organisation's cap on turns in flight: both pass.
+      const busy = err instanceof SessionBusyError || err instanceof TooManyRequestsError;
       if (!busy) log.warn({ ...ctx, err }, 'schedule could not be delivered; retrying later');
       await claim.postpone(busy ? o.busyRetryMs : o.errorRetryMs);
       return;

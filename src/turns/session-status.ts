@@ -67,6 +67,12 @@ const REQUEST_CANCEL = preparedSql(
      and cancel_requested_turn_id is distinct from ?::uuid returning id`,
 );
 
+/** Turns in flight in one organisation (its busy sessions), on the partial index of migration 0019. */
+const BUSY_IN_ORG = preparedSql(
+  'session-status.busy-in-org',
+  `select count(*) as n from sessions where organization_id = ? and status in ('active', 'waiting_for_tool_results')`,
+);
+
 export function createSessionStatus(store: Store) {
   async function changed(transition: PreparedSql, params: unknown[]): Promise<boolean> {
     return (await store.sql<{ id: string }>(transition, params)).length > 0;
@@ -75,6 +81,10 @@ export function createSessionStatus(store: Store) {
   return {
     async read(sessionId: string): Promise<SessionTurnRow | null> {
       return (await store.sql<SessionTurnRow>(READ, [sessionId]))[0] ?? null;
+    },
+    /** How many of the organisation's sessions run or wait on a turn. */
+    async busyInOrg(orgId: string): Promise<number> {
+      return Number((await store.sql<{ n: unknown }>(BUSY_IN_ORG, [orgId]))[0]?.n ?? 0);
     },
     /** idle/started → active for a turn newer than the current one (API on submit, worker on claim). */
     markActive(sessionId: string, turnId: string): Promise<boolean> {

@@ -15,6 +15,7 @@ import type { Tracing } from '../observability/tracing.js';
 import type { Store } from '../db/index.js';
 import type { ImageSource } from './image-source.js';
 import type { ModelResolver } from './model-resolver.js';
+import { createOrgTurnCap } from './org-turn-cap.js';
 import { createSessionStatus, type SessionStatusStore } from './session-status.js';
 import type { ToolContextFactory } from './tool-context.js';
 import { turnRoutes } from './routes.js';
@@ -56,7 +57,8 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
   const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
   const ports = { models, toolStorage, images, status };
-  const service = createTurnService({ store, bus, log, tracing, ...ports });
+  const turnCap = createOrgTurnCap(status, config.ORG_MAX_TURNS_IN_FLIGHT);
+  const service = createTurnService({ store, bus, log, tracing, turnCap, ...ports });
 
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(

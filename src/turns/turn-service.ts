@@ -1,5 +1,6 @@
 import type { ImageSource } from './image-source.js';
 import { pickModelId, type ModelResolver } from './model-resolver.js';
+import type { OrgTurnCap } from './org-turn-cap.js';
 import type { SessionStatusStore, SessionTurnRow } from './session-status.js';
 import { foldTurn } from './turn-decider.js';
 import {
@@ -34,6 +35,8 @@ export interface TurnServiceDeps {
   status: SessionStatusStore;
   /** The request's span stamps the events appended here and travels in the turn job (default: ids only). */
   tracing?: Tracing;
+  /** The organisation's cap on turns in flight (default: none). */
+  turnCap?: OrgTurnCap;
 }
 
 /**
@@ -81,7 +84,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * client tool results. The queue's one-turn-per-session rule is the race-free busy guard;
  * the session row is the fast check in front of it.
  */
-export function createTurnService({ store, bus, log, models, images, status, tracing = createIdTracing() }: TurnServiceDeps) {
+export function createTurnService({ store, bus, log, models, images, status, tracing = createIdTracing(), turnCap }: TurnServiceDeps) {
   /**
    * The span of the request (HTTP, or the scheduler's). Without one (export off and no incoming
    * traceparent, or a caller outside both) a root span of its own: its ids are all it is used for.
@@ -116,6 +119,7 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     const pending = prior ? await priorOutcome(sessionId, prior) : null;
     if (pending === 'stored') return prior!.message;
     if (!pending && BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
+    if (!pending) await turnCap?.check(row.organization_id);
     await checkImages(principal, sessionId, content);
     await checkControls(principal.org_id, sessionId, controls);
 

@@ -5,7 +5,7 @@ import { GENERIC_HARNESS_ID } from '../../../schemas/harnesses.js';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { assertMayChange, type Actor } from '../../auth/index.js';
 import { isUuid } from '../../ids.js';
-import { Agent, orgScope, snapshotAgent, type AgentSnapshot, type OrgScope, type Store } from '../../db/index.js';
+import { Agent, assertOrgHasRoom, orgScope, snapshotAgent, type AgentSnapshot, type OrgScope, type Store } from '../../db/index.js';
 import { buildSystemPrompt, resolveCapabilities, validateCapabilityRefs, type CapabilityRegistry } from '../../capabilities/index.js';
 import { ParseLimitError, type ParsePool, type PoolTenant } from '../../offthread/index.js';
 import { createClientToolChecker } from './client-tools.js';
@@ -26,6 +26,8 @@ export interface AgentServiceDeps {
   parse?: ParsePool['run'];
   /** The example agents `import?from-example=` knows (default: examples/agents/ of the repository). */
   examples?: ExampleCatalogue;
+  /** Agents one organisation may hold (config ORG_MAX_AGENTS; default: no cap). */
+  maxAgentsPerOrg?: number;
 }
 
 /** The columns `getActive` reads: ownership, status and what a session snapshots. */
@@ -70,6 +72,7 @@ export function createAgentService({
   // service's start does not load the HTML converter they include (issue 13 item 7).
   parse = async (job) => (await import('../../offthread/parse-jobs.js')).runParseJob(job) as never,
   examples = loadExampleCatalogue(),
+  maxAgentsPerOrg = Number.POSITIVE_INFINITY,
 }: AgentServiceDeps) {
   const bounded = <T>(work: Promise<T>, what: string) =>
     work.catch((err: unknown) => {
@@ -127,21 +130,23 @@ export function createAgentService({
     return id.toLowerCase();
   }
 
+  /** Every new agent (create, PUT, copy, import): counted against the organisation's cap in its insert's transaction. */
   async function insert(scope: OrgScope, actor: Actor, fields: AgentFields, id?: string): Promise<AgentRow> {
-    const row = scope.create(Agent, {
-      ...fields,
-      ...(id ? { id } : {}),
-      status: 'active',
-      created_by: actor.user_id ?? null,
-    } as never) as AgentRow;
     try {
-      await scope.em.flush();
+      return await scope.em.transactional(async (tx) => {
+        await assertOrgHasRoom(tx, 'agents', scope.orgId, maxAgentsPerOrg);
+        return orgScope(tx, scope.orgId).create(Agent, {
+          ...fields,
+          ...(id ? { id } : {}),
+          status: 'active',
+          created_by: actor.user_id ?? null,
+        } as never) as AgentRow;
+      });
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException)
         throw new ConflictError('An agent with this id already exists', { cause: err });
       throw err;
     }
-    return row;
   }
 
   async function create(actor: Actor, input: AgentCreateInput): Promise<AgentView> {

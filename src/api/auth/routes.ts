@@ -40,10 +40,10 @@ export function authRoutes({ auth: svc, apiKeys: keys }: { auth: AuthService; ap
         auth: 'none',
         summary: 'Rotate a refresh token into a new token pair (a reused token revokes its family)',
         tags,
-        schema: { body: ref(RefreshRequest), response: { 200: ref(TokenPair), 401: err } },
+        schema: { body: ref(RefreshRequest), response: { 200: ref(TokenPair), 401: err, 429: err } },
       },
-      async ({ body }, { log }) => {
-        return { status: 200, body: await svc.refresh(body.refresh_token, log) };
+      async ({ body }, { remoteAddress, log }) => {
+        return { status: 200, body: await svc.refresh(body.refresh_token, { ip: remoteAddress, log }) };
       },
     ),
     route(

@@ -1,6 +1,6 @@
 import type { LoginBody, TokenPairBody } from '../../../schemas/auth.js';
 import { assertSessionAccess, type AuthModule } from '../../auth/index.js';
-import { UnauthorizedError } from '../../errors.js';
+import { TooManyRequestsError, UnauthorizedError } from '../../errors.js';
 import type { Principal } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import { Session, User, type Organization, type Store } from '../../db/index.js';
@@ -45,7 +45,11 @@ export function createAuthService({ store, auth }: AuthServiceDeps) {
     const attempt = auth.throttle.attempt(normalized, ip);
     const em = store.em();
     const user = await em.findOne(User, { email: normalized });
-    const ok = await auth.passwords.verify(user?.password_hash, password);
+    const ok = await auth.passwords.verify(user?.password_hash, password).catch((err: unknown) => {
+      // Refused before any password was checked (the hash queue is full): it was no guess.
+      if (err instanceof TooManyRequestsError) attempt.release();
+      throw err;
+    });
     if (!ok || !user) {
       log.info({ event: 'login_failed' }, 'login failed');
       throw new UnauthorizedError();
@@ -61,8 +65,12 @@ export function createAuthService({ store, auth }: AuthServiceDeps) {
     await store.em().nativeUpdate(User, { id: user.id }, { password_hash: await auth.passwords.hash(password) });
   }
 
-  /** A used refresh token for its successor; a token presented twice revokes its family. */
-  async function refresh(refreshToken: string, log: Logger): Promise<TokenPairBody> {
+  /**
+   * A used refresh token for its successor; a token presented twice revokes its family. Throttled
+   * per client IP like a login: only failures count (a success gives its attempt back).
+   */
+  async function refresh(refreshToken: string, { ip, log }: { ip: string; log: Logger }): Promise<TokenPairBody> {
+    const attempt = auth.throttle.attemptRefresh(ip);
     const r = await auth.refreshTokens.rotate(refreshToken);
     if (!r.ok) {
       if (r.reason === 'reused') {
@@ -73,6 +81,7 @@ export function createAuthService({ store, auth }: AuthServiceDeps) {
     }
     const user = await store.em().findOne(User, { id: r.userId });
     if (!user) throw new UnauthorizedError();
+    attempt.succeeded();
     return pair(user, r.familyId, r.token);
   }
 

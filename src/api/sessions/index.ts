@@ -22,6 +22,7 @@ export interface SessionsModuleDeps {
   connections?: SessionServiceDeps['connections'];
   owners?: SessionServiceDeps['owners'];
   starterFiles: SessionServiceDeps['starterFiles'];
+  maxSessionsPerOrg?: number;
 }
 
 export interface SessionsModule {
@@ -41,8 +42,9 @@ export function createSessionsModule({
   connections,
   owners,
   starterFiles,
+  maxSessionsPerOrg,
 }: SessionsModuleDeps): SessionsModule {
   const setup = createSessionSetupResolver({ agents, harnesses, capabilities, models });
-  const service = createSessionService({ store, bus, log, setup, owners, connections, starterFiles });
+  const service = createSessionService({ store, bus, log, setup, owners, connections, starterFiles, maxSessionsPerOrg });
   return { service, routes: sessionRoutes({ sessions: service }) };
 }

@@ -7,7 +7,8 @@ import { newId } from '../../ids.js';
 import type { Principal, SessionOwners } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import type { SessionAdditions, Store } from '../../db/index.js';
-import { Session, orgScope, preparedSql, type OrgScope } from '../../db/index.js';
+import { Session, assertOrgHasRoom, orgScope, type OrgScope } from '../../db/index.js';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
 import { clientToolsOf } from '../agents/index.js';
 import type { InitialFileInput } from '../../../schemas/fs.js';
@@ -30,6 +31,8 @@ export interface SessionServiceDeps {
     fsQuotaBytes: number;
     writeStarterFiles(session: { id: string; organization_id: string }, files: readonly StarterFile[]): Promise<void>;
   };
+  /** Sessions one organisation may hold (config ORG_MAX_SESSIONS; default: no cap). */
+  maxSessionsPerOrg?: number;
 }
 
 /**
@@ -37,22 +40,28 @@ export interface SessionServiceDeps {
  * them). With an agent, the row is written only while the agent is active and still the version
  * its snapshot was taken from (no row back: it changed, read it again).
  */
-const INSERT_SESSION = preparedSql(
-  'sessions.insert',
-  `with ins as (
+const INSERT_SESSION = `with ins as (
   insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, current_turn_id, chat_user_id, created_at, updated_at)
   select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::text, ?::jsonb, ?::uuid, ?::jsonb, ?::jsonb, ?::jsonb, 'started', ?::jsonb, null, null, ?::timestamptz, ?::timestamptz
   where ?::text is null or exists (select 1 from agents where id = ? and status = 'active' and xmin::text = ?::text)
   returning id
 )
-select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`,
-);
+select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`;
 
 /** Attempts at a guarded insert before giving up on an agent that keeps changing. */
 const GUARDED_INSERT_ATTEMPTS = 3;
 
 /** Session lifecycle: create (with `session.created`), list, read, update, permanent delete, chat singleton. */
-export function createSessionService({ store, bus, log, setup, owners, connections, starterFiles }: SessionServiceDeps) {
+export function createSessionService({
+  store,
+  bus,
+  log,
+  setup,
+  owners,
+  connections,
+  starterFiles,
+  maxSessionsPerOrg = Number.POSITIVE_INFINITY,
+}: SessionServiceDeps) {
   async function create(principal: Principal, input: CreateSessionInput) {
     const harness_id = await resolveNamed(store, principal.org_id, 'harness', input.harness_id, input.harness_name);
     const agent_id = await resolveNamed(store, principal.org_id, 'agent', input.agent_id, input.agent_name);
@@ -99,8 +108,9 @@ export function createSessionService({ store, bus, log, setup, owners, connectio
       updated_at: now,
     };
     // One statement: the agent check, the insert, and whether the user has connections to copy
-    // in (most have none, and asking separately was a round trip per session; issue 15).
-    const [inserted] = await store.sql<{ connected: boolean }>(INSERT_SESSION, [
+    // in (most have none, and asking separately was a round trip per session; issue 15). In a
+    // transaction after the organisation's cap check, whose lock it holds until commit.
+    const params = [
       row.id,
       row.organization_id,
       row.user_id,
@@ -120,7 +130,11 @@ export function createSessionService({ store, bus, log, setup, owners, connectio
       agent_version ?? null,
       row.user_id,
       row.organization_id,
-    ]);
+    ];
+    const [inserted] = await store.em().transactional(async (tx) => {
+      await assertOrgHasRoom(tx, 'sessions', principal.org_id, maxSessionsPerOrg);
+      return (tx as unknown as SqlEntityManager).execute<{ connected: boolean }[]>(INSERT_SESSION, params);
+    });
     if (!inserted) return null;
     owners?.remember(row.id, row);
     if (inserted?.connected) await connections?.injectConnections(row);

@@ -14,6 +14,7 @@ import { InstanceMetricsMigration } from './0015-instance-metrics.js';
 import { IdempotencyReservationMigration } from './0016-idempotency-reservation.js';
 import { ProcessLivenessMigration } from './0017-process-liveness.js';
 import { TurnVoidsMigration } from './0018-turn-voids.js';
+import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
 
 export const migrations = [
   CoreMigration,
@@ -31,4 +32,5 @@ export const migrations = [
   IdempotencyReservationMigration,
   ProcessLivenessMigration,
   TurnVoidsMigration,
+  SessionsBusyIndexMigration,
 ];

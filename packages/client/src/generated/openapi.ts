@@ -3192,6 +3192,21 @@ export interface operations {
                 };
             };
             /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
             500: {
                 headers: {
                     [name: string]: unknown;
