@@ -12,6 +12,7 @@ import {
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
 import type { AgentService } from './service.js';
+import { storedContentHeaders } from '../../http/stored-content.js';
 import { route, type Route } from '../../http/route.js';
 import { AGENT_MAX_BODY_BYTES } from './limits.js';
 
@@ -177,7 +178,7 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
           status: 200,
           raw: markdown,
           contentType: 'text/markdown; charset=utf-8',
-          headers: { 'Content-Disposition': `attachment; filename="${fileName}"` },
+          headers: { ...storedContentHeaders('text/markdown'), 'Content-Disposition': `attachment; filename="${fileName}"` },
         };
       },
     ),
