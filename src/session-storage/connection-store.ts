@@ -12,6 +12,15 @@ export const DEFAULT_MAX_CONNECTIONS = 20;
 export const USER_CONNECTION_PURPOSE = 'user_connection.api_key';
 /** Provider ids: lower-case letters, digits, `_`, `.`, `-`; 1 to 64 characters. */
 export const PROVIDER_RE = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/**
+ * The hosts a connection's secret may be sent to, for the code hosts we know; another provider's
+ * secret goes nowhere until the user binds it (PUT …/storage/secrets with `allowed_hosts`).
+ */
+export const CONNECTION_HOSTS: Readonly<Record<string, readonly string[]>> = {
+  github: ['api.github.com', 'github.com', 'uploads.github.com'],
+  gitlab: ['gitlab.com'],
+  bitbucket: ['api.bitbucket.org', 'bitbucket.org'],
+};
 /** The session secret a connection becomes (spec 2.3). */
 export const connectionSecretName = (provider: string) => `${CONNECTION_SECRET_PREFIX}${provider}`;
 

@@ -13,6 +13,7 @@ import { IdempotencyKeysMigration } from './0014-idempotency-keys.js';
 import { InstanceMetricsMigration } from './0015-instance-metrics.js';
 import { IdempotencyReservationMigration } from './0016-idempotency-reservation.js';
 import { ProcessLivenessMigration } from './0017-process-liveness.js';
+import { SecretAllowedHostsMigration } from './0018-secret-allowed-hosts.js';
 
 export const migrations = [
   CoreMigration,
@@ -29,4 +30,5 @@ export const migrations = [
   InstanceMetricsMigration,
   IdempotencyReservationMigration,
   ProcessLivenessMigration,
+  SecretAllowedHostsMigration,
 ];

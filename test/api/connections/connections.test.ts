@@ -52,7 +52,7 @@ describe('user connections', () => {
     );
     assert.ok(!secrets.text.includes(KEY));
     const session = await app.app.services.storage.access.owned({ org_id: caller.orgId }, id);
-    assert.equal(await app.app.services.storage.forSession(session).secrets.get('connection:github'), KEY);
+    assert.equal((await app.app.services.storage.forSession(session).secrets.get('connection:github'))?.value, KEY);
     // Another user's sessions do not get it.
     const other = await addCaller(app, { orgId: caller.orgId });
     const otherSession = await createSession(app, ['session_storage'], other.key);
