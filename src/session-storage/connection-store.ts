@@ -70,7 +70,7 @@ export function createConnectionStore(
         userId,
         provider,
       ]);
-      if (!row) throw new NotFoundError(`No connection for provider ${provider}`);
+      if (!row) throw new NotFoundError(`Not found: no connection for provider ${provider}`);
       return toRecord(row);
     },
 
@@ -104,7 +104,7 @@ export function createConnectionStore(
 
     async remove({ userId }: ConnectionOwner, provider: string): Promise<void> {
       const gone = await db.sql('delete from user_connections where user_id = ? and provider = ? returning id', [userId, provider]);
-      if (gone.length === 0) throw new NotFoundError(`No connection for provider ${provider}`);
+      if (gone.length === 0) throw new NotFoundError(`Not found: no connection for provider ${provider}`);
     },
 
     /** Every connection of the user with its decrypted key, for injection into a new session. */
