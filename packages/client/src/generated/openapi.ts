@@ -1031,7 +1031,8 @@ export interface components {
          *       "data": {
          *         "harness_id": "019a0000-0000-7000-8000-00000000000a",
          *         "agent_id": "019a0000-0000-7000-8000-00000000000b"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_session_created: {
@@ -1056,7 +1057,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1069,7 +1071,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
          *       },
-         *       "data": {}
+         *       "data": {},
+         *       "tags": []
          *     }
          */
         Event_session_started: {
@@ -1090,7 +1093,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1106,7 +1110,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_session_activated: {
@@ -1131,7 +1136,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1152,7 +1158,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_session_idled: {
@@ -1183,7 +1190,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1208,7 +1216,8 @@ export interface components {
          *           ],
          *           "created_at": "2026-11-27T12:00:00.000Z"
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_input_message: {
@@ -1250,7 +1259,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1266,7 +1276,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_started: {
@@ -1293,7 +1304,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1315,7 +1327,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_completed: {
@@ -1346,7 +1359,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1364,7 +1378,8 @@ export interface components {
          *         "error": "The model provider rejected the API key",
          *         "error_code": "llm_error",
          *         "iterations": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_failed: {
@@ -1391,7 +1406,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1412,7 +1428,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_cancelled: {
@@ -1443,7 +1460,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1459,7 +1477,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "iteration": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_started: {
@@ -1485,7 +1504,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1503,7 +1523,8 @@ export interface components {
          *         "iteration": 1,
          *         "stop_reason": "tool_use",
          *         "tool_calls": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_completed: {
@@ -1532,7 +1553,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1548,7 +1570,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "model": "gpt-5"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_thinking_started: {
@@ -1574,7 +1597,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1591,7 +1615,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "delta": "The user",
          *         "accumulated": "The user"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_thinking_delta: {
@@ -1617,7 +1642,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1633,7 +1659,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "thinking": "The user wants the time; call the clock tool."
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_thinking_completed: {
@@ -1658,7 +1685,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1675,7 +1703,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "model": "gpt-5",
          *         "iteration": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_output_message_started: {
@@ -1703,7 +1732,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1720,7 +1750,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "delta": " is 12:00",
          *         "accumulated": "It is 12:00"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_output_message_delta: {
@@ -1746,7 +1777,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1780,7 +1812,8 @@ export interface components {
          *           "input_tokens": 120,
          *           "output_tokens": 20
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_output_message_completed: {
@@ -1832,7 +1865,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1854,7 +1888,8 @@ export interface components {
          *             "name": "get_current_time"
          *           }
          *         ]
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_act_started: {
@@ -1884,7 +1919,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1902,7 +1938,8 @@ export interface components {
          *         "iteration": 1,
          *         "succeeded": 1,
          *         "failed": 0
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_act_completed: {
@@ -1930,7 +1967,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1952,7 +1990,8 @@ export interface components {
          *           }
          *         },
          *         "display_name": "Get Current Time"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_tool_started: {
@@ -1982,7 +2021,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -2008,7 +2048,8 @@ export interface components {
          *           }
          *         ],
          *         "duration_ms": 3
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_tool_completed: {
@@ -2053,7 +2094,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -2076,7 +2118,8 @@ export interface components {
          *             }
          *           }
          *         ]
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_tool_call_requested: {
@@ -2106,7 +2149,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -2132,7 +2176,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_llm_generation: {
@@ -2169,7 +2214,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_llm_generation"];
         EventList: {
@@ -2412,7 +2458,9 @@ export interface components {
         CapabilityList: {
             data: components["schemas"]["CapabilityInfo"][];
             total: number;
+            /** @description The offset sent, else 0 (earlier API). */
             offset: number;
+            /** @description The limit sent, else the number of capabilities returned (earlier API). */
             limit: number;
         };
         AgentStatus: "active" | "archived";
@@ -2781,6 +2829,8 @@ export interface components {
         };
         SecretInfo: {
             name: string;
+            /** @description Hosts the value may be sent to as {{secret:NAME}} in a fetch_url header; empty: nowhere. Never lifts the private-address check. */
+            allowed_hosts: string[];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -2791,9 +2841,13 @@ export interface components {
             total: number;
         };
         PutSecretsBody: {
-            /** @description Name → value; each is created or replaced. Values are write-only. */
+            /** @description Name → value, or → {value, allowed_hosts}; each is created or replaced. Values are write-only. A plain value keeps a replaced secret's allowed_hosts (a new one has none). */
             secrets: {
-                [key: string]: string;
+                [key: string]: string | {
+                    value: string;
+                    /** @description Hosts the value may be sent to as {{secret:NAME}} in a fetch_url header; empty: nowhere. Never lifts the private-address check. */
+                    allowed_hosts?: string[];
+                };
             };
         };
         Image: {
@@ -6626,7 +6680,7 @@ export interface operations {
                 search?: string;
                 /** @example 0 */
                 offset?: number;
-                /** @example 100 */
+                /** @example 1 */
                 limit?: number;
             };
             header?: never;
@@ -6677,7 +6731,7 @@ export interface operations {
                      *       ],
                      *       "total": 0,
                      *       "offset": 0,
-                     *       "limit": 1
+                     *       "limit": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CapabilityList"];
@@ -8884,6 +8938,9 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "name": "Support agent",
+                     *           "allowed_hosts": [
+                     *             "example"
+                     *           ],
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -9005,6 +9062,9 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "name": "Support agent",
+                     *           "allowed_hosts": [
+                     *             "example"
+                     *           ],
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -12437,7 +12497,8 @@ export interface operations {
                      *           "data": {
                      *             "harness_id": "019a0000-0000-7000-8000-00000000000a",
                      *             "agent_id": "019a0000-0000-7000-8000-00000000000b"
-                     *           }
+                     *           },
+                     *           "tags": []
                      *         }
                      *       ]
                      *     }
