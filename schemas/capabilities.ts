@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { CapabilityRef, PageOf } from './common.js';
+import { CapabilityRef } from './common.js';
 
 /** A `$ref` to a named schema that keeps the target's static type. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
@@ -39,13 +39,26 @@ export const CapabilityInfo = Type.Object(
   { $id: 'CapabilityInfo' },
 );
 
-export const CapabilityList = PageOf(ref(CapabilityInfo), 'CapabilityList');
+/**
+ * Not paginated (spec 4.2: only sessions are): every capability that matches `search`. The earlier
+ * API paged this list and its clients read `offset` and `limit`, so both are echoed: 0 and the count
+ * returned unless the caller sent them.
+ */
+export const CapabilityList = Type.Object(
+  {
+    data: Type.Array(ref(CapabilityInfo)),
+    total: Type.Integer({ minimum: 0 }),
+    offset: Type.Integer({ minimum: 0, description: 'The offset sent, else 0 (earlier API).' }),
+    limit: Type.Integer({ minimum: 0, description: 'The limit sent, else the number of capabilities returned (earlier API).' }),
+  },
+  { $id: 'CapabilityList' },
+);
 
-/** The reference API's paging of the registry; the default page holds the whole registry of today. */
+/** `offset` and `limit` are the earlier API's paging, honoured when sent; without them, the whole registry. */
 export const CapabilityListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 256, description: 'Case-insensitive substring of the id, name or description.' })),
-  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 100 }),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 });
 
 export const CapabilityIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -266,7 +266,7 @@ function eventSchema<T extends EventType>(type: T): TObject {
       context: Type.Ref('EventContext'),
       data: eventData[type],
       metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      tags: Type.Optional(Type.Array(Type.String())),
+      tags: Type.Array(Type.String(), { description: 'Empty when the event has none.' }),
     },
     {
       $id: name,
@@ -279,6 +279,7 @@ function eventSchema<T extends EventType>(type: T): TObject {
           sequence: 1,
           context: type.startsWith('session.created') ? {} : { turn_id: turnId, input_message_id: messageId },
           data: eventExamples[type],
+          tags: [],
         },
       ],
     },

@@ -29,21 +29,45 @@ export const KvListQuery = Type.Object({
 });
 export type KvListQueryInput = Static<typeof KvListQuery>;
 
-/** A secret as listed: the name and timestamps, never the value. */
+/** A host pattern a secret may be sent to (src/capabilities/secret-hosts.ts; these mirror its constants). */
+const SecretHost = Type.String({
+  maxLength: 255,
+  pattern:
+    '^(?:(?:\\*\\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]{2,45}\\])$',
+  description: 'A host name (api.example.com), a wildcard over its subdomains (*.example.org), an IPv4 or a bracketed IPv6 address.',
+});
+const SecretHosts = Type.Array(SecretHost, {
+  maxItems: 32,
+  description:
+    'Hosts the value may be sent to as {{secret:NAME}} in a fetch_url header; empty: nowhere. Never lifts the private-address check.',
+});
+
+/** A secret as listed: the name, its allowed hosts and timestamps, never the value. */
 export const SecretInfo = Type.Object(
-  { name: Type.String(), created_at: Timestamp, updated_at: Timestamp },
+  { name: Type.String(), allowed_hosts: SecretHosts, created_at: Timestamp, updated_at: Timestamp },
   { $id: 'SecretInfo', additionalProperties: false },
 );
 export const SecretList = ListOf(Type.Ref('SecretInfo'), 'SecretList');
 
 export const PutSecretsBody = Type.Object(
   {
-    secrets: Type.Record(Type.String({ pattern: SECRET_NAME_PATTERN }), Type.String({ maxLength: MAX_SECRET_VALUE_LENGTH }), {
-      minProperties: 1,
-      maxProperties: 100,
-      additionalProperties: false,
-      description: 'Name → value; each is created or replaced. Values are write-only.',
-    }),
+    secrets: Type.Record(
+      Type.String({ pattern: SECRET_NAME_PATTERN }),
+      Type.Union([
+        Type.String({ maxLength: MAX_SECRET_VALUE_LENGTH }),
+        Type.Object(
+          { value: Type.String({ maxLength: MAX_SECRET_VALUE_LENGTH }), allowed_hosts: Type.Optional(SecretHosts) },
+          { additionalProperties: false },
+        ),
+      ]),
+      {
+        minProperties: 1,
+        maxProperties: 100,
+        additionalProperties: false,
+        description:
+          "Name → value, or → {value, allowed_hosts}; each is created or replaced. Values are write-only. A plain value keeps a replaced secret's allowed_hosts (a new one has none).",
+      },
+    ),
   },
   { $id: 'PutSecretsBody', additionalProperties: false },
 );

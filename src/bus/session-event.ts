@@ -9,8 +9,8 @@ export interface EventTail {
 }
 
 /**
- * Stamps a new event to follow `prev`: the next sequence, `ts`, and (unless the writer chose
- * one) an id greater than the previous one, so ids increase within the session even when
+ * Stamps a new event to follow `prev`: the next sequence, `ts`, `tags` (`[]` unless given), and
+ * (unless the writer chose one) an id greater than the previous one, so ids increase within the session even when
  * several events share a millisecond.
  */
 export function stampEvent(sessionId: string, input: NewEvent, prev: EventTail, ts: string): SessionEvent {
@@ -24,7 +24,8 @@ export function stampEvent(sessionId: string, input: NewEvent, prev: EventTail, 
     data: input.data ?? {},
   };
   if (input.metadata !== undefined) event.metadata = input.metadata;
-  if (input.tags !== undefined) event.tags = input.tags;
+  // Spec 2.5: every event carries its tags, an empty array when it has none.
+  event.tags = input.tags ?? [];
   return event;
 }
 

@@ -17,6 +17,7 @@ export type {
 } from './types.js';
 
 export { MAX_SQL_QUERY_ROWS, DEFAULT_KV_LIST_LIMIT, MAX_KV_LIST_LIMIT, CONNECTION_SECRET_PREFIX } from './storage-ports.js';
+export { hostAllowed, MAX_SECRET_HOSTS, normalizeSecretHosts, SECRET_HOST_PATTERN } from './secret-hosts.js';
 export type {
   CreateScheduleInput,
   FileStat,
@@ -29,7 +30,9 @@ export type {
   ScheduleInfo,
   ScheduleKind,
   ScheduleStatus,
+  SecretForUse,
   SecretInfo,
+  SecretWrite,
   SessionFs,
   SessionKv,
   SessionSchedules,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from './define.js';
+import { MAX_SECRET_HOSTS, normalizeSecretHosts } from './secret-hosts.js';
 import { CONNECTION_SECRET_PREFIX, DEFAULT_KV_LIST_LIMIT, MAX_KV_LIST_LIMIT } from './storage-ports.js';
 import { ToolError } from './types.js';
 
@@ -54,19 +55,29 @@ const secretStore = defineTool({
   name: 'secret_store',
   display_name: 'Secret Store',
   description:
-    'Encrypted secret storage of this session (API keys, tokens). Values never come back out: use a secret by reference, e.g. a fetch_url header `Authorization: Bearer {{secret:NAME}}`. operation: set (name, value), get (name; tells whether it exists, not its value), delete (name), list (names only).',
+    'Encrypted secret storage of this session (API keys, tokens). Values never come back out: use a secret by reference, e.g. a fetch_url header `Authorization: Bearer {{secret:NAME}}`; it is sent only to the hosts in its allowed_hosts. operation: set (name, value, allowed_hosts), get (name; tells whether it exists, not its value), delete (name), list (names only).',
   parameters: Type.Object(
     {
       operation: StringEnum(OPERATIONS, { description: 'set, get, delete or list.' }),
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Secret name, e.g. GITHUB_TOKEN (set, get, delete).' })),
       value: Type.Optional(Type.String({ description: 'The secret value (set).' })),
+      allowed_hosts: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+          maxItems: MAX_SECRET_HOSTS,
+          description:
+            'Hosts the value may be sent to (set), e.g. ["api.example.com", "*.example.org"]. Omitted: a replaced secret keeps its hosts, a new one has none (it cannot be sent anywhere).',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
   async run(args, { secrets }) {
     if (args.operation === 'list') {
       const names = await secrets.list();
-      return jsonResult({ secrets: names.map((s) => ({ name: s.name, updated_at: s.updated_at })), total: names.length });
+      return jsonResult({
+        secrets: names.map((s) => ({ name: s.name, allowed_hosts: s.allowed_hosts, updated_at: s.updated_at })),
+        total: names.length,
+      });
     }
     const name = required(args.name, 'name', args.operation);
     if (!SECRET_NAME_RE.test(name)) {
@@ -78,7 +89,7 @@ const secretStore = defineTool({
       return jsonResult({
         name,
         found: info !== undefined,
-        ...(info ? { created_at: info.created_at, updated_at: info.updated_at } : {}),
+        ...(info ? { allowed_hosts: info.allowed_hosts, created_at: info.created_at, updated_at: info.updated_at } : {}),
         use_as: `{{secret:${name}}}`,
       });
     }
@@ -87,7 +98,9 @@ const secretStore = defineTool({
     if (args.operation === 'delete') return jsonResult({ name, deleted: await secrets.delete(name) });
     const value = required(args.value, 'value', 'set');
     checkSize(value, MAX_SECRET_VALUE_BYTES, 'value');
-    await secrets.set(name, value);
+    const hosts = args.allowed_hosts === undefined ? undefined : normalizeSecretHosts(args.allowed_hosts);
+    if (hosts === null) throw new ToolError('Invalid allowed_hosts: use host names such as "api.example.com" or "*.example.org".');
+    await secrets.set(name, hosts === undefined ? { value } : { value, allowed_hosts: hosts });
     return jsonResult({ name, stored: true });
   },
 });

@@ -132,22 +132,36 @@ export interface SessionKv {
  */
 export const CONNECTION_SECRET_PREFIX = 'connection:';
 
-/** A secret's name and timestamps; values are never listed. */
+/** A secret's name, hosts and timestamps; values are never listed. */
 export interface SecretInfo {
   name: string;
+  /** Host patterns the value may be sent to (secret-hosts.ts); empty: nowhere. */
+  allowed_hosts: string[];
   created_at: string;
   updated_at: string;
+}
+
+/** A secret to use by reference: its value and where it may go. */
+export interface SecretForUse {
+  value: string;
+  allowed_hosts: string[];
+}
+
+/** A secret to write. Without `allowed_hosts`, a replaced secret keeps its hosts and a new one has none. */
+export interface SecretWrite {
+  value: string;
+  allowed_hosts?: readonly string[];
 }
 
 /** Encrypted at rest by the implementation (AES-256-GCM envelope, architecture 6). */
 export interface SessionSecrets {
   /**
-   * The decrypted value, or null when absent. Only for using a secret by reference (e.g. a
-   * `{{secret:NAME}}` header of `fetch_url`); no tool returns it.
+   * The decrypted value and its allowed hosts, or null when absent. Only for using a secret by
+   * reference (e.g. a `{{secret:NAME}}` header of `fetch_url`); no tool returns it.
    */
-  get(name: string): Promise<string | null>;
+  get(name: string): Promise<SecretForUse | null>;
   /** Creates or replaces; QuotaExceededError (409) past the session's secret count. */
-  set(name: string, value: string): Promise<void>;
+  set(name: string, secret: SecretWrite): Promise<void>;
   delete(name: string): Promise<boolean>;
   /** Sorted by name. */
   list(): Promise<SecretInfo[]>;

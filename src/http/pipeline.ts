@@ -6,6 +6,7 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   InvalidRequestError,
+  LimitExceededError,
   OriginNotAllowedError,
   UnauthorizedError,
 } from '../errors.js';
@@ -224,6 +225,8 @@ export function validateStage(validation: Validation, routes: Route[], maxJsonDe
   const compiled = new Map(routes.map((r) => [r, r.compile(validation, readJson)]));
   return function validate(ex, next) {
     const bind = compiled.get(ex.route!)!;
+    const { limitBodyBytes } = ex.route!;
+    if (limitBodyBytes !== undefined && ex.rawBody.length > limitBodyBytes) throw new LimitExceededError();
     assertCleanStrings(ex.headers, 'headers');
     const params = { ...ex.params };
     assertCleanStrings(params, 'params');

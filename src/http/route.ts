@@ -68,8 +68,10 @@ export interface RouteInfo {
   summary: string;
   tags: readonly string[];
   bodyKind?: BodyKind;
-  /** Upper bound for this route's body in bytes (default: the config's MAX_BODY_BYTES). */
+  /** Upper bound for this route's body in bytes (default: the config's MAX_BODY_BYTES); above it, 413. */
   maxBodyBytes?: number;
+  /** A body larger than this (and within maxBodyBytes) is 400 'Input exceeds allowed limits', refused before parsing. */
+  limitBodyBytes?: number;
   /** Accepts `Idempotency-Key`: a retry gets the first outcome (src/http/idempotency.ts). */
   idempotent?: boolean;
 }

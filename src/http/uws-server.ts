@@ -181,6 +181,8 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     conn.res.cork(() => {
       conn.res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status));
       if (reply.headers) for (const k in reply.headers) conn.res.writeHeader(k, reply.headers[k]!);
+      // Bodies echo tenant strings: a browser must never sniff one into a page.
+      if (!reply.headers?.['X-Content-Type-Options']) conn.res.writeHeader('X-Content-Type-Options', 'nosniff');
       if (conn.cors) writeCorsHeaders(conn.res, conn.cors);
       if ('raw' in reply) {
         conn.res.writeHeader('Content-Type', reply.contentType);

@@ -12,6 +12,15 @@ export const DEFAULT_MAX_CONNECTIONS = 20;
 export const USER_CONNECTION_PURPOSE = 'user_connection.api_key';
 /** Provider ids: lower-case letters, digits, `_`, `.`, `-`; 1 to 64 characters. */
 export const PROVIDER_RE = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/**
+ * The hosts a connection's secret may be sent to, for the code hosts we know; another provider's
+ * secret goes nowhere until the user binds it (PUT …/storage/secrets with `allowed_hosts`).
+ */
+export const CONNECTION_HOSTS: Readonly<Record<string, readonly string[]>> = {
+  github: ['api.github.com', 'github.com', 'uploads.github.com'],
+  gitlab: ['gitlab.com'],
+  bitbucket: ['api.bitbucket.org', 'bitbucket.org'],
+};
 /** The session secret a connection becomes (spec 2.3). */
 export const connectionSecretName = (provider: string) => `${CONNECTION_SECRET_PREFIX}${provider}`;
 
@@ -61,7 +70,7 @@ export function createConnectionStore(
         userId,
         provider,
       ]);
-      if (!row) throw new NotFoundError(`No connection for provider ${provider}`);
+      if (!row) throw new NotFoundError(`Not found: no connection for provider ${provider}`);
       return toRecord(row);
     },
 
@@ -95,7 +104,7 @@ export function createConnectionStore(
 
     async remove({ userId }: ConnectionOwner, provider: string): Promise<void> {
       const gone = await db.sql('delete from user_connections where user_id = ? and provider = ? returning id', [userId, provider]);
-      if (gone.length === 0) throw new NotFoundError(`No connection for provider ${provider}`);
+      if (gone.length === 0) throw new NotFoundError(`Not found: no connection for provider ${provider}`);
     },
 
     /** Every connection of the user with its decrypted key, for injection into a new session. */

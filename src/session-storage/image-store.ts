@@ -75,9 +75,9 @@ export function createImageStore(db: StorageDb, opts: Partial<ImageStoreOptions>
   });
 
   async function find(orgId: string, id: string): Promise<Row> {
-    if (!IMAGE_ID_RE.test(id)) throw new NotFoundError('Image not found');
+    if (!IMAGE_ID_RE.test(id)) throw new NotFoundError('Not found: no such image');
     const [row] = await db.sql<Row>(`select ${COLUMNS} from images where id = ?`, [id]);
-    if (!row) throw new NotFoundError('Image not found');
+    if (!row) throw new NotFoundError('Not found: no such image');
     if (row.organization_id !== orgId) throw new ForbiddenError();
     return row;
   }

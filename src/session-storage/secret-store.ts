@@ -1,4 +1,4 @@
-import type { SecretInfo, SessionSecrets } from '../capabilities/index.js';
+import type { SecretInfo, SecretWrite, SessionSecrets } from '../capabilities/index.js';
 import { decryptSecret, encryptSecret } from '../crypto/index.js';
 import { preparedSql } from '../db/index.js';
 import { QuotaExceededError } from '../errors.js';
@@ -26,6 +26,7 @@ interface Row {
   id: string;
   name: string;
   ciphertext: string;
+  allowed_hosts: unknown;
   created_at: unknown;
   updated_at: unknown;
 }
@@ -41,12 +42,12 @@ export function createSessionSecrets(
   keyring: KeyringSource,
   { sessionId, orgId, maxSecrets }: SessionSecretsScope,
 ): SessionSecrets & {
-  setMany(values: Record<string, string>): Promise<void>;
+  setMany(values: Record<string, SecretWrite>): Promise<void>;
 } {
   const aad = (rowId: string) => ({ org_id: orgId, row_id: rowId, purpose: SESSION_SECRET_PURPOSE });
 
   /** Writes `values` in one transaction, or nothing when the session would hold more than `maxSecrets`. */
-  async function write(values: Record<string, string>): Promise<void> {
+  async function write(values: Record<string, SecretWrite>): Promise<void> {
     const ring = await keyring();
     const names = Object.keys(values);
     await inTransaction(db, async (q: Query) => {
@@ -59,10 +60,15 @@ export function createSessionSecrets(
       for (const name of names) {
         // A fresh row id per write keeps id and ciphertext consistent even when two writers race.
         const id = newId();
+        const { value, allowed_hosts } = values[name]!;
+        // Null hosts: a new secret gets none, a replaced one keeps its own.
+        const hosts = allowed_hosts === undefined ? null : JSON.stringify(allowed_hosts);
         await q(
-          `insert into session_secrets (id, session_id, organization_id, name, ciphertext, created_at, updated_at) values (?, ?, ?, ?, ?, now(), now())
-           on conflict (session_id, name) do update set id = excluded.id, ciphertext = excluded.ciphertext, updated_at = now()`,
-          [id, sessionId, orgId, name, encryptSecret(ring, values[name]!, aad(id))],
+          `insert into session_secrets (id, session_id, organization_id, name, ciphertext, allowed_hosts, created_at, updated_at)
+           values (?, ?, ?, ?, ?, coalesce(cast(? as jsonb), '[]'::jsonb), now(), now())
+           on conflict (session_id, name) do update set id = excluded.id, ciphertext = excluded.ciphertext,
+             allowed_hosts = coalesce(cast(? as jsonb), session_secrets.allowed_hosts), updated_at = now()`,
+          [id, sessionId, orgId, name, encryptSecret(ring, value, aad(id)), hosts, hosts],
         );
       }
     });
@@ -70,19 +76,29 @@ export function createSessionSecrets(
 
   return {
     async get(name) {
-      const [row] = await db.sql<Row>('select id, ciphertext from session_secrets where session_id = ? and name = ?', [sessionId, name]);
-      return row ? decryptSecret(await keyring(), row.ciphertext, aad(row.id)) : null;
+      const [row] = await db.sql<Row>('select id, ciphertext, allowed_hosts from session_secrets where session_id = ? and name = ?', [
+        sessionId,
+        name,
+      ]);
+      if (!row) return null;
+      return { value: decryptSecret(await keyring(), row.ciphertext, aad(row.id)), allowed_hosts: hostList(row.allowed_hosts) };
     },
-    set: (name, value) => write({ [name]: value }),
+    set: (name, secret) => write({ [name]: secret }),
     setMany: write,
     async delete(name) {
       return (await db.sql('delete from session_secrets where session_id = ? and name = ? returning id', [sessionId, name])).length > 0;
     },
     async list(): Promise<SecretInfo[]> {
-      const rows = await db.sql<Row>('select name, created_at, updated_at from session_secrets where session_id = ? order by name', [
-        sessionId,
-      ]);
-      return rows.map((r) => ({ name: r.name, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
+      const rows = await db.sql<Row>(
+        'select name, allowed_hosts, created_at, updated_at from session_secrets where session_id = ? order by name',
+        [sessionId],
+      );
+      return rows.map((r) => ({
+        name: r.name,
+        allowed_hosts: hostList(r.allowed_hosts),
+        created_at: iso(r.created_at),
+        updated_at: iso(r.updated_at),
+      }));
     },
     async allValues() {
       const rows = await db.sql<Row>(ALL_VALUES, [sessionId]);
@@ -91,4 +107,10 @@ export function createSessionSecrets(
       return rows.map((r) => ({ name: r.name, value: decryptSecret(ring, r.ciphertext, aad(r.id)) }));
     },
   };
+}
+
+/** A jsonb column as read: parsed by the pg driver, text from some PGlite paths. */
+function hostList(column: unknown): string[] {
+  const v = typeof column === 'string' ? JSON.parse(column) : column;
+  return Array.isArray(v) ? v.filter((h): h is string => typeof h === 'string') : [];
 }

@@ -3,13 +3,14 @@ import {
   type SessionFs,
   type SessionKv,
   type SessionSchedules,
+  type SecretWrite,
   type SessionSecrets,
   type SessionSql,
   type SqlSandbox,
 } from '../capabilities/index.js';
 import type { Logger } from '../log.js';
 import { createGrepPool, type GrepPool } from '../offthread/index.js';
-import { connectionSecretName, createConnectionStore, DEFAULT_MAX_CONNECTIONS } from './connection-store.js';
+import { CONNECTION_HOSTS, connectionSecretName, createConnectionStore, DEFAULT_MAX_CONNECTIONS } from './connection-store.js';
 import { createSessionFiles, DEFAULT_SESSION_FS_QUOTA_BYTES, sessionFsPort, type SessionFiles } from './file-store.js';
 import { createImageStore, DEFAULT_MAX_IMAGE_BYTES, DEFAULT_SESSION_IMAGE_QUOTA_BYTES, DEFAULT_SESSION_MAX_IMAGES } from './image-store.js';
 import { keyringSource, type KeyringInput } from './keyring-source.js';
@@ -64,7 +65,7 @@ export interface SessionStorage {
   files: SessionFiles;
   fs: SessionFs;
   kv: SessionKv;
-  secrets: SessionSecrets & { setMany(values: Record<string, string>): Promise<void> };
+  secrets: SessionSecrets & { setMany(values: Record<string, SecretWrite>): Promise<void> };
   sql: SessionSql;
   schedules: SessionSchedules;
 }
@@ -128,7 +129,11 @@ export function createStorage({ store, keyring: keyringInput, log }: StorageDeps
       orgId: session.organization_id,
       maxSecrets: Number.POSITIVE_INFINITY,
     });
-    await secrets.setMany(Object.fromEntries(keys.map((k) => [connectionSecretName(k.provider), k.apiKey])));
+    await secrets.setMany(
+      Object.fromEntries(
+        keys.map((k) => [connectionSecretName(k.provider), { value: k.apiKey, allowed_hosts: CONNECTION_HOSTS[k.provider] ?? [] }]),
+      ),
+    );
     log.debug({ sessionId: session.id, providers: keys.map((k) => k.provider) }, 'user connections injected as session secrets');
     return keys.length;
   }

@@ -182,12 +182,19 @@ export function createFakeSecrets(now: Clock = () => FAKE_NOW): SessionSecrets &
   return {
     values,
     async get(name) {
-      return values.get(name) ?? null;
+      const value = values.get(name);
+      return value === undefined ? null : { value, allowed_hosts: info.get(name)!.allowed_hosts };
     },
-    async set(name, value) {
+    async set(name, { value, allowed_hosts }) {
       const t = now().toISOString();
+      const before = info.get(name);
       values.set(name, value);
-      info.set(name, { name, created_at: info.get(name)?.created_at ?? t, updated_at: t });
+      info.set(name, {
+        name,
+        allowed_hosts: allowed_hosts ? [...allowed_hosts] : (before?.allowed_hosts ?? []),
+        created_at: before?.created_at ?? t,
+        updated_at: t,
+      });
     },
     async delete(name) {
       info.delete(name);

@@ -69,6 +69,20 @@ describe('kv_store', () => {
 });
 
 describe('secret_store', () => {
+  it('set takes allowed_hosts (normalised, validated); without them a replaced secret keeps its hosts', async () => {
+    const ctx = createFakeToolContext();
+    await secrets.execute({ operation: 'set', name: 'T', value: 'v1', allowed_hosts: ['API.Example.com', '*.example.org'] }, ctx);
+    await secrets.execute({ operation: 'set', name: 'T', value: 'v2' }, ctx);
+    assert.deepEqual(await ctx.secrets.get('T'), { value: 'v2', allowed_hosts: ['api.example.com', '*.example.org'] });
+    const listed = jsonOf<{ secrets: { allowed_hosts: string[] }[] }>(await secrets.execute({ operation: 'list' }, ctx));
+    assert.deepEqual(listed.secrets[0]!.allowed_hosts, ['api.example.com', '*.example.org']);
+    await assert.rejects(
+      secrets.execute({ operation: 'set', name: 'T', value: 'v3', allowed_hosts: ['https://evil.test/'] }, ctx),
+      isToolError(/Invalid allowed_hosts/),
+    );
+    assert.equal((await ctx.secrets.get('T'))!.value, 'v2', 'a refused set changes nothing');
+  });
+
   it('stores without echoing the value, lists names only, get tells existence (never the value), deletes', async () => {
     const ctx = createFakeToolContext();
     const set = await secrets.execute({ operation: 'set', name: 'GITHUB_TOKEN', value: 'ghp_abc123' }, ctx);
@@ -85,6 +99,7 @@ describe('secret_store', () => {
     assert.deepEqual(jsonOf(got), {
       name: 'GITHUB_TOKEN',
       found: true,
+      allowed_hosts: [],
       created_at: FAKE_NOW.toISOString(),
       updated_at: FAKE_NOW.toISOString(),
       use_as: '{{secret:GITHUB_TOKEN}}',
@@ -102,7 +117,7 @@ describe('secret_store', () => {
 
   it('refuses to overwrite or delete the connection secrets a user connection injected', async () => {
     const ctx = createFakeToolContext();
-    await ctx.secrets.set('connection:github', 'ghp_user_token');
+    await ctx.secrets.set('connection:github', { value: 'ghp_user_token' });
     await assert.rejects(
       secrets.execute({ operation: 'set', name: 'connection:github', value: 'x' }, ctx),
       isToolError(/belong to the user's connections/),

@@ -55,7 +55,7 @@ describe('images and user connections (PostgreSQL)', () => {
       (await secrets.list()).map((x) => x.name),
       ['connection:github', 'connection:gitlab'],
     );
-    assert.equal(await secrets.get('connection:github'), 'ghp_connectionkey2');
+    assert.equal((await secrets.get('connection:github'))?.value, 'ghp_connectionkey2');
 
     await fx.storage.connections.remove(owner, 'gitlab');
     await assert.rejects(fx.storage.connections.remove(owner, 'gitlab'), { status: 404 });

@@ -56,15 +56,22 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     const s2 = await fx.session();
     const one = fx.storage.forSession(s1).secrets;
     const two = fx.storage.forSession(s2).secrets;
-    await one.set('GITHUB_TOKEN', 'ghp_supersecretvalue');
-    await one.set('GITHUB_TOKEN', 'ghp_rotatedvalue');
-    await two.set('GITHUB_TOKEN', 'other-session-value');
-    assert.equal(await one.get('GITHUB_TOKEN'), 'ghp_rotatedvalue');
+    await one.set('GITHUB_TOKEN', { value: 'ghp_supersecretvalue', allowed_hosts: ['api.github.com'] });
+    await one.set('GITHUB_TOKEN', { value: 'ghp_rotatedvalue' });
+    await two.set('GITHUB_TOKEN', { value: 'other-session-value' });
+    assert.deepEqual(
+      await one.get('GITHUB_TOKEN'),
+      { value: 'ghp_rotatedvalue', allowed_hosts: ['api.github.com'] },
+      'a rotation keeps the hosts',
+    );
+    assert.deepEqual(await two.get('GITHUB_TOKEN'), { value: 'other-session-value', allowed_hosts: [] }, 'a new secret goes nowhere');
     assert.equal(await one.get('MISSING'), null);
+    await one.set('GITHUB_TOKEN', { value: 'ghp_rotatedvalue', allowed_hosts: [] });
+    assert.deepEqual((await one.get('GITHUB_TOKEN'))?.allowed_hosts, [], 'explicit hosts replace the old ones');
     const list = await one.list();
     assert.deepEqual(
       list.map((s) => Object.keys(s).sort()),
-      [['created_at', 'name', 'updated_at']],
+      [['allowed_hosts', 'created_at', 'name', 'updated_at']],
     );
 
     const rows = await fx.store.sql<{ session_id: string; ciphertext: string }>('select session_id, ciphertext from session_secrets');
@@ -83,7 +90,7 @@ describe('session key/value and secrets (PostgreSQL)', () => {
     const st = fx.storage.forSession(s);
     await st.files.write('/f.txt', new Uint8Array([1]));
     await st.kv.set('k', 'v');
-    await st.secrets.set('S', 'v');
+    await st.secrets.set('S', { value: 'v' });
     await (await st.sql.open('main', { create: true })).exec('create table t (x)');
     await st.schedules.create({
       name: 'n',

@@ -23,8 +23,8 @@ describe('storage on PGlite (embedded mode)', () => {
 
     await st.kv.set('k', 'v');
     assert.equal(await st.kv.get('k'), 'v');
-    await st.secrets.set('S', 'secret-value');
-    assert.equal(await st.secrets.get('S'), 'secret-value');
+    await st.secrets.set('S', { value: 'secret-value', allowed_hosts: ['api.example.com'] });
+    assert.deepEqual(await st.secrets.get('S'), { value: 'secret-value', allowed_hosts: ['api.example.com'] });
 
     const db = await st.sql.open('main', { create: true });
     await db.exec('create table t (x); insert into t values (1), (2)');
@@ -49,7 +49,10 @@ describe('storage on PGlite (embedded mode)', () => {
     assert.equal((await fx.storage.connections.put(owner, 'github', 'k1')).created, true);
     assert.equal((await fx.storage.connections.put(owner, 'github', 'k2')).created, false);
     assert.equal(await fx.storage.injectConnections(s), 1);
-    assert.equal(await st.secrets.get('connection:github'), 'k2');
+    assert.deepEqual(await st.secrets.get('connection:github'), {
+      value: 'k2',
+      allowed_hosts: ['api.github.com', 'github.com', 'uploads.github.com'],
+    });
 
     const img = await fx.storage.images.create({
       orgId: s.organization_id,

@@ -58,7 +58,9 @@ it('a tool that completes during a short PostgreSQL outage is recorded as succee
 
   const app = await startTestApp(t, { mode: 'nats', databaseUrl: viaProxy.toString(), env: LOCAL_WEB_FETCH_ENV });
   const sessionId = await createSession(app, ['session_storage', LOCAL_WEB_FETCH]);
-  const put = await app.request('PUT', `/v1/sessions/${sessionId}/storage/secrets`, { body: { secrets: { API_TOKEN: SECRET } } });
+  const put = await app.request('PUT', `/v1/sessions/${sessionId}/storage/secrets`, {
+    body: { secrets: { API_TOKEN: { value: SECRET, allowed_hosts: ['127.0.0.1'] } } },
+  });
   assert.equal(put.status, 200, put.text);
 
   const call = { url: `${echoUrl}/x`, headers: { Authorization: 'Bearer {{secret:API_TOKEN}}' } };

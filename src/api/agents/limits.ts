@@ -8,8 +8,16 @@ export const AGENT_LIMITS = {
   capabilities: 250,
 } as const;
 
-/** Body cap of agent and harness write routes: above the 1 MB prompt limit, so an oversize prompt gets 400, not 413. */
+/** Largest agent or harness body parsed: above the 1 MB prompt limit, so an oversize prompt is read and gets 400. */
 export const AGENT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * The transport limit of agent and harness write routes. A body between AGENT_MAX_BODY_BYTES and
+ * this gets 400 'Input exceeds allowed limits' (spec 8) without being parsed; only a larger one
+ * gets 413.
+ */
+export const AGENT_TRANSPORT_MAX_BYTES = 8 * 1024 * 1024;
+/** The body limits of agent and harness write routes (RouteInfo). */
+export const AGENT_BODY_LIMITS = { maxBodyBytes: AGENT_TRANSPORT_MAX_BYTES, limitBodyBytes: AGENT_MAX_BODY_BYTES } as const;
 
 /** The size-limited fields of an agent or harness write; absent fields and other types are not checked. */
 export interface LimitedFields {

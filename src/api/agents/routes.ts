@@ -12,8 +12,9 @@ import {
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { aliasedListReply } from '../../http/aliased-list.js';
 import type { AgentService } from './service.js';
+import { storedContentHeaders } from '../../http/stored-content.js';
 import { route, type Route } from '../../http/route.js';
-import { AGENT_MAX_BODY_BYTES } from './limits.js';
+import { AGENT_BODY_LIMITS } from './limits.js';
 
 const errors = { 404: ref(ErrorResponse), 422: ref(ErrorResponse) };
 const tags = ['agents'];
@@ -28,7 +29,7 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
         auth: 'user',
         summary: 'Create an agent',
         tags,
-        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        ...AGENT_BODY_LIMITS,
         idempotent: true,
         schema: { body: ref(AgentCreate), response: { 201: ref(Agent), 409: ref(ErrorResponse), ...errors } },
       },
@@ -57,7 +58,7 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
         summary: 'Create an agent from Markdown with YAML front matter, YAML or JSON',
         tags,
         bodyKind: 'raw',
-        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        ...AGENT_BODY_LIMITS,
         schema: { query: AgentImportQuery, response: { 201: ref(Agent), ...errors } },
       },
       async ({ rawBody, headers, query }, { principal }) => {
@@ -86,7 +87,7 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
         auth: 'user',
         summary: 'The runtime system prompt and tools of an agent definition; nothing is stored',
         tags,
-        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        ...AGENT_BODY_LIMITS,
         schema: { body: ref(AgentPreviewRequest), response: { 200: ref(AgentPreview), 422: ref(ErrorResponse) } },
       },
       async ({ body }, { principal }) => {
@@ -113,7 +114,7 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
         auth: 'user',
         summary: 'Update the given fields of an agent (never its status)',
         tags,
-        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        ...AGENT_BODY_LIMITS,
         schema: { params: IdParams, body: ref(AgentPatch), response: { 200: ref(Agent), ...errors } },
       },
       async ({ params, body }, { principal }) => {
@@ -127,7 +128,7 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
         auth: 'user',
         summary: 'Create (201) or replace (200) an agent under a client id (UUID v4/v7)',
         tags,
-        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        ...AGENT_BODY_LIMITS,
         schema: { params: IdParams, body: ref(AgentCreate), response: { 200: ref(Agent), 201: ref(Agent), ...errors } },
       },
       async ({ params, body }, { principal }) => {
@@ -177,7 +178,7 @@ export function agentsRoutes({ agents }: { agents: AgentService }): Route[] {
           status: 200,
           raw: markdown,
           contentType: 'text/markdown; charset=utf-8',
-          headers: { 'Content-Disposition': `attachment; filename="${fileName}"` },
+          headers: { ...storedContentHeaders('text/markdown'), 'Content-Disposition': `attachment; filename="${fileName}"` },
         };
       },
     ),

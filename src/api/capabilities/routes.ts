@@ -33,9 +33,9 @@ export function capabilitiesRoutes({ capabilities }: { capabilities: CapabilityR
       },
       async ({ query }) => {
         const list = capabilities.list().filter((cap) => matchesSearch(cap, query.search));
-        const page = list.slice(query.offset, query.offset + query.limit);
-        const entries = page.map(encode);
-        const { offset, limit } = query;
+        const offset = query.offset ?? 0;
+        const entries = list.slice(offset, query.limit === undefined ? undefined : offset + query.limit).map(encode);
+        const limit = query.limit ?? entries.length;
         const raw = `{"data":[${entries.map((e) => e.json).join(',')}],"total":${list.length},"offset":${offset},"limit":${limit}}`;
         return encodedJsonReply(200, raw, { data: entries.map((e) => e.view), total: list.length, offset, limit });
       },

@@ -12,6 +12,7 @@ import {
 } from '../../../schemas/fs.js';
 import type { ReplyOf } from '../../http/reply.js';
 import { route, type Route } from '../../http/route.js';
+import { storedContentHeaders } from '../../http/stored-content.js';
 import { MAX_FILE_SIZE_LIMIT_BYTES, type FileRead, type FsService } from './service.js';
 
 const tags = ['filesystem'];
@@ -150,13 +151,18 @@ export function fsRoutes({ fs, fsQuotaBytes }: { fs: FsService; fsQuotaBytes: nu
   ];
 }
 
-/** Raw bytes with the stored type and ETag; 304 when If-None-Match already names that ETag. */
+/**
+ * Raw bytes with the stored type, ETag and the stored-content headers (a stored page never runs
+ * on the API's origin); 304 when If-None-Match already names that ETag.
+ */
 function fileReply(read: FileRead, ifNoneMatch: string | undefined): ReplyOf<{ 200: typeof FILE_OR_LISTING; 304: null }> {
   if (read.kind === 'directory') return { status: 200, body: { data: read.entries, total: read.entries.length } };
   const etag = read.record.etag!;
   const headers = { ETag: etag, 'Cache-Control': 'no-cache' };
   if (ifNoneMatch && matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
-  return { status: 200, raw: read.content, contentType: read.record.content_type ?? 'application/octet-stream', headers };
+  const contentType = read.record.content_type ?? 'application/octet-stream';
+  const fileName = read.record.path.slice(read.record.path.lastIndexOf('/') + 1);
+  return { status: 200, raw: read.content, contentType, headers: { ...headers, ...storedContentHeaders(contentType, fileName) } };
 }
 
 /** `If-None-Match`: `*` or a list of (possibly weak) entity tags. */

@@ -12,6 +12,26 @@ const SESSION_FILE_SYSTEM = 'session_file_system';
 
 export type FileRead = { kind: 'file'; record: FileRecord; content: Buffer } | { kind: 'directory'; entries: FileRecord[] };
 
+/** A file-store miss as the REST API words a 404 (spec 7: 'Not found'), with the path. */
+function restNotFound(err: NotFoundError): NotFoundError {
+  if (err.message.startsWith('Not found')) return err;
+  const missing = /^(?:File not found|No such file or directory): (.*)$/s.exec(err.message);
+  const detail = missing ? `no such file or directory: ${missing[1]}` : err.message.charAt(0).toLowerCase() + err.message.slice(1);
+  return new NotFoundError(`Not found: ${detail}`, { cause: err });
+}
+
+/** The service with every 404 of the file store (worded for tools) reworded for REST. */
+function withNotFoundMessages<S extends Record<string, (...args: never[]) => Promise<unknown>>>(service: S): S {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(service)) {
+    wrapped[name] = (...args: never[]) =>
+      method(...args).catch((err: unknown) => {
+        throw err instanceof NotFoundError ? restNotFound(err) : err;
+      });
+  }
+  return wrapped as S;
+}
+
 /**
  * The session file system over REST: the caller's session (404/403), which must have the
  * `file_system` feature (else 404), and client paths normalised (`..`, NUL → 400).
@@ -22,7 +42,7 @@ export function createFsService({ storage }: { storage: Storage }) {
     return { session, files: storage.forSession(session).files };
   }
 
-  return {
+  return withNotFoundMessages({
     async list(principal: Principal, sessionId: string, recursive: boolean) {
       const { files } = await filesOf(principal, sessionId);
       const data = await files.list('/', { recursive });
@@ -84,7 +104,7 @@ export function createFsService({ storage }: { storage: Storage }) {
       if (!stat) throw new NotFoundError(`No such file or directory: ${path}`);
       return stat;
     },
-  };
+  });
 }
 
 export type FsService = ReturnType<typeof createFsService>;

@@ -2,7 +2,7 @@ import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { Harness, HarnessCreate, HarnessList, HarnessListQuery, HarnessPatch } from '../../../schemas/harnesses.js';
 import type { HarnessService } from './service.js';
 import { route, type Route } from '../../http/route.js';
-import { AGENT_MAX_BODY_BYTES } from '../agents/index.js';
+import { AGENT_BODY_LIMITS } from '../agents/index.js';
 
 const tags = ['harnesses'];
 
@@ -42,7 +42,7 @@ export function harnessesRoutes({ harnesses }: { harnesses: HarnessService }): R
         auth: 'admin',
         summary: 'Create an organisation harness (admin)',
         tags,
-        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        ...AGENT_BODY_LIMITS,
         schema: { body: ref(HarnessCreate), response: { 201: ref(Harness), 404: ref(ErrorResponse), 422: ref(ErrorResponse) } },
       },
       async ({ body }, { principal }) => {
@@ -56,7 +56,7 @@ export function harnessesRoutes({ harnesses }: { harnesses: HarnessService }): R
         auth: 'admin',
         summary: 'Update an organisation harness (admin; built-ins are read-only)',
         tags,
-        maxBodyBytes: AGENT_MAX_BODY_BYTES,
+        ...AGENT_BODY_LIMITS,
         schema: {
           params: IdParams,
           body: ref(HarnessPatch),

@@ -1,5 +1,6 @@
 import { Image, ImageIdParams, ImageUploadForm, ImageUploadQuery } from '../../../schemas/images.js';
 import { route, type Route } from '../../http/route.js';
+import { storedContentHeaders } from '../../http/stored-content.js';
 import type { ImageService } from './service.js';
 import { ErrorResponse, ref } from '../../../schemas/common.js';
 
@@ -45,7 +46,7 @@ export function imageRoutes({ images }: { images: ImageService }): Route[] {
           status: 200,
           raw: data,
           contentType: record.content_type,
-          headers: { 'Cache-Control': 'private, max-age=86400, immutable' },
+          headers: { 'Cache-Control': 'private, max-age=86400, immutable', ...storedContentHeaders(record.content_type, record.filename) },
         };
       },
     ),

@@ -1,5 +1,7 @@
 import type { Principal } from '../../auth/index.js';
 import type { Storage } from '../../session-storage/index.js';
+import { normalizeSecretHosts, type SecretWrite } from '../../capabilities/index.js';
+import { InvalidRequestError } from '../../errors.js';
 import type { KvListQueryInput, PutSecretsInput } from '../../../schemas/storage.js';
 
 /** Key/value and secrets of a session over REST; each needs its feature (`key_value`, `secrets`), else 404. */
@@ -22,11 +24,19 @@ export function createStorageService({ storage }: { storage: Storage }) {
 
     async putSecrets(principal: Principal, sessionId: string, input: PutSecretsInput) {
       const secrets = await secretsOf(principal, sessionId);
-      await secrets.setMany(input.secrets);
+      await secrets.setMany(Object.fromEntries(Object.entries(input.secrets).map(([name, v]) => [name, secretWrite(v)])));
       const data = await secrets.list();
       return { data, total: data.length };
     },
   };
+}
+
+/** A plain value keeps the hosts a replaced secret has; the object form sets them. */
+function secretWrite(input: PutSecretsInput['secrets'][string]): SecretWrite {
+  if (typeof input === 'string') return { value: input };
+  const hosts = input.allowed_hosts === undefined ? undefined : normalizeSecretHosts(input.allowed_hosts);
+  if (hosts === null) throw new InvalidRequestError('Invalid request: body.secrets.allowed_hosts holds an invalid host pattern');
+  return hosts === undefined ? { value: input.value } : { value: input.value, allowed_hosts: hosts };
 }
 
 export type StorageService = ReturnType<typeof createStorageService>;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum, defineCapability, defineTool, jsonResult } from '../define.js';
-import type { Capability, CapabilityConfig, ContentPart } from '../types.js';
+import { ToolError, type Capability, type CapabilityConfig, type ContentPart } from '../types.js';
 import { convertHtmlHere, FETCH_FORMATS, renderBody, type HtmlConverter, type RenderedBody } from './content.js';
 import { MAX_FETCH_HEADERS, MAX_FETCH_HEADER_VALUE_CHARS, resolveRequestHeaders } from './request-headers.js';
 import type { HostRule } from './address-policy.js';
@@ -112,7 +112,9 @@ function createFetchUrlTool({
     ),
     async run(args, ctx) {
       const s = webFetchSettings(ctx.config);
-      const headers = args.headers ? await resolveRequestHeaders(args.headers, (name) => ctx.secrets.get(name)) : undefined;
+      const headers = args.headers
+        ? await resolveRequestHeaders(args.headers, (name) => ctx.secrets.get(name), targetHost(args.url))
+        : undefined;
       const result = await safeFetch(args.url, {
         method: args.method ?? 'GET',
         timeoutMs: s.timeoutMs,
@@ -155,6 +157,15 @@ function present(r: SafeFetchResult, method: string, contentType: string | undef
 function pickHeaders(headers: SafeFetchResult['headers']): Record<string, string> {
   const keep = ['content-type', 'content-length', 'last-modified', 'etag', 'cache-control', 'content-language'];
   return Object.fromEntries(keep.flatMap((k) => (headers[k] === undefined ? [] : [[k, headerText(headers[k]) ?? '']])));
+}
+
+/** The host a URL names (secrets are checked against it); safeFetch refuses a URL that does not parse. */
+function targetHost(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    throw new ToolError(`Invalid URL: ${JSON.stringify(url.slice(0, 200))}`);
+  }
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

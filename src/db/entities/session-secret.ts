@@ -17,6 +17,8 @@ export const SessionSecret = defineEntity({
     organization_id: p.uuid(),
     name: p.text(),
     ciphertext: p.text(),
+    /** Host patterns (`api.example.com`, `*.example.org`) the value may be sent to; none by default. */
+    allowed_hosts: p.json<string[]>(),
     created_at: p.datetime().onCreate(() => new Date()),
     updated_at: p
       .datetime()

@@ -15,6 +15,7 @@ import { IdempotencyReservationMigration } from './0016-idempotency-reservation.
 import { ProcessLivenessMigration } from './0017-process-liveness.js';
 import { TurnVoidsMigration } from './0018-turn-voids.js';
 import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
+import { SecretAllowedHostsMigration } from './0020-secret-allowed-hosts.js';
 
 export const migrations = [
   CoreMigration,
@@ -33,4 +34,5 @@ export const migrations = [
   ProcessLivenessMigration,
   TurnVoidsMigration,
   SessionsBusyIndexMigration,
+  SecretAllowedHostsMigration,
 ];

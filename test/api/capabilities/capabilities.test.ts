@@ -22,6 +22,8 @@ describe('capabilities and the OpenAPI document', () => {
     const r = await member.request('GET', '/v1/capabilities');
     assert.equal(r.status, 200);
     assert.equal(r.body.total, r.body.data.length);
+    // Not paginated (spec 4.2): the whole registry; offset/limit only echo it for the earlier API's clients.
+    assert.deepEqual([r.body.offset, r.body.limit], [0, r.body.total], 'no page size applies without a limit');
     assert.deepEqual(
       r.body.data.map((c: { id: string }) => c.id),
       SPEC_CAPABILITIES,

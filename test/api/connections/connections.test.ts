@@ -35,7 +35,9 @@ describe('user connections', () => {
     }
     assert.equal((await app.request('POST', '/v1/user/connections/Bad%20Name', { body: { api_key: 'k' } })).status, 400);
     assert.equal((await app.request('DELETE', '/v1/user/connections/gitlab')).status, 204);
-    assert.equal((await app.request('DELETE', '/v1/user/connections/gitlab')).status, 404);
+    const gone = await app.request('DELETE', '/v1/user/connections/gitlab');
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.error, 'Not found: no connection for provider gitlab');
     await new Promise((r) => setTimeout(r, 100));
     assert.ok(!app.logs.join('').includes(KEY));
   });
@@ -52,7 +54,7 @@ describe('user connections', () => {
     );
     assert.ok(!secrets.text.includes(KEY));
     const session = await app.app.services.storage.access.owned({ org_id: caller.orgId }, id);
-    assert.equal(await app.app.services.storage.forSession(session).secrets.get('connection:github'), KEY);
+    assert.equal((await app.app.services.storage.forSession(session).secrets.get('connection:github'))?.value, KEY);
     // Another user's sessions do not get it.
     const other = await addCaller(app, { orgId: caller.orgId });
     const otherSession = await createSession(app, ['session_storage'], other.key);

@@ -38,10 +38,8 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.deepEqual(completed.tags, ['alpha', 'beta', ...TOOL_TAGS]);
       assert.deepEqual(turn1.find((e) => e.type === 'act.started')!.tags, ['alpha', 'beta', ...TOOL_TAGS]);
       const turn2 = all.filter((e) => e.context['turn_id'] && e.context['turn_id'] !== firstTurn);
-      assert.ok(
-        turn2.every((e) => e.tags === undefined),
-        'an untagged turn without tools has no tags',
-      );
+      for (const e of turn2) assert.deepEqual(e.tags, [], `${e.type} of an untagged turn without tools carries tags: []`);
+      for (const e of all.filter((x) => !x.context['turn_id'])) assert.deepEqual(e.tags, [], `${e.type} outside a turn carries tags: []`);
 
       const byTag = async (query: string): Promise<StoredEvent[]> => {
         const r = await app.request('GET', `/v1/sessions/${id}/events?${query}`);
@@ -79,6 +77,10 @@ for (const mode of ['postgres', 'nats'] as const) {
         sse.events.filter((e) => e.event !== 'connected').map((e) => e.event),
         ['act.started', 'tool.started', 'tool.completed'],
       );
+      const untagged = await openSse(`${app.url}/v1/sessions/${id}/sse?types=session.created`, { key: app.adminKey });
+      t.after(() => untagged.close());
+      const [created] = await untagged.waitFor((e) => e.event === 'session.created');
+      assert.deepEqual(JSON.parse(created!.data).tags, [], 'SSE frames carry tags: [] too');
     });
 
     it('client tool events are tagged client_tool; the message tags survive the resume after results and a cancel', async (t) => {

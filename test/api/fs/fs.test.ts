@@ -57,8 +57,11 @@ describe('session file system over REST', () => {
 
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/data`)).status, 409);
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/data/blob.bin`)).status, 204);
-    assert.equal((await app.request('GET', `/v1/sessions/${id}/fs/data/blob.bin`)).status, 404);
-    assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/data/blob.bin`)).status, 404);
+    for (const method of ['GET', 'DELETE']) {
+      const gone = await app.request(method, `/v1/sessions/${id}/fs/data/blob.bin`);
+      assert.equal(gone.status, 404);
+      assert.equal(gone.body.error, 'Not found: no such file or directory: /data/blob.bin', `${method}: spec 7 words a 404 'Not found'`);
+    }
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/fs/data?recursive=true`)).status, 204);
   });
 
@@ -74,7 +77,9 @@ describe('session file system over REST', () => {
     assert.equal(stat.body.path, '/notes/a.md');
     assert.equal(stat.body.is_directory, false);
     assert.equal((await op('stat', { path: '/notes' })).body.is_directory, true);
-    assert.equal((await op('stat', { path: '/nope' })).status, 404);
+    const missing = await op('stat', { path: '/nope' });
+    assert.equal(missing.status, 404);
+    assert.match(missing.body.error, /^Not found: /);
 
     const grep = await op('grep', { pattern: 'TODO' });
     assert.equal(grep.status, 200);
@@ -91,7 +96,9 @@ describe('session file system over REST', () => {
     assert.equal(copy.status, 201, copy.text);
     assert.equal(copy.body.path, '/archive/a.md');
     assert.equal((await op('copy', { src_path: '/notes/a.md', dst_path: '/archive/a.md' })).status, 409);
-    assert.equal((await op('copy', { src_path: '/missing', dst_path: '/x' })).status, 404);
+    const copyMissing = await op('copy', { src_path: '/missing', dst_path: '/x' });
+    assert.equal(copyMissing.status, 404);
+    assert.equal(copyMissing.body.error, 'Not found: no such file or directory: /missing');
     const move = await op('move', { src_path: '/notes', dst_path: '/moved' });
     assert.equal(move.status, 200, move.text);
     assert.equal(move.body.is_directory, true);

@@ -202,6 +202,8 @@ describe('POST /v1/images (multipart)', () => {
     }
     assert.match(reply.data.message.content[0].text, /\[1 images?\]/);
     assert.equal((await app.request('DELETE', `/v1/sessions/${sessionId}`)).status, 204);
-    assert.equal((await app.request('GET', `/v1/images/${up.body.id}`)).status, 404);
+    const gone = await app.request('GET', `/v1/images/${up.body.id}`);
+    assert.equal(gone.status, 404);
+    assert.match(gone.body.error, /^Not found/);
   });
 });

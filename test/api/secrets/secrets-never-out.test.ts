@@ -63,7 +63,17 @@ test('secrets never come back out: by reference in fetch_url, redacted from resu
   const capabilities = ['session_storage', 'session_file_system', LOCAL_WEB_FETCH];
   const sessionId = await createSession(owner, capabilities, ownerCaller.key);
   assert.equal(
-    (await owner.request('PUT', `/v1/sessions/${sessionId}/storage/secrets`, { body: { secrets: { API_TOKEN: SECRET } } })).status,
+    (
+      await owner.request('PUT', `/v1/sessions/${sessionId}/storage/secrets`, {
+        // Bound to the echo server; the connection's secret too (a github connection goes only to GitHub's hosts by default).
+        body: {
+          secrets: {
+            API_TOKEN: { value: SECRET, allowed_hosts: ['127.0.0.1'] },
+            'connection:github': { value: CONN_TOKEN, allowed_hosts: ['127.0.0.1'] },
+          },
+        },
+      })
+    ).status,
     200,
   );
   assert.equal((await upload(owner, sessionId, '/notes/db.txt', `password: ${FILE_SECRET}\n`)).status, 201);

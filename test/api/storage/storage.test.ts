@@ -52,8 +52,8 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
     assert.deepEqual(
       list.body.data.map((s: any) => Object.keys(s).sort()),
       [
-        ['created_at', 'name', 'updated_at'],
-        ['created_at', 'name', 'updated_at'],
+        ['allowed_hosts', 'created_at', 'name', 'updated_at'],
+        ['allowed_hosts', 'created_at', 'name', 'updated_at'],
       ],
     );
     assert.ok(!list.text.includes(SECRET));

@@ -49,7 +49,7 @@ after(() => {
 
 async function contextWithSecret() {
   const ctx = createFakeToolContext();
-  await ctx.secrets.set('API_TOKEN', TOKEN);
+  await ctx.secrets.set('API_TOKEN', { value: TOKEN, allowed_hosts: ['127.0.0.1'] });
   return ctx;
 }
 
@@ -88,7 +88,7 @@ describe('fetch_url request headers with {{secret:NAME}}', () => {
   it('refuses unknown secrets, reserved or malformed headers and secrets with line breaks, without sending anything', async () => {
     seen = [];
     const ctx = await contextWithSecret();
-    await ctx.secrets.set('MULTI', `a\r\nX-Injected: ${TOKEN}`);
+    await ctx.secrets.set('MULTI', { value: `a\r\nX-Injected: ${TOKEN}`, allowed_hosts: ['127.0.0.1'] });
     const url = `${firstOrigin}/echo`;
     await assert.rejects(fetchTool.execute({ url, headers: { Authorization: '{{secret:NOPE}}' } }, ctx), refused(/secret "NOPE"/));
     await assert.rejects(fetchTool.execute({ url, headers: { Host: 'evil.test' } }, ctx), refused(/"host" cannot be set/));
@@ -101,7 +101,7 @@ describe('fetch_url request headers with {{secret:NAME}}', () => {
 
   it('a connection secret the turn may not use reads as absent', async () => {
     const ctx = await contextWithSecret();
-    await ctx.secrets.set('connection:github', 'ghp_owner_only');
+    await ctx.secrets.set('connection:github', { value: 'ghp_owner_only', allowed_hosts: ['127.0.0.1'] });
     const gated = { ...ctx, secrets: withoutConnections(ctx.secrets) };
     seen = [];
     await assert.rejects(

@@ -1033,7 +1033,8 @@ export interface components {
          *       "data": {
          *         "harness_id": "019a0000-0000-7000-8000-00000000000a",
          *         "agent_id": "019a0000-0000-7000-8000-00000000000b"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_session_created: {
@@ -1058,7 +1059,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1071,7 +1073,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
          *       },
-         *       "data": {}
+         *       "data": {},
+         *       "tags": []
          *     }
          */
         Event_session_started: {
@@ -1092,7 +1095,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1108,7 +1112,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_session_activated: {
@@ -1133,7 +1138,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1154,7 +1160,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_session_idled: {
@@ -1185,7 +1192,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1210,7 +1218,8 @@ export interface components {
          *           ],
          *           "created_at": "2026-11-27T12:00:00.000Z"
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_input_message: {
@@ -1252,7 +1261,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1268,7 +1278,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_started: {
@@ -1295,7 +1306,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1317,7 +1329,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_completed: {
@@ -1348,7 +1361,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1366,7 +1380,8 @@ export interface components {
          *         "error": "The model provider rejected the API key",
          *         "error_code": "llm_error",
          *         "iterations": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_failed: {
@@ -1393,7 +1408,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1414,7 +1430,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_turn_cancelled: {
@@ -1445,7 +1462,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1461,7 +1479,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "iteration": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_started: {
@@ -1487,7 +1506,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1505,7 +1525,8 @@ export interface components {
          *         "iteration": 1,
          *         "stop_reason": "tool_use",
          *         "tool_calls": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_completed: {
@@ -1534,7 +1555,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1550,7 +1572,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "model": "gpt-5"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_thinking_started: {
@@ -1576,7 +1599,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1593,7 +1617,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "delta": "The user",
          *         "accumulated": "The user"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_thinking_delta: {
@@ -1619,7 +1644,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1635,7 +1661,8 @@ export interface components {
          *       "data": {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "thinking": "The user wants the time; call the clock tool."
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_reason_thinking_completed: {
@@ -1660,7 +1687,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1677,7 +1705,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "model": "gpt-5",
          *         "iteration": 1
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_output_message_started: {
@@ -1705,7 +1734,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1722,7 +1752,8 @@ export interface components {
          *         "turn_id": "019a0000-0000-7000-8000-000000000001",
          *         "delta": " is 12:00",
          *         "accumulated": "It is 12:00"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_output_message_delta: {
@@ -1748,7 +1779,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1782,7 +1814,8 @@ export interface components {
          *           "input_tokens": 120,
          *           "output_tokens": 20
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_output_message_completed: {
@@ -1834,7 +1867,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1856,7 +1890,8 @@ export interface components {
          *             "name": "get_current_time"
          *           }
          *         ]
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_act_started: {
@@ -1886,7 +1921,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1904,7 +1940,8 @@ export interface components {
          *         "iteration": 1,
          *         "succeeded": 1,
          *         "failed": 0
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_act_completed: {
@@ -1932,7 +1969,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -1954,7 +1992,8 @@ export interface components {
          *           }
          *         },
          *         "display_name": "Get Current Time"
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_tool_started: {
@@ -1984,7 +2023,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -2010,7 +2050,8 @@ export interface components {
          *           }
          *         ],
          *         "duration_ms": 3
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_tool_completed: {
@@ -2055,7 +2096,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -2078,7 +2120,8 @@ export interface components {
          *             }
          *           }
          *         ]
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_tool_call_requested: {
@@ -2108,7 +2151,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         /**
          * @example {
@@ -2134,7 +2178,8 @@ export interface components {
          *           "output_tokens": 20,
          *           "cache_read_tokens": 0
          *         }
-         *       }
+         *       },
+         *       "tags": []
          *     }
          */
         Event_llm_generation: {
@@ -2171,7 +2216,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            tags?: string[];
+            /** @description Empty when the event has none. */
+            tags: string[];
         };
         Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_llm_generation"];
         EventList: {
@@ -2416,7 +2462,9 @@ export interface components {
         CapabilityList: {
             data: components["schemas"]["CapabilityInfo"][];
             total: number;
+            /** @description The offset sent, else 0 (earlier API). */
             offset: number;
+            /** @description The limit sent, else the number of capabilities returned (earlier API). */
             limit: number;
         };
         AgentStatus: "active" | "archived";
@@ -2814,6 +2862,8 @@ export interface components {
         };
         SecretInfo: {
             name: string;
+            /** @description Hosts the value may be sent to as {{secret:NAME}} in a fetch_url header; empty: nowhere. Never lifts the private-address check. */
+            allowed_hosts: string[];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -2824,9 +2874,13 @@ export interface components {
             total: number;
         };
         PutSecretsBody: {
-            /** @description Name → value; each is created or replaced. Values are write-only. */
+            /** @description Name → value, or → {value, allowed_hosts}; each is created or replaced. Values are write-only. A plain value keeps a replaced secret's allowed_hosts (a new one has none). */
             secrets: {
-                [key: string]: string;
+                [key: string]: string | {
+                    value: string;
+                    /** @description Hosts the value may be sent to as {{secret:NAME}} in a fetch_url header; empty: nowhere. Never lifts the private-address check. */
+                    allowed_hosts?: string[];
+                };
             };
         };
         Image: {
@@ -6683,7 +6737,7 @@ export interface operations {
                 search?: string;
                 /** @example 0 */
                 offset?: number;
-                /** @example 100 */
+                /** @example 1 */
                 limit?: number;
             };
             header?: never;
@@ -6734,7 +6788,7 @@ export interface operations {
                      *       ],
                      *       "total": 0,
                      *       "offset": 0,
-                     *       "limit": 1
+                     *       "limit": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CapabilityList"];
@@ -8941,6 +8995,9 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "name": "Support agent",
+                     *           "allowed_hosts": [
+                     *             "example"
+                     *           ],
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -9062,6 +9119,9 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "name": "Support agent",
+                     *           "allowed_hosts": [
+                     *             "example"
+                     *           ],
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -12494,7 +12554,8 @@ export interface operations {
                      *           "data": {
                      *             "harness_id": "019a0000-0000-7000-8000-00000000000a",
                      *             "agent_id": "019a0000-0000-7000-8000-00000000000b"
-                     *           }
+                     *           },
+                     *           "tags": []
                      *         }
                      *       ],
                      *       "has_more": true
