@@ -1,7 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import dockerignore from '@balena/dockerignore';
+import dockerignoreModule, { type Ignore } from '@balena/dockerignore';
+
+// A CommonJS module whose typings declare an ES default export: Node's default import is the factory itself.
+const dockerignore = dockerignoreModule as unknown as () => Ignore;
 
 /**
  * The image's build, replayed without a Docker engine (issue 30 item 12): the build context is

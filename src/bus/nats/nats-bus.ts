@@ -16,6 +16,7 @@ import { createNatsTurnQueue } from './turn-queue.js';
 import { RecencyMap } from '../recency-map.js';
 import { startOpsService } from './ops-service.js';
 import { type PhaseTimer, untimed } from '../../start-phases.js';
+import { checkNatsPermissions, type ServiceRole } from './permission-probe.js';
 
 export const DEFAULT_SHARDS = 1;
 export const DEFAULT_ACK_WAIT_MS = 60_000;
@@ -62,6 +63,8 @@ export interface NatsBusOptions {
   startWaitMs?: number;
   /** Times the start's `nats.connect` and `nats.streams` phases (each attempt's). */
   phases?: PhaseTimer;
+  /** The instance's ROLE: its login must hold the permissions the role needs, or the start stops (permission-probe.ts). */
+  role?: ServiceRole;
 }
 
 /**
@@ -181,6 +184,8 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     const kv = await phases.time('nats.streams', () =>
       ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log),
     );
+    const role = opts.role;
+    if (role) await phases.time('nats.permissions', () => checkNatsPermissions(nc, jsm, role, shards));
     void watchStatus(nc, log);
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
     const getMessage = await createLeaderGet(nc, { timeoutMs: timeout });
