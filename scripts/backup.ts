@@ -13,7 +13,8 @@
  * Order: the database is dumped first and the streams right after, so the event log holds at
  * least every event of every session in the dump (a session created in between has events but
  * no row, and stays invisible). Restore wants an empty database and no streams of these names;
- * no instance may run until it finished (instances would create empty streams).
+ * no instance may run until it finished (instances would create empty streams), and every NATS
+ * node must have joined the cluster (scripts/cluster-check.ts; checked before anything is restored).
  *
  * Stream snapshots use the JetStream snapshot API (what `nats stream backup` does): the server
  * sends the stream as chunks of an s2-compressed tar with flow-control acks; restore sends them
@@ -29,6 +30,7 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { natsConnectOptions } from '../src/bus/nats/connect-options.js';
+import { checkClusterWhole } from './cluster-check.js';
 
 const CHUNK_BYTES = 128 * 1024;
 const API_TIMEOUT_MS = 30_000;
@@ -128,6 +130,9 @@ export async function restore(dir: string, s: BackupSettings): Promise<void> {
   const streams = JSON.parse(readFileSync(join(dir, 'streams.json'), 'utf8')) as StreamBackup[];
   const nc = await natsConnect(s);
   try {
+    // Every node must have joined before anything is restored (cluster-check.ts).
+    const replicas = Math.max(1, ...streams.map((b) => Number(b.config['num_replicas'] ?? 1)));
+    log(await checkClusterWhole(nc, s, replicas));
     for (const b of streams) {
       const res = await api<{ deliver_subject: string }>(nc, `$JS.API.STREAM.RESTORE.${b.name}`, { config: b.config, state: b.state });
       const data = readFileSync(join(dir, b.file));

@@ -152,6 +152,7 @@ export async function createApp(
             },
             replicas: config.NATS_REPLICAS === 'auto' ? 'auto' : Number(config.NATS_REPLICAS),
             phases,
+            role: config.ROLE,
           })
         : null,
     ]);

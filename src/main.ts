@@ -35,6 +35,18 @@ async function main(): Promise<void> {
       throw err;
     }
   });
+  // The HTTP port first: a port in use must stop the start before the first admin is created and
+  // its key printed (port-hold.ts); the app's `listen` phase takes the port over.
+  if (config.PORT > 0) {
+    const { holdPort } = await import('./http/port-hold.js');
+    try {
+      const hold = await holdPort(config.HOST, config.PORT);
+      phases.beforePhase('listen', () => hold.release());
+    } catch (err) {
+      process.stderr.write(`fatal: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
+  }
   // Embedded mode: take the DATA_DIR lock before loading the app (seconds of imports), so a
   // second start on the same directory is refused at once, naming the holder.
   let dataDirLock: DataDirLock | undefined;

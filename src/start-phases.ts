@@ -27,10 +27,13 @@ export interface StartPhases extends PhaseTimer {
   durations(): Record<string, number>;
   /** Milliseconds since the process started (`performance.timeOrigin`). */
   sinceProcessStartMs(): number;
+  /** Runs `hook` once, just before the timed phase `name` starts (src/main.ts frees the held port before `listen`). */
+  beforePhase(name: string, hook: () => Promise<void> | void): void;
 }
 
 export function createStartPhases(): StartPhases {
   const ended: [string, number][] = [];
+  const hooks = new Map<string, () => Promise<void> | void>();
   let log: Logger | undefined;
   let lastEnd = performance.now();
   const report = (name: string, ms: number) => log?.info({ phase: name, ms }, 'start-up phase');
@@ -44,6 +47,9 @@ export function createStartPhases(): StartPhases {
     record,
     lap: (name) => record(name, performance.now() - lastEnd),
     async time(name, work) {
+      const hook = hooks.get(name);
+      hooks.delete(name);
+      await hook?.();
       const t0 = performance.now();
       const result = await work();
       record(name, performance.now() - t0);
@@ -55,5 +61,6 @@ export function createStartPhases(): StartPhases {
     },
     durations: () => Object.fromEntries(ended),
     sinceProcessStartMs: () => Math.round(performance.now()),
+    beforePhase: (name, hook) => void hooks.set(name, hook),
   };
 }

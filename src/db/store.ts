@@ -83,7 +83,12 @@ export async function createStore({
       throw err;
     }
   };
-  const { orm, embedded } = await phases.time('database.connect', connect);
+  // "connect ECONNREFUSED 127.0.0.1:5432" alone does not say it was the database (issue 30 item 16).
+  const { orm, embedded } = await phases.time('database.connect', () =>
+    connect().catch((err: unknown) => {
+      throw new Error(`database: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }),
+  );
   const applied = await phases.time('database.migrations', () =>
     databaseUrl ? withMigrationLock(databaseUrl, () => orm.migrator.up()) : orm.migrator.up(),
   );

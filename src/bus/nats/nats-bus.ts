@@ -12,11 +12,12 @@ import { shareRequestCancelError } from './request-cancel.js';
 import { coalesceSocketWrites } from './write-coalescing.js';
 import { CLAIM_BUCKET, CLAIM_STREAM, ensureTopology } from './topology.js';
 import { createHealthProbe, HEALTH_PROBE_KEY } from './health-probe.js';
-import { isClusterForming } from './nats-errors.js';
+import { apiErrorCode, isClusterForming, JetStreamErrorCodes } from './nats-errors.js';
 import { createNatsTurnQueue } from './turn-queue.js';
 import { RecencyMap } from '../recency-map.js';
 import { startOpsService } from './ops-service.js';
 import { type PhaseTimer, untimed } from '../../start-phases.js';
+import { checkNatsPermissions, type ServiceRole } from './permission-probe.js';
 
 export const DEFAULT_SHARDS = 1;
 export const DEFAULT_ACK_WAIT_MS = 60_000;
@@ -76,6 +77,8 @@ export interface NatsBusOptions {
   startWaitMs?: number;
   /** Times the start's `nats.connect` and `nats.streams` phases (each attempt's). */
   phases?: PhaseTimer;
+  /** The instance's ROLE: its login must hold the permissions the role needs, or the start stops (permission-probe.ts). */
+  role?: ServiceRole;
 }
 
 /**
@@ -105,10 +108,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
       if (!isRetryableStartError(err)) throw err;
       const delayMs = Math.min(START_RETRY_MAX_MS, START_RETRY_FIRST_MS * 2 ** (attempt - 1));
       if (Date.now() + delayMs > deadline) throw err;
-      const what =
-        stage.waitingFor === 'server'
-          ? `a NATS server to accept connections at ${servers.join(',')}`
-          : 'JetStream to answer (stream setup; a new cluster elects its meta leader first)';
+      const what = waitingFor(stage, err, servers);
       log.warn(
         { waiting_for: stage.waitingFor, servers, attempt, retry_in_ms: delayMs, reason: (err as Error).message },
         `waiting for ${what}; retrying in ${delayMs} ms`,
@@ -116,6 +116,18 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
       await new Promise((r) => setTimeout(r, delayMs));
     }
   }
+}
+
+/** What a start attempt waits for, as the warning says it. */
+function waitingFor(stage: StartStage, err: unknown, servers: string[]): string {
+  if (stage.waitingFor === 'server') return `a NATS server to accept connections at ${servers.join(',')}`;
+  // "No suitable peers for placement": the meta leader is there, a node is not (issue 30 item 14).
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (apiErrorCode(e) === JetStreamErrorCodes.ClusterNoPeers) {
+      return 'more JetStream nodes to join the cluster (the streams need more replicas than nodes have joined: a node is down or its routes do not reach the others)';
+    }
+  }
+  return 'JetStream to answer (stream setup; a new cluster elects its meta leader first)';
 }
 
 /** What a start attempt got to: `server` (connecting) or `jetstream` (connected, setting up streams). */
@@ -198,6 +210,8 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     const kv = await phases.time('nats.streams', () =>
       ensureTopology(jsm, js, { shards, replicas: choice.replicas, duplicateWindowMs, ackWaitMs }, log),
     );
+    const role = opts.role;
+    if (role) await phases.time('nats.permissions', () => checkNatsPermissions(nc, jsm, role, shards));
     void watchStatus(nc, log);
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
     const getMessage = await createLeaderGet(nc, { timeoutMs: timeout });
