@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TSchema } from '@sinclair/typebox';
+import { GENERIC_HARNESS_ID } from '../../schemas/harnesses.js';
 import { namedSchemas } from '../../schemas/index.js';
 import type { Route } from '../../src/http/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -525,7 +526,9 @@ async function seedResources(app: TestApp, key: string): Promise<Map<string, str
   ids.set('/v1/llm-models', model.id);
   const harness = await post('/v1/harnesses', sample(schemaOf('POST', '/v1/harnesses'), ids));
   ids.set('/v1/harnesses', harness.id);
-  const agent = await post('/v1/agents', sample(schemaOf('POST', '/v1/agents'), ids));
+  // An agent names only the generic harness (what its view shows), not the seeded one.
+  const agentBody = sample(schemaOf('POST', '/v1/agents'), ids) as Record<string, unknown>;
+  const agent = await post('/v1/agents', { ...agentBody, harness_id: GENERIC_HARNESS_ID });
   ids.set('/v1/agents', agent.id);
   const capabilities: { id: string }[] = (await get('/v1/capabilities')).data;
   ids.set('/v1/capabilities', capabilities[0]!.id);
