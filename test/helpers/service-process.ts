@@ -30,6 +30,19 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
+/** The exit code; fails if the process is still running after `ms` (a start that did not notice what it should stop for). */
+export async function exitCodeWithin(service: Pick<ServiceProcess, 'exited' | 'output'>, ms = 90_000): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${service.output().slice(-2000)}`)), ms);
+  });
+  try {
+    return await Promise.race([service.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const p of live) p.kill('SIGKILL');

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { TEST_ADMIN_KEY, TEST_SECRETS_KEY } from '../helpers/app.js';
 import { freePort, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import { ROOT, spawnService } from '../helpers/service-process.js';
+import { exitCodeWithin, ROOT, spawnService } from '../helpers/service-process.js';
 
 /**
  * A NATS login of the wrong role (issue 30 item 15): `ROLE=all` logged in as `worker` used to start
@@ -57,25 +57,12 @@ describe('the start checks that its NATS login holds what its ROLE needs', () =>
     return { service, url: `http://127.0.0.1:${port}` };
   }
 
-  /** The exit code; fails if the process is still running after `ms` (a start that did not notice). */
-  async function exitCode(service: { exited: Promise<number | null>; output(): string }, ms = 90_000): Promise<number | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${service.output().slice(-2000)}`)), ms);
-    });
-    try {
-      return await Promise.race([service.exited, late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   /** The lines of the output that are not JSON log records. */
   const plainLines = (out: string) => out.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{'));
 
   it('ROLE=all logged in as worker exits with one line naming the missing permissions', async (t) => {
     const { service } = await start(t, 'all', 'worker');
-    assert.notEqual(await exitCode(service), 0, service.output());
+    assert.notEqual(await exitCodeWithin(service), 0, service.output());
     const lines = plainLines(service.output());
     assert.equal(lines.length, 1, service.output());
     assert.match(lines[0]!, /^fatal: NATS login lacks permissions ROLE=all needs: /);
@@ -94,7 +81,7 @@ describe('the start checks that its NATS login holds what its ROLE needs', () =>
 
   it('ROLE=worker logged in as api exits naming what claiming turns needs', async (t) => {
     const { service } = await start(t, 'worker', 'api');
-    assert.notEqual(await exitCode(service), 0, service.output());
+    assert.notEqual(await exitCodeWithin(service), 0, service.output());
     const lines = plainLines(service.output());
     assert.equal(lines.length, 1, service.output());
     assert.match(lines[0]!, /^fatal: NATS login lacks permissions ROLE=worker needs: .*publish \$JS\.API\.CONSUMER\.INFO\.TURNS\.workers/);

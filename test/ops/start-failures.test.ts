@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { TEST_SECRETS_KEY } from '../helpers/app.js';
 import { freePort } from '../helpers/nats-server.js';
 import { TEST_PG_URL } from '../helpers/postgres.js';
-import { spawnService, type ServiceProcess } from '../helpers/service-process.js';
+import { exitCodeWithin, spawnService, type ServiceProcess } from '../helpers/service-process.js';
 
 /**
  * What an operator sees when a start cannot go on (issue 30 item 16): one line that says which
@@ -21,19 +21,6 @@ const plainLines = (service: ServiceProcess) =>
     .split('\n')
     .filter((l) => l.trim() !== '' && !l.startsWith('{'));
 
-/** Waits for the exit; fails if the process is still running after `ms`. */
-async function exitCode(service: ServiceProcess, ms = 90_000): Promise<number | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${service.output().slice(-2000)}`)), ms);
-  });
-  try {
-    return await Promise.race([service.exited, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function databaseUrl(change: (url: URL) => void): string {
   const url = new URL(TEST_PG_URL);
   change(url);
@@ -45,14 +32,14 @@ describe('a start that cannot go on says what failed in one line', () => {
     const closedPort = await freePort();
     const url = databaseUrl((u) => (u.port = String(closedPort)));
     const service = spawnService({ DATABASE_URL: url, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY, PORT: String(await freePort()) }, t);
-    assert.notEqual(await exitCode(service), 0);
+    assert.notEqual(await exitCodeWithin(service), 0);
     assert.deepEqual(plainLines(service), [`fatal: database: connect ECONNREFUSED 127.0.0.1:${closedPort}`]);
   });
 
   it('a role PostgreSQL does not know: "database: role "x" does not exist"', async (t) => {
     const url = databaseUrl((u) => (u.username = 'no_such_role_h30'));
     const service = spawnService({ DATABASE_URL: url, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY, PORT: String(await freePort()) }, t);
-    assert.notEqual(await exitCode(service), 0);
+    assert.notEqual(await exitCodeWithin(service), 0);
     assert.deepEqual(plainLines(service), ['fatal: database: role "no_such_role_h30" does not exist']);
   });
 
@@ -65,7 +52,7 @@ describe('a start that cannot go on says what failed in one line', () => {
     const port = (busy.address() as { port: number }).port;
 
     const refused = spawnService({ DATA_DIR: dataDir, PORT: String(port) }, t);
-    assert.notEqual(await exitCode(refused), 0);
+    assert.notEqual(await exitCodeWithin(refused), 0);
     assert.deepEqual(plainLines(refused), [`fatal: cannot listen on 127.0.0.1:${port}: address in use or not available`]);
     assert.ok(!existsSync(join(dataDir, 'admin-api-key')), 'no admin key file');
 
