@@ -36,7 +36,7 @@ const MARK_ACTIVE = preparedSql(
   `update sessions set status = 'active', current_turn_id = ?::uuid, updated_at = now()
    where id = ? and (current_turn_id is null or current_turn_id < ?::uuid) and not (?::uuid = any(void_turn_ids)) returning id`,
 );
-/** Keeps the newest VOIDS_KEPT void turn ids; refused once the turn became current (it started). */
+/** Keeps the newest 16 void turn ids (migration 0018); refused once the turn became current (it started). */
 const VOID_TURN = preparedSql(
   'session-status.void-turn',
   `update sessions set void_turn_ids = (array_append(void_turn_ids, ?::uuid))[greatest(1, cardinality(void_turn_ids) - 14):]
