@@ -51,8 +51,6 @@ export interface TurnRunnerOptions {
    * within seconds to a minute; later, that turn folds the log from the start.
    */
   cacheIdleMs: number;
-  /** How long a fresh turn waits for the API to append its first events before doing it itself, in ms (default 1000). */
-  preambleWaitMs: number;
   /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
   appendRetryDelaysMs: readonly number[];
 }

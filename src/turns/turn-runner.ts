@@ -40,7 +40,6 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cancelEventsWaitMs: 5_000,
     cacheSize: 2_000,
     cacheIdleMs: 60_000,
-    preambleWaitMs: 1_000,
     appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
   };
 }
