@@ -30,16 +30,16 @@
  *   finds a result stored for a call it was completing itself decided on a stale view: it does
  *   not re-append (two results), it gives the job back to decide again (RetryableTurnError).
  */
-import type { NewSessionEvent } from '../../schemas/events.js';
-import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../bus/ports.js';
-import { createKeyedChain } from '../bus/keyed-chain.js';
-import { UnstorableEventError } from '../bus/unstorable-event.js';
-import { catalogued } from '../bus/session-event.js';
-import { AppError } from '../errors.js';
-import { storableJson } from '../storable-text.js';
-import { evolveTurn, initialTurnState, type TurnState } from './turn-decider.js';
-import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
-import type { TurnRef } from './turn-events.js';
+import type { NewSessionEvent } from '../../../schemas/events.js';
+import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../../../src/bus/ports.js';
+import { createKeyedChain } from '../../../src/bus/keyed-chain.js';
+import { UnstorableEventError } from '../../../src/bus/unstorable-event.js';
+import { catalogued } from '../../../src/bus/session-event.js';
+import { AppError } from '../../../src/errors.js';
+import { storableJson } from '../../../src/storable-text.js';
+import { evolveTurn, initialTurnState, type TurnState } from '../../../src/turns/index.js';
+import { RetryableTurnError, TurnStoppedError } from '../../../src/turns/index.js';
+import type { TurnRef } from '../../../src/turns/index.js';
 import { emptyTranscript, extendTranscript, type Transcript } from './transcript.js';
 import { DEFAULT_APPEND_RETRY_DELAYS_MS, RetryPauses } from './append-retry-pauses.js';
 

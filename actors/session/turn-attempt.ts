@@ -4,26 +4,26 @@
  * append — until the turn is done, suspended for client tools, or idle.
  */
 import type { NewSessionEvent } from '../../schemas/events.js';
-import type { TurnClaim } from '../bus/ports.js';
-import { NotFoundError } from '../errors.js';
-import { newIdAfter } from '../ids.js';
-import { LlmError, type LlmControls, type LlmImagePart } from '../llm/index.js';
-import type { Logger } from '../log.js';
-import { runActStep } from './act-step.js';
+import type { TurnClaim } from '../../src/bus/ports.js';
+import { NotFoundError } from '../../src/errors.js';
+import { newIdAfter } from '../../src/ids.js';
+import { LlmError, type LlmControls, type LlmImagePart } from '../../src/llm/index.js';
+import type { Logger } from '../../src/log.js';
+import { runActStep } from './steps/act-step.js';
 import { awaitHandover, recordsInterrupted } from './handover-grace.js';
-import { pickModelId, type ResolvedModel } from './model-resolver.js';
-import { modelRef, runReasonStep } from './reason-step.js';
-import { decideTurnStep, type TurnDecision } from './turn-decider.js';
-import { asTerminal, TerminalTurnError, TurnStoppedError } from './turn-errors.js';
-import { cancelEvents, turnEvents, ZERO_USAGE, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
-import type { ToolSessionRef } from './tool-context.js';
-import type { TurnJobData } from './turn-job.js';
-import { TurnLog, type FoldedSession } from './turn-log.js';
+import { pickModelId, type ResolvedModel } from '../../src/llm/index.js';
+import { modelRef, runReasonStep } from './steps/reason-step.js';
+import { decideTurnStep, type TurnDecision } from '../../src/turns/index.js';
+import { asTerminal, TerminalTurnError, TurnStoppedError } from '../../src/turns/index.js';
+import { cancelEvents, turnEvents, ZERO_USAGE, type MessagePart, type ToolCallRef, type TurnRef } from '../../src/turns/index.js';
+import type { ToolSessionRef } from './steps/tool-context.js';
+import type { TurnJobData } from '../../src/turns/index.js';
+import { TurnLog, type FoldedSession } from './log/turn-log.js';
 import { TurnTrace } from './turn-trace.js';
-import { createIdTracing } from '../observability/tracing.js';
+import { createIdTracing } from '../../src/observability/tracing.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
-import { toLlmMessages } from './transcript.js';
+import { toLlmMessages } from './log/transcript.js';
 
 /** Marks a turn attempt aborted because the user cancelled (the loop then closes the turn). */
 class TurnCancelled extends Error {

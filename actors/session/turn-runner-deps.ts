@@ -2,15 +2,15 @@
  * What a turn runner is built from, apart from the runner itself, so that its attempts
  * (turn-attempt.ts) can name it without importing the runner that creates them.
  */
-import type { Bus } from '../bus/ports.js';
-import type { CapabilityLookup } from '../capabilities/index.js';
-import type { Logger } from '../log.js';
-import type { Tracing } from '../observability/tracing.js';
-import type { Store } from '../db/index.js';
-import type { ImageSource } from './image-source.js';
-import type { ModelResolver } from './model-resolver.js';
-import type { SessionStatusStore } from './session-status.js';
-import type { ToolContextFactory } from './tool-context.js';
+import type { Bus } from '../../src/bus/ports.js';
+import type { CapabilityLookup } from '../../src/capabilities/index.js';
+import type { Logger } from '../../src/log.js';
+import type { Tracing } from '../../src/observability/tracing.js';
+import type { Store } from '../../src/db/index.js';
+import type { ImageSource } from '../../src/turns/index.js';
+import type { ModelResolver } from '../../src/llm/index.js';
+import type { SessionStatusStore } from '../../src/turns/index.js';
+import type { ToolContextFactory } from './steps/tool-context.js';
 
 export interface TurnRunnerDeps {
   store: Store;

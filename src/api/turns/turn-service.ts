@@ -1,8 +1,8 @@
-import type { ImageSource } from './image-source.js';
-import { pickModelId, type ModelResolver } from './model-resolver.js';
+import type { ImageSource } from '../../turns/image-source.js';
+import { pickModelId, type ModelResolver } from '../../llm/model-resolver.js';
 import type { OrgTurnCap } from './org-turn-cap.js';
-import type { SessionStatusStore, SessionTurnRow } from './session-status.js';
-import { foldTurn } from './turn-decider.js';
+import type { SessionStatusStore, SessionTurnRow } from '../../turns/session-status.js';
+import { foldTurn } from '../../turns/turn-decider.js';
 import {
   addUsage,
   cancelEvents,
@@ -14,17 +14,17 @@ import {
   type StoredMessage,
   type TurnRef,
   type Usage,
-} from './turn-events.js';
-import { resumeJob, startJob } from './turn-job.js';
-import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../schemas/turns.js';
-import { assertSessionAccess, type Actor } from '../auth/index.js';
-import type { Bus, NewEvent, SessionEvent, TurnJob } from '../bus/ports.js';
-import { catalogued } from '../bus/session-event.js';
-import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../errors.js';
-import { idSequence, newId, newIdAfter } from '../ids.js';
-import type { Logger } from '../log.js';
-import { createIdTracing, stampEvents, type Tracing } from '../observability/tracing.js';
-import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../db/index.js';
+} from '../../turns/turn-events.js';
+import { resumeJob, startJob } from '../../turns/turn-job.js';
+import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
+import { assertSessionAccess, type Actor } from '../../auth/index.js';
+import type { Bus, NewEvent, SessionEvent, TurnJob } from '../../bus/ports.js';
+import { catalogued } from '../../bus/session-event.js';
+import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
+import { idSequence, newId, newIdAfter } from '../../ids.js';
+import type { Logger } from '../../log.js';
+import { createIdTracing, stampEvents, type Tracing } from '../../observability/tracing.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../../db/index.js';
 
 export interface TurnServiceDeps {
   store: Store;
