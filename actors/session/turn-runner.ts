@@ -15,7 +15,8 @@ import { TurnAttempt } from './turn-attempt.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { RetryableTurnError, TurnStoppedError } from '../../src/turns/index.js';
 import { parseTurnJob } from '../../src/turns/index.js';
-import { DEFAULT_APPEND_RETRY_DELAYS_MS, type FoldedSession } from './log/turn-log.js';
+import { DEFAULT_APPEND_RETRY_DELAYS_MS } from './log/append-retry-pauses.js';
+import type { FoldedSession } from './log/turn-log.js';
 
 export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 

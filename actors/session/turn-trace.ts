@@ -75,6 +75,25 @@ export class TurnTrace {
     if (this.#stepName !== 'act' || !this.#step) this.startStep('act', { 'turn.iteration': iteration, 'tool.calls': calls });
   }
 
+  /** Records a step's failure on its span (the act span stays open until `act.completed`). */
+  failedStep(step: Promise<void>): Promise<void> {
+    return step.catch((err: unknown) => {
+      this.failStep(err);
+      throw err;
+    });
+  }
+
+  /** Ends the running step's span when the step settles (failed: with the error). */
+  traced(step: Promise<void>): Promise<void> {
+    return step.then(
+      () => this.endStep(),
+      (err: unknown) => {
+        this.endStep(err);
+        throw err;
+      },
+    );
+  }
+
   /** Records a failure on the running step's span (it stays open until the step ends). */
   failStep(err: unknown): void {
     this.#step?.fail(err);
