@@ -104,7 +104,7 @@ export class PayloadTooLargeError extends AppError {
 
 /**
  * A tenant quota is reached and nothing was changed: 413 when a size total would be exceeded,
- * 409 when a count is (docs/decisions.md, "Secrets by reference and tenant quotas").
+ * 409 when a count is (docs/decisions/0037-tenant-quotas.md).
  */
 export class QuotaExceededError extends AppError {
   constructor(kind: 'count' | 'bytes', message: string) {
