@@ -7,7 +7,7 @@ export class AppError extends Error {
   readonly code: string;
   constructor(status: number, code: string, message: string, options?: ErrorOptions) {
     // A client error is an answer, not a fault: it is never logged with a stack, and capturing one
-    // was the largest single cost of a 404 (bench/README, HTTP).
+    // was the largest single cost of a 404 (bench/README.md, HTTP).
     const stackTraceLimit = Error.stackTraceLimit;
     if (status < 500) Error.stackTraceLimit = 0;
     super(message, options);

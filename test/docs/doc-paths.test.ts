@@ -4,7 +4,7 @@
  * Fast and service-free: it reads files and the working tree only.
  */
 import assert from 'node:assert/strict';
-import { existsSync, globSync, readFileSync } from 'node:fs';
+import { existsSync, globSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -112,4 +112,17 @@ test('every path a doc names exists', () => {
     }
   }
   assert.deepEqual(dead, [], `dead paths in the docs:\n${dead.join('\n')}`);
+});
+
+test("README's layout names every folder of src/ and every top-level folder", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const layout = /## Layout\n\n```\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const listed = new Set(layout.split('\n').flatMap((line) => line.split(/\s{2,}/)[0]?.split(/,\s*/) ?? []));
+  const folders = (dir: string) =>
+    readdirSync(join(root, dir), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules' && e.name !== 'data')
+      .map((e) => `${dir ? `${dir}/` : ''}${e.name}/`);
+  const expected = [...folders('src'), ...folders('').filter((f) => f !== 'src/')];
+  const missing = expected.filter((f) => !listed.has(f) && ![...listed].some((l) => l.startsWith(f)));
+  assert.deepEqual(missing, [], `folders the README layout does not list: ${missing.join(', ')}`);
 });
