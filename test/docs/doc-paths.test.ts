@@ -12,7 +12,14 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The docs whose paths are checked. */
-const DOC_GLOBS = ['README.md', 'docs/**/*.md', 'bench/README.md', 'bench/results/notes-*.md', 'deploy/**/README.md'];
+const DOC_GLOBS = [
+  'README.md',
+  'docs/**/*.md',
+  'bench/README.md',
+  'bench/results/README.md',
+  'bench/results/notes-*.md',
+  'deploy/**/README.md',
+];
 
 /** Top-level folders a path in running text may start with. */
 const TOP_FOLDERS = ['src', 'test', 'bench', 'docs', 'scripts', 'deploy', 'schemas', 'console', 'packages', 'actors', 'examples'];
@@ -20,6 +27,9 @@ const TOP_FOLDERS = ['src', 'test', 'bench', 'docs', 'scripts', 'deploy', 'schem
 /** Root files a doc may name without a folder. */
 const ROOT_FILE =
   /^(?:README\.md|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|biome\.json|redocly\.yaml|\.dependency-cruiser\.cjs|\.gitignore)$/;
+
+/** A file a benchmark wrote into bench/results. */
+const RESULT_FILE = /^(?:chaos|http|real-path|sse-fanout|startup|turns)-20\d\d-[\w.-]+\.(?:json|md)$/;
 
 /**
  * Paths a doc names although the repository does not hold them: made at run time or by the
@@ -58,6 +68,8 @@ export function namedPaths(markdown: string, docDir: string): string[] {
   for (const match of markdown.matchAll(/`([^`\s]+)`/g)) {
     const span = match[1] ?? '';
     if (ROOT_FILE.test(span)) found.add(span);
+    // A benchmark result named without its folder (`real-path-2026-11-28T06-51-17-080Z-final-morning.json`).
+    if (RESULT_FILE.test(span)) found.add(`bench/results/${span}`);
   }
   for (const match of markdown.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
     const target = match[1] ?? '';
@@ -88,9 +100,10 @@ test('the path extractor finds backticked, linked and plain paths', () => {
   const text =
     'See `src/http/route.ts`, [the index](decisions/README.md) and src/turns/*.ts. Also `package.json`, ' +
     "src/bus/nats's tails, test/api/{agents,sessions}, bench/results/chaos-<date>[-label].json, " +
-    'https://example.com/src/x.ts and `DATA_DIR/pglite` (not repository paths).';
+    'the run `turns-2026-11-21T21-40-17-174Z.json`, https://example.com/src/x.ts and `DATA_DIR/pglite` (not repository paths).';
   assert.deepEqual(namedPaths(text, 'docs').sort(), [
     'bench/results/chaos-**.json',
+    'bench/results/turns-2026-11-21T21-40-17-174Z.json',
     'docs/decisions/README.md',
     'package.json',
     'src/bus/nats',
