@@ -88,7 +88,7 @@ const ConfigSchema = Type.Object({
    * lost host) has its turns redelivered this long after its last renewal (issue 13 item 7).
    */
   TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 4_000 }),
-  /** Stuck-turn sweeper (docs/decisions.md, "Accepted turns always have a job"). */
+  /** Stuck-turn sweeper (docs/decisions/0067-accepted-turns-always-have-a-job.md). */
   TURN_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
   TURN_SWEEP_MIN_AGE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
   TOOL_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 60_000 }),
@@ -97,7 +97,7 @@ const ConfigSchema = Type.Object({
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
-  /** Tenant quotas (docs/decisions.md, "Secrets by reference and tenant quotas"). */
+  /** Tenant quotas (docs/decisions/0037-tenant-quotas.md). */
   SESSION_KV_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),
   SESSION_KV_MAX_BYTES: Type.Integer({ minimum: 1, default: 32 * 1024 * 1024 }),
   SESSION_MAX_SECRETS: Type.Integer({ minimum: 1, default: 100 }),
@@ -110,7 +110,7 @@ const ConfigSchema = Type.Object({
   ORG_MAX_SESSIONS: Type.Integer({ minimum: 1, default: 10_000 }),
   ORG_MAX_STORAGE_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 * 1024 }),
   ORG_MAX_TURNS_IN_FLIGHT: Type.Integer({ minimum: 1, default: 100 }),
-  /** `session_sql_database` sandbox (docs/decisions.md, "SQL sandbox"). */
+  /** `session_sql_database` sandbox (docs/decisions/0032-sql-sandbox-off-thread.md). */
   SQL_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 5000 }),
   SQL_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   SQL_MEMORY_LIMIT_MB: Type.Integer({ minimum: 8, maximum: 4096, default: 64 }),

@@ -143,7 +143,7 @@ export async function loadTurnSetup(
 /**
  * The agent's client tools plus the session's own (earlier public API, session create `tools`):
  * a session tool replaces the agent's tool of the same name, as the session is the more specific
- * layer (like `model_id`); docs/decisions.md, "Compatibility with the earlier public API".
+ * layer (like `model_id`); docs/decisions/0044-earlier-api-aliases.md.
  */
 export function mergeClientTools<T extends { name: string }>(agentTools: readonly T[], sessionTools: readonly T[]): T[] {
   if (!sessionTools.length) return [...agentTools];

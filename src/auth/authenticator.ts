@@ -62,7 +62,7 @@ const VERIFY_API_KEY = preparedSql(
 
 /**
  * API keys: one indexed query (SHA-256 lookup joined with the user) checks existence, expiry and
- * revocation; the authenticator's cache decides how often it runs (docs/decisions.md, "Authentication").
+ * revocation; the authenticator's cache decides how often it runs (docs/decisions/0015-credential-check-cache.md).
  */
 export function createApiKeyVerifier(store: Store): TokenVerifier {
   return async function verifyApiKey(token) {

@@ -1,8 +1,8 @@
 /**
  * The jobs the parse pool runs off the event loop, and the one function that runs any of them
  * (in a worker, or inline where no pool is wired). Each parser here was measured to take
- * seconds on hostile input of a few KB to a few MB (docs/decisions.md, "Caller-controlled
- * parsers and patterns"), so none of them may run on the thread that serves HTTP.
+ * seconds on hostile input of a few KB to a few MB
+ * (docs/decisions/0047-caller-documents-bounded.md), so none of them may run on the thread that serves HTTP.
  */
 import { firstNonCompilingSchema } from '../api/agents/client-tools.js';
 import { parseDefinition, type DefinitionFormat } from '../api/agents/definition-format.js';

@@ -2,7 +2,7 @@ import { Parser } from 'yaml';
 
 /**
  * Bounds for agent definitions imported as YAML or Markdown front matter, which bypass the JSON
- * pipeline's scan (docs/decisions.md, "Input hygiene and the transport edge"). The `yaml` composer
+ * pipeline's scan (docs/decisions/0039-input-hygiene.md). The `yaml` composer
  * recurses once per level: a few kilobytes of `[[[…` or `- - - …` overflow the stack, and when
  * that happens inside V8's regexp compiler the process aborts instead of throwing.
  */

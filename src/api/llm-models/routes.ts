@@ -79,7 +79,7 @@ export function llmModelsRoutes({ llmModels, modelSync }: { llmModels: LlmModelS
     ),
     route(
       {
-        // Reference-API alias (docs/decisions.md, issue 17): the same listing, service and auth.
+        // Reference-API alias (docs/decisions/0049-earlier-api-reads.md): the same listing, service and auth.
         method: 'GET',
         path: '/v1/models',
         auth: 'user',

@@ -7,8 +7,8 @@ const tags = ['llm-providers'];
 
 /**
  * LLM providers (spec 4.4): organisation infrastructure holding the organisation's keys, so
- * every user reads them and only admins create, change and delete them (docs/decisions.md,
- * "Roles: the member/admin matrix").
+ * every user reads them and only admins create, change and delete them
+ * (docs/decisions/0018-member-admin-matrix.md).
  */
 export function llmProvidersRoutes({ llmProviders }: { llmProviders: LlmProviderService }): Route[] {
   return [
