@@ -31,12 +31,8 @@ const ROOT_FILE =
 /** A file a benchmark wrote into bench/results. */
 const RESULT_FILE = /^(?:chaos|http|real-path|sse-fanout|startup|turns)-20\d\d-[\w.-]+\.(?:json|md)$/;
 
-/**
- * Paths a doc names although the repository does not hold them: made at run time or by the
- * operator (git-ignored), or planned. `actors/` is where the lead moves `src/turns/` (issue 29);
- * drop that entry once the folder exists.
- */
-const NOT_IN_REPO = new Set(['actors/', 'deploy/.env', 'deploy/certs/', 'bench/.cache/langgraph']);
+/** Paths a doc names although the repository does not hold them: made at run time or by the operator (git-ignored). */
+const NOT_IN_REPO = new Set(['deploy/.env', 'deploy/certs/', 'bench/.cache/langgraph']);
 
 /** A path: a top-level folder, then path characters, `{a,b}` lists and `<placeholder>`s. */
 const pathInText = new RegExp(`(?<![\\w./@<-])(?:${TOP_FOLDERS.join('|')})/(?:[\\w.*/-]|\\{[\\w.,/-]*\\}|<[\\w -]*>|\\[[\\w-]*\\])*`, 'g');
