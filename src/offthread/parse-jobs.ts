@@ -4,8 +4,8 @@
  * seconds on hostile input of a few KB to a few MB (docs/decisions.md, "Caller-controlled
  * parsers and patterns"), so none of them may run on the thread that serves HTTP.
  */
-import { firstNonCompilingSchema } from '../api/agents/client-tools.js';
-import { parseDefinition, type DefinitionFormat } from '../api/agents/definition-format.js';
+import { firstNonCompilingSchema } from './client-tool-schemas.js';
+import { parseDefinition, type DefinitionFormat } from './definition-parse.js';
 import { AppError } from '../errors.js';
 import { convertHtml } from '../capabilities/web-fetch/html-conversion.js';
 
