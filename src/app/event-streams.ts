@@ -1,8 +1,8 @@
 import type { Bus } from '../bus/index.js';
 import type { Config } from '../config.js';
-import { withAccumulatedDeltas } from '../events/accumulating-log.js';
-import { createConnectionLimits } from '../events/connection-limits.js';
-import { createSessionHub } from '../events/session-hub.js';
+import { withAccumulatedDeltas } from '../events/index.js';
+import { createConnectionLimits } from '../events/index.js';
+import { createSessionHub } from '../events/index.js';
 import type { Logger } from '../log.js';
 import type { Closers } from './closers.js';
 

@@ -1,7 +1,7 @@
 import { namedSchemas } from '../../schemas/index.js';
 import { ErrorResponse } from '../../schemas/common.js';
 import type { Config } from '../config.js';
-import { createConsoleSite } from '../console/site.js';
+import { createConsoleSite } from '../console/index.js';
 import { createIdempotencyKeys, createProcessLiveness } from '../db/index.js';
 import {
   createClientAddressResolver,

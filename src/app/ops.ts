@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Bus } from '../bus/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { createInstanceOps } from '../observability/instance-ops.js';
+import { createInstanceOps } from '../observability/index.js';
 import type { StartPhases } from '../start-phases.js';
 import type { TurnWorker } from '../turns/index.js';
 import { SERVICE_VERSION } from '../version.js';

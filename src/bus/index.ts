@@ -45,3 +45,4 @@ export async function createBus(opts: BusOptions): Promise<Bus> {
     }
   }
 }
+export { catalogued } from './session-event.js';

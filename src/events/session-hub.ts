@@ -1,6 +1,6 @@
-import type { Bus, EventSubscription, SessionEvent } from '../bus/ports.js';
-import { formatSseFrame } from '../http/sse-frame.js';
-import { flowingFrame, type SseStream } from '../http/sse-stream.js';
+import type { Bus, EventSubscription, SessionEvent } from '../bus/index.js';
+import { formatSseFrame } from '../http/index.js';
+import { flowingFrame, type SseStream } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { abortableSleep as sleep, pauseMs, retry, retryPolicies } from '../retry/index.js';
 import { passesFilter, type EventFilter } from './event-filter.js';

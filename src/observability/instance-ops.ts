@@ -5,7 +5,7 @@
  * sends it no new requests; open SSE streams stay until their cycle moves them (SSE_CYCLE_MS).
  */
 import type { HealthCheck } from '../api/system/index.js';
-import type { InstanceStatus, OpsHooks } from '../bus/ports.js';
+import type { InstanceStatus, OpsHooks } from '../bus/index.js';
 import type { Logger } from '../log.js';
 
 export interface InstanceOpsDeps {

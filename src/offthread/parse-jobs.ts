@@ -7,7 +7,7 @@
 import { firstNonCompilingSchema } from './client-tool-schemas.js';
 import { parseDefinition, type DefinitionFormat } from './definition-parse.js';
 import { AppError } from '../errors.js';
-import { convertHtml } from '../capabilities/web-fetch/html-conversion.js';
+import { convertHtml } from './html-conversion.js';
 
 export type ParseJobInput =
   | { kind: 'agent-definition'; raw: Uint8Array; contentType: string | undefined }

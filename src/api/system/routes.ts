@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import { Health, ref } from '../../../schemas/common.js';
 import { withDeadline } from '../../retry/index.js';
 
