@@ -31,6 +31,16 @@ export const retryPolicies = {
     maxAttempts: Number.POSITIVE_INFINITY,
     backoff: { firstMs: 250, growth: 'exponential', maxMs: 5_000, jitter: 'none' },
   },
+  /**
+   * A request to a consumer or bucket whose leader is lost (its node died, an election runs): no
+   * responders or a timeout until the new leader is there. Sent again every 250 ms; the caller
+   * sets the deadline (the lease, after which the server redelivers anyway).
+   */
+  leaderless: {
+    name: 'leaderless',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    backoff: { firstMs: 250, growth: 'constant', maxMs: 250, jitter: 'none' },
+  },
   /** Servers started together answer "no suitable peers" until they have heard from each other. */
   clusterForming: {
     name: 'cluster-forming',
