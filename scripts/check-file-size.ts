@@ -21,6 +21,11 @@ const KNOWN: Record<string, string> = {
   'src/turns/turn-attempt.ts': 'issue 29 item 1: the lead rewrites the start of a turn (one writer)',
   'src/turns/turn-log.ts': 'issue 29 item 1: the lead rewrites the start of a turn (one writer)',
   'src/turns/turn-service.ts': 'issue 29 item 1: the lead rewrites the start of a turn (one writer)',
+  // One long main() per benchmark driver (servers, rounds, report): to split into steps when next
+  // edited; not in the branch that added this check, while bench/real-path measures issue 29 item 1.
+  'bench/http/run.ts': 'a benchmark driver: one long main() (issue 29 item 3, to split)',
+  'bench/real-path/run.ts': 'a benchmark driver: one long main() (issue 29 item 3, to split)',
+  'bench/sse-fanout/run.ts': 'a benchmark driver: one long main() (issue 29 item 3, to split)',
 };
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
