@@ -10,9 +10,6 @@ const THROUGH_INDEX_TARGETS = ['^src/[^/]+/index\\.ts$', '^src/api/[^/]+/index\\
  * Importers that may reach past a folder's index.ts, each with its reason (regular expressions on the path).
  */
 const FROM_EXCEPTIONS = [
-  // Moving to actors/ (issue 29 item 1), where actors-through-index applies; its 20-odd imports of
-  // bus/ports.ts and observability/tracing.ts are not rewritten in a folder about to move.
-  '^src/turns/',
   // Read before the app's modules load (src/main.ts times the phases apart): config.ts and
   // main.ts take pure parsers, the data directory lock, the database thread and the port hold
   // alone, not their folders' index (which loads NATS, uWebSockets.js, PGlite and the pools).
@@ -36,22 +33,21 @@ const FROM_EXCEPTIONS = [
   '^src/auth/(jwt-secret|refresh-tokens)\\.ts$',
 ];
 /** Imported files that may be reached past their folder's index.ts, with the reason. */
-const TO_EXCEPTIONS = [
-  // Moving with src/turns/ to actors/ (issue 29 item 1): the model resolver's type (it moves beside
-  // src/llm/, item 3) and the schedule firing that src/app/turns.ts wires; their index is decided there.
-  '^src/turns/(model-resolver|scheduler)\\.ts$',
-];
+const TO_EXCEPTIONS = [];
 
 module.exports = {
   forbidden: [
     { name: 'schemas-stand-alone', severity: 'error', comment: 'schemas/ is the contract: it imports nothing from src/',
       from: { path: '^schemas/' }, to: { path: '^src/' } },
     { name: 'bus-below-api', severity: 'error', comment: 'the bus adapters know nothing of the API modules or the turn',
-      from: { path: '^src/bus/' }, to: { path: '^src/(api|turns)/' } },
+      from: { path: '^src/bus/' }, to: { path: '^(src/(api|turns)|actors)/' } },
     { name: 'http-below-api', severity: 'error', comment: 'the HTTP layer serves routes; it does not import the modules that declare them',
-      from: { path: '^src/http/' }, to: { path: '^src/(api|turns)/' } },
+      from: { path: '^src/http/' }, to: { path: '^(src/(api|turns)|actors)/' } },
+    { name: 'actors-wired-by-app-only', severity: 'error',
+      comment: 'the session actor (actors/) uses src/; in src/ only the composition root (src/app.ts, src/app/) knows it',
+      from: { path: '^src/', pathNot: ['^src/app\\.ts$', '^src/app/'] }, to: { path: '^actors/' } },
     { name: 'no-test-code-in-production', severity: 'error',
-      from: { path: '^(src|schemas)/' }, to: { path: '^(test|bench)/' } },
+      from: { path: '^(src|actors|schemas)/' }, to: { path: '^(test|bench)/' } },
     { name: 'api-resource-through-index', severity: 'error',
       comment: 'a resource module (src/api/<resource>/) is reached through its index.ts; its other files are its own',
       // The parse worker thread (src/offthread/parse-jobs.ts) loads the agents' pure parsers alone,
@@ -65,10 +61,8 @@ module.exports = {
       from: { path: '^(src|actors)/', pathNot: '^src/bus/nats/' }, to: { path: '(^|/)node_modules/@nats-io/' } },
     { name: 'uws-only-in-http', severity: 'error', comment: 'uWebSockets.js is the HTTP adapter: only src/http/ speaks it',
       from: { path: '^(src|actors)/', pathNot: '^src/http/' }, to: { path: '(^|/)node_modules/uWebSockets\\.js/' } },
-    { name: 'src-not-into-actors', severity: 'error',
-      comment: 'actors/ (the session actor) stands on src/; only the composition root (src/app.ts, src/app/) wires it in',
-      from: { path: '^src/', pathNot: ['^src/app\\.ts$', '^src/app/'] }, to: { path: '^actors/' } },
-    { name: 'actors-through-index', severity: 'error', comment: 'actors/ reaches a folder of src/ through its index.ts',
+    { name: 'actors-through-index', severity: 'error',
+      comment: 'the actor reaches a folder of src/ (the turn contract, the LLM module, API modules, the bus...) through its index.ts',
       from: { path: '^actors/' }, to: { path: '^src/[^/]+/', pathNot: THROUGH_INDEX_TARGETS } },
     { name: 'folder-through-index', severity: 'error',
       comment: 'a top-level folder of src/ is reached from another through its index.ts (EXCEPTIONS says where not, and why)',

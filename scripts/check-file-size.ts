@@ -18,9 +18,9 @@ const SKIP_DIRS = new Set(['node_modules', 'dist', 'results', 'fixtures', 'gener
  * check, and an entry no longer over it (or moved) is reported so that it is removed.
  */
 const KNOWN: Record<string, string> = {
-  'src/turns/turn-attempt.ts': 'issue 29 item 1: the lead rewrites the start of a turn (one writer)',
-  'src/turns/turn-log.ts': 'issue 29 item 1: the lead rewrites the start of a turn (one writer)',
-  'src/turns/turn-service.ts': 'issue 29 item 1: the lead rewrites the start of a turn (one writer)',
+  'actors/session/turn-attempt.ts': 'issue 29 item 1: the start of a turn, being rewritten (one writer)',
+  'actors/session/log/turn-log.ts': 'issue 29 item 1: the start of a turn, being rewritten (one writer)',
+  'src/api/turns/turn-service.ts': 'issue 29 item 1: the start of a turn, being rewritten (one writer)',
   // One long main() per benchmark driver (servers, rounds, report): to split into steps when next
   // edited; not in the branch that added this check, while bench/real-path measures issue 29 item 1.
   'bench/http/run.ts': 'a benchmark driver: one long main() (issue 29 item 3, to split)',

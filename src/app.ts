@@ -7,7 +7,7 @@ import type { LlmProviderType } from './llm/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { AppServices } from './services.js';
 import { createStartPhases, type StartPhases } from './start-phases.js';
-import type { TurnRunnerOptions, TurnWorker } from './turns/index.js';
+import type { TurnRunnerOptions, TurnWorker } from '../actors/index.js';
 import { Closers } from './app/closers.js';
 import { consoleUrlOf } from './app/console-url.js';
 import { buildEventStreams } from './app/event-streams.js';

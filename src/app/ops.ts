@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createInstanceOps } from '../observability/index.js';
 import type { StartPhases } from '../start-phases.js';
-import type { TurnWorker } from '../turns/index.js';
+import type { TurnWorker } from '../../actors/index.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { Closers } from './closers.js';
 import type { Infrastructure } from './infrastructure.js';

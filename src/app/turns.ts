@@ -4,13 +4,12 @@
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from '../turns/index.js';
-import { createScheduler } from '../turns/scheduler.js';
+import { createScheduler, createTurnModule, type TurnModule, type TurnRunnerOptions, type TurnWorker } from '../../actors/index.js';
 import type { Closers } from './closers.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { Modules } from './modules.js';
 
-export type TurnModule = ReturnType<typeof createTurnModule>;
+export type { TurnModule };
 
 /** The turn module (service, routes, worker factory) on the app's store, bus and capabilities. */
 export function buildTurns(

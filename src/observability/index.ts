@@ -9,3 +9,5 @@ export type { TaskMetric, MinuteCounts } from './task-counts.js';
 export { METRIC_PREFIX } from './names.js';
 export { createInstanceOps } from './instance-ops.js';
 export { createTracing, otlpTracesUrl } from './tracing.js';
+export { createIdTracing, stampEvents } from './tracing.js';
+export type { TraceAttributes, TraceSpan, Tracing } from './tracing.js';
