@@ -118,7 +118,11 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
       const tail = cached ?? (await freshTail(sessionId));
       fromServer = true;
       if (expected !== undefined && tail.sequence !== expected) {
-        if (cached) continue; // the cache may be stale: the server decides
+        if (cached) {
+          // The cache may be stale: the server decides, on the next round (counted as one).
+          await conflicts.failed(undefined);
+          continue;
+        }
         const head = run[0]!;
         const stored = head.id && !newIds ? await reader.findById(sessionId, head.id) : null;
         return stored ? { ok: true, events: [stored], wrote: false } : { ok: false, currentSequence: tail.sequence };
