@@ -3,7 +3,7 @@
  * begin the turn (its first events, written here only), load the setup, then loop — decide,
  * do, append — until the turn is done, suspended for client tools, or idle.
  */
-import type { TurnClaim } from '../../src/bus/ports.js';
+import type { TurnClaim } from '../../src/bus/index.js';
 import { newIdAfter } from '../../src/ids.js';
 import type { Logger } from '../../src/log.js';
 import { runActStep } from './steps/act-step.js';
@@ -23,7 +23,7 @@ import type { ToolSessionRef } from './steps/tool-context.js';
 import { TurnLog, type FoldedSession } from './log/turn-log.js';
 import { TurnTrace } from './turn-trace.js';
 import { watchAttempt } from './turn-watch.js';
-import { createIdTracing } from '../../src/observability/tracing.js';
+import { createIdTracing } from '../../src/observability/index.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import type { TurnSetup } from './turn-setup.js';
 import { llmControls, TurnInputs } from './turn-inputs.js';

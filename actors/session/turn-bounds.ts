@@ -2,7 +2,7 @@
  * Where a turn attempt begins, changes the session's status, and, when every attempt failed,
  * ends: what it does around its reason/act loop.
  */
-import type { TurnClaim } from '../../src/bus/ports.js';
+import type { TurnClaim } from '../../src/bus/index.js';
 import {
   cancelEvents,
   TurnStoppedError,

@@ -3,7 +3,7 @@
  * of the log for other writers' events (the API's cancel, client results), and the session's
  * signals (a cancel syncs the log at once; a delete stops the attempt).
  */
-import type { Signals, TurnClaim } from '../../src/bus/ports.js';
+import type { Signals, TurnClaim } from '../../src/bus/index.js';
 import type { Logger } from '../../src/log.js';
 import { TurnStoppedError } from '../../src/turns/index.js';
 import type { TurnLog } from './log/turn-log.js';

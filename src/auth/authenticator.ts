@@ -1,7 +1,7 @@
 import { UnauthorizedError } from '../errors.js';
-import type { Authenticate, Exchange } from '../http/pipeline.js';
+import type { Authenticate, Exchange } from '../http/index.js';
 import type { Principal } from './principal.js';
-import { parseQuery } from '../http/pipeline.js';
+import { parseQuery } from '../http/index.js';
 import { preparedSql, type Store } from '../db/index.js';
 import { hashApiKey } from './api-key.js';
 import { looksLikeJwt, parseAuthorization } from './credentials.js';

@@ -64,6 +64,7 @@ export { portOf, systemResolver } from './web-fetch/safe-fetch.js';
 export type { ResolvedAddress, Resolver } from './web-fetch/safe-fetch.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
 export type { HtmlConverter } from './web-fetch/content.js';
+export { htmlConverterOf } from './web-fetch/html-converter.js';
 export type { SqliteDatabase } from './sql/sqlite-engine.js';
 export { createSqlSandbox, DEFAULT_SQL_SANDBOX_OPTIONS, SqlTimeoutError } from './sql/sql-sandbox.js';
 export type { SqlSandbox, SqlSandboxOptions } from './sql/sql-sandbox.js';

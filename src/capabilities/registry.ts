@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { addFormatOnce, ajv } from '../validation/ajv.js';
+import { addFormatOnce, ajv } from '../validation/index.js';
 import { builtinCapabilities, type BuiltinCapabilityOptions } from './builtin.js';
 import { isValidTimeZone } from './time-zone.js';
 import type { Capability } from './types.js';

@@ -4,10 +4,10 @@
  * seconds on hostile input of a few KB to a few MB
  * (docs/decisions/0047-caller-documents-bounded.md), so none of them may run on the thread that serves HTTP.
  */
-import { firstNonCompilingSchema } from '../api/agents/client-tools.js';
-import { parseDefinition, type DefinitionFormat } from '../api/agents/definition-format.js';
+import { firstNonCompilingSchema } from './client-tool-schemas.js';
+import { parseDefinition, type DefinitionFormat } from './definition-parse.js';
 import { AppError } from '../errors.js';
-import { convertHtml } from '../capabilities/web-fetch/html-conversion.js';
+import { convertHtml } from './html-conversion.js';
 
 export type ParseJobInput =
   | { kind: 'agent-definition'; raw: Uint8Array; contentType: string | undefined }

@@ -1,6 +1,6 @@
 /** What the turn log does with a batch it failed to append: what may be stored, which results are whose, what is handed over. */
 import type { NewSessionEvent } from '../../../schemas/events.js';
-import type { AppendResult, NewEvent, SessionEvent } from '../../../src/bus/ports.js';
+import type { AppendResult, NewEvent, SessionEvent } from '../../../src/bus/index.js';
 import { AppError } from '../../../src/errors.js';
 import type { TurnState } from '../../../src/turns/index.js';
 import type { RetryPauses } from './append-retry-pauses.js';

@@ -1,6 +1,6 @@
 /** The fold a turn works on: the session's transcript and the turn's state, from the log's events. */
-import type { NewEvent, SessionEvent } from '../../../src/bus/ports.js';
-import { catalogued } from '../../../src/bus/session-event.js';
+import type { NewEvent, SessionEvent } from '../../../src/bus/index.js';
+import { catalogued } from '../../../src/bus/index.js';
 import { evolveTurn, initialTurnState, type TurnRef, type TurnState } from '../../../src/turns/index.js';
 import { emptyTranscript, extendTranscript, type Transcript } from './transcript.js';
 

@@ -3,7 +3,7 @@
  * writers'), folded in sequence order, and the ids folded since the view was opened (a retried
  * append may have stored some of its events already).
  */
-import type { EventLog, SessionEvent } from '../../../src/bus/ports.js';
+import type { EventLog, SessionEvent } from '../../../src/bus/index.js';
 import { fold, type FoldedSession } from './folded-session.js';
 
 const READ_PAGE = 1000;

@@ -1,5 +1,5 @@
 /** What a turn log is opened with. */
-import type { EventLog, NewEvent, TurnClaim } from '../../../src/bus/ports.js';
+import type { EventLog, NewEvent, TurnClaim } from '../../../src/bus/index.js';
 import type { TurnRef, TurnState } from '../../../src/turns/index.js';
 
 export interface TurnLogOptions {

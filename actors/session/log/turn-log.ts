@@ -9,9 +9,9 @@
  * appended after the claim was lost if their call has no result yet (append-outcomes.ts); a writer
  * that finds another's result for a call it was completing gives the job back to decide again.
  */
-import type { AppendResult, NewEvent, SessionEvent } from '../../../src/bus/ports.js';
-import { createKeyedChain } from '../../../src/bus/keyed-chain.js';
-import { UnstorableEventError } from '../../../src/bus/unstorable-event.js';
+import type { AppendResult, NewEvent, SessionEvent } from '../../../src/bus/index.js';
+import { createKeyedChain } from '../../../src/bus/index.js';
+import { UnstorableEventError } from '../../../src/bus/index.js';
 import { storableJson } from '../../../src/storable-text.js';
 import { RetryableTurnError, TurnStoppedError, type TurnState } from '../../../src/turns/index.js';
 import type { Transcript } from './transcript.js';

@@ -11,7 +11,7 @@ import {
 } from '../../../schemas/llm.js';
 import type { LlmModelService } from './service.js';
 import type { ModelSyncService } from './sync-service.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 
 const tags = ['llm-models'];
 

@@ -1,7 +1,7 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { LlmProvider, LlmProviderCreate, LlmProviderList, LlmProviderPatch } from '../../../schemas/llm.js';
 import type { LlmProviderService } from './service.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 
 const tags = ['llm-providers'];
 

@@ -1,6 +1,6 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { KvEntryList, KvListQuery, PutSecretsBody, SecretList } from '../../../schemas/storage.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import type { StorageService } from './service.js';
 
 const tags = ['session-storage'];

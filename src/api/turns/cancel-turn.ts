@@ -1,7 +1,7 @@
 /** POST cancel (spec 3.2 steps 1-2); the turn's worker does the rest. */
 import { SessionBusyError, UnprocessableError } from '../../errors.js';
 import { idSequence } from '../../ids.js';
-import { stampEvents } from '../../observability/tracing.js';
+import { stampEvents } from '../../observability/index.js';
 import { cancelEvents, resumeJob, type SessionTurnRow } from '../../turns/index.js';
 import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
 import { readTurnSoFar } from './turn-so-far.js';

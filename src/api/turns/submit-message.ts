@@ -1,11 +1,11 @@
 /** POST messages (spec 3.2, 4.2): accept a user message and queue its turn. */
 import type { InputPart, MessageControlsInput } from '../../../schemas/turns.js';
-import type { NewEvent, TurnJob } from '../../bus/ports.js';
+import type { NewEvent, TurnJob } from '../../bus/index.js';
 import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL } from '../../db/index.js';
 import { InvalidRequestError, NotFoundError, SessionBusyError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
 import { pickModelId } from '../../llm/index.js';
-import { stampEvents } from '../../observability/tracing.js';
+import { stampEvents } from '../../observability/index.js';
 import { startJob, turnEvents, type MessagePart, type SessionTurnRow, type StoredMessage, type TurnRef } from '../../turns/index.js';
 import { BUSY_STATUSES, sleep, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
 

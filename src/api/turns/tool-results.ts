@@ -1,10 +1,10 @@
 /** POST tool-results: client tool results for a turn suspended on them (spec 4.2). */
 import type { ClientToolResultInput } from '../../../schemas/turns.js';
-import type { NewEvent, TurnJob } from '../../bus/ports.js';
-import { catalogued } from '../../bus/session-event.js';
+import type { NewEvent, TurnJob } from '../../bus/index.js';
+import { catalogued } from '../../bus/index.js';
 import { ConflictError, InvalidRequestError, SessionBusyError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { stampEvents } from '../../observability/tracing.js';
+import { stampEvents } from '../../observability/index.js';
 import { CLIENT_TOOL_SOURCE, foldTurn, resumeJob, textPart, turnEvents, type TurnRef } from '../../turns/index.js';
 import { sleep, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
 import { readTurnSoFar } from './turn-so-far.js';

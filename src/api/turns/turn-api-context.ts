@@ -6,10 +6,10 @@
 import type { ModelResolver } from '../../llm/index.js';
 import type { ImageSource, SessionStatusStore, SessionTurnRow } from '../../turns/index.js';
 import { assertSessionAccess, type Actor } from '../../auth/index.js';
-import type { Bus } from '../../bus/ports.js';
+import type { Bus } from '../../bus/index.js';
 import type { Store } from '../../db/index.js';
 import type { Logger } from '../../log.js';
-import { createIdTracing, type TraceSpan, type Tracing } from '../../observability/tracing.js';
+import { createIdTracing, type TraceSpan, type Tracing } from '../../observability/index.js';
 import type { OrgTurnCap } from './org-turn-cap.js';
 
 export interface TurnServiceDeps {

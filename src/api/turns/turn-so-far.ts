@@ -1,6 +1,6 @@
 /** A turn as the API reads it from the log: its identity, its events and its usage so far. */
-import type { Bus, SessionEvent } from '../../bus/ports.js';
-import { catalogued } from '../../bus/session-event.js';
+import type { Bus, SessionEvent } from '../../bus/index.js';
+import { catalogued } from '../../bus/index.js';
 import { ConflictError } from '../../errors.js';
 import { addUsage, ZERO_USAGE, type TurnRef, type Usage } from '../../turns/index.js';
 import { sleep } from './turn-api-context.js';

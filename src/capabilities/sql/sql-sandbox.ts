@@ -16,8 +16,8 @@
  */
 import { PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnprocessableError } from '../../errors.js';
 import type { SqlExecResult, SqlQueryResult, SqlSchemaObject, SqlValue } from '../storage-ports.js';
-import { createDeadlinePool, formatSeconds } from '../../offthread/deadline-pool.js';
-import type { PoolTenant } from '../../offthread/fair-share.js';
+import { createDeadlinePool, formatSeconds } from '../../offthread/index.js';
+import type { PoolTenant } from '../../offthread/index.js';
 import { transferableBytes, type SqlJob, type SqlJobReply, type SqlWorkerData } from './sql-jobs.js';
 
 export interface SqlSandboxOptions {

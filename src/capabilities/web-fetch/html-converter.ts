@@ -1,5 +1,6 @@
-import { ToolError, type HtmlConverter } from '../capabilities/index.js';
-import { ParseLimitError, type ParsePool } from './parse-pool.js';
+import { ParseLimitError, type ParsePool } from '../../offthread/index.js';
+import { ToolError } from '../types.js';
+import type { HtmlConverter } from './content.js';
 
 /** `fetch_url`'s HTML conversion in the pool; a page past the deadline or memory cap is a tool error. */
 export function htmlConverterOf(pool: ParsePool): HtmlConverter {
