@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { consolePage, showView, sidewaysOverflow } from '../helpers/console.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+/**
+ * What a team meets beyond the happy path, in chromium: a stopped service (through a TCP proxy
+ * the test cuts, so the shared service keeps running), an unknown session, slow answers, refused
+ * input; and the working tools: files with sizes, upload and preview, secrets, providers and a
+ * model chosen per message. Streams cycle every 1.5 s, so the spec's reconnect path runs too.
+ */
+describe('console workflows (chromium)', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let proxy: TcpProxy;
+  let base: string;
+  let agentId: string;
+  const closers: (() => unknown)[] = [];
+
+  before(async () => {
+    const t = { after: (fn: () => unknown) => void closers.unshift(fn) };
+    app = await startTestApp(t, { env: { SSE_CYCLE_MS: 1500, SSE_CYCLE_QUIET_MS: 200 } });
+    browser = await launchBrowser(t);
+    proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(app.url).port) });
+    closers.unshift(() => proxy.close());
+    base = `http://127.0.0.1:${proxy.port}`;
+    const agent = await app.request('POST', '/v1/agents', {
+      body: { name: 'Keeper', system_prompt: 'You keep files.', capabilities: ['session_file_system', 'session_storage'] },
+    });
+    assert.equal(agent.status, 201, agent.text);
+    agentId = agent.body.id;
+  });
+  after(async () => {
+    for (const close of closers) await close();
+  });
+
+  async function newSession(): Promise<string> {
+    const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, title: 'Workflows' } });
+    assert.equal(r.status, 201, r.text);
+    return r.body.id;
+  }
+
+  /** Times (ms) of the page's requests whose URL contains `part`. */
+  function requestsTo(page: Page, part: string): { at: number; url: string; lastEventId?: string }[] {
+    const seen: { at: number; url: string; lastEventId?: string }[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes(part)) seen.push({ at: Date.now(), url: r.url(), lastEventId: r.headers()['last-event-id'] });
+    });
+    return seen;
+  }
+
+  it('a stopped service: the state shows, reconnects back off with jitter (not every 100 ms), the send error is in view, and the stream comes back', async () => {
+    const sessionId = await newSession();
+    const { page, errors } = await consolePage(browser, base, app.adminKey, 'phone');
+    const calls = requestsTo(page, `/v1/sessions/${sessionId}/`);
+    await showView(page, `#/sessions/${sessionId}/chat`, '[data-testid=feed-state][data-state=live]');
+
+    await proxy.cut();
+    const cutAt = Date.now();
+    await page.waitForTimeout(6_000);
+    const attempts = calls.filter((c) => c.at >= cutAt && /\/(sse|stream-token|events)\b/.test(c.url)).length;
+    assert.ok(attempts >= 2 && attempts <= 6, `reconnect attempts in 6 s with the service stopped: ${attempts}`);
+    assert.equal(await page.getAttribute('[data-testid=feed-state]', 'data-state'), 'offline');
+    assert.match((await page.textContent('[data-testid=feed-state]')) ?? '', /Service unreachable — retrying/);
+
+    await page.fill('textarea[name=text]', 'are you there?');
+    await page.click('form.composer button[type=submit]');
+    const alert = page.locator('[data-testid=composer] [role=alert]');
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? '';
+    assert.match(text, /Cannot reach the service/);
+    assert.doesNotMatch(text, /Failed to fetch|TypeError/);
+    const box = (await alert.boundingBox())!;
+    assert.ok(box.y >= 0 && box.y + box.height <= 844, `the send error is on screen (${JSON.stringify(box)})`);
+
+    await proxy.restore();
+    await page.waitForSelector('[data-testid=feed-state][data-state=live]', { timeout: 25_000 });
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: 'back again' }] } } });
+    assert.equal(sent.status, 201, sent.text);
+    await page.waitForSelector('li.msg.user:has-text("back again")', { timeout: 20_000 });
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  it("live streams keep the spec's hint: after `disconnecting` the browser itself reconnects with Last-Event-ID, on the same token", async () => {
+    const sessionId = await newSession();
+    const { page } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    const sse = requestsTo(page, `/v1/sessions/${sessionId}/sse`);
+    const tokens = requestsTo(page, `/v1/sessions/${sessionId}/stream-token`);
+    await showView(page, `#/sessions/${sessionId}/events`, '[data-testid=feed-state][data-state=live]');
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: 'hi' }] } } });
+    assert.equal(sent.status, 201, sent.text);
+    await page.waitForSelector('li[data-type="turn.completed"]');
+    await page.waitForTimeout(4_000); // two or more stream cycles
+    assert.ok(sse.length >= 3, `the stream cycled (${sse.length} opens)`);
+    assert.ok(
+      sse.some((r) => r.lastEventId),
+      'a reconnect carried Last-Event-ID',
+    );
+    assert.ok(tokens.length < sse.length, `planned reconnects reuse the stream (${tokens.length} tokens for ${sse.length} opens)`);
+    assert.equal(await page.textContent('[data-testid=duplicates]'), '0');
+    await page.context().close();
+  });
+
+  it('an unknown session says "not found" once in every session view and does not retry the 404', async () => {
+    const { page, errors } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    const missing = randomUUID();
+    const calls = requestsTo(page, `/v1/sessions/${missing}`);
+    for (const view of ['chat', 'events', 'storage']) {
+      await showView(page, `#/sessions/${missing}/${view}`, '[data-testid=not-found]');
+      assert.match((await page.textContent('[data-testid=not-found]')) ?? '', /^Session not found\./);
+      assert.equal(await page.locator('[role=alert]').count(), 1, `${view}: one message, not one per panel`);
+      assert.equal(await page.locator('text=/Not found$|error:/').count(), 0, `${view}: no raw error`);
+    }
+    await page.waitForTimeout(3_000);
+    const feedCalls = calls.filter((c) => /\/(events|stream-token|sse)\b/.test(c.url)).length;
+    assert.ok(feedCalls <= 2, `the feed's 404 is not retried (${feedCalls} calls in two views)`);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  it('slow answers show a loading state; refused input and results read as sentences (no status words, patterns or JSON)', async () => {
+    const signIn = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await signIn.goto(`${app.url}/console/`);
+    await signIn.waitForSelector('h1:has-text("Sign in")');
+    assert.ok((await sidewaysOverflow(signIn)) <= 0, 'the sign-in form fits a phone');
+    assert.match(await signIn.title(), /Sign in/);
+    await signIn.context().close();
+
+    const sessionId = await newSession();
+    const { page } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    await page.route('**/v1/sessions?**', async (route) => {
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.continue();
+    });
+    await page.evaluate(() => (location.hash = '#/sessions'));
+    await page.waitForSelector('.loading[role=status]:has-text("Loading sessions")');
+    await page.waitForSelector('[data-testid=sessions]');
+    assert.equal(await page.locator('.loading').count(), 0, 'the loading line goes once the list is there');
+
+    await showView(page, `#/sessions/${sessionId}/storage`, '[data-testid=secret-form]');
+    await page.fill('[data-testid=secret-form] input[name=name]', 'not a valid name!');
+    await page.fill('[data-testid=secret-form] input[name=value]', 'v');
+    await page.click('[data-testid=secret-form] button[type=submit]');
+    const refused = (await page.locator('[data-testid=secrets] [role=alert]').textContent()) ?? '';
+    assert.match(refused, /^Not saved: /);
+    assert.doesNotMatch(refused, /pattern|\^|\$|Invalid request|\{/, refused);
+
+    const provider = await app.request('POST', '/v1/llm-providers', { body: { name: 'Sim', provider_type: 'llmsim', api_key: 'unused' } });
+    assert.equal(provider.status, 201, provider.text);
+    await showView(page, '#/admin', `tr[data-provider-id="${provider.body.id}"]`);
+    await page.locator(`tr[data-provider-id="${provider.body.id}"] button:has-text("Sync models")`).click();
+    const result = page.locator('p.ok[role=status]');
+    await result.locator('text=/^Sim: /').waitFor();
+    assert.doesNotMatch((await result.textContent()) ?? '', /[{}"]/, 'no raw JSON');
+    await page.context().close();
+  });
+});

@@ -1,0 +1,52 @@
+import type { Browser, Page } from 'playwright-core';
+
+/** The viewports the console is checked at. */
+export const VIEWPORTS = {
+  desktop: { width: 1440, height: 900 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+export type ViewportName = keyof typeof VIEWPORTS;
+
+/**
+ * A fresh browser context at a viewport, signed in to the console at `baseUrl` with `key`.
+ * JavaScript errors of the page are collected in `errors` (a test asserts there are none).
+ */
+export async function consolePage(
+  browser: Browser,
+  baseUrl: string,
+  key: string,
+  viewport: ViewportName = 'desktop',
+): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: VIEWPORTS[viewport] });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${baseUrl}/console/`);
+  await page.fill('input[name=key]', key);
+  await page.click('form button[type=submit]');
+  await page.waitForSelector('[data-testid=who]');
+  return { page, errors };
+}
+
+/** Shows a view by its hash and waits until its heading is there and nothing is loading. */
+export async function showView(page: Page, hash: string, ready = 'h1'): Promise<void> {
+  await page.evaluate((h) => (location.hash = h), hash);
+  await page.waitForSelector(ready);
+  await page.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 15_000 });
+}
+
+/** How far the page scrolls sideways (0 when everything fits the viewport's width). */
+export function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.scrollingElement!.scrollWidth - innerWidth);
+}
+
+/** Where the last transcript entry ends and where the composer starts (viewport coordinates). */
+export function lastMessageAndComposer(page: Page): Promise<{ lastBottom: number; lastTop: number; composerTop: number; viewport: number }> {
+  return page.evaluate(() => {
+    const items = document.querySelectorAll('[data-testid=transcript] > li');
+    const last = items[items.length - 1]!.getBoundingClientRect();
+    const composer = document.querySelector('[data-testid=composer]')!.getBoundingClientRect();
+    return { lastBottom: last.bottom, lastTop: last.top, composerTop: composer.top, viewport: innerHeight };
+  });
+}
