@@ -47,8 +47,11 @@ describe('console workflows (chromium)', () => {
   /** Times (ms) of the page's requests whose URL contains `part`. */
   function requestsTo(page: Page, part: string): { at: number; url: string; lastEventId?: string }[] {
     const seen: { at: number; url: string; lastEventId?: string }[] = [];
-    page.on('request', (r) => {
-      if (r.url().includes(part)) seen.push({ at: Date.now(), url: r.url(), lastEventId: r.headers()['last-event-id'] });
+    page.on('request', async (r) => {
+      if (!r.url().includes(part)) return;
+      const entry: { at: number; url: string; lastEventId?: string } = { at: Date.now(), url: r.url() };
+      seen.push(entry);
+      entry.lastEventId = (await r.allHeaders().catch(() => ({}) as Record<string, string>))['last-event-id'];
     });
     return seen;
   }

@@ -50,3 +50,12 @@ export function lastMessageAndComposer(page: Page): Promise<{ lastBottom: number
     return { lastBottom: last.bottom, lastTop: last.top, composerTop: composer.top, viewport: innerHeight };
   });
 }
+
+/** The elements that stick out past the right edge (for the message of a failed overflow check). */
+export function overflowCulprits(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('body *')]
+    .filter((el) => el.getBoundingClientRect().right > innerWidth + 0.5)
+    .filter((el) => !(el.parentElement && el.parentElement.getBoundingClientRect().right > innerWidth + 0.5))
+    .slice(0, 5)
+    .map((el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' ' + Math.round(el.getBoundingClientRect().right))`);
+}
