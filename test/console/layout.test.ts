@@ -42,9 +42,14 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
     assert.equal(agent.status, 201, agent.text);
     agentId = agent.body.id;
     sessionId = await newSession('Quarterly planning with the whole team');
-    const file = await app.request('POST', `/v1/sessions/${sessionId}/fs/reports/q3-summary.md`, { raw: '# Q3\n', contentType: 'text/markdown' });
+    const file = await app.request('POST', `/v1/sessions/${sessionId}/fs/reports/q3-summary.md`, {
+      raw: '# Q3\n',
+      headers: { 'Content-Type': 'text/markdown' },
+    });
     assert.equal(file.status, 201, file.text);
-    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: 'hello' }] } } });
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: 'hello' }] } },
+    });
     assert.equal(sent.status, 201, sent.text);
   });
   after(async () => {
@@ -88,7 +93,10 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
         assert.deepEqual(current, navEntry ? [navEntry] : [], `${where}: the navigation marks the current page`);
         assert.deepEqual(await unlabelledFields(page), [], `${where}: every field has a label`);
         const contrast = await fieldBorderContrast(page);
-        assert.ok(contrast.every((c) => c >= 3), `${where}: field borders ≥ 3:1 against their background (${contrast})`);
+        assert.ok(
+          contrast.every((c) => c >= 3),
+          `${where}: field borders ≥ 3:1 against their background (${contrast})`,
+        );
         fieldsMeasured += contrast.length;
       }
       assert.ok(fieldsMeasured >= 10, `measured the borders of ${fieldsMeasured} fields`);
@@ -121,7 +129,10 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
       assert.ok(samples >= 2, `sampled the reply while it streamed and was taller than the screen (${samples})`);
       await page.waitForSelector('[data-turn-stats] >> nth=1');
       const m = await lastMessageAndComposer(page);
-      assert.ok(m.lastBottom <= m.composerTop + 1 && m.lastTop >= 0, `${size}: the last entry is visible after the turn (${JSON.stringify(m)})`);
+      assert.ok(
+        m.lastBottom <= m.composerTop + 1 && m.lastTop >= 0,
+        `${size}: the last entry is visible after the turn (${JSON.stringify(m)})`,
+      );
       const stats = (await page.locator('[data-turn-stats]').last().textContent()) ?? '';
       assert.match(stats, /^\d+(\.\d)? (ms|s) · \d+ in \/ \d+ out tokens/, stats);
       assert.ok((await sidewaysOverflow(page)) <= 0, `${size}: the chat does not scroll sideways`);
@@ -134,9 +145,12 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
     const { page } = await consolePage(browser, app.url, app.adminKey, 'desktop');
     await showView(page, `#/sessions/${sessionId}/events`, '[data-testid=timeline] li[data-type="turn.completed"]');
     const row = page.locator('[data-testid=timeline] li[data-type="input.message"] button.row');
-    await row.focus();
-    assert.equal(await row.evaluate((el) => el === document.activeElement), true, 'a row takes the focus');
-    assert.equal(await row.evaluate((el) => el.tabIndex), 0, 'in the tab order');
+    let presses = 0;
+    while (!(await row.evaluate((el) => el.ownerDocument.activeElement === el)) && presses < 80) {
+      await page.keyboard.press('Tab');
+      presses++;
+    }
+    assert.ok(presses < 80, 'the row is reached with the Tab key');
     await page.keyboard.press('Enter');
     const json = page.locator('[data-testid=timeline] li[data-type="input.message"] pre');
     await json.waitFor();
@@ -144,7 +158,10 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
     assert.equal(await row.getAttribute('aria-expanded'), 'true');
 
     await showView(page, `#/sessions/${sessionId}/chat`, '[data-testid=session-list] a[aria-current=page]');
-    assert.equal(await page.locator('[data-testid=session-list] a[aria-current=page]').textContent(), 'Quarterly planning with the whole team');
+    assert.equal(
+      await page.locator('[data-testid=session-list] a[aria-current=page]').textContent(),
+      'Quarterly planning with the whole team',
+    );
     assert.ok(await page.locator('[data-testid=session-list]').isVisible(), 'beside the chat on a desktop');
     await page.context().close();
   });

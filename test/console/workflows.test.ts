@@ -82,7 +82,9 @@ describe('console workflows (chromium)', () => {
 
     await proxy.restore();
     await page.waitForSelector('[data-testid=feed-state][data-state=live]', { timeout: 25_000 });
-    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: 'back again' }] } } });
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: 'back again' }] } },
+    });
     assert.equal(sent.status, 201, sent.text);
     await page.waitForSelector('li.msg.user:has-text("back again")', { timeout: 20_000 });
     assert.deepEqual(errors, []);
@@ -95,7 +97,9 @@ describe('console workflows (chromium)', () => {
     const sse = requestsTo(page, `/v1/sessions/${sessionId}/sse`);
     const tokens = requestsTo(page, `/v1/sessions/${sessionId}/stream-token`);
     await showView(page, `#/sessions/${sessionId}/events`, '[data-testid=feed-state][data-state=live]');
-    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text: 'hi' }] } } });
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: 'hi' }] } },
+    });
     assert.equal(sent.status, 201, sent.text);
     await page.waitForSelector('li[data-type="turn.completed"]');
     await page.waitForTimeout(4_000); // two or more stream cycles
@@ -140,7 +144,7 @@ describe('console workflows (chromium)', () => {
       await new Promise((r) => setTimeout(r, 1_500));
       await route.continue();
     });
-    await page.evaluate(() => (location.hash = '#/sessions'));
+    await page.evaluate("location.hash = '#/sessions'");
     await page.waitForSelector('.loading[role=status]:has-text("Loading sessions")');
     await page.waitForSelector('[data-testid=sessions]');
     assert.equal(await page.locator('.loading').count(), 0, 'the loading line goes once the list is there');
@@ -160,6 +164,73 @@ describe('console workflows (chromium)', () => {
     const result = page.locator('p.ok[role=status]');
     await result.locator('text=/^Sim: /').waitFor();
     assert.doesNotMatch((await result.textContent()) ?? '', /[{}"]/, 'no raw JSON');
+    await page.context().close();
+  });
+
+  it('files show sizes and folder marks, upload and preview; a secret is saved without its value showing; an admin adds a provider and a model, and a message uses it', async () => {
+    const sessionId = await newSession();
+    const folderFile = await app.request('POST', `/v1/sessions/${sessionId}/fs/docs/plan.md`, {
+      raw: '# Plan\n',
+      headers: { 'Content-Type': 'text/markdown' },
+    });
+    assert.equal(folderFile.status, 201, folderFile.text);
+    const { page, errors } = await consolePage(browser, app.url, app.adminKey, 'phone');
+    await showView(page, `#/sessions/${sessionId}/storage`, '[data-testid=files] li[data-path="/docs"]');
+    assert.equal(await page.getAttribute('[data-testid=files] li[data-path="/docs"]', 'data-directory'), 'true');
+    assert.match((await page.textContent('[data-testid=files] li[data-path="/docs"]')) ?? '', /\/docs\//, 'a folder ends in /');
+    assert.match((await page.textContent('[data-testid=files] li[data-path="/docs/plan.md"]')) ?? '', /7 B/);
+
+    await page.setInputFiles('[data-testid=files] input[type=file]', {
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('x'.repeat(2048)),
+    });
+    const uploaded = page.locator('[data-testid=files] li[data-path="/notes.txt"]');
+    await uploaded.waitFor();
+    assert.match((await uploaded.textContent()) ?? '', /2\.0 KB/);
+    await uploaded.locator('button').click();
+    await page.waitForSelector('[data-testid=file-preview] pre');
+    assert.equal(((await page.textContent('[data-testid=file-preview] pre')) ?? '').length, 2048);
+    const stored = await app.request('GET', `/v1/sessions/${sessionId}/fs/notes.txt`);
+    assert.equal(stored.status, 200);
+    assert.equal(stored.text, 'x'.repeat(2048));
+
+    await page.fill('[data-testid=secret-form] input[name=name]', 'SEARCH_API_KEY');
+    await page.fill('[data-testid=secret-form] input[name=value]', 'sk-console-secret-value');
+    await page.fill('[data-testid=secret-form] input[name=allowed_hosts]', 'api.example.com');
+    await page.click('[data-testid=secret-form] button[type=submit]');
+    await page.waitForSelector('[data-testid=secrets] li:has-text("SEARCH_API_KEY")');
+    assert.doesNotMatch((await page.content()) ?? '', /sk-console-secret-value/, 'the value is not on the page');
+    const secrets = await app.request('GET', `/v1/sessions/${sessionId}/storage/secrets`);
+    assert.deepEqual(
+      secrets.body.data.map((x: { name: string; allowed_hosts: string[] }) => [x.name, x.allowed_hosts]),
+      [['SEARCH_API_KEY', ['api.example.com']]],
+    );
+
+    await showView(page, '#/admin', '[data-testid=provider-form]');
+    await page.fill('[data-testid=provider-form] input[name=name]', 'Simulator');
+    await page.selectOption('[data-testid=provider-form] select[name=provider_type]', 'llmsim');
+    await page.fill('[data-testid=provider-form] input[name=api_key]', 'unused-key');
+    await page.click('[data-testid=provider-form] button[type=submit]');
+    await page.waitForSelector('[data-testid=providers] td:has-text("Simulator")');
+    await page.selectOption('[data-testid=model-form] select[name=provider_id]', { label: 'Simulator' });
+    await page.fill('[data-testid=model-form] input[name=model_id]', 'sim-fast');
+    await page.fill('[data-testid=model-form] input[name=display_name]', 'Sim fast');
+    await page.click('[data-testid=model-form] button[type=submit]');
+    await page.waitForSelector('[data-testid=models] td:has-text("Sim fast")');
+    const models = await app.request('GET', '/v1/llm-models');
+    const model = models.body.data.find((m: { display_name: string }) => m.display_name === 'Sim fast');
+    assert.ok(model, 'the model is stored');
+
+    await showView(page, `#/sessions/${sessionId}/chat`, 'select[name=model_id]');
+    await page.selectOption('select[name=model_id]', { label: 'Sim fast' });
+    await page.fill('textarea[name=text]', 'which model?');
+    await page.click('form.composer button[type=submit]');
+    await page.waitForSelector('[data-turn-stats]');
+    const completed = await app.request('GET', `/v1/sessions/${sessionId}/events?types=output.message.completed`);
+    assert.equal(completed.body.data.at(-1).data.metadata.model_id, model.id, 'the turn ran on the chosen model');
+    assert.ok((await sidewaysOverflow(page)) <= 0);
+    assert.deepEqual(errors, []);
     await page.context().close();
   });
 });

@@ -31,24 +31,26 @@ export async function consolePage(
 
 /** Shows a view by its hash and waits until its heading is there and nothing is loading. */
 export async function showView(page: Page, hash: string, ready = 'h1'): Promise<void> {
-  await page.evaluate((h) => (location.hash = h), hash);
+  await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
   await page.waitForSelector(ready);
-  await page.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 15_000 });
+  await page.waitForFunction("!document.querySelector('.loading')", undefined, { timeout: 15_000 });
 }
 
 /** How far the page scrolls sideways (0 when everything fits the viewport's width). */
 export function sidewaysOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.scrollingElement!.scrollWidth - innerWidth);
+  return page.evaluate('document.scrollingElement.scrollWidth - innerWidth');
 }
 
 /** Where the last transcript entry ends and where the composer starts (viewport coordinates). */
-export function lastMessageAndComposer(page: Page): Promise<{ lastBottom: number; lastTop: number; composerTop: number; viewport: number }> {
-  return page.evaluate(() => {
-    const items = document.querySelectorAll('[data-testid=transcript] > li');
-    const last = items[items.length - 1]!.getBoundingClientRect();
-    const composer = document.querySelector('[data-testid=composer]')!.getBoundingClientRect();
+export function lastMessageAndComposer(
+  page: Page,
+): Promise<{ lastBottom: number; lastTop: number; composerTop: number; viewport: number }> {
+  // Strings, not functions, run in the page: the tests' compiler has no DOM types and adds helpers the page lacks.
+  return page.evaluate(`(() => {
+    const last = [...document.querySelectorAll('[data-testid=transcript] > li')].at(-1).getBoundingClientRect();
+    const composer = document.querySelector('[data-testid=composer]').getBoundingClientRect();
     return { lastBottom: last.bottom, lastTop: last.top, composerTop: composer.top, viewport: innerHeight };
-  });
+  })()`);
 }
 
 /** The elements that stick out past the right edge (for the message of a failed overflow check). */
