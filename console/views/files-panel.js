@@ -1,6 +1,7 @@
 // A session's files: sizes and folder marks, upload (a file keeps its name, at the workspace
-// root), and a preview of text and images (fetched with the credential, shown from a blob).
-import { html, useEffect, useState } from '../vendor/preact-htm.js';
+// root), and a preview of text and images (fetched with the credential; an image is shown as a
+// data: URL, which the console's CSP allows for images, unlike blob:).
+import { html, useState } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
 import { humanError } from '../lib/errors.js';
 import { ErrorLine, formatBytes } from '../lib/ui.js';
@@ -12,7 +13,6 @@ export function FilesPanel({ sessionId, res, readOnly }) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState(null);
-  useEffect(() => () => preview?.url && URL.revokeObjectURL(preview.url), [preview]);
 
   const upload = async (e) => {
     const file = e.currentTarget.files?.[0];
@@ -36,7 +36,7 @@ export function FilesPanel({ sessionId, res, readOnly }) {
     try {
       const blob = await api('GET', `/v1/sessions/${sessionId}/fs${f.path.split('/').map(encodeURIComponent).join('/')}`, { as: 'blob' });
       const type = f.content_type ?? blob.type ?? '';
-      if (type.startsWith('image/')) setPreview({ path: f.path, url: URL.createObjectURL(blob) });
+      if (type.startsWith('image/')) setPreview({ path: f.path, url: await dataUrl(blob) });
       else {
         const text = await blob.text();
         setPreview({ path: f.path, text: text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}\n…` : text });
@@ -66,4 +66,13 @@ export function FilesPanel({ sessionId, res, readOnly }) {
         ${preview.url ? html`<img src=${preview.url} alt=${`Preview of ${preview.path}`} />` : html`<pre>${preview.text}</pre>`}
       </figure>`}
   `;
+}
+
+function dataUrl(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
 }

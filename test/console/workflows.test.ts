@@ -191,6 +191,16 @@ describe('console workflows (chromium)', () => {
     await uploaded.locator('button').click();
     await page.waitForSelector('[data-testid=file-preview] pre');
     assert.equal(((await page.textContent('[data-testid=file-preview] pre')) ?? '').length, 2048);
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    await page.setInputFiles('[data-testid=files] input[type=file]', {
+      name: 'dot.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from(png, 'base64'),
+    });
+    await page.locator('[data-testid=files] li[data-path="/dot.png"] button').click();
+    const img = page.locator('[data-testid=file-preview] img');
+    await img.waitFor();
+    await page.waitForFunction("document.querySelector('[data-testid=file-preview] img')?.naturalWidth === 1");
     const stored = await app.request('GET', `/v1/sessions/${sessionId}/fs/notes.txt`);
     assert.equal(stored.status, 200);
     assert.equal(stored.text, 'x'.repeat(2048));
