@@ -15,15 +15,24 @@ try {
   const app = await startTestApp(t, { mode: 'pglite' });
   const browser = await launchBrowser(t);
   const agent = await app.request('POST', '/v1/agents', {
-    body: { name: 'Planner', description: 'Plans the quarter with the team', system_prompt: 'You plan.', capabilities: ['session_file_system', 'session_storage', 'current_time'] },
+    body: {
+      name: 'Planner',
+      description: 'Plans the quarter with the team',
+      system_prompt: 'You plan.',
+      capabilities: ['session_file_system', 'session_storage', 'current_time'],
+    },
   });
   const session = await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id, title: 'Quarterly planning' } });
   const id = session.body.id as string;
   await app.request('POST', `/v1/sessions/${id}/fs/plan/q3.md`, { raw: '# Q3 plan\n', headers: { 'Content-Type': 'text/markdown' } });
   await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { SEARCH_API_KEY: 'not-shown' } } });
-  await app.request('POST', `/v1/sessions/${id}/messages`, { body: { message: { content: [{ type: 'text', text: '@think 3\n@tool get_current_time {}' }] } } });
+  await app.request('POST', `/v1/sessions/${id}/messages`, {
+    body: { message: { content: [{ type: 'text', text: '@think 3\n@tool get_current_time {}' }] } },
+  });
   await new Promise((r) => setTimeout(r, 2_000));
-  await app.request('POST', `/v1/sessions/${id}/messages`, { body: { message: { content: [{ type: 'text', text: 'Draft the plan in three bullet points.' }] } } });
+  await app.request('POST', `/v1/sessions/${id}/messages`, {
+    body: { message: { content: [{ type: 'text', text: 'Draft the plan in three bullet points.' }] } },
+  });
   await new Promise((r) => setTimeout(r, 2_000));
 
   const views: [string, string, string][] = [

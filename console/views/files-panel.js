@@ -56,7 +56,7 @@ export function FilesPanel({ sessionId, res, readOnly }) {
       ${entries.map((f) => html`
         <li key=${f.path} data-path=${f.path} data-directory=${String(f.is_directory)}>
           ${f.is_directory
-            ? html`<span aria-label="folder">📁</span> <code>${f.path}/</code>`
+            ? html`<span class="badge">folder</span> <code>${f.path}/</code>`
             : html`<button type="button" class="link" onClick=${() => show(f)} title="Preview"><code>${f.path}</code></button> <span class="muted size">${formatBytes(f.size_bytes)}</span>`}
         </li>`)}
     </ul>

@@ -200,7 +200,11 @@ describe('console workflows (chromium)', () => {
     await page.locator('[data-testid=files] li[data-path="/dot.png"] button').click();
     const img = page.locator('[data-testid=file-preview] img');
     await img.waitFor();
-    await page.waitForFunction("document.querySelector('[data-testid=file-preview] img')?.naturalWidth === 1");
+    assert.equal(
+      await img.evaluate((el) => (el as unknown as { complete: boolean; naturalWidth: number }).naturalWidth),
+      1,
+      'the image is shown',
+    );
     const stored = await app.request('GET', `/v1/sessions/${sessionId}/fs/notes.txt`);
     assert.equal(stored.status, 200);
     assert.equal(stored.text, 'x'.repeat(2048));

@@ -33,7 +33,8 @@ export async function consolePage(
 export async function showView(page: Page, hash: string, ready = 'h1'): Promise<void> {
   await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
   await page.waitForSelector(ready);
-  await page.waitForFunction("!document.querySelector('.loading')", undefined, { timeout: 15_000 });
+  // Not waitForFunction: a string predicate is evaluated in the page, which the console's CSP forbids.
+  await page.waitForSelector('.loading', { state: 'detached', timeout: 15_000 });
 }
 
 /** How far the page scrolls sideways (0 when everything fits the viewport's width). */
