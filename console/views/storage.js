@@ -1,10 +1,11 @@
-// What a session keeps: its files (with upload and preview), its key/value keys and its secret
-// NAMES (with a form to set one). KV values are never fetched here (listed without
-// include_values), and the API never returns secret values.
-import { html } from '../vendor/preact-htm.js';
+// What a session keeps: its files (with upload and preview), its key/value entries (values only
+// when asked; set and delete) and its secret NAMES (with a form to set one; the API never
+// returns secret values).
+import { html, useState } from '../vendor/preact-htm.js';
 import { api, ApiError } from '../lib/api.js';
 import { ErrorLine, Loading, useResource } from '../lib/ui.js';
 import { FilesPanel } from './files-panel.js';
+import { KvPanel } from './kv-panel.js';
 import { SecretsPanel } from './secrets-panel.js';
 import { SessionNav, sessionMissing, useSession } from './session-nav.js';
 
@@ -15,7 +16,11 @@ const optional = (promise, what) =>
 export function Storage({ sessionId }) {
   const session = useSession(sessionId);
   const files = useResource(() => optional(api('GET', `/v1/sessions/${sessionId}/fs`, { query: { recursive: true } }), 'file system'));
-  const keys = useResource(() => optional(api('GET', `/v1/sessions/${sessionId}/storage/keys`), 'key/value store'));
+  const [showValues, setShowValues] = useState(false);
+  const keys = useResource(
+    () => optional(api('GET', `/v1/sessions/${sessionId}/storage/keys`, { query: { include_values: showValues || undefined } }), 'key/value store'),
+    [showValues],
+  );
   const secrets = useResource(() => optional(api('GET', `/v1/sessions/${sessionId}/storage/secrets`), 'secret store'));
 
   if (sessionMissing(session)) return html`<section><${SessionNav} sessionId=${sessionId} current="storage" session=${session} /></section>`;
@@ -26,9 +31,8 @@ export function Storage({ sessionId }) {
         <${Panel} title="Files" res=${files} testid="files">
           <${FilesPanel} sessionId=${sessionId} res=${files} />
         </${Panel}>
-        <${Panel} title="Key/value keys" res=${keys} testid="kv">
-          ${keys.data?.data?.length === 0 && html`<p class="muted">No keys yet.</p>`}
-          <ul class="plain">${(keys.data?.data ?? []).map((k) => html`<li key=${k.key}><code>${k.key}</code></li>`)}</ul>
+        <${Panel} title="Key/value entries" res=${keys} testid="kv">
+          <${KvPanel} sessionId=${sessionId} res=${keys} showValues=${showValues} onShowValues=${setShowValues} />
         </${Panel}>
         <${Panel} title="Secret names" res=${secrets} testid="secrets">
           <${SecretsPanel} sessionId=${sessionId} res=${secrets} />

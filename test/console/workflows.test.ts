@@ -167,7 +167,7 @@ describe('console workflows (chromium)', () => {
     await page.context().close();
   });
 
-  it('files show sizes and folder marks, upload and preview; a secret is saved without its value showing; an admin adds a provider and a model, and a message uses it', async () => {
+  it('files show sizes and folder marks, upload and preview; KV entries are set, shown and deleted; a secret is saved without its value showing; an admin adds a provider and a model, and a message uses it', async () => {
     const sessionId = await newSession();
     const folderFile = await app.request('POST', `/v1/sessions/${sessionId}/fs/docs/plan.md`, {
       raw: '# Plan\n',
@@ -220,6 +220,24 @@ describe('console workflows (chromium)', () => {
       secrets.body.data.map((x: { name: string; allowed_hosts: string[] }) => [x.name, x.allowed_hosts]),
       [['SEARCH_API_KEY', ['api.example.com']]],
     );
+
+    await page.fill('[data-testid=kv-form] input[name=key]', 'plan/step one');
+    await page.fill('[data-testid=kv-form] textarea[name=value]', 'draft the outline');
+    await page.click('[data-testid=kv-form] button[type=submit]');
+    const entry = page.locator('[data-testid=kv] li[data-key="plan/step one"]');
+    await entry.waitFor();
+    assert.equal(await entry.locator('.value').count(), 0, 'values only when asked');
+    await page.check('[data-testid=kv] input[type=checkbox]');
+    await entry.locator('.value:has-text("draft the outline")').waitFor();
+    const kv = await app.request('GET', `/v1/sessions/${sessionId}/storage/keys?include_values=true`);
+    assert.deepEqual(
+      kv.body.data.map((e: { key: string; value: string }) => [e.key, e.value]),
+      [['plan/step one', 'draft the outline']],
+    );
+    page.once('dialog', (d) => void d.accept());
+    await entry.locator('button:has-text("delete")').click();
+    await entry.waitFor({ state: 'detached' });
+    assert.equal((await app.request('GET', `/v1/sessions/${sessionId}/storage/keys`)).body.total, 0);
 
     await showView(page, '#/admin', '[data-testid=provider-form]');
     await page.fill('[data-testid=provider-form] input[name=name]', 'Simulator');

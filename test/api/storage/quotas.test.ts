@@ -84,7 +84,8 @@ test('tenant quotas: each refuses with a clear error and changes nothing', async
 
   await t.test('kv over REST (PUT/DELETE storage/keys/{key}): the same quotas; bad input is 4xx and changes nothing', async () => {
     const id = await createSession(app, ['session_storage']);
-    const put = (key: string, value: unknown) => app.request('PUT', `/v1/sessions/${id}/storage/keys/${encodeURIComponent(key)}`, { body: { value } });
+    const put = (key: string, value: unknown) =>
+      app.request('PUT', `/v1/sessions/${id}/storage/keys/${encodeURIComponent(key)}`, { body: { value } });
     const set = await put('notes/today', 'plan');
     assert.equal(set.status, 200, set.text);
     assert.deepEqual(set.body, { key: 'notes/today', size_bytes: 4 });
@@ -109,7 +110,11 @@ test('tenant quotas: each refuses with a clear error and changes nothing', async
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/storage/keys/${encodeURIComponent('notes/today')}`)).status, 204);
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/storage/keys/${encodeURIComponent('notes/today')}`)).status, 404);
     const noKv = await createSession(app, []);
-    assert.equal((await app.request('PUT', `/v1/sessions/${noKv}/storage/keys/a`, { body: { value: '1' } })).status, 404, 'needs the capability');
+    assert.equal(
+      (await app.request('PUT', `/v1/sessions/${noKv}/storage/keys/a`, { body: { value: '1' } })).status,
+      404,
+      'needs the capability',
+    );
   });
 
   await t.test('secrets per session (PUT storage/secrets): 409, all or nothing', async () => {
