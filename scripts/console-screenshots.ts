@@ -3,41 +3,33 @@
 // simulator, seeds an agent, a session with a short conversation, a file and a secret, and
 // drives Debian's chromium. Run: node --experimental-async-context-frame --import tsx scripts/console-screenshots.ts
 import { mkdirSync } from 'node:fs';
-import { startTestApp } from '../test/helpers/app.js';
-import { launchBrowser } from '../test/helpers/browser.js';
-import { consolePage, showView, VIEWPORTS, type ViewportName } from '../test/helpers/console.js';
+import { consolePage, showView, startConsoleBed, VIEWPORTS, type ViewportName } from '../test/helpers/console.js';
 
 const OUT = new URL('../docs/console/', import.meta.url);
-const closers: (() => unknown)[] = [];
-const t = { after: (fn: () => unknown) => void closers.unshift(fn) };
-
+const bed = await startConsoleBed({
+  mode: 'pglite',
+  agent: {
+    name: 'Planner',
+    description: 'Plans the quarter with the team',
+    capabilities: ['session_file_system', 'session_storage', 'current_time'],
+  },
+});
 try {
-  const app = await startTestApp(t, { mode: 'pglite' });
-  const browser = await launchBrowser(t);
-  const agent = await app.request('POST', '/v1/agents', {
-    body: {
-      name: 'Planner',
-      description: 'Plans the quarter with the team',
-      system_prompt: 'You plan.',
-      capabilities: ['session_file_system', 'session_storage', 'current_time'],
-    },
-  });
-  const session = await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id, title: 'Quarterly planning' } });
-  const id = session.body.id as string;
+  const { app, browser, agentId } = bed;
+  const id = await bed.newSession('Quarterly planning');
   await app.request('POST', `/v1/sessions/${id}/fs/plan/q3.md`, { raw: '# Q3 plan\n', headers: { 'Content-Type': 'text/markdown' } });
+  await app.request('PUT', `/v1/sessions/${id}/storage/keys/next-review`, { body: { value: 'Friday' } });
   await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { SEARCH_API_KEY: 'not-shown' } } });
-  await app.request('POST', `/v1/sessions/${id}/messages`, {
-    body: { message: { content: [{ type: 'text', text: '@think 3\n@tool get_current_time {}' }] } },
-  });
-  await new Promise((r) => setTimeout(r, 2_000));
-  await app.request('POST', `/v1/sessions/${id}/messages`, {
-    body: { message: { content: [{ type: 'text', text: 'Draft the plan in three bullet points.' }] } },
-  });
-  await new Promise((r) => setTimeout(r, 2_000));
+  const say = async (text: string) => {
+    await app.request('POST', `/v1/sessions/${id}/messages`, { body: { message: { content: [{ type: 'text', text }] } } });
+    await new Promise((r) => setTimeout(r, 2_000));
+  };
+  await say('@think 3\n@tool get_current_time {}');
+  await say('Draft the plan in three bullet points.');
 
   const views: [string, string, string][] = [
     ['agents', '#/agents', '[data-testid=agents]'],
-    ['agent-editor', `#/agents/${agent.body.id}`, 'input[name=description]'],
+    ['agent-editor', `#/agents/${agentId}`, 'input[name=description]'],
     ['agent-import', '#/agents/import', 'h2'],
     ['sessions', '#/sessions', '[data-testid=sessions]'],
     ['chat', `#/sessions/${id}/chat`, '[data-turn-stats]'],
@@ -56,5 +48,5 @@ try {
   }
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
-  for (const close of closers) await close();
+  await bed.close();
 }

@@ -17,6 +17,25 @@ export function useResource(load, deps = [], { notFound } = {}) {
   return { ...state, reload };
 }
 
+/**
+ * A button's or form's action: `run(failedPrefix, fn)` clears the last outcome, awaits `fn` (its
+ * answer is the success sentence), calls `after` (a reload), or shows "failedPrefix: <sentence>".
+ */
+export function useAction(after = () => {}, { notFound } = {}) {
+  const [outcome, setOutcome] = useState({ message: '', error: '' });
+  const run = async (failedPrefix, fn) => {
+    setOutcome({ message: '', error: '' });
+    try {
+      const message = await fn();
+      setOutcome({ message: message ?? '', error: '' });
+      after();
+    } catch (err) {
+      setOutcome({ message: '', error: `${failedPrefix}: ${humanError(err, { notFound })}` });
+    }
+  };
+  return { ...outcome, run };
+}
+
 export function ErrorLine({ error }) {
   return error ? html`<p class="error" role="alert">${error}</p>` : null;
 }

@@ -1,9 +1,8 @@
 // For admins: the organisation's LLM providers (keys are write-only, never shown), adding and
 // removing one, adding a model to a provider, a model sync per provider, and the models.
-import { html, useState } from '../vendor/preact-htm.js';
+import { html } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
-import { humanError } from '../lib/errors.js';
-import { ErrorLine, Loading, useResource, useTitle, when } from '../lib/ui.js';
+import { ErrorLine, Loading, useAction, useResource, useTitle, when } from '../lib/ui.js';
 import { ProviderForm, ModelForm } from './provider-forms.js';
 
 function syncText(name, r) {
@@ -21,22 +20,13 @@ export function Admin({ me }) {
   const providers = useResource(() => api('GET', '/v1/llm-providers'));
   const models = useResource(() => api('GET', '/v1/llm-models'));
   const defaults = useResource(() => api('GET', '/v1/llm-models/default'));
-  const [message, setMessage] = useState('');
-  const [error, setError] = useState('');
+  const { message, error, run: act } = useAction(() => {
+    providers.reload();
+    models.reload();
+  });
 
   if (me.user.role !== 'admin') return html`<section><h1>Providers and models</h1><p class="error">Only admins manage providers and models.</p></section>`;
 
-  const act = async (what, fn) => {
-    setError('');
-    setMessage('');
-    try {
-      setMessage(await fn());
-      providers.reload();
-      models.reload();
-    } catch (err) {
-      setError(`${what}: ${humanError(err)}`);
-    }
-  };
   const sync = (p) => act('Not synced', async () => syncText(p.name, await api('POST', `/v1/llm-providers/${p.id}/sync-models`)));
   const remove = (p) =>
     confirm(`Remove the provider "${p.name}" and its models?`) &&

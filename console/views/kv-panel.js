@@ -1,26 +1,14 @@
 // A session's key/value entries: the keys (values only when asked: a page of values can be
 // large), a form to set one, and a delete per key.
-import { html, useState } from '../vendor/preact-htm.js';
+import { html } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
-import { humanError } from '../lib/errors.js';
-import { ErrorLine } from '../lib/ui.js';
+import { ErrorLine, useAction } from '../lib/ui.js';
 
 const keyPath = (sessionId, key) => `/v1/sessions/${sessionId}/storage/keys/${encodeURIComponent(key)}`;
 
 export function KvPanel({ sessionId, res, showValues, onShowValues }) {
-  const [error, setError] = useState('');
-  const [saved, setSaved] = useState('');
+  const { message, error, run } = useAction(res.reload, { notFound: 'That key' });
 
-  const run = async (what, fn) => {
-    setError('');
-    setSaved('');
-    try {
-      setSaved(await fn());
-      res.reload();
-    } catch (err) {
-      setError(`${what}: ${humanError(err, { notFound: 'That key' })}`);
-    }
-  };
   const save = (e) => {
     e.preventDefault();
     const form = e.currentTarget;
@@ -50,7 +38,7 @@ export function KvPanel({ sessionId, res, showValues, onShowValues }) {
       <label>Key <input name="key" required maxlength="256" autocomplete="off" /></label>
       <label>Value <textarea name="value" rows="2"></textarea></label>
       <button type="submit">Save entry</button>
-      <span class="ok" role="status">${saved}</span>
+      <span class="ok" role="status">${message}</span>
     </form>
     <${ErrorLine} error=${error} />
   `;

@@ -1,15 +1,13 @@
 // A session's secret names, and a form to add or replace one. The value goes out once, in the
 // PUT body; the service never returns it, and the field is cleared after saving.
-import { html, useState } from '../vendor/preact-htm.js';
+import { html } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
-import { humanError } from '../lib/errors.js';
-import { ErrorLine } from '../lib/ui.js';
+import { ErrorLine, useAction } from '../lib/ui.js';
 
 export function SecretsPanel({ sessionId, res }) {
-  const [error, setError] = useState('');
-  const [saved, setSaved] = useState('');
+  const { message, error, run } = useAction(res.reload);
 
-  const save = async (e) => {
+  const save = (e) => {
     e.preventDefault();
     const form = e.currentTarget;
     const f = new FormData(form);
@@ -18,16 +16,11 @@ export function SecretsPanel({ sessionId, res }) {
       .split(/[\s,]+/)
       .filter(Boolean);
     const value = String(f.get('value'));
-    setError('');
-    setSaved('');
-    try {
+    return run('Not saved', async () => {
       await api('PUT', `/v1/sessions/${sessionId}/storage/secrets`, { body: { secrets: { [name]: hosts.length ? { value, allowed_hosts: hosts } : value } } });
       form.reset();
-      setSaved(`Saved the secret ${name}.`);
-      res.reload();
-    } catch (err) {
-      setError(`Not saved: ${humanError(err)}`);
-    }
+      return `Saved the secret ${name}.`;
+    });
   };
 
   const names = res.data?.data ?? [];
@@ -41,7 +34,7 @@ export function SecretsPanel({ sessionId, res }) {
       <label>Value <input name="value" type="password" required autocomplete="new-password" /></label>
       <label>Allowed hosts (optional, comma separated) <input name="allowed_hosts" autocomplete="off" /></label>
       <button type="submit">Save secret</button>
-      <span class="ok" role="status">${saved}</span>
+      <span class="ok" role="status">${message}</span>
     </form>
     <${ErrorLine} error=${error} />
   `;

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchBrowser } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/app.js';
 import {
+  type ConsoleBed,
   consolePage,
   lastMessageAndComposer,
   overflowCulprits,
   showView,
   sidewaysOverflow,
+  startConsoleBed,
   VIEWPORTS,
   type ViewportName,
 } from '../helpers/console.js';
@@ -20,27 +21,22 @@ import {
  * above the sticky composer while a reply streams. One service and one chromium for the file.
  */
 describe('console layout and accessibility (chromium, desktop and phone)', () => {
+  let bed: ConsoleBed;
   let app: TestApp;
   let browser: Browser;
   let agentId: string;
   let sessionId: string;
-  const closers: (() => unknown)[] = [];
 
   before(async () => {
-    const t = { after: (fn: () => unknown) => void closers.unshift(fn) };
-    app = await startTestApp(t);
-    browser = await launchBrowser(t);
     // Long words and names: what pushes a narrow layout sideways when nothing wraps.
-    const agent = await app.request('POST', '/v1/agents', {
-      body: {
+    bed = await startConsoleBed({
+      agent: {
         name: 'Archivist',
         description: 'Keeps_every_note_in_a_long_unbroken_identifier_that_would_not_wrap_by_itself_anywhere',
-        system_prompt: 'You keep notes.',
         capabilities: ['session_file_system', 'session_storage', 'current_time'],
       },
     });
-    assert.equal(agent.status, 201, agent.text);
-    agentId = agent.body.id;
+    ({ app, browser, agentId } = bed);
     sessionId = await newSession('Quarterly planning with the whole team');
     const file = await app.request('POST', `/v1/sessions/${sessionId}/fs/reports/q3-summary.md`, {
       raw: '# Q3\n',
@@ -52,15 +48,9 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
     });
     assert.equal(sent.status, 201, sent.text);
   });
-  after(async () => {
-    for (const close of closers) await close();
-  });
+  after(() => bed.close());
 
-  async function newSession(title: string): Promise<string> {
-    const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, title } });
-    assert.equal(r.status, 201, r.text);
-    return r.body.id;
-  }
+  const newSession = (title: string) => bed.newSession(title);
 
   /** Every view: [hash, what shows it is ready, the main navigation entry it marks]. */
   const views = (): [string, string, string | null][] => [

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { consolePage, showView, sidewaysOverflow } from '../helpers/console.js';
+import type { TestApp } from '../helpers/app.js';
+import { type ConsoleBed, consolePage, showView, sidewaysOverflow, startConsoleBed } from '../helpers/console.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -14,35 +13,25 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * model chosen per message. Streams cycle every 1.5 s, so the spec's reconnect path runs too.
  */
 describe('console workflows (chromium)', () => {
+  let bed: ConsoleBed;
   let app: TestApp;
   let browser: Browser;
   let proxy: TcpProxy;
   let base: string;
-  let agentId: string;
-  const closers: (() => unknown)[] = [];
 
   before(async () => {
-    const t = { after: (fn: () => unknown) => void closers.unshift(fn) };
-    app = await startTestApp(t, { env: { SSE_CYCLE_MS: 1500, SSE_CYCLE_QUIET_MS: 200 } });
-    browser = await launchBrowser(t);
-    proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(app.url).port) });
-    closers.unshift(() => proxy.close());
-    base = `http://127.0.0.1:${proxy.port}`;
-    const agent = await app.request('POST', '/v1/agents', {
-      body: { name: 'Keeper', system_prompt: 'You keep files.', capabilities: ['session_file_system', 'session_storage'] },
+    bed = await startConsoleBed({
+      agent: { name: 'Keeper', capabilities: ['session_file_system', 'session_storage'] },
+      env: { SSE_CYCLE_MS: 1500, SSE_CYCLE_QUIET_MS: 200 },
     });
-    assert.equal(agent.status, 201, agent.text);
-    agentId = agent.body.id;
+    ({ app, browser } = bed);
+    proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(app.url).port) });
+    bed.onClose(() => proxy.close());
+    base = `http://127.0.0.1:${proxy.port}`;
   });
-  after(async () => {
-    for (const close of closers) await close();
-  });
+  after(() => bed.close());
 
-  async function newSession(): Promise<string> {
-    const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, title: 'Workflows' } });
-    assert.equal(r.status, 201, r.text);
-    return r.body.id;
-  }
+  const newSession = () => bed.newSession('Workflows');
 
   /** Times (ms) of the page's requests whose URL contains `part`. */
   function requestsTo(page: Page, part: string): { at: number; url: string; lastEventId?: string }[] {

@@ -1,4 +1,7 @@
+import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp, type TestMode } from './app.js';
+import { launchBrowser } from './browser.js';
 
 /** The viewports the console is checked at. */
 export const VIEWPORTS = {
@@ -7,6 +10,50 @@ export const VIEWPORTS = {
 } as const;
 
 export type ViewportName = keyof typeof VIEWPORTS;
+
+/** One service, one chromium and one agent for a console test file (or the screenshot script). */
+export interface ConsoleBed {
+  app: TestApp;
+  browser: Browser;
+  agentId: string;
+  /** A session with the agent; its id. */
+  newSession(title: string): Promise<string>;
+  /** Runs `fn` at close, before what the bed itself started. */
+  onClose(fn: () => unknown): void;
+  close(): Promise<void>;
+}
+
+export async function startConsoleBed({
+  agent,
+  env,
+  mode,
+}: {
+  agent: Record<string, unknown>;
+  env?: Record<string, unknown>;
+  mode?: TestMode;
+}): Promise<ConsoleBed> {
+  const closers: (() => unknown)[] = [];
+  const t = { after: (fn: () => unknown) => void closers.unshift(fn) };
+  const app = await startTestApp(t, { ...(env ? { env } : {}), ...(mode ? { mode } : {}) });
+  const browser = await launchBrowser(t);
+  const created = await app.request('POST', '/v1/agents', { body: { system_prompt: 'You help.', ...agent } });
+  assert.equal(created.status, 201, created.text);
+  const agentId: string = created.body.id;
+  return {
+    app,
+    browser,
+    agentId,
+    async newSession(title) {
+      const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, title } });
+      assert.equal(r.status, 201, r.text);
+      return r.body.id;
+    },
+    onClose: t.after,
+    async close() {
+      for (const close of closers) await close();
+    },
+  };
+}
 
 /**
  * A fresh browser context at a viewport, signed in to the console at `baseUrl` with `key`.
