@@ -53,14 +53,17 @@ export function Events({ sessionId, query }) {
   return html`
     <section>
       <${SessionNav} sessionId=${sessionId} current="events" session=${session} />
-      <form class="card filters" onSubmit=${apply}>
-        <fieldset>
-          <legend>Types (none checked: all)</legend>
-          ${EVENT_TYPES.map((t) => html`<label class="inline" key=${t}><input type="checkbox" name="types" value=${t} checked=${types.includes(t)} /> ${t}</label>`)}
-        </fieldset>
-        <label>Start after event id (since_id) <input name="since_id" value=${sinceId} placeholder="from the beginning" /></label>
-        <button type="submit">Apply</button>
-      </form>
+      <details class="card filters" open=${types.length > 0 || sinceId !== ''}>
+        <summary>Filters: ${types.length ? `${types.length} types` : 'all types'}${sinceId ? ', after an event' : ''}</summary>
+        <form onSubmit=${apply}>
+          <fieldset>
+            <legend>Types (none checked: all)</legend>
+            ${EVENT_TYPES.map((t) => html`<label class="inline" key=${t}><input type="checkbox" name="types" value=${t} checked=${types.includes(t)} /> ${t}</label>`)}
+          </fieldset>
+          <label>Start after event id (since_id) <input name="since_id" value=${sinceId} placeholder="from the beginning" /></label>
+          <button type="submit">Apply</button>
+        </form>
+      </details>
       ${feedInfo.state === 'loading' && events.length === 0 && html`<p class="loading" role="status">Loading events…</p>`}
       <ol class="timeline" data-testid="timeline" aria-label="Events">
         ${events.map((e) => html`
