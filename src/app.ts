@@ -25,7 +25,7 @@ import { withAccumulatedDeltas } from './events/accumulating-log.js';
 import { createObservability, instrumentBus } from './observability/index.js';
 import { createAuthModule, createSessionOwners, ensureBootstrapAdmin, SESSION_OWNERS_DEFAULTS } from './auth/index.js';
 import { createBus, type Bus } from './bus/index.js';
-import { createCapabilityRegistry, createSqlSandbox, parseHostAllowlist } from './capabilities/index.js';
+import { createCapabilityRegistry, createMcpCapability, createSqlSandbox, mcpOptionsOf, parseHostAllowlist } from './capabilities/index.js';
 import type { Config } from './config.js';
 import { loadKeyring } from './crypto/index.js';
 import type { LlmProviderType } from './llm/index.js';
@@ -231,8 +231,11 @@ export async function createApp(
       ...(config.PARSE_WORKERS_PER_ORG ? { workersPerOrg: config.PARSE_WORKERS_PER_ORG } : {}),
     });
     closers.unshift({ name: 'parse-pool', close: () => parsePool.close() });
+    const mcp = createMcpCapability(mcpOptionsOf(config));
+    closers.unshift({ name: 'mcp-connections', close: () => mcp.close() });
     const capabilities = createCapabilityRegistry({
       builtin: {
+        mcp: mcp.capability,
         webFetch: {
           allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS),
           convertHtml: htmlConverterOf(parsePool),

@@ -138,7 +138,12 @@ export class TurnAttempt {
     const modelId = input?.type === 'input.message' ? input.data.message.controls?.['model_id'] : undefined;
     const controlsModelId = typeof modelId === 'string' ? modelId : undefined;
     const setupLoading = loadTurnSetup(
-      { store: this.#deps.store, capabilities: this.#deps.capabilities, defaultMaxIterations: this.#o.maxIterations },
+      {
+        store: this.#deps.store,
+        capabilities: this.#deps.capabilities,
+        defaultMaxIterations: this.#o.maxIterations,
+        toolStorage: this.#deps.toolStorage,
+      },
       this.#sessionId,
       controlsModelId,
     );

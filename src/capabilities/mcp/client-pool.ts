@@ -1,0 +1,89 @@
+/**
+ * Open MCP connections, shared by the turns of one organisation that reach the same server with
+ * the same headers (the key is a hash of organisation, URL, transport and resolved headers, so
+ * different credentials never share a connection, and no secret value is kept as a key). Bounded:
+ * at most `maxConnections` (the least recently used is closed), and a connection idle for
+ * `idleCloseMs` is closed.
+ */
+import { createHash } from 'node:crypto';
+import { McpConnection, type McpConnectionOptions, type McpTarget } from './connection.js';
+
+export interface McpClientPoolOptions extends Omit<McpConnectionOptions, 'now'> {
+  /** Deadline of opening a connection (initialize), in ms. */
+  connectTimeoutMs: number;
+  maxConnections: number;
+  idleCloseMs: number;
+  now?: () => number;
+}
+
+export function connectionKey(orgId: string, target: McpTarget): string {
+  const headers = Object.entries(target.headers).sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHash('sha256').update(JSON.stringify([orgId, target.url.href, target.transport, headers])).digest('base64url');
+}
+
+export function createMcpClientPool(opts: McpClientPoolOptions) {
+  const now = opts.now ?? Date.now;
+  /** Insertion order is use order: the first entry is the least recently used. */
+  const open = new Map<string, Promise<McpConnection>>();
+  const sweeper = setInterval(() => void sweep(), Math.max(1000, Math.floor(opts.idleCloseMs / 2)));
+  sweeper.unref();
+
+  async function sweep(): Promise<void> {
+    for (const [key, pending] of open) {
+      const conn = await pending.catch(() => null);
+      if (conn && now() - conn.lastUsed > opts.idleCloseMs && open.get(key) === pending) {
+        open.delete(key);
+        await conn.close();
+      }
+    }
+  }
+
+  function evictOverflow(): void {
+    while (open.size > opts.maxConnections) {
+      const [key, pending] = open.entries().next().value!;
+      open.delete(key);
+      void pending.then((c) => c.close()).catch(() => undefined);
+    }
+  }
+
+  async function connect(key: string, target: McpTarget, signal: AbortSignal): Promise<McpConnection> {
+    const conn = new McpConnection({ ...opts, now });
+    conn.onClose = () => {
+      if (open.get(key) === pending) open.delete(key);
+    };
+    const pending = conn.open(target, signal, opts.connectTimeoutMs).then(
+      () => conn,
+      async (err: unknown) => {
+        if (open.get(key) === pending) open.delete(key);
+        await conn.close();
+        throw Object.assign(err instanceof Error ? err : new Error(String(err)), { mcpFailure: conn.failure });
+      },
+    );
+    open.set(key, pending);
+    evictOverflow();
+    return pending;
+  }
+
+  return {
+    /** An open connection for the target (opened now if none is, or the last one failed). */
+    async connection(key: string, target: McpTarget, signal: AbortSignal): Promise<McpConnection> {
+      const pending = open.get(key);
+      if (pending) {
+        open.delete(key);
+        open.set(key, pending);
+        const conn = await pending;
+        if (!conn.closed) return conn;
+      }
+      return connect(key, target, AbortSignal.any([signal, AbortSignal.timeout(opts.connectTimeoutMs)]));
+    },
+    size: () => open.size,
+    async close(): Promise<void> {
+      clearInterval(sweeper);
+      const all = [...open.values()];
+      open.clear();
+      await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => undefined)));
+    },
+  };
+}
+
+export type McpClientPool = ReturnType<typeof createMcpClientPool>;

@@ -1,0 +1,40 @@
+/**
+ * Every way an MCP call or listing can fail, as one ToolError whose text the LLM can act on.
+ * Only our own words and the server's JSON-RPC error message go in (the act step redacts the
+ * session's secret values from tool errors; `redact` takes the header secrets out first); an
+ * SDK or network error's own message never does.
+ */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '../types.js';
+import { McpAddressError } from './address-check.js';
+import { McpResponseTooLargeError } from './guarded-fetch.js';
+
+const MAX_SERVER_MESSAGE_CHARS = 500;
+
+/** The abort reason when `signal` fired (a cancelled turn: rethrown as is), else a ToolError. */
+export function mcpFailure(err: unknown, server: string, ctx: { signal: AbortSignal; failure: string | null; timeoutMs: number; redact: (t: string) => string }): unknown {
+  if (ctx.signal.aborted && !isDeadline(ctx.signal.reason)) return ctx.signal.reason;
+  if (err instanceof ToolError) return err;
+  const failure = ctx.failure ?? (err as { mcpFailure?: string | null } | null)?.mcpFailure ?? null;
+  return new ToolError(`MCP server "${server}" ${failure ?? describe(err, ctx.timeoutMs, ctx.redact)}.`);
+}
+
+function describe(err: unknown, timeoutMs: number, redact: (t: string) => string): string {
+  if (isDeadline(err)) return `did not answer within ${timeoutMs} ms`;
+  if (err instanceof McpAddressError || err instanceof McpResponseTooLargeError) return err.message;
+  if (err instanceof McpError) {
+    if (err.code === ErrorCode.RequestTimeout) return `did not answer within ${timeoutMs} ms`;
+    if (err.code === ErrorCode.ConnectionClosed) return 'closed the connection';
+    const text = redact(err.message.replace(/^MCP error -?\d+: /, '')).slice(0, MAX_SERVER_MESSAGE_CHARS);
+    return `returned an error (${err.code}): ${text}`;
+  }
+  if (err instanceof SyntaxError || (err instanceof Error && /ZodError/.test(err.name))) return 'sent an answer that is not valid JSON-RPC';
+  const status = (err as { code?: unknown }).code;
+  if (typeof status === 'number' && status >= 100) return `answered HTTP ${status}`;
+  const code = typeof status === 'string' ? ` (${status})` : '';
+  return `could not be reached${code}`;
+}
+
+function isDeadline(err: unknown): boolean {
+  return err instanceof DOMException && err.name === 'TimeoutError';
+}

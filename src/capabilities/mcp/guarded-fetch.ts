@@ -1,0 +1,134 @@
+/**
+ * The `fetch` the MCP SDK's transports are given: each request's host is checked against the
+ * address policy (address-check.ts) and the connection pinned to the checked address (a second
+ * DNS answer cannot swap it; TLS still verifies the URL's host name), and each response body is
+ * capped: past `maxResponseBytes` the body fails and `onViolation` is told, so a server that
+ * floods or answers 10 MB costs at most that much memory and parse time.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { HostRule } from '../web-fetch/address-policy.js';
+import { systemResolver, type Resolver } from '../web-fetch/safe-fetch.js';
+import { checkedAddress, McpAddressError } from './address-check.js';
+
+// CommonJS objects, not ES imports: see pinned-request.ts (importing node:http loads undici).
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
+
+export interface GuardedFetchOptions {
+  /** The operator's private hosts (MCP_ALLOWED_PRIVATE_HOSTS). */
+  allowPrivateHosts: readonly HostRule[];
+  maxResponseBytes: number;
+  /** Told once, when a response body passes the cap. */
+  onViolation(message: string): void;
+  resolve?: Resolver;
+}
+
+export interface GuardedFetch {
+  fetch: FetchLike;
+  /** Closes the kept-alive connections. */
+  close(): void;
+}
+
+/** Statuses whose Response must have no body. */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/** One fetch per MCP connection: its keep-alive sockets serve only that connection's server. */
+export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetch {
+  const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 8 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 8 }) };
+  const resolve = opts.resolve ?? systemResolver;
+  const fetch: FetchLike = async (input, init = {}) => {
+    const url = new URL(input);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpAddressError('must be an http or https URL');
+    init.signal?.throwIfAborted();
+    const target = await checkedAddress(url, opts.allowPrivateHosts, resolve);
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise<Response>((done, fail) => {
+      const req = client.request(url, {
+        method: init.method ?? 'GET',
+        headers: Object.fromEntries(new Headers(init.headers).entries()),
+        lookup: pinnedLookup(target.address, target.family),
+        agent: agents[url.protocol as 'http:' | 'https:'],
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+      req.once('error', fail);
+      req.once('response', (res) => done(toResponse(res, opts)));
+      req.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+  };
+  return {
+    fetch,
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+  return (_hostname, options, callback) => {
+    const cb = callback as (err: Error | null, address: unknown, family?: number) => void;
+    if (typeof options === 'object' && options.all) cb(null, [{ address, family }]);
+    else cb(null, address, family);
+  };
+}
+
+function toResponse(res: IncomingMessage, opts: GuardedFetchOptions): Response {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
+  }
+  const init = { status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers };
+  if (NULL_BODY.has(init.status)) {
+    res.resume();
+    return new Response(null, init);
+  }
+  return new Response(cappedBody(res, opts), init);
+}
+
+/** The body as a web stream that fails past the cap; paused while the reader is behind. */
+function cappedBody(res: IncomingMessage, opts: GuardedFetchOptions): ReadableStream<Uint8Array> {
+  let size = 0;
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const finish = (err?: Error) => {
+        if (finished) return;
+        finished = true;
+        if (err) controller.error(err);
+        else controller.close();
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (finished) return;
+        size += chunk.length;
+        if (size > opts.maxResponseBytes) {
+          const message = `answered more than ${opts.maxResponseBytes} bytes (MCP_MAX_RESPONSE_BYTES)`;
+          finish(new McpResponseTooLargeError(message));
+          res.destroy();
+          opts.onViolation(message);
+          return;
+        }
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+        if ((controller.desiredSize ?? 1) <= 0) res.pause();
+      });
+      res.once('end', () => finish());
+      res.once('error', (err) => finish(err));
+      res.once('close', () => finish(new Error('connection closed')));
+    },
+    pull() {
+      res.resume();
+    },
+    cancel() {
+      finished = true;
+      res.destroy();
+    },
+  });
+}
+
+export class McpResponseTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'McpResponseTooLargeError';
+  }
+}
