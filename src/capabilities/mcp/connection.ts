@@ -65,7 +65,7 @@ export class McpConnection {
       this.#tools = null;
     });
     this.#client.onerror = (err) => {
-      if (err instanceof SyntaxError || err.name === 'ZodError' || err.name === '$ZodError') this.#fail('sent a message that is not valid JSON-RPC');
+      if (err instanceof SyntaxError || err.name === 'ZodError' || err.name === '$ZodError') this.#fail('sent an answer that is not valid JSON-RPC');
     };
     this.#client.onclose = () => this.#closed();
   }

@@ -31,7 +31,7 @@ function textOf(block: ContentBlock): string {
       return block.text;
     case 'image':
     case 'audio':
-      return `[${block.type} ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes: not shown]`;
+      return `[${block.type} ${block.mimeType}, ${Buffer.byteLength(block.data, 'base64')} bytes: not shown]`;
     case 'resource_link':
       return `[resource ${block.name}: ${block.uri}${block.mimeType ? ` (${block.mimeType})` : ''}]${block.description ? ` ${block.description}` : ''}`;
     case 'resource': {
