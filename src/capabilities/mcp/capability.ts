@@ -54,6 +54,8 @@ export function createMcpCapability(options: Partial<McpCapabilityOptions> = {})
     prompt: '',
     tools: [],
     configSchema: Type.Object(McpCapabilityConfig.properties, { additionalProperties: false }),
+    // Header values name session secrets: the session's secrets (API, console) come with it.
+    features: ['secrets'],
   });
   const capability: Capability = {
     ...base,
