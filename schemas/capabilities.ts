@@ -18,21 +18,25 @@ const McpServerConfig = Type.Object(
   {
     name: Type.String({
       pattern: '^[A-Za-z][A-Za-z0-9-]{0,31}$',
-      description: 'Unique within the list; the prefix of the server\'s tool names as offered to the LLM (`name__tool`).',
+      description: "Unique within the list; the prefix of the server's tool names as offered to the LLM (`name__tool`).",
     }),
-    url: Type.String({ pattern: '^https?://', maxLength: 2048, description: 'The server\'s endpoint (Streamable HTTP, or SSE for older servers).' }),
+    url: Type.String({
+      pattern: '^https?://',
+      maxLength: 2048,
+      description: "The server's endpoint (Streamable HTTP, or SSE for older servers).",
+    }),
     headers: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,128}$' }), Type.String({ maxLength: 8192 }), {
+      Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$" }), Type.String({ maxLength: 8192 }), {
         maxProperties: 20,
         description:
-          'Sent with every request to the server. A value may name session secrets as `{{secret:NAME}}`: resolved at call time, sent only to a host the secret\'s allowed_hosts names, never shown.',
+          "Sent with every request to the server. A value may name session secrets as `{{secret:NAME}}`: resolved at call time, sent only to a host the secret's allowed_hosts names, never shown.",
       }),
     ),
     allowed_tools: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
         maxItems: 256,
         uniqueItems: true,
-        description: 'The server\'s tool names (as the server names them) to offer; absent: all of them.',
+        description: "The server's tool names (as the server names them) to offer; absent: all of them.",
       }),
     ),
     transport: Type.Optional(
@@ -47,7 +51,11 @@ const McpServerConfig = Type.Object(
 /** The config of the `mcp` capability (a session's `servers` list replaces the agent's). */
 export const McpCapabilityConfig = Type.Object(
   { servers: Type.Optional(Type.Array(McpServerConfig, { maxItems: 10, description: 'The MCP tool servers the agent may call.' })) },
-  { $id: 'McpCapabilityConfig', additionalProperties: false, description: 'Config of the `mcp` capability: `{ref: "mcp", config: {servers: [...]}}`.' },
+  {
+    $id: 'McpCapabilityConfig',
+    additionalProperties: false,
+    description: 'Config of the `mcp` capability: `{ref: "mcp", config: {servers: [...]}}`.',
+  },
 );
 export type McpCapabilityConfigView = Static<typeof McpCapabilityConfig>;
 

@@ -18,7 +18,9 @@ export interface McpClientPoolOptions extends Omit<McpConnectionOptions, 'now'> 
 
 export function connectionKey(orgId: string, target: McpTarget): string {
   const headers = Object.entries(target.headers).sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash('sha256').update(JSON.stringify([orgId, target.url.href, target.transport, headers])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([orgId, target.url.href, target.transport, headers]))
+    .digest('base64url');
 }
 
 export function createMcpClientPool(opts: McpClientPoolOptions) {

@@ -60,12 +60,16 @@ export class McpConnection {
     this.#opts = opts;
     this.lastUsed = opts.now();
     this.#fetch = createGuardedFetch({ ...opts, onViolation: (message) => this.#fail(message) });
-    this.#client = new Client({ name: 'agent-session-service', version: '1' }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION });
+    this.#client = new Client(
+      { name: 'agent-session-service', version: '1' },
+      { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION },
+    );
     this.#client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       this.#tools = null;
     });
     this.#client.onerror = (err) => {
-      if (err instanceof SyntaxError || err.name === 'ZodError' || err.name === '$ZodError') this.#fail('sent an answer that is not valid JSON-RPC');
+      if (err instanceof SyntaxError || err.name === 'ZodError' || err.name === '$ZodError')
+        this.#fail('sent an answer that is not valid JSON-RPC');
     };
     this.#client.onclose = () => this.#closed();
   }

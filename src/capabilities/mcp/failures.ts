@@ -12,7 +12,11 @@ import { McpResponseTooLargeError } from './guarded-fetch.js';
 const MAX_SERVER_MESSAGE_CHARS = 500;
 
 /** The abort reason when `signal` fired (a cancelled turn: rethrown as is), else a ToolError. */
-export function mcpFailure(err: unknown, server: string, ctx: { signal: AbortSignal; failure: string | null; timeoutMs: number; redact: (t: string) => string }): unknown {
+export function mcpFailure(
+  err: unknown,
+  server: string,
+  ctx: { signal: AbortSignal; failure: string | null; timeoutMs: number; redact: (t: string) => string },
+): unknown {
   if (ctx.signal.aborted && !isDeadline(ctx.signal.reason)) return ctx.signal.reason;
   if (err instanceof ToolError) return err;
   const failure = ctx.failure ?? (err as { mcpFailure?: string | null } | null)?.mcpFailure ?? null;

@@ -36,7 +36,10 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /** One fetch per MCP connection: its keep-alive sockets serve only that connection's server. */
 export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetch {
-  const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 8 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 8 }) };
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 8 }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 8 }),
+  };
   const resolve = opts.resolve ?? systemResolver;
   const fetch: FetchLike = async (input, init = {}) => {
     const url = new URL(input);

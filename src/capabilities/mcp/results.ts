@@ -16,10 +16,14 @@ export function toToolResult(result: CallToolResult, server: string, redact: (te
   const parts: TextPart[] = (result.content ?? []).map((block) => ({ type: 'text', text: redact(textOf(block)) }));
   if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);
-    if (!parts.some((p) => p.text === json || safeEqualJson(p.text, result.structuredContent))) parts.push({ type: 'text', text: redact(json) });
+    if (!parts.some((p) => p.text === json || safeEqualJson(p.text, result.structuredContent)))
+      parts.push({ type: 'text', text: redact(json) });
   }
   if (result.isError) {
-    const text = parts.map((p) => p.text).join('\n').trim();
+    const text = parts
+      .map((p) => p.text)
+      .join('\n')
+      .trim();
     throw new ToolError(`MCP server "${server}" reported an error: ${text.slice(0, MAX_ERROR_CHARS) || '(no details)'}`);
   }
   return { content: parts.length > 0 ? parts : [{ type: 'text', text: '(no content)' }] };
@@ -36,7 +40,9 @@ function textOf(block: ContentBlock): string {
       return `[resource ${block.name}: ${block.uri}${block.mimeType ? ` (${block.mimeType})` : ''}]${block.description ? ` ${block.description}` : ''}`;
     case 'resource': {
       const r = block.resource;
-      return 'text' in r && typeof r.text === 'string' ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}: binary, not shown]`;
+      return 'text' in r && typeof r.text === 'string'
+        ? `[resource ${r.uri}]\n${r.text}`
+        : `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}: binary, not shown]`;
     }
     default:
       return `[${String((block as { type?: unknown }).type)} content: not shown]`;

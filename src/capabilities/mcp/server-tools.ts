@@ -38,7 +38,12 @@ export interface ServerTools {
 }
 
 /** Lists one server's tools (never throws: a failure is a note and no tools). */
-export async function serverTools(server: McpServerConfig, ctx: DynamicToolsContext, pool: McpClientPool, limits: McpLimits): Promise<ServerTools> {
+export async function serverTools(
+  server: McpServerConfig,
+  ctx: DynamicToolsContext,
+  pool: McpClientPool,
+  limits: McpLimits,
+): Promise<ServerTools> {
   const signal = AbortSignal.timeout(limits.listTimeoutMs);
   let resolved: ResolvedTarget | null = null;
   try {
@@ -51,7 +56,12 @@ export async function serverTools(server: McpServerConfig, ctx: DynamicToolsCont
       throw Object.assign(err instanceof Error ? err : new Error(String(err)), { mcpFailure: conn.failure });
     }
   } catch (err) {
-    const failure = mcpFailure(err, server.name, { signal, failure: null, timeoutMs: limits.listTimeoutMs, redact: resolved?.redact ?? ((t) => t) });
+    const failure = mcpFailure(err, server.name, {
+      signal,
+      failure: null,
+      timeoutMs: limits.listTimeoutMs,
+      redact: resolved?.redact ?? ((t) => t),
+    });
     const message = failure instanceof ToolError ? failure.message : `MCP server "${server.name}" could not be listed.`;
     return { tools: [], notes: [`${message} Its tools are not available in this turn.`] };
   }
@@ -59,7 +69,13 @@ export async function serverTools(server: McpServerConfig, ctx: DynamicToolsCont
 
 function toDefinitions(
   server: McpServerConfig,
-  listed: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: object; annotations?: { title?: string | undefined } | undefined }[],
+  listed: {
+    name: string;
+    title?: string | undefined;
+    description?: string | undefined;
+    inputSchema: object;
+    annotations?: { title?: string | undefined } | undefined;
+  }[],
   more: boolean,
   redact: (text: string) => string,
   pool: McpClientPool,
@@ -67,13 +83,18 @@ function toDefinitions(
 ): ServerTools {
   const allowed = server.allowed_tools ? new Set(server.allowed_tools) : null;
   const notes: string[] = [];
-  if (more) notes.push(`MCP server "${server.name}" has more than ${limits.maxToolsPerServer} tools: only the first ${limits.maxToolsPerServer} are offered (MCP_MAX_TOOLS_PER_SERVER).`);
+  if (more)
+    notes.push(
+      `MCP server "${server.name}" has more than ${limits.maxToolsPerServer} tools: only the first ${limits.maxToolsPerServer} are offered (MCP_MAX_TOOLS_PER_SERVER).`,
+    );
   const tools: ToolDefinition[] = [];
   for (const t of listed) {
     if (allowed && !allowed.has(t.name)) continue;
     const schema = redact(JSON.stringify(t.inputSchema));
     if (Buffer.byteLength(schema) > limits.maxToolSchemaBytes) {
-      notes.push(`MCP tool "${t.name.slice(0, 128)}" of server "${server.name}" has an input schema over ${limits.maxToolSchemaBytes} bytes (MCP_MAX_TOOL_SCHEMA_BYTES): not offered.`);
+      notes.push(
+        `MCP tool "${t.name.slice(0, 128)}" of server "${server.name}" has an input schema over ${limits.maxToolSchemaBytes} bytes (MCP_MAX_TOOL_SCHEMA_BYTES): not offered.`,
+      );
       continue;
     }
     tools.push({
@@ -88,7 +109,8 @@ function toDefinitions(
 }
 
 async function callTool(server: McpServerConfig, tool: string, args: unknown, ctx: ToolContext, pool: McpClientPool, limits: McpLimits) {
-  if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) throw new ToolError('Invalid arguments: arguments must be an object');
+  if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args)))
+    throw new ToolError('Invalid arguments: arguments must be an object');
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(limits.callTimeoutMs)]);
   let resolved: ResolvedTarget | null = null;
   let failure: () => string | null = () => null;
@@ -99,7 +121,12 @@ async function callTool(server: McpServerConfig, tool: string, args: unknown, ct
     const result = await conn.callTool(tool, (args ?? {}) as Record<string, unknown>, signal, limits.callTimeoutMs);
     return toToolResult(result, server.name, resolved.redact);
   } catch (err) {
-    throw mcpFailure(err, server.name, { signal: ctx.signal.aborted ? ctx.signal : signal, failure: failure(), timeoutMs: limits.callTimeoutMs, redact: resolved?.redact ?? ((t) => t) });
+    throw mcpFailure(err, server.name, {
+      signal: ctx.signal.aborted ? ctx.signal : signal,
+      failure: failure(),
+      timeoutMs: limits.callTimeoutMs,
+      redact: resolved?.redact ?? ((t) => t),
+    });
   }
 }
 

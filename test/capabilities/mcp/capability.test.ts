@@ -43,10 +43,21 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     const weather = await byName.get('demo__weather')!.execute({ city: 'Oslo' }, ctx);
     assert.deepEqual(
       weather.content.map((p) => p.text),
-      ['Sunny in Oslo', '[image image/png, 4 bytes: not shown]', '[resource report: https://example.com/r]', '{"city":"Oslo","temperature_c":21}'],
+      [
+        'Sunny in Oslo',
+        '[image image/png, 4 bytes: not shown]',
+        '[resource report: https://example.com/r]',
+        '{"city":"Oslo","temperature_c":21}',
+      ],
     );
-    await assert.rejects(byName.get('demo__fail')!.execute({}, ctx), (e) => e instanceof ToolError && /reported an error: no luck/.test(e.message));
-    const bad = await byName.get('demo__echo')!.execute({ text: 42 }, ctx).catch((e: unknown) => e);
+    await assert.rejects(
+      byName.get('demo__fail')!.execute({}, ctx),
+      (e) => e instanceof ToolError && /reported an error: no luck/.test(e.message),
+    );
+    const bad = await byName
+      .get('demo__echo')!
+      .execute({ text: 42 }, ctx)
+      .catch((e: unknown) => e);
     assert.ok(bad instanceof ToolError && /returned an error|reported an error/.test(bad.message), String(bad));
     assert.equal(demo.sessions(), 1, 'listing and calls share one MCP session');
   });
@@ -56,11 +67,18 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     const cap = mcp(t);
     const ctx = createFakeToolContext();
     const only = await cap.dynamicTools!(servers({ name: 'demo', url: demo.url, allowed_tools: ['echo', 'nope'] }), ctx);
-    assert.deepEqual(only.tools.map((x) => x.name), ['demo__echo']);
+    assert.deepEqual(
+      only.tools.map((x) => x.name),
+      ['demo__echo'],
+    );
     const sse = await cap.dynamicTools!(servers({ name: 'old', url: demo.sseUrl, transport: 'sse', allowed_tools: ['echo'] }), ctx);
     assert.equal((await sse.tools[0]!.execute({ text: 'via sse' }, ctx)).content[0]!.text, 'echo: via sse; auth=');
     const auto = await cap.dynamicTools!(servers({ name: 'auto', url: demo.sseUrl, allowed_tools: ['echo'] }), ctx);
-    assert.deepEqual(auto.tools.map((x) => x.name), ['auto__echo'], auto.prompt);
+    assert.deepEqual(
+      auto.tools.map((x) => x.name),
+      ['auto__echo'],
+      auto.prompt,
+    );
   });
 
   it('cancelling a call sends MCP cancellation: the server sees it, the call rejects with the abort reason', async (t) => {
@@ -83,13 +101,20 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     const ctx = createFakeToolContext();
     const tools = new Map((await cap.dynamicTools!(servers({ name: 'demo', url: demo.url }), ctx)).tools.map((x) => [x.name, x]));
     const started = Date.now();
-    await assert.rejects(tools.get('demo__hang')!.execute({}, ctx), (e) => e instanceof ToolError && /did not answer within 800 ms/.test(e.message));
+    await assert.rejects(
+      tools.get('demo__hang')!.execute({}, ctx),
+      (e) => e instanceof ToolError && /did not answer within 800 ms/.test(e.message),
+    );
     assert.ok(Date.now() - started < 5000);
     await assert.rejects(
       tools.get('demo__flood')!.execute({}, ctx),
       (e) => e instanceof ToolError && /answered more than 1048576 bytes \(MCP_MAX_RESPONSE_BYTES\)/.test(e.message),
     );
-    assert.equal((await tools.get('demo__echo')!.execute({ text: 'after' }, ctx)).content[0]!.text, 'echo: after; auth=', 'a new connection serves the next call');
+    assert.equal(
+      (await tools.get('demo__echo')!.execute({ text: 'after' }, ctx)).content[0]!.text,
+      'echo: after; auth=',
+      'a new connection serves the next call',
+    );
   });
 
   it('hostile listings: no answer, not JSON-RPC, 10,000 tools, a 100 KB schema: a clear note, never a throw', async (t) => {
@@ -100,15 +125,29 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     assert.match(hung.prompt, /MCP server "hung" did not answer within 800 ms\. Its tools are not available in this turn\./);
     const garbage = await cap.dynamicTools!(servers({ name: 'junk', url: await startGarbageServer(t) }), ctx);
     assert.match(garbage.prompt, /MCP server "junk" sent an answer that is not valid JSON-RPC/);
-    const many = await startListingServer(t, () => Array.from({ length: 10_000 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } })));
+    const many = await startListingServer(t, () =>
+      Array.from({ length: 10_000 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } })),
+    );
     const listed = await cap.dynamicTools!(servers({ name: 'many', url: many }), ctx);
     assert.equal(listed.tools.length, 128);
     assert.match(listed.prompt, /more than 128 tools: only the first 128 are offered \(MCP_MAX_TOOLS_PER_SERVER\)/);
-    const huge = { type: 'object', properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(40) }])) };
-    const big = await startListingServer(t, () => [{ name: 'big', inputSchema: huge }, { name: 'small', inputSchema: { type: 'object' } }]);
+    const huge = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(40) }])),
+    };
+    const big = await startListingServer(t, () => [
+      { name: 'big', inputSchema: huge },
+      { name: 'small', inputSchema: { type: 'object' } },
+    ]);
     const trimmed = await cap.dynamicTools!(servers({ name: 'big', url: big }), ctx);
-    assert.deepEqual(trimmed.tools.map((x) => x.name), ['big__small']);
-    assert.match(trimmed.prompt, /MCP tool "big" of server "big" has an input schema over 16384 bytes \(MCP_MAX_TOOL_SCHEMA_BYTES\): not offered/);
+    assert.deepEqual(
+      trimmed.tools.map((x) => x.name),
+      ['big__small'],
+    );
+    assert.match(
+      trimmed.prompt,
+      /MCP tool "big" of server "big" has an input schema over 16384 bytes \(MCP_MAX_TOOL_SCHEMA_BYTES\): not offered/,
+    );
   });
 
   it('a loopback server is refused without the operator setting: on write (422 text) and on connect (after DNS)', async (t) => {
@@ -117,22 +156,36 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     t.after(() => strict.close());
     const registry = createCapabilityRegistry({ capabilities: [strict.capability] });
     const write = (url: string) => () => validateCapabilityRefs([{ ref: 'mcp', config: servers({ name: 'x', url }) }], registry);
-    assert.throws(write(demo.url), (e: Error & { status?: number }) => e.status === 422 && /points to 127\.0\.0\.1, a loopback address.*MCP_ALLOWED_PRIVATE_HOSTS/.test(e.message));
+    assert.throws(
+      write(demo.url),
+      (e: Error & { status?: number }) =>
+        e.status === 422 && /points to 127\.0\.0\.1, a loopback address.*MCP_ALLOWED_PRIVATE_HOSTS/.test(e.message),
+    );
     assert.throws(write('http://localhost:1/mcp'), /loopback/);
     assert.throws(write('http://169.254.169.254/'), /cloud metadata|link-local/);
     assert.throws(write('ftp://example.com/'), /must match pattern|http or https/);
     assert.doesNotThrow(write('https://mcp.example.com/mcp'));
     assert.throws(
-      () => validateCapabilityRefs([{ ref: 'mcp', config: servers({ name: 'a', url: 'https://a.example.com' }, { name: 'a', url: 'https://b.example.com' }) }], registry),
+      () =>
+        validateCapabilityRefs(
+          [{ ref: 'mcp', config: servers({ name: 'a', url: 'https://a.example.com' }, { name: 'a', url: 'https://b.example.com' }) }],
+          registry,
+        ),
       /"a" is used twice/,
     );
     // A name resolving to loopback passes the write check; the connection refuses it.
-    const viaDns = await strict.capability.dynamicTools!(servers({ name: 'dns', url: demo.url.replace('127.0.0.1', 'localhost.test') }), createFakeToolContext());
+    const viaDns = await strict.capability.dynamicTools!(
+      servers({ name: 'dns', url: demo.url.replace('127.0.0.1', 'localhost.test') }),
+      createFakeToolContext(),
+    );
     assert.equal(demo.sessions(), 0);
     assert.match(viaDns.prompt, /MCP server "dns" (could not resolve host|points to)/);
     const loop = createMcpCapability({ listTimeoutMs: 1500, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
     t.after(() => loop.close());
-    const pinned = await loop.capability.dynamicTools!(servers({ name: 'dns', url: demo.url.replace('127.0.0.1', 'mcp.example.com') }), createFakeToolContext());
+    const pinned = await loop.capability.dynamicTools!(
+      servers({ name: 'dns', url: demo.url.replace('127.0.0.1', 'mcp.example.com') }),
+      createFakeToolContext(),
+    );
     assert.match(pinned.prompt, /points to mcp\.example\.com \(127\.0\.0\.1\), a loopback address/);
     assert.equal(demo.sessions(), 0, 'nothing reached the server');
   });

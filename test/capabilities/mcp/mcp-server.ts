@@ -41,11 +41,16 @@ function demoTools(server: McpServer, state: DemoServer): void {
     state.authorizations.push(header(extra, 'authorization'));
     return text(`echo: ${t}; auth=${header(extra, 'authorization')}`);
   });
-  server.registerTool('fail', { description: 'Always fails' }, async (extra) =>
-    ({ isError: true, content: [{ type: 'text', text: `no luck for ${header(extra, 'authorization')}` }] }),
-  );
+  server.registerTool('fail', { description: 'Always fails' }, async (extra) => ({
+    isError: true,
+    content: [{ type: 'text', text: `no luck for ${header(extra, 'authorization')}` }],
+  }));
   server.registerTool('weather', { title: 'Weather', description: 'Structured', inputSchema: { city: z.string() } }, async ({ city }) => ({
-    content: [{ type: 'text', text: `Sunny in ${city}` }, { type: 'image', data: Buffer.from('png!').toString('base64'), mimeType: 'image/png' }, { type: 'resource_link', uri: 'https://example.com/r', name: 'report' }],
+    content: [
+      { type: 'text', text: `Sunny in ${city}` },
+      { type: 'image', data: Buffer.from('png!').toString('base64'), mimeType: 'image/png' },
+      { type: 'resource_link', uri: 'https://example.com/r', name: 'report' },
+    ],
     structuredContent: { city, temperature_c: 21 },
   }));
   server.registerTool('slow', { description: 'Waits until cancelled (at most 30 s)' }, async (extra) => {
@@ -74,7 +79,9 @@ function listen(t: After, handler: (req: IncomingMessage, res: ServerResponse) =
         server.close(() => resolve());
       }),
   );
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 /** The demo server: echo, fail, weather (structured), slow (cancellable), hang, flood; `late` on demand. */
@@ -91,14 +98,16 @@ export async function startDemoServer(t: After): Promise<DemoServer> {
     slowStarted: [],
     addLateTool() {
       late = true;
-      for (const s of servers) s.registerTool('late', { description: 'Added later' }, async () => ({ content: [{ type: 'text', text: 'late tool ran' }] }));
+      for (const s of servers)
+        s.registerTool('late', { description: 'Added later' }, async () => ({ content: [{ type: 'text', text: 'late tool ran' }] }));
     },
     sessions: () => servers.length,
   };
   const newServer = () => {
     const server = new McpServer({ name: 'demo', version: '1.0.0' });
     demoTools(server, state);
-    if (late) server.registerTool('late', { description: 'Added later' }, async () => ({ content: [{ type: 'text', text: 'late tool ran' }] }));
+    if (late)
+      server.registerTool('late', { description: 'Added later' }, async () => ({ content: [{ type: 'text', text: 'late tool ran' }] }));
     servers.push(server);
     return server;
   };

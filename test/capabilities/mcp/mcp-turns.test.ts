@@ -61,7 +61,12 @@ for (const mode of ['pglite', 'nats'] as const) {
 
       await t.test('cancel mid-call: the turn is cancelled and the server sees the MCP cancellation', async () => {
         const count = (type: string) => sse.events().filter((e) => e.type === type).length;
-        const [cancelledBefore, startedBefore, idledBefore, turnsCancelled] = [demo.cancelled.length, count('tool.started'), count('session.idled'), count('turn.cancelled')];
+        const [cancelledBefore, startedBefore, idledBefore, turnsCancelled] = [
+          demo.cancelled.length,
+          count('tool.started'),
+          count('session.idled'),
+          count('turn.cancelled'),
+        ];
         assert.equal((await sendMessage(app, id, '@tool demo__slow {}')).status, 201);
         await sse.until('tool.started', startedBefore + 1, 15_000);
         while (demo.slowStarted.length <= cancelledBefore) await new Promise((r) => setTimeout(r, 20));
@@ -85,7 +90,11 @@ for (const mode of ['pglite', 'nats'] as const) {
       await t.test('the secret value is in no event, SSE frame or log line', async () => {
         const stored = JSON.stringify(await listEvents(app, id));
         const frames = JSON.stringify(sse.conn.events);
-        for (const [where, text] of [['events', stored], ['sse', frames], ['logs', app.logs.join('\n')]] as const) {
+        for (const [where, text] of [
+          ['events', stored],
+          ['sse', frames],
+          ['logs', app.logs.join('\n')],
+        ] as const) {
           assert.equal(text.includes(TOKEN), false, `${where} hold the secret`);
         }
         assert.ok(stored.includes('[secret:MCP_TOKEN]'));
@@ -98,11 +107,17 @@ describe('mcp configuration (postgres)', () => {
   it('a loopback MCP server URL is refused with 422 without the operator setting', async (t) => {
     const demo = await startDemoServer(t);
     const app = await startTestApp(t, { mode: 'postgres' });
-    const body = (url: string) => ({ name: 'a', system_prompt: 'x', capabilities: [{ ref: 'mcp', config: { servers: [{ name: 'local', url }] } }] });
+    const body = (url: string) => ({
+      name: 'a',
+      system_prompt: 'x',
+      capabilities: [{ ref: 'mcp', config: { servers: [{ name: 'local', url }] } }],
+    });
     const r = await app.request('POST', '/v1/agents', { body: body(demo.url) });
     assert.equal(r.status, 422, r.text);
     assert.match(r.body.error, /servers\.0\.url points to 127\.0\.0\.1, a loopback address.*MCP_ALLOWED_PRIVATE_HOSTS/);
-    const bad = await app.request('POST', '/v1/agents', { body: { ...body('https://mcp.example.com/mcp'), capabilities: [{ ref: 'mcp', config: { servers: [{ name: '1bad', url: 'x' }] } }] } });
+    const bad = await app.request('POST', '/v1/agents', {
+      body: { ...body('https://mcp.example.com/mcp'), capabilities: [{ ref: 'mcp', config: { servers: [{ name: '1bad', url: 'x' }] } }] },
+    });
     assert.equal(bad.status, 422, bad.text);
     const ok = await app.request('POST', '/v1/agents', { body: body('https://mcp.example.com/mcp') });
     assert.equal(ok.status, 201, ok.text);
