@@ -6,7 +6,7 @@
  * `idleCloseMs` is closed.
  */
 import { createHash } from 'node:crypto';
-import { McpConnection, type McpConnectionOptions, type McpTarget } from './connection.js';
+import type { McpConnection, McpConnectionOptions, McpTarget } from './connection.js';
 
 export interface McpClientPoolOptions extends Omit<McpConnectionOptions, 'now'> {
   /** Deadline of opening a connection (initialize), in ms. */
@@ -48,22 +48,27 @@ export function createMcpClientPool(opts: McpClientPoolOptions) {
     }
   }
 
-  async function connect(key: string, target: McpTarget, signal: AbortSignal): Promise<McpConnection> {
-    const conn = new McpConnection({ ...opts, now });
-    conn.onClose = () => {
-      if (open.get(key) === pending) open.delete(key);
-    };
-    const pending = conn.open(target, signal, opts.connectTimeoutMs).then(
-      () => conn,
+  function connect(key: string, target: McpTarget, signal: AbortSignal): Promise<McpConnection> {
+    let conn: McpConnection | undefined;
+    // The SDK (and zod under it) loads with the first server a turn uses, not at every start.
+    const pending: Promise<McpConnection> = import('./connection.js').then(({ McpConnection }) => {
+      conn = new McpConnection({ ...opts, now });
+      conn.onClose = () => {
+        if (open.get(key) === settled) open.delete(key);
+      };
+      return conn.open(target, signal, opts.connectTimeoutMs).then(() => conn!);
+    });
+    const settled = pending.then(
+      (c) => c,
       async (err: unknown) => {
-        if (open.get(key) === pending) open.delete(key);
-        await conn.close();
-        throw Object.assign(err instanceof Error ? err : new Error(String(err)), { mcpFailure: conn.failure });
+        if (open.get(key) === settled) open.delete(key);
+        await conn?.close();
+        throw Object.assign(err instanceof Error ? err : new Error(String(err)), { mcpFailure: conn?.failure ?? null });
       },
     );
-    open.set(key, pending);
+    open.set(key, settled);
     evictOverflow();
-    return pending;
+    return settled;
   }
 
   return {

@@ -4,12 +4,19 @@
  * session's secret values from tool errors; `redact` takes the header secrets out first); an
  * SDK or network error's own message never does.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../types.js';
 import { McpAddressError } from './address-check.js';
 import { McpResponseTooLargeError } from './guarded-fetch.js';
 
 const MAX_SERVER_MESSAGE_CHARS = 500;
+
+/** The SDK's JSON-RPC error codes we branch on (its `ErrorCode`; named here so the SDK loads only when a server is used). */
+const McpErrorCodes = { ConnectionClosed: -32000, RequestTimeout: -32001 } as const;
+
+/** The SDK's `McpError`, recognised without importing it. */
+function isMcpError(err: unknown): err is Error & { code: number } {
+  return err instanceof Error && err.name === 'McpError' && typeof (err as { code?: unknown }).code === 'number';
+}
 
 /** The abort reason when `signal` fired (a cancelled turn: rethrown as is), else a ToolError. */
 export function mcpFailure(
@@ -26,9 +33,9 @@ export function mcpFailure(
 function describe(err: unknown, timeoutMs: number, redact: (t: string) => string): string {
   if (isDeadline(err)) return `did not answer within ${timeoutMs} ms`;
   if (err instanceof McpAddressError || err instanceof McpResponseTooLargeError) return err.message;
-  if (err instanceof McpError) {
-    if (err.code === ErrorCode.RequestTimeout) return `did not answer within ${timeoutMs} ms`;
-    if (err.code === ErrorCode.ConnectionClosed) return 'closed the connection';
+  if (isMcpError(err)) {
+    if (err.code === McpErrorCodes.RequestTimeout) return `did not answer within ${timeoutMs} ms`;
+    if (err.code === McpErrorCodes.ConnectionClosed) return 'closed the connection';
     const text = redact(err.message.replace(/^MCP error -?\d+: /, '')).slice(0, MAX_SERVER_MESSAGE_CHARS);
     return `returned an error (${err.code}): ${text}`;
   }
