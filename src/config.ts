@@ -146,8 +146,9 @@ const ConfigSchema = Type.Object({
   MCP_MAX_TOOLS_PER_SERVER: Type.Integer({ minimum: 1, maximum: 1000, default: 128 }),
   /** Largest input schema of one MCP tool, in bytes of JSON (a tool over it is left out, and the LLM is told). */
   MCP_MAX_TOOL_SCHEMA_BYTES: Type.Integer({ minimum: 256, maximum: 1024 * 1024, default: 16 * 1024 }),
-  /** Open MCP connections per instance (least recently used closed first), and how long an unused one stays open, in ms. */
+  /** Open MCP connections per instance and per organisation (least recently used closed first), and how long an unused one stays open, in ms. */
   MCP_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 256 }),
+  MCP_MAX_CONNECTIONS_PER_ORG: Type.Integer({ minimum: 1, maximum: 100_000, default: 32 }),
   MCP_IDLE_CLOSE_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 300_000 }),
   /**
    * The built-in `llmsim` model (docs/llmsim.md). Unset: on in embedded mode when no vendor key

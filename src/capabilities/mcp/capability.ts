@@ -21,6 +21,7 @@ export interface McpCapabilityOptions extends McpLimits {
   maxResponseBytes: number;
   toolsTtlMs: number;
   maxConnections: number;
+  maxConnectionsPerOrg: number;
   idleCloseMs: number;
   resolve?: Resolver;
 }
@@ -34,6 +35,7 @@ export const DEFAULT_MCP_OPTIONS: McpCapabilityOptions = {
   maxResponseBytes: 1024 * 1024,
   toolsTtlMs: 60_000,
   maxConnections: 256,
+  maxConnectionsPerOrg: 32,
   idleCloseMs: 300_000,
 };
 

@@ -48,7 +48,7 @@ export async function serverTools(
   let resolved: ResolvedTarget | null = null;
   try {
     resolved = await resolveTarget(server, ctx);
-    const conn = await pool.connection(resolved.key, resolved.target, signal);
+    const conn = await pool.connection(ctx.org_id, resolved.key, resolved.target, signal);
     try {
       const listing = await conn.listTools(limits.maxToolsPerServer, signal, limits.listTimeoutMs);
       return toDefinitions(server, listing.tools, listing.more, resolved.redact, pool, limits);
@@ -116,7 +116,7 @@ async function callTool(server: McpServerConfig, tool: string, args: unknown, ct
   let failure: () => string | null = () => null;
   try {
     resolved = await resolveTarget(server, ctx);
-    const conn = await pool.connection(resolved.key, resolved.target, signal);
+    const conn = await pool.connection(ctx.org_id, resolved.key, resolved.target, signal);
     failure = () => conn.failure;
     const result = await conn.callTool(tool, (args ?? {}) as Record<string, unknown>, signal, limits.callTimeoutMs);
     return toToolResult(result, server.name, resolved.redact);

@@ -13,6 +13,7 @@ export function mcpOptionsOf(config: Config): McpCapabilityOptions {
     maxToolsPerServer: config.MCP_MAX_TOOLS_PER_SERVER,
     maxToolSchemaBytes: config.MCP_MAX_TOOL_SCHEMA_BYTES,
     maxConnections: config.MCP_MAX_CONNECTIONS,
+    maxConnectionsPerOrg: config.MCP_MAX_CONNECTIONS_PER_ORG,
     idleCloseMs: config.MCP_IDLE_CLOSE_MS,
   };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createCapabilityRegistry, createMcpCapability, validateCapabilityRefs } from '../../../src/capabilities/index.js';
 import { parseHostAllowlist } from '../../../src/capabilities/web-fetch/address-policy.js';
+import { connectionKey, createMcpClientPool } from '../../../src/capabilities/mcp/client-pool.js';
 import { mcpToolName } from '../../../src/capabilities/mcp/tool-names.js';
 import { ToolError, type CapabilityConfig } from '../../../src/capabilities/types.js';
 import { createFakeToolContext } from '../fakes.js';
@@ -188,5 +189,31 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     );
     assert.match(pinned.prompt, /points to mcp\.example\.com \(127\.0\.0\.1\), a loopback address/);
     assert.equal(demo.sessions(), 0, 'nothing reached the server');
+  });
+
+  it("connections: shared for the same org and headers; one organisation's churn closes only its own", async (t) => {
+    const demo = await startDemoServer(t);
+    const pool = createMcpClientPool({
+      allowPrivateHosts: LOCAL,
+      maxResponseBytes: 1 << 20,
+      toolsTtlMs: 60_000,
+      connectTimeoutMs: 5000,
+      maxConnections: 3,
+      maxConnectionsPerOrg: 2,
+      idleCloseMs: 60_000,
+    });
+    t.after(() => pool.close());
+    const target = (token: string) => ({ url: new URL(demo.url), headers: { authorization: token }, transport: 'auto' as const });
+    const open = (org: string, token: string) =>
+      pool.connection(org, connectionKey(org, target(token)), target(token), AbortSignal.timeout(5000));
+    const b = await open('org-b', 't1');
+    assert.equal(await open('org-b', 't1'), b, 'same org and headers: one connection');
+    assert.notEqual(await open('org-a', 't1'), b, 'another organisation never shares it');
+    await open('org-a', 't2');
+    await open('org-a', 't3');
+    await open('org-a', 't4');
+    assert.equal(pool.size(), 3);
+    assert.equal(b.closed, false, "org-b's connection survived org-a's churn");
+    assert.equal(await open('org-b', 't1'), b);
   });
 });
