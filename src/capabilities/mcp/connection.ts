@@ -46,7 +46,7 @@ export interface McpConnectionOptions extends Omit<GuardedFetchOptions, 'onViola
 }
 
 export class McpConnection {
-  readonly #client: Client;
+  #client: Client;
   readonly #fetch;
   readonly #opts: McpConnectionOptions;
   #tools: { at: number; listing: Promise<ToolListing> } | null = null;
@@ -60,18 +60,7 @@ export class McpConnection {
     this.#opts = opts;
     this.lastUsed = opts.now();
     this.#fetch = createGuardedFetch({ ...opts, onViolation: (message) => this.#fail(message) });
-    this.#client = new Client(
-      { name: 'agent-session-service', version: '1' },
-      { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION },
-    );
-    this.#client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      this.#tools = null;
-    });
-    this.#client.onerror = (err) => {
-      if (err instanceof SyntaxError || err.name === 'ZodError' || err.name === '$ZodError')
-        this.#fail('sent an answer that is not valid JSON-RPC');
-    };
-    this.#client.onclose = () => this.#closed();
+    this.#client = this.#newClient();
   }
 
   /** Initialises the session with the server (falls back to SSE for `auto` when Streamable HTTP is refused). */
@@ -84,6 +73,9 @@ export class McpConnection {
     } catch (err) {
       const refused = err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400 && err.code < 500;
       if (!refused || signal.aborted || this.failure) throw err;
+      // The refused attempt closed its client; the fallback gets a new one (the first one's close is not ours).
+      this.closed = false;
+      this.#client = this.#newClient();
       await attempt('sse');
     }
   }
@@ -126,6 +118,24 @@ export class McpConnection {
       if (cursor === undefined || tools.length > maxTools) break;
     }
     return { tools: tools.slice(0, maxTools), more: tools.length > maxTools || cursor !== undefined };
+  }
+
+  #newClient(): Client {
+    const client = new Client(
+      { name: 'agent-session-service', version: '1' },
+      { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION },
+    );
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      this.#tools = null;
+    });
+    client.onerror = (err) => {
+      if (err instanceof SyntaxError || err.name === 'ZodError' || err.name === '$ZodError')
+        this.#fail('sent an answer that is not valid JSON-RPC');
+    };
+    client.onclose = () => {
+      if (client === this.#client) this.#closed();
+    };
+    return client;
   }
 
   #transport(kind: 'streamable_http' | 'sse', target: McpTarget): Transport {

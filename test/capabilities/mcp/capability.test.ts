@@ -80,6 +80,10 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
       ['auto__echo'],
       auto.prompt,
     );
+    const sessions = demo.sessions();
+    await cap.dynamicTools!(servers({ name: 'auto', url: demo.sseUrl, allowed_tools: ['echo'] }), ctx);
+    assert.equal((await auto.tools[0]!.execute({ text: 'again' }, ctx)).content[0]!.text, 'echo: again; auth=');
+    assert.equal(demo.sessions(), sessions, 'the fallen-back connection is kept and reused');
   });
 
   it('cancelling a call sends MCP cancellation: the server sees it, the call rejects with the abort reason', async (t) => {
