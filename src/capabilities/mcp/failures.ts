@@ -1,8 +1,9 @@
 /**
  * Every way an MCP call or listing can fail, as one ToolError whose text the LLM can act on.
- * Only our own words and the server's JSON-RPC error message go in (the act step redacts the
- * session's secret values from tool errors; `redact` takes the header secrets out first); an
- * SDK or network error's own message never does.
+ * Only our own words and, for a call, the server's JSON-RPC error message go in (the act step
+ * redacts the session's secret values from tool errors; `redact` takes the header secrets out
+ * first). A listing's failure goes into the turn's instructions, which the act step never sees,
+ * so it gets no server text (`redact` null). An SDK or network error's own message never goes in.
  */
 import { ToolError } from '../types.js';
 import { McpAddressError } from './address-check.js';
@@ -22,7 +23,7 @@ function isMcpError(err: unknown): err is Error & { code: number } {
 export function mcpFailure(
   err: unknown,
   server: string,
-  ctx: { signal: AbortSignal; failure: string | null; timeoutMs: number; redact: (t: string) => string },
+  ctx: { signal: AbortSignal; failure: string | null; timeoutMs: number; redact: ((t: string) => string) | null },
 ): unknown {
   if (ctx.signal.aborted && !isDeadline(ctx.signal.reason)) return ctx.signal.reason;
   if (err instanceof ToolError) return err;
@@ -30,12 +31,13 @@ export function mcpFailure(
   return new ToolError(`MCP server "${server}" ${failure ?? describe(err, ctx.timeoutMs, ctx.redact)}.`);
 }
 
-function describe(err: unknown, timeoutMs: number, redact: (t: string) => string): string {
+function describe(err: unknown, timeoutMs: number, redact: ((t: string) => string) | null): string {
   if (isDeadline(err)) return `did not answer within ${timeoutMs} ms`;
   if (err instanceof McpAddressError || err instanceof McpResponseTooLargeError) return err.message;
   if (isMcpError(err)) {
     if (err.code === McpErrorCodes.RequestTimeout) return `did not answer within ${timeoutMs} ms`;
     if (err.code === McpErrorCodes.ConnectionClosed) return 'closed the connection';
+    if (!redact) return `returned an error (${err.code})`;
     const text = redact(err.message.replace(/^MCP error -?\d+: /, '')).slice(0, MAX_SERVER_MESSAGE_CHARS);
     return `returned an error (${err.code}): ${text}`;
   }

@@ -9,7 +9,7 @@ import type { McpCapabilityConfigView } from '../../../schemas/capabilities.js';
 import { resolveRequestHeaders } from '../web-fetch/request-headers.js';
 import { ToolError, type DynamicToolsContext, type JsonSchema, type ToolContext, type ToolDefinition } from '../types.js';
 import { connectionKey, type McpClientPool } from './client-pool.js';
-import type { McpTarget } from './connection.js';
+import type { McpConnection, McpTarget } from './connection.js';
 import { mcpFailure } from './failures.js';
 import { toToolResult } from './results.js';
 import { mcpToolName } from './tool-names.js';
@@ -45,23 +45,14 @@ export async function serverTools(
   limits: McpLimits,
 ): Promise<ServerTools> {
   const signal = AbortSignal.timeout(limits.listTimeoutMs);
-  let resolved: ResolvedTarget | null = null;
+  let conn: McpConnection | null = null;
   try {
-    resolved = await resolveTarget(server, ctx);
-    const conn = await pool.connection(ctx.org_id, resolved.key, resolved.target, signal);
-    try {
-      const listing = await conn.listTools(limits.maxToolsPerServer, signal, limits.listTimeoutMs);
-      return toDefinitions(server, listing.tools, listing.more, resolved.redact, pool, limits);
-    } catch (err) {
-      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { mcpFailure: conn.failure });
-    }
+    const resolved = await resolveTarget(server, ctx);
+    conn = await pool.connection(ctx.org_id, resolved.key, resolved.target, signal);
+    const listing = await conn.listTools(limits.maxToolsPerServer, signal, limits.listTimeoutMs);
+    return toDefinitions(server, listing.tools, listing.more, resolved.redact, pool, limits);
   } catch (err) {
-    const failure = mcpFailure(err, server.name, {
-      signal,
-      failure: null,
-      timeoutMs: limits.listTimeoutMs,
-      redact: resolved?.redact ?? ((t) => t),
-    });
+    const failure = mcpFailure(err, server.name, { signal, failure: conn?.failure ?? null, timeoutMs: limits.listTimeoutMs, redact: null });
     const message = failure instanceof ToolError ? failure.message : `MCP server "${server.name}" could not be listed.`;
     return { tools: [], notes: [`${message} Its tools are not available in this turn.`] };
   }
@@ -93,7 +84,7 @@ function toDefinitions(
     const schema = redact(JSON.stringify(t.inputSchema));
     if (Buffer.byteLength(schema) > limits.maxToolSchemaBytes) {
       notes.push(
-        `MCP tool "${t.name.slice(0, 128)}" of server "${server.name}" has an input schema over ${limits.maxToolSchemaBytes} bytes (MCP_MAX_TOOL_SCHEMA_BYTES): not offered.`,
+        `MCP tool "${redact(t.name).slice(0, 128)}" of server "${server.name}" has an input schema over ${limits.maxToolSchemaBytes} bytes (MCP_MAX_TOOL_SCHEMA_BYTES): not offered.`,
       );
       continue;
     }

@@ -142,17 +142,29 @@ export async function startDemoServer(t: After): Promise<DemoServer> {
   return state;
 }
 
-/** A server whose `tools/list` is whatever `tools` returns (10,000 tools, a 100 KB schema…). */
-export async function startListingServer(t: After, tools: () => unknown[]): Promise<string> {
-  return `${await listen(t, (req, res) => {
-    const server = new McpServer({ name: 'lister', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() as never }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    void server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => res.destroy());
-  })}/mcp`;
+/**
+ * A server whose `tools/list` is whatever `tools` returns (10,000 tools, a 100 KB schema…);
+ * `callAnswer`: the raw body every `tools/call` gets instead of an answer (not JSON-RPC).
+ */
+export async function startListingServer(t: After, tools: () => unknown[], callAnswer?: string): Promise<string> {
+  const base = await listen(t, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body: unknown = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      if (callAnswer !== undefined && (body as { method?: string } | undefined)?.method === 'tools/call') {
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(callAnswer);
+      }
+      const server = new McpServer({ name: 'lister', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() as never }));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      void server
+        .connect(transport)
+        .then(() => transport.handleRequest(req, res, body))
+        .catch(() => res.destroy());
+    });
+  });
+  return `${base}/mcp`;
 }
 
 /** A raw server: accepts connections and never answers. */
