@@ -142,6 +142,8 @@ const ConfigSchema = Type.Object({
   MCP_TOOLS_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 60_000 }),
   /** Largest HTTP response body (a JSON answer or an SSE stream) read from an MCP server, in bytes. */
   MCP_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 4096, maximum: 256 * 1024 * 1024, default: 1024 * 1024 }),
+  /** Largest answer to one `tools/list` page, in bytes (lower: the SDK validates a listing on the event loop). */
+  MCP_MAX_LIST_RESPONSE_BYTES: Type.Integer({ minimum: 4096, maximum: 64 * 1024 * 1024, default: 256 * 1024 }),
   /** Tools offered from one server (the rest are left out, and the LLM is told). */
   MCP_MAX_TOOLS_PER_SERVER: Type.Integer({ minimum: 1, maximum: 1000, default: 128 }),
   /** Largest input schema of one MCP tool, in bytes of JSON (a tool over it is left out, and the LLM is told). */

@@ -19,6 +19,7 @@ export const MCP_CAPABILITY_ID = 'mcp';
 export interface McpCapabilityOptions extends McpLimits {
   allowPrivateHosts: readonly HostRule[];
   maxResponseBytes: number;
+  maxListBytes: number;
   toolsTtlMs: number;
   maxConnections: number;
   maxConnectionsPerOrg: number;
@@ -33,6 +34,7 @@ export const DEFAULT_MCP_OPTIONS: McpCapabilityOptions = {
   maxToolsPerServer: 128,
   maxToolSchemaBytes: 16 * 1024,
   maxResponseBytes: 1024 * 1024,
+  maxListBytes: 256 * 1024,
   toolsTtlMs: 60_000,
   maxConnections: 256,
   maxConnectionsPerOrg: 32,

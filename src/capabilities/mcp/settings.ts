@@ -10,6 +10,7 @@ export function mcpOptionsOf(config: Config): McpCapabilityOptions {
     listTimeoutMs: config.MCP_LIST_TIMEOUT_MS,
     toolsTtlMs: config.MCP_TOOLS_CACHE_TTL_MS,
     maxResponseBytes: config.MCP_MAX_RESPONSE_BYTES,
+    maxListBytes: config.MCP_MAX_LIST_RESPONSE_BYTES,
     maxToolsPerServer: config.MCP_MAX_TOOLS_PER_SERVER,
     maxToolSchemaBytes: config.MCP_MAX_TOOL_SCHEMA_BYTES,
     maxConnections: config.MCP_MAX_CONNECTIONS,

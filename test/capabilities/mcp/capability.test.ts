@@ -136,10 +136,14 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
       odd!.execute({}, ctx),
       (e) => e instanceof ToolError && e.message === 'MCP server "odd" sent an answer that is not valid JSON-RPC.',
     );
-    const many = await startListingServer(t, () =>
-      Array.from({ length: 10_000 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } })),
+    const tiny = (n: number) => () => Array.from({ length: n }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } }));
+    const tenThousand = await cap.dynamicTools!(servers({ name: 'many', url: await startListingServer(t, tiny(10_000)) }), ctx);
+    assert.deepEqual(tenThousand.tools, []);
+    assert.match(
+      tenThousand.prompt,
+      /MCP server "many" answered more than 262144 bytes \(MCP_MAX_LIST_RESPONSE_BYTES\)\. Its tools are not available/,
     );
-    const listed = await cap.dynamicTools!(servers({ name: 'many', url: many }), ctx);
+    const listed = await cap.dynamicTools!(servers({ name: 'many', url: await startListingServer(t, tiny(2000)) }), ctx);
     assert.equal(listed.tools.length, 128);
     assert.match(listed.prompt, /more than 128 tools: only the first 128 are offered \(MCP_MAX_TOOLS_PER_SERVER\)/);
     const huge = {
@@ -206,6 +210,7 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     const pool = createMcpClientPool({
       allowPrivateHosts: LOCAL,
       maxResponseBytes: 1 << 20,
+      maxListBytes: 1 << 18,
       toolsTtlMs: 60_000,
       connectTimeoutMs: 5000,
       maxConnections: 3,
