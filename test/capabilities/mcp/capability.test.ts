@@ -231,4 +231,29 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     assert.equal(b.closed, false, "org-b's connection survived org-a's churn");
     assert.equal(await open('org-b', 't1'), b);
   });
+
+  it('a header secret goes only to a host it allows; a refusal names the secret and host, never the value', async (t) => {
+    const demo = await startDemoServer(t);
+    const cap = mcp(t);
+    const ctx = createFakeToolContext();
+    await ctx.secrets.set('ELSEWHERE', { value: 'sk-elsewhere-0123456789', allowed_hosts: ['api.example.com'] });
+    await ctx.secrets.set('HERE', { value: 'sk-here-0123456789', allowed_hosts: ['127.0.0.1'] });
+    const refused = await cap.dynamicTools!(
+      servers({ name: 'demo', url: demo.url, headers: { Authorization: 'Bearer {{secret:ELSEWHERE}}' } }),
+      ctx,
+    );
+    assert.deepEqual(refused.tools, []);
+    assert.match(refused.prompt, /The secret "ELSEWHERE" cannot be sent to 127\.0\.0\.1: it may be sent only to "api\.example\.com"/);
+    assert.equal(refused.prompt.includes('sk-elsewhere'), false);
+    const missing = await cap.dynamicTools!(
+      servers({ name: 'demo', url: demo.url, headers: { Authorization: 'Bearer {{secret:NOPE}}' } }),
+      ctx,
+    );
+    assert.match(missing.prompt, /names the secret "NOPE", which this session does not have/);
+    assert.equal(demo.sessions(), 0, 'nothing was sent without the secret');
+    const ok = await cap.dynamicTools!(servers({ name: 'demo', url: demo.url, headers: { Authorization: 'Bearer {{secret:HERE}}' } }), ctx);
+    const echo = ok.tools.find((x) => x.name === 'demo__echo')!;
+    assert.equal((await echo.execute({ text: 'x' }, ctx)).content[0]!.text, 'echo: x; auth=Bearer [secret:HERE]');
+    assert.equal(demo.authorizations.at(-1), 'Bearer sk-here-0123456789');
+  });
 });
