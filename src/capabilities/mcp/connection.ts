@@ -101,10 +101,11 @@ export class McpConnection {
     return this.#bounded(call as Promise<CallToolResult>, signal);
   }
 
+  /** Ends the MCP session and drops the kept-alive sockets (also after the server closed it). */
   async close(): Promise<void> {
-    if (this.closed) return;
+    const open = !this.closed;
     this.#closed();
-    await this.#client.close().catch(() => undefined);
+    if (open) await this.#client.close().catch(() => undefined);
     this.#fetch.close();
   }
 
