@@ -71,7 +71,14 @@ export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetch {
       const cap = listing
         ? { bytes: Math.min(opts.maxListBytes, opts.maxResponseBytes), setting: 'MCP_MAX_LIST_RESPONSE_BYTES' }
         : responseCap(opts);
-      req.once('response', (res) => done(toResponse(res, cap, opts.onViolation)));
+      req.once('response', (res) => {
+        // A status a Response cannot carry (Node's parser takes 100-999) must not throw in this callback.
+        if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 599) {
+          res.destroy();
+          return fail(Object.assign(new Error('unusable HTTP status'), { code: res.statusCode ?? 0 }));
+        }
+        done(toResponse(res, cap, opts.onViolation));
+      });
       req.end(typeof init.body === 'string' ? init.body : undefined);
     });
   };
@@ -97,7 +104,7 @@ function toResponse(res: IncomingMessage, cap: Cap, onViolation: (message: strin
   for (const [name, value] of Object.entries(res.headers)) {
     for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
   }
-  const init = { status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers };
+  const init = { status: res.statusCode!, statusText: res.statusMessage ?? '', headers };
   if (NULL_BODY.has(init.status)) {
     res.resume();
     return new Response(null, init);

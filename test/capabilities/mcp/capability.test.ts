@@ -130,6 +130,8 @@ describe('mcp capability (real MCP servers over HTTP)', () => {
     assert.match(hung.prompt, /MCP server "hung" did not answer within 800 ms\. Its tools are not available in this turn\./);
     const garbage = await cap.dynamicTools!(servers({ name: 'junk', url: await startGarbageServer(t) }), ctx);
     assert.match(garbage.prompt, /MCP server "junk" sent an answer that is not valid JSON-RPC/);
+    const status999 = await cap.dynamicTools!(servers({ name: 'odd', url: await startGarbageServer(t, '{}', 999) }), ctx);
+    assert.match(status999.prompt, /MCP server "odd" answered HTTP 999\./);
     const junkCalls = await startListingServer(t, () => [{ name: 'odd', inputSchema: { type: 'object' } }], '{"jsonrpc":"2.0","id":');
     const [odd] = (await cap.dynamicTools!(servers({ name: 'odd', url: junkCalls }), ctx)).tools;
     await assert.rejects(

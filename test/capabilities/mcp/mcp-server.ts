@@ -172,10 +172,10 @@ export function startHungServer(t: After): Promise<string> {
   return listen(t, () => undefined);
 }
 
-/** A raw server that answers every POST with 200 and a body that is not JSON-RPC. */
-export function startGarbageServer(t: After, body = 'this is {not json'): Promise<string> {
+/** A raw server that answers every POST with `status` and a body that is not JSON-RPC. */
+export function startGarbageServer(t: After, body = 'this is {not json', status = 200): Promise<string> {
   return listen(t, (req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
   });
 }
