@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { apiJson } from '../lib/api-json.js';
 import type { RealPathClientOptions, RealPathClientReport } from '../real-path/client.js';
 import {
   SERVICE_ENTRY,
@@ -44,16 +45,7 @@ onInterrupt(async () => {
   for (const c of cleanups) await c().catch(() => undefined);
 });
 
-async function json(method: string, url: string, body: unknown): Promise<any> {
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
+const json = (method: string, url: string, body: unknown) => apiJson(method, url, body, ADMIN_KEY);
 
 async function portOf(proc: Proc): Promise<number> {
   for (let i = 0; i < 600; i++) {
