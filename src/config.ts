@@ -130,6 +130,29 @@ const ConfigSchema = Type.Object({
   /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
   LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /**
+   * The same for MCP tool server URLs (capability `mcp`; docs/decisions/mcp-tools.md); cloud metadata
+   * stays refused. The other MCP_* settings bound what one server can cost a turn.
+   */
+  MCP_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** Deadline of one MCP tool call, in ms (the turn's TOOL_TIMEOUT_MS still applies). */
+  MCP_CALL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
+  /** Deadline of connecting to a server and listing its tools when a turn starts, in ms. */
+  MCP_LIST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  /** How long a server's tool list is reused before it is listed again, in ms (a `tools/list_changed` notification drops it sooner). */
+  MCP_TOOLS_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 60_000 }),
+  /** Largest HTTP response body (a JSON answer or an SSE stream) read from an MCP server, in bytes. */
+  MCP_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 4096, maximum: 256 * 1024 * 1024, default: 1024 * 1024 }),
+  /** Largest answer to one `tools/list` page, in bytes (lower: the SDK validates a listing on the event loop). */
+  MCP_MAX_LIST_RESPONSE_BYTES: Type.Integer({ minimum: 4096, maximum: 64 * 1024 * 1024, default: 256 * 1024 }),
+  /** Tools offered from one server (the rest are left out, and the LLM is told). */
+  MCP_MAX_TOOLS_PER_SERVER: Type.Integer({ minimum: 1, maximum: 1000, default: 128 }),
+  /** Largest input schema of one MCP tool, in bytes of JSON (a tool over it is left out, and the LLM is told). */
+  MCP_MAX_TOOL_SCHEMA_BYTES: Type.Integer({ minimum: 256, maximum: 1024 * 1024, default: 16 * 1024 }),
+  /** Open MCP connections per instance and per organisation (least recently used closed first), and how long an unused one stays open, in ms. */
+  MCP_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 256 }),
+  MCP_MAX_CONNECTIONS_PER_ORG: Type.Integer({ minimum: 1, maximum: 100_000, default: 32 }),
+  MCP_IDLE_CLOSE_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 300_000 }),
+  /**
    * The built-in `llmsim` model (docs/llmsim.md). Unset: on in embedded mode when no vendor key
    * (OPENAI/ANTHROPIC/GEMINI_API_KEY) is set, as the quick start needs; off otherwise.
    */
@@ -232,7 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   } catch (err) {
     throw new ConfigError(`invalid configuration: CORS_ALLOWED_ORIGINS ${(err as Error).message}`);
   }
-  for (const key of ['WEB_FETCH_ALLOWED_PRIVATE_HOSTS', 'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS'] as const) {
+  for (const key of ['WEB_FETCH_ALLOWED_PRIVATE_HOSTS', 'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS', 'MCP_ALLOWED_PRIVATE_HOSTS'] as const) {
     try {
       parseHostAllowlist(cfg[key]);
     } catch (err) {

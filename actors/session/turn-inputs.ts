@@ -22,7 +22,7 @@ export class TurnInputs {
   readonly #images = new Map<string, Promise<LlmImagePart | null>>();
 
   constructor(
-    deps: Pick<TurnRunnerDeps, 'store' | 'capabilities' | 'models' | 'images'>,
+    deps: Pick<TurnRunnerDeps, 'store' | 'capabilities' | 'models' | 'images' | 'toolStorage'>,
     maxIterations: number,
     sessionId: string,
     job: TurnJobData,
@@ -33,7 +33,7 @@ export class TurnInputs {
     const modelId = input?.type === 'input.message' ? input.data.message.controls?.['model_id'] : undefined;
     const controlsModelId = typeof modelId === 'string' ? modelId : undefined;
     this.setup = loadTurnSetup(
-      { store: deps.store, capabilities: deps.capabilities, defaultMaxIterations: maxIterations },
+      { store: deps.store, capabilities: deps.capabilities, defaultMaxIterations: maxIterations, toolStorage: deps.toolStorage },
       sessionId,
       controlsModelId,
     );

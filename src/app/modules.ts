@@ -3,7 +3,14 @@ import { createHarnessesModule } from '../api/harnesses/index.js';
 import { createLlmModelsModule } from '../api/llm-models/index.js';
 import { createSessionsModule } from '../api/sessions/index.js';
 import { createSessionOwners, createAuthModule, ensureBootstrapAdmin, SESSION_OWNERS_DEFAULTS } from '../auth/index.js';
-import { createCapabilityRegistry, createSqlSandbox, htmlConverterOf, parseHostAllowlist } from '../capabilities/index.js';
+import {
+  createCapabilityRegistry,
+  createMcpCapability,
+  createSqlSandbox,
+  htmlConverterOf,
+  mcpOptionsOf,
+  parseHostAllowlist,
+} from '../capabilities/index.js';
 import type { Config } from '../config.js';
 import type { LlmProviderType } from '../llm/index.js';
 import type { Logger } from '../log.js';
@@ -66,8 +73,11 @@ export async function buildModules(config: Config, infra: Infrastructure, { log,
     ...(config.PARSE_WORKERS_PER_ORG ? { workersPerOrg: config.PARSE_WORKERS_PER_ORG } : {}),
   });
   closers.add('parse-pool', () => parsePool.close());
+  const mcp = createMcpCapability(mcpOptionsOf(config));
+  closers.add('mcp-connections', () => mcp.close());
   const capabilities = createCapabilityRegistry({
     builtin: {
+      mcp: mcp.capability,
       webFetch: {
         allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS),
         convertHtml: htmlConverterOf(parsePool),

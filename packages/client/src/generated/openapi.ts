@@ -2446,8 +2446,26 @@ export interface components {
             data: components["schemas"]["Organization"][];
             total: number;
         };
-        /** @description A capability id, or `{ref, config?}` with capability-specific config. */
+        /** @description A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig). */
         CapabilityItem: string | components["schemas"]["CapabilityRef"];
+        /** @description Config of the `mcp` capability: `{ref: "mcp", config: {servers: [...]}}`. */
+        McpCapabilityConfig: {
+            /** @description The MCP tool servers the agent may call. */
+            servers?: {
+                /** @description Unique within the list; the prefix of the server's tool names as offered to the LLM (`name__tool`). */
+                name: string;
+                /** @description The server's endpoint (Streamable HTTP, or SSE for older servers). */
+                url: string;
+                /** @description Sent with every request to the server. A value may name session secrets as `{{secret:NAME}}`: resolved at call time, sent only to a host the secret's allowed_hosts names, never shown. */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description The server's tool names (as the server names them) to offer; absent: all of them. */
+                allowed_tools?: string[];
+                /** @description `auto` (default): Streamable HTTP, falling back to SSE when the server refuses it. */
+                transport?: "auto" | "streamable_http" | "sse";
+            }[];
+        };
         ToolSpec: {
             name: string;
             description: string;
