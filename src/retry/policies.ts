@@ -86,4 +86,35 @@ export const retryPolicies = {
     maxAttempts: 4,
     backoff: { firstMs: 500, growth: 'exponential', maxMs: 30_000, jitter: 'half' },
   },
+  /**
+   * A message that meets the previous turn's job still queued although the session row says that
+   * turn is over (its worker marks the session idle, then acks): asked again every 5 ms for up to
+   * 2 s, the window of one ack, before the message is answered 409.
+   */
+  previousTurnJob: {
+    name: 'previous-turn-job',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    deadlineMs: 2_000,
+    backoff: { firstMs: 5, growth: 'constant', maxMs: 5, jitter: 'none' },
+  },
+  /**
+   * The last client tool result meets the suspended turn's own job not yet acked: asked again
+   * every 20 ms for up to 5 s; after that the job's redelivery resumes the turn anyway.
+   */
+  suspendedTurnJob: {
+    name: 'suspended-turn-job',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    deadlineMs: 5_000,
+    backoff: { firstMs: 20, growth: 'constant', maxMs: 20, jitter: 'none' },
+  },
+  /**
+   * A cancel of a turn whose worker began it (session row) before its `turn.started` is stored:
+   * the worker is appending it; looked up every 20 ms for up to 5 s.
+   */
+  turnStartedStored: {
+    name: 'turn-started-stored',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    deadlineMs: 5_000,
+    backoff: { firstMs: 20, growth: 'constant', maxMs: 20, jitter: 'none' },
+  },
 } as const satisfies Record<string, RetryPolicy>;

@@ -6,9 +6,6 @@ import { cancelEvents, resumeJob, type SessionTurnRow } from '../../turns/index.
 import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
 import { readTurnSoFar } from './turn-so-far.js';
 
-/** How long a cancel waits for the first events of a turn its worker began, in ms. */
-const BEGUN_WAIT_MS = 5_000;
-
 export function createCancelTurn(ctx: TurnApiContext) {
   const { bus, log, status, span, owned } = ctx;
 
@@ -32,7 +29,7 @@ export function createCancelTurn(ctx: TurnApiContext) {
   }
 
   async function appendCancel(sessionId: string, turnId: string, row: SessionTurnRow): Promise<void> {
-    const soFar = await readTurnSoFar(bus, sessionId, turnId, BEGUN_WAIT_MS);
+    const soFar = await readTurnSoFar(bus, sessionId, turnId, true);
     if (!soFar) {
       // Begun, but its first events are not stored yet: the worker died in between, and the next
       // attempt finds the cancel pending on the row (turn-attempt.ts).

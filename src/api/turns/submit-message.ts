@@ -6,8 +6,9 @@ import { InvalidRequestError, NotFoundError, SessionBusyError } from '../../erro
 import { newId, newIdAfter } from '../../ids.js';
 import { pickModelId } from '../../llm/index.js';
 import { stampEvents } from '../../observability/index.js';
+import { retry, retryPolicies } from '../../retry/index.js';
 import { startJob, turnEvents, type MessagePart, type SessionTurnRow, type StoredMessage, type TurnRef } from '../../turns/index.js';
-import { BUSY_STATUSES, sleep, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
+import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
 
 /**
  * The Idempotency-Key's record (src/http/route.ts IdempotencyScope): `prior` is what an earlier
@@ -33,12 +34,12 @@ function asAccepted(value: unknown): AcceptedMessage | null {
   return ok && v.message && typeof v.message.id === 'string' ? (v as AcceptedMessage) : null;
 }
 
-/**
- * How long a message waits when the queue still holds the previous turn's job although the
- * session row already says that turn is over (the worker acks right after going idle), in ms.
- */
-const SETTLE_WAIT_MS = 2_000;
-const SETTLE_POLL_MS = 5;
+/** The queue still holds the previous turn's job, which the row says is over: it is about to be acked. */
+class PreviousJobQueued extends Error {
+  constructor(readonly busy: SessionBusyError) {
+    super('the previous turn’s job is still queued');
+  }
+}
 
 export function createSubmitMessage(ctx: TurnApiContext) {
   const { store, bus, log, models, images, status, turnCap, span, owned } = ctx;
@@ -143,20 +144,23 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     log.warn({ err, sessionId, turnId }, 'enqueue failed, but its turn has started: accepted');
   }
 
+  /** Enqueues; a busy queue whose job is the previous, finished turn's is asked again (retryPolicies.previousTurnJob). */
   async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {
-    const deadline = Date.now() + SETTLE_WAIT_MS;
-    for (;;) {
+    const enqueue = async () => {
       try {
-        return await bus.turns.enqueue(job);
+        await bus.turns.enqueue(job);
       } catch (err) {
-        if (!(err instanceof SessionBusyError)) throw err;
         // Busy, but the row says the last turn is over: its job is about to be acked. Anything
         // else (a turn started meanwhile, which moves current_turn_id) is really busy.
+        if (!(err instanceof SessionBusyError)) throw err;
         const now = await status.read(job.session_id);
-        if (!now || BUSY_STATUSES.has(now.status) || now.current_turn_id !== seen.current_turn_id || Date.now() > deadline) throw err;
-        await sleep(SETTLE_POLL_MS);
+        const settling = now && !BUSY_STATUSES.has(now.status) && now.current_turn_id === seen.current_turn_id;
+        throw settling ? new PreviousJobQueued(err) : err;
       }
-    }
+    };
+    await retry(enqueue, retryPolicies.previousTurnJob, { retryable: (err) => err instanceof PreviousJobQueued }).catch((err: unknown) => {
+      throw err instanceof PreviousJobQueued ? err.busy : err;
+    });
   }
 
   async function checkImages(principal: TurnPrincipal, sessionId: string, content: InputPart[]): Promise<void> {

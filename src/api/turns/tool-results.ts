@@ -5,12 +5,10 @@ import { catalogued } from '../../bus/index.js';
 import { ConflictError, InvalidRequestError, SessionBusyError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { stampEvents } from '../../observability/index.js';
+import { retry, retryPolicies } from '../../retry/index.js';
 import { CLIENT_TOOL_SOURCE, foldTurn, resumeJob, textPart, turnEvents, type TurnRef } from '../../turns/index.js';
-import { sleep, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
+import type { TurnApiContext, TurnPrincipal } from './turn-api-context.js';
 import { readTurnSoFar } from './turn-so-far.js';
-
-/** How long tool results wait for the suspended turn's job to leave the queue, in ms. */
-const RESUME_WAIT_MS = 5_000;
 
 export function createToolResults(ctx: TurnApiContext) {
   const { bus, log, status, span, owned } = ctx;
@@ -61,21 +59,17 @@ export function createToolResults(ctx: TurnApiContext) {
     return { accepted, status: now?.status ?? 'idle' };
   }
 
+  /**
+   * The suspended turn's own job may not be acked yet (retryPolicies.suspendedTurnJob); if it
+   * never is, its redelivery resumes the turn.
+   */
   async function enqueueResume(job: TurnJob): Promise<void> {
-    const deadline = Date.now() + RESUME_WAIT_MS;
-    for (;;) {
-      try {
-        return await bus.turns.enqueue(job);
-      } catch (err) {
-        // The suspended turn's own job may not be acked yet; if it never is, its redelivery resumes the turn.
-        if (!(err instanceof SessionBusyError) || Date.now() > deadline) {
-          if (err instanceof SessionBusyError)
-            return log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
-          throw err;
-        }
-        await sleep(20);
-      }
-    }
+    await retry(() => bus.turns.enqueue(job), retryPolicies.suspendedTurnJob, {
+      retryable: (err) => err instanceof SessionBusyError,
+    }).catch((err: unknown) => {
+      if (!(err instanceof SessionBusyError)) throw err;
+      log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
+    });
   }
 
   return submitToolResults;

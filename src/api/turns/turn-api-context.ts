@@ -40,8 +40,6 @@ export interface TurnApiContext extends TurnServiceDeps {
 
 export const BUSY_STATUSES: ReadonlySet<string> = new Set(['active', 'waiting_for_tool_results']);
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export function createTurnApiContext(deps: TurnServiceDeps): TurnApiContext {
   const tracing = deps.tracing ?? createIdTracing();
   return {

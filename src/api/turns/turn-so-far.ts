@@ -3,10 +3,9 @@ import type { Bus, SessionEvent } from '../../bus/index.js';
 import { catalogued } from '../../bus/index.js';
 import { ConflictError } from '../../errors.js';
 import { addUsage, ZERO_USAGE, type TurnRef, type Usage } from '../../turns/index.js';
-import { sleep } from './turn-api-context.js';
+import { retry, retryPolicies } from '../../retry/index.js';
 
 const READ_PAGE = 1000;
-const STARTED_POLL_MS = 20;
 
 export interface TurnSoFar {
   turn: TurnRef;
@@ -17,8 +16,8 @@ export interface TurnSoFar {
 }
 
 /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
-export async function readTurnSoFar(bus: Bus, sessionId: string, turnId: string, waitMs = 0): Promise<TurnSoFar | null> {
-  const started = await startedEvent(bus, sessionId, turnId, waitMs);
+export async function readTurnSoFar(bus: Bus, sessionId: string, turnId: string, waitForStart = false): Promise<TurnSoFar | null> {
+  const started = await startedEvent(bus, sessionId, turnId, waitForStart);
   if (!started) return null;
   const events: SessionEvent[] = [started];
   for (let after = started.sequence; ; ) {
@@ -38,15 +37,18 @@ export async function readTurnSoFar(bus: Bus, sessionId: string, turnId: string,
   return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
 }
 
+/** `turn.started` is not stored yet. */
+class NotStartedYet extends Error {}
+
 /**
- * `turn.started` (its id is the turn id), waited for up to `waitMs`: a turn that began is
- * about to store it (its worker asked the row first, then appends).
+ * `turn.started` (its id is the turn id); with `waitForStart`, waited for (retryPolicies.turnStartedStored):
+ * a turn that began is about to store it (its worker asked the row first, then appends).
  */
-async function startedEvent(bus: Bus, sessionId: string, turnId: string, waitMs: number): Promise<SessionEvent | null> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const started = await bus.events.findById(sessionId, turnId);
-    if (started || Date.now() >= deadline) return started;
-    await sleep(STARTED_POLL_MS);
-  }
+async function startedEvent(bus: Bus, sessionId: string, turnId: string, waitForStart: boolean): Promise<SessionEvent | null> {
+  const find = async () => (await bus.events.findById(sessionId, turnId)) ?? Promise.reject(new NotStartedYet());
+  if (!waitForStart) return bus.events.findById(sessionId, turnId);
+  return retry(find, retryPolicies.turnStartedStored, { retryable: (err) => err instanceof NotStartedYet }).catch((err: unknown) => {
+    if (err instanceof NotStartedYet) return null;
+    throw err;
+  });
 }
