@@ -21,8 +21,11 @@ export function createCancelTurn(ctx: TurnApiContext) {
       if (now?.cancel_requested_turn_id === turnId) return { status: 'no_op', message: 'The turn is already being cancelled' };
       throw new UnprocessableError('Cannot cancel session: session is not active');
     }
-    // A turn whose worker has not begun it gets its cancel's events from that worker (session-status.ts).
+    // A turn whose worker has not begun it gets its cancel's events from that worker (session-status.ts);
+    // one whose job is gone as well never will: it is over, with nothing of it in the log.
     if (requested.begun) await appendCancel(sessionId, turnId, row);
+    else if (!(await bus.turns.has(sessionId)) && (await status.abandonUnbegun(sessionId, turnId)))
+      log.warn({ sessionId, turnId }, 'cancel of a turn whose job was lost before it began: session idle');
     await bus.signals.send({ type: 'cancel', session_id: sessionId, turn_id: turnId });
     log.info({ sessionId, turnId }, 'turn cancel requested');
     return { status: 'cancelled', message: 'Turn cancelled' };
