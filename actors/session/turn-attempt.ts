@@ -287,6 +287,7 @@ export class TurnAttempt {
         mayPredateCache: this.#claim.deliveryCount > 1 || this.#job.kind === 'resume',
         stamp: this.#trace.stamp,
         appendRetryDelaysMs: this.#o.appendRetryDelaysMs,
+        log: this.#log,
       },
       cached,
     );

@@ -5,6 +5,12 @@ import { AppError } from '../../../src/errors.js';
 import type { TurnState } from '../../../src/turns/index.js';
 import type { RetryPauses } from './append-retry-pauses.js';
 
+/** Conflicting appends retried this often before the attempt is given back to the queue (also the hand-over's tries). */
+export const MAX_APPEND_ATTEMPTS = 20;
+export const CONFLICT_RETRY_DELAY_MS = 1_000;
+/** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
+export const REDECIDE_DELAY_MS = 0;
+
 /**
  * Whether a failed append may have stored part of its events: anything but a refusal the
  * service itself decided (an id another session owns), which no retry changes.
@@ -50,8 +56,8 @@ export interface HandoverIo {
  * checks again), through the remaining outage pauses. Nothing else of the batch is appended,
  * and nothing at all once any result for the call is stored.
  */
-export async function handOverResults(io: HandoverIo, batch: readonly NewEvent[], pauses: RetryPauses, maxAttempts: number): Promise<void> {
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+export async function handOverResults(io: HandoverIo, batch: readonly NewEvent[], pauses: RetryPauses): Promise<void> {
+  for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
     try {
       await io.readNew();
       const results = batch.filter((e) => io.open(e));

@@ -1,5 +1,6 @@
 /** What a turn log is opened with. */
 import type { EventLog, NewEvent, TurnClaim } from '../../../src/bus/index.js';
+import type { Logger } from '../../../src/log.js';
 import type { TurnRef, TurnState } from '../../../src/turns/index.js';
 
 export interface TurnLogOptions {
@@ -19,4 +20,6 @@ export interface TurnLogOptions {
   stamp?: (events: readonly NewEvent[]) => void;
   /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
   appendRetryDelaysMs?: readonly number[];
+  /** Where a slow append says what it waited for (append-waits.ts). */
+  log?: Logger;
 }

@@ -9,25 +9,18 @@
  * appended after the claim was lost if their call has no result yet (append-outcomes.ts); a writer
  * that finds another's result for a call it was completing gives the job back to decide again.
  */
-import type { AppendResult, NewEvent, SessionEvent } from '../../../src/bus/index.js';
-import { createKeyedChain } from '../../../src/bus/index.js';
-import { UnstorableEventError } from '../../../src/bus/index.js';
+import { type AppendResult, createKeyedChain, type NewEvent, type SessionEvent, UnstorableEventError } from '../../../src/bus/index.js';
 import { storableJson } from '../../../src/storable-text.js';
 import { RetryableTurnError, TurnStoppedError, type TurnState } from '../../../src/turns/index.js';
 import type { Transcript } from './transcript.js';
 import { DEFAULT_APPEND_RETRY_DELAYS_MS, RetryPauses } from './append-retry-pauses.js';
-import { handOverResults, isOpenResult, isUnknownOutcome, resultTaken } from './append-outcomes.js';
+import * as outcomes from './append-outcomes.js';
 import { fold, provisional, startingFold, type FoldedSession } from './folded-session.js';
+import { AppendWaits } from './append-waits.js';
 import { StoredView } from './stored-view.js';
 import type { TurnLogOptions } from './turn-log-options.js';
 
 export type { FoldedSession, TurnLogOptions };
-
-/** Conflicting appends retried this often before the attempt is given back to the queue. */
-const MAX_APPEND_ATTEMPTS = 20;
-const CONFLICT_RETRY_DELAY_MS = 1_000;
-/** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
-const REDECIDE_DELAY_MS = 0;
 
 export class TurnLog {
   readonly #o: TurnLogOptions;
@@ -226,10 +219,22 @@ export class TurnLog {
    * again, and without `newIds`: a late copy of one of them is then found, not stored twice.
    */
   async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
-    let pending = events;
-    let newIds = !events.some((e) => this.#mayBeStored.has(e.id!));
+    const pending = events;
+    const newIds = !events.some((e) => this.#mayBeStored.has(e.id!));
     const pauses = new RetryPauses(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS);
-    let conflicts = 0;
+    const waits = new AppendWaits();
+    try {
+      await this.#appendWaiting(pending, newIds, pauses, waits, fence);
+    } finally {
+      waits.report(this.#o.log, events.length);
+    }
+    for (const e of events) {
+      this.#mayBeStored.delete(e.id!);
+      this.#results.delete(e.id!);
+    }
+  }
+
+  async #appendWaiting(pending: NewEvent[], newIds: boolean, pauses: RetryPauses, waits: AppendWaits, fence?: Promise<boolean>) {
     while (pending.length) {
       let result: AppendResult;
       try {
@@ -237,27 +242,25 @@ export class TurnLog {
         // claim: it is retried like an append with an unknown outcome.
         const current = fence ?? this.#o.claim.isCurrent();
         fence = undefined;
-        if (!(await current)) {
-          await handOverResults(
+        if (!(await waits.time('fence', current))) {
+          await outcomes.handOverResults(
             {
               readNew: () => this.#readNew(),
-              open: (e) => this.#results.has(e.id!) && isOpenResult(e, this.#stored.folded.turn),
+              open: (e) => this.#results.has(e.id!) && outcomes.isOpenResult(e, this.#stored.folded.turn),
               append: (results) =>
                 this.#o.events.append(this.#o.sessionId, results, { expectedSequence: this.#stored.folded.transcript.sequence }),
               absorb: (events) => this.#absorb(events),
             },
             pending,
             pauses,
-            MAX_APPEND_ATTEMPTS,
           );
           throw new TurnStoppedError('stale_claim');
         }
-        result = await this.#o.events.append(this.#o.sessionId, pending, {
-          expectedSequence: this.#stored.folded.transcript.sequence,
-          newIds,
-        });
+        const expectedSequence = this.#stored.folded.transcript.sequence;
+        result = await waits.time('append', this.#o.events.append(this.#o.sessionId, pending, { expectedSequence, newIds }));
       } catch (err) {
-        if (err instanceof TurnStoppedError || !isUnknownOutcome(err) || !(await pauses.wait())) throw err;
+        waits.unknownOutcomes++;
+        if (err instanceof TurnStoppedError || !outcomes.isUnknownOutcome(err) || !(await waits.time('pause', pauses.wait()))) throw err;
         pending = await this.#unstoredNow(pending);
         newIds = false;
         continue;
@@ -266,16 +269,13 @@ export class TurnLog {
         await this.#absorb(result.events);
         break;
       }
-      if (++conflicts >= MAX_APPEND_ATTEMPTS) throw new RetryableTurnError('event log kept conflicting', CONFLICT_RETRY_DELAY_MS);
+      if (++waits.conflicts >= outcomes.MAX_APPEND_ATTEMPTS)
+        throw new RetryableTurnError('event log kept conflicting', outcomes.CONFLICT_RETRY_DELAY_MS);
       await this.#readNew();
-      if (resultTaken(pending, this.#stored.folded.turn, this.#stored.ids)) {
-        throw new RetryableTurnError('another attempt recorded a result this one was recording: decide again', REDECIDE_DELAY_MS);
+      if (outcomes.resultTaken(pending, this.#stored.folded.turn, this.#stored.ids)) {
+        throw new RetryableTurnError('another attempt recorded a result this one was recording: decide again', outcomes.REDECIDE_DELAY_MS);
       }
       if (!newIds) pending = this.#unstored(pending);
-    }
-    for (const e of events) {
-      this.#mayBeStored.delete(e.id!);
-      this.#results.delete(e.id!);
     }
   }
 
