@@ -18,6 +18,9 @@ import { createSessionsModule } from './api/sessions/index.js';
 import { createStorageModule } from './api/storage/index.js';
 import { createSystemModule, type HealthCheck } from './api/system/index.js';
 import { createUsersModule } from './api/users/index.js';
+import { createWebhooksModule } from './api/webhooks/index.js';
+import { createWebhooks } from './webhooks/index.js';
+import { webhookSettingsOf } from './webhooks/config.js';
 import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './turns/index.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
@@ -191,7 +194,10 @@ export async function createApp(
     closers.unshift({ name: 'observability', close: () => observability.close() });
     // Claims, completions and appends are counted here, not inside the turn engine.
     const instrumented = instrumentBus(bareBus, observability.bus);
-    const bus = wrapBus ? wrapBus(instrumented) : instrumented;
+    // Appends of subscribed events queue webhook deliveries (src/webhooks/outbox.ts).
+    const webhooks = createWebhooks({ store, keyring, log, instanceId }, webhookSettingsOf(config));
+    const tapped = webhooks.tap(instrumented);
+    const bus = wrapBus ? wrapBus(tapped) : tapped;
 
     const bootstrap = await phases.time('bootstrap-admin', () =>
       ensureBootstrapAdmin({
@@ -354,6 +360,7 @@ export async function createApp(
           owners: sessionOwners,
           listMaxBytes: config.EVENTS_LIST_MAX_BYTES,
         }),
+        webhooks: createWebhooksModule({ webhooks: webhooks.service }),
       };
       routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
     }
@@ -452,6 +459,8 @@ export async function createApp(
       );
       scheduler.start();
       closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
+      webhooks.deliverer.start();
+      closers.unshift({ name: 'webhook-deliverer', close: () => webhooks.deliverer.stop() });
     }
     phases.lap('worker');
     if (bus.serveOps) {

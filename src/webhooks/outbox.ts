@@ -1,0 +1,139 @@
+/**
+ * The event log's tap: after an append is stored, each event of a subscribable type whose
+ * session's organisation has a matching endpoint becomes a row of the delivery outbox — one
+ * INSERT, no HTTP, awaited so the row exists before the writer goes on (at-least-once from the
+ * moment the append returns). The same in both modes: it wraps whichever EventLog the bus has.
+ * Organisations' endpoints and sessions' facts are cached briefly, so a turn of an organisation
+ * without webhooks costs two map lookups per subscribable event.
+ */
+import { LRUCache } from 'lru-cache';
+import { WEBHOOK_EVENT_TYPES } from '../../schemas/webhooks.js';
+import { createKeyedChain } from '../bus/keyed-chain.js';
+import type { AppendOptions, AppendResult, EventLog, NewEvent, SessionEvent } from '../bus/ports.js';
+import type { Store } from '../db/index.js';
+import type { Logger } from '../log.js';
+import type { DeliveryStore, NewDelivery } from './delivery-store.js';
+import type { EndpointStore } from './endpoint-store.js';
+import { matches, type EndpointSubscription, type SessionFacts } from './matching.js';
+
+const SUBSCRIBABLE = new Set<string>(WEBHOOK_EVENT_TYPES);
+const MAX_CACHED_ORGS = 10_000;
+const MAX_CACHED_SESSIONS = 50_000;
+/** Session facts (agent, tags) are re-read this often: tags can change. */
+const SESSION_TTL_MS = 10_000;
+const MAX_REMEMBERED_TURNS = 100_000;
+/** A turn's events before its worker's first append (input message, session started, turn started, activated), with room. */
+const PREAMBLE_LOOKBACK = 8;
+
+export interface OutboxDeps {
+  store: Pick<Store, 'sql'>;
+  endpoints: EndpointStore;
+  deliveries: DeliveryStore;
+  log: Logger;
+  /** Tells this instance's deliverer that rows were written. */
+  wake(): void;
+}
+
+export interface OutboxOptions {
+  endpointCacheMs: number;
+  maxPendingPerOrg: number;
+}
+
+/** The body a receiver gets (Standard Webhooks' `{type, timestamp, data}`). */
+export function payloadOf(event: SessionEvent, facts: SessionFacts) {
+  return {
+    type: event.type,
+    timestamp: event.ts,
+    data: { organization_id: facts.organization_id, agent_id: facts.agent_id, session_id: event.session_id, event },
+  };
+}
+
+export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
+  const orgs = new LRUCache<string, EndpointSubscription[]>({ max: MAX_CACHED_ORGS, ttl: Math.max(opts.endpointCacheMs, 1) });
+  const sessions = new LRUCache<string, SessionFacts>({ max: MAX_CACHED_SESSIONS, ttl: SESSION_TTL_MS });
+  const turnsSeen = new LRUCache<string, true>({ max: MAX_REMEMBERED_TURNS });
+  // Rows of one session are written in the order its appends returned, so sequence order holds in the outbox.
+  const chain = createKeyedChain();
+
+  /**
+   * The first events of a turn this process records, preceded by the turn's earlier events in the
+   * log: the API appends a turn's preamble while the worker (maybe another instance) may already
+   * be appending after it, and the API's rows could otherwise land after the worker's (or never,
+   * were the API killed in between). Already-queued events are skipped by the insert.
+   */
+  async function withTurnStart(log: EventLog, sessionId: string, events: readonly SessionEvent[]): Promise<readonly SessionEvent[]> {
+    const first = events[0]!;
+    const turnId = first.context.turn_id;
+    if (!turnId || turnsSeen.has(turnId)) return events;
+    turnsSeen.set(turnId, true);
+    if (first.type === 'input.message' || first.sequence <= 1) return events;
+    const after = Math.max(0, first.sequence - 1 - PREAMBLE_LOOKBACK);
+    const earlier = await log.read(sessionId, { afterSequence: after, limit: first.sequence - 1 - after });
+    return [...earlier.filter((e) => e.context.turn_id === turnId && e.sequence < first.sequence), ...events];
+  }
+
+  async function sessionFacts(sessionId: string): Promise<SessionFacts | undefined> {
+    const hit = sessions.get(sessionId);
+    if (hit) return hit;
+    const [row] = await deps.store.sql<{ organization_id: string; agent_id: string | null; tags: unknown }>(
+      'select organization_id, agent_id, tags from sessions where id = ?',
+      [sessionId],
+    );
+    if (!row) return undefined;
+    const facts = { organization_id: row.organization_id, agent_id: row.agent_id, tags: (typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags) as string[] };
+    sessions.set(sessionId, facts);
+    return facts;
+  }
+
+  async function subscriptions(orgId: string): Promise<EndpointSubscription[]> {
+    const hit = orgs.get(orgId);
+    if (hit) return hit;
+    const subs = await deps.endpoints.subscriptions(orgId);
+    if (opts.endpointCacheMs > 0) orgs.set(orgId, subs);
+    return subs;
+  }
+
+  async function record(log: EventLog, sessionId: string, events: readonly SessionEvent[]): Promise<void> {
+    const facts = await sessionFacts(sessionId);
+    if (!facts) return;
+    const subs = await subscriptions(facts.organization_id);
+    if (!subs.length) return;
+    const rows: NewDelivery[] = [];
+    for (const event of await withTurnStart(log, sessionId, events)) {
+      if (!SUBSCRIBABLE.has(event.type)) continue;
+      for (const sub of subs) {
+        if (!matches(sub, event.type, sessionId, facts)) continue;
+        rows.push({ endpoint_id: sub.id, event_id: event.id, event_type: event.type, sequence: event.sequence, payload: payloadOf(event, facts) });
+      }
+    }
+    if (!rows.length) return;
+    const { inserted, refused } = await deps.deliveries.enqueue(facts.organization_id, sessionId, rows, opts.maxPendingPerOrg);
+    if (refused)
+      deps.log.warn({ org_id: facts.organization_id, session_id: sessionId, dropped: rows.length }, 'webhook deliveries not queued: pending quota reached');
+    if (inserted) deps.wake();
+  }
+
+  return {
+    /** Forget an organisation's endpoints here at once (they changed through this instance). */
+    invalidate(orgId: string): void {
+      orgs.delete(orgId);
+    },
+    /** The log with its appends tapped; reads and subscriptions stay the log's own. */
+    wrap(log: EventLog): EventLog {
+      const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions): Promise<AppendResult> => {
+        const result = await log.append(sessionId, events, opts);
+        if (!result.ok || !result.events.some((e) => SUBSCRIBABLE.has(e.type))) return result;
+        try {
+          await chain.run(sessionId, () => record(log, sessionId, result.events));
+        } catch (err) {
+          // The append stands (its writer must not retry it for this); the events are in the log.
+          deps.log.error({ err, session_id: sessionId }, 'webhook deliveries could not be queued');
+        }
+        return result;
+      };
+      return Object.assign(Object.create(log) as EventLog, { append });
+    },
+  };
+}
+
+export type Outbox = ReturnType<typeof createOutbox>;
