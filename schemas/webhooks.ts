@@ -14,7 +14,14 @@ const EventTypeName = Type.Union(
   WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)),
   { description: 'A session event type (spec 6.2); deltas cannot be subscribed to.' },
 );
-const Url = Type.String({ format: 'uri', minLength: 8, maxLength: 2048, pattern: '^https?://', description: 'http(s) URL that receives POSTs.' });
+const Url = Type.String({
+  format: 'uri',
+  minLength: 8,
+  maxLength: 2048,
+  pattern: '^https?://',
+  description: 'http(s) URL that receives POSTs.',
+  examples: ['https://crm.example.com/hooks/agents'],
+});
 const Description = Type.String({ maxLength: 500 });
 const EndpointStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
 
@@ -23,10 +30,18 @@ export const WebhookFilter = Type.Object(
     agent_ids: Type.Optional(Type.Array(Uuid, { maxItems: 100, uniqueItems: true, description: 'Only sessions of these agents.' })),
     session_ids: Type.Optional(Type.Array(Uuid, { maxItems: 100, uniqueItems: true, description: 'Only these sessions.' })),
     session_tags: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, uniqueItems: true, description: 'Only sessions with one of these tags.' }),
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 20,
+        uniqueItems: true,
+        description: 'Only sessions with one of these tags.',
+      }),
     ),
   },
-  { $id: 'WebhookFilter', additionalProperties: false, description: 'Every given list must match (one entry of each); none given: every session.' },
+  {
+    $id: 'WebhookFilter',
+    additionalProperties: false,
+    description: 'Every given list must match (one entry of each); none given: every session.',
+  },
 );
 
 export const WebhookEndpoint = Type.Object(
@@ -38,7 +53,9 @@ export const WebhookEndpoint = Type.Object(
     event_types: Type.Array(Type.String()),
     filter: ref(WebhookFilter),
     status: EndpointStatus,
-    disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the service disabled the endpoint (sustained failure), or null.' }),
+    disabled_reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why the service disabled the endpoint (sustained failure), or null.',
+    }),
     disabled_at: Type.Union([Timestamp, Type.Null()]),
     consecutive_failures: Type.Integer({ minimum: 0 }),
     previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], {
@@ -50,7 +67,11 @@ export const WebhookEndpoint = Type.Object(
   { $id: 'WebhookEndpoint', additionalProperties: false },
 );
 
-const Secret = Type.String({ pattern: '^whsec_', description: 'The signing secret (Standard Webhooks `whsec_<base64>`); shown once.' });
+const Secret = Type.String({
+  pattern: '^whsec_',
+  description: 'The signing secret (Standard Webhooks `whsec_<base64>`); shown once.',
+  examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+});
 
 export const WebhookEndpointCreated = Type.Object(
   { endpoint: ref(WebhookEndpoint), secret: Secret },
@@ -77,13 +98,17 @@ export const WebhookEndpointPatch = Type.Object(
     filter: Type.Optional(ref(WebhookFilter)),
     status: Type.Optional(EndpointStatus),
   },
-  { $id: 'WebhookEndpointPatch', additionalProperties: false, minProperties: 1 },
+  { $id: 'WebhookEndpointPatch', additionalProperties: false, minProperties: 1, examples: [{ status: 'active' }] },
 );
 
 export const WebhookSecretRotate = Type.Object(
   {
     overlap_seconds: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 604_800, description: 'How long the previous secret still signs (default: the operator setting).' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 604_800,
+        description: 'How long the previous secret still signs (default: the operator setting).',
+      }),
     ),
   },
   { $id: 'WebhookSecretRotate', additionalProperties: false },

@@ -60,7 +60,9 @@ export function createDeliverer(deps: DelivererDeps, s: WebhookSettings) {
   function secretsOf(d: ClaimedDelivery): string[] {
     const current = openSecret(deps.keyring, d.secret_encrypted, d.organization_id, d.endpoint_id, 'current');
     const overlap = d.previous_secret_encrypted && d.previous_secret_expires_at && d.previous_secret_expires_at.getTime() > Date.now();
-    return overlap ? [current, openSecret(deps.keyring, d.previous_secret_encrypted!, d.organization_id, d.endpoint_id, 'previous')] : [current];
+    return overlap
+      ? [current, openSecret(deps.keyring, d.previous_secret_encrypted!, d.organization_id, d.endpoint_id, 'previous')]
+      : [current];
   }
 
   async function deliver(d: ClaimedDelivery): Promise<void> {
@@ -69,7 +71,10 @@ export function createDeliverer(deps: DelivererDeps, s: WebhookSettings) {
     const outcome = await sendAttempt(d.url, d.body, headers, s);
     const { disabled } = await deps.deliveries.complete(d, outcome, decide);
     if (disabled) {
-      deps.log.warn({ org_id: d.organization_id, endpoint_id: d.endpoint_id, last_error: outcome.error }, 'webhook endpoint disabled after sustained failure');
+      deps.log.warn(
+        { org_id: d.organization_id, endpoint_id: d.endpoint_id, last_error: outcome.error },
+        'webhook endpoint disabled after sustained failure',
+      );
       deps.onDisabled(d.organization_id);
     }
   }

@@ -191,10 +191,10 @@ export function createDeliveryStore(db: Db, { instanceId }: { instanceId: string
           return { disabled: false };
         }
         const reason = `disabled after ${ep.consecutive_failures} failed attempts in a row since ${iso(ep.failing_since)} (last: ${out.error ?? `HTTP ${out.status}`})`;
-        await q(`update webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = now(), updated_at = now() where id = ?`, [
-          reason,
-          claim.endpoint_id,
-        ]);
+        await q(
+          `update webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = now(), updated_at = now() where id = ?`,
+          [reason, claim.endpoint_id],
+        );
         return { disabled: true };
       });
     },
@@ -203,26 +203,34 @@ export function createDeliveryStore(db: Db, { instanceId }: { instanceId: string
       const where = `where organization_id = ? and endpoint_id = ?${query.state ? ' and state = ?' : ''}`;
       const params = [orgId, endpointId, ...(query.state ? [query.state] : [])];
       const [rows, [count]] = await Promise.all([
-        db.sql<DeliveryRow>(`select ${DELIVERY_COLUMNS} from webhook_deliveries ${where} order by created_at desc, id desc limit ? offset ?`, [
-          ...params,
-          query.limit,
-          query.offset,
-        ]),
+        db.sql<DeliveryRow>(
+          `select ${DELIVERY_COLUMNS} from webhook_deliveries ${where} order by created_at desc, id desc limit ? offset ?`,
+          [...params, query.limit, query.offset],
+        ),
         db.sql<{ n: number }>(`select count(*)::int as n from webhook_deliveries ${where}`, params),
       ]);
       return { data: rows.map(deliveryView), total: Number(count?.n ?? 0), offset: query.offset, limit: query.limit };
     },
 
-    async get(orgId: string, endpointId: string, deliveryId: string): Promise<{ delivery: WebhookDeliveryView; attempts: WebhookAttemptView[] }> {
+    async get(
+      orgId: string,
+      endpointId: string,
+      deliveryId: string,
+    ): Promise<{ delivery: WebhookDeliveryView; attempts: WebhookAttemptView[] }> {
       const [row] = await db.sql<DeliveryRow>(
         `select ${DELIVERY_COLUMNS} from webhook_deliveries where organization_id = ? and endpoint_id = ? and id = ?`,
         [orgId, endpointId, deliveryId],
       );
       if (!row) throw new NotFoundError();
-      const attempts = await db.sql<{ attempt: number; started_at: unknown; status: number | null; latency_ms: number; error: string | null }>(
-        'select attempt, started_at, status, latency_ms, error from webhook_attempts where delivery_id = ? order by attempt, started_at',
-        [deliveryId],
-      );
+      const attempts = await db.sql<{
+        attempt: number;
+        started_at: unknown;
+        status: number | null;
+        latency_ms: number;
+        error: string | null;
+      }>('select attempt, started_at, status, latency_ms, error from webhook_attempts where delivery_id = ? order by attempt, started_at', [
+        deliveryId,
+      ]);
       return {
         delivery: deliveryView(row),
         attempts: attempts.map((a) => ({

@@ -1,7 +1,7 @@
 /** The `webhook_endpoints` table: an organisation's endpoints, their sealed secrets and failure counters. */
 import type { WebhookEndpointView, WebhookFilterValue } from '../../schemas/webhooks.js';
 import type { Store } from '../db/index.js';
-import { NotFoundError, QuotaExceededError } from '../errors.js';
+import { ForbiddenError, NotFoundError, QuotaExceededError } from '../errors.js';
 import { inTransaction, iso, isoOrNull, lockKey } from '../session-storage/sql.js';
 
 type Db = Pick<Store, 'em' | 'sql'>;
@@ -71,8 +71,16 @@ export function createEndpointStore(db: Db, { maxPerOrg }: { maxPerOrg: number }
 
   return {
     get,
+    /** 404 for an unknown endpoint, 403 for another organisation's (docs/decisions.md, "Roles"). */
+    async assertOwned(orgId: string, id: string): Promise<void> {
+      const [row] = await db.sql<{ organization_id: string }>('select organization_id from webhook_endpoints where id = ?', [id]);
+      if (!row) throw new NotFoundError();
+      if (row.organization_id !== orgId) throw new ForbiddenError();
+    },
     async list(orgId: string): Promise<WebhookEndpointView[]> {
-      const rows = await db.sql<Row>(`select ${VIEW_COLUMNS} from webhook_endpoints where organization_id = ? order by created_at, id`, [orgId]);
+      const rows = await db.sql<Row>(`select ${VIEW_COLUMNS} from webhook_endpoints where organization_id = ? order by created_at, id`, [
+        orgId,
+      ]);
       return rows.map(view);
     },
 
@@ -80,7 +88,9 @@ export function createEndpointStore(db: Db, { maxPerOrg }: { maxPerOrg: number }
     async insert(orgId: string, e: NewEndpoint): Promise<WebhookEndpointView> {
       return inTransaction(db, async (q) => {
         await lockKey(q, `webhook_endpoints:${orgId}`);
-        const [{ n } = { n: 0 }] = await q<{ n: number }>('select count(*)::int as n from webhook_endpoints where organization_id = ?', [orgId]);
+        const [{ n } = { n: 0 }] = await q<{ n: number }>('select count(*)::int as n from webhook_endpoints where organization_id = ?', [
+          orgId,
+        ]);
         if (Number(n) >= maxPerOrg)
           throw new QuotaExceededError('count', `Webhook endpoint quota reached: an organisation holds at most ${maxPerOrg} endpoints`);
         const [row] = await q<Row>(
@@ -130,7 +140,12 @@ export function createEndpointStore(db: Db, { maxPerOrg }: { maxPerOrg: number }
     },
 
     /** Makes `sealedNew` the secret and keeps the current one (re-sealed for its slot) until `previousUntil`. */
-    async rotate(orgId: string, id: string, reseal: (current: string) => { sealedNew: string; sealedPrevious: string }, previousUntil: Date) {
+    async rotate(
+      orgId: string,
+      id: string,
+      reseal: (current: string) => { sealedNew: string; sealedPrevious: string },
+      previousUntil: Date,
+    ) {
       return inTransaction(db, async (q) => {
         const [cur] = await q<{ secret_encrypted: string }>(
           'select secret_encrypted from webhook_endpoints where organization_id = ? and id = ? for update',

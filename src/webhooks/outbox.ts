@@ -80,7 +80,11 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
       [sessionId],
     );
     if (!row) return undefined;
-    const facts = { organization_id: row.organization_id, agent_id: row.agent_id, tags: (typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags) as string[] };
+    const facts = {
+      organization_id: row.organization_id,
+      agent_id: row.agent_id,
+      tags: (typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags) as string[],
+    };
     sessions.set(sessionId, facts);
     return facts;
   }
@@ -103,13 +107,22 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
       if (!SUBSCRIBABLE.has(event.type)) continue;
       for (const sub of subs) {
         if (!matches(sub, event.type, sessionId, facts)) continue;
-        rows.push({ endpoint_id: sub.id, event_id: event.id, event_type: event.type, sequence: event.sequence, payload: payloadOf(event, facts) });
+        rows.push({
+          endpoint_id: sub.id,
+          event_id: event.id,
+          event_type: event.type,
+          sequence: event.sequence,
+          payload: payloadOf(event, facts),
+        });
       }
     }
     if (!rows.length) return;
     const { inserted, refused } = await deps.deliveries.enqueue(facts.organization_id, sessionId, rows, opts.maxPendingPerOrg);
     if (refused)
-      deps.log.warn({ org_id: facts.organization_id, session_id: sessionId, dropped: rows.length }, 'webhook deliveries not queued: pending quota reached');
+      deps.log.warn(
+        { org_id: facts.organization_id, session_id: sessionId, dropped: rows.length },
+        'webhook deliveries not queued: pending quota reached',
+      );
     if (inserted) deps.wake();
   }
 

@@ -30,9 +30,15 @@ export function createWebhookService(deps: WebhookServiceDeps, s: WebhookSetting
     if (!check.ok) throw new InvalidRequestError(`Invalid request: url ${check.reason}`);
   }
 
+  /** Runs `fn` on the caller's endpoint `id` (404 unknown, 403 another organisation's). */
+  async function onOwn<T>(orgId: string, id: string, fn: () => Promise<T>): Promise<T> {
+    await endpoints.assertOwned(orgId, id);
+    return fn();
+  }
+
   return {
     list: (orgId: string) => endpoints.list(orgId),
-    get: (orgId: string, id: string) => endpoints.get(orgId, id),
+    get: (orgId: string, id: string) => onOwn(orgId, id, () => endpoints.get(orgId, id)),
 
     async create(orgId: string, input: WebhookEndpointCreateInput) {
       await assertUrlAllowed(input.url);
@@ -51,6 +57,7 @@ export function createWebhookService(deps: WebhookServiceDeps, s: WebhookSetting
     },
 
     async update(orgId: string, id: string, patch: WebhookEndpointPatchInput) {
+      await endpoints.assertOwned(orgId, id);
       if (patch.url !== undefined) await assertUrlAllowed(patch.url);
       const endpoint = await endpoints.update(orgId, id, patch);
       deps.changed(orgId);
@@ -59,12 +66,14 @@ export function createWebhookService(deps: WebhookServiceDeps, s: WebhookSetting
     },
 
     async remove(orgId: string, id: string): Promise<void> {
+      await endpoints.assertOwned(orgId, id);
       await endpoints.remove(orgId, id);
       deps.changed(orgId);
     },
 
     /** A new secret (answered once); the current one keeps signing, beside it, for `overlapMs`. */
     async rotate(orgId: string, id: string, overlapMs = s.secretOverlapMs) {
+      await endpoints.assertOwned(orgId, id);
       const secret = newSigningSecret();
       const until = new Date(Date.now() + overlapMs);
       await endpoints.rotate(
@@ -81,7 +90,7 @@ export function createWebhookService(deps: WebhookServiceDeps, s: WebhookSetting
 
     /** Queues a `webhook.test` delivery to the endpoint (whatever its event types), signed like any other. */
     async testSend(orgId: string, id: string) {
-      const endpoint = await endpoints.get(orgId, id);
+      const endpoint = await onOwn(orgId, id, () => endpoints.get(orgId, id));
       const deliveryId = newId();
       const eventId = newId();
       const payload = {
@@ -92,18 +101,19 @@ export function createWebhookService(deps: WebhookServiceDeps, s: WebhookSetting
       const row = { id: deliveryId, endpoint_id: id, event_id: eventId, event_type: WEBHOOK_TEST_EVENT_TYPE, sequence: 0, payload };
       const { inserted } = await deliveries.enqueue(orgId, null, [row], s.maxPendingPerOrg);
       if (!inserted)
-        throw new QuotaExceededError('count', `Webhook delivery quota reached: at most ${s.maxPendingPerOrg} deliveries wait per organisation`);
+        throw new QuotaExceededError(
+          'count',
+          `Webhook delivery quota reached: at most ${s.maxPendingPerOrg} deliveries wait per organisation`,
+        );
       deps.wake();
       return (await deliveries.get(orgId, id, deliveryId)).delivery;
     },
 
-    async deliveries(orgId: string, id: string, query: Parameters<DeliveryStore['list']>[2]) {
-      await endpoints.get(orgId, id);
-      return deliveries.list(orgId, id, query);
-    },
-    delivery: (orgId: string, id: string, deliveryId: string) => deliveries.get(orgId, id, deliveryId),
+    deliveries: (orgId: string, id: string, query: Parameters<DeliveryStore['list']>[2]) =>
+      onOwn(orgId, id, () => deliveries.list(orgId, id, query)),
+    delivery: (orgId: string, id: string, deliveryId: string) => onOwn(orgId, id, () => deliveries.get(orgId, id, deliveryId)),
     async redeliver(orgId: string, id: string, deliveryId: string) {
-      const d = await deliveries.redeliver(orgId, id, deliveryId);
+      const d = await onOwn(orgId, id, () => deliveries.redeliver(orgId, id, deliveryId));
       deps.wake();
       return d;
     },

@@ -58,7 +58,11 @@ for (const mode of ['pglite', 'nats'] as TestMode[]) {
         const seqs = rx.received
           .filter((r) => r.json.data['session_id'] === s && !seen.has(eventIdOf(r)) && seen.add(eventIdOf(r)))
           .map((r) => r.json.data['event'].sequence as number);
-        assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y), `session ${s} in order`);
+        assert.deepEqual(
+          seqs,
+          [...seqs].sort((x, y) => x - y),
+          `session ${s} in order`,
+        );
       }
       // The delivery log: every delivery delivered, with its 200 attempt and latency.
       const page = await app.request('GET', `/v1/webhooks/${endpoint.id}/deliveries?limit=200`);

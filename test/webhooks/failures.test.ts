@@ -22,7 +22,10 @@ async function testSend(app: TestApp, endpointId: string): Promise<string> {
 async function detail(app: TestApp, endpointId: string, deliveryId: string) {
   const r = await app.request('GET', `/v1/webhooks/${endpointId}/deliveries/${deliveryId}`);
   assert.equal(r.status, 200, r.text);
-  return r.body as { delivery: { state: string; attempts: number }; attempts: { attempt: number; status: number | null; error: string | null; latency_ms: number }[] };
+  return r.body as {
+    delivery: { state: string; attempts: number };
+    attempts: { attempt: number; status: number | null; error: string | null; latency_ms: number }[];
+  };
 }
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
@@ -177,7 +180,9 @@ describe('webhooks: secrets, address policy, quotas, roles', () => {
     const list = await app.request('GET', '/v1/webhooks');
     assert.equal(list.body.total, 0, 'nothing was created');
     // Deltas cannot be subscribed to; unknown types neither.
-    const delta = await app.request('POST', '/v1/webhooks', { body: { url: 'http://93.184.215.14/', event_types: ['output.message.delta'] } });
+    const delta = await app.request('POST', '/v1/webhooks', {
+      body: { url: 'http://93.184.215.14/', event_types: ['output.message.delta'] },
+    });
     assert.equal(delta.status, 400);
     // Public literal addresses pass the policy (no connection is made at creation).
     for (let i = 0; i < 2; i++) assert.equal((await make(`http://93.184.215.14/h${i}`)).status, 201);
@@ -195,8 +200,9 @@ describe('webhooks: secrets, address policy, quotas, roles', () => {
     assert.equal((await request(app.url, 'GET', '/v1/webhooks', { key: mk.key })).status, 403);
     const other = await request(app.url, 'GET', '/v1/webhooks', { key: admin2.key });
     assert.equal(other.body.total, 0);
-    assert.equal((await request(app.url, 'GET', `/v1/webhooks/${id}`, { key: admin2.key })).status, 404);
-    assert.equal((await request(app.url, 'DELETE', `/v1/webhooks/${id}`, { key: admin2.key })).status, 404);
+    assert.equal((await request(app.url, 'GET', `/v1/webhooks/${id}`, { key: admin2.key })).status, 403);
+    assert.equal((await request(app.url, 'DELETE', `/v1/webhooks/${id}`, { key: admin2.key })).status, 403);
+    assert.equal((await request(app.url, 'GET', `/v1/webhooks/${crypto.randomUUID()}`, { key: admin2.key })).status, 404);
     assert.equal((await app.request('DELETE', `/v1/webhooks/${id}`)).status, 204);
   });
 });

@@ -65,11 +65,18 @@ it('an instance SIGKILLed while a receiver holds its delivery: another instance 
   await rx.waitFor((all) => expected.every((e) => all.slice(1).some((r) => eventIdOf(r) === e.id)), 60_000, 'every event after the kill');
   t.diagnostic(`recovered: every delivery made ${Date.now() - killedAt} ms after the kill (instance start included)`);
 
-  assert.ok(rx.received.every((r) => r.verifiedBy.length === 1), 'all signed');
+  assert.ok(
+    rx.received.every((r) => r.verifiedBy.length === 1),
+    'all signed',
+  );
   assert.equal(eventIdOf(rx.received[0]!), expected[0]!.id);
   assert.equal(rx.received[1]!.id, rx.received[0]!.id, 'the held delivery again, same webhook-id');
   const firstArrivals = [...new Map(rx.received.slice(1).map((r) => [eventIdOf(r), r.json.data['event'].sequence as number])).values()];
-  assert.deepEqual(firstArrivals, expected.map((e) => e.sequence), 'in order, none lost, none extra');
+  assert.deepEqual(
+    firstArrivals,
+    expected.map((e) => e.sequence),
+    'in order, none lost, none extra',
+  );
 
   const page = await b.app.request('GET', `/v1/webhooks/${endpointId}/deliveries?limit=100`);
   assert.equal(page.status, 200, page.text);

@@ -27,7 +27,14 @@ const err = ref(ErrorResponse);
 export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route[] {
   return [
     route(
-      { method: 'GET', path: '/v1/webhooks', auth: 'admin', summary: "The organisation's webhook endpoints", tags, schema: { response: { 200: ref(WebhookEndpointList) } } },
+      {
+        method: 'GET',
+        path: '/v1/webhooks',
+        auth: 'admin',
+        summary: "The organisation's webhook endpoints",
+        tags,
+        schema: { response: { 200: ref(WebhookEndpointList) } },
+      },
       async (_input, { principal }) => {
         const data = await webhooks.list(principal.org_id);
         return { status: 200, body: { data, total: data.length } };
@@ -45,7 +52,14 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route
       async ({ body }, { principal }) => ({ status: 201, body: await webhooks.create(principal.org_id, body) }),
     ),
     route(
-      { method: 'GET', path: '/v1/webhooks/:id', auth: 'admin', summary: 'One endpoint (no secret)', tags, schema: { params: IdParams, response: { 200: ref(WebhookEndpoint), 404: err } } },
+      {
+        method: 'GET',
+        path: '/v1/webhooks/:id',
+        auth: 'admin',
+        summary: 'One endpoint (no secret)',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(WebhookEndpoint), 403: err, 404: err } },
+      },
       async ({ params }, { principal }) => ({ status: 200, body: await webhooks.get(principal.org_id, params.id) }),
     ),
     route(
@@ -55,12 +69,23 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route
         auth: 'admin',
         summary: 'Change an endpoint; `status: active` re-enables a disabled one',
         tags,
-        schema: { params: IdParams, body: ref(WebhookEndpointPatch), response: { 200: ref(WebhookEndpoint), 400: err, 404: err } },
+        schema: {
+          params: IdParams,
+          body: ref(WebhookEndpointPatch),
+          response: { 200: ref(WebhookEndpoint), 400: err, 403: err, 404: err },
+        },
       },
       async ({ params, body }, { principal }) => ({ status: 200, body: await webhooks.update(principal.org_id, params.id, body) }),
     ),
     route(
-      { method: 'DELETE', path: '/v1/webhooks/:id', auth: 'admin', summary: 'Delete an endpoint and its delivery log', tags, schema: { params: IdParams, response: { 204: null, 404: err } } },
+      {
+        method: 'DELETE',
+        path: '/v1/webhooks/:id',
+        auth: 'admin',
+        summary: 'Delete an endpoint and its delivery log',
+        tags,
+        schema: { params: IdParams, response: { 204: null, 403: err, 404: err } },
+      },
       async ({ params }, { principal }) => {
         await webhooks.remove(principal.org_id, params.id);
         return { status: 204 };
@@ -73,11 +98,15 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route
         auth: 'admin',
         summary: 'A new signing secret (in this answer only); the previous one signs too until the overlap ends',
         tags,
-        schema: { params: IdParams, body: ref(WebhookSecretRotate), response: { 200: ref(WebhookSecret), 404: err } },
+        schema: { params: IdParams, body: ref(WebhookSecretRotate), response: { 200: ref(WebhookSecret), 403: err, 404: err } },
       },
       async ({ params, body }, { principal }) => ({
         status: 200,
-        body: await webhooks.rotate(principal.org_id, params.id, body.overlap_seconds === undefined ? undefined : body.overlap_seconds * 1000),
+        body: await webhooks.rotate(
+          principal.org_id,
+          params.id,
+          body.overlap_seconds === undefined ? undefined : body.overlap_seconds * 1000,
+        ),
       }),
     ),
     route(
@@ -87,7 +116,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route
         auth: 'admin',
         summary: 'Queue a signed `webhook.test` delivery to the endpoint',
         tags,
-        schema: { params: IdParams, response: { 202: ref(WebhookDelivery), 404: err, 409: err } },
+        schema: { params: IdParams, response: { 202: ref(WebhookDelivery), 403: err, 404: err, 409: err } },
       },
       async ({ params }, { principal }) => ({ status: 202, body: await webhooks.testSend(principal.org_id, params.id) }),
     ),
@@ -98,7 +127,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route
         auth: 'admin',
         summary: "The endpoint's deliveries, newest first",
         tags,
-        schema: { params: IdParams, query: WebhookDeliveryQuery, response: { 200: ref(WebhookDeliveryPage), 404: err } },
+        schema: { params: IdParams, query: WebhookDeliveryQuery, response: { 200: ref(WebhookDeliveryPage), 403: err, 404: err } },
       },
       async ({ params, query }, { principal }) => ({ status: 200, body: await webhooks.deliveries(principal.org_id, params.id, query) }),
     ),
@@ -109,9 +138,12 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route
         auth: 'admin',
         summary: 'One delivery with its attempts (status, latency, error)',
         tags,
-        schema: { params: DeliveryParams, response: { 200: ref(WebhookDeliveryDetail), 404: err } },
+        schema: { params: DeliveryParams, response: { 200: ref(WebhookDeliveryDetail), 403: err, 404: err } },
       },
-      async ({ params }, { principal }) => ({ status: 200, body: await webhooks.delivery(principal.org_id, params.id, params.delivery_id) }),
+      async ({ params }, { principal }) => ({
+        status: 200,
+        body: await webhooks.delivery(principal.org_id, params.id, params.delivery_id),
+      }),
     ),
     route(
       {
@@ -120,9 +152,12 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route
         auth: 'admin',
         summary: 'Send a delivery again (same webhook-id), now',
         tags,
-        schema: { params: DeliveryParams, response: { 202: ref(WebhookDelivery), 404: err } },
+        schema: { params: DeliveryParams, response: { 202: ref(WebhookDelivery), 403: err, 404: err } },
       },
-      async ({ params }, { principal }) => ({ status: 202, body: await webhooks.redeliver(principal.org_id, params.id, params.delivery_id) }),
+      async ({ params }, { principal }) => ({
+        status: 202,
+        body: await webhooks.redeliver(principal.org_id, params.id, params.delivery_id),
+      }),
     ),
   ];
 }

@@ -3103,7 +3103,10 @@ export interface components {
         };
         WebhookEndpointCreated: {
             endpoint: components["schemas"]["WebhookEndpoint"];
-            /** @description The signing secret (Standard Webhooks `whsec_<base64>`); shown once. */
+            /**
+             * @description The signing secret (Standard Webhooks `whsec_<base64>`); shown once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
             secret: string;
         };
         WebhookEndpointList: {
@@ -3114,16 +3117,23 @@ export interface components {
             /**
              * Format: uri
              * @description http(s) URL that receives POSTs.
+             * @example https://crm.example.com/hooks/agents
              */
             url: string;
             description?: string;
             event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation")[];
             filter?: components["schemas"]["WebhookFilter"];
         };
+        /**
+         * @example {
+         *       "status": "active"
+         *     }
+         */
         WebhookEndpointPatch: {
             /**
              * Format: uri
              * @description http(s) URL that receives POSTs.
+             * @example https://crm.example.com/hooks/agents
              */
             url?: string;
             description?: string;
@@ -3136,7 +3146,10 @@ export interface components {
             overlap_seconds?: number;
         };
         WebhookSecret: {
-            /** @description The signing secret (Standard Webhooks `whsec_<base64>`); shown once. */
+            /**
+             * @description The signing secret (Standard Webhooks `whsec_<base64>`); shown once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
             secret: string;
             previous_secret_expires_at: string | null;
         };
@@ -13135,7 +13148,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/",
+                 *       "url": "https://crm.example.com/hooks/agents",
                  *       "event_types": [
                  *         "session.created"
                  *       ]
@@ -13151,6 +13164,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": {
+                     *         "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "organization_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "url": "example",
+                     *         "description": "Answers questions about the product.",
+                     *         "event_types": [
+                     *           "example"
+                     *         ],
+                     *         "filter": {},
+                     *         "status": "active",
+                     *         "disabled_reason": "example",
+                     *         "disabled_at": "2026-01-15T09:30:00.000Z",
+                     *         "consecutive_failures": 0,
+                     *         "previous_secret_expires_at": "2026-01-15T09:30:00.000Z",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
@@ -13456,7 +13491,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEndpointPatch"];
             };
         };
@@ -13589,6 +13628,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "previous_secret_expires_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
