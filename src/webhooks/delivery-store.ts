@@ -187,7 +187,7 @@ export function createDeliveryStore(db: Db, { instanceId }: { instanceId: string
            where id = ? returning consecutive_failures, failing_since, status`,
           [claim.endpoint_id],
         );
-        if (!ep || ep.status !== 'active' || !decide.disable(Number(ep.consecutive_failures), new Date(iso(ep.failing_since)), now)) {
+        if (ep?.status !== 'active' || !decide.disable(Number(ep.consecutive_failures), new Date(iso(ep.failing_since)), now)) {
           return { disabled: false };
         }
         const reason = `disabled after ${ep.consecutive_failures} failed attempts in a row since ${iso(ep.failing_since)} (last: ${out.error ?? `HTTP ${out.status}`})`;

@@ -208,7 +208,10 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
 
 /** A webhook endpoint of organisation 1 (a public literal address: creating it connects nowhere). */
 async function seedWebhook(app: TestApp, key: string): Promise<string> {
-  const r = await probe(app, 'POST', '/v1/webhooks', { key, body: { url: 'https://93.184.215.14/matrix', event_types: ['turn.completed'] } });
+  const r = await probe(app, 'POST', '/v1/webhooks', {
+    key,
+    body: { url: 'https://93.184.215.14/matrix', event_types: ['turn.completed'] },
+  });
   assert.equal(r.status, 201, r.text);
   return JSON.parse(r.text).endpoint.id;
 }
