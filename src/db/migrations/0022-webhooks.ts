@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * the delivery outbox written when a matching event is appended, and each attempt's record.
  */
 export class WebhooksMigration extends Migration {
-  override name = '0021-webhooks';
+  override name = '0022-webhooks';
 
   async up(): Promise<void> {
     this.addSql(`create table webhook_endpoints (
