@@ -21,7 +21,7 @@ import { createUsersModule } from './api/users/index.js';
 import { createWebhooksModule } from './api/webhooks/index.js';
 import { createWebhooks } from './webhooks/index.js';
 import { webhookSettingsOf } from './webhooks/config.js';
-import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './turns/index.js';
+import { createScheduler, createTurnModule, type TurnRunnerOptions, type TurnWorker } from '../actors/index.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
 import { withAccumulatedDeltas } from './events/accumulating-log.js';
@@ -49,7 +49,6 @@ import { createIdempotencyKeys, createProcessLiveness, createStore } from './db/
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
 import type { EmbeddedDatabase } from './db/pglite-thread.js';
 import { createStorage } from './session-storage/index.js';
-import { createScheduler } from './turns/scheduler.js';
 import { createConsoleSite } from './console/site.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
 import { SERVICE_VERSION } from './version.js';

@@ -16,6 +16,7 @@ import { ProcessLivenessMigration } from './0017-process-liveness.js';
 import { TurnVoidsMigration } from './0018-turn-voids.js';
 import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
 import { SecretAllowedHostsMigration } from './0020-secret-allowed-hosts.js';
+import { TurnBegunMigration } from './0021-turn-begun.js';
 import { WebhooksMigration } from './0022-webhooks.js';
 
 export const migrations = [
@@ -36,5 +37,6 @@ export const migrations = [
   TurnVoidsMigration,
   SessionsBusyIndexMigration,
   SecretAllowedHostsMigration,
+  TurnBegunMigration,
   WebhooksMigration,
 ];
