@@ -3,6 +3,7 @@ import type { WebhookEndpointView, WebhookFilterValue } from '../../schemas/webh
 import type { Store } from '../db/index.js';
 import { ForbiddenError, NotFoundError, QuotaExceededError } from '../errors.js';
 import { inTransaction, iso, isoOrNull, lockKey } from '../session-storage/sql.js';
+import type { EndpointSubscription } from './matching.js';
 
 type Db = Pick<Store, 'em' | 'sql'>;
 
@@ -162,12 +163,17 @@ export function createEndpointStore(db: Db, { maxPerOrg }: { maxPerOrg: number }
     },
 
     /** What the outbox matches events against: the organisation's active endpoints. */
-    async subscriptions(orgId: string): Promise<{ id: string; event_types: string[]; filter: WebhookFilterValue }[]> {
-      const rows = await db.sql<{ id: string; event_types: unknown; filter: unknown }>(
-        `select id, event_types, filter from webhook_endpoints where organization_id = ? and status = 'active'`,
+    async subscriptions(orgId: string): Promise<EndpointSubscription[]> {
+      const rows = await db.sql<{ id: string; event_types: unknown; filter: unknown; created_at: unknown }>(
+        `select id, event_types, filter, created_at from webhook_endpoints where organization_id = ? and status = 'active'`,
         [orgId],
       );
-      return rows.map((r) => ({ id: r.id, event_types: json<string[]>(r.event_types), filter: json<WebhookFilterValue>(r.filter) }));
+      return rows.map((r) => ({
+        id: r.id,
+        event_types: json<string[]>(r.event_types),
+        filter: json<WebhookFilterValue>(r.filter),
+        since: Date.parse(iso(r.created_at)),
+      }));
     },
   };
 }

@@ -5,6 +5,8 @@ export interface EndpointSubscription {
   id: string;
   event_types: readonly string[];
   filter: WebhookFilterValue;
+  /** When the endpoint was created (ms): events from before it are not its (the outbox's look-back may see some). */
+  since: number;
 }
 
 export interface SessionFacts {
@@ -13,8 +15,13 @@ export interface SessionFacts {
   tags: readonly string[];
 }
 
-export function matches(endpoint: EndpointSubscription, eventType: string, sessionId: string, session: SessionFacts): boolean {
-  if (!endpoint.event_types.includes(eventType)) return false;
+export function matches(
+  endpoint: EndpointSubscription,
+  event: { type: string; ts: string },
+  sessionId: string,
+  session: SessionFacts,
+): boolean {
+  if (!endpoint.event_types.includes(event.type) || Date.parse(event.ts) < endpoint.since) return false;
   const { agent_ids, session_ids, session_tags } = endpoint.filter;
   if (agent_ids?.length && (session.agent_id === null || !agent_ids.includes(session.agent_id))) return false;
   if (session_ids?.length && !session_ids.includes(sessionId)) return false;

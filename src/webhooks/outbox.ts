@@ -22,8 +22,8 @@ const MAX_CACHED_SESSIONS = 50_000;
 /** Session facts (agent, tags) are re-read this often: tags can change. */
 const SESSION_TTL_MS = 10_000;
 const MAX_REMEMBERED_TURNS = 100_000;
-/** A turn's events before its worker's first append (input message, session started, turn started, activated), with room. */
-const PREAMBLE_LOOKBACK = 8;
+/** Events read back before a turn's first recorded ones: a turn's preamble and the previous turn's end fit. */
+const LOOKBACK = 8;
 
 export interface OutboxDeps {
   store: Pick<Store, 'sql'>;
@@ -56,20 +56,19 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
   const chain = createKeyedChain();
 
   /**
-   * The first events of a turn this process records, preceded by the turn's earlier events in the
-   * log: the API appends a turn's preamble while the worker (maybe another instance) may already
-   * be appending after it, and the API's rows could otherwise land after the worker's (or never,
-   * were the API killed in between). Already-queued events are skipped by the insert.
+   * The first events of a turn this process records, preceded by the events just before them in
+   * the log (the end of the previous turn, or this turn's preamble when another writer appended
+   * it). Their rows exist already unless their writer died between its append and its INSERT, so
+   * this repairs that window at the session's next turn; queued events are skipped by the insert.
    */
   async function withTurnStart(log: EventLog, sessionId: string, events: readonly SessionEvent[]): Promise<readonly SessionEvent[]> {
     const first = events[0]!;
     const turnId = first.context.turn_id;
-    if (!turnId || turnsSeen.has(turnId)) return events;
+    if (!turnId || turnsSeen.has(turnId) || first.sequence <= 1) return events;
     turnsSeen.set(turnId, true);
-    if (first.type === 'input.message' || first.sequence <= 1) return events;
-    const after = Math.max(0, first.sequence - 1 - PREAMBLE_LOOKBACK);
+    const after = Math.max(0, first.sequence - 1 - LOOKBACK);
     const earlier = await log.read(sessionId, { afterSequence: after, limit: first.sequence - 1 - after });
-    return [...earlier.filter((e) => e.context.turn_id === turnId && e.sequence < first.sequence), ...events];
+    return [...earlier.filter((e) => e.sequence < first.sequence), ...events];
   }
 
   async function sessionFacts(sessionId: string): Promise<SessionFacts | undefined> {
@@ -106,7 +105,7 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
     for (const event of await withTurnStart(log, sessionId, events)) {
       if (!SUBSCRIBABLE.has(event.type)) continue;
       for (const sub of subs) {
-        if (!matches(sub, event.type, sessionId, facts)) continue;
+        if (!matches(sub, event, sessionId, facts)) continue;
         rows.push({
           endpoint_id: sub.id,
           event_id: event.id,

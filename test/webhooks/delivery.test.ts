@@ -105,3 +105,34 @@ async function waitDelivered(app: TestApp, endpointId: string, n: number): Promi
     await new Promise((res) => setTimeout(res, 100));
   }
 }
+
+describe('webhooks: the writer-died window', () => {
+  it("an event stored without its outbox row (writer killed in between) is queued when the session's next turn starts, in order", async (t) => {
+    const app = await startTestApp(t, { mode: 'pglite', env: FAST_WEBHOOKS });
+    const rx = await startReceiver(t);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    t.after(() => release());
+    rx.answer = (_r, n) => (n === 1 ? { status: 200, hold: held } : { status: 200 });
+    const { endpoint, secret } = await createEndpoint(app, rx.url);
+    rx.secrets = [secret];
+    const s = await createSession(app);
+    await turns(app, s.id, 1);
+    const idled = (await listEvents(app, s.id)).find((e) => e.type === 'session.idled')!;
+    // The first delivery is held, so the rest wait; remove the idle event's row as if its writer had died before the INSERT.
+    await rx.waitFor((all) => all.length === 1);
+    const gone = await app.app.services.store.sql('delete from webhook_deliveries where event_id = ? returning 1', [idled.id]);
+    assert.equal(gone.length, 1);
+    const r = await sendMessage(app, s.id, 'again');
+    assert.equal(r.status, 201, r.text);
+    await waitForEvent(app, s.id, 'session.idled', { n: 2, timeoutMs: 30_000 });
+    release();
+    const expected = (await listEvents(app, s.id)).filter((e) => TYPES.includes(e.type));
+    const eventIdOf = (x: Received) => x.json.data['event'].id as string;
+    await rx.waitFor((all) => expected.every((e) => all.some((x) => eventIdOf(x) === e.id)), 30_000, 'every event, the lost one too');
+    const order = [...new Map(rx.received.map((x) => [eventIdOf(x), x.json.data['event'].sequence as number])).values()];
+    assert.deepEqual(order, expected.map((e) => e.sequence));
+    const page = await app.request('GET', `/v1/webhooks/${endpoint.id}/deliveries?limit=100`);
+    assert.equal(page.body.total, expected.length);
+  });
+});
