@@ -195,6 +195,7 @@ export async function createApp(
     const instrumented = instrumentBus(bareBus, observability.bus);
     // Appends of subscribed events queue webhook deliveries (src/webhooks/outbox.ts).
     const webhooks = createWebhooks({ store, keyring, log, instanceId }, webhookSettingsOf(config));
+    closers.unshift({ name: 'webhook-outbox', close: () => webhooks.flush() });
     const tapped = webhooks.tap(instrumented);
     const bus = wrapBus ? wrapBus(tapped) : tapped;
 

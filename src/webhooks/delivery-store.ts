@@ -5,7 +5,7 @@
  * killed instance's claim is taken over once its lease has run out.
  */
 import type { WebhookAttemptView, WebhookDeliveryState, WebhookDeliveryView } from '../../schemas/webhooks.js';
-import type { Store } from '../db/index.js';
+import { preparedSql, type Store } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { inTransaction, iso, isoOrNull } from '../session-storage/sql.js';
@@ -88,7 +88,9 @@ function deliveryView(r: DeliveryRow): WebhookDeliveryView {
 /** Ids as one JSON parameter (one statement text whatever their number). */
 const idSet = (column: string) => `${column} in (select (jsonb_array_elements_text(?::jsonb))::uuid)`;
 
-const CLAIM = `with due as (
+const CLAIM = preparedSql(
+  'webhook-deliveries.claim',
+  `with due as (
     select c.id from webhook_deliveries c join webhook_endpoints e on e.id = c.endpoint_id
     where c.state = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now())
       and e.status = 'active' and not ${idSet('c.endpoint_id')} and not ${idSet('c.organization_id')}
@@ -98,7 +100,23 @@ const CLAIM = `with due as (
   update webhook_deliveries d set lease_until = now() + (?::int * interval '1 millisecond'), lease_owner = ?, attempts = d.attempts + 1, updated_at = now()
   from due, webhook_endpoints e where d.id = due.id and e.id = d.endpoint_id
   returning d.id, d.endpoint_id, d.organization_id, d.session_id, d.payload::text as body, d.attempts, d.created_at,
-    e.url, e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at`;
+    e.url, e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at`,
+);
+
+/** A success in one statement (no transaction round trips): the attempt, the delivery, the endpoint's failure run reset. */
+const DELIVERED = preparedSql(
+  'webhook-deliveries.delivered',
+  `with attempt as (
+     insert into webhook_attempts (id, delivery_id, attempt, started_at, status, latency_ms, error, instance_id)
+     values (?::uuid, ?::uuid, ?::int, ?::timestamptz, ?::int, ?::int, null, ?) returning 1),
+   delivery as (
+     update webhook_deliveries set state = 'delivered', delivered_at = now(), lease_until = null, lease_owner = null,
+       last_status = ?::int, last_error = null, updated_at = now()
+     where id = ?::uuid and lease_owner = ? and attempts = ?::int returning 1),
+   endpoint as (
+     update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ?::uuid and consecutive_failures > 0 returning 1)
+   select (select count(*) from attempt)::int as attempts`,
+);
 
 export function createDeliveryStore(db: Db, { instanceId }: { instanceId: string }) {
   return {
@@ -157,6 +175,23 @@ export function createDeliveryStore(db: Db, { instanceId }: { instanceId: string
      * whether the endpoint was disabled by this failure.
      */
     async complete(claim: ClaimedDelivery, out: AttemptOutcome, decide: FailureDecisions): Promise<{ disabled: boolean }> {
+      if (out.ok) {
+        await db.sql(DELIVERED, [
+          newId(),
+          claim.id,
+          claim.attempt,
+          out.startedAt.toISOString(),
+          out.status,
+          Math.round(out.latencyMs),
+          instanceId,
+          out.status,
+          claim.id,
+          instanceId,
+          claim.attempt,
+          claim.endpoint_id,
+        ]);
+        return { disabled: false };
+      }
       const now = new Date();
       return inTransaction(db, async (q) => {
         await q(
@@ -165,17 +200,6 @@ export function createDeliveryStore(db: Db, { instanceId }: { instanceId: string
         );
         const mine = `where id = ? and lease_owner = ? and attempts = ?`;
         const fence = [claim.id, instanceId, claim.attempt];
-        if (out.ok) {
-          await q(
-            `update webhook_deliveries set state = 'delivered', delivered_at = now(), lease_until = null, lease_owner = null,
-               last_status = ?, last_error = null, updated_at = now() ${mine}`,
-            [out.status, ...fence],
-          );
-          await q(`update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ? and consecutive_failures > 0`, [
-            claim.endpoint_id,
-          ]);
-          return { disabled: false };
-        }
         const next = decide.nextAttemptAt(claim.created_at, now, claim.attempt);
         await q(
           `update webhook_deliveries set state = ?, next_attempt_at = coalesce(?::timestamptz, next_attempt_at), lease_until = null,

@@ -39,6 +39,8 @@ export function createWebhooks(deps: WebhooksDeps, settings: WebhookSettings) {
   return {
     service,
     deliverer,
+    /** Waits for deliveries still being queued (the store must outlive them). */
+    flush: () => outbox.flush(),
     /** The bus with its event log's appends feeding the outbox. */
     tap: (bus: Bus): Bus => ({ ...bus, events: outbox.wrap(bus.events) }),
   };

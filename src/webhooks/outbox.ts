@@ -1,8 +1,9 @@
 /**
  * The event log's tap: after an append is stored, each event of a subscribable type whose
  * session's organisation has a matching endpoint becomes a row of the delivery outbox — one
- * INSERT, no HTTP, awaited so the row exists before the writer goes on (at-least-once from the
- * moment the append returns). The same in both modes: it wraps whichever EventLog the bus has.
+ * INSERT, no HTTP, written behind the append (the writer does not wait for it); a row lost with
+ * its writer is repaired at the session's next turn (withTurnStart). The same in both modes: it
+ * wraps whichever EventLog the bus has.
  * Organisations' endpoints and sessions' facts are cached briefly, so a turn of an organisation
  * without webhooks costs two map lookups per subscribable event.
  */
@@ -54,6 +55,7 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
   const turnsSeen = new LRUCache<string, true>({ max: MAX_REMEMBERED_TURNS });
   // Rows of one session are written in the order its appends returned, so sequence order holds in the outbox.
   const chain = createKeyedChain();
+  const inFlight = new Set<Promise<void>>();
 
   /**
    * The first events of a turn this process records, preceded by the events just before them in
@@ -126,6 +128,10 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
   }
 
   return {
+    /** Resolves once the rows of every append so far are written (shutdown, before the store closes). */
+    async flush(): Promise<void> {
+      await Promise.allSettled([...inFlight]);
+    },
     /** Forget an organisation's endpoints here at once (they changed through this instance). */
     invalidate(orgId: string): void {
       orgs.delete(orgId);
@@ -135,12 +141,12 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
       const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions): Promise<AppendResult> => {
         const result = await log.append(sessionId, events, opts);
         if (!result.ok || !result.events.some((e) => SUBSCRIBABLE.has(e.type))) return result;
-        try {
-          await chain.run(sessionId, () => record(log, sessionId, result.events));
-        } catch (err) {
-          // The append stands (its writer must not retry it for this); the events are in the log.
-          deps.log.error({ err, session_id: sessionId }, 'webhook deliveries could not be queued');
-        }
+        // Not awaited: the writer goes on at once (a turn never waits for webhooks); the chain keeps the session's order.
+        const queued = chain
+          .run(sessionId, () => record(log, sessionId, result.events))
+          .catch((err: unknown) => deps.log.error({ err, session_id: sessionId }, 'webhook deliveries could not be queued'))
+          .finally(() => inFlight.delete(queued));
+        inFlight.add(queued);
         return result;
       };
       return Object.assign(Object.create(log) as EventLog, { append });

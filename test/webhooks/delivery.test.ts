@@ -131,7 +131,10 @@ describe('webhooks: the writer-died window', () => {
     const eventIdOf = (x: Received) => x.json.data['event'].id as string;
     await rx.waitFor((all) => expected.every((e) => all.some((x) => eventIdOf(x) === e.id)), 30_000, 'every event, the lost one too');
     const order = [...new Map(rx.received.map((x) => [eventIdOf(x), x.json.data['event'].sequence as number])).values()];
-    assert.deepEqual(order, expected.map((e) => e.sequence));
+    assert.deepEqual(
+      order,
+      expected.map((e) => e.sequence),
+    );
     const page = await app.request('GET', `/v1/webhooks/${endpoint.id}/deliveries?limit=100`);
     assert.equal(page.body.total, expected.length);
   });
