@@ -3,7 +3,7 @@
  * service spends per delivered event.
  *
  *   node --import tsx bench/webhooks/run.ts [--modes embedded,nats] [--deliveries 2000] [--endpoints 4]
- *        [--sessions 10] [--turn-seconds 15] [--no-turns]
+ *        [--sessions 10] [--turn-seconds 15] [--no-turns] [--cpu-prof]
  *
  * Per mode, one service (the built bundle, `npm start`'s flags) and a receiver in this process:
  * 1. drain: `--deliveries` test-sends queued while the endpoints are disabled, then enabled: the
@@ -15,7 +15,7 @@
  *    tap + delivery) on a busy service.
  * Results: a table on stdout and bench/results/webhooks-<date>.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.js';
 import { createTestDatabase } from '../../test/helpers/postgres.js';
+import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
 import {
   SERVICE_ENTRY,
@@ -46,6 +47,7 @@ const { values: args } = parseArgs({
     sessions: { type: 'string', default: '10' },
     'turn-seconds': { type: 'string', default: '15' },
     'no-turns': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'boolean', default: false },
   },
 });
 const log = (m: string) => process.stderr.write(m + '\n');
@@ -161,6 +163,8 @@ async function runMode(mode: string) {
     );
   }
   const base = `http://127.0.0.1:${port}`;
+  const profileDir = join(dataDir, 'profile');
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...(args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), SERVICE_ENTRY];
   const service = await startServer({
     name: `service (${mode})`,
     args: [...SERVICE_NODE_FLAGS, SERVICE_ENTRY],
@@ -202,6 +206,8 @@ async function runMode(mode: string) {
   } finally {
     await rx.close();
     await service.stop();
+    const file = args['cpu-prof'] && existsSync(profileDir) ? readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile')) : undefined;
+    if (file) log(formatProfile(summariseCpuProfile(join(profileDir, file), 40), 30));
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   }
 }

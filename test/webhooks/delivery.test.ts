@@ -121,7 +121,13 @@ describe('webhooks: the writer-died window', () => {
     const idled = (await listEvents(app, s.id)).find((e) => e.type === 'session.idled')!;
     // The first delivery is held, so the rest wait; remove the idle event's row as if its writer had died before the INSERT.
     await rx.waitFor((all) => all.length === 1);
-    const gone = await app.app.services.store.sql('delete from webhook_deliveries where event_id = ? returning 1', [idled.id]);
+    // Rows are written behind the append: wait for this one before removing it.
+    const sql = app.app.services.store.sql.bind(app.app.services.store);
+    for (let tries = 0; (await sql('select 1 from webhook_deliveries where event_id = ?', [idled.id])).length === 0; tries++) {
+      assert.ok(tries < 100, 'the idle event was queued');
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    const gone = await sql('delete from webhook_deliveries where event_id = ? returning 1', [idled.id]);
     assert.equal(gone.length, 1);
     const r = await sendMessage(app, s.id, 'again');
     assert.equal(r.status, 201, r.text);
