@@ -94,7 +94,9 @@ export function createDeliverer(deps: DelivererDeps, s: WebhookSettings) {
   }
 
   async function claimRound(): Promise<number> {
-    const free = s.workers - running.size;
+    // At most one organisation's share per claim: rows beyond an organisation's share are given back, and a
+    // bigger claim than that would mostly be given back while one organisation has the backlog.
+    const free = Math.min(s.workers - running.size, s.perOrg);
     if (free <= 0) return 0;
     const claimed = await deps.deliveries.claim(free, leaseMsOf(s), byEndpoint.atLeast(s.perEndpoint), byOrg.atLeast(s.perOrg));
     // A claim may bring several rows of one endpoint: start those the endpoint's share allows, give the rest back at once.
