@@ -167,7 +167,7 @@ async function runMode(mode: string) {
   const nodeArgs = [...SERVICE_NODE_FLAGS, ...(args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), SERVICE_ENTRY];
   const service = await startServer({
     name: `service (${mode})`,
-    args: [...SERVICE_NODE_FLAGS, SERVICE_ENTRY],
+    args: nodeArgs,
     cwd: ROOT,
     env,
     readyUrl: `${base}/health`,
