@@ -1,5 +1,5 @@
-import type { Bus, TurnQueue } from '../../src/bus/ports.js';
-import { catalogued } from '../../src/bus/session-event.js';
+import type { Bus, TurnQueue } from '../../src/bus/index.js';
+import { catalogued } from '../../src/bus/index.js';
 import { SessionBusyError } from '../../src/errors.js';
 import type { Logger } from '../../src/log.js';
 import type { Store } from '../../src/db/index.js';

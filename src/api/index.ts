@@ -1,4 +1,4 @@
-import type { Route } from '../http/route.js';
+import type { Route } from '../http/index.js';
 
 /** A resource module as the document needs it: each src/api/<resource>/index.ts builds one. */
 interface RoutesOf {

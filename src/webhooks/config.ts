@@ -1,4 +1,4 @@
-import { parseHostAllowlist } from '../capabilities/web-fetch/address-policy.js';
+import { parseHostAllowlist } from '../capabilities/index.js';
 import type { Config } from '../config.js';
 import type { WebhookSettings } from './settings.js';
 

@@ -8,7 +8,7 @@ import type { WebhookAttemptView, WebhookDeliveryState, WebhookDeliveryView } fr
 import { preparedSql, type Store } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
-import { inTransaction, iso, isoOrNull } from '../session-storage/sql.js';
+import { inTransaction, iso, isoOrNull } from '../session-storage/index.js';
 
 type Db = Pick<Store, 'em' | 'sql'>;
 

@@ -2,7 +2,7 @@
 import type { WebhookEndpointView, WebhookFilterValue } from '../../schemas/webhooks.js';
 import type { Store } from '../db/index.js';
 import { ForbiddenError, NotFoundError, QuotaExceededError } from '../errors.js';
-import { inTransaction, iso, isoOrNull, lockKey } from '../session-storage/sql.js';
+import { inTransaction, iso, isoOrNull, lockKey } from '../session-storage/index.js';
 import type { EndpointSubscription } from './matching.js';
 
 type Db = Pick<Store, 'em' | 'sql'>;
@@ -72,7 +72,7 @@ export function createEndpointStore(db: Db, { maxPerOrg }: { maxPerOrg: number }
 
   return {
     get,
-    /** 404 for an unknown endpoint, 403 for another organisation's (docs/decisions.md, "Roles"). */
+    /** 404 for an unknown endpoint, 403 for another organisation's (docs/decisions/0018-member-admin-matrix.md). */
     async assertOwned(orgId: string, id: string): Promise<void> {
       const [row] = await db.sql<{ organization_id: string }>('select organization_id from webhook_endpoints where id = ?', [id]);
       if (!row) throw new NotFoundError();

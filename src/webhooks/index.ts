@@ -14,6 +14,7 @@ import { createWebhookService } from './service.js';
 import type { WebhookSettings } from './settings.js';
 
 export type { WebhookSettings } from './settings.js';
+export { webhookSettingsOf } from './config.js';
 export type { WebhookService } from './service.js';
 
 export interface WebhooksDeps {

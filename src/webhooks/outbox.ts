@@ -9,8 +9,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import { WEBHOOK_EVENT_TYPES } from '../../schemas/webhooks.js';
-import { createKeyedChain } from '../bus/keyed-chain.js';
-import type { AppendOptions, AppendResult, EventLog, NewEvent, SessionEvent } from '../bus/ports.js';
+import { createKeyedChain } from '../bus/index.js';
+import type { AppendOptions, AppendResult, EventLog, NewEvent, SessionEvent } from '../bus/index.js';
 import type { Store } from '../db/index.js';
 import type { Logger } from '../log.js';
 import type { DeliveryStore, NewDelivery } from './delivery-store.js';

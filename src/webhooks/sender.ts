@@ -3,7 +3,7 @@
  * deadline, reading at most a bounded part of the answer. 2xx is success; anything else
  * (redirects included: they are not followed) is a failure with a short reason for the log.
  */
-import { requestPinned } from '../capabilities/web-fetch/pinned-request.js';
+import { requestPinned } from '../capabilities/index.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { AttemptOutcome } from './delivery-store.js';
 import { checkTarget, type TargetPolicy } from './target-policy.js';

@@ -1,5 +1,5 @@
-import type { HostRule } from '../capabilities/web-fetch/address-policy.js';
-import type { Resolver } from '../capabilities/web-fetch/safe-fetch.js';
+import type { HostRule } from '../capabilities/index.js';
+import type { Resolver } from '../capabilities/index.js';
 
 /** The webhook settings (src/config.ts `WEBHOOK_*`, docs/operations.md), in the units the code uses. */
 export interface WebhookSettings {

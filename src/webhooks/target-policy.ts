@@ -6,8 +6,8 @@
  * address, so a name re-pointed at a private address later is refused then.
  */
 import { isIP } from 'node:net';
-import { blockedAddressReason, isHostRuleMatch, metadataAddressReason, type HostRule } from '../capabilities/web-fetch/address-policy.js';
-import { portOf, systemResolver, type ResolvedAddress, type Resolver } from '../capabilities/web-fetch/safe-fetch.js';
+import { blockedAddressReason, isHostRuleMatch, metadataAddressReason, type HostRule } from '../capabilities/index.js';
+import { portOf, systemResolver, type ResolvedAddress, type Resolver } from '../capabilities/index.js';
 
 export type TargetCheck = { ok: true; target: ResolvedAddress } | { ok: false; reason: string };
 

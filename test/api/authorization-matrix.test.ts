@@ -20,7 +20,7 @@ import { SecretLedger, createKey, createOrgWithAdmin, createUser, login, type Or
  *    caller's own namespace, e.g. a PUT upsert); in every case the response carries no data of
  *    organisation 1 and every listed item belongs to organisation 2 (or to nobody: built-ins);
  *  - an organisation 1 member on `admin` routes, and anyone but the operator on `operator` routes → 403;
- *  - the member/admin matrix (docs/decisions.md): an organisation 1 member on every `user`/`stream`
+ *  - the member/admin matrix (docs/decisions/0018-member-admin-matrix.md): an organisation 1 member on every `user`/`stream`
  *    route, addressing the admin's resources, gets 403 exactly where `MEMBER_OWNERSHIP_RULES`
  *    says so (`own_only`: every route of the resource; `change_own`: PATCH, PUT, DELETE) and is
  *    let through everywhere else; on resources the member created, nothing is 403; listings of
@@ -267,13 +267,13 @@ async function seedMemberOwned(app: TestApp, org1: Org1): Promise<Map<string, st
 }
 
 /**
- * Routes whose auth mode the matrix in docs/decisions.md names explicitly (beyond what
+ * Routes whose auth mode the matrix in docs/decisions/0018-member-admin-matrix.md names explicitly (beyond what
  * `MEMBER_OWNERSHIP_RULES` covers); the generated checks below then hold them to it.
  */
 const PINNED_AUTH: Record<string, Route['auth']> = {
-  // Deployment-wide task counts of every organisation: the operator only (decisions, "Roles").
+  // Deployment-wide task counts of every organisation: the operator only (docs/decisions/0018-member-admin-matrix.md).
   'GET /v1/durable/metrics/timeseries': 'operator',
-  // Webhooks carry every session's events of the organisation: admins only, reads included (decisions, "Roles").
+  // Webhooks carry every session's events of the organisation: admins only, reads included (docs/decisions/0018).
   'GET /v1/webhooks': 'admin',
   'POST /v1/webhooks': 'admin',
   'GET /v1/webhooks/:id': 'admin',

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import type { WebhookService } from '../../webhooks/index.js';
 import { webhookRoutes } from './routes.js';
 

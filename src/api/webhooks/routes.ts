@@ -13,7 +13,7 @@ import {
   WebhookSecret,
   WebhookSecretRotate,
 } from '../../../schemas/webhooks.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import type { WebhookService } from '../../webhooks/index.js';
 
 const tags = ['webhooks'];
@@ -22,7 +22,7 @@ const err = ref(ErrorResponse);
 /**
  * An organisation's webhook endpoints (docs/decisions/webhooks.md). Admin-only, reads included:
  * endpoints carry every session's events of the organisation, and sessions are personal
- * (docs/decisions.md, "Roles: the member/admin matrix").
+ * (docs/decisions/0018-member-admin-matrix.md).
  */
 export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Route[] {
   return [
