@@ -129,6 +129,32 @@ const ConfigSchema = Type.Object({
   WEB_FETCH_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
   LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** Webhooks (docs/decisions/webhooks.md): hosts endpoint URLs may name although they resolve to private or loopback addresses. */
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** One delivery attempt's deadline (connect, headers and body) and the most response bytes read. */
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  WEBHOOK_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 0, maximum: 1_048_576, default: 16_384 }),
+  /** Deliveries in flight per instance, per endpoint and per organisation (per instance). */
+  WEBHOOK_WORKERS: Type.Integer({ minimum: 1, maximum: 1024, default: 16 }),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: Type.Integer({ minimum: 1, maximum: 256, default: 4 }),
+  WEBHOOK_CONCURRENCY_PER_ORG: Type.Integer({ minimum: 1, maximum: 1024, default: 8 }),
+  /** Retries: first pause, longest pause (exponential with full jitter between), and how long a delivery is retried. */
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, default: 5000 }),
+  WEBHOOK_RETRY_MAX_DELAY_MS: Type.Integer({ minimum: 10, default: 3_600_000 }),
+  WEBHOOK_RETRY_WINDOW_MS: Type.Integer({ minimum: 0, default: 86_400_000 }),
+  /** An endpoint is disabled once it has failed this many attempts in a row over at least this long. */
+  WEBHOOK_DISABLE_AFTER_FAILURES: Type.Integer({ minimum: 1, default: 10 }),
+  WEBHOOK_DISABLE_AFTER_MS: Type.Integer({ minimum: 0, default: 86_400_000 }),
+  /** How long a rotated-out secret still signs deliveries (default for the rotate route). */
+  WEBHOOK_SECRET_OVERLAP_MS: Type.Integer({ minimum: 0, maximum: 604_800_000, default: 86_400_000 }),
+  /** How often an instance looks for due deliveries written by others, and how long it trusts its copy of an organisation's endpoints. */
+  WEBHOOK_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+  WEBHOOK_ENDPOINT_CACHE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 2000 }),
+  /** Quotas: endpoints per organisation; deliveries waiting per organisation (beyond it new events are not queued, and counted). */
+  WEBHOOK_MAX_ENDPOINTS_PER_ORG: Type.Integer({ minimum: 1, default: 20 }),
+  WEBHOOK_MAX_PENDING_PER_ORG: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Finished deliveries (and their attempts) are kept this long for the delivery log. */
+  WEBHOOK_RETENTION_MS: Type.Integer({ minimum: 60_000, default: 7 * 86_400_000 }),
   /**
    * The same for MCP tool server URLs (capability `mcp`; docs/decisions/mcp-tools.md); cloud metadata
    * stays refused. The other MCP_* settings bound what one server can cost a turn.
@@ -255,7 +281,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   } catch (err) {
     throw new ConfigError(`invalid configuration: CORS_ALLOWED_ORIGINS ${(err as Error).message}`);
   }
-  for (const key of ['WEB_FETCH_ALLOWED_PRIVATE_HOSTS', 'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS', 'MCP_ALLOWED_PRIVATE_HOSTS'] as const) {
+  for (const key of [
+    'WEB_FETCH_ALLOWED_PRIVATE_HOSTS',
+    'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS',
+    'MCP_ALLOWED_PRIVATE_HOSTS',
+    'WEBHOOK_ALLOWED_PRIVATE_HOSTS',
+  ] as const) {
     try {
       parseHostAllowlist(cfg[key]);
     } catch (err) {

@@ -21,6 +21,7 @@ export interface ApiModules {
   llmProviders: RoutesOf;
   llmModels: RoutesOf;
   events: RoutesOf;
+  webhooks: RoutesOf;
 }
 
 /**
@@ -46,5 +47,6 @@ export function createApiRoutes(modules: ApiModules, elsewhere: { turns: Route[]
     ...m.llmModels.routes,
     ...elsewhere.turns,
     ...m.events.routes,
+    ...m.webhooks.routes,
   ];
 }

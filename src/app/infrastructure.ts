@@ -10,6 +10,7 @@ import { createObservability, instrumentBus } from '../observability/index.js';
 import { createTracing, otlpTracesUrl } from '../observability/index.js';
 import type { StartPhases } from '../start-phases.js';
 import { SERVICE_VERSION } from '../version.js';
+import { createWebhooks, webhookSettingsOf } from '../webhooks/index.js';
 import type { Closers } from './closers.js';
 
 export interface InfrastructureDeps {
@@ -73,8 +74,12 @@ export async function openInfrastructure(config: Config, deps: InfrastructureDep
   closers.add('observability', () => observability.close());
   // Claims, completions and appends are counted here, not inside the turn engine.
   const instrumented = instrumentBus(bareBus, observability.bus);
-  const bus = deps.wrapBus ? deps.wrapBus(instrumented) : instrumented;
-  return { lock, tracing, keyring, store, bus, checks, observability };
+  // Appends of subscribed events queue webhook deliveries (src/webhooks/outbox.ts).
+  const webhooks = createWebhooks({ store, keyring, log, instanceId }, webhookSettingsOf(config));
+  closers.add('webhook-outbox', () => webhooks.flush());
+  const tapped = webhooks.tap(instrumented);
+  const bus = deps.wrapBus ? deps.wrapBus(tapped) : tapped;
+  return { lock, tracing, keyring, store, bus, checks, observability, webhooks };
 }
 
 export type Infrastructure = Awaited<ReturnType<typeof openInfrastructure>>;

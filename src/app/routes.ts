@@ -11,6 +11,7 @@ import { createOrgsModule } from '../api/orgs/index.js';
 import { createStorageModule } from '../api/storage/index.js';
 import { createSystemModule } from '../api/system/index.js';
 import { createUsersModule } from '../api/users/index.js';
+import { createWebhooksModule } from '../api/webhooks/index.js';
 import type { Config } from '../config.js';
 import { buildOpenApi, type Route } from '../http/index.js';
 import type { EventStreams } from './event-streams.js';
@@ -58,6 +59,7 @@ export function buildRoutes(config: Config, infra: Infrastructure, modules: Modu
         owners: modules.sessionOwners,
         listMaxBytes: config.EVENTS_LIST_MAX_BYTES,
       }),
+      webhooks: createWebhooksModule({ webhooks: infra.webhooks.service }),
     };
     routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
   }

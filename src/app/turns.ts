@@ -35,7 +35,7 @@ export function buildTurns(
 /** Starts the turn worker and the schedule firing (ROLE all or worker); the caller stops the worker. */
 export function startTurnWorker(
   turns: TurnModule,
-  { tracing, observability }: Infrastructure,
+  { tracing, observability, webhooks }: Infrastructure,
   { storage }: Modules,
   { log, closers, instanceId }: { log: Logger; closers: Closers; instanceId: string },
 ): TurnWorker {
@@ -61,5 +61,7 @@ export function startTurnWorker(
   );
   scheduler.start();
   closers.add('scheduler', () => scheduler.close());
+  webhooks.deliverer.start();
+  closers.add('webhook-deliverer', () => webhooks.deliverer.stop());
   return worker;
 }

@@ -67,6 +67,7 @@ export { mcpOptionsOf } from './mcp/settings.js';
 export { blockedAddressReason, isHostRuleMatch, metadataAddressReason, parseHostAllowlist } from './web-fetch/address-policy.js';
 export type { HostRule } from './web-fetch/address-policy.js';
 export { portOf, systemResolver } from './web-fetch/safe-fetch.js';
+export { requestPinned } from './web-fetch/pinned-request.js';
 export type { ResolvedAddress, Resolver } from './web-fetch/safe-fetch.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
 export type { HtmlConverter } from './web-fetch/content.js';

@@ -163,6 +163,7 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
     ['/v1/users', member.id],
     ['/v1/auth/api-keys', member.keyId],
     ['/v1/sessions', await seedSession(app, admin)],
+    ['/v1/webhooks', await seedWebhook(app, admin.key)],
   ]);
   type Item = { id?: unknown; organization_id?: unknown } | undefined;
   // Listed items count only when they say they are organisation 1's (built-in rows are shared);
@@ -203,6 +204,16 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
     ...resources.values(),
   ];
   return { admin, adminOwned, member, resources, markers };
+}
+
+/** A webhook endpoint of organisation 1 (a public literal address: creating it connects nowhere). */
+async function seedWebhook(app: TestApp, key: string): Promise<string> {
+  const r = await probe(app, 'POST', '/v1/webhooks', {
+    key,
+    body: { url: 'https://93.184.215.14/matrix', event_types: ['turn.completed'] },
+  });
+  assert.equal(r.status, 201, r.text);
+  return JSON.parse(r.text).endpoint.id;
 }
 
 /** A 1×1 PNG. */
@@ -262,6 +273,17 @@ async function seedMemberOwned(app: TestApp, org1: Org1): Promise<Map<string, st
 const PINNED_AUTH: Record<string, Route['auth']> = {
   // Deployment-wide task counts of every organisation: the operator only (docs/decisions/0018-member-admin-matrix.md).
   'GET /v1/durable/metrics/timeseries': 'operator',
+  // Webhooks carry every session's events of the organisation: admins only, reads included (docs/decisions/0018).
+  'GET /v1/webhooks': 'admin',
+  'POST /v1/webhooks': 'admin',
+  'GET /v1/webhooks/:id': 'admin',
+  'PATCH /v1/webhooks/:id': 'admin',
+  'DELETE /v1/webhooks/:id': 'admin',
+  'POST /v1/webhooks/:id/rotate-secret': 'admin',
+  'POST /v1/webhooks/:id/test': 'admin',
+  'GET /v1/webhooks/:id/deliveries': 'admin',
+  'GET /v1/webhooks/:id/deliveries/:delivery_id': 'admin',
+  'POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver': 'admin',
 };
 
 test('authorization matrix - every credentialed route in app.routes', async (t) => {
