@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestDatabase } from './postgres.js';
+import { seedEmbeddedDataDir } from './pglite-template.js';
 import { natsServiceEnv, startNatsServer } from './nats-server.js';
 import { request, type RequestOptions, type TestResponse } from './http.js';
 import type { AppOptions } from '../../src/app.js';
@@ -52,6 +53,7 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     databaseUrl = db.url;
     t.after(() => db.drop());
   }
+  if (mode === 'pglite' && !databaseUrl && opts.env?.['DATA_DIR'] === undefined) await seedEmbeddedDataDir(dataDir);
   let natsUrl = opts.natsUrl;
   if (!natsUrl && mode === 'nats') {
     const nats = await startNatsServer();
