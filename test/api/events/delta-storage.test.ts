@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SessionEvent } from '../../../src/bus/ports.js';
 import { withAccumulatedDeltas } from '../../../src/events/accumulating-log.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { sharedTestApp, startTestApp, type TestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { createSession, sendMessage, waitForEvent, watch, type StoredEvent } from '../../turns/helpers.js';
 
@@ -36,8 +36,9 @@ async function longTurn(app: TestApp): Promise<{ id: string; events: StoredEvent
 
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`events: long replies (${mode})`, () => {
-    it('a long reply stores its deltas in linear space: no `accumulated` stored, a few times the reply in all', async (t) => {
-      const app = await startTestApp(t, { mode });
+    const shared = sharedTestApp({ mode });
+    it('a long reply stores its deltas in linear space: no `accumulated` stored, a few times the reply in all', async () => {
+      const app = shared();
       const { id, events } = await longTurn(app);
       const deltas = (await stored(app, id)).filter(isDelta);
       assert.ok(deltas.length >= 10, `expected many delta batches, got ${deltas.length}`);
@@ -53,7 +54,7 @@ for (const mode of ['postgres', 'nats'] as const) {
     });
 
     it('SSE serves every delta with its accumulated text, live and when resumed mid-message', async (t) => {
-      const app = await startTestApp(t, { mode });
+      const app = shared();
       const { id } = await createSession(app);
       const live = await watch(app, id);
       t.after(() => live.close());
