@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 stamp=dist/.build-stamp
-inputs=(src schemas examples console scripts/bundle.ts package.json package-lock.json tsconfig.json tsconfig.build.json)
+inputs=(src actors schemas examples console scripts/bundle.ts package.json package-lock.json tsconfig.json tsconfig.build.json)
 up_to_date() {
   [ "${1:-}" = "--if-stale" ] && [ -f "$stamp" ] && [ -z "$(find "${inputs[@]}" -newer "$stamp" -print -quit 2>/dev/null)" ]
 }

@@ -18,7 +18,7 @@ import { createSessionsModule } from './api/sessions/index.js';
 import { createStorageModule } from './api/storage/index.js';
 import { createSystemModule, type HealthCheck } from './api/system/index.js';
 import { createUsersModule } from './api/users/index.js';
-import { createTurnModule, type TurnRunnerOptions, type TurnWorker } from './turns/index.js';
+import { createScheduler, createTurnModule, type TurnRunnerOptions, type TurnWorker } from '../actors/index.js';
 import { createConnectionLimits } from './events/connection-limits.js';
 import { createSessionHub } from './events/session-hub.js';
 import { withAccumulatedDeltas } from './events/accumulating-log.js';
@@ -46,7 +46,6 @@ import { createIdempotencyKeys, createProcessLiveness, createStore } from './db/
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
 import type { EmbeddedDatabase } from './db/pglite-thread.js';
 import { createStorage } from './session-storage/index.js';
-import { createScheduler } from './turns/scheduler.js';
 import { createConsoleSite } from './console/site.js';
 import { createTracing, otlpTracesUrl } from './observability/tracing.js';
 import { SERVICE_VERSION } from './version.js';

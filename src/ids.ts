@@ -15,6 +15,12 @@ export function newIdAfter(after: string | undefined): string {
   return incrementUuid(after);
 }
 
+/** A generator of strictly increasing UUIDv7s (the events of one append, in order). */
+export function idSequence(): () => string {
+  let last: string | undefined;
+  return () => (last = newIdAfter(last));
+}
+
 function incrementUuid(id: string): string {
   // Bump the random tail (last 12 hex digits); the version and variant nibbles stay valid.
   const tail = BigInt('0x' + id.slice(24)) + 1n + BigInt(randomBytes(2).readUInt16BE());

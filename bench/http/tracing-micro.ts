@@ -19,7 +19,7 @@ import { createPipeline, createRouter, createValidation } from '../../src/http/i
 import { Exchange } from '../../src/http/pipeline.js';
 import { createIdTracing, createTracing, type Tracing } from '../../src/observability/tracing.js';
 import { namedSchemas } from '../../schemas/index.js';
-import { TurnTrace } from '../../src/turns/turn-trace.js';
+import { TurnTrace } from '../../actors/session/turn-trace.js';
 import { turnEvents } from '../../src/turns/turn-events.js';
 
 const { values } = parseArgs({

@@ -15,10 +15,6 @@ export function createKeyedChain() {
       });
       return result;
     },
-    /** Resolves once the tasks queued for `key` so far have finished (never rejects). */
-    settled(key: string): Promise<void> {
-      return tails.get(key) ?? Promise.resolve();
-    },
     /** Keys with work queued or running (for tests and metrics). */
     get size(): number {
       return tails.size;

@@ -85,13 +85,6 @@ export interface EventLog {
   subscribe(sessionId: string, opts?: { afterSequence?: number }): EventSubscription;
   /** Deletes every event of the session (session delete); other sessions are untouched. */
   purge(sessionId: string): Promise<void>;
-  /**
-   * Optional: resolves once the appends to the session that this process has under way have
-   * finished (at once when there are none). A reader in the same process that waits for a
-   * writer's events (the worker for the API's first events of a turn) waits for this instead
-   * of polling.
-   */
-  settled?(sessionId: string): Promise<void>;
 }
 
 /** A turn waiting to run. `job` is opaque to the queue. */

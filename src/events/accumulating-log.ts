@@ -106,6 +106,5 @@ export function withAccumulatedDeltas(log: EventLog, opts: Partial<AccumulatingL
     lastSequence: (sessionId) => log.lastSequence(sessionId),
     subscribe,
     purge: (sessionId) => log.purge(sessionId),
-    ...(log.settled ? { settled: (sessionId: string) => log.settled!(sessionId) } : {}),
   };
 }

@@ -1,12 +1,5 @@
-// Public names of the turn (its API half and its engine). Other folders import from here only.
-export { createTurnRunner, defaultTurnRunnerOptions } from './turn-runner.js';
-export type { TurnRunner, TurnRunnerDeps, TurnRunnerOptions } from './turn-runner.js';
-export { createTurnWorker } from './turn-worker.js';
-export type { TurnWorker, TurnWorkerDeps, TurnWorkerOptions } from './turn-worker.js';
-export { pickModelId, DEFAULT_MAX_OUTPUT_TOKENS } from './model-resolver.js';
-export type { ModelResolver, ResolvedModel } from './model-resolver.js';
-export { unavailableToolStorage, toolContextFor, STORAGE_UNAVAILABLE_MESSAGE } from './tool-context.js';
-export type { SessionToolStorage, ToolContextFactory, ToolSessionRef } from './tool-context.js';
+// The turn's contract, shared by its API half (src/api/turns/) and the session actor (actors/):
+// its events, its job, the session row's transitions and the pure decider. Other folders import from here only.
 export type { ImageSource } from './image-source.js';
 export { createSessionStatus } from './session-status.js';
 export type { SessionStatusStore, SessionTurnRow, TurnSessionStatus } from './session-status.js';
@@ -16,18 +9,27 @@ export { decideTurnStep, evolveTurn, foldTurn, initialTurnState } from './turn-d
 export type { DecideInput, StepState, TurnDecision, TurnState } from './turn-decider.js';
 export {
   addUsage,
+  cancelEvents,
   CANCEL_INPUT_TEXT,
   CLIENT_TOOL_SOURCE,
   CANCELLED_OUTPUT_TEXT,
   CANCELLED_TOOL_ERROR,
   INTERRUPTED_TOOL_ERROR,
+  stepClosingEvents,
   textPart,
   toolTags,
   turnEvents,
   ZERO_USAGE,
 } from './turn-events.js';
-export type { MessagePart, ModelRef, StoredMessage, ToolCallRef, ToolSource, TurnErrorCode, TurnRef, Usage } from './turn-events.js';
-export { TerminalTurnError, RetryableTurnError, TurnStoppedError } from './turn-errors.js';
-export { createTurnModule } from './turn-module.js';
-export type { TurnModule, TurnModuleDeps, TurnPorts } from './turn-module.js';
-export type { TurnService } from './turn-service.js';
+export type {
+  GenerationFacts,
+  MessagePart,
+  ModelRef,
+  StoredMessage,
+  ToolCallRef,
+  ToolSource,
+  TurnErrorCode,
+  TurnRef,
+  Usage,
+} from './turn-events.js';
+export { asTerminal, TerminalTurnError, RetryableTurnError, TurnStoppedError } from './turn-errors.js';

@@ -8,8 +8,11 @@
  *   transition matches no row.
  * - Every transition names the turn it is about; one for another turn is a no-op.
  * - Usage is written as the value folded from the log, never incremented, so retries are idempotent.
- * - A turn in `void_turn_ids` never becomes active: its start request was answered with an error
- *   (`voidTurn`), and this row decides, once, whether that answer or the turn's worker won.
+ * - `begun_turn_id` is the latest turn whose worker began writing its log (`begin`): the one
+ *   writer of a turn's events asks the row first. A turn in `void_turn_ids` never begins: its
+ *   start request was answered with an error (`voidTurn`), and the row decides, once, whether
+ *   that answer or the turn's worker won. A cancel that comes before the turn began leaves its
+ *   events to the worker (`requestCancel` says which).
  */
 import { preparedSql, type PreparedSql, type Store } from '../db/index.js';
 import type { Usage } from './turn-events.js';
@@ -36,11 +39,25 @@ const MARK_ACTIVE = preparedSql(
   `update sessions set status = 'active', current_turn_id = ?::uuid, updated_at = now()
    where id = ? and (current_turn_id is null or current_turn_id < ?::uuid) and not (?::uuid = any(void_turn_ids)) returning id`,
 );
-/** Keeps the newest 16 void turn ids (migration 0018); refused once the turn became current (it started). */
+/** Keeps the newest 16 void turn ids (migration 0018); refused once the turn (or a newer one) began. */
 const VOID_TURN = preparedSql(
   'session-status.void-turn',
   `update sessions set void_turn_ids = (array_append(void_turn_ids, ?::uuid))[greatest(1, cardinality(void_turn_ids) - 14):]
-   where id = ? and current_turn_id is distinct from ?::uuid returning id`,
+   where id = ? and (begun_turn_id is null or begun_turn_id < ?::uuid) returning id`,
+);
+/**
+ * The worker begins a turn (migration 0021): refused for a void turn. Shows the session active
+ * when the API's markActive is not in yet (its process died after the enqueue), and says
+ * whether this was the first beginning and whether a cancel was requested before it.
+ */
+const BEGIN = preparedSql(
+  'session-status.begin',
+  `update sessions s set begun_turn_id = ?::uuid,
+     status = case when s.current_turn_id is null or s.current_turn_id < ?::uuid then 'active' else s.status end,
+     current_turn_id = greatest(s.current_turn_id, ?::uuid), updated_at = now()
+   from (select id, begun_turn_id from sessions where id = ? for update) prev
+   where s.id = prev.id and not (?::uuid = any(s.void_turn_ids)) and (s.begun_turn_id is null or s.begun_turn_id <= ?::uuid)
+   returning prev.begun_turn_id is distinct from ?::uuid as first, s.cancel_requested_turn_id = ?::uuid as cancel_requested`,
 );
 const IS_VOID = preparedSql('session-status.is-void', `select 1 as void from sessions where id = ? and ?::uuid = any(void_turn_ids)`);
 const MARK_IDLE = preparedSql(
@@ -64,7 +81,7 @@ const REQUEST_CANCEL = preparedSql(
   'session-status.request-cancel',
   `update sessions set cancel_requested_turn_id = ?::uuid, status = 'active', updated_at = now()
    where id = ? and current_turn_id = ?::uuid and status in ('active', 'waiting_for_tool_results')
-     and cancel_requested_turn_id is distinct from ?::uuid returning id`,
+     and cancel_requested_turn_id is distinct from ?::uuid returning begun_turn_id = ?::uuid as begun`,
 );
 
 /** Turns in flight in one organisation (its busy sessions), on the partial index of migration 0019. */
@@ -86,7 +103,7 @@ export function createSessionStatus(store: Store) {
     async busyInOrg(orgId: string): Promise<number> {
       return Number((await store.sql<{ n: unknown }>(BUSY_IN_ORG, [orgId]))[0]?.n ?? 0);
     },
-    /** idle/started → active for a turn newer than the current one (API on submit, worker on claim). */
+    /** idle/started → active for a turn newer than the current one (the API, once the turn is queued). */
     markActive(sessionId: string, turnId: string): Promise<boolean> {
       return changed(MARK_ACTIVE, [turnId, sessionId, turnId, turnId]);
     },
@@ -100,6 +117,16 @@ export function createSessionStatus(store: Store) {
     },
     async isVoid(sessionId: string, turnId: string): Promise<boolean> {
       return (await store.sql(IS_VOID, [sessionId, turnId])).length > 0;
+    },
+    /**
+     * The worker is about to write the turn's first events: null when the turn is void (drop
+     * it). `first`: no attempt began it before; `cancelRequested`: a cancel is pending for it.
+     */
+    async begin(sessionId: string, turnId: string): Promise<{ first: boolean; cancelRequested: boolean } | null> {
+      const params = [turnId, turnId, turnId, sessionId, turnId, turnId, turnId, turnId];
+      const rows = await store.sql<{ first: boolean; cancel_requested: boolean | null }>(BEGIN, params);
+      const row = rows[0];
+      return row ? { first: row.first, cancelRequested: row.cancel_requested === true } : null;
     },
     /**
      * → waiting_for_tool_results (the worker suspends for client tools). Also when the API's
@@ -122,11 +149,14 @@ export function createSessionStatus(store: Store) {
       return changed(MARK_IDLE, [JSON.stringify(usage), turnId, sessionId, turnId, turnId, cancelHandled]);
     },
     /**
-     * Records a cancel request for the running turn; true for the one request that wins. A
-     * session waiting for client tool results goes back to `active` (no more results accepted).
+     * Records a cancel request for the running turn; null unless this request is the one that
+     * wins. `begun`: the turn's worker began its log, so the API appends the cancel's events;
+     * otherwise the worker appends them when it begins. A session waiting for client tool
+     * results goes back to `active` (no more results accepted).
      */
-    requestCancel(sessionId: string, turnId: string): Promise<boolean> {
-      return changed(REQUEST_CANCEL, [turnId, sessionId, turnId, turnId]);
+    async requestCancel(sessionId: string, turnId: string): Promise<{ begun: boolean } | null> {
+      const rows = await store.sql<{ begun: boolean | null }>(REQUEST_CANCEL, [turnId, sessionId, turnId, turnId, turnId]);
+      return rows[0] ? { begun: rows[0].begun === true } : null;
     },
   };
 }

@@ -306,6 +306,25 @@ export function stepClosingEvents(
   return events;
 }
 
+/**
+ * A cancel's events (spec 3.2 steps 1-2): `turn.cancelled` and the user's cancel message. The
+ * API appends them for a turn that began; the turn's worker, for one cancelled before it began.
+ */
+export function cancelEvents(
+  newId: () => string,
+  turn: TurnRef,
+  usage: Usage,
+): [NewTypedEvent<'turn.cancelled'>, NewTypedEvent<'input.message'>] {
+  const inputId = newId();
+  const message: StoredMessage = {
+    id: inputId,
+    role: 'user',
+    content: [textPart(CANCEL_INPUT_TEXT)],
+    created_at: new Date().toISOString(),
+  };
+  return [turnEvents.turnCancelled(newId(), turn, usage), turnEvents.inputMessage(newId(), message, turn)];
+}
+
 /** `turn.failed` codes: spec 6.2 plus `internal_error` for a turn no worker could finish. */
 export type TurnErrorCode = TurnErrorCodeView;
 

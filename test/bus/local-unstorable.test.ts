@@ -9,7 +9,7 @@ import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { asTerminal } from '../../src/turns/turn-errors.js';
 import { turnEvents, type TurnRef } from '../../src/turns/turn-events.js';
-import { TurnLog } from '../../src/turns/turn-log.js';
+import { TurnLog } from '../../actors/session/log/turn-log.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 

@@ -280,19 +280,3 @@ describe('nats event append - shared ids and reads of our own appends', () => {
     );
   });
 });
-
-it('nats event log - settled() resolves once the appends under way in this process have finished', async (t) => {
-  const server = await startNatsServer({ t });
-  const bus = await createBus({ kind: 'nats', url: server.url, auth: server.auth, log });
-  t.after(() => bus.close());
-  const sid = newId();
-  await bus.events.settled!(sid);
-  const appending = bus.events.append(sid, [{ type: 'a' }, { type: 'b' }, { type: 'c' }]);
-  await bus.events.settled!(sid);
-  assert.deepEqual(
-    (await bus.events.read(sid)).map((e) => e.type),
-    ['a', 'b', 'c'],
-    'read after settled sees the append',
-  );
-  assert.ok((await appending).ok);
-});

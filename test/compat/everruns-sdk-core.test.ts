@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
-import { mergeClientTools } from '../../src/turns/turn-setup.js';
+import { mergeClientTools } from '../../actors/session/turn-setup.js';
 import type { TestApp } from '../helpers/app.js';
 import { addModel, adminOrgId, useSuiteApp } from '../api/agents/helpers.js';
 import { listEvents, waitForEvent, type StoredEvent } from '../turns/helpers.js';

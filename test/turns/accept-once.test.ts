@@ -1,6 +1,6 @@
 /**
- * Issue 13 items 1 and 8 (chaos defect 2), issue 32 item 1: a message is accepted once. A POST
- * whose job was queued answers 201 although its own preamble append failed; a POST answered 5xx
+ * Issue 13 items 1 and 8 (chaos defect 2), issue 32 item 1: a message is accepted once. A turn
+ * whose first append was stored and reported failed runs once; a POST answered 5xx
  * has no effect, even when its job is stored after the answer (its turn is voided first), so the
  * client's retry, with or without the Idempotency-Key, is the one turn; a retry after the first
  * instance died before storing its outcome answers with the message that was accepted instead
@@ -94,14 +94,16 @@ async function assertRanOnce(app: TestApp, sessionId: string, messageId?: string
 
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`a message is accepted once (${mode})`, () => {
-    it('the API preamble append fails after storing: 201 (the queued turn runs), and a retry replays it', async (t) => {
+    it('the worker’s preamble append fails after storing: the turn runs once, and a retry with the key replays the message', async (t) => {
       const hits: string[][] = [];
       const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => lostAppendAck(bus, hits) } });
       const { id } = await createSession(app);
       const key = randomUUID();
       const first = await postMessage(app, id, 'hello', key);
-      assert.equal(hits.length, 1, 'the fault hit');
       assert.equal(first.status, 201, first.text);
+      await assertRanOnce(app, id, first.body.id);
+      assert.equal(hits.length, 1, 'the fault hit');
+      assert.deepEqual(hits[0]!.slice(0, 4), ['input.message', 'session.started', 'turn.started', 'session.activated']);
       const again = await postMessage(app, id, 'hello', key);
       assert.deepEqual([again.status, again.body.id], [201, first.body.id], again.text);
       await assertRanOnce(app, id, first.body.id);
@@ -176,7 +178,7 @@ for (const mode of ['postgres', 'nats'] as const) {
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`an idempotent retry after the first instance died (${mode})`, () => {
     it('the retry on another instance gets the outcome within seconds, not after the key’s stale minute; the message once', async (t) => {
-      // The first instance's request stores its message and then never answers, as when the
+      // The first instance's request queues its turn and then never answers, as when the
       // process is killed between the two; the instance then goes away and its heartbeat with it.
       // (Replaces a test that aged the key past the stale minute: a live owner now keeps its key,
       // test/http/idempotency.test.ts.)
@@ -187,17 +189,16 @@ for (const mode of ['postgres', 'nats'] as const) {
       t.after(() => release());
       let held = false;
       const hang = (bus: Bus): Bus => {
-        const log = bus.events;
-        const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions) => {
-          const result = await log.append(sessionId, events, opts);
-          if (!held && events.some((e) => e.type === 'input.message')) {
+        const queue = bus.turns;
+        const enqueue = async (job: TurnJob) => {
+          await queue.enqueue(job);
+          if (!held && job.job['kind'] === 'start') {
             held = true;
             await stuck;
             throw new Error('the instance is gone');
           }
-          return result;
         };
-        return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append }) };
+        return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { enqueue }) };
       };
       const a = await startTestApp(t, { mode, env: { SHUTDOWN_TIMEOUT_MS: 300 }, appOptions: { wrapBus: hang } });
       const b = await startTestApp(t, {
@@ -209,7 +210,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       const key = randomUUID();
       const lost = postMessage(a, id, 'hello', key).catch(() => null);
       await waitForEvent(a, id, 'session.idled', { timeoutMs: 20_000 });
-      assert.ok(held, 'the first request is stuck after its append');
+      assert.ok(held, 'the first request is stuck after its enqueue');
       assert.equal((await postMessage(b, id, 'hello', key)).status, 409, 'the first request is still running: 409');
       await a.app.close();
       const diedAt = Date.now();

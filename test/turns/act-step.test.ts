@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { runActStep, TOOL_FAILED_MESSAGE } from '../../src/turns/act-step.js';
-import { unavailableToolStorage } from '../../src/turns/tool-context.js';
+import { runActStep, TOOL_FAILED_MESSAGE } from '../../actors/session/steps/act-step.js';
+import { unavailableToolStorage } from '../../actors/session/steps/tool-context.js';
 import type { ToolCallRef } from '../../src/turns/turn-events.js';
 import type { NewEvent } from '../../src/bus/ports.js';
 import { ToolError, type ResolvedTool, type ToolContext, type ToolResult } from '../../src/capabilities/index.js';

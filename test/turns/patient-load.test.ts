@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadPatiently } from '../../src/turns/patient-load.js';
+import { loadPatiently } from '../../actors/session/patient-load.js';
 
 class Down extends Error {}
 const isTransient = (err: unknown) => err instanceof Down;

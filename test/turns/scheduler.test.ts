@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { createScheduler, nextRunAfterFiring, scheduledMessageText } from '../../src/turns/scheduler.js';
+import { createScheduler, nextRunAfterFiring, scheduledMessageText } from '../../actors/scheduler/scheduler.js';
 import type { CreateScheduleInput } from '../../src/capabilities/index.js';
 import { SessionBusyError } from '../../src/errors.js';
 import type { ScheduleClaim } from '../../src/session-storage/index.js';

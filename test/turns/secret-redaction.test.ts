@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildNeedleSet } from '../../src/patterns/index.js';
-import { MIN_ENCODED_SECRET_CHARS, MIN_REDACTED_SECRET_CHARS, redactSecrets, redactionTable } from '../../src/turns/secret-redaction.js';
+import {
+  MIN_ENCODED_SECRET_CHARS,
+  MIN_REDACTED_SECRET_CHARS,
+  redactSecrets,
+  redactionTable,
+} from '../../actors/session/steps/secret-redaction.js';
 
 describe('secret redaction of tool results', () => {
   it('replaces every occurrence of every value with its marker, the longer value first', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { emptyTranscript, extendTranscript, MISSING_RESULT_TEXT, toLlmMessages } from '../../src/turns/transcript.js';
+import { emptyTranscript, extendTranscript, MISSING_RESULT_TEXT, toLlmMessages } from '../../actors/session/log/transcript.js';
 import { turnEvents, type TurnRef } from '../../src/turns/turn-events.js';
 import type { SessionEvent } from '../../schemas/events.js';
 import type { NewEvent } from '../../src/bus/ports.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TurnStoppedError } from '../../src/turns/turn-errors.js';
 import { turnEvents, ZERO_USAGE, type TurnRef } from '../../src/turns/turn-events.js';
-import { TurnLog } from '../../src/turns/turn-log.js';
+import { TurnLog } from '../../actors/session/log/turn-log.js';
 import type { AppendOptions, AppendResult, EventLog, NewEvent, SessionEvent } from '../../src/bus/ports.js';
 
 const turn: TurnRef = { turn_id: 'turn-1', input_message_id: 'msg-1' };

@@ -234,7 +234,6 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     },
     read: (sessionId, opts) => withinKnownTail(sessionId, opts) ?? reader.read(sessionId, opts),
     findById: reader.findById,
-    settled: (sessionId) => chain.settled(sessionId),
     async lastSequence(sessionId) {
       return (await freshTail(sessionId)).sequence;
     },

@@ -16,6 +16,7 @@ import { ProcessLivenessMigration } from './0017-process-liveness.js';
 import { TurnVoidsMigration } from './0018-turn-voids.js';
 import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
 import { SecretAllowedHostsMigration } from './0020-secret-allowed-hosts.js';
+import { TurnBegunMigration } from './0021-turn-begun.js';
 
 export const migrations = [
   CoreMigration,
@@ -35,4 +36,5 @@ export const migrations = [
   TurnVoidsMigration,
   SessionsBusyIndexMigration,
   SecretAllowedHostsMigration,
+  TurnBegunMigration,
 ];

@@ -10,14 +10,14 @@
  * those values waits out a short database outage (`secretCheckWaitMs`) before the result is
  * withheld.
  */
-import type { NewEvent } from '../bus/ports.js';
-import { ToolError, type ResolvedTool, type ToolResult } from '../capabilities/index.js';
-import { isDatabaseUnavailable } from '../db/index.js';
-import type { Logger } from '../log.js';
-import { loadPatiently } from './patient-load.js';
+import type { NewEvent } from '../../../src/bus/ports.js';
+import { ToolError, type ResolvedTool, type ToolResult } from '../../../src/capabilities/index.js';
+import { isDatabaseUnavailable } from '../../../src/db/index.js';
+import type { Logger } from '../../../src/log.js';
+import { loadPatiently } from '../patient-load.js';
 import { redactSecrets, redactionTable } from './secret-redaction.js';
 import { STORAGE_UNAVAILABLE_MESSAGE, toolContextFor, type SessionToolStorage, type ToolSessionRef } from './tool-context.js';
-import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
+import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from '../../../src/turns/index.js';
 
 export const DEFAULT_MAX_PARALLEL_TOOLS = 10;
 /** Long enough for a PostgreSQL restart or failover of 10-15 s (chaos runs stop it for 10 s). */

@@ -5,7 +5,7 @@
  * decrypted provider keys, and the system default. The llm-models module implements it.
  */
 import type { ModelProviderRow } from '../db/index.js';
-import type { LlmProvider } from '../llm/index.js';
+import type { LlmProvider } from './types.js';
 
 export interface ResolvedModel {
   provider: LlmProvider;

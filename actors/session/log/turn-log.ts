@@ -15,8 +15,9 @@
  * - Optimistic concurrency: `expectedSequence` = what the durable view has folded. When another
  *   writer got in first (the API's cancel, client results, a second worker) its events are read
  *   and folded, and the same events (same ids, which the log deduplicates) are appended again.
- * - Events the worker minted are appended with `newIds` (one round trip on NATS); events it
- *   only re-sends (the API's preamble, `shared`) are not.
+ * - Events are appended with `newIds` (one round trip on NATS), except those an earlier attempt
+ *   may have stored (`mayBeStored`: a redelivered start's first events), which the log then finds
+ *   by id instead of storing twice.
  * - An append that failed with an unknown outcome (a timeout, a leader change mid-append: NATS
  *   may have stored any prefix of it) is retried after a pause: the log is read, and what it
  *   lacks of the batch goes out again under the same ids. So a step's closing events (a
@@ -29,16 +30,16 @@
  *   finds a result stored for a call it was completing itself decided on a stale view: it does
  *   not re-append (two results), it gives the job back to decide again (RetryableTurnError).
  */
-import type { NewSessionEvent } from '../../schemas/events.js';
-import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../bus/ports.js';
-import { createKeyedChain } from '../bus/keyed-chain.js';
-import { UnstorableEventError } from '../bus/unstorable-event.js';
-import { catalogued } from '../bus/session-event.js';
-import { AppError } from '../errors.js';
-import { storableJson } from '../storable-text.js';
-import { evolveTurn, initialTurnState, type TurnState } from './turn-decider.js';
-import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
-import type { TurnRef } from './turn-events.js';
+import type { NewSessionEvent } from '../../../schemas/events.js';
+import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../../../src/bus/ports.js';
+import { createKeyedChain } from '../../../src/bus/keyed-chain.js';
+import { UnstorableEventError } from '../../../src/bus/unstorable-event.js';
+import { catalogued } from '../../../src/bus/session-event.js';
+import { AppError } from '../../../src/errors.js';
+import { storableJson } from '../../../src/storable-text.js';
+import { evolveTurn, initialTurnState, type TurnState } from '../../../src/turns/index.js';
+import { RetryableTurnError, TurnStoppedError } from '../../../src/turns/index.js';
+import type { TurnRef } from '../../../src/turns/index.js';
 import { emptyTranscript, extendTranscript, type Transcript } from './transcript.js';
 import { DEFAULT_APPEND_RETRY_DELAYS_MS, RetryPauses } from './append-retry-pauses.js';
 
@@ -66,11 +67,11 @@ export interface TurnLogOptions {
   onFolded?: (state: TurnState) => void;
   /**
    * The job may be older than the cached fold (a redelivery, a resume): then a missing
-   * `turn.started` is looked up instead of assumed to be on its way. False for a fresh start,
-   * whose preamble the API may simply not have appended yet.
+   * `turn.started` is looked up instead of assumed to be on its way. False for a first start,
+   * whose attempt writes `turn.started` itself.
    */
   mayPredateCache?: boolean;
-  /** Called with the worker's own events as they are queued (not `shared` ones): trace ids (turn-trace.ts). */
+  /** Called with events as they are queued (not `stamped` ones): trace ids (turn-trace.ts). */
   stamp?: (events: readonly NewEvent[]) => void;
   /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
   appendRetryDelaysMs?: readonly number[];
@@ -91,8 +92,8 @@ export class TurnLog {
   #durable: FoldedSession;
   #view: FoldedSession;
   #queue: NewEvent[] = [];
-  /** Ids of queued events another writer knows too (they may be stored already). */
-  readonly #shared = new Set<string>();
+  /** Ids of queued events an earlier attempt may have stored already. */
+  readonly #mayBeStored = new Set<string>();
   #pushed = 0;
   #stored = 0;
   #waiters: { upTo: number; resolve: () => void; reject: (err: unknown) => void }[] = [];
@@ -160,7 +161,7 @@ export class TurnLog {
   dropRefused(): boolean {
     if (!(this.#failure instanceof UnstorableEventError)) return false;
     for (const e of this.#queue) {
-      this.#shared.delete(e.id!);
+      this.#mayBeStored.delete(e.id!);
       this.#results.delete(e.id!);
     }
     this.#queue = [];
@@ -177,9 +178,10 @@ export class TurnLog {
 
   /**
    * Queues events to append after everything queued before; throws a sticky append failure.
-   * `shared`: another writer has these events too (the API's preamble), so they may be stored.
+   * `stamped`: they carry their trace ids already (the start job's, from the request).
+   * `mayBeStored`: an earlier attempt may have stored them (see the class comment).
    */
-  push(pushed: NewEvent[], { shared = false, result = false } = {}): void {
+  push(pushed: NewEvent[], { result = false, stamped = false, mayBeStored = false } = {}): void {
     if (this.#failure) throw this.#failure;
     if (pushed.length === 0) return;
     // The one way model output and tool results become events: a NUL or a lone surrogate in them
@@ -187,8 +189,8 @@ export class TurnLog {
     // (the tools then run on the repaired arguments they are stored with).
     const events = pushed.map(storableJson);
     if (result) for (const e of events) this.#results.add(e.id!);
-    if (shared) for (const e of events) this.#shared.add(e.id!);
-    else this.#o.stamp?.(events);
+    if (mayBeStored) for (const e of events) this.#mayBeStored.add(e.id!);
+    if (!stamped) this.#o.stamp?.(events);
     this.#queue.push(...events);
     this.#pushed += events.length;
     this.#view = fold(this.#view, this.#provisional(events, this.#view.transcript.sequence));
@@ -293,7 +295,7 @@ export class TurnLog {
    */
   async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
     let pending = events;
-    let newIds = !events.some((e) => this.#shared.has(e.id!));
+    let newIds = !events.some((e) => this.#mayBeStored.has(e.id!));
     const pauses = new RetryPauses(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS);
     let conflicts = 0;
     while (pending.length) {
@@ -329,7 +331,7 @@ export class TurnLog {
       if (!newIds) pending = this.#unstored(pending);
     }
     for (const e of events) {
-      this.#shared.delete(e.id!);
+      this.#mayBeStored.delete(e.id!);
       this.#results.delete(e.id!);
     }
   }

@@ -4,26 +4,26 @@
  * append — until the turn is done, suspended for client tools, or idle.
  */
 import type { NewSessionEvent } from '../../schemas/events.js';
-import type { TurnClaim } from '../bus/ports.js';
-import { NotFoundError } from '../errors.js';
-import { newIdAfter } from '../ids.js';
-import { LlmError, type LlmControls, type LlmImagePart } from '../llm/index.js';
-import type { Logger } from '../log.js';
-import { runActStep } from './act-step.js';
+import type { TurnClaim } from '../../src/bus/ports.js';
+import { NotFoundError } from '../../src/errors.js';
+import { newIdAfter } from '../../src/ids.js';
+import { LlmError, type LlmControls, type LlmImagePart } from '../../src/llm/index.js';
+import type { Logger } from '../../src/log.js';
+import { runActStep } from './steps/act-step.js';
 import { awaitHandover, recordsInterrupted } from './handover-grace.js';
-import { pickModelId, type ResolvedModel } from './model-resolver.js';
-import { modelRef, runReasonStep } from './reason-step.js';
-import { decideTurnStep, type TurnDecision } from './turn-decider.js';
-import { asTerminal, TerminalTurnError, TurnStoppedError } from './turn-errors.js';
-import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from './turn-events.js';
-import type { ToolSessionRef } from './tool-context.js';
-import type { TurnJobData } from './turn-job.js';
-import { TurnLog, type FoldedSession } from './turn-log.js';
+import { pickModelId, type ResolvedModel } from '../../src/llm/index.js';
+import { modelRef, runReasonStep } from './steps/reason-step.js';
+import { decideTurnStep, type TurnDecision } from '../../src/turns/index.js';
+import { asTerminal, TerminalTurnError, TurnStoppedError } from '../../src/turns/index.js';
+import { cancelEvents, turnEvents, ZERO_USAGE, type MessagePart, type ToolCallRef, type TurnRef } from '../../src/turns/index.js';
+import type { ToolSessionRef } from './steps/tool-context.js';
+import type { TurnJobData } from '../../src/turns/index.js';
+import { TurnLog, type FoldedSession } from './log/turn-log.js';
 import { TurnTrace } from './turn-trace.js';
-import { createIdTracing } from '../observability/tracing.js';
+import { createIdTracing } from '../../src/observability/tracing.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
-import { toLlmMessages } from './transcript.js';
+import { toLlmMessages } from './log/transcript.js';
 
 /** Marks a turn attempt aborted because the user cancelled (the loop then closes the turn). */
 class TurnCancelled extends Error {
@@ -105,9 +105,6 @@ export class TurnAttempt {
   /** Runs the turn until it is done, suspended or idle; returns the fold to cache. */
   async run(cached: FoldedSession | undefined): Promise<FoldedSession | null> {
     const setupLoading = this.#loadSetupEarly();
-    // The API of this process may still be appending the turn's first events: reading after
-    // that saves a read that finds nothing and the polls behind it.
-    if (this.#job.preamble) await this.#deps.bus.events.settled?.(this.#sessionId);
     const turnLog = await TurnLog.open(
       {
         events: this.#deps.bus.events,
@@ -124,7 +121,7 @@ export class TurnAttempt {
       cached,
     );
     this.#turnLog = turnLog;
-    await this.#ensurePreamble(turnLog);
+    await this.#begin(turnLog);
     this.#setup = await setupLoading;
     if (!this.#setup) throw new TurnStoppedError('session_deleted');
     this.#watch(turnLog);
@@ -133,7 +130,7 @@ export class TurnAttempt {
 
   /**
    * The setup and (for a fresh turn, whose controls travel in the job) the model do not depend
-   * on the log: load them while the API's first events may still be on their way.
+   * on the log: load them while the log is being read.
    */
   #loadSetupEarly(): Promise<TurnSetup | null> {
     // The API builds the preamble through the catalogue (turn-events.ts): read it as its union.
@@ -154,38 +151,24 @@ export class TurnAttempt {
   }
 
   /**
-   * The API enqueues, then appends the preamble, then marks the session active; a worker often
-   * claims in between. Give the API a moment (appending it ourselves at the same time would only
-   * make both writers conflict); if it never comes, the API died: do both here. The API's
-   * append is not atomic on every bus, so wait for its last event (`session.activated`), not
-   * just turn.started; a redelivery looks at the folded turn for it, since a cached fold may
-   * hold it from before this view was opened. Whatever part is missing is appended under the
-   * API's ids, so the part that is there is not stored twice.
+   * A start job carries the turn's first events (input.message … session.activated) and this
+   * attempt is their one writer. The session row decides before anything is appended: a start
+   * whose request was answered with an error (voided while its job was in flight) leaves no
+   * trace, and a cancel requested before the turn began is this attempt's to write. An earlier
+   * attempt may have stored a part of them: what the log lacks goes out under the job's ids.
    */
-  async #ensurePreamble(turnLog: TurnLog): Promise<void> {
-    const last = this.#job.preamble?.at(-1)?.id;
-    const redelivered = this.#claim.deliveryCount > 1;
-    const stored = () => !last || turnLog.hasStored(last) || (turnLog.state.hasTurnStarted && turnLog.state.activated);
-    if (!stored()) await this.#awaitPreamble(turnLog, stored);
-    const apiDone = stored() && !redelivered;
-    // The session row decides before anything is appended: a start whose request was answered
-    // with an error (voided while its job was in flight) must leave no trace.
-    if (this.#job.kind === 'start' && !apiDone && !(await this.#deps.status.markActive(this.#sessionId, this.#job.turn_id))) {
-      if (!stored() && (await this.#deps.status.isVoid(this.#sessionId, this.#job.turn_id))) throw new TurnStoppedError('void');
-    }
-    if (this.#job.preamble && !stored()) turnLog.push(this.#job.preamble, { shared: true });
-  }
-
-  /**
-   * Polls for the API's preamble, up to `preambleWaitMs` in all: every millisecond or so at
-   * first (the API is usually one append behind), then every 20 ms.
-   */
-  async #awaitPreamble(turnLog: TurnLog, stored: () => boolean): Promise<void> {
-    const start = Date.now();
-    while (!stored() && Date.now() - start < this.#o.preambleWaitMs) {
-      await new Promise((r) => setTimeout(r, Date.now() - start < 50 ? 1 : 20));
-      await turnLog.syncIfBehind();
-    }
+  async #begin(turnLog: TurnLog): Promise<void> {
+    const preamble = this.#job.preamble;
+    const s = turnLog.state;
+    if (this.#job.kind !== 'start' || !preamble || (s.hasTurnStarted && s.activated)) return;
+    const begun = await this.#deps.status.begin(this.#sessionId, this.#job.turn_id);
+    if (!begun) throw new TurnStoppedError('void');
+    // The API minted these ids; this attempt's own come after them, whatever this host's clock says.
+    const lastId = preamble.at(-1)!.id!;
+    if (!this.#lastId || this.#lastId < lastId) this.#lastId = lastId;
+    const missing = preamble.filter((e) => !turnLog.hasStored(e.id!));
+    turnLog.push(missing, { stamped: true, mayBeStored: !begun.first });
+    if (begun.first && begun.cancelRequested) turnLog.push(cancelEvents(this.newId, this.#job.turn, ZERO_USAGE));
   }
 
   #watch(turnLog: TurnLog): void {

@@ -3,7 +3,7 @@
  * the session's storage (a `ToolContextFactory`, implemented by the storage module) plus the
  * call's config, abort signal and clock.
  */
-import { ToolError, type CapabilityConfig, type ToolContext } from '../capabilities/index.js';
+import { ToolError, type CapabilityConfig, type ToolContext } from '../../../src/capabilities/index.js';
 
 /** The session a tool runs for. */
 export interface ToolSessionRef {

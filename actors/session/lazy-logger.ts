@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../../src/log.js';
 
 const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 const noop = () => undefined;

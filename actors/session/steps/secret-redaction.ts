@@ -8,7 +8,7 @@
  * Every table is one Aho–Corasick automaton, so a text costs time linear in its length however
  * many secrets the session has. Pure; the act step loads the values.
  */
-import { buildNeedleSet, type NeedleSet } from '../patterns/index.js';
+import { buildNeedleSet, type NeedleSet } from '../../../src/patterns/index.js';
 import { encodedForms } from './secret-encodings.js';
 
 export interface SecretValue {

@@ -3,8 +3,8 @@
  * "Compatibility with the earlier public API"): `controls.modelId` beside `model_id`, and
  * `tags` / `metadata` next to `message` instead of inside it. Pure: the route applies them.
  */
-import { MAX_MESSAGE_METADATA_BYTES, MAX_MESSAGE_TAGS, type MessageControlsInput } from '../../schemas/turns.js';
-import { InvalidRequestError, LimitExceededError } from '../errors.js';
+import { MAX_MESSAGE_METADATA_BYTES, MAX_MESSAGE_TAGS, type MessageControlsInput } from '../../../schemas/turns.js';
+import { InvalidRequestError, LimitExceededError } from '../../errors.js';
 
 /** `modelId` folded into `model_id`; both given and different → 400. */
 export function foldControls(controls: MessageControlsInput): MessageControlsInput {

@@ -7,9 +7,15 @@
  * lost tail again, and a later attempt's decider completes a closing set of which only a
  * prefix was stored (`stepClosingEvents`).
  */
-import type { NewEvent } from '../bus/ports.js';
-import { createDeltaBatcher, type DeltaBatcher, type LlmControls, type LlmMessage, type LlmToolDefinition } from '../llm/index.js';
-import type { ResolvedModel } from './model-resolver.js';
+import type { NewEvent } from '../../../src/bus/ports.js';
+import {
+  createDeltaBatcher,
+  type DeltaBatcher,
+  type LlmControls,
+  type LlmMessage,
+  type LlmToolDefinition,
+} from '../../../src/llm/index.js';
+import type { ResolvedModel } from '../../../src/llm/index.js';
 import {
   stepClosingEvents,
   textPart,
@@ -21,7 +27,7 @@ import {
   type ToolCallRef,
   type TurnRef,
   type Usage,
-} from './turn-events.js';
+} from '../../../src/turns/index.js';
 
 export interface ReasonStepIo {
   /** Queues events for appending (group-committed, in call order); throws once appends have failed. */

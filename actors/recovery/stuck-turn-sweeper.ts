@@ -1,10 +1,10 @@
-import type { Bus, TurnQueue } from '../bus/ports.js';
-import { catalogued } from '../bus/session-event.js';
-import { SessionBusyError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { Store } from '../db/index.js';
-import type { SessionStatusStore } from './session-status.js';
-import { resumeJob } from './turn-job.js';
+import type { Bus, TurnQueue } from '../../src/bus/ports.js';
+import { catalogued } from '../../src/bus/session-event.js';
+import { SessionBusyError } from '../../src/errors.js';
+import type { Logger } from '../../src/log.js';
+import type { Store } from '../../src/db/index.js';
+import type { SessionStatusStore } from '../../src/turns/index.js';
+import { resumeJob } from '../../src/turns/index.js';
 
 export interface StuckTurnSweeperOptions {
   /** Time between sweeps, in ms. */

@@ -6,24 +6,24 @@
  * implement them (src/api/llm-models/model-resolver.ts, src/session-storage/).
  */
 import { hostname } from 'node:os';
-import type { Bus } from '../bus/ports.js';
-import type { CapabilityLookup } from '../capabilities/index.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import type { Route } from '../http/route.js';
-import type { Tracing } from '../observability/tracing.js';
-import type { Store } from '../db/index.js';
-import type { ImageSource } from './image-source.js';
-import type { ModelResolver } from './model-resolver.js';
-import { createOrgTurnCap } from './org-turn-cap.js';
-import { createSessionStatus, type SessionStatusStore } from './session-status.js';
-import type { ToolContextFactory } from './tool-context.js';
-import { turnRoutes } from './routes.js';
-import { createTurnRunner } from './turn-runner.js';
-import type { TurnRunnerOptions } from './turn-runner-deps.js';
-import { createTurnService, type TurnService } from './turn-service.js';
-import { startStuckTurnSweeper } from './stuck-turn-sweeper.js';
-import { createTurnWorker, type TurnWorker } from './turn-worker.js';
+import type { Bus } from '../src/bus/ports.js';
+import type { CapabilityLookup } from '../src/capabilities/index.js';
+import type { Config } from '../src/config.js';
+import type { Logger } from '../src/log.js';
+import type { Route } from '../src/http/route.js';
+import type { Tracing } from '../src/observability/tracing.js';
+import type { Store } from '../src/db/index.js';
+import type { ImageSource } from '../src/turns/index.js';
+import type { ModelResolver } from '../src/llm/index.js';
+import { createOrgTurnCap } from '../src/api/turns/index.js';
+import { createSessionStatus, type SessionStatusStore } from '../src/turns/index.js';
+import type { ToolContextFactory } from './session/steps/tool-context.js';
+import { turnRoutes } from '../src/api/turns/index.js';
+import { createTurnRunner } from './session/turn-runner.js';
+import type { TurnRunnerOptions } from './session/turn-runner-deps.js';
+import { createTurnService, type TurnService } from '../src/api/turns/index.js';
+import { startStuckTurnSweeper } from './recovery/stuck-turn-sweeper.js';
+import { createTurnWorker, type TurnWorker } from './session/turn-worker.js';
 
 /** Ports the turn owns; the modules where models, session storage and images live implement them. */
 export interface TurnPorts {

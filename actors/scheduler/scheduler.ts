@@ -7,10 +7,10 @@
  * nothing, and a claim left by a crashed instance is taken over when its lease runs out.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { nextCronRun } from '../capabilities/index.js';
-import { SessionBusyError, TooManyRequestsError, ensureError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { ScheduleClaim, ScheduleQueue } from '../session-storage/index.js';
+import { nextCronRun } from '../../src/capabilities/index.js';
+import { SessionBusyError, TooManyRequestsError, ensureError } from '../../src/errors.js';
+import type { Logger } from '../../src/log.js';
+import type { ScheduleClaim, ScheduleQueue } from '../../src/session-storage/index.js';
 
 /** Sends a schedule's message to its session (the turn service's `submitMessage`). Throws SessionBusyError when a turn runs. */
 export type ScheduleSubmit = (claim: ScheduleClaim, text: string) => Promise<void>;

@@ -12,8 +12,8 @@
  * tracing. With export off every span is an id holder and all of this costs a few field writes.
  */
 import type { EventData, NewSessionEvent } from '../../schemas/events.js';
-import type { NewEvent } from '../bus/ports.js';
-import type { TraceAttributes, TraceSpan, Tracing } from '../observability/tracing.js';
+import type { NewEvent } from '../../src/bus/ports.js';
+import type { TraceAttributes, TraceSpan, Tracing } from '../../src/observability/tracing.js';
 
 export class TurnTrace {
   readonly #turn: TraceSpan;

@@ -1,9 +1,9 @@
 import type { TurnService } from './turn-service.js';
-import { ErrorResponse, IdParams, ref } from '../../schemas/common.js';
-import { route, type Route } from '../http/route.js';
+import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
+import { route, type Route } from '../../http/route.js';
 import { checkMetadata, foldControls, mergeTags } from './message-aliases.js';
-import { CancelTurnResponse, SubmitMessageBody, SubmitToolResultsBody, SubmitToolResultsResponse } from '../../schemas/turns.js';
-import { Message } from '../../schemas/sessions.js';
+import { CancelTurnResponse, SubmitMessageBody, SubmitToolResultsBody, SubmitToolResultsResponse } from '../../../schemas/turns.js';
+import { Message } from '../../../schemas/sessions.js';
 
 const tags = ['turns'];
 const err = ref(ErrorResponse);

@@ -2,15 +2,15 @@
  * What a turn runner is built from, apart from the runner itself, so that its attempts
  * (turn-attempt.ts) can name it without importing the runner that creates them.
  */
-import type { Bus } from '../bus/ports.js';
-import type { CapabilityLookup } from '../capabilities/index.js';
-import type { Logger } from '../log.js';
-import type { Tracing } from '../observability/tracing.js';
-import type { Store } from '../db/index.js';
-import type { ImageSource } from './image-source.js';
-import type { ModelResolver } from './model-resolver.js';
-import type { SessionStatusStore } from './session-status.js';
-import type { ToolContextFactory } from './tool-context.js';
+import type { Bus } from '../../src/bus/ports.js';
+import type { CapabilityLookup } from '../../src/capabilities/index.js';
+import type { Logger } from '../../src/log.js';
+import type { Tracing } from '../../src/observability/tracing.js';
+import type { Store } from '../../src/db/index.js';
+import type { ImageSource } from '../../src/turns/index.js';
+import type { ModelResolver } from '../../src/llm/index.js';
+import type { SessionStatusStore } from '../../src/turns/index.js';
+import type { ToolContextFactory } from './steps/tool-context.js';
 
 export interface TurnRunnerDeps {
   store: Store;
@@ -51,8 +51,6 @@ export interface TurnRunnerOptions {
    * within seconds to a minute; later, that turn folds the log from the start.
    */
   cacheIdleMs: number;
-  /** How long a fresh turn waits for the API to append its first events before doing it itself, in ms (default 1000). */
-  preambleWaitMs: number;
   /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
   appendRetryDelaysMs: readonly number[];
 }

@@ -4,18 +4,18 @@
  * turns. Everything durable is in the log, so an attempt can die anywhere and the next one
  * (on any worker) continues from the log.
  */
-import { isBusUnavailable } from '../bus/index.js';
-import type { TurnClaim } from '../bus/ports.js';
-import { RecencyMap } from '../bus/recency-map.js';
-import { isDatabaseUnavailable } from '../db/index.js';
-import type { Logger } from '../log.js';
-import { DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_SECRET_CHECK_WAIT_MS } from './act-step.js';
+import { isBusUnavailable } from '../../src/bus/index.js';
+import type { TurnClaim } from '../../src/bus/ports.js';
+import { RecencyMap } from '../../src/bus/recency-map.js';
+import { isDatabaseUnavailable } from '../../src/db/index.js';
+import type { Logger } from '../../src/log.js';
+import { DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_SECRET_CHECK_WAIT_MS } from './steps/act-step.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { TurnAttempt } from './turn-attempt.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
-import { RetryableTurnError, TurnStoppedError } from './turn-errors.js';
-import { parseTurnJob } from './turn-job.js';
-import { DEFAULT_APPEND_RETRY_DELAYS_MS, type FoldedSession } from './turn-log.js';
+import { RetryableTurnError, TurnStoppedError } from '../../src/turns/index.js';
+import { parseTurnJob } from '../../src/turns/index.js';
+import { DEFAULT_APPEND_RETRY_DELAYS_MS, type FoldedSession } from './log/turn-log.js';
 
 export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 
@@ -40,7 +40,6 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cancelEventsWaitMs: 5_000,
     cacheSize: 2_000,
     cacheIdleMs: 60_000,
-    preambleWaitMs: 1_000,
     appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
   };
 }

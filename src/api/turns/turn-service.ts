@@ -1,11 +1,11 @@
-import type { ImageSource } from './image-source.js';
-import { pickModelId, type ModelResolver } from './model-resolver.js';
+import type { ImageSource } from '../../turns/image-source.js';
+import { pickModelId, type ModelResolver } from '../../llm/model-resolver.js';
 import type { OrgTurnCap } from './org-turn-cap.js';
-import type { SessionStatusStore, SessionTurnRow } from './session-status.js';
-import { foldTurn } from './turn-decider.js';
+import type { SessionStatusStore, SessionTurnRow } from '../../turns/session-status.js';
+import { foldTurn } from '../../turns/turn-decider.js';
 import {
   addUsage,
-  CANCEL_INPUT_TEXT,
+  cancelEvents,
   CLIENT_TOOL_SOURCE,
   textPart,
   turnEvents,
@@ -14,17 +14,17 @@ import {
   type StoredMessage,
   type TurnRef,
   type Usage,
-} from './turn-events.js';
-import { resumeJob, startJob } from './turn-job.js';
-import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../schemas/turns.js';
-import { assertSessionAccess, type Actor } from '../auth/index.js';
-import type { Bus, NewEvent, SessionEvent, TurnJob } from '../bus/ports.js';
-import { catalogued } from '../bus/session-event.js';
-import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../errors.js';
-import { newId, newIdAfter } from '../ids.js';
-import type { Logger } from '../log.js';
-import { createIdTracing, stampEvents, type Tracing } from '../observability/tracing.js';
-import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../db/index.js';
+} from '../../turns/turn-events.js';
+import { resumeJob, startJob } from '../../turns/turn-job.js';
+import type { ClientToolResultInput, InputPart, MessageControlsInput } from '../../../schemas/turns.js';
+import { assertSessionAccess, type Actor } from '../../auth/index.js';
+import type { Bus, NewEvent, SessionEvent, TurnJob } from '../../bus/ports.js';
+import { catalogued } from '../../bus/session-event.js';
+import { ConflictError, InvalidRequestError, NotFoundError, SessionBusyError, UnprocessableError } from '../../errors.js';
+import { idSequence, newId, newIdAfter } from '../../ids.js';
+import type { Logger } from '../../log.js';
+import { createIdTracing, stampEvents, type Tracing } from '../../observability/tracing.js';
+import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL, type Store } from '../../db/index.js';
 
 export interface TurnServiceDeps {
   store: Store;
@@ -74,6 +74,9 @@ const SETTLE_WAIT_MS = 2_000;
 const SETTLE_POLL_MS = 5;
 /** How long tool results wait for the suspended turn's job to leave the queue, in ms. */
 const RESUME_WAIT_MS = 5_000;
+/** How long a cancel waits for the first events of a turn its worker began, in ms. */
+const BEGUN_WAIT_MS = 5_000;
+const BEGUN_POLL_MS = 20;
 const READ_PAGE = 1000;
 
 const BUSY_STATUSES = new Set(['active', 'waiting_for_tool_results']);
@@ -135,17 +138,16 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     const trace = span();
     stampEvents(preamble, trace);
 
-    // Enqueue first: the queue refuses a second turn, so a loser appends nothing.
+    // The job carries the turn's first events and its worker is their one writer (docs/decisions.md
+    // "One writer for a turn"); the queue refuses a second turn, so a loser leaves no trace.
     const job = startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() });
     await enqueueStart(job, row).catch((err: unknown) => settleUnknownStart(err, sessionId, turnId));
-    // The job is stored, so the turn runs: its worker appends whatever part of the preamble and
-    // marks the session active if this instance could not (src/turns/turn-attempt.ts). Failing
-    // the request now would make the client's retry send the message again (issue 13 item 1).
+    // The row says active before the answer, so a read or a cancel right after it sees the turn.
+    // The worker marks it too (the void fence of settleUnknownStart): whichever lands first wins.
     try {
-      await bus.events.append(sessionId, preamble);
       await status.markActive(sessionId, turnId);
     } catch (err) {
-      log.warn({ err, sessionId, turnId }, 'message accepted; its preamble is left to the worker');
+      log.warn({ err, sessionId, turnId }, 'message accepted; the session row is left to the worker');
     }
     return message;
   }
@@ -249,22 +251,29 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     const turnId = row.current_turn_id;
     if (!BUSY_STATUSES.has(row.status) || !turnId) throw new UnprocessableError('Cannot cancel session: session is not active');
     if (row.cancel_requested_turn_id === turnId) return { status: 'no_op', message: 'The turn is already being cancelled' };
-    if (!(await status.requestCancel(sessionId, turnId))) {
+    const requested = await status.requestCancel(sessionId, turnId);
+    if (!requested) {
       const now = await status.read(sessionId);
       if (now?.cancel_requested_turn_id === turnId) return { status: 'no_op', message: 'The turn is already being cancelled' };
       throw new UnprocessableError('Cannot cancel session: session is not active');
     }
-    const { turn, usage } = await turnSoFar(sessionId, turnId);
-    const inputId = newId();
-    const message: StoredMessage = {
-      id: inputId,
-      role: 'user',
-      content: [textPart(CANCEL_INPUT_TEXT)],
-      created_at: new Date().toISOString(),
-    };
-    const cancelledId = newIdAfter(inputId);
+    // A turn whose worker has not begun it gets its cancel's events from that worker (session-status.ts).
+    if (requested.begun) await appendCancel(sessionId, turnId, row);
+    await bus.signals.send({ type: 'cancel', session_id: sessionId, turn_id: turnId });
+    log.info({ sessionId, turnId }, 'turn cancel requested');
+    return { status: 'cancelled', message: 'Turn cancelled' };
+  }
+
+  async function appendCancel(sessionId: string, turnId: string, row: SessionTurnRow): Promise<void> {
+    const soFar = await turnSoFar(sessionId, turnId, BEGUN_WAIT_MS);
+    if (!soFar) {
+      // Begun, but its first events are not stored yet: the worker died in between, and the next
+      // attempt finds the cancel pending on the row (turn-attempt.ts).
+      return log.warn({ sessionId, turnId }, 'cancel recorded; the turn has no events yet, its worker appends them');
+    }
+    const { turn, usage } = soFar;
     const trace = span();
-    const events = [turnEvents.turnCancelled(cancelledId, turn, usage), turnEvents.inputMessage(newIdAfter(cancelledId), message, turn)];
+    const events = cancelEvents(idSequence(), turn, usage);
     stampEvents(events, trace);
     await bus.events.append(sessionId, events);
     // No job is queued while a turn waits for the client, nor for an active turn whose job was
@@ -277,18 +286,16 @@ export function createTurnService({ store, bus, log, models, images, status, tra
           if (!(err instanceof SessionBusyError)) throw err;
         });
     }
-    await bus.signals.send({ type: 'cancel', session_id: sessionId, turn_id: turnId });
-    log.info({ sessionId, turnId }, 'turn cancel requested');
-    return { status: 'cancelled', message: 'Turn cancelled' };
   }
 
   /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
   async function turnSoFar(
     sessionId: string,
     turnId: string,
-  ): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number; startedBy: string | undefined }> {
-    const started = await bus.events.findById(sessionId, turnId);
-    if (!started) throw new ConflictError('The turn has not started yet');
+    waitMs = 0,
+  ): Promise<{ turn: TurnRef; usage: Usage; events: SessionEvent[]; lastSequence: number; startedBy: string | undefined } | null> {
+    const started = await startedEvent(sessionId, turnId, waitMs);
+    if (!started) return null;
     const events: SessionEvent[] = [started];
     for (let after = started.sequence; ; ) {
       const page = await bus.events.read(sessionId, { afterSequence: after, limit: READ_PAGE });
@@ -308,6 +315,19 @@ export function createTurnService({ store, bus, log, models, images, status, tra
   }
 
   /**
+   * `turn.started` (its id is the turn id), waited for up to `waitMs`: a turn that began is
+   * about to store it (its worker asked the row first, then appends).
+   */
+  async function startedEvent(sessionId: string, turnId: string, waitMs: number): Promise<SessionEvent | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const started = await bus.events.findById(sessionId, turnId);
+      if (started || Date.now() >= deadline) return started;
+      await sleep(BEGUN_POLL_MS);
+    }
+  }
+
+  /**
    * Client tool results for the suspended turn. Unknown call ids → 400; a session that is not
    * waiting → 409. Results for calls answered already are ignored. When the last one is in,
    * the turn is queued again.
@@ -324,7 +344,9 @@ export function createTurnService({ store, bus, log, models, images, status, tra
     let complete = false;
     const trace = span();
     for (let attempt = 0; ; attempt++) {
-      const { turn, events, lastSequence, startedBy } = await turnSoFar(sessionId, turnId);
+      const soFar = await turnSoFar(sessionId, turnId);
+      if (!soFar) throw new ConflictError('Session is not waiting for tool results');
+      const { turn, events, lastSequence, startedBy } = soFar;
       const step = foldTurn(turn, catalogued(events)).steps.at(-1);
       const requested = step?.requested ?? new Set<string>();
       const unknown = results.find((r) => !requested.has(r.tool_call_id));

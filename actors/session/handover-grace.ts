@@ -1,5 +1,5 @@
-import type { NewEvent, Presence, TurnClaim } from '../bus/ports.js';
-import { INTERRUPTED_TOOL_ERROR } from './turn-events.js';
+import type { NewEvent, Presence, TurnClaim } from '../../src/bus/ports.js';
+import { INTERRUPTED_TOOL_ERROR } from '../../src/turns/index.js';
 
 /** How long a takeover waits for a live predecessor's tool results before recording "interrupted", in ms. */
 export const DEFAULT_HANDOVER_GRACE_MS = 3_000;

@@ -11,8 +11,8 @@ import {
   type CapabilityLookup,
   type CapabilityRef,
   type ResolvedTool,
-} from '../capabilities/index.js';
-import type { LlmToolDefinition } from '../llm/index.js';
+} from '../../src/capabilities/index.js';
+import type { LlmToolDefinition } from '../../src/llm/index.js';
 import {
   EFFECTIVE_SESSION_CONFIG_SQL,
   modelProviderSql,
@@ -21,7 +21,7 @@ import {
   type ModelProviderRow,
   type Store,
   preparedSql,
-} from '../db/index.js';
+} from '../../src/db/index.js';
 
 export interface ClientToolDef {
   name: string;

@@ -6,9 +6,9 @@
  * were logged between a call and its result; a call that never got a result gets a
  * synthetic error result.
  */
-import type { EventData, SessionEvent, TypedEvent } from '../../schemas/events.js';
-import type { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolMessage, LlmUserPart } from '../llm/index.js';
-import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from './turn-events.js';
+import type { EventData, SessionEvent, TypedEvent } from '../../../schemas/events.js';
+import type { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolMessage, LlmUserPart } from '../../../src/llm/index.js';
+import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from '../../../src/turns/index.js';
 
 /** Shown to the LLM for a call that has no stored result. */
 export const MISSING_RESULT_TEXT = 'No result: the tool call did not complete.';
