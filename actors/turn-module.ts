@@ -6,12 +6,12 @@
  * implement them (src/api/llm-models/model-resolver.ts, src/session-storage/).
  */
 import { hostname } from 'node:os';
-import type { Bus } from '../src/bus/ports.js';
+import type { Bus } from '../src/bus/index.js';
 import type { CapabilityLookup } from '../src/capabilities/index.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/log.js';
-import type { Route } from '../src/http/route.js';
-import type { Tracing } from '../src/observability/tracing.js';
+import type { Route } from '../src/http/index.js';
+import type { Tracing } from '../src/observability/index.js';
 import type { Store } from '../src/db/index.js';
 import type { ImageSource } from '../src/turns/index.js';
 import type { ModelResolver } from '../src/llm/index.js';

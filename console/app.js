@@ -2,6 +2,7 @@
 // #/sessions/<id>/chat, …) that picks one view; each view lives in its own file under views/.
 import { html, render, useEffect, useState } from './vendor/preact-htm.js';
 import { ApiError, hasCredential, signOut, whoAmI } from './lib/api.js';
+import { humanError } from './lib/errors.js';
 import { SignIn } from './views/signin.js';
 import { Agents } from './views/agents.js';
 import { AgentEditor } from './views/agent-editor.js';
@@ -58,7 +59,7 @@ function App() {
   useEffect(() => {
     if (!hasCredential()) return;
     whoAmI()
-      .then(setMe, (err) => setError(err instanceof ApiError && err.status === 401 ? 'Your credential is no longer valid; sign in again.' : err.message))
+      .then(setMe, (err) => setError(err instanceof ApiError && err.status === 401 ? 'Your credential is no longer valid; sign in again.' : humanError(err)))
       .finally(() => setChecking(false));
   }, []);
 
@@ -67,6 +68,8 @@ function App() {
 
   const { view: View, params } = matchRoute(hash);
   const isAdmin = me.user.role === 'admin';
+  const section = hash.replace(/^#\/?/, '').split(/[/?]/)[0] || 'sessions';
+  const link = (name, label) => html`<a href=${`#/${name}`} aria-current=${section === name ? 'page' : undefined} class=${section === name ? 'active' : ''}>${label}</a>`;
   const logout = async () => {
     await signOut();
     setMe(null);
@@ -74,10 +77,10 @@ function App() {
   return html`
     <header class="top">
       <strong>Agent Session Service</strong>
-      <nav>
-        <a href="#/agents">Agents</a>
-        <a href="#/sessions">Sessions</a>
-        ${isAdmin && html`<a href="#/admin">Providers & models</a>`}
+      <nav aria-label="Main">
+        ${link('agents', 'Agents')}
+        ${link('sessions', 'Sessions')}
+        ${isAdmin && link('admin', 'Providers & models')}
       </nav>
       <span class="who" data-testid="who">${me.user.email} (${me.user.role}, ${me.organization.name})</span>
       <button class="link" onClick=${logout}>Sign out</button>

@@ -27,7 +27,7 @@ export const ClientTool = Type.Object(
 
 /**
  * A client tool as the earlier public API declares it, in `tools` (`type: "client_side"`);
- * accepted as a client tool. docs/decisions.md, "Compatibility with the earlier public API".
+ * accepted as a client tool. docs/decisions/0044-earlier-api-aliases.md.
  */
 export const ToolDeclaration = Type.Object(
   {
@@ -64,7 +64,7 @@ const AgentFields = {
   capabilities: Type.Optional(Type.Array(ref(CapabilityItem), { description: 'At most 250 items.' })),
   client_tools: Type.Optional(Type.Array(ref(ClientTool))),
   max_iterations: Type.Optional(MaxIterations),
-  // Earlier public API aliases and fields (docs/decisions.md, "Compatibility with the earlier public API").
+  // Earlier public API aliases and fields (docs/decisions/0044-earlier-api-aliases.md).
   tools: Type.Optional(Type.Array(ref(ToolDeclaration), { description: 'Alias of `client_tools` (earlier API); give one of the two.' })),
   model: Type.Optional(
     Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {

@@ -10,8 +10,54 @@ export const JsonObject = Type.Unsafe<Record<string, unknown>>({ type: 'object' 
 /** A capability item on an agent or harness: an id, or `{ref, config?}` (spec 2.1). Kept as sent. */
 export const CapabilityItem = Type.Union([Type.String({ minLength: 1, maxLength: 128 }), ref(CapabilityRef)], {
   $id: 'CapabilityItem',
-  description: 'A capability id, or `{ref, config?}` with capability-specific config.',
+  description: 'A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig).',
 });
+
+/** One MCP tool server of the `mcp` capability (docs/decisions/mcp-tools.md). */
+const McpServerConfig = Type.Object(
+  {
+    name: Type.String({
+      pattern: '^[A-Za-z][A-Za-z0-9-]{0,31}$',
+      description: "Unique within the list; the prefix of the server's tool names as offered to the LLM (`name__tool`).",
+    }),
+    url: Type.String({
+      pattern: '^https?://',
+      maxLength: 2048,
+      description: "The server's endpoint (Streamable HTTP, or SSE for older servers).",
+    }),
+    headers: Type.Optional(
+      Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$" }), Type.String({ maxLength: 8192 }), {
+        maxProperties: 20,
+        description:
+          "Sent with every request to the server. A value may name session secrets as `{{secret:NAME}}`: resolved at call time, sent only to a host the secret's allowed_hosts names, never shown.",
+      }),
+    ),
+    allowed_tools: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+        maxItems: 256,
+        uniqueItems: true,
+        description: "The server's tool names (as the server names them) to offer; absent: all of them.",
+      }),
+    ),
+    transport: Type.Optional(
+      Type.Union([Type.Literal('auto'), Type.Literal('streamable_http'), Type.Literal('sse')], {
+        description: '`auto` (default): Streamable HTTP, falling back to SSE when the server refuses it.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The config of the `mcp` capability (a session's `servers` list replaces the agent's). */
+export const McpCapabilityConfig = Type.Object(
+  { servers: Type.Optional(Type.Array(McpServerConfig, { maxItems: 10, description: 'The MCP tool servers the agent may call.' })) },
+  {
+    $id: 'McpCapabilityConfig',
+    additionalProperties: false,
+    description: 'Config of the `mcp` capability: `{ref: "mcp", config: {servers: [...]}}`.',
+  },
+);
+export type McpCapabilityConfigView = Static<typeof McpCapabilityConfig>;
 
 /** A tool as offered to the LLM (preview, capability listings). */
 export const ToolSpec = Type.Object({ name: Type.String(), description: Type.String(), parameters: JsonObject }, { $id: 'ToolSpec' });
@@ -66,4 +112,4 @@ export const CapabilityIdParams = Type.Object({ id: Type.String({ minLength: 1, 
 export type CapabilityItemInput = Static<typeof CapabilityItem>;
 export type CapabilityInfoView = Static<typeof CapabilityInfo>;
 
-export const capabilitySchemas = [CapabilityItem, ToolSpec, CapabilityTool, CapabilityInfo, CapabilityList];
+export const capabilitySchemas = [CapabilityItem, McpCapabilityConfig, ToolSpec, CapabilityTool, CapabilityInfo, CapabilityList];

@@ -22,7 +22,7 @@ export const IdParams = Type.Object({ id: Uuid });
 
 /**
  * The same array as `data` under the name the earlier public API's SDK reads (`agents`,
- * `sessions`, `messages`); docs/decisions.md, "Compatibility with the earlier public API".
+ * `sessions`, `messages`); docs/decisions/0044-earlier-api-aliases.md.
  */
 function aliasOf<T extends TSchema>(item: T, alias: string | undefined) {
   return alias

@@ -1,7 +1,7 @@
 /**
  * The event catalogue (spec 6.2 and this project's additions): one schema per event type, the
  * discriminated union `SessionEvent` by `type`, and the shape a writer hands to the log
- * (`NewSessionEvent`). The turn engine's builders (actors/turn-events.ts) produce these types;
+ * (`NewSessionEvent`). The turn engine's builders (src/turns/turn-events.ts) produce these types;
  * the decider, the transcript, the messages view and the client read them. The log itself stores
  * any event (src/bus/ports.ts): what it holds was written through this catalogue.
  */

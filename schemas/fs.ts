@@ -85,7 +85,7 @@ export type GrepInput = Static<typeof GrepBody>;
 
 /**
  * A starter file written into a new session's file system (earlier public API `InitialFile`):
- * session create, after the agent's. docs/decisions.md, "Starter files (initial_files)".
+ * session create, after the agent's. docs/decisions/0045-initial-files-and-agent-harness-id.md.
  */
 export const InitialFile = Type.Object(
   {

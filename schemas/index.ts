@@ -16,6 +16,7 @@ import { storageSchemas } from './storage.js';
 import { imageSchemas } from './images.js';
 import { connectionSchemas } from './connections.js';
 import { metricsSchemas } from './metrics.js';
+import { webhookSchemas } from './webhooks.js';
 
 export const namedSchemas: TSchema[] = [
   ErrorResponse,
@@ -35,4 +36,5 @@ export const namedSchemas: TSchema[] = [
   ...imageSchemas,
   ...connectionSchemas,
   ...metricsSchemas,
+  ...webhookSchemas,
 ];

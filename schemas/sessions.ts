@@ -40,7 +40,7 @@ export const CreateSessionBody = Type.Object(
     ),
     // Any text: a value that names no model of the organisation, a malformed one included, is 404 (spec 4.2).
     model_id: Type.Optional(Type.String({ maxLength: 1024 })),
-    // Earlier public API fields (docs/decisions.md, "Compatibility with the earlier public API").
+    // Earlier public API fields (docs/decisions/0044-earlier-api-aliases.md).
     harness_name: Type.Optional(
       Type.String({
         minLength: 1,

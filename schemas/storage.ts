@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListOf, PageOf, Timestamp } from './common.js';
+import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
 
 /** Secret names: letters, digits, `_`, `.`, `-` and `:` (for `connection:<provider>`), up to 128. */
 export const SECRET_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$';
@@ -28,6 +28,25 @@ export const KvListQuery = Type.Object({
   include_values: Type.Boolean({ default: false }),
 });
 export type KvListQueryInput = Static<typeof KvListQuery>;
+
+/** A key as a path segment (percent-encoded); the kv_store tool's limits (no control characters, up to 256). */
+export const KvKeyParams = Type.Object({
+  id: Uuid,
+  key: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+});
+
+/** PUT …/storage/keys/{key}: the value, as text (at most 1 MiB in UTF-8; the session's quotas apply). */
+export const PutKvBody = Type.Object(
+  { value: Type.String({ maxLength: 1024 * 1024, description: 'Text; at most 1 MiB in UTF-8.' }) },
+  { $id: 'PutKvBody', additionalProperties: false },
+);
+export type PutKvInput = Static<typeof PutKvBody>;
+
+/** What a PUT of a key stored. */
+export const KvWriteResult = Type.Object(
+  { key: Type.String(), size_bytes: Type.Integer({ minimum: 0, description: 'UTF-8 bytes of the value.' }) },
+  { $id: 'KvWriteResult', additionalProperties: false },
+);
 
 /** A host pattern a secret may be sent to (src/capabilities/secret-hosts.ts; these mirror its constants). */
 const SecretHost = Type.String({
@@ -74,4 +93,4 @@ export const PutSecretsBody = Type.Object(
 
 export type PutSecretsInput = Static<typeof PutSecretsBody>;
 
-export const storageSchemas = [KvEntry, KvEntryList, SecretInfo, SecretList, PutSecretsBody];
+export const storageSchemas = [KvEntry, KvEntryList, PutKvBody, KvWriteResult, SecretInfo, SecretList, PutSecretsBody];

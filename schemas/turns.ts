@@ -27,7 +27,7 @@ export const MessageControls = Type.Object(
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     model_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     reasoning_effort: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
-    // Earlier public API (docs/decisions.md, "Compatibility with the earlier public API").
+    // Earlier public API (docs/decisions/0044-earlier-api-aliases.md).
     modelId: Type.Optional(
       Type.String({ minLength: 1, maxLength: 128, description: 'camelCase alias of `model_id`; both given must agree.' }),
     ),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compiles the service to dist/ (tsc, tsconfig.build.json) so a start runs plain JavaScript
-# instead of transpiling every module with tsx (docs/decisions.md, "Compiled start"), then
+# instead of transpiling every module with tsx (docs/decisions/0065-compiled-start.md), then
 # bundles that output into dist/server/ (scripts/bundle.ts), which is what a start runs
-# (docs/decisions.md, "One bundled file per entry").
+# (docs/decisions/0091-one-bundled-file-per-entry.md).
 # With --if-stale it does nothing when dist/ is newer than every source file, so the start
 # scripts can call it on every start at the cost of one `find`.
 set -euo pipefail

@@ -3,7 +3,7 @@
  * thread under the file name its `new URL('./<name>.js', import.meta.url)` gives, and the modules
  * loaded later (the app, a mode's database driver, each LLM vendor's adapter) as chunks, all in
  * one flat directory. A start then loads a few dozen files instead of ~1,500 through the ESM
- * loader (docs/decisions.md, "One bundled file per entry"). Run by scripts/build.sh after tsc.
+ * loader (docs/decisions/0091-one-bundled-file-per-entry.md). Run by scripts/build.sh after tsc.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';

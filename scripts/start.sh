@@ -8,5 +8,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(bash scripts/bootstrap.sh --node-only)"
 [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
 bash scripts/build.sh --if-stale
-# Node flags: see docs/decisions.md, "Runtime flags".
+# Node flags: see docs/decisions/0008-runtime-node-flags.md.
 exec node --experimental-async-context-frame --max-semi-space-size=32 --heap-growing-percent=50 dist/server/main.js

@@ -18,8 +18,8 @@ fi
 # the import boundaries; the Kubernetes manifests in deploy/k8s against the Kubernetes schemas
 # (kubernetes-models, from npm) and the service's rules; the OpenAPI document
 # (packages/client/openapi.json, kept equal to the served one by test/client/openapi-document.test.ts)
-# through redocly lint with 0 errors.
-checks=("npx tsc --noEmit" "npm run build" "npm run lint" "npm run check:boundaries"
+# through redocly lint with 0 errors; no source file over 400 lines (scripts/check-file-size.ts).
+checks=("npx tsc --noEmit" "npm run build" "npm run lint" "npm run check:boundaries" "npm run check:size"
   "node --import tsx scripts/validate-k8s.ts" "npm run lint:openapi")
 pids=()
 for check in "${checks[@]}"; do

@@ -88,7 +88,7 @@ const ConfigSchema = Type.Object({
    * lost host) has its turns redelivered this long after its last renewal (issue 13 item 7).
    */
   TURN_CLAIM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 4_000 }),
-  /** Stuck-turn sweeper (docs/decisions.md, "Accepted turns always have a job"). */
+  /** Stuck-turn sweeper (docs/decisions/0067-accepted-turns-always-have-a-job.md). */
   TURN_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
   TURN_SWEEP_MIN_AGE_MS: Type.Integer({ minimum: 100, default: 30_000 }),
   TOOL_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 60_000 }),
@@ -97,7 +97,7 @@ const ConfigSchema = Type.Object({
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
-  /** Tenant quotas (docs/decisions.md, "Secrets by reference and tenant quotas"). */
+  /** Tenant quotas (docs/decisions/0037-tenant-quotas.md). */
   SESSION_KV_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),
   SESSION_KV_MAX_BYTES: Type.Integer({ minimum: 1, default: 32 * 1024 * 1024 }),
   SESSION_MAX_SECRETS: Type.Integer({ minimum: 1, default: 100 }),
@@ -110,7 +110,7 @@ const ConfigSchema = Type.Object({
   ORG_MAX_SESSIONS: Type.Integer({ minimum: 1, default: 10_000 }),
   ORG_MAX_STORAGE_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 * 1024 }),
   ORG_MAX_TURNS_IN_FLIGHT: Type.Integer({ minimum: 1, default: 100 }),
-  /** `session_sql_database` sandbox (docs/decisions.md, "SQL sandbox"). */
+  /** `session_sql_database` sandbox (docs/decisions/0032-sql-sandbox-off-thread.md). */
   SQL_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 5000 }),
   SQL_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   SQL_MEMORY_LIMIT_MB: Type.Integer({ minimum: 8, maximum: 4096, default: 64 }),
@@ -129,6 +129,55 @@ const ConfigSchema = Type.Object({
   WEB_FETCH_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
   LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** Webhooks (docs/decisions/webhooks.md): hosts endpoint URLs may name although they resolve to private or loopback addresses. */
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** One delivery attempt's deadline (connect, headers and body) and the most response bytes read. */
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  WEBHOOK_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 0, maximum: 1_048_576, default: 16_384 }),
+  /** Deliveries in flight per instance, per endpoint and per organisation (per instance). */
+  WEBHOOK_WORKERS: Type.Integer({ minimum: 1, maximum: 1024, default: 16 }),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: Type.Integer({ minimum: 1, maximum: 256, default: 4 }),
+  WEBHOOK_CONCURRENCY_PER_ORG: Type.Integer({ minimum: 1, maximum: 1024, default: 8 }),
+  /** Retries: first pause, longest pause (exponential with full jitter between), and how long a delivery is retried. */
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, default: 5000 }),
+  WEBHOOK_RETRY_MAX_DELAY_MS: Type.Integer({ minimum: 10, default: 3_600_000 }),
+  WEBHOOK_RETRY_WINDOW_MS: Type.Integer({ minimum: 0, default: 86_400_000 }),
+  /** An endpoint is disabled once it has failed this many attempts in a row over at least this long. */
+  WEBHOOK_DISABLE_AFTER_FAILURES: Type.Integer({ minimum: 1, default: 10 }),
+  WEBHOOK_DISABLE_AFTER_MS: Type.Integer({ minimum: 0, default: 86_400_000 }),
+  /** How long a rotated-out secret still signs deliveries (default for the rotate route). */
+  WEBHOOK_SECRET_OVERLAP_MS: Type.Integer({ minimum: 0, maximum: 604_800_000, default: 86_400_000 }),
+  /** How often an instance looks for due deliveries written by others, and how long it trusts its copy of an organisation's endpoints. */
+  WEBHOOK_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+  WEBHOOK_ENDPOINT_CACHE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 2000 }),
+  /** Quotas: endpoints per organisation; deliveries waiting per organisation (beyond it new events are not queued, and counted). */
+  WEBHOOK_MAX_ENDPOINTS_PER_ORG: Type.Integer({ minimum: 1, default: 20 }),
+  WEBHOOK_MAX_PENDING_PER_ORG: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Finished deliveries (and their attempts) are kept this long for the delivery log. */
+  WEBHOOK_RETENTION_MS: Type.Integer({ minimum: 60_000, default: 7 * 86_400_000 }),
+  /**
+   * The same for MCP tool server URLs (capability `mcp`; docs/decisions/mcp-tools.md); cloud metadata
+   * stays refused. The other MCP_* settings bound what one server can cost a turn.
+   */
+  MCP_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
+  /** Deadline of one MCP tool call, in ms (the turn's TOOL_TIMEOUT_MS still applies). */
+  MCP_CALL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
+  /** Deadline of connecting to a server and listing its tools when a turn starts, in ms. */
+  MCP_LIST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  /** How long a server's tool list is reused before it is listed again, in ms (a `tools/list_changed` notification drops it sooner). */
+  MCP_TOOLS_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 60_000 }),
+  /** Largest HTTP response body (a JSON answer or an SSE stream) read from an MCP server, in bytes. */
+  MCP_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 4096, maximum: 256 * 1024 * 1024, default: 1024 * 1024 }),
+  /** Largest answer to one `tools/list` page, in bytes (lower: the SDK validates a listing on the event loop). */
+  MCP_MAX_LIST_RESPONSE_BYTES: Type.Integer({ minimum: 4096, maximum: 64 * 1024 * 1024, default: 256 * 1024 }),
+  /** Tools offered from one server (the rest are left out, and the LLM is told). */
+  MCP_MAX_TOOLS_PER_SERVER: Type.Integer({ minimum: 1, maximum: 1000, default: 128 }),
+  /** Largest input schema of one MCP tool, in bytes of JSON (a tool over it is left out, and the LLM is told). */
+  MCP_MAX_TOOL_SCHEMA_BYTES: Type.Integer({ minimum: 256, maximum: 1024 * 1024, default: 16 * 1024 }),
+  /** Open MCP connections per instance and per organisation (least recently used closed first), and how long an unused one stays open, in ms. */
+  MCP_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 256 }),
+  MCP_MAX_CONNECTIONS_PER_ORG: Type.Integer({ minimum: 1, maximum: 100_000, default: 32 }),
+  MCP_IDLE_CLOSE_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 300_000 }),
   /**
    * The built-in `llmsim` model (docs/llmsim.md). Unset: on in embedded mode when no vendor key
    * (OPENAI/ANTHROPIC/GEMINI_API_KEY) is set, as the quick start needs; off otherwise.
@@ -232,7 +281,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   } catch (err) {
     throw new ConfigError(`invalid configuration: CORS_ALLOWED_ORIGINS ${(err as Error).message}`);
   }
-  for (const key of ['WEB_FETCH_ALLOWED_PRIVATE_HOSTS', 'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS'] as const) {
+  for (const key of [
+    'WEB_FETCH_ALLOWED_PRIVATE_HOSTS',
+    'LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS',
+    'MCP_ALLOWED_PRIVATE_HOSTS',
+    'WEBHOOK_ALLOWED_PRIVATE_HOSTS',
+  ] as const) {
     try {
       parseHostAllowlist(cfg[key]);
     } catch (err) {

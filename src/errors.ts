@@ -7,7 +7,7 @@ export class AppError extends Error {
   readonly code: string;
   constructor(status: number, code: string, message: string, options?: ErrorOptions) {
     // A client error is an answer, not a fault: it is never logged with a stack, and capturing one
-    // was the largest single cost of a 404 (bench/README, HTTP).
+    // was the largest single cost of a 404 (bench/README.md, HTTP).
     const stackTraceLimit = Error.stackTraceLimit;
     if (status < 500) Error.stackTraceLimit = 0;
     super(message, options);
@@ -104,7 +104,7 @@ export class PayloadTooLargeError extends AppError {
 
 /**
  * A tenant quota is reached and nothing was changed: 413 when a size total would be exceeded,
- * 409 when a count is (docs/decisions.md, "Secrets by reference and tenant quotas").
+ * 409 when a count is (docs/decisions/0037-tenant-quotas.md).
  */
 export class QuotaExceededError extends AppError {
   constructor(kind: 'count' | 'bytes', message: string) {

@@ -1,11 +1,11 @@
 import type { AuthModule } from './auth/index.js';
-import type { Bus } from './bus/ports.js';
+import type { Bus } from './bus/index.js';
 import type { Config } from './config.js';
 import type { Keyring } from './crypto/index.js';
 import type { Logger } from './log.js';
 import type { Store } from './db/index.js';
-import type { ConnectionLimits } from './events/connection-limits.js';
-import type { SessionHub } from './events/session-hub.js';
+import type { ConnectionLimits } from './events/index.js';
+import type { SessionHub } from './events/index.js';
 import type { Storage } from './session-storage/index.js';
 
 /**

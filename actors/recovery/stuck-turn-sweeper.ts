@@ -1,5 +1,5 @@
-import type { Bus, TurnQueue } from '../../src/bus/ports.js';
-import { catalogued } from '../../src/bus/session-event.js';
+import type { Bus, TurnQueue } from '../../src/bus/index.js';
+import { catalogued } from '../../src/bus/index.js';
 import { SessionBusyError } from '../../src/errors.js';
 import type { Logger } from '../../src/log.js';
 import type { Store } from '../../src/db/index.js';
@@ -42,10 +42,15 @@ export function startStuckTurnSweeper(
     // Read the row again after the queue: a turn finishing meanwhile went idle before its ack.
     const now = await status.read(c.id);
     if (now?.status !== 'active' || now.current_turn_id !== c.current_turn_id) return;
-    // turn.started's event id is the turn id; without it the turn's preamble is not in (its job does that).
+    // turn.started's event id is the turn id. Without it no worker wrote the turn's first events
+    // (they travel only in its job): a turn that never began and has no job is abandoned.
     const found = await events.findById(c.id, c.current_turn_id);
     const started = found && catalogued(found);
-    if (started?.type !== 'turn.started') return;
+    if (started?.type !== 'turn.started') {
+      if (await status.abandonUnbegun(c.id, c.current_turn_id))
+        log.warn({ sessionId: c.id, turnId: c.current_turn_id }, 'active session whose turn job was lost before it began: session idle');
+      return;
+    }
     const turn = {
       turn_id: c.current_turn_id,
       input_message_id: started.data.input_message_id,

@@ -1,4 +1,4 @@
-import type { NewEvent, Presence, TurnClaim } from '../../src/bus/ports.js';
+import type { NewEvent, Presence, TurnClaim } from '../../src/bus/index.js';
 import { INTERRUPTED_TOOL_ERROR } from '../../src/turns/index.js';
 
 /** How long a takeover waits for a live predecessor's tool results before recording "interrupted", in ms. */

@@ -2,10 +2,10 @@
  * What a turn runner is built from, apart from the runner itself, so that its attempts
  * (turn-attempt.ts) can name it without importing the runner that creates them.
  */
-import type { Bus } from '../../src/bus/ports.js';
+import type { Bus } from '../../src/bus/index.js';
 import type { CapabilityLookup } from '../../src/capabilities/index.js';
 import type { Logger } from '../../src/log.js';
-import type { Tracing } from '../../src/observability/tracing.js';
+import type { Tracing } from '../../src/observability/index.js';
 import type { Store } from '../../src/db/index.js';
 import type { ImageSource } from '../../src/turns/index.js';
 import type { ModelResolver } from '../../src/llm/index.js';

@@ -5,8 +5,8 @@
  * (on any worker) continues from the log.
  */
 import { isBusUnavailable } from '../../src/bus/index.js';
-import type { TurnClaim } from '../../src/bus/ports.js';
-import { RecencyMap } from '../../src/bus/recency-map.js';
+import type { TurnClaim } from '../../src/bus/index.js';
+import { RecencyMap } from '../../src/bus/index.js';
 import { isDatabaseUnavailable } from '../../src/db/index.js';
 import type { Logger } from '../../src/log.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_SECRET_CHECK_WAIT_MS } from './steps/act-step.js';
@@ -15,7 +15,8 @@ import { TurnAttempt } from './turn-attempt.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { RetryableTurnError, TurnStoppedError } from '../../src/turns/index.js';
 import { parseTurnJob } from '../../src/turns/index.js';
-import { DEFAULT_APPEND_RETRY_DELAYS_MS, type FoldedSession } from './log/turn-log.js';
+import { DEFAULT_APPEND_RETRY_DELAYS_MS } from './log/append-retry-pauses.js';
+import type { FoldedSession } from './log/turn-log.js';
 
 export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 

@@ -8,6 +8,7 @@
 import {
   buildSystemPrompt,
   resolveCapabilities,
+  withDynamicTools,
   type CapabilityLookup,
   type CapabilityRef,
   type ResolvedTool,
@@ -22,6 +23,7 @@ import {
   type Store,
   preparedSql,
 } from '../../src/db/index.js';
+import { unavailableToolStorage, type ToolContextFactory } from './steps/tool-context.js';
 
 export interface ClientToolDef {
   name: string;
@@ -94,6 +96,8 @@ export interface TurnSetupOptions {
   capabilities: CapabilityLookup;
   /** Iterations per turn when neither agent nor harness sets one (config MAX_ITERATIONS, default 100). */
   defaultMaxIterations: number;
+  /** The session's secrets, for run-time tool sources (MCP header values by reference); default: none. */
+  toolStorage?: ToolContextFactory;
 }
 
 /**
@@ -101,17 +105,19 @@ export interface TurnSetupOptions {
  * model the turn's message names, when known (a fresh turn's job carries it).
  */
 export async function loadTurnSetup(
-  { store, capabilities, defaultMaxIterations }: TurnSetupOptions,
+  { store, capabilities, defaultMaxIterations, toolStorage }: TurnSetupOptions,
   sessionId: string,
   controlsModelId?: string,
 ): Promise<TurnSetup | null> {
   const row = (await store.sql<SetupRow>(SETUP_QUERY, [controlsModelId ?? null, sessionId]))[0];
   if (!row) return null;
   const { harness, agent, session } = parseSessionConfig(row.config);
-  const resolved = resolveCapabilities(
-    { harness: harness.capabilities, agent: agent?.capabilities ?? [], session: row.session_capabilities ?? [] },
-    capabilities,
-  );
+  const layers = { harness: harness.capabilities, agent: agent?.capabilities ?? [], session: row.session_capabilities ?? [] };
+  const ref = { session_id: row.id, org_id: row.organization_id };
+  const resolved = await withDynamicTools(resolveCapabilities(layers, capabilities), capabilities, async () => ({
+    ...ref,
+    secrets: (await (toolStorage ?? unavailableToolStorage)(ref)).secrets,
+  }));
   if (row.unsnapshotted)
     await store.sql(STORE_SNAPSHOT, [JSON.stringify({ harness, agent }), JSON.stringify(resolved.features), sessionId]);
   const base = [harness.system_prompt, agent?.system_prompt].filter((p): p is string => !!p && p.trim() !== '').join('\n\n');
@@ -143,7 +149,7 @@ export async function loadTurnSetup(
 /**
  * The agent's client tools plus the session's own (earlier public API, session create `tools`):
  * a session tool replaces the agent's tool of the same name, as the session is the more specific
- * layer (like `model_id`); docs/decisions.md, "Compatibility with the earlier public API".
+ * layer (like `model_id`); docs/decisions/0044-earlier-api-aliases.md.
  */
 export function mergeClientTools<T extends { name: string }>(agentTools: readonly T[], sessionTools: readonly T[]): T[] {
   if (!sessionTools.length) return [...agentTools];

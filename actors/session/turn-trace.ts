@@ -12,8 +12,8 @@
  * tracing. With export off every span is an id holder and all of this costs a few field writes.
  */
 import type { EventData, NewSessionEvent } from '../../schemas/events.js';
-import type { NewEvent } from '../../src/bus/ports.js';
-import type { TraceAttributes, TraceSpan, Tracing } from '../../src/observability/tracing.js';
+import type { NewEvent } from '../../src/bus/index.js';
+import type { TraceAttributes, TraceSpan, Tracing } from '../../src/observability/index.js';
 
 export class TurnTrace {
   readonly #turn: TraceSpan;
@@ -73,6 +73,25 @@ export class TurnTrace {
   /** Before tools run: the act span `act.started` opened, or a new one (a redelivered attempt resumes a step). */
   enterAct(iteration: number, calls: number): void {
     if (this.#stepName !== 'act' || !this.#step) this.startStep('act', { 'turn.iteration': iteration, 'tool.calls': calls });
+  }
+
+  /** Records a step's failure on its span (the act span stays open until `act.completed`). */
+  failedStep(step: Promise<void>): Promise<void> {
+    return step.catch((err: unknown) => {
+      this.failStep(err);
+      throw err;
+    });
+  }
+
+  /** Ends the running step's span when the step settles (failed: with the error). */
+  traced(step: Promise<void>): Promise<void> {
+    return step.then(
+      () => this.endStep(),
+      (err: unknown) => {
+        this.endStep(err);
+        throw err;
+      },
+    );
   }
 
   /** Records a failure on the running step's span (it stays open until the step ends). */

@@ -3,7 +3,7 @@
  * turns run at once in this process; `claimers` loops wait for work (each is one pending pull
  * on NATS, one polling claimer on the SQL queue), so an idle worker costs almost nothing.
  */
-import type { TurnClaim, TurnQueue } from '../../src/bus/ports.js';
+import type { TurnClaim, TurnQueue } from '../../src/bus/index.js';
 import type { Logger } from '../../src/log.js';
 import type { TurnRunner } from './turn-runner.js';
 

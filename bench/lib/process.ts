@@ -11,7 +11,7 @@ import { join } from 'node:path';
 /** A TCP port that was free a moment ago (one helper for tests and benches). */
 export { freePort } from '../../test/helpers/nats-server.js';
 
-/** Node flags the service runs with in production (scripts/start.sh, deploy/Dockerfile; docs/decisions.md, "Runtime flags"). */
+/** Node flags the service runs with in production (scripts/start.sh, deploy/Dockerfile; docs/decisions/0008-runtime-node-flags.md). */
 export const SERVICE_NODE_FLAGS = ['--experimental-async-context-frame', '--max-semi-space-size=32', '--heap-growing-percent=50'];
 
 /** What `npm start` runs, relative to the checkout: the bundle scripts/build.sh makes. */

@@ -21,7 +21,13 @@ import { startFakeAnthropic } from '../../test/llm/fakes/anthropic.js';
 import type { RecordedRequest } from '../../test/llm/fakes/fake-server.js';
 import { startFakeOpenAi } from '../../test/llm/fakes/openai.js';
 
-const opts = JSON.parse(process.argv[2] ?? '{}') as { apiKey?: string; provider?: 'openai' | 'anthropic' };
+const opts = JSON.parse(process.argv[2] ?? '{}') as {
+  apiKey?: string;
+  provider?: 'openai' | 'anthropic';
+  /** The tool every conversation calls (bench/mcp: an MCP tool); default `get_current_time` `{"timezone":"UTC"}`. */
+  tool?: { name: string; arguments: Record<string, unknown> };
+};
+const tool = opts.tool ?? { name: 'get_current_time', arguments: { timezone: 'UTC' } };
 
 /** The reply after the tool result: 20 tokens, as a vendor streams them (one chunk per token). */
 export const REPLY_TOKENS = [
@@ -74,7 +80,7 @@ const server = await startFake({
     return {
       type: 'reply',
       reply: {
-        tool_calls: [{ id: `call_${calls.toString(36)}`, name: 'get_current_time', arguments: { timezone: 'UTC' } }],
+        tool_calls: [{ id: `call_${calls.toString(36)}`, name: tool.name, arguments: tool.arguments }],
         usage: { input_tokens: 150, output_tokens: 12, cache_read_tokens: 0 },
       },
     };

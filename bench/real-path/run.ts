@@ -53,6 +53,7 @@ import {
   waitForQuiet,
   type Proc,
 } from '../lib/process.js';
+import { apiJson } from '../lib/api-json.js';
 import type { RealPathClientOptions, RealPathClientReport } from './client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -177,16 +178,7 @@ function ensurePeer(): string | null {
   return null;
 }
 
-async function json(method: string, url: string, body: unknown, key = ADMIN_KEY): Promise<any> {
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
+const json = (method: string, url: string, body: unknown, key = ADMIN_KEY) => apiJson(method, url, body, key);
 
 /** Provider (openai_completions or anthropic → the fake), model, agent with current_time and that model. */
 async function setUpService(base: string, fakeOrigin: string): Promise<string> {

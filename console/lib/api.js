@@ -52,9 +52,10 @@ function bearer() {
 
 /**
  * One API call. `body` is sent as JSON, `raw` as is with `contentType`. Answers JSON (or text for
- * non-JSON bodies, null for 204). Throws ApiError with the service's `error` message.
+ * non-JSON bodies, a Blob with `as: 'blob'`, null for 204). Throws ApiError with the service's
+ * `error` message.
  */
-export async function api(method, path, { query, body, raw, contentType, retried = false } = {}) {
+export async function api(method, path, { query, body, raw, contentType, as, retried = false } = {}) {
   const headers = {};
   const auth = bearer();
   if (auth) headers.Authorization = auth;
@@ -68,9 +69,10 @@ export async function api(method, path, { query, body, raw, contentType, retried
   }
   const res = await fetch(apiUrl(path, query), { method, headers, body: payload });
   if (res.status === 401 && credential?.kind === 'login' && !retried && (await refreshLogin())) {
-    return api(method, path, { query, body, raw, contentType, retried: true });
+    return api(method, path, { query, body, raw, contentType, as, retried: true });
   }
   if (res.status === 204) return null;
+  if (as === 'blob' && res.ok) return res.blob();
   const type = res.headers.get('Content-Type') ?? '';
   const data = type.includes('json') ? await res.json() : await res.text();
   if (!res.ok) throw new ApiError(res.status, typeof data === 'object' && data?.error ? data.error : `HTTP ${res.status}`);

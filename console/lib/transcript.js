@@ -1,12 +1,14 @@
 // Folds a session's events into what the chat view shows: user messages, agent replies (text
 // and thinking, streaming until completed), tool calls with their results, client tool calls
-// waiting for an answer, and turn notices. A pure function of the event list.
+// waiting for an answer, turn notices, and each finished turn's time, tokens and model. A pure
+// function of the event list.
 
 export function foldTranscript(events) {
   const items = [];
   const tools = new Map();
   let reply = null;
   let running = false;
+  let usage = newUsage();
 
   const toolItem = (id, name, args) => {
     let t = tools.get(id);
@@ -41,6 +43,7 @@ export function foldTranscript(events) {
         break;
       case 'output.message.completed': {
         const content = d.message?.content ?? [];
+        addUsage(usage, d);
         if (reply) {
           reply.text = textOf(content) || reply.text;
           reply.thinking = d.message?.thinking ?? reply.thinking;
@@ -65,6 +68,8 @@ export function foldTranscript(events) {
       case 'turn.completed':
         running = false;
         if (reply) reply.streaming = false;
+        items.push({ kind: 'turn', id: e.id, durationMs: d.duration_ms ?? null, iterations: d.iterations ?? null, ...usage });
+        usage = newUsage();
         break;
       case 'turn.failed':
       case 'turn.cancelled':
@@ -73,11 +78,33 @@ export function foldTranscript(events) {
         reply = null;
         items.push({ kind: 'notice', id: e.id, text: e.type === 'turn.failed' ? `Turn failed: ${errorText(d.error)}` : 'Turn cancelled' });
         for (const t of tools.values()) if (t.status === 'waiting' || t.status === 'running' || t.status === 'requested') t.status = 'cancelled';
+        usage = newUsage();
         break;
     }
   }
   const waiting = [...tools.values()].filter((t) => t.client && t.status === 'waiting');
   return { items, running, waiting };
+}
+
+function newUsage() {
+  return { inputTokens: 0, outputTokens: 0, model: null };
+}
+
+/** Adds one model reply's token counts (and names its model) to the turn's totals. */
+function addUsage(usage, d) {
+  const u = d.usage ?? d.metadata?.usage ?? {};
+  usage.inputTokens += Number(u.input_tokens) || 0;
+  usage.outputTokens += Number(u.output_tokens) || 0;
+  usage.model = d.metadata?.model ?? d.model ?? usage.model;
+}
+
+/** "1.2 s · 120 in / 45 out tokens · llmsim" for a finished turn. */
+export function turnSummary(turn) {
+  const parts = [];
+  if (turn.durationMs !== null) parts.push(turn.durationMs < 1000 ? `${turn.durationMs} ms` : `${(turn.durationMs / 1000).toFixed(1)} s`);
+  if (turn.inputTokens || turn.outputTokens) parts.push(`${turn.inputTokens} in / ${turn.outputTokens} out tokens`);
+  if (turn.model) parts.push(turn.model);
+  return parts.join(' · ');
 }
 
 /** The text parts of a message's content, joined. */

@@ -1,7 +1,8 @@
 // Create or edit an agent, with a preview of the runtime system prompt and tools (nothing stored).
 import { html, useEffect, useState } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
-import { ErrorLine, parseJsonField } from '../lib/ui.js';
+import { humanError } from '../lib/errors.js';
+import { ErrorLine, parseJsonField, useTitle } from '../lib/ui.js';
 
 const EMPTY = { name: '', description: '', system_prompt: '', capabilities: [], client_tools: [], max_iterations: null, default_model_id: null };
 
@@ -11,13 +12,14 @@ export function AgentEditor({ agentId }) {
   const [error, setError] = useState('');
   const [preview, setPreview] = useState(null);
   const [saved, setSaved] = useState('');
+  useTitle(agentId ? `Agent ${agent?.name ?? ''}` : 'New agent');
 
   useEffect(() => {
     api('GET', '/v1/capabilities').then((r) => setCapabilities(r.data ?? []), () => {});
-    if (agentId) api('GET', `/v1/agents/${agentId}`).then(setAgent, (err) => setError(err.message));
+    if (agentId) api('GET', `/v1/agents/${agentId}`).then(setAgent, (err) => setError(humanError(err, { notFound: 'This agent' })));
   }, [agentId]);
 
-  if (!agent) return html`<${ErrorLine} error=${error} />`;
+  if (!agent) return html`<section><h1>Agent</h1>${error ? html`<${ErrorLine} error=${error} />` : html`<p class="loading" role="status">Loading the agent…</p>`}</section>`;
 
   const read = (form) => {
     const f = new FormData(form);
@@ -45,7 +47,7 @@ export function AgentEditor({ agentId }) {
         setSaved('Saved.');
       } else location.hash = `#/agents/${result.id}`;
     } catch (err) {
-      setError(err.message);
+      setError(`Not saved: ${humanError(err)}`);
     }
   };
 
@@ -55,7 +57,7 @@ export function AgentEditor({ agentId }) {
       const { system_prompt, capabilities: caps, client_tools } = read(e.currentTarget.form);
       setPreview(await api('POST', '/v1/agents/preview', { body: { system_prompt, capabilities: caps, client_tools } }));
     } catch (err) {
-      setError(err.message);
+      setError(`No preview: ${humanError(err)}`);
     }
   };
 

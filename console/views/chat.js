@@ -1,64 +1,100 @@
 // A session's conversation: replies stream in as deltas, thinking and tool calls with their
 // results are shown, client tool calls wait for an answer here, and a running turn can be
 // cancelled. Built from the session's events (lib/session-feed.js), so a reload replays the
-// history and resumes the stream from the last event.
-import { html, useEffect, useMemo, useRef, useState } from '../vendor/preact-htm.js';
+// history and resumes the stream from the last event. The page follows a streaming reply while
+// the reader is at the bottom; the composer (sticky at the bottom) carries the send errors, so
+// they show where the reader looks.
+import { html, useEffect, useMemo, useState } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
+import { humanError } from '../lib/errors.js';
+import { FeedStatus } from '../lib/feed-status.js';
+import { useFollowBottom } from '../lib/follow.js';
 import { openSessionFeed } from '../lib/session-feed.js';
-import { foldTranscript } from '../lib/transcript.js';
-import { ErrorLine } from '../lib/ui.js';
-import { SessionNav } from './session-nav.js';
+import { foldTranscript, turnSummary } from '../lib/transcript.js';
+import { ErrorLine, useResource } from '../lib/ui.js';
+import { SessionList } from './session-list.js';
+import { SessionNav, sessionMissing, useSession } from './session-nav.js';
 
 export function Chat({ sessionId }) {
+  const session = useSession(sessionId);
   const [events, setEvents] = useState([]);
-  const [feedState, setFeedState] = useState('loading');
-  const [error, setError] = useState('');
-  const [text, setText] = useState('');
-  const bottom = useRef(null);
+  const [feed, setFeed] = useState({ state: 'loading' });
 
   useEffect(() => {
-    const feed = openSessionFeed(sessionId, { onEvents: (batch) => setEvents((prev) => [...prev, ...batch]), onState: setFeedState });
-    return () => feed.close();
+    const f = openSessionFeed(sessionId, { onEvents: (batch) => setEvents((prev) => [...prev, ...batch]), onState: setFeed });
+    return () => f.close();
   }, [sessionId]);
 
-  const { items, running, waiting } = useMemo(() => foldTranscript(events), [events]);
-  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [items.length]);
+  const view = useMemo(() => foldTranscript(events), [events]);
+  const follow = useFollowBottom(`${events.length}:${view.waiting.length}`);
+  const missing = sessionMissing(session) || feed.state === 'not_found';
+
+  return html`
+    <div class="with-sidebar">
+      <${SessionList} current=${sessionId} />
+      <section class="chat">
+        <${SessionNav} sessionId=${sessionId} current="chat" session=${session} />
+        ${!missing && html`
+          <p class="muted">Stream: <${FeedStatus} feed=${feed} /> · ${events.length} events</p>
+          ${feed.state === 'loading' && events.length === 0 && html`<p class="loading" role="status">Loading the conversation…</p>`}
+          <ol class="transcript" data-testid="transcript" aria-label="Conversation">
+            ${view.items.map((item) => html`<${Item} key=${item.kind + item.id} item=${item} />`)}
+          </ol>
+          ${view.waiting.map((t) => html`<${ClientToolPrompt} key=${t.id} sessionId=${sessionId} tool=${t} />`)}
+          <${Composer} sessionId=${sessionId} running=${view.running} waiting=${view.waiting.length > 0} follow=${follow} />`}
+      </section>
+    </div>
+  `;
+}
+
+function Composer({ sessionId, running, waiting, follow }) {
+  const models = useResource(() => api('GET', '/v1/llm-models', { query: { enabled: true } }));
+  const [text, setText] = useState('');
+  const [modelId, setModelId] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const choices = (models.data?.data ?? []).filter((m) => m.enabled !== false);
 
   const send = async (e) => {
     e.preventDefault();
-    if (!text.trim()) return;
+    if (!text.trim() || busy) return;
     setError('');
+    setBusy(true);
     try {
-      await api('POST', `/v1/sessions/${sessionId}/messages`, { body: { message: { content: [{ type: 'text', text }] } } });
+      const message = { content: [{ type: 'text', text }], ...(modelId ? { controls: { model_id: modelId } } : {}) };
+      await api('POST', `/v1/sessions/${sessionId}/messages`, { body: { message } });
       setText('');
+      follow.jump();
     } catch (err) {
-      setError(err.message);
+      setError(`Not sent: ${humanError(err, { notFound: 'This session or model' })}`);
+    } finally {
+      setBusy(false);
     }
   };
-  const cancel = () => api('POST', `/v1/sessions/${sessionId}/cancel`).catch((err) => setError(err.message));
+  const cancel = () => api('POST', `/v1/sessions/${sessionId}/cancel`).catch((err) => setError(`Not cancelled: ${humanError(err)}`));
   const onKey = (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e);
   };
 
   return html`
-    <section class="chat">
-      <${SessionNav} sessionId=${sessionId} current="chat" />
-      <p class="muted">Stream: <span data-testid="feed-state">${feedState}</span> · ${events.length} events</p>
-      <ol class="transcript" data-testid="transcript">
-        ${items.map((item) => html`<${Item} key=${item.kind + item.id} item=${item} />`)}
-      </ol>
-      ${waiting.map((t) => html`<${ClientToolPrompt} key=${t.id} sessionId=${sessionId} tool=${t} onError=${setError} />`)}
-      <div ref=${bottom}></div>
+    <form class="composer" onSubmit=${send} data-testid="composer">
+      ${!follow.following && html`<button type="button" class="secondary jump" onClick=${follow.jump}>↓ Newest</button>`}
       <${ErrorLine} error=${error} />
-      <form class="composer" onSubmit=${send}>
-        <textarea name="text" rows="3" placeholder="Message (Ctrl+Enter sends)" value=${text} onInput=${(e) => setText(e.currentTarget.value)} onKeyDown=${onKey}></textarea>
-        <div class="bar">
-          <button type="submit" disabled=${running || waiting.length > 0}>Send</button>
-          ${running && html`<button type="button" class="danger" onClick=${cancel}>Cancel turn</button>`}
-          ${running && html`<span class="muted">working…</span>`}
-        </div>
-      </form>
-    </section>
+      <label class="visually-hidden" for="composer-text">Message</label>
+      <textarea id="composer-text" name="text" rows="3" placeholder="Message (Ctrl+Enter sends)" value=${text} onInput=${(e) => setText(e.currentTarget.value)} onKeyDown=${onKey}></textarea>
+      <div class="bar">
+        <button type="submit" disabled=${running || waiting || busy}>Send</button>
+        ${choices.length > 0 && html`
+          <label class="inline">Model
+            <select name="model_id" value=${modelId} onChange=${(e) => setModelId(e.currentTarget.value)}>
+              <option value="">session default</option>
+              ${choices.map((m) => html`<option key=${m.id} value=${m.id}>${m.display_name || m.model_id}</option>`)}
+            </select>
+          </label>`}
+        ${running && html`<button type="button" class="danger" onClick=${cancel}>Cancel turn</button>`}
+        ${running && html`<span class="muted" role="status">working…</span>`}
+      </div>
+    </form>
   `;
 }
 
@@ -72,7 +108,7 @@ function Item({ item }) {
         <li class="msg agent" data-event-id=${item.id} data-streaming=${String(item.streaming)}>
           ${item.thinking && html`<details class="thinking" open=${item.streaming}><summary>Thinking</summary><pre>${item.thinking}</pre></details>`}
           ${item.text && html`<pre class="reply">${item.text}</pre>`}
-          ${item.streaming && html`<span class="cursor">▍</span>`}
+          ${item.streaming && html`<span class="cursor" aria-hidden="true">▍</span>`}
         </li>`;
     case 'tool':
       return html`
@@ -83,17 +119,21 @@ function Item({ item }) {
             ${item.result && html`<pre class="result">${item.result}</pre>`}
           </details>
         </li>`;
+    case 'turn':
+      return html`<li class="turn-stats muted" data-turn-stats=${item.id}>${turnSummary(item)}</li>`;
     default:
       return html`<li class="notice" data-event-id=${item.id}>${item.text}</li>`;
   }
 }
 
 /** A client tool call the model is waiting on: the user answers with a result or an error. */
-function ClientToolPrompt({ sessionId, tool, onError }) {
+function ClientToolPrompt({ sessionId, tool }) {
   const [answer, setAnswer] = useState('');
   const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
   const submit = async (asError) => {
     setBusy(true);
+    setError('');
     let value = answer;
     try {
       value = JSON.parse(answer);
@@ -101,7 +141,7 @@ function ClientToolPrompt({ sessionId, tool, onError }) {
       // plain text is a fine result too
     }
     const result = asError ? { tool_call_id: tool.id, error: answer || 'declined' } : { tool_call_id: tool.id, result: value };
-    await api('POST', `/v1/sessions/${sessionId}/tool-results`, { body: { tool_results: [result] } }).catch((err) => onError(err.message));
+    await api('POST', `/v1/sessions/${sessionId}/tool-results`, { body: { tool_results: [result] } }).catch((err) => setError(humanError(err)));
     setBusy(false);
   };
   return html`
@@ -109,6 +149,7 @@ function ClientToolPrompt({ sessionId, tool, onError }) {
       <p>The agent calls the client tool <code>${tool.name}</code> with:</p>
       <pre>${JSON.stringify(tool.args ?? {}, null, 2)}</pre>
       <label>Result (JSON or text) <textarea rows="3" value=${answer} onInput=${(e) => setAnswer(e.currentTarget.value)}></textarea></label>
+      <${ErrorLine} error=${error} />
       <div class="bar">
         <button disabled=${busy} onClick=${() => submit(false)}>Send result</button>
         <button class="secondary" disabled=${busy} onClick=${() => submit(true)}>Send as error</button>

@@ -1,11 +1,14 @@
 // Sign in with an API key (kept for this tab) or with email and password (a token pair).
 import { html, useState } from '../vendor/preact-htm.js';
-import { signInWithKey, signInWithPassword } from '../lib/api.js';
+import { ApiError, signInWithKey, signInWithPassword } from '../lib/api.js';
+import { humanError } from '../lib/errors.js';
+import { useTitle } from '../lib/ui.js';
 
 export function SignIn({ notice, onSignedIn }) {
   const [mode, setMode] = useState('api_key');
   const [error, setError] = useState(notice ?? '');
   const [busy, setBusy] = useState(false);
+  useTitle('Sign in');
 
   const submit = async (e) => {
     e.preventDefault();
@@ -15,7 +18,8 @@ export function SignIn({ notice, onSignedIn }) {
     try {
       onSignedIn(mode === 'api_key' ? await signInWithKey(form.get('key')) : await signInWithPassword(form.get('email'), form.get('password')));
     } catch (err) {
-      setError(err.message);
+      const refused = err instanceof ApiError && err.status === 401;
+      setError(refused ? (mode === 'api_key' ? 'That API key is not valid. Check it and try again.' : 'The email or the password is wrong.') : humanError(err));
     } finally {
       setBusy(false);
     }
@@ -25,8 +29,8 @@ export function SignIn({ notice, onSignedIn }) {
     <section class="signin card">
       <h1>Sign in</h1>
       <div class="tabs">
-        <button class=${mode === 'api_key' ? 'active' : ''} onClick=${() => setMode('api_key')}>API key</button>
-        <button class=${mode === 'password' ? 'active' : ''} onClick=${() => setMode('password')}>Email and password</button>
+        <button type="button" class=${mode === 'api_key' ? 'active' : ''} aria-pressed=${String(mode === 'api_key')} onClick=${() => setMode('api_key')}>API key</button>
+        <button type="button" class=${mode === 'password' ? 'active' : ''} aria-pressed=${String(mode === 'password')} onClick=${() => setMode('password')}>Email and password</button>
       </div>
       <form onSubmit=${submit}>
         ${mode === 'api_key'
@@ -35,7 +39,7 @@ export function SignIn({ notice, onSignedIn }) {
               <label>Email <input name="email" type="email" autocomplete="username" required /></label>
               <label>Password <input name="password" type="password" autocomplete="current-password" required /></label>
             `}
-        <button type="submit" disabled=${busy}>Sign in</button>
+        <button type="submit" disabled=${busy}>${busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
       ${error && html`<p class="error" role="alert">${error}</p>`}
     </section>

@@ -1,4 +1,4 @@
-import type { Route } from '../http/route.js';
+import type { Route } from '../http/index.js';
 
 /** A resource module as the document needs it: each src/api/<resource>/index.ts builds one. */
 interface RoutesOf {
@@ -21,6 +21,7 @@ export interface ApiModules {
   llmProviders: RoutesOf;
   llmModels: RoutesOf;
   events: RoutesOf;
+  webhooks: RoutesOf;
 }
 
 /**
@@ -46,5 +47,6 @@ export function createApiRoutes(modules: ApiModules, elsewhere: { turns: Route[]
     ...m.llmModels.routes,
     ...elsewhere.turns,
     ...m.events.routes,
+    ...m.webhooks.routes,
   ];
 }

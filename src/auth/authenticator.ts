@@ -1,7 +1,7 @@
 import { UnauthorizedError } from '../errors.js';
-import type { Authenticate, Exchange } from '../http/pipeline.js';
+import type { Authenticate, Exchange } from '../http/index.js';
 import type { Principal } from './principal.js';
-import { parseQuery } from '../http/pipeline.js';
+import { parseQuery } from '../http/index.js';
 import { preparedSql, type Store } from '../db/index.js';
 import { hashApiKey } from './api-key.js';
 import { looksLikeJwt, parseAuthorization } from './credentials.js';
@@ -62,7 +62,7 @@ const VERIFY_API_KEY = preparedSql(
 
 /**
  * API keys: one indexed query (SHA-256 lookup joined with the user) checks existence, expiry and
- * revocation; the authenticator's cache decides how often it runs (docs/decisions.md, "Authentication").
+ * revocation; the authenticator's cache decides how often it runs (docs/decisions/0015-credential-check-cache.md).
  */
 export function createApiKeyVerifier(store: Store): TokenVerifier {
   return async function verifyApiKey(token) {

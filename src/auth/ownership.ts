@@ -2,8 +2,8 @@ import { ForbiddenError, NotFoundError } from '../errors.js';
 import type { Principal } from './principal.js';
 
 /**
- * The ownership half of the member/admin matrix (docs/decisions.md, "Roles: the member/admin
- * matrix"); the role half is each route's `auth` mode. Declared once here, used by every
+ * The ownership half of the member/admin matrix
+ * (docs/decisions/0018-member-admin-matrix.md); the role half is each route's `auth` mode. Declared once here, used by every
  * service that loads an owned row, and read by the authorization matrix test.
  */
 

@@ -12,7 +12,7 @@ export interface SessionOwnersOptions {
   maxEntries: number;
 }
 
-/** Reuse window and size used by the app (docs/decisions.md, "Session owners known to an instance"). */
+/** Reuse window and size used by the app (docs/decisions/0078-session-owners-and-guarded-agent-insert.md). */
 export const SESSION_OWNERS_DEFAULTS: SessionOwnersOptions = { ttlMs: 10_000, maxEntries: 20_000 };
 
 /**

@@ -45,3 +45,7 @@ export async function createBus(opts: BusOptions): Promise<Bus> {
     }
   }
 }
+export { catalogued } from './session-event.js';
+export { createKeyedChain } from './keyed-chain.js';
+export type { Presence } from './ports.js';
+export { RecencyMap } from './recency-map.js';

@@ -6,8 +6,8 @@
  * at most once per `idleMs / 16` (a sweep allocates an iterator; these maps are written for
  * every event). Under a steady load of new sessions the map holds about rate × idleMs entries
  * and then stops growing; an entry past its idle time is never returned, even when no sweep
- * has dropped it yet. Why recency in time and not only a count: docs/decisions.md, "Per-session
- * caches forget idle sessions".
+ * has dropped it yet. Why recency in time and not only a count:
+ * docs/decisions/0079-per-session-caches-forget-idle.md.
  */
 export interface RecencyMapOptions {
   /** Entries kept at most; the one written longest ago goes first. */

@@ -31,7 +31,7 @@ export function stampEvent(sessionId: string, input: NewEvent, prev: EventTail, 
 
 /**
  * Stored events as the catalogue's union (schemas/events.ts). The log stores any event; every
- * event this service appends is built through the catalogue (actors/turn-events.ts, session
+ * event this service appends is built through the catalogue (src/turns/turn-events.ts, session
  * create), so this is the one place that reads them back as the typed union.
  */
 export function catalogued<E extends SessionEvent>(event: E): CataloguedEvent;

@@ -21,9 +21,11 @@ export const BUILTIN_CAPABILITY_IDS = [
 /** Operator settings of the built-in capabilities (defaults: none). */
 export interface BuiltinCapabilityOptions {
   webFetch?: WebFetchCapabilityOptions;
+  /** The `mcp` capability (mcp/capability.ts; it owns connections, so the app builds and closes it), listed last. */
+  mcp?: Capability;
 }
 
-/** The seven built-in capabilities, in listing order (a fresh array each call). */
+/** The seven built-in capabilities, in listing order, then `mcp` when given (a fresh array each call). */
 export function builtinCapabilities(opts: BuiltinCapabilityOptions = {}): Capability[] {
   return [
     currentTimeCapability,
@@ -33,5 +35,6 @@ export function builtinCapabilities(opts: BuiltinCapabilityOptions = {}): Capabi
     sessionStorageCapability,
     sessionScheduleCapability,
     sessionSqlDatabaseCapability,
+    ...(opts.mcp ? [opts.mcp] : []),
   ];
 }

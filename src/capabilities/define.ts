@@ -5,8 +5,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Type, type Static, type TObject, type TUnsafe } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
-import { ajv, resolveRef } from '../validation/ajv.js';
-import { applyDefaults } from '../validation/defaults.js';
+import { ajv, resolveRef } from '../validation/index.js';
+import { applyDefaults } from '../validation/index.js';
 import {
   ToolError,
   type Capability,

@@ -5,6 +5,8 @@ export type {
   CapabilityConfig,
   CapabilityRef,
   ContentPart,
+  DynamicTools,
+  DynamicToolsContext,
   Feature,
   JsonSchema,
   ResolvedCapabilities,
@@ -52,18 +54,24 @@ export type { CapabilityRegistry, CapabilityRegistryOptions } from './registry.j
 export { BUILTIN_CAPABILITY_IDS, builtinCapabilities } from './builtin.js';
 export { buildSystemPrompt, normalizeCapabilityRef, resolveCapabilities, validateCapabilityRefs } from './resolve.js';
 export type { CapabilityLayers, CapabilityLookup } from './resolve.js';
+export { withDynamicTools } from './dynamic-tools.js';
 export { capabilityView } from './capability-view.js';
 export type { CapabilityView, ToolView } from './capability-view.js';
 export { defineCapability, defineTool, jsonResult, textResult, toToolError } from './define.js';
 export type { CapabilitySpec, ToolSpec } from './define.js';
 
 export { createWebFetchCapability } from './web-fetch/capability.js';
+export { createMcpCapability, DEFAULT_MCP_OPTIONS, MCP_CAPABILITY_ID } from './mcp/capability.js';
+export type { McpCapability, McpCapabilityOptions } from './mcp/capability.js';
+export { mcpOptionsOf } from './mcp/settings.js';
 export { blockedAddressReason, isHostRuleMatch, metadataAddressReason, parseHostAllowlist } from './web-fetch/address-policy.js';
 export type { HostRule } from './web-fetch/address-policy.js';
 export { portOf, systemResolver } from './web-fetch/safe-fetch.js';
+export { requestPinned } from './web-fetch/pinned-request.js';
 export type { ResolvedAddress, Resolver } from './web-fetch/safe-fetch.js';
 export type { WebFetchCapabilityOptions } from './web-fetch/capability.js';
 export type { HtmlConverter } from './web-fetch/content.js';
+export { htmlConverterOf } from './web-fetch/html-converter.js';
 export type { SqliteDatabase } from './sql/sqlite-engine.js';
 export { createSqlSandbox, DEFAULT_SQL_SANDBOX_OPTIONS, SqlTimeoutError } from './sql/sql-sandbox.js';
 export type { SqlSandbox, SqlSandboxOptions } from './sql/sql-sandbox.js';

@@ -1,8 +1,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { addFormatOnce, ajv } from '../validation/ajv.js';
+import { addFormatOnce, ajv } from '../validation/index.js';
 import { builtinCapabilities, type BuiltinCapabilityOptions } from './builtin.js';
 import { isValidTimeZone } from './time-zone.js';
-import type { Capability } from './types.js';
+import type { Capability, CapabilityConfig } from './types.js';
 
 export interface CapabilityRegistryOptions {
   /** The capabilities to serve (default: the seven built-ins). */
@@ -38,8 +38,8 @@ export function createCapabilityRegistry(opts: CapabilityRegistryOptions = {}) {
     validateConfig(id: string, config: unknown): string[] | null {
       const validate = validators.get(id);
       if (!validate) return [`Unknown capability: ${id}`];
-      if (validate(config)) return null;
-      return [...new Set((validate.errors ?? []).map(describeConfigError))];
+      if (!validate(config)) return [...new Set((validate.errors ?? []).map(describeConfigError))];
+      return byId.get(id)?.checkConfig?.(config as CapabilityConfig) ?? null;
     },
   };
 }

@@ -76,6 +76,22 @@ export interface Capability {
   dependencies: string[];
   /** Tool name → display name. */
   displayNames: Readonly<Record<string, string>>;
+  /**
+   * Tools known only at run time (MCP servers): listed when a turn starts, from the resolved
+   * config. Never throws for an unreachable source: `prompt` tells the LLM what is missing.
+   */
+  dynamicTools?(config: CapabilityConfig, ctx: DynamicToolsContext): Promise<DynamicTools>;
+  /** Checks beyond the JSON Schema (e.g. URL address policy), run on write; readable messages or null. */
+  checkConfig?(config: CapabilityConfig): string[] | null;
+}
+
+/** What listing run-time tools may use: the session's identity and secrets (header values by reference). */
+export type DynamicToolsContext = Pick<ToolContext, 'session_id' | 'org_id' | 'secrets'>;
+
+export interface DynamicTools {
+  tools: ToolDefinition[];
+  /** Appended to the capability's instructions for this turn (e.g. a server that could not be reached). */
+  prompt: string;
 }
 
 /** A capability item on a harness, agent or session: an id, or `{ref, config?}`. */

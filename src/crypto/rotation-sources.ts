@@ -29,6 +29,19 @@ export function createRotationSources(store: Pick<Store, 'sql'>): RotationSource
       blobColumn: 'ciphertext',
       purpose: 'user_connection.api_key',
     }),
+    // Webhook signing secrets (src/webhooks/secrets.ts): the current one and, during a rotation's overlap, the previous.
+    createSqlRotationSource(store, {
+      name: 'webhook_endpoints.secret',
+      table: 'webhook_endpoints',
+      blobColumn: 'secret_encrypted',
+      purpose: 'webhook_endpoint.secret',
+    }),
+    createSqlRotationSource(store, {
+      name: 'webhook_endpoints.previous_secret',
+      table: 'webhook_endpoints',
+      blobColumn: 'previous_secret_encrypted',
+      purpose: 'webhook_endpoint.previous_secret',
+    }),
     // The stored JWT signing key (src/auth/jwt-secret.ts): instance-wide, sealed for org `instance`.
     createSqlRotationSource(store, {
       name: 'auth_secrets.value',

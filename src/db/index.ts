@@ -24,3 +24,6 @@ export { modelProviderSql } from './model-provider-sql.js';
 export type { ModelProviderRow } from './model-provider-sql.js';
 export { preparedSql } from './prepared-sql.js';
 export type { PreparedSql } from './prepared-sql.js';
+export { acquireDataDirLock } from './data-dir-lock.js';
+export type { DataDirLock } from './data-dir-lock.js';
+export type { EmbeddedDatabase } from './pglite-thread.js';

@@ -2,7 +2,7 @@
  * The configuration a session runs with (spec 3.4 rules 2 and 3): a copy of its harness and
  * agent as they were when the session was created, the agent part replaced when PATCH switches
  * the agent. Later edits of the agent or harness rows do not reach the session. Stored in
- * `sessions.config` (migration 0010); see docs/decisions.md "Session configuration snapshots".
+ * `sessions.config` (migration 0010); see docs/decisions/0042-session-configuration-snapshot.md.
  */
 import type { CapabilityItemInput } from '../../schemas/capabilities.js';
 import type { ClientToolInput } from '../../schemas/agents.js';
@@ -24,7 +24,7 @@ export interface AgentSnapshot extends HarnessSnapshot {
 
 /**
  * What the session itself was created with beyond the spec's fields (earlier public API; see
- * docs/decisions.md, "Compatibility with the earlier public API"). Kept across agent switches.
+ * docs/decisions/0044-earlier-api-aliases.md). Kept across agent switches.
  */
 export interface SessionAdditions {
   /** Client tools of this session only, merged with the agent's (the session's win a name clash). */

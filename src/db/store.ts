@@ -64,8 +64,8 @@ export async function createStore({
       await warnOnPoolSizing(orm, { poolMax, instances: expectedInstances }, log);
       return { orm };
     }
-    // PGlite runs on its own thread behind the PostgreSQL wire protocol (docs/decisions.md,
-    // "Embedded database off the request thread"): the service uses distributed mode's driver.
+    // PGlite runs on its own thread behind the PostgreSQL wire protocol
+    // (docs/decisions/0076-pglite-off-thread.md): the service uses distributed mode's driver.
     const { thread: embedded, connections } = await (embeddedDatabase ?? startEmbeddedDatabase({ dataDir, poolMax, log }));
     try {
       const orm = (await PostgresOrm.init({

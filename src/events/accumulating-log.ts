@@ -4,7 +4,7 @@
  * the listing and the SSE hub read through this.
  */
 import { LRUCache } from 'lru-cache';
-import type { EventLog, EventSubscription, SessionEvent } from '../bus/ports.js';
+import type { EventLog, EventSubscription, SessionEvent } from '../bus/index.js';
 import { deltaRole, DeltaTexts, needsText } from './delta-text.js';
 
 export interface AccumulatingLogOptions {

@@ -6,7 +6,7 @@
  * `accumulated` from the deltas of the same message, which start after the message's
  * `output.message.started` (or `reason.thinking.started`) of the turn. Pure: no I/O here.
  */
-import type { SessionEvent } from '../bus/ports.js';
+import type { SessionEvent } from '../bus/index.js';
 
 /** The delta types whose `accumulated` is derived, each with the event that starts its text. */
 const STARTED_BY: Readonly<Record<string, string>> = {

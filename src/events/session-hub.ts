@@ -1,7 +1,8 @@
-import type { Bus, EventSubscription, SessionEvent } from '../bus/ports.js';
-import { formatSseFrame } from '../http/sse-frame.js';
-import { flowingFrame, type SseStream } from '../http/sse-stream.js';
+import type { Bus, EventSubscription, SessionEvent } from '../bus/index.js';
+import { formatSseFrame } from '../http/index.js';
+import { flowingFrame, type SseStream } from '../http/index.js';
 import type { Logger } from '../log.js';
+import { abortableSleep as sleep, pauseMs, retry, retryPolicies } from '../retry/index.js';
 import { passesFilter, type EventFilter } from './event-filter.js';
 import { FrameRing, type Frame } from './frame-ring.js';
 
@@ -17,15 +18,6 @@ const UNWATCH_GRACE_MS = 5_000;
 const REPLAY_PAGE = 500;
 /** A replay read serialises at most about this much frame text (UTF-16 units); the client's next read goes on from there. */
 const REPLAY_MAX_CHARS = 4 * 1024 * 1024;
-/**
- * A session feed that fails (e.g. a log read timing out under load) is reopened from the last
- * delivered sequence up to this many times in a row before its clients are reset: resetting
- * makes every client of the session reconnect at once, which is heavier than one re-subscribe.
- */
-const FEED_RETRIES = 3;
-const FEED_RETRY_MS = 200;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Client {
   stream: SseStream;
@@ -74,16 +66,10 @@ export function createSessionHub({ bus, log }: { bus: Pick<Bus, 'events' | 'sign
    * Log reads behind attach (the tail, replay pages) are retried a few times: a transient failure
    * (a read timing out under load) would otherwise reset every stream waiting on it.
    */
-  async function withRetries<T>(sessionId: string, what: string, fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (attempt > FEED_RETRIES) throw err;
-        log.warn({ err, sessionId, attempt }, `${what} failed; retrying`);
-        await sleep(FEED_RETRY_MS * attempt);
-      }
-    }
+  function withRetries<T>(sessionId: string, what: string, fn: () => Promise<T>): Promise<T> {
+    return retry(fn, retryPolicies.sessionFeed, {
+      onRetry: ({ err, attempt }) => log.warn({ err, sessionId, attempt }, `${what} failed; retrying`),
+    });
   }
 
   async function openWatch(sessionId: string): Promise<Watch> {
@@ -115,13 +101,13 @@ export function createSessionHub({ bus, log }: { bus: Pick<Bus, 'events' | 'sign
         break; // closed: the watch was dropped, the session deleted or the bus closed
       } catch (err) {
         failures++;
-        if (w.dropped || failures > FEED_RETRIES) {
+        if (w.dropped || failures >= retryPolicies.sessionFeed.maxAttempts) {
           log.warn({ err, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
           break;
         }
         log.warn({ err, sessionId: w.sessionId, attempt: failures }, 'session event subscription failed; reopening it');
         w.sub.close();
-        await sleep(FEED_RETRY_MS * failures);
+        await sleep(pauseMs(retryPolicies.sessionFeed.backoff, failures));
         if (w.dropped) break;
         try {
           // Resumes exactly after the last event published to this session's clients.

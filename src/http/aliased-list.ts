@@ -2,8 +2,8 @@ import { type EncodedJsonReply, encodedFrom } from './reply.js';
 
 /**
  * A JSON list reply whose `data` array also appears under `alias` (`agents`, `sessions`,
- * `messages`: the keys the earlier public API's SDK reads; docs/decisions.md, "Compatibility
- * with the earlier public API"). Replies are serialised with plain `JSON.stringify`, which
+ * `messages`: the keys the earlier public API's SDK reads;
+ * docs/decisions/0044-earlier-api-aliases.md). Replies are serialised with plain `JSON.stringify`, which
  * would walk a shared array once per key and encode its text twice; here the array is
  * serialised and UTF-8 encoded once and its bytes copied under both keys, so the alias costs a
  * memory copy and the bytes on the wire.

@@ -1,6 +1,6 @@
 /**
- * Cross-origin access for browser clients (CORS_ALLOWED_ORIGINS; docs/decisions.md, "CORS and
- * SSE resume precedence"). Off when the setting is empty: no policy object exists then, and
+ * Cross-origin access for browser clients (CORS_ALLOWED_ORIGINS;
+ * docs/decisions/0051-cors.md). Off when the setting is empty: no policy object exists then, and
  * neither the transport nor the pipeline does any CORS work per request.
  *
  * Credentials are never allowed (no `Access-Control-Allow-Credentials`): callers authenticate

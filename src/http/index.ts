@@ -22,3 +22,8 @@ export { encodedFrom } from './reply.js';
 export type { Reply, ReplyOf, JsonReply, EmptyReply, RawReply, SseReply, EncodedJsonReply, ResponseSchemas } from './reply.js';
 export { SseStream } from './sse-stream.js';
 export { formatSseFrame } from './sse-frame.js';
+export { aliasedListReply } from './aliased-list.js';
+export { parseMultipart } from './multipart.js';
+export { encodedJsonReply } from './reply.js';
+export { flowingFrame } from './sse-stream.js';
+export { storedContentHeaders } from './stored-content.js';

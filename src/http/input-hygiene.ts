@@ -2,8 +2,8 @@ import { InvalidRequestError } from '../errors.js';
 import { isStorableText } from '../storable-text.js';
 
 /**
- * Input hygiene that every request gets before validation (docs/decisions.md, "Input hygiene and
- * the transport edge"). Strings must be well-formed Unicode without NUL: PostgreSQL text refuses
+ * Input hygiene that every request gets before validation
+ * (docs/decisions/0039-input-hygiene.md). Strings must be well-formed Unicode without NUL: PostgreSQL text refuses
  * NUL, and lone surrogates cannot be encoded as UTF-8 for the database, the event log or an LLM.
  * JSON bodies are scanned once, byte by byte, before JSON.parse: nesting beyond the limit is refused
  * there, because a deep document overflows the stack of every recursive walker after the parser

@@ -51,7 +51,7 @@ export function flowingFrame(frame: string): string {
  * stream cycles at the first check that finds `quietMs` without an event written and nothing
  * buffered. If none comes, it stops writing events `quietMs` before 120 % (the client gets
  * them after reconnecting with since_id) and cycles at 120 %, so `disconnecting` always
- * follows a quiet gap and is a write of its own (docs/decisions.md, issue 17).
+ * follows a quiet gap and is a write of its own (docs/decisions/0050-sse-cycling-at-quiet-moment.md).
  */
 export class SseStream implements SseTimerTarget {
   #sink: SseSink;

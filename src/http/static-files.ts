@@ -7,8 +7,8 @@ import type { Exchange } from './exchange.js';
 import type { Reply } from './reply.js';
 
 /**
- * Public static files under a mount path (the web console at /console; docs/decisions.md,
- * "Web console"). Every file is read once when the site is built, so a request is a map lookup
+ * Public static files under a mount path (the web console at /console;
+ * docs/decisions/0061-web-console.md). Every file is read once when the site is built, so a request is a map lookup
  * on the exact path: nothing a client sends ever reaches the file system (no traversal, no
  * symlink games, no race with files changing underneath). Only the extensions of CONTENT_TYPES
  * are served; everything else under the folder is ignored.

@@ -232,7 +232,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     listen(): Promise<number> {
       return new Promise((resolve, reject) => {
         // Exclusive: without it uSockets sets SO_REUSEPORT, and a second instance on the same port
-        // would silently share the connections (docs/decisions.md, "Single writer").
+        // would silently share the connections (docs/decisions/0053-single-writer-data-dir-lock.md).
         // The typings lack the (host, port, options, cb) form the native listen has.
         const listenExclusive = app.listen as unknown as (
           host: string,
@@ -305,7 +305,7 @@ class UwsSseSink implements SseSink {
 /**
  * uWS writes a `uWebSockets: 20` header on every response unless its loop is "silent"; the only
  * switch is the undocumented, untyped `_cfg('silent')` of uWebSockets.js. Its canned 400/431/505
- * pages still name the library (docs/decisions.md, "Input hygiene and the transport edge").
+ * pages still name the library (docs/decisions/0039-input-hygiene.md).
  */
 function silenceServerBanner(): void {
   (uws as unknown as { _cfg?: (key: string) => void })._cfg?.('silent');

@@ -1,9 +1,9 @@
 import type { ErrorObject } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
 import { InvalidRequestError } from '../errors.js';
-import { addNamedSchemas, ajv, resolveRef } from '../validation/ajv.js';
-import { coerceText } from '../validation/coerce.js';
-import { applyDefaults } from '../validation/defaults.js';
+import { addNamedSchemas, ajv, resolveRef } from '../validation/index.js';
+import { coerceText } from '../validation/index.js';
+import { applyDefaults } from '../validation/index.js';
 import { assertFiniteNumbers } from './input-hygiene.js';
 
 /**

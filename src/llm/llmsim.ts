@@ -1,6 +1,7 @@
 import { LlmError } from './errors.js';
 import { defaultLlmsimLimits, parseLlmsimScript, type LlmsimLimits, type LlmsimScript } from './llmsim-directives.js';
-import { abortableSleep, streamWithRetries, type LlmRetryOptions } from './retry.js';
+import { abortableSleep } from '../retry/index.js';
+import { streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmRequest, LlmStreamEvent, LlmToolMessage, LlmUserMessage } from './types.js';
 

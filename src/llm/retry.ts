@@ -1,9 +1,11 @@
+import { abortableSleep, abortReason, type RetryPolicy, retrier, retryPolicies } from '../retry/index.js';
 import { type LlmError, toLlmError } from './errors.js';
 import type { LlmStreamEvent } from './types.js';
 
-export const DEFAULT_LLM_MAX_RETRIES = 3;
-export const DEFAULT_LLM_RETRY_BASE_DELAY_MS = 500;
-export const DEFAULT_LLM_RETRY_MAX_DELAY_MS = 30_000;
+const { llmCall } = retryPolicies;
+export const DEFAULT_LLM_MAX_RETRIES = llmCall.maxAttempts - 1;
+export const DEFAULT_LLM_RETRY_BASE_DELAY_MS = llmCall.backoff.firstMs;
+export const DEFAULT_LLM_RETRY_MAX_DELAY_MS = llmCall.backoff.maxMs;
 /** A Retry-After longer than this is not waited for: the error surfaces at once. */
 export const DEFAULT_LLM_MAX_RETRY_AFTER_MS = 60_000;
 
@@ -20,22 +22,6 @@ export interface LlmRetryOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** Sleeps `ms` milliseconds; rejects with the abort reason if the signal fires first. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal!));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Fresh defaults (style rule 15). */
 export function defaultLlmRetryOptions(): LlmRetryOptions {
   return {
@@ -45,17 +31,6 @@ export function defaultLlmRetryOptions(): LlmRetryOptions {
     maxRetryAfterMs: DEFAULT_LLM_MAX_RETRY_AFTER_MS,
     sleep: abortableSleep,
   };
-}
-
-/** The error an aborted stream rejects with: the signal's reason, or an AbortError. */
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-}
-
-function retryDelayMs(attempt: number, err: LlmError, opts: LlmRetryOptions): number | undefined {
-  if (err.retryAfterMs !== undefined) return err.retryAfterMs <= opts.maxRetryAfterMs ? err.retryAfterMs : undefined;
-  const exp = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** attempt);
-  return Math.round(exp * (0.5 + Math.random() * 0.5));
 }
 
 /**
@@ -69,7 +44,13 @@ export async function* streamWithRetries(
   signal: AbortSignal | undefined,
   opts: LlmRetryOptions,
 ): AsyncGenerator<LlmStreamEvent> {
-  for (let attempt = 0; ; attempt++) {
+  const attempts = retrier<LlmError>(llmPolicy(opts), {
+    signal,
+    sleep: opts.sleep,
+    retryable: (err) => isRetryable(err, opts),
+    pauseFor: (err) => err.retryAfterMs,
+  });
+  for (;;) {
     let yielded = false;
     try {
       for await (const event of open()) {
@@ -81,9 +62,7 @@ export async function* streamWithRetries(
     } catch (err) {
       if (signal?.aborted) throw abortReason(signal);
       const llmErr = toLlmError(err);
-      const delay = yielded || !llmErr.retryable || attempt >= opts.maxRetries ? undefined : retryDelayMs(attempt, llmErr, opts);
-      if (delay === undefined) throw llmErr;
-      await opts.sleep(delay, signal);
+      if (yielded || !(await attempts.failed(llmErr))) throw llmErr;
     }
   }
 }
@@ -99,4 +78,18 @@ export async function callWithRetries<T>(call: () => Promise<T>, signal: AbortSi
     // no events: the call's result is captured above
   }
   return result as T;
+}
+
+/** The llmCall policy with a provider record's numbers. */
+function llmPolicy(opts: LlmRetryOptions): RetryPolicy {
+  return {
+    ...llmCall,
+    maxAttempts: opts.maxRetries + 1,
+    backoff: { ...llmCall.backoff, firstMs: opts.baseDelayMs, maxMs: opts.maxDelayMs },
+  };
+}
+
+/** A retryable error, unless it asks for a wait longer than the caller honours (it surfaces at once). */
+function isRetryable(err: LlmError, opts: LlmRetryOptions): boolean {
+  return err.retryable && (err.retryAfterMs === undefined || err.retryAfterMs <= opts.maxRetryAfterMs);
 }

@@ -12,8 +12,8 @@ const END_GRACE_MS = 1_000;
  * makes the request (auth, headers, timeouts, its error classes for non-2xx answers) and hands
  * over the body (`.asResponse()`); reading it here costs less than the SDKs' stream layers, which
  * run every chunk through several async generators and a promise race, and cancel the body after
- * the last event before the body has ended, aborting the fetch (docs/decisions.md, "Vendor
- * streams read with eventsource-parser").
+ * the last event before the body has ended, aborting the fetch
+ * (docs/decisions/0085-vendor-streams-eventsource-parser.md).
  *
  * `isLast(message)` names the vendor's final event: after it the body is read to its end (up to
  * `END_GRACE_MS`) instead of cancelled, so the connection goes back to the pool without an abort.

@@ -7,3 +7,7 @@ export type { Timeseries, TimeseriesPoint, TaskCountSource, InstanceMinutes } fr
 export { TaskCounts, TASK_METRICS, TIMESERIES_RETENTION_MINUTES } from './task-counts.js';
 export type { TaskMetric, MinuteCounts } from './task-counts.js';
 export { METRIC_PREFIX } from './names.js';
+export { createInstanceOps } from './instance-ops.js';
+export { createTracing, otlpTracesUrl } from './tracing.js';
+export { createIdTracing, stampEvents } from './tracing.js';
+export type { TraceAttributes, TraceSpan, Tracing } from './tracing.js';

@@ -4,8 +4,8 @@
  * (running ones finish) and `/health` answers 503 `{"drain":"draining"}` so the load balancer
  * sends it no new requests; open SSE streams stay until their cycle moves them (SSE_CYCLE_MS).
  */
-import type { HealthCheck } from '../api/system/index.js';
-import type { InstanceStatus, OpsHooks } from '../bus/ports.js';
+import type { DependencyCheck as HealthCheck } from './prometheus.js';
+import type { InstanceStatus, OpsHooks } from '../bus/index.js';
 import type { Logger } from '../log.js';
 
 export interface InstanceOpsDeps {

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { withDeadline } from '../retry/index.js';
 import { METRIC_PREFIX } from './names.js';
 
 /** A dependency probe (the same ones `/health` runs): throws when it is unreachable. */
@@ -68,13 +69,10 @@ export function createPrometheusRegistry({ checks, info, checkTimeoutMs = 2000 }
 }
 
 async function probe(c: DependencyCheck, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([c.check(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), timeoutMs)))]);
+    await withDeadline(c.check(), timeoutMs);
     return true;
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }

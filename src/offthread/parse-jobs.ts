@@ -1,13 +1,13 @@
 /**
  * The jobs the parse pool runs off the event loop, and the one function that runs any of them
  * (in a worker, or inline where no pool is wired). Each parser here was measured to take
- * seconds on hostile input of a few KB to a few MB (docs/decisions.md, "Caller-controlled
- * parsers and patterns"), so none of them may run on the thread that serves HTTP.
+ * seconds on hostile input of a few KB to a few MB
+ * (docs/decisions/0047-caller-documents-bounded.md), so none of them may run on the thread that serves HTTP.
  */
-import { firstNonCompilingSchema } from '../api/agents/client-tools.js';
-import { parseDefinition, type DefinitionFormat } from '../api/agents/definition-format.js';
+import { firstNonCompilingSchema } from './client-tool-schemas.js';
+import { parseDefinition, type DefinitionFormat } from './definition-parse.js';
 import { AppError } from '../errors.js';
-import { convertHtml } from '../capabilities/web-fetch/html-conversion.js';
+import { convertHtml } from './html-conversion.js';
 
 export type ParseJobInput =
   | { kind: 'agent-definition'; raw: Uint8Array; contentType: string | undefined }

@@ -2,7 +2,7 @@
  * Regular expressions that callers supply (grep patterns, globs) run in re2js, a port of RE2:
  * matching time grows linearly with the input whatever the pattern, so `^(a+)+$` cannot stall
  * the event loop the way it does in V8's backtracking engine. The price is RE2 syntax: no
- * backreferences and no lookaround (docs/decisions.md, "Caller-controlled parsers and patterns").
+ * backreferences and no lookaround (docs/decisions/0047-caller-documents-bounded.md).
  *
  * Linear is not bounded, though: the constant is the compiled program's size, which counted
  * repeats multiply (`(a|b|…){1000}` is thousands of instructions, each stepped for every input

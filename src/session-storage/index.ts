@@ -18,3 +18,4 @@ export type { ScheduleClaim, ScheduleQueue } from './schedule-queue.js';
 export { createToolStorageFactory, createImageSource } from './tool-context.js';
 export type { ToolStorage } from './tool-context.js';
 export type { KeyringInput } from './keyring-source.js';
+export { inTransaction, iso, isoOrNull, lockKey } from './sql.js';

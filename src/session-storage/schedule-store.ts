@@ -49,7 +49,7 @@ export function toScheduleInfo(r: ScheduleRow): ScheduleInfo {
 /**
  * One session's schedules on `session_schedules` (the `SessionSchedules` port). Creation holds
  * the session's schedule lock, so the active limit holds under concurrent calls. Firing is the
- * scheduler's job (`schedule-queue.ts`, `actors/scheduler.ts`).
+ * scheduler's job (`schedule-queue.ts`, `actors/scheduler/scheduler.ts`).
  */
 export function createSessionSchedules(db: StorageDb, { sessionId, orgId, maxSchedules }: SessionSchedulesScope): SessionSchedules {
   return {

@@ -15,7 +15,7 @@ export interface StorageSession {
   capabilities: CapabilityRef[];
 }
 
-/** A session that lacks the capability behind a storage route: 404 (see docs/decisions.md). */
+/** A session that lacks the capability behind a storage route: 404 (see docs/decisions/0024-session-files-and-storage-routes.md). */
 export class FeatureNotEnabledError extends NotFoundError {
   constructor(feature: Feature) {
     super(`Not found: this session has no ${feature} capability`);

@@ -1,6 +1,6 @@
 /**
  * The storage side of the turn engine's ports: per-session tool storage (`ToolContextFactory`
- * in actors/tool-context.ts) and the images of `image_file` parts (`ImageSource`).
+ * in actors/session/steps/tool-context.ts) and the images of `image_file` parts (`ImageSource`).
  */
 import {
   CONNECTION_SECRET_PREFIX,

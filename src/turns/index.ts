@@ -5,17 +5,18 @@ export { createSessionStatus } from './session-status.js';
 export type { SessionStatusStore, SessionTurnRow, TurnSessionStatus } from './session-status.js';
 export { startJob, resumeJob, parseTurnJob } from './turn-job.js';
 export type { TurnJobData } from './turn-job.js';
-export { decideTurnStep, evolveTurn, foldTurn, initialTurnState } from './turn-decider.js';
-export type { DecideInput, StepState, TurnDecision, TurnState } from './turn-decider.js';
+export { decideTurnStep } from './turn-decider.js';
+export type { DecideInput, TurnDecision } from './turn-decider.js';
+export { evolveTurn, foldTurn, initialTurnState } from './turn-state.js';
+export type { StepState, TurnState } from './turn-state.js';
+export { cancelEvents, stepClosingEvents } from './turn-event-groups.js';
 export {
   addUsage,
-  cancelEvents,
   CANCEL_INPUT_TEXT,
   CLIENT_TOOL_SOURCE,
   CANCELLED_OUTPUT_TEXT,
   CANCELLED_TOOL_ERROR,
   INTERRUPTED_TOOL_ERROR,
-  stepClosingEvents,
   textPart,
   toolTags,
   turnEvents,

@@ -59,6 +59,17 @@ const BEGIN = preparedSql(
    where s.id = prev.id and not (?::uuid = any(s.void_turn_ids)) and (s.begun_turn_id is null or s.begun_turn_id <= ?::uuid)
    returning prev.begun_turn_id is distinct from ?::uuid as first, s.cancel_requested_turn_id = ?::uuid as cancel_requested`,
 );
+/**
+ * A start whose job is gone before any worker began it (the queue lost it): voided, so a late
+ * copy never runs, and the session idle again; refused once the turn began.
+ */
+const ABANDON_UNBEGUN = preparedSql(
+  'session-status.abandon-unbegun',
+  `update sessions set void_turn_ids = (array_append(void_turn_ids, ?::uuid))[greatest(1, cardinality(void_turn_ids) - 14):],
+     status = 'idle', updated_at = now()
+   where id = ? and current_turn_id = ?::uuid and status in ('active', 'waiting_for_tool_results')
+     and (begun_turn_id is null or begun_turn_id < ?::uuid) returning id`,
+);
 const IS_VOID = preparedSql('session-status.is-void', `select 1 as void from sessions where id = ? and ?::uuid = any(void_turn_ids)`);
 const MARK_IDLE = preparedSql(
   'session-status.mark-idle',
@@ -114,6 +125,10 @@ export function createSessionStatus(store: Store) {
      */
     voidTurn(sessionId: string, turnId: string): Promise<boolean> {
       return changed(VOID_TURN, [turnId, sessionId, turnId]);
+    },
+    /** The turn's job is gone and no worker began it: true when the session is idle again (its message never reached the log). */
+    abandonUnbegun(sessionId: string, turnId: string): Promise<boolean> {
+      return changed(ABANDON_UNBEGUN, [turnId, sessionId, turnId, turnId]);
     },
     async isVoid(sessionId: string, turnId: string): Promise<boolean> {
       return (await store.sql(IS_VOID, [sessionId, turnId])).length > 0;

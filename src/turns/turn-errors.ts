@@ -4,7 +4,7 @@
  * `TurnStoppedError` means this worker must stop touching the turn (cancelled work that is
  * finished elsewhere, a lost claim, a deleted session, shutdown).
  */
-import { UnstorableEventError } from '../bus/unstorable-event.js';
+import { UnstorableEventError } from '../bus/index.js';
 import { LlmError } from '../llm/index.js';
 import type { TurnErrorCode } from './turn-events.js';
 

@@ -5,7 +5,7 @@
  * client tool results or is being cancelled while suspended; their queue-level id is fresh
  * (the queue deduplicates by it), the turn id is in the payload.
  */
-import type { NewEvent, TurnJob } from '../bus/ports.js';
+import type { NewEvent, TurnJob } from '../bus/index.js';
 import { newId } from '../ids.js';
 import type { TurnRef } from './turn-events.js';
 

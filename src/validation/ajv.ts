@@ -20,7 +20,7 @@ export const ajv = new Ajv({
   coerceTypes: false,
   // No optimisation pass over the generated code: it was ~45 % of compiling the routes'
   // validators at start (ajv compiles them all then, style rule 6), and the validators it
-  // produced checked requests no faster (docs/decisions.md, "Start-up phases and cuts").
+  // produced checked requests no faster (docs/decisions/0066-start-up-phases-and-cuts.md).
   code: { optimize: false },
 });
 addFormats(ajv);

@@ -20,7 +20,7 @@ import { SecretLedger, createKey, createOrgWithAdmin, createUser, login, type Or
  *    caller's own namespace, e.g. a PUT upsert); in every case the response carries no data of
  *    organisation 1 and every listed item belongs to organisation 2 (or to nobody: built-ins);
  *  - an organisation 1 member on `admin` routes, and anyone but the operator on `operator` routes → 403;
- *  - the member/admin matrix (docs/decisions.md): an organisation 1 member on every `user`/`stream`
+ *  - the member/admin matrix (docs/decisions/0018-member-admin-matrix.md): an organisation 1 member on every `user`/`stream`
  *    route, addressing the admin's resources, gets 403 exactly where `MEMBER_OWNERSHIP_RULES`
  *    says so (`own_only`: every route of the resource; `change_own`: PATCH, PUT, DELETE) and is
  *    let through everywhere else; on resources the member created, nothing is 403; listings of
@@ -163,6 +163,7 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
     ['/v1/users', member.id],
     ['/v1/auth/api-keys', member.keyId],
     ['/v1/sessions', await seedSession(app, admin)],
+    ['/v1/webhooks', await seedWebhook(app, admin.key)],
   ]);
   type Item = { id?: unknown; organization_id?: unknown } | undefined;
   // Listed items count only when they say they are organisation 1's (built-in rows are shared);
@@ -203,6 +204,16 @@ async function seedOrg1(app: TestApp, secrets: SecretLedger): Promise<Org1> {
     ...resources.values(),
   ];
   return { admin, adminOwned, member, resources, markers };
+}
+
+/** A webhook endpoint of organisation 1 (a public literal address: creating it connects nowhere). */
+async function seedWebhook(app: TestApp, key: string): Promise<string> {
+  const r = await probe(app, 'POST', '/v1/webhooks', {
+    key,
+    body: { url: 'https://93.184.215.14/matrix', event_types: ['turn.completed'] },
+  });
+  assert.equal(r.status, 201, r.text);
+  return JSON.parse(r.text).endpoint.id;
 }
 
 /** A 1×1 PNG. */
@@ -256,12 +267,23 @@ async function seedMemberOwned(app: TestApp, org1: Org1): Promise<Map<string, st
 }
 
 /**
- * Routes whose auth mode the matrix in docs/decisions.md names explicitly (beyond what
+ * Routes whose auth mode the matrix in docs/decisions/0018-member-admin-matrix.md names explicitly (beyond what
  * `MEMBER_OWNERSHIP_RULES` covers); the generated checks below then hold them to it.
  */
 const PINNED_AUTH: Record<string, Route['auth']> = {
-  // Deployment-wide task counts of every organisation: the operator only (decisions, "Roles").
+  // Deployment-wide task counts of every organisation: the operator only (docs/decisions/0018-member-admin-matrix.md).
   'GET /v1/durable/metrics/timeseries': 'operator',
+  // Webhooks carry every session's events of the organisation: admins only, reads included (docs/decisions/0018).
+  'GET /v1/webhooks': 'admin',
+  'POST /v1/webhooks': 'admin',
+  'GET /v1/webhooks/:id': 'admin',
+  'PATCH /v1/webhooks/:id': 'admin',
+  'DELETE /v1/webhooks/:id': 'admin',
+  'POST /v1/webhooks/:id/rotate-secret': 'admin',
+  'POST /v1/webhooks/:id/test': 'admin',
+  'GET /v1/webhooks/:id/deliveries': 'admin',
+  'GET /v1/webhooks/:id/deliveries/:delivery_id': 'admin',
+  'POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver': 'admin',
 };
 
 test('authorization matrix - every credentialed route in app.routes', async (t) => {

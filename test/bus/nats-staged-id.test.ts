@@ -1,5 +1,5 @@
 /**
- * Issue 13, the SIGTERM straggler (bench/README "Fifth run"): on a replicated stream the leader
+ * Issue 13, the SIGTERM straggler (bench/README.md, "Fifth run"): on a replicated stream the leader
  * stages a publish's msg id (with stream sequence 0) before the replicas agree, and keeps it for
  * the whole duplicate window even when the publish is then refused (a broken chain: server 2.10
  * checks `expect.lastMsgID` only when applying). Every later publish of that id is acked

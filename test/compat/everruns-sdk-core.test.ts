@@ -3,8 +3,8 @@
  * TypeScript SDK (everruns/sdk, typescript/src/client.ts, v0.2.1) sends for a flow — raw
  * `Authorization: <key>`, `Content-Type: application/json` on every call, `/v1` paths, its
  * snake_case bodies — and asserts what the SDK reads back. The last test replays the reference
- * OpenAPI's request examples where they apply. docs/decisions.md, "Compatibility with the
- * earlier public API: aliases (items 1-4)".
+ * OpenAPI's request examples where they apply.
+ * docs/decisions/0044-earlier-api-aliases.md.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

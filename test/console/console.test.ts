@@ -61,7 +61,9 @@ describe('web console (chromium)', () => {
     await page.fill('input[name=key]', 'not-a-key');
     await page.click('form button[type=submit]');
     await page.waitForSelector('[role=alert]');
-    assert.match((await page.textContent('[role=alert]')) ?? '', /Unauthorized/);
+    const refusal = (await page.textContent('[role=alert]')) ?? '';
+    assert.match(refusal, /API key is not valid/);
+    assert.doesNotMatch(refusal, /Unauthorized/);
 
     await page.fill('input[name=key]', app.adminKey);
     await page.click('form button[type=submit]');

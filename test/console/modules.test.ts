@@ -73,4 +73,36 @@ describe('console modules', () => {
     assert.deepEqual(view.waiting, []);
     assert.equal(view.items.at(-1).text, 'Turn cancelled');
   });
+
+  it('backoffDelay: a quick first retry, doubling to a cap, spread ±50% by jitter', async () => {
+    const { backoffDelay, FIRST_RETRY_MS, MAX_BACKOFF_MS } = await load('lib/backoff.js');
+    assert.deepEqual(
+      [0, 1, 2, 3].map((n) => backoffDelay(n, 0.5)),
+      [FIRST_RETRY_MS, FIRST_RETRY_MS * 2, FIRST_RETRY_MS * 4, FIRST_RETRY_MS * 8],
+    );
+    assert.equal(backoffDelay(2, 0), FIRST_RETRY_MS * 2, 'half the base at the low end');
+    assert.equal(backoffDelay(2, 0.999_999), Math.round(FIRST_RETRY_MS * 4 * 1.499_999), 'half again at the high end');
+    assert.equal(backoffDelay(40, 0.5), MAX_BACKOFF_MS, 'capped');
+    const spread = new Set(Array.from({ length: 20 }, () => backoffDelay(3)));
+    assert.ok(spread.size > 10, 'two tabs do not retry in step');
+  });
+
+  it('turnSummary: time, tokens and model of a finished turn', async () => {
+    const { foldTranscript, turnSummary } = await load('lib/transcript.js');
+    const view = foldTranscript([
+      { id: 'a', type: 'turn.started', data: {} },
+      {
+        id: 'b',
+        type: 'output.message.completed',
+        data: { message: { content: [] }, usage: { input_tokens: 12, output_tokens: 5 }, metadata: { model: 'sim' } },
+      },
+      {
+        id: 'c',
+        type: 'output.message.completed',
+        data: { message: { content: [] }, usage: { input_tokens: 20, output_tokens: 7 }, metadata: { model: 'sim' } },
+      },
+      { id: 'd', type: 'turn.completed', data: { duration_ms: 1530, iterations: 2 } },
+    ]);
+    assert.equal(turnSummary(view.items.at(-1)), '1.5 s · 32 in / 12 out tokens · sim');
+  });
 });

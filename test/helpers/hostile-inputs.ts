@@ -1,6 +1,6 @@
 /**
- * Request bodies that stalled the event loop before issue 12 (docs/decisions.md, "Caller-controlled
- * parsers and patterns"), shared by the security tests.
+ * Request bodies that stalled the event loop before issue 12
+ * (docs/decisions/0046-linear-time-patterns.md, docs/decisions/0047-caller-documents-bounded.md), shared by the security tests.
  */
 
 /** `a: &a [lol × 9]`, `b: &b [*a × 9]`, … `j`: a billion laughs if every alias were expanded. */

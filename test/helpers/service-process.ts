@@ -7,7 +7,7 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 /** What `npm start`, scripts/start.sh and the image run: the bundle scripts/build.sh makes. */
 export const BUILT_ENTRY = 'dist/server/main.js';
 
-/** The Node flags of `npm start` (docs/decisions.md, "Runtime flags"). */
+/** The Node flags of `npm start` (docs/decisions/0008-runtime-node-flags.md). */
 export const START_NODE_FLAGS = ['--experimental-async-context-frame', '--max-semi-space-size=32', '--heap-growing-percent=50'];
 
 /** Builds dist/ unless it is newer than every source (scripts/build.sh --if-stale; it serialises concurrent builds). */

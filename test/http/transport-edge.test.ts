@@ -9,8 +9,8 @@ import { createLogger } from '../../src/log.js';
 
 /**
  * What uWebSockets.js answers by itself, before any of our code runs, pinned with raw sockets
- * (fetch would refuse to send most of these). docs/decisions.md, "Input hygiene and the transport
- * edge", lists the same table; a library upgrade that changes it fails here first.
+ * (fetch would refuse to send most of these).
+ * docs/decisions/0040-transport-edge.md lists the same table; a library upgrade that changes it fails here first.
  */
 
 const routes = [

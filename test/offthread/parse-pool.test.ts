@@ -3,7 +3,8 @@ import { after, describe, it } from 'node:test';
 import { ToolError } from '../../src/capabilities/index.js';
 import { renderBody } from '../../src/capabilities/web-fetch/content.js';
 import { InvalidRequestError, ServiceUnavailableError } from '../../src/errors.js';
-import { createParsePool, htmlConverterOf, ParseLimitError, type ParsePool } from '../../src/offthread/index.js';
+import { htmlConverterOf } from '../../src/capabilities/index.js';
+import { createParsePool, ParseLimitError, type ParsePool } from '../../src/offthread/index.js';
 
 describe('parse pool', () => {
   const pools: ParsePool[] = [];

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the SIGTERM straggler (bench/README "Fifth run"): an instance stopped while it
+ * Issue 13, the SIGTERM straggler (bench/README.md, "Fifth run"): an instance stopped while it
  * appended a turn's preamble left the preamble's later ids staged on the replicated stream
  * without their events (its chained publishes refused when applied: server 2.10 stages a msg id
  * before the replicas agree and keeps it for the whole duplicate window). The worker that took

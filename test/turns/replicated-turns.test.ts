@@ -176,7 +176,7 @@ async function explainLostTurns(cluster: NatsCluster, stuck: string[], logs: str
 
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`cancel of a turn that has no job (${mode})`, () => {
-    it('the session stuck active without a job is closed by cancel and takes messages again', async (t) => {
+    it('a start whose job was lost before any worker began it: cancel ends it (nothing of it in the log), messages run again', async (t) => {
       // An API-only instance: nothing claims the job, so the test can take it away.
       const api = await startTestApp(t, { mode, env: { ROLE: 'api' } });
       const { id } = await createSession(api);
@@ -188,26 +188,32 @@ for (const mode of ['postgres', 'nats'] as const) {
       const r = await api.request('POST', `/v1/sessions/${id}/cancel`);
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.status, 'cancelled');
-      // A worker (another instance on the same store and bus) closes the cancelled turn.
+      assert.equal((await getSession(api, id)).status, 'idle', 'the lost start is over');
+      // Its events travelled only in the job: the log never held any of them.
+      assert.deepEqual(typesOf(await listEvents(api, id)), ['session.created']);
       const worker = await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl });
-      const events = await waitForEvent(worker, id, 'session.idled');
-      assert.deepEqual(typesOf(events).slice(-4), ['turn.cancelled', 'input.message', 'output.message.completed', 'session.idled']);
-      assert.equal((await getSession(api, id)).status, 'idle');
       assert.equal((await sendMessage(api, id, '@tokens 3\nafter')).status, 201);
-      await waitForEvent(api, id, 'turn.completed');
+      const events = await waitForEvent(worker, id, 'session.idled');
+      assert.equal(events.filter((e) => e.type === 'input.message').length, 1, 'only the message after');
       assertLogIntegrity(await listEvents(api, id));
     });
   });
 
   describe(`stuck-turn sweeper (${mode})`, () => {
-    it('an active session whose turn has no job is found and its turn runs to the end', async (t) => {
+    const env = { TURN_SWEEP_INTERVAL_MS: 200, TURN_SWEEP_MIN_AGE_MS: 300 };
+
+    it('an active session whose turn began and then lost its job is found and its turn runs to the end', async (t) => {
       const api = await startTestApp(t, { mode, env: { ROLE: 'api' } });
+      const first = await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl, env: { ROLE: 'worker' } });
       const { id } = await createSession(api);
-      assert.equal((await sendMessage(api, id, '@tokens 3\nlost')).status, 201);
+      assert.equal((await sendMessage(api, id, '@tokens 400 delay=20\nlost')).status, 201);
+      await waitForEvent(api, id, 'output.message.delta');
+      // The worker stops mid-stream (its job goes back to the queue), then the job is lost.
+      await first.app.close();
       await api.app.services.bus.turns.remove(id);
-      const env = { TURN_SWEEP_INTERVAL_MS: 200, TURN_SWEEP_MIN_AGE_MS: 300 };
+      assert.equal((await getSession(api, id)).status, 'active');
       const worker = await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl, env });
-      const events = await waitForEvent(worker, id, 'session.idled', { timeoutMs: 10_000 });
+      const events = await waitForEvent(worker, id, 'session.idled', { timeoutMs: 30_000 });
       const turnId = events.find((e) => e.type === 'turn.started')!.data['turn_id'];
       assert.equal(events.find((e) => e.type === 'turn.completed')?.context['turn_id'], turnId, typesOf(events).join(','));
       assert.ok(
@@ -217,6 +223,22 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal((await getSession(api, id)).status, 'idle');
       assert.ok(worker.logs.some((l) => l.includes('resume queued') && l.includes(id)));
       assert.equal(events.filter((e) => e.type === 'input.message').length, 1, 'the user message is not repeated');
+      assertLogIntegrity(await listEvents(api, id));
+    });
+
+    it('an active session whose start job was lost before any worker began it is idled and takes messages again', async (t) => {
+      const api = await startTestApp(t, { mode, env: { ROLE: 'api' } });
+      const { id } = await createSession(api);
+      assert.equal((await sendMessage(api, id, '@tokens 3\nlost')).status, 201);
+      await api.app.services.bus.turns.remove(id);
+      const worker = await startTestApp(t, { mode, databaseUrl: api.databaseUrl, natsUrl: api.natsUrl, env });
+      const deadline = Date.now() + 10_000;
+      while ((await getSession(api, id)).status !== 'idle' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await getSession(api, id)).status, 'idle', 'the sweeper ended the lost start');
+      assert.ok(worker.logs.some((l) => l.includes('lost before it began') && l.includes(id)));
+      assert.equal((await sendMessage(api, id, '@tokens 3\nafter')).status, 201);
+      const events = await waitForEvent(worker, id, 'session.idled');
+      assert.equal(events.filter((e) => e.type === 'input.message').length, 1, 'only the message after');
       assertLogIntegrity(await listEvents(api, id));
     });
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 13, NATS node loss (bench/README "Third run"): a tool that answered is recorded with
+ * Issue 13, NATS node loss (bench/README.md, "Third run"): a tool that answered is recorded with
  * its result exactly once, never as "interrupted", and turns hit by the outage are retried
  * promptly. On a real 3-node JetStream cluster; a bus decorator plays what a node loss does to
  * one worker (its NATS requests answer "no responders" while a stream elects a leader, its

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideTurnStep, foldTurn, type DecideInput, type TurnDecision } from '../../src/turns/turn-decider.js';
+import { decideTurnStep, type DecideInput, type TurnDecision } from '../../src/turns/turn-decider.js';
+import { foldTurn } from '../../src/turns/turn-state.js';
 import { turnEvents, ZERO_USAGE, type ToolCallRef, type TurnRef } from '../../src/turns/turn-events.js';
 import type { NewEvent, SessionEvent } from '../../src/bus/ports.js';
 import { catalogued } from '../../src/bus/session-event.js';

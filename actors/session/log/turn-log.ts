@@ -1,112 +1,47 @@
 /**
- * A running turn's view of its session log: the folded transcript and turn state, and the only
- * way the worker appends.
- *
- * - Group commit: `push` queues events and returns at once; everything queued while one append
- *   is in flight goes out in the next append. `commit`/`flush` wait until events are stored.
- *   The shell waits only where durability matters (before a tool runs, before the session
- *   changes status, before the job is acked), so a turn costs a handful of appends, not one
- *   per step.
- * - Optimistic view: `state`/`transcript` already include queued events, so the decider can go
- *   on while they are being stored. Stored events (ours and other writers') are folded into a
- *   separate durable view; the optimistic one is that plus whatever is still queued.
- * - Fenced: the claim must still be current before each append (the check of a burst's first
- *   append starts with its first event, the append waits for its answer).
- * - Optimistic concurrency: `expectedSequence` = what the durable view has folded. When another
- *   writer got in first (the API's cancel, client results, a second worker) its events are read
- *   and folded, and the same events (same ids, which the log deduplicates) are appended again.
- * - Events are appended with `newIds` (one round trip on NATS), except those an earlier attempt
- *   may have stored (`mayBeStored`: a redelivered start's first events), which the log then finds
- *   by id instead of storing twice.
- * - An append that failed with an unknown outcome (a timeout, a leader change mid-append: NATS
- *   may have stored any prefix of it) is retried after a pause: the log is read, and what it
- *   lacks of the batch goes out again under the same ids. So a step's closing events (a
- *   tool's result, the LLM call's record) survive a short outage within the attempt.
- * - A failed append (lost claim, a bus broken for longer) is sticky: every later push/commit throws it.
- * - Results in hand are handed over (issue 13): a tool's result committed with `{ result: true }`
- *   is still appended when the claim was lost meanwhile (a lease that ran out while a NATS leader
- *   election ate the heartbeats), if its call has no result yet and under optimistic concurrency,
- *   so the next attempt records it instead of "interrupted". A writer that then conflicts and
- *   finds a result stored for a call it was completing itself decided on a stale view: it does
- *   not re-append (two results), it gives the job back to decide again (RetryableTurnError).
+ * A running turn's view of its session log and the only way its worker appends. `push` queues
+ * events and returns at once; whatever queues while an append is in flight goes out in the next
+ * (group commit); `commit`/`flush` wait where durability matters. `state`/`transcript` include
+ * queued events, folded over what is stored (StoredView). Every append is fenced (the claim is
+ * checked first) and optimistic (`expectedSequence`; after a conflict, other writers' events are
+ * folded and the same ids sent again). An append with an unknown outcome is retried after a pause
+ * with what the log lacks of it; a failure beyond that is sticky. Tool results in hand are still
+ * appended after the claim was lost if their call has no result yet (append-outcomes.ts); a writer
+ * that finds another's result for a call it was completing gives the job back to decide again.
  */
-import type { NewSessionEvent } from '../../../schemas/events.js';
-import type { AppendResult, EventLog, NewEvent, SessionEvent, TurnClaim } from '../../../src/bus/ports.js';
-import { createKeyedChain } from '../../../src/bus/keyed-chain.js';
-import { UnstorableEventError } from '../../../src/bus/unstorable-event.js';
-import { catalogued } from '../../../src/bus/session-event.js';
-import { AppError } from '../../../src/errors.js';
+import { type AppendResult, createKeyedChain, type NewEvent, type SessionEvent, UnstorableEventError } from '../../../src/bus/index.js';
 import { storableJson } from '../../../src/storable-text.js';
-import { evolveTurn, initialTurnState, type TurnState } from '../../../src/turns/index.js';
-import { RetryableTurnError, TurnStoppedError } from '../../../src/turns/index.js';
-import type { TurnRef } from '../../../src/turns/index.js';
-import { emptyTranscript, extendTranscript, type Transcript } from './transcript.js';
+import { RetryableTurnError, TurnStoppedError, type TurnState } from '../../../src/turns/index.js';
+import type { Transcript } from './transcript.js';
 import { DEFAULT_APPEND_RETRY_DELAYS_MS, RetryPauses } from './append-retry-pauses.js';
+import * as outcomes from './append-outcomes.js';
+import { fold, provisional, startingFold, type FoldedSession } from './folded-session.js';
+import { AppendWaits } from './append-waits.js';
+import { StoredView } from './stored-view.js';
+import type { TurnLogOptions } from './turn-log-options.js';
 
-export { DEFAULT_APPEND_RETRY_DELAYS_MS };
-
-const READ_PAGE = 1000;
-/** Conflicting appends retried this often before the attempt is given back to the queue. */
-const MAX_APPEND_ATTEMPTS = 20;
-const CONFLICT_RETRY_DELAY_MS = 1_000;
-/** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
-const REDECIDE_DELAY_MS = 0;
-
-/** What a worker keeps between turns of a session to avoid re-reading the whole log. */
-export interface FoldedSession {
-  transcript: Transcript;
-  turn: TurnState;
-}
-
-export interface TurnLogOptions {
-  events: EventLog;
-  claim: Pick<TurnClaim, 'isCurrent'>;
-  sessionId: string;
-  turn: TurnRef;
-  /** Called after events of other writers were folded, with the (optimistic) state. */
-  onFolded?: (state: TurnState) => void;
-  /**
-   * The job may be older than the cached fold (a redelivery, a resume): then a missing
-   * `turn.started` is looked up instead of assumed to be on its way. False for a first start,
-   * whose attempt writes `turn.started` itself.
-   */
-  mayPredateCache?: boolean;
-  /** Called with events as they are queued (not `stamped` ones): trace ids (turn-trace.ts). */
-  stamp?: (events: readonly NewEvent[]) => void;
-  /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
-  appendRetryDelaysMs?: readonly number[];
-}
-
-function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
-  const fresh = catalogued(events.filter((e) => e.sequence > f.transcript.sequence));
-  if (!fresh.length) return f;
-  if (seen) for (const e of fresh) seen.add(e.id);
-  let turn = f.turn;
-  for (const e of fresh) turn = evolveTurn(turn, e);
-  return { transcript: extendTranscript(f.transcript, fresh), turn };
-}
+export type { FoldedSession, TurnLogOptions };
 
 export class TurnLog {
   readonly #o: TurnLogOptions;
   readonly #lock = createKeyedChain();
-  #durable: FoldedSession;
+  /** What is stored (ours and other writers' events), folded. */
+  readonly #stored: StoredView;
   #view: FoldedSession;
   #queue: NewEvent[] = [];
   /** Ids of queued events an earlier attempt may have stored already. */
   readonly #mayBeStored = new Set<string>();
   #pushed = 0;
-  #stored = 0;
+  #storedCount = 0;
   #waiters: { upTo: number; resolve: () => void; reject: (err: unknown) => void }[] = [];
   #draining = false;
   #failure: unknown = null;
-  /** Ids folded into the durable view since this log was opened (a retried append may have stored some already). */
-  readonly #storedIds = new Set<string>();
   /** Ids of queued tool results in hand, handed over when the claim is lost (see the class comment). */
   readonly #results = new Set<string>();
 
   private constructor(o: TurnLogOptions, folded: FoldedSession) {
     this.#o = o;
-    this.#durable = folded;
+    this.#stored = new StoredView(o.events, o.sessionId, folded);
     this.#view = folded;
   }
 
@@ -116,16 +51,13 @@ export class TurnLog {
    */
   static async open(o: TurnLogOptions, cached?: FoldedSession): Promise<TurnLog> {
     const sameTurn = cached?.turn.turn.turn_id === o.turn.turn_id;
-    const start: FoldedSession = cached
-      ? { transcript: cached.transcript, turn: sameTurn ? cached.turn : initialTurnState(o.turn) }
-      : { transcript: emptyTranscript(), turn: initialTurnState(o.turn) };
-    let log = new TurnLog(o, start);
+    let log = new TurnLog(o, startingFold(o.turn, cached));
     await log.sync();
     if (cached && !sameTurn && !log.state.hasTurnStarted && o.mayPredateCache) {
       // `turn.started` carries the turn id as its event id: stored before the cached point?
       const started = await o.events.findById(o.sessionId, o.turn.turn_id);
       if (started && started.sequence <= cached.transcript.sequence) {
-        log = new TurnLog(o, { transcript: emptyTranscript(), turn: initialTurnState(o.turn) });
+        log = new TurnLog(o, startingFold(o.turn));
         await log.sync();
       }
     }
@@ -144,7 +76,7 @@ export class TurnLog {
 
   /** True when an event with this id was stored and folded since this view was opened. */
   hasStored(id: string): boolean {
-    return this.#storedIds.has(id);
+    return this.#stored.has(id);
   }
 
   /** The sticky append failure, if appends have failed (the attempt must end). */
@@ -165,7 +97,7 @@ export class TurnLog {
       this.#results.delete(e.id!);
     }
     this.#queue = [];
-    this.#stored = this.#pushed;
+    this.#storedCount = this.#pushed;
     this.#failure = null;
     this.#reproject();
     return true;
@@ -173,7 +105,7 @@ export class TurnLog {
 
   /** The durable view (what is stored), for the cache. */
   folded(): FoldedSession {
-    return this.#durable;
+    return this.#stored.folded;
   }
 
   /**
@@ -193,7 +125,7 @@ export class TurnLog {
     if (!stamped) this.#o.stamp?.(events);
     this.#queue.push(...events);
     this.#pushed += events.length;
-    this.#view = fold(this.#view, this.#provisional(events, this.#view.transcript.sequence));
+    this.#view = fold(this.#view, provisional(this.#o.sessionId, events, this.#view.transcript.sequence));
     if (!this.#draining) void this.#drain();
   }
 
@@ -213,13 +145,21 @@ export class TurnLog {
   /** Resolves once everything queued so far is stored. */
   flush(): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
-    if (this.#stored >= this.#pushed) return Promise.resolve();
+    if (this.#storedCount >= this.#pushed) return Promise.resolve();
     return new Promise((resolve, reject) => this.#waiters.push({ upTo: this.#pushed, resolve, reject }));
   }
 
   /** Reads and folds whatever other writers appended. */
   sync(): Promise<void> {
     return this.#lock.run('log', () => this.#readNew());
+  }
+
+  async #readNew(upTo?: number): Promise<void> {
+    if (await this.#stored.readNew(upTo)) this.#reproject();
+  }
+
+  async #absorb(events: readonly SessionEvent[]): Promise<void> {
+    if (await this.#stored.absorb(events)) this.#reproject();
   }
 
   /**
@@ -229,21 +169,6 @@ export class TurnLog {
    */
   async syncIfBehind(): Promise<void> {
     if (this.#queue.length === 0 && !this.#draining) await this.sync();
-  }
-
-  /** Queued events as if stored after `after` (ids are ours; sequences are provisional). */
-  #provisional(events: readonly NewEvent[], after: number): SessionEvent[] {
-    const ts = new Date().toISOString();
-    return events.map((e, i) => ({
-      id: e.id!,
-      type: e.type,
-      ts,
-      session_id: this.#o.sessionId,
-      sequence: after + i + 1,
-      context: e.context ?? {},
-      data: e.data ?? {},
-      ...(e.metadata ? { metadata: e.metadata } : {}),
-    }));
   }
 
   async #drain(): Promise<void> {
@@ -265,7 +190,7 @@ export class TurnLog {
             const batch = this.#queue.slice();
             await this.#append(batch, checked);
             this.#queue.splice(0, batch.length);
-            this.#stored += batch.length;
+            this.#storedCount += batch.length;
           });
         } catch (err) {
           this.#failure = err;
@@ -283,7 +208,7 @@ export class TurnLog {
     this.#waiters = [];
     for (const w of waiting) {
       if (this.#failure) w.reject(this.#failure);
-      else if (this.#stored >= w.upTo) w.resolve();
+      else if (this.#storedCount >= w.upTo) w.resolve();
       else this.#waiters.push(w);
     }
   }
@@ -294,10 +219,22 @@ export class TurnLog {
    * again, and without `newIds`: a late copy of one of them is then found, not stored twice.
    */
   async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
-    let pending = events;
-    let newIds = !events.some((e) => this.#mayBeStored.has(e.id!));
+    const pending = events;
+    const newIds = !events.some((e) => this.#mayBeStored.has(e.id!));
     const pauses = new RetryPauses(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS);
-    let conflicts = 0;
+    const waits = new AppendWaits();
+    try {
+      await this.#appendWaiting(pending, newIds, pauses, waits, fence);
+    } finally {
+      waits.report(this.#o.log, events.length);
+    }
+    for (const e of events) {
+      this.#mayBeStored.delete(e.id!);
+      this.#results.delete(e.id!);
+    }
+  }
+
+  async #appendWaiting(pending: NewEvent[], newIds: boolean, pauses: RetryPauses, waits: AppendWaits, fence?: Promise<boolean>) {
     while (pending.length) {
       let result: AppendResult;
       try {
@@ -305,16 +242,25 @@ export class TurnLog {
         // claim: it is retried like an append with an unknown outcome.
         const current = fence ?? this.#o.claim.isCurrent();
         fence = undefined;
-        if (!(await current)) {
-          await this.#handOver(pending, pauses);
+        if (!(await waits.time('fence', current))) {
+          await outcomes.handOverResults(
+            {
+              readNew: () => this.#readNew(),
+              open: (e) => this.#results.has(e.id!) && outcomes.isOpenResult(e, this.#stored.folded.turn),
+              append: (results) =>
+                this.#o.events.append(this.#o.sessionId, results, { expectedSequence: this.#stored.folded.transcript.sequence }),
+              absorb: (events) => this.#absorb(events),
+            },
+            pending,
+            pauses,
+          );
           throw new TurnStoppedError('stale_claim');
         }
-        result = await this.#o.events.append(this.#o.sessionId, pending, {
-          expectedSequence: this.#durable.transcript.sequence,
-          newIds,
-        });
+        const expectedSequence = this.#stored.folded.transcript.sequence;
+        result = await waits.time('append', this.#o.events.append(this.#o.sessionId, pending, { expectedSequence, newIds }));
       } catch (err) {
-        if (err instanceof TurnStoppedError || !isUnknownOutcome(err) || !(await pauses.wait())) throw err;
+        waits.unknownOutcomes++;
+        if (err instanceof TurnStoppedError || !outcomes.isUnknownOutcome(err) || !(await waits.time('pause', pauses.wait()))) throw err;
         pending = await this.#unstoredNow(pending);
         newIds = false;
         continue;
@@ -323,52 +269,14 @@ export class TurnLog {
         await this.#absorb(result.events);
         break;
       }
-      if (++conflicts >= MAX_APPEND_ATTEMPTS) throw new RetryableTurnError('event log kept conflicting', CONFLICT_RETRY_DELAY_MS);
+      if (++waits.conflicts >= outcomes.MAX_APPEND_ATTEMPTS)
+        throw new RetryableTurnError('event log kept conflicting', outcomes.CONFLICT_RETRY_DELAY_MS);
       await this.#readNew();
-      if (this.#resultTaken(pending)) {
-        throw new RetryableTurnError('another attempt recorded a result this one was recording: decide again', REDECIDE_DELAY_MS);
+      if (outcomes.resultTaken(pending, this.#stored.folded.turn, this.#stored.ids)) {
+        throw new RetryableTurnError('another attempt recorded a result this one was recording: decide again', outcomes.REDECIDE_DELAY_MS);
       }
       if (!newIds) pending = this.#unstored(pending);
     }
-    for (const e of events) {
-      this.#mayBeStored.delete(e.id!);
-      this.#results.delete(e.id!);
-    }
-  }
-
-  /**
-   * The claim is lost, but tool results in hand must not turn into "interrupted": appends those
-   * of `batch` whose call is started and has no result yet, under optimistic concurrency (a
-   * conflict reads the log and checks again), through the remaining outage pauses. Nothing else
-   * of the batch is appended, and nothing at all once any result for the call is stored.
-   */
-  async #handOver(batch: readonly NewEvent[], pauses: RetryPauses): Promise<void> {
-    for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      try {
-        await this.#readNew();
-        const results = batch.filter((e) => this.#results.has(e.id!) && this.#isOpenResult(e));
-        if (!results.length) return;
-        // Without newIds: a copy stored by an earlier try of ours is found, not stored twice.
-        const r = await this.#o.events.append(this.#o.sessionId, results, { expectedSequence: this.#durable.transcript.sequence });
-        if (r.ok) return void (await this.#absorb(r.events));
-      } catch (err) {
-        if (!isUnknownOutcome(err) || !(await pauses.wait())) return;
-      }
-    }
-  }
-
-  /** A `tool.completed` whose call has a stored `tool.started` and no stored result. */
-  #isOpenResult(e: NewEvent): boolean {
-    const callId = resultCallId(e);
-    return callId !== null && this.#durable.turn.steps.some((step) => step.started.has(callId) && !step.completed.has(callId));
-  }
-
-  /** `batch` completes a tool call for which the log now holds a result that is not ours. */
-  #resultTaken(batch: readonly NewEvent[]): boolean {
-    return batch.some((e) => {
-      const callId = resultCallId(e);
-      return callId !== null && !this.#storedIds.has(e.id!) && this.#durable.turn.steps.some((step) => step.completed.has(callId));
-    });
   }
 
   /** Reads what the log holds now (after a retry pause) and returns the events of `batch` it lacks. */
@@ -379,68 +287,13 @@ export class TurnLog {
   }
 
   #unstored(batch: NewEvent[]): NewEvent[] {
-    return batch.filter((e) => !this.#storedIds.has(e.id!));
-  }
-
-  /** Folds appended events; a sequence gap (another writer interleaved) is read from the log first. */
-  async #absorb(events: readonly SessionEvent[]): Promise<void> {
-    const fresh = events.filter((e) => e.sequence > this.#durable.transcript.sequence).sort((a, b) => a.sequence - b.sequence);
-    let foreign = false;
-    // Contiguous runs are folded at once (one copy of the transcript per run, not per event).
-    let run: SessionEvent[] = [];
-    const flushRun = () => {
-      if (run.length) this.#durable = fold(this.#durable, run, this.#storedIds);
-      run = [];
-    };
-    for (const e of fresh) {
-      const last = run.at(-1)?.sequence ?? this.#durable.transcript.sequence;
-      if (e.sequence <= last) continue;
-      if (e.sequence > last + 1) {
-        flushRun();
-        await this.#readNew(e.sequence - 1);
-        foreign = true;
-        if (e.sequence <= this.#durable.transcript.sequence) continue;
-      }
-      run.push(e);
-    }
-    flushRun();
-    if (foreign) this.#reproject();
-  }
-
-  async #readNew(upTo = Number.MAX_SAFE_INTEGER): Promise<void> {
-    let read = false;
-    for (;;) {
-      const limit = Math.min(READ_PAGE, upTo - this.#durable.transcript.sequence);
-      if (limit <= 0) break;
-      const page = await this.#o.events.read(this.#o.sessionId, { afterSequence: this.#durable.transcript.sequence, limit });
-      if (page.length) {
-        this.#durable = fold(this.#durable, page, this.#storedIds);
-        read = true;
-      }
-      if (page.length < limit) break;
-    }
-    if (read) this.#reproject();
+    return batch.filter((e) => !this.#stored.has(e.id!));
   }
 
   /** The optimistic view = the durable view plus what is still queued (other writers' events come first). */
   #reproject(): void {
-    const unstored = this.#queue.filter((e) => !this.#storedIds.has(e.id!));
-    this.#view = fold(this.#durable, this.#provisional(unstored, this.#durable.transcript.sequence));
+    const unstored = this.#queue.filter((e) => !this.#stored.has(e.id!));
+    this.#view = fold(this.#stored.folded, provisional(this.#o.sessionId, unstored, this.#stored.folded.transcript.sequence));
     this.#o.onFolded?.(this.#view.turn);
   }
-}
-
-/**
- * Whether a failed append may have stored part of its events: anything but a refusal the
- * service itself decided (an id another session owns), which no retry changes.
- */
-function isUnknownOutcome(err: unknown): boolean {
-  return !(err instanceof AppError && err.status < 500);
-}
-
-/** The tool call a `tool.completed` answers; null for any other event. */
-function resultCallId(e: NewEvent): string | null {
-  // Tool results are built only by the turn engine, through the catalogue (turn-events.ts): read them as its union.
-  const event = e as NewSessionEvent;
-  return event.type === 'tool.completed' ? event.data.tool_call_id : null;
 }

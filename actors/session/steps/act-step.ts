@@ -10,7 +10,7 @@
  * those values waits out a short database outage (`secretCheckWaitMs`) before the result is
  * withheld.
  */
-import type { NewEvent } from '../../../src/bus/ports.js';
+import type { NewEvent } from '../../../src/bus/index.js';
 import { ToolError, type ResolvedTool, type ToolResult } from '../../../src/capabilities/index.js';
 import { isDatabaseUnavailable } from '../../../src/db/index.js';
 import type { Logger } from '../../../src/log.js';

@@ -7,7 +7,7 @@
  * lost tail again, and a later attempt's decider completes a closing set of which only a
  * prefix was stored (`stepClosingEvents`).
  */
-import type { NewEvent } from '../../../src/bus/ports.js';
+import type { NewEvent } from '../../../src/bus/index.js';
 import {
   createDeltaBatcher,
   type DeltaBatcher,

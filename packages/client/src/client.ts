@@ -13,6 +13,8 @@ import type {
   SessionCreate,
   SessionPatch,
   UserCreate,
+  WebhookEndpointCreate,
+  WebhookEndpointPatch,
 } from './types.js';
 
 type Schemas = components['schemas'];
@@ -160,6 +162,27 @@ export function createAgentSessionClient(options: ClientOptions) {
     remove: (userId: string) => ok(api.DELETE('/v1/users/{id}', { params: id(userId) })),
   };
 
+  const delivery = (endpointId: string, deliveryId: string) => ({ path: { id: endpointId, delivery_id: deliveryId } });
+  /** The organisation's webhook endpoints (admins only). Verify deliveries with the `standardwebhooks` package. */
+  const webhooks = {
+    list: () => ok(api.GET('/v1/webhooks')),
+    get: (endpointId: string) => ok(api.GET('/v1/webhooks/{id}', { params: id(endpointId) })),
+    /** Registers an endpoint; the answer's `secret` is shown this once. */
+    create: (body: WebhookEndpointCreate) => ok(api.POST('/v1/webhooks', { body })),
+    update: (endpointId: string, body: WebhookEndpointPatch) => ok(api.PATCH('/v1/webhooks/{id}', { params: id(endpointId), body })),
+    remove: (endpointId: string) => ok(api.DELETE('/v1/webhooks/{id}', { params: id(endpointId) })),
+    /** A new secret (shown once); the previous one keeps signing beside it for `overlap_seconds`. */
+    rotateSecret: (endpointId: string, body: Schemas['WebhookSecretRotate'] = {}) =>
+      ok(api.POST('/v1/webhooks/{id}/rotate-secret', { params: id(endpointId), body })),
+    testSend: (endpointId: string) => ok(api.POST('/v1/webhooks/{id}/test', { params: id(endpointId) })),
+    deliveries: (endpointId: string, query: QueryOf<'get_webhooks_by_id_deliveries'> = {}) =>
+      ok(api.GET('/v1/webhooks/{id}/deliveries', { params: { ...id(endpointId), query } })),
+    delivery: (endpointId: string, deliveryId: string) =>
+      ok(api.GET('/v1/webhooks/{id}/deliveries/{delivery_id}', { params: delivery(endpointId, deliveryId) })),
+    redeliver: (endpointId: string, deliveryId: string) =>
+      ok(api.POST('/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver', { params: delivery(endpointId, deliveryId) })),
+  };
+
   const client = {
     baseUrl,
     api,
@@ -168,6 +191,7 @@ export function createAgentSessionClient(options: ClientOptions) {
     sessions,
     auth,
     users,
+    webhooks,
     capabilities: () => ok(api.GET('/v1/capabilities')),
   };
   return client;

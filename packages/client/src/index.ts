@@ -36,5 +36,9 @@ export type {
   StoredEvent,
   User,
   UserCreate,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointPatch,
 } from './types.js';
 export type { paths, components, operations } from './generated/openapi.js';

@@ -17,6 +17,10 @@ export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 export type MessageControls = Schemas['MessageControls'];
 export type InputPart = Schemas['TextInputPart'] | Schemas['ImageFileInputPart'];
 export type ClientToolResult = Schemas['ClientToolResult'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointCreate = Schemas['WebhookEndpointCreate'];
+export type WebhookEndpointPatch = Schemas['WebhookEndpointPatch'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
 
 export interface SendMessageOptions {
   controls?: MessageControls;

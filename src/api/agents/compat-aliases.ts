@@ -1,6 +1,6 @@
 /**
- * Aliases for clients of the earlier public API (docs/decisions.md, "Compatibility with the
- * earlier public API"): client tools declared as `tools`, and the default model named by
+ * Aliases for clients of the earlier public API (docs/decisions/0044-earlier-api-aliases.md):
+ * client tools declared as `tools`, and the default model named by
  * `model` (an id or a model name). Pure checks here; the lookups are the caller's.
  */
 import type { ClientToolInput, ToolDeclarationInput } from '../../../schemas/agents.js';

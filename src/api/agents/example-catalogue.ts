@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import { parseDefinition } from './definition-format.js';
+import { parseDefinition } from '../../offthread/index.js';
 
 /** `examples/agents/` at the repository root (also copied into the image). */
 const EXAMPLES_DIR = new URL('examples/agents/', PACKAGE_ROOT);

@@ -4,9 +4,9 @@ import { CapabilityItem } from '../../../schemas/capabilities.js';
 import { CapabilityRef } from '../../../schemas/common.js';
 import { InitialFile } from '../../../schemas/fs.js';
 import { InvalidRequestError } from '../../errors.js';
-import { addNamedSchemas, ajv, resolveRef } from '../../validation/ajv.js';
-import { applyDefaults } from '../../validation/defaults.js';
-import { FORMAT_NAMES, type DefinitionFormat } from './definition-format.js';
+import { addNamedSchemas, ajv, resolveRef } from '../../validation/index.js';
+import { applyDefaults } from '../../validation/index.js';
+import { FORMAT_NAMES, type DefinitionFormat } from '../../offthread/index.js';
 
 /**
  * Validates an imported agent document against the create schema (the same rules as

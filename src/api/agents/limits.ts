@@ -1,4 +1,5 @@
 import { LimitExceededError } from '../../errors.js';
+import { AGENT_MAX_BODY_BYTES } from '../../offthread/index.js';
 
 /** Spec 8, in UTF-8 bytes (name, description, system prompt) and items (capabilities). */
 export const AGENT_LIMITS = {
@@ -8,8 +9,7 @@ export const AGENT_LIMITS = {
   capabilities: 250,
 } as const;
 
-/** Largest agent or harness body parsed: above the 1 MB prompt limit, so an oversize prompt is read and gets 400. */
-export const AGENT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export { AGENT_MAX_BODY_BYTES };
 /**
  * The transport limit of agent and harness write routes. A body between AGENT_MAX_BODY_BYTES and
  * this gets 400 'Input exceeds allowed limits' (spec 8) without being parsed; only a larger one

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { agentsRoutes } from './routes.js';
 import { createAgentService, type AgentService, type AgentServiceDeps } from './service.js';
 

@@ -10,10 +10,10 @@ import {
   Agent,
 } from '../../../schemas/agents.js';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
-import { aliasedListReply } from '../../http/aliased-list.js';
+import { aliasedListReply } from '../../http/index.js';
 import type { AgentService } from './service.js';
-import { storedContentHeaders } from '../../http/stored-content.js';
-import { route, type Route } from '../../http/route.js';
+import { storedContentHeaders } from '../../http/index.js';
+import { route, type Route } from '../../http/index.js';
 import { AGENT_BODY_LIMITS } from './limits.js';
 
 const errors = { 404: ref(ErrorResponse), 422: ref(ErrorResponse) };

@@ -1,6 +1,6 @@
 import type { AuthModule } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { createApiKeyService, type ApiKeyService } from './api-key-service.js';
 import { authRoutes } from './routes.js';
 import { createAuthService, type AuthService } from './service.js';

@@ -10,7 +10,7 @@ import {
   StreamToken,
   TokenPair,
 } from '../../../schemas/auth.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import type { ApiKeyService } from './api-key-service.js';
 import type { AuthService } from './service.js';
 

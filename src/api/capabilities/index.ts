@@ -1,5 +1,5 @@
 import type { CapabilityRegistry } from '../../capabilities/index.js';
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { capabilitiesRoutes } from './routes.js';
 
 export { capabilitiesRoutes } from './routes.js';

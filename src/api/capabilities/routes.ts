@@ -3,8 +3,8 @@ import { ErrorResponse, ref } from '../../../schemas/common.js';
 import { capabilityView, type Capability, type CapabilityView } from '../../capabilities/index.js';
 import { NotFoundError } from '../../errors.js';
 import type { CapabilityRegistry } from '../../capabilities/index.js';
-import { encodedJsonReply } from '../../http/reply.js';
-import { route, type Route } from '../../http/route.js';
+import { encodedJsonReply } from '../../http/index.js';
+import { route, type Route } from '../../http/index.js';
 
 const tags = ['capabilities'];
 

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import type { Storage } from '../../session-storage/index.js';
 import { connectionRoutes } from './routes.js';
 

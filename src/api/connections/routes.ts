@@ -1,5 +1,5 @@
 import { Connection, ConnectionList, CreateConnectionBody, ProviderParams, PutConnectionBody } from '../../../schemas/connections.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import type { Storage } from '../../session-storage/index.js';
 import { ErrorResponse, ref } from '../../../schemas/common.js';
 

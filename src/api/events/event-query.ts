@@ -1,7 +1,7 @@
 import type { ListEventsQueryInput } from '../../../schemas/sessions.js';
-import type { SessionEvent } from '../../bus/ports.js';
+import type { SessionEvent } from '../../bus/index.js';
 import { InvalidRequestError } from '../../errors.js';
-import { eventFilter, passesFilter } from '../../events/event-filter.js';
+import { eventFilter, passesFilter } from '../../events/index.js';
 
 export const DEFAULT_LIST_LIMIT = 1000;
 export const DEFAULT_AROUND_WINDOW = 50;

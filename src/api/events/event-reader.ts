@@ -1,4 +1,4 @@
-import type { EventLog, SessionEvent } from '../../bus/ports.js';
+import type { EventLog, SessionEvent } from '../../bus/index.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { EventWindow } from './event-query.js';
 

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { eventRoutes, type EventRouteDeps } from './routes.js';
 
 export type { EventRouteDeps as EventsModuleDeps } from './routes.js';

@@ -10,9 +10,9 @@ import {
   RecursiveQuery,
   StatBody,
 } from '../../../schemas/fs.js';
-import type { ReplyOf } from '../../http/reply.js';
-import { route, type Route } from '../../http/route.js';
-import { storedContentHeaders } from '../../http/stored-content.js';
+import type { ReplyOf } from '../../http/index.js';
+import { route, type Route } from '../../http/index.js';
+import { storedContentHeaders } from '../../http/index.js';
 import { MAX_FILE_SIZE_LIMIT_BYTES, type FileRead, type FsService } from './service.js';
 
 const tags = ['filesystem'];

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { harnessesRoutes } from './routes.js';
 import { createHarnessService, type HarnessService, type HarnessServiceDeps } from './service.js';
 

@@ -1,7 +1,7 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { Harness, HarnessCreate, HarnessList, HarnessListQuery, HarnessPatch } from '../../../schemas/harnesses.js';
 import type { HarnessService } from './service.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import { AGENT_BODY_LIMITS } from '../agents/index.js';
 
 const tags = ['harnesses'];

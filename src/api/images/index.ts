@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import type { Storage } from '../../session-storage/index.js';
 import { imageRoutes } from './routes.js';
 import { createImageService, type ImageService } from './service.js';

@@ -1,6 +1,6 @@
 import { Image, ImageIdParams, ImageUploadForm, ImageUploadQuery } from '../../../schemas/images.js';
-import { route, type Route } from '../../http/route.js';
-import { storedContentHeaders } from '../../http/stored-content.js';
+import { route, type Route } from '../../http/index.js';
+import { storedContentHeaders } from '../../http/index.js';
 import type { ImageService } from './service.js';
 import { ErrorResponse, ref } from '../../../schemas/common.js';
 

@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Principal } from '../../auth/index.js';
-import { parseMultipart } from '../../http/multipart.js';
+import { parseMultipart } from '../../http/index.js';
 import type { ImageRecord, Storage } from '../../session-storage/index.js';
 
 /** Image upload: a multipart `file` for one of the caller's sessions (`session_id` field or query). */

@@ -14,7 +14,7 @@ export interface LlmModelsModuleDeps {
   store: Store;
   keyring: Keyring;
   log: Logger;
-  /** What runs when nothing names a model and the organisation has no default (docs/decisions.md). */
+  /** What runs when nothing names a model and the organisation has no default (docs/decisions/0023-model-resolution-and-defaults.md). */
   systemDefault: 'llmsim' | null;
   /** Tests only: vendor URLs the sync service lists models from (see `ModelSyncDeps`). */
   syncBaseUrlOverride?: Partial<Record<LlmProviderType, string>>;

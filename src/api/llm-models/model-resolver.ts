@@ -13,7 +13,7 @@ import {
 import type { Logger } from '../../log.js';
 import { modelProviderSql, Organization, type ModelProviderRow, type Store } from '../../db/index.js';
 import { openProviderKey } from '../llm-providers/index.js';
-import type { ResolvedModel } from '../../llm/model-resolver.js';
+import type { ResolvedModel } from '../../llm/index.js';
 
 export type { ResolvedModel };
 

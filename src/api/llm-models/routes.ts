@@ -11,7 +11,7 @@ import {
 } from '../../../schemas/llm.js';
 import type { LlmModelService } from './service.js';
 import type { ModelSyncService } from './sync-service.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 
 const tags = ['llm-models'];
 
@@ -79,7 +79,7 @@ export function llmModelsRoutes({ llmModels, modelSync }: { llmModels: LlmModelS
     ),
     route(
       {
-        // Reference-API alias (docs/decisions.md, issue 17): the same listing, service and auth.
+        // Reference-API alias (docs/decisions/0049-earlier-api-reads.md): the same listing, service and auth.
         method: 'GET',
         path: '/v1/models',
         auth: 'user',

@@ -23,7 +23,7 @@ export interface BaseUrlPolicyOptions {
  * address must be public unicast (the `web_fetch` address policy), unless the operator
  * allowlisted the host; cloud metadata addresses are refused even then. Checked when the URL
  * is written; the SDK connects later on its own, so a name re-pointed to a private address
- * afterwards is not caught here (docs/decisions.md, "Provider keys and base URLs").
+ * afterwards is not caught here (docs/decisions/0020-provider-keys-sealed-and-bound.md).
  */
 export function createBaseUrlPolicy({ allowPrivateHosts = [], resolve = systemResolver }: Partial<BaseUrlPolicyOptions> = {}) {
   return async function assertBaseUrlAllowed(baseUrl: string | null): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { llmProvidersRoutes } from './routes.js';
 import { createLlmProviderService, type LlmProviderService, type LlmProviderServiceDeps } from './service.js';
 

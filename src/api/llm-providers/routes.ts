@@ -1,14 +1,14 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { LlmProvider, LlmProviderCreate, LlmProviderList, LlmProviderPatch } from '../../../schemas/llm.js';
 import type { LlmProviderService } from './service.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 
 const tags = ['llm-providers'];
 
 /**
  * LLM providers (spec 4.4): organisation infrastructure holding the organisation's keys, so
- * every user reads them and only admins create, change and delete them (docs/decisions.md,
- * "Roles: the member/admin matrix").
+ * every user reads them and only admins create, change and delete them
+ * (docs/decisions/0018-member-admin-matrix.md).
  */
 export function llmProvidersRoutes({ llmProviders }: { llmProviders: LlmProviderService }): Route[] {
   return [

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import type { TaskCountSource } from '../../observability/index.js';
 import { prometheusRoutes, timeseriesRoutes } from './routes.js';
 

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ErrorResponse, ref } from '../../../schemas/common.js';
 import { Timeseries, TimeseriesQuery } from '../../../schemas/metrics.js';
 import { InvalidRequestError, UnauthorizedError } from '../../errors.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import {
   buildTimeseries,
   DEFAULT_TIMESERIES_INTERVAL_S,

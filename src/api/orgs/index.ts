@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { orgsRoutes } from './routes.js';
 import { createOrgService, type OrgService } from './service.js';
 

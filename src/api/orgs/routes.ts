@@ -1,4 +1,4 @@
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import type { OrgService } from './service.js';
 import { OrganizationCreate, OrganizationCreated, OrganizationList } from '../../../schemas/orgs.js';
 import { ErrorResponse, ref } from '../../../schemas/common.js';

@@ -1,7 +1,7 @@
-import type { Bus } from '../../bus/ports.js';
+import type { Bus } from '../../bus/index.js';
 import type { CapabilityRegistry } from '../../capabilities/index.js';
 import type { Store } from '../../db/index.js';
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import type { Logger } from '../../log.js';
 import type { AgentService, ModelLookup } from '../agents/index.js';
 import type { HarnessService } from '../harnesses/index.js';

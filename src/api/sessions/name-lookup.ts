@@ -1,6 +1,6 @@
 /**
- * `harness_name` / `agent_name` on session create (earlier public API; docs/decisions.md,
- * "Compatibility with the earlier public API"): the harness or agent of that exact name in the
+ * `harness_name` / `agent_name` on session create (earlier public API;
+ * docs/decisions/0044-earlier-api-aliases.md): the harness or agent of that exact name in the
  * caller's organisation (harnesses: built-ins too). Names are not unique, so a name several
  * active ones carry is a 409 asking for the id; none → 404. A name only archived ones carry
  * gives one of them, so the session setup answers 422 as it does for an archived id.

@@ -1,7 +1,7 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { CreateSessionBody, ListSessionsQuery, Session, SessionList, UpdateSessionBody } from '../../../schemas/sessions.js';
-import { aliasedListReply } from '../../http/aliased-list.js';
-import { route, type Route } from '../../http/route.js';
+import { aliasedListReply } from '../../http/index.js';
+import { route, type Route } from '../../http/index.js';
 import type { SessionService } from './service.js';
 
 const tags = ['sessions'];

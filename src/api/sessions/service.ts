@@ -1,6 +1,6 @@
 import { ZERO_USAGE } from '../../turns/index.js';
 import type { NewTypedEvent } from '../../../schemas/events.js';
-import type { Bus } from '../../bus/ports.js';
+import type { Bus } from '../../bus/index.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
 import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import type { Storage } from '../../session-storage/index.js';
 import { storageRoutes } from './routes.js';
 import { createStorageService, type StorageService } from './service.js';

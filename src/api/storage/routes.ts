@@ -1,6 +1,6 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
-import { KvEntryList, KvListQuery, PutSecretsBody, SecretList } from '../../../schemas/storage.js';
-import { route, type Route } from '../../http/route.js';
+import { KvEntryList, KvKeyParams, KvListQuery, KvWriteResult, PutKvBody, PutSecretsBody, SecretList } from '../../../schemas/storage.js';
+import { route, type Route } from '../../http/index.js';
 import type { StorageService } from './service.js';
 
 const tags = ['session-storage'];
@@ -20,6 +20,33 @@ export function storageRoutes({ sessionStorage }: { sessionStorage: StorageServi
       },
       async ({ params, query }, { principal }) => {
         return { status: 200, body: await sessionStorage.keys(principal, params.id, query) };
+      },
+    ),
+    route(
+      {
+        method: 'PUT',
+        path: '/v1/sessions/:id/storage/keys/:key',
+        auth: 'user',
+        summary: 'Set a key/value entry (the key percent-encoded in the path)',
+        tags,
+        schema: { params: KvKeyParams, body: ref(PutKvBody), response: { 200: ref(KvWriteResult), 404: err, 409: err, 413: err } },
+      },
+      async ({ params, body }, { principal }) => {
+        return { status: 200, body: await sessionStorage.putKey(principal, params.id, params.key, body) };
+      },
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/sessions/:id/storage/keys/:key',
+        auth: 'user',
+        summary: 'Delete a key/value entry',
+        tags,
+        schema: { params: KvKeyParams, response: { 204: null, 404: err } },
+      },
+      async ({ params }, { principal }) => {
+        await sessionStorage.deleteKey(principal, params.id, params.key);
+        return { status: 204 };
       },
     ),
     route(

@@ -1,20 +1,37 @@
 import type { Principal } from '../../auth/index.js';
 import type { Storage } from '../../session-storage/index.js';
 import { normalizeSecretHosts, type SecretWrite } from '../../capabilities/index.js';
-import { InvalidRequestError } from '../../errors.js';
-import type { KvListQueryInput, PutSecretsInput } from '../../../schemas/storage.js';
+import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
+import type { KvListQueryInput, PutKvInput, PutSecretsInput } from '../../../schemas/storage.js';
+
+/** The kv_store tool's value limit, over REST too. */
+const MAX_KV_VALUE_BYTES = 1024 * 1024;
 
 /** Key/value and secrets of a session over REST; each needs its feature (`key_value`, `secrets`), else 404. */
 export function createStorageService({ storage }: { storage: Storage }) {
+  async function kvOf(principal: Principal, sessionId: string) {
+    return storage.forSession(await storage.access.withFeature(principal, sessionId, 'key_value')).kv;
+  }
   async function secretsOf(principal: Principal, sessionId: string) {
     return storage.forSession(await storage.access.withFeature(principal, sessionId, 'secrets')).secrets;
   }
 
   return {
     async keys(principal: Principal, sessionId: string, { offset, limit, prefix, include_values }: KvListQueryInput) {
-      const session = await storage.access.withFeature(principal, sessionId, 'key_value');
-      const page = await storage.forSession(session).kv.list({ offset, limit, include_values, ...(prefix ? { prefix } : {}) });
+      const page = await (await kvOf(principal, sessionId)).list({ offset, limit, include_values, ...(prefix ? { prefix } : {}) });
       return { data: page.entries, total: page.total, offset, limit };
+    },
+
+    /** Sets one entry (the store checks the session's entry and byte quotas and the organisation's cap). */
+    async putKey(principal: Principal, sessionId: string, key: string, { value }: PutKvInput) {
+      const size = Buffer.byteLength(value);
+      if (size > MAX_KV_VALUE_BYTES) throw new PayloadTooLargeError(`The value is ${size} bytes; the maximum is ${MAX_KV_VALUE_BYTES}`);
+      await (await kvOf(principal, sessionId)).set(key, value);
+      return { key, size_bytes: size };
+    },
+
+    async deleteKey(principal: Principal, sessionId: string, key: string) {
+      if (!(await (await kvOf(principal, sessionId)).delete(key))) throw new NotFoundError('No such key');
     },
 
     async secretNames(principal: Principal, sessionId: string) {

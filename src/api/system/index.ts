@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { systemRoutes, type HealthCheck } from './routes.js';
 
 export type { HealthCheck } from './routes.js';

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import { Health, ref } from '../../../schemas/common.js';
+import { withDeadline } from '../../retry/index.js';
 
 export interface HealthCheck {
   name: string;
@@ -49,17 +50,11 @@ export function systemRoutes({ checks, openApi }: { checks: HealthCheck[]; openA
 }
 
 async function probe(c: HealthCheck): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      c.check(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), HEALTH_CHECK_TIMEOUT_MS))),
-    ]);
+    await withDeadline(c.check(), HEALTH_CHECK_TIMEOUT_MS);
     return 'ok';
   } catch (err) {
     const state = (err as { healthState?: unknown } | null)?.healthState;
     return typeof state === 'string' ? state : 'unreachable';
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The earlier public API's spellings on POST /v1/sessions/{id}/messages (docs/decisions.md,
- * "Compatibility with the earlier public API"): `controls.modelId` beside `model_id`, and
+ * The earlier public API's spellings on POST /v1/sessions/{id}/messages
+ * (docs/decisions/0044-earlier-api-aliases.md): `controls.modelId` beside `model_id`, and
  * `tags` / `metadata` next to `message` instead of inside it. Pure: the route applies them.
  */
 import { MAX_MESSAGE_METADATA_BYTES, MAX_MESSAGE_TAGS, type MessageControlsInput } from '../../../schemas/turns.js';

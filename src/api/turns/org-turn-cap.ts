@@ -1,5 +1,5 @@
 import { TooManyRequestsError } from '../../errors.js';
-import type { SessionStatusStore } from '../../turns/session-status.js';
+import type { SessionStatusStore } from '../../turns/index.js';
 
 /** What a refused message tells the client to wait: turns take seconds. */
 const RETRY_AFTER_S = 5;

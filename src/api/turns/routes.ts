@@ -1,6 +1,6 @@
 import type { TurnService } from './turn-service.js';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import { checkMetadata, foldControls, mergeTags } from './message-aliases.js';
 import { CancelTurnResponse, SubmitMessageBody, SubmitToolResultsBody, SubmitToolResultsResponse } from '../../../schemas/turns.js';
 import { Message } from '../../../schemas/sessions.js';

@@ -1,4 +1,4 @@
-import type { Route } from '../../http/route.js';
+import type { Route } from '../../http/index.js';
 import { usersRoutes } from './routes.js';
 import { createUserService, type UserService, type UserServiceDeps } from './service.js';
 

@@ -1,5 +1,5 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
-import { route, type Route } from '../../http/route.js';
+import { route, type Route } from '../../http/index.js';
 import type { UserService } from './service.js';
 import { User, UserCreate, UserList, UserUpdate } from '../../../schemas/users.js';
 

@@ -11,7 +11,7 @@ import type { EventTail } from '../session-event.js';
  */
 const RECENT_SESSIONS = 1_000;
 const RECENT_PER_SESSION = 16;
-/** A session not appended to for this long is forgotten (docs/decisions.md, "Per-session caches forget idle sessions"). */
+/** A session not appended to for this long is forgotten (docs/decisions/0079-per-session-caches-forget-idle.md). */
 const RECENT_IDLE_MS = 30_000;
 
 /**

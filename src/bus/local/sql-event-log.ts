@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { retrier, retryPolicies } from '../../retry/index.js';
 import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
@@ -34,8 +34,6 @@ const INSERT_AT_TAIL = preparedSql(
    select base.seq as tail_sequence, base.id as tail_id, (select count(*) from ins)::int as inserted from base`,
 );
 const DEFAULT_READ_LIMIT = 1000;
-/** Conflicts are retried this often before append gives up (only under pathological contention). */
-const MAX_APPEND_ATTEMPTS = 50;
 const MAX_CACHED_TAILS = 10_000;
 
 export interface SqlEventLogOptions {
@@ -191,13 +189,15 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
   }
 
   async function appendWithRetry(sessionId: string, input: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
-    for (let attempt = 1; ; attempt++) {
+    const conflicts = retrier(retryPolicies.sqlAppendConflict, {
+      onRetry: ({ attempt }) => log.debug({ sessionId, attempt }, 'bus_events sequence conflict, retrying'),
+    });
+    for (;;) {
+      const { attempt } = conflicts;
       const result = await appendOnce(sessionId, input, opts, attempt > 1);
       if (result) return result;
-      if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`);
-      log.debug({ sessionId, attempt }, 'bus_events sequence conflict, retrying');
-      // Past a few rounds, jitter spreads out the competing processes.
-      if (attempt > 3) await sleep(Math.random() * Math.min(20, attempt));
+      if (!(await conflicts.failed(undefined)))
+        throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`);
     }
   }
 

@@ -8,6 +8,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { nanos } from '@nats-io/nats-core';
+import { retry, retryPolicies } from '../../retry/index.js';
 
 export interface ConfirmedNakOptions {
   /** How long one attempt waits for the confirmation, in ms (default 2000). */
@@ -19,7 +20,7 @@ export interface ConfirmedNakOptions {
 }
 
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 2_000;
-const DEFAULT_RETRY_PAUSE_MS = 250;
+const DEFAULT_RETRY_PAUSE_MS = retryPolicies.leaderless.backoff.firstMs;
 const DEFAULT_GIVE_UP_AFTER_MS = 60_000;
 
 /** The ack subject of a delivery; nats.js keeps it on the message implementation, not the JsMsg type. */
@@ -49,15 +50,15 @@ export async function confirmedNak(nc: NatsConnection, m: JsMsg, delayMs: number
   }
   const payload = nakPayload(Math.max(0, delayMs));
   const deadline = Date.now() + giveUpAfterMs;
-  while (Date.now() < deadline) {
-    try {
-      await nc.request(subject, payload, { timeout: Math.min(attemptTimeoutMs, Math.max(1, deadline - Date.now())) });
-      return true;
-    } catch {
-      // No responders (no consumer leader right now), a timeout or a disconnect: try again.
-      if (nc.isClosed()) return false;
-      await new Promise((r) => setTimeout(r, retryPauseMs));
-    }
-  }
-  return false;
+  const policy = {
+    ...retryPolicies.leaderless,
+    deadlineMs: giveUpAfterMs,
+    backoff: { ...retryPolicies.leaderless.backoff, firstMs: retryPauseMs, maxMs: retryPauseMs },
+  };
+  // No responders (no consumer leader right now), a timeout or a disconnect: try again.
+  const send = () => nc.request(subject, payload, { timeout: Math.min(attemptTimeoutMs, Math.max(1, deadline - Date.now())) });
+  return retry(send, policy, { retryable: () => !nc.isClosed() }).then(
+    () => true,
+    () => false,
+  );
 }

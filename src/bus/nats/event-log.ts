@@ -1,6 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { retrier, retryPolicies } from '../../retry/index.js';
 import { uuidv7Millis } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
@@ -15,7 +15,6 @@ import { numericHeaders } from './msg-headers.js';
 import { PositionIndex } from './position-index.js';
 import { assertUuid, sessionSubjects, type SessionSubjects } from './topology.js';
 
-const MAX_APPEND_ATTEMPTS = 50;
 const MAX_CACHED_TAILS = 10_000;
 /**
  * A session not appended to for this long loses its cached tail, in ms: the tail saves the
@@ -108,7 +107,10 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     newIds: boolean,
   ): Promise<AppendRun> {
     let fromServer = false;
-    for (let attempt = 1; ; attempt++) {
+    const conflicts = retrier(retryPolicies.appendConflict, {
+      onRetry: ({ attempt }) => log.debug({ sessionId, attempt }, 'event append conflict, retrying'),
+    });
+    for (;;) {
       // A caller that expects an empty session (session create, a fresh id) is taken at its word
       // for the first round: the server's expected-last-sequence check refuses the round when
       // the session has events, and the retry reads the tail. Saves a get that answers 404.
@@ -116,18 +118,21 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
       const tail = cached ?? (await freshTail(sessionId));
       fromServer = true;
       if (expected !== undefined && tail.sequence !== expected) {
-        if (cached) continue; // the cache may be stale: the server decides
+        if (cached) {
+          // The cache may be stale: the server decides, on the next round (counted as one).
+          await conflicts.failed(undefined);
+          continue;
+        }
         const head = run[0]!;
         const stored = head.id && !newIds ? await reader.findById(sessionId, head.id) : null;
         return stored ? { ok: true, events: [stored], wrote: false } : { ok: false, currentSequence: tail.sequence };
       }
       const round = await publishRound(roundDeps, sessionId, where, run, tail);
       if (round.type === 'stored') return { ok: true, events: round.events, wrote: round.wrote };
-      if (attempt >= MAX_APPEND_ATTEMPTS)
-        throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`, { cause: round.err });
+      const { attempt } = conflicts;
       tails.delete(sessionId);
-      log.debug({ sessionId, attempt }, 'event append conflict, retrying');
-      if (attempt > 2) await sleep(Math.random() * Math.min(50, attempt));
+      if (!(await conflicts.failed(round.err)))
+        throw new Error(`append to session ${sessionId}: still conflicting after ${attempt} attempts`, { cause: round.err });
     }
   }
 

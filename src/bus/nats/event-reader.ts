@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeliverPolicy,
   type JetStreamClient,
@@ -9,6 +8,7 @@ import {
 } from '@nats-io/jetstream';
 import { isAnyUuid, uuidv7Millis } from '../../ids.js';
 import { isNoResponders } from './nats-errors.js';
+import { retry, retryPolicies } from '../../retry/index.js';
 import type { ReadOptions, SessionEvent } from '../ports.js';
 import type { PositionIndex, StreamTail } from './position-index.js';
 import type { LeaderGet } from './leader-get.js';
@@ -22,13 +22,6 @@ const SINGLE_GET_MAX = 8;
 /** Pull expiry of scans; they stop on `pending === 0` first, so this only bounds a racing purge, in ms. */
 const SCAN_EXPIRES_MS = 5_000;
 const SCAN_BATCH = 256;
-/**
- * A pull right after an ordered consumer is created can find nobody listening yet on a cluster
- * (the server hosting the consumer announces its pull subject to the other servers a moment
- * after it answered the create): such a scan is retried this often, waiting a little longer each time.
- */
-const SCAN_NO_RESPONDERS_RETRIES = 8;
-const SCAN_RETRY_DELAY_MS = 25;
 /** The server forgets a msg id up to this long after its duplicate window (its purge timer), in ms. */
 const DEDUP_PURGE_MARGIN_MS = 5_000;
 /**
@@ -141,14 +134,7 @@ export function createEventReader({
       from = { seq: m.seq + 1 };
       return visit(event, m);
     };
-    for (let retries = 0; ; ) {
-      try {
-        return await scanOnce(where, from, track);
-      } catch (err) {
-        if (!isNoResponders(err) || ++retries > SCAN_NO_RESPONDERS_RETRIES) throw err;
-        await sleep(SCAN_RETRY_DELAY_MS * retries);
-      }
-    }
+    return retry(() => scanOnce(where, from, track), retryPolicies.scanNoResponders, { retryable: isNoResponders });
   }
 
   async function scanOnce(where: SessionSubjects, start: ScanStart, visit: (event: SessionEvent, m: JsMsg) => boolean): Promise<void> {

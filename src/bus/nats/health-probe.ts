@@ -1,6 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../log.js';
+import { withDeadline } from '../../retry/index.js';
 
 /** A subject nobody writes: the probe reads its last message (none) to prove a stream answers. */
 export const HEALTH_PROBE_KEY = 'health-probe';
@@ -9,7 +10,6 @@ export const HEALTH_PROBE_KEY = 'health-probe';
 const PROBE_DEADLINE_MS = 1_500;
 /** Within the grace, how long the probe waits for the stream reads before it answers anyway, in ms. */
 const QUICK_READ_MS = 300;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * How long the streams may stay unreadable while this instance's own server answers, in ms.
  * A stream whose leader's node froze or died answers no read anywhere until its followers
@@ -42,7 +42,10 @@ export async function createHealthProbe(nc: NatsConnection, log: Logger, targets
     });
     if (Date.now() - readableAt > STREAM_GRACE_MS) return reads;
     // Within the grace, a read that hangs (its replica frozen) or fails need not hold the answer up.
-    const answered = await Promise.race([reads.then(() => true), sleep(QUICK_READ_MS).then(() => false)]).catch(() => false);
+    const answered = await withDeadline(reads, QUICK_READ_MS).then(
+      () => true,
+      () => false,
+    );
     if (answered || warned) return;
     warned = true;
     log.warn(
@@ -50,12 +53,4 @@ export async function createHealthProbe(nc: NatsConnection, log: Logger, targets
       'JetStream streams unreadable (a leader election?); healthy while the server answers',
     );
   };
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -1,5 +1,6 @@
 import { jetstreamManager, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
 import { type NatsConnection, TimeoutError } from '@nats-io/transport-node';
+import { retry, retryPolicies } from '../../retry/index.js';
 
 /** `STREAM.MSG.GET` on a stream: the message, or null when there is none. */
 export type LeaderGet = (stream: string, query: MsgRequest) => Promise<StoredMsg | null>;
@@ -25,14 +26,7 @@ export interface LeaderGetOptions {
 export async function createLeaderGet(nc: NatsConnection, { timeoutMs, tryMs = DEFAULT_GET_TRY_MS }: LeaderGetOptions): Promise<LeaderGet> {
   // No account-info check: it needs the meta leader, which a get does not.
   const quick = await jetstreamManager(nc, { timeout: Math.min(tryMs, timeoutMs), checkAPI: false });
-  const tries = Math.max(1, Math.ceil(timeoutMs / tryMs));
-  return async (stream, query) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await quick.streams.getMessage(stream, query);
-      } catch (err) {
-        if (!(err instanceof TimeoutError) || attempt >= tries) throw err;
-      }
-    }
-  };
+  const policy = { ...retryPolicies.leaderGet, maxAttempts: Math.max(1, Math.ceil(timeoutMs / tryMs)) };
+  const retryable = (err: unknown) => err instanceof TimeoutError;
+  return (stream, query) => retry(() => quick.streams.getMessage(stream, query), policy, { retryable });
 }

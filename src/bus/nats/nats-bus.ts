@@ -17,6 +17,7 @@ import { createNatsTurnQueue } from './turn-queue.js';
 import { RecencyMap } from '../recency-map.js';
 import { startOpsService } from './ops-service.js';
 import { type PhaseTimer, untimed } from '../../start-phases.js';
+import { retrier, retryPolicies } from '../../retry/index.js';
 import { checkNatsPermissions, type ServiceRole } from './permission-probe.js';
 
 export const DEFAULT_SHARDS = 1;
@@ -99,21 +100,23 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   // cluster answers JetStream requests only once it has a meta leader. Wait for both, saying
   // what for, instead of exiting; errors that waiting cannot fix (credentials, permissions,
   // configuration) still stop the start at once.
-  const deadline = Date.now() + (opts.startWaitMs ?? Infinity);
-  for (let attempt = 1; ; attempt++) {
-    const stage: StartStage = { waitingFor: 'server' };
+  const policy = { ...retryPolicies.natsReconnect, ...(opts.startWaitMs !== undefined ? { deadlineMs: opts.startWaitMs } : {}) };
+  const stage: StartStage = { waitingFor: 'server' };
+  const attempts = retrier(policy, {
+    retryable: isRetryableStartError,
+    onRetry: ({ err, attempt, pauseMs }) => {
+      log.warn(
+        { waiting_for: stage.waitingFor, servers, attempt, retry_in_ms: pauseMs, reason: (err as Error).message },
+        `waiting for ${waitingFor(stage, err, servers)}; retrying in ${pauseMs} ms`,
+      );
+    },
+  });
+  for (;;) {
+    stage.waitingFor = 'server';
     try {
       return await openNatsBus(opts, { servers, auth, log, shards, ackWaitMs, duplicateWindowMs, timeout }, stage);
     } catch (err) {
-      if (!isRetryableStartError(err)) throw err;
-      const delayMs = Math.min(START_RETRY_MAX_MS, START_RETRY_FIRST_MS * 2 ** (attempt - 1));
-      if (Date.now() + delayMs > deadline) throw err;
-      const what = waitingFor(stage, err, servers);
-      log.warn(
-        { waiting_for: stage.waitingFor, servers, attempt, retry_in_ms: delayMs, reason: (err as Error).message },
-        `waiting for ${what}; retrying in ${delayMs} ms`,
-      );
-      await new Promise((r) => setTimeout(r, delayMs));
+      if (!(await attempts.failed(err))) throw err;
     }
   }
 }
@@ -148,10 +151,6 @@ interface StartSettings {
 /** Start-up failures no wait fixes, by error name and by message (TLS set-up errors have no name of their own). */
 const FATAL_START_ERRORS = ['AuthorizationError', 'UserAuthenticationExpiredError', 'PermissionViolationError', 'InvalidArgumentError'];
 const FATAL_START_MESSAGE = /authoriz|authentic|permission|certificate|tls|ssl/i;
-
-/** Start-up retries: the first pause, doubling up to the last. */
-const START_RETRY_FIRST_MS = 250;
-const START_RETRY_MAX_MS = 5_000;
 
 /**
  * True for start-up failures that a later attempt may not have: no server listening, a

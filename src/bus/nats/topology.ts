@@ -14,6 +14,7 @@ import { nanos } from '@nats-io/nats-core';
 import { InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
+import { retry, retryPolicies } from '../../retry/index.js';
 import { apiErrorCode, isClusterForming, JetStreamErrorCodes } from './nats-errors.js';
 
 export const TURN_STREAM = 'TURNS';
@@ -26,7 +27,7 @@ const CLAIM_TTL_MS = 7 * 24 * 3600_000;
 /** Upper bound on turns in flight across all workers (the consumer's max_ack_pending). */
 const MAX_TURNS_IN_FLIGHT = 10_000;
 /** How long start-up waits for a forming cluster to accept replicated streams, in ms. */
-const CLUSTER_FORMING_WAIT_MS = 30_000;
+const CLUSTER_FORMING_WAIT_MS = retryPolicies.clusterForming.deadlineMs;
 
 export interface TopologyOptions {
   /** Number of event streams (EVENTS_0..N-1); fixed once data exists. */
@@ -126,16 +127,12 @@ function workersConfig(o: TopologyOptions): Partial<ConsumerConfig> {
  * `transient` names further errors that pass on their own.
  */
 async function whileClusterForms<T>(op: () => Promise<T>, log: Logger, transient = isClusterForming): Promise<T> {
-  const deadline = Date.now() + CLUSTER_FORMING_WAIT_MS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await op();
-    } catch (err) {
-      if (!transient(err) || Date.now() > deadline) throw err;
+  return retry(op, retryPolicies.clusterForming, {
+    retryable: transient,
+    onRetry: ({ err, attempt }) => {
       if (attempt === 1) log.info({ err }, 'JetStream cluster still forming, retrying');
-      await new Promise((r) => setTimeout(r, Math.min(1000, 100 * attempt)));
-    }
-  }
+    },
+  });
 }
 
 /**

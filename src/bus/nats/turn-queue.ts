@@ -13,6 +13,7 @@ import { createProcessPresence } from './process-presence.js';
 import { RecencyMap } from '../recency-map.js';
 import { isAlreadyDeleted, isSequenceConflict, isSubjectFull, isSubjectTaken } from './nats-errors.js';
 import { assertUuid, CLAIM_BUCKET, CLAIM_STREAM, TURN_CONSUMER, TURN_STREAM, turnSubject } from './topology.js';
+import { retry, retryPolicies } from '../../retry/index.js';
 
 /** nats.js refuses pull requests that expire sooner than this, in ms. */
 const MIN_PULL_EXPIRES_MS = 1_000;
@@ -59,9 +60,6 @@ export interface NatsTurnQueueOptions {
   takeNeverClaimed?: (sessionId: string) => boolean;
 }
 
-/** Pause between attempts to release a claim record while its bucket has no leader, in ms. */
-const RELEASE_RETRY_PAUSE_MS = 250;
-
 /**
  * The turn queue on the TURNS work-queue stream (topology.ts): the server refuses a second
  * message on `turn.<sid>` (→ SessionBusyError), the shared durable `workers` hands each
@@ -88,6 +86,8 @@ export function createNatsTurnQueue({
   let consumer: Promise<Consumer> | undefined;
   const presence = nc ? createProcessPresence(nc) : undefined;
   const workers = () => (consumer ??= js.consumers.get(TURN_STREAM, TURN_CONSUMER));
+  // A claim record's release while its bucket has no leader, until the lease would redeliver anyway.
+  const releasePolicy = { ...retryPolicies.leaderless, deadlineMs: releaseRetryMs };
   /**
    * The revision of the delete marker this process left when it released a session's claim:
    * the next claim of that session (usually its next turn, here) puts its record with
@@ -189,20 +189,18 @@ export function createNatsTurnQueue({
      * (that attempt deleted it) and lost when someone else's record is there.
      */
     const releaseRetrying = async (): Promise<boolean> => {
-      const deadline = Date.now() + releaseRetryMs;
       let unknownOutcome = false;
-      for (;;) {
-        try {
-          const ours = await release();
-          if (ours || !unknownOutcome) return ours;
-          return (await readClaim(turn.session_id)).record === null;
-        } catch (err) {
-          if (Date.now() >= deadline) throw err;
+      const attempt = async () => {
+        const ours = await release();
+        if (ours || !unknownOutcome) return ours;
+        return (await readClaim(turn.session_id)).record === null;
+      };
+      return retry(attempt, releasePolicy, {
+        onRetry: ({ err }) => {
           unknownOutcome = true;
           log.warn({ err, sessionId: turn.session_id, turnId: turn.turn_id }, 'claim release failed; retrying');
-          await new Promise((r) => setTimeout(r, RELEASE_RETRY_PAUSE_MS));
-        }
-      }
+        },
+      });
     };
     const lost = (op: string) =>
       log.warn({ sessionId: turn.session_id, turnId: turn.turn_id, delivery: record.delivery, op }, 'claim lost');

@@ -3,7 +3,7 @@
  * its own sql.js; a call ships the database bytes, SQL and params to an idle worker (buffers
  * transferred, not copied) and gets the result, plus the new bytes after `exec`, back.
  *
- * Bounds (docs/decisions.md, "SQL sandbox"):
+ * Bounds (docs/decisions/0032-sql-sandbox-off-thread.md):
  * - wall clock: a call still running after `timeoutMs` has its worker terminated and replaced;
  *   the caller gets a 422 and nothing is saved;
  * - memory: SQLite's heap is capped in every worker (`PRAGMA hard_heap_limit`), the worker's JS
@@ -16,8 +16,8 @@
  */
 import { PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnprocessableError } from '../../errors.js';
 import type { SqlExecResult, SqlQueryResult, SqlSchemaObject, SqlValue } from '../storage-ports.js';
-import { createDeadlinePool, formatSeconds } from '../../offthread/deadline-pool.js';
-import type { PoolTenant } from '../../offthread/fair-share.js';
+import { createDeadlinePool, formatSeconds } from '../../offthread/index.js';
+import type { PoolTenant } from '../../offthread/index.js';
 import { transferableBytes, type SqlJob, type SqlJobReply, type SqlWorkerData } from './sql-jobs.js';
 
 export interface SqlSandboxOptions {

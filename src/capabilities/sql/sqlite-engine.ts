@@ -7,7 +7,7 @@
  * This module is synchronous and runs wherever it is called; sql.js cannot interrupt a statement.
  * The service therefore calls it only inside the worker threads of `sql-sandbox.ts`, which
  * enforce a wall-clock deadline by terminating the worker; `limits` bound what SQLite itself
- * may allocate and write (docs/decisions.md, "SQL sandbox").
+ * may allocate and write (docs/decisions/0032-sql-sandbox-off-thread.md).
  */
 import initSqlJs from 'sql.js';
 import { PayloadTooLargeError, UnprocessableError } from '../../errors.js';

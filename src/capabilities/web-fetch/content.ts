@@ -27,10 +27,11 @@ const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)\b/i;
 export type HtmlConverter = (html: string, format: 'markdown' | 'text', caller?: { org: string; key: string }) => Promise<string>;
 
 /**
- * `convertHtml` (html-conversion.ts) as an `HtmlConverter`, for callers without the parse pool
+ * `convertHtml` (src/offthread/html-conversion.ts) as an `HtmlConverter`, for callers without the parse pool
  * (tests, tools built alone); its parsers load at the first call.
  */
-export const convertHtmlHere: HtmlConverter = async (html, format) => (await import('./html-conversion.js')).convertHtml(html, format);
+export const convertHtmlHere: HtmlConverter = async (html, format) =>
+  (await import('../../offthread/html-conversion.js')).convertHtml(html, format);
 
 /**
  * Renders `body` by its Content-Type (sniffed when absent) in the requested format, HTML converted

@@ -16,11 +16,13 @@ const https = process.getBuiltinModule('node:https');
 
 export interface PinnedRequestOptions {
   url: URL;
-  method: 'GET' | 'HEAD';
+  method: 'GET' | 'HEAD' | 'POST';
   address: string;
   family: 4 | 6;
   headers: Record<string, string>;
   signal: AbortSignal;
+  /** The request body (webhook deliveries POST one). */
+  body?: Buffer;
 }
 
 export interface PinnedResponse {
@@ -46,7 +48,7 @@ export function requestPinned(opts: PinnedRequestOptions): Promise<PinnedRespons
     });
     req.once('error', reject);
     req.once('response', (res) => resolve(wrapResponse(res)));
-    req.end();
+    req.end(opts.body);
   });
 }
 

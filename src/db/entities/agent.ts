@@ -26,7 +26,7 @@ export const Agent = defineEntity({
     capabilities: p.json<CapabilityItemInput[]>(),
     client_tools: p.json<ClientToolInput[]>(),
     max_iterations: p.integer().nullable(),
-    /** 0013: earlier-API fields (docs/decisions.md, "Compatibility with the earlier public API"). */
+    /** 0013: earlier-API fields (docs/decisions/0044-earlier-api-aliases.md). */
     display_name: p.text().nullable(),
     /** The model as the client named it (id or model name); `default_model_id` is what it resolved to. */
     model: p.text().nullable(),

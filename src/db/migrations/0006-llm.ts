@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * LLM providers (encrypted key per row) and their models. Deleting a provider deletes its
- * models; the API refuses that while a model is referenced as a default (docs/decisions.md).
+ * models; the API refuses that while a model is referenced as a default (docs/decisions/0021-llm-providers-and-models.md).
  */
 export class LlmMigration extends Migration {
   override name = '0006-llm';

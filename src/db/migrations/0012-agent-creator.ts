@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Who created an agent: members change and archive only their own agents (docs/decisions.md,
- * "Roles: the member/admin matrix"). Rows from before this migration keep null, which the
+ * Who created an agent: members change and archive only their own agents
+ * (docs/decisions/0018-member-admin-matrix.md). Rows from before this migration keep null, which the
  * ownership rule treats as an admin's agent.
  */
 export class AgentCreatorMigration extends Migration {

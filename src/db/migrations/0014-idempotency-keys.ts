@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * `Idempotency-Key` records (docs/decisions.md, "Idempotency keys"): one row per organisation
+ * `Idempotency-Key` records (docs/decisions/0063-idempotency-keys.md): one row per organisation
  * and key, claimed `in_flight` by the first request and holding its outcome once `done`, so a
  * retry on any instance within 24 h gets the first answer. Expired rows are purged.
  */

@@ -17,6 +17,7 @@ import { TurnVoidsMigration } from './0018-turn-voids.js';
 import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
 import { SecretAllowedHostsMigration } from './0020-secret-allowed-hosts.js';
 import { TurnBegunMigration } from './0021-turn-begun.js';
+import { WebhooksMigration } from './0022-webhooks.js';
 
 export const migrations = [
   CoreMigration,
@@ -37,4 +38,5 @@ export const migrations = [
   SessionsBusyIndexMigration,
   SecretAllowedHostsMigration,
   TurnBegunMigration,
+  WebhooksMigration,
 ];

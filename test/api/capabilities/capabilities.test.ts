@@ -12,12 +12,14 @@ const SPEC_CAPABILITIES = [
   'session_storage',
   'session_schedule',
   'session_sql_database',
+  // Not in the spec's list: MCP tool servers (docs/decisions/mcp-tools.md).
+  'mcp',
 ];
 
 describe('capabilities and the OpenAPI document', () => {
   const app = useSuiteApp('postgres');
 
-  it('GET /v1/capabilities - {data,total} with the seven spec capabilities and their metadata', async () => {
+  it('GET /v1/capabilities - {data,total} with the seven spec capabilities, mcp, and their metadata', async () => {
     const member = await addCaller(app());
     const r = await member.request('GET', '/v1/capabilities');
     assert.equal(r.status, 200);

@@ -12,7 +12,7 @@ it('events: the owner of a session this instance created is known without readin
   assert.equal((await member.request('GET', `/v1/sessions/${id}/events`)).status, 403, 'a known owner still refuses another member');
 
   // The row goes away behind this instance's back (another instance's delete): for the owner
-  // window (docs/decisions.md) this instance answers from what session create told it.
+  // window (docs/decisions/0078-session-owners-and-guarded-agent-insert.md) this instance answers from what session create told it.
   const { id: other } = await createSession(app);
   await store.sql('delete from sessions where id = ?', [other]);
   assert.equal((await app.request('GET', `/v1/sessions/${other}/events`)).status, 200, 'answered from the owner this instance remembered');

@@ -82,6 +82,41 @@ test('tenant quotas: each refuses with a clear error and changes nothing', async
     }
   });
 
+  await t.test('kv over REST (PUT/DELETE storage/keys/{key}): the same quotas; bad input is 4xx and changes nothing', async () => {
+    const id = await createSession(app, ['session_storage']);
+    const put = (key: string, value: unknown) =>
+      app.request('PUT', `/v1/sessions/${id}/storage/keys/${encodeURIComponent(key)}`, { body: { value } });
+    const set = await put('notes/today', 'plan');
+    assert.equal(set.status, 200, set.text);
+    assert.deepEqual(set.body, { key: 'notes/today', size_bytes: 4 });
+    assert.equal((await put('b', '2')).status, 200);
+    assert.equal((await put('c', '3')).status, 200);
+    isQuotaError(await put('d', '4'), 409, /at most 3 entries/);
+    isQuotaError(await put('b', 'x'.repeat(300)), 413, /at most 200 bytes/);
+    assert.equal((await put('b', 'two')).status, 200, 'replacing an entry is not a new one');
+    for (const bad of [await put('tab\tkey', 'v'), await put('e', 42), await put('x'.repeat(257), 'v')]) {
+      assert.equal(bad.status, 400, bad.text);
+      assert.deepEqual(Object.keys(bad.body).sort(), ['error', 'status']);
+    }
+    const values = await app.request('GET', `/v1/sessions/${id}/storage/keys?include_values=true`);
+    assert.deepEqual(
+      values.body.data.map((e: { key: string; value: string }) => [e.key, e.value]),
+      [
+        ['b', 'two'],
+        ['c', '3'],
+        ['notes/today', 'plan'],
+      ],
+    );
+    assert.equal((await app.request('DELETE', `/v1/sessions/${id}/storage/keys/${encodeURIComponent('notes/today')}`)).status, 204);
+    assert.equal((await app.request('DELETE', `/v1/sessions/${id}/storage/keys/${encodeURIComponent('notes/today')}`)).status, 404);
+    const noKv = await createSession(app, []);
+    assert.equal(
+      (await app.request('PUT', `/v1/sessions/${noKv}/storage/keys/a`, { body: { value: '1' } })).status,
+      404,
+      'needs the capability',
+    );
+  });
+
   await t.test('secrets per session (PUT storage/secrets): 409, all or nothing', async () => {
     const id = await createSession(app, ['session_storage']);
     assert.equal(

@@ -9,7 +9,7 @@ the deployment, with the instances' environment:
 
   SECRETS_ENCRYPTION_KEY=<new> SECRETS_ENCRYPTION_KEY_PREVIOUS=<old> npm run rotate-keys [-- --dry-run]
 
-(docs/operations.md section 9; docs/decisions.md "Client package and CLI").
+(docs/operations.md section 9; docs/decisions/0060-client-package-and-cli.md).
 `;
 
 /** `admin keys|users|rotate-keys`. */

@@ -1,0 +1,78 @@
+/**
+ * The stored part of a turn's log view: every event appended so far (the turn's own and other
+ * writers'), folded in sequence order, and the ids folded since the view was opened (a retried
+ * append may have stored some of its events already).
+ */
+import type { EventLog, SessionEvent } from '../../../src/bus/index.js';
+import { fold, type FoldedSession } from './folded-session.js';
+
+const READ_PAGE = 1000;
+
+export class StoredView {
+  readonly #events: EventLog;
+  readonly #sessionId: string;
+  #folded: FoldedSession;
+  readonly #ids = new Set<string>();
+
+  constructor(events: EventLog, sessionId: string, folded: FoldedSession) {
+    this.#events = events;
+    this.#sessionId = sessionId;
+    this.#folded = folded;
+  }
+
+  get folded(): FoldedSession {
+    return this.#folded;
+  }
+
+  get ids(): ReadonlySet<string> {
+    return this.#ids;
+  }
+
+  has(id: string): boolean {
+    return this.#ids.has(id);
+  }
+
+  /** Reads and folds what the log holds after the fold, up to `upTo`; true when anything was new. */
+  async readNew(upTo = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+    let read = false;
+    for (;;) {
+      const limit = Math.min(READ_PAGE, upTo - this.#folded.transcript.sequence);
+      if (limit <= 0) break;
+      const page = await this.#events.read(this.#sessionId, { afterSequence: this.#folded.transcript.sequence, limit });
+      if (page.length) {
+        this.#folded = fold(this.#folded, page, this.#ids);
+        read = true;
+      }
+      if (page.length < limit) break;
+    }
+    return read;
+  }
+
+  /**
+   * Folds appended events; a sequence gap (another writer interleaved) is read from the log
+   * first. True when another writer's events were folded too.
+   */
+  async absorb(events: readonly SessionEvent[]): Promise<boolean> {
+    const fresh = events.filter((e) => e.sequence > this.#folded.transcript.sequence).sort((a, b) => a.sequence - b.sequence);
+    let foreign = false;
+    // Contiguous runs are folded at once (one copy of the transcript per run, not per event).
+    let run: SessionEvent[] = [];
+    const flushRun = () => {
+      if (run.length) this.#folded = fold(this.#folded, run, this.#ids);
+      run = [];
+    };
+    for (const e of fresh) {
+      const last = run.at(-1)?.sequence ?? this.#folded.transcript.sequence;
+      if (e.sequence <= last) continue;
+      if (e.sequence > last + 1) {
+        flushRun();
+        await this.readNew(e.sequence - 1);
+        foreign = true;
+        if (e.sequence <= this.#folded.transcript.sequence) continue;
+      }
+      run.push(e);
+    }
+    flushRun();
+    return foreign;
+  }
+}

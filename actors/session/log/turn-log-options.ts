@@ -1,0 +1,25 @@
+/** What a turn log is opened with. */
+import type { EventLog, NewEvent, TurnClaim } from '../../../src/bus/index.js';
+import type { Logger } from '../../../src/log.js';
+import type { TurnRef, TurnState } from '../../../src/turns/index.js';
+
+export interface TurnLogOptions {
+  events: EventLog;
+  claim: Pick<TurnClaim, 'isCurrent'>;
+  sessionId: string;
+  turn: TurnRef;
+  /** Called after events of other writers were folded, with the (optimistic) state. */
+  onFolded?: (state: TurnState) => void;
+  /**
+   * The job may be older than the cached fold (a redelivery, a resume): then a missing
+   * `turn.started` is looked up instead of assumed to be on its way. False for a first start,
+   * whose attempt writes `turn.started` itself.
+   */
+  mayPredateCache?: boolean;
+  /** Called with events as they are queued (not `stamped` ones): trace ids (turn-trace.ts). */
+  stamp?: (events: readonly NewEvent[]) => void;
+  /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
+  appendRetryDelaysMs?: readonly number[];
+  /** Where a slow append says what it waited for (append-waits.ts). */
+  log?: Logger;
+}

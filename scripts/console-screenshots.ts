@@ -1,0 +1,52 @@
+// Screenshots of every console view at a desktop (1440×900) and a phone (390×844) size, into
+// docs/console/ (linked from README). Boots the embedded service (PGlite) with the built-in
+// simulator, seeds an agent, a session with a short conversation, a file and a secret, and
+// drives Debian's chromium. Run: node --experimental-async-context-frame --import tsx scripts/console-screenshots.ts
+import { mkdirSync } from 'node:fs';
+import { consolePage, showView, startConsoleBed, VIEWPORTS, type ViewportName } from '../test/helpers/console.js';
+
+const OUT = new URL('../docs/console/', import.meta.url);
+const bed = await startConsoleBed({
+  mode: 'pglite',
+  agent: {
+    name: 'Planner',
+    description: 'Plans the quarter with the team',
+    capabilities: ['session_file_system', 'session_storage', 'current_time'],
+  },
+});
+try {
+  const { app, browser, agentId } = bed;
+  const id = await bed.newSession('Quarterly planning');
+  await app.request('POST', `/v1/sessions/${id}/fs/plan/q3.md`, { raw: '# Q3 plan\n', headers: { 'Content-Type': 'text/markdown' } });
+  await app.request('PUT', `/v1/sessions/${id}/storage/keys/next-review`, { body: { value: 'Friday' } });
+  await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { SEARCH_API_KEY: 'not-shown' } } });
+  const say = async (text: string) => {
+    await app.request('POST', `/v1/sessions/${id}/messages`, { body: { message: { content: [{ type: 'text', text }] } } });
+    await new Promise((r) => setTimeout(r, 2_000));
+  };
+  await say('@think 3\n@tool get_current_time {}');
+  await say('Draft the plan in three bullet points.');
+
+  const views: [string, string, string][] = [
+    ['agents', '#/agents', '[data-testid=agents]'],
+    ['agent-editor', `#/agents/${agentId}`, 'input[name=description]'],
+    ['agent-import', '#/agents/import', 'h2'],
+    ['sessions', '#/sessions', '[data-testid=sessions]'],
+    ['chat', `#/sessions/${id}/chat`, '[data-turn-stats]'],
+    ['events', `#/sessions/${id}/events`, '[data-testid=timeline] li'],
+    ['storage', `#/sessions/${id}/storage`, '[data-testid=files] li[data-path]'],
+    ['admin', '#/admin', '[data-testid=provider-form]'],
+  ];
+  mkdirSync(OUT, { recursive: true });
+  for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
+    const { page } = await consolePage(browser, app.url, app.adminKey, size);
+    for (const [name, hash, ready] of views) {
+      await showView(page, hash, ready);
+      await page.screenshot({ path: new URL(`${name}-${size}.png`, OUT).pathname });
+    }
+    await page.context().close();
+  }
+  console.log(`screenshots written to ${OUT.pathname}`);
+} finally {
+  await bed.close();
+}

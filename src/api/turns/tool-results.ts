@@ -1,0 +1,97 @@
+/** POST tool-results: client tool results for a turn suspended on them (spec 4.2). */
+import type { ClientToolResultInput } from '../../../schemas/turns.js';
+import type { NewEvent, TurnJob } from '../../bus/index.js';
+import { catalogued } from '../../bus/index.js';
+import { ConflictError, InvalidRequestError, SessionBusyError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { stampEvents } from '../../observability/index.js';
+import { retry, retryPolicies } from '../../retry/index.js';
+import { CLIENT_TOOL_SOURCE, foldTurn, resumeJob, textPart, turnEvents, type TurnRef } from '../../turns/index.js';
+import type { TurnApiContext, TurnPrincipal } from './turn-api-context.js';
+import { readTurnSoFar } from './turn-so-far.js';
+
+export function createToolResults(ctx: TurnApiContext) {
+  const { bus, log, status, span, owned } = ctx;
+
+  /**
+   * Client tool results for the suspended turn. Unknown call ids → 400; a session that is not
+   * waiting → 409. Results for calls answered already are ignored. When the last one is in,
+   * the turn is queued again.
+   */
+  async function submitToolResults(
+    principal: TurnPrincipal,
+    sessionId: string,
+    results: ClientToolResultInput[],
+  ): Promise<{ accepted: number; status: string }> {
+    const row = await owned(principal, sessionId);
+    const turnId = row.current_turn_id;
+    if (row.status !== 'waiting_for_tool_results' || !turnId) throw new ConflictError('Session is not waiting for tool results');
+    let accepted = 0;
+    let complete = false;
+    const trace = span();
+    for (let attempt = 0; ; attempt++) {
+      const soFar = await readTurnSoFar(bus, sessionId, turnId);
+      if (!soFar) throw new ConflictError('Session is not waiting for tool results');
+      const { turn, events, lastSequence, startedBy } = soFar;
+      const step = foldTurn(turn, catalogued(events)).steps.at(-1);
+      const requested = step?.requested ?? new Set<string>();
+      const unknown = results.find((r) => !requested.has(r.tool_call_id));
+      if (unknown) throw new InvalidRequestError('Invalid request: unknown tool_call_id');
+      const open = new Set([...requested].filter((id) => !step!.completed.has(id)));
+      const fresh = dedupe(results.filter((r) => open.has(r.tool_call_id)));
+      const calls = new Map(step!.toolCalls.map((c) => [c.id, c]));
+      const resultEvents = fresh.map((r) => clientResultEvent(turn, calls.get(r.tool_call_id)!.name, r));
+      stampEvents(resultEvents, trace);
+      const appended = await bus.events.append(sessionId, resultEvents, { expectedSequence: lastSequence });
+      if (!appended.ok) {
+        if (attempt < 20) continue; // another writer got in first: fold again and retry
+        throw new ConflictError('Session is busy');
+      }
+      accepted = fresh.length;
+      complete = fresh.length === open.size;
+      // The resumed turn acts for a user only when that user both sent its message and its results.
+      const actingUser = principal.user_id && principal.user_id === startedBy ? { user_id: principal.user_id } : {};
+      const resume = { org_id: row.organization_id, ...turn, ...actingUser, traceparent: trace.traceparent() };
+      if (complete && (await status.markResumed(sessionId, turnId))) await enqueueResume(resumeJob(sessionId, resume));
+      break;
+    }
+    const now = await status.read(sessionId);
+    return { accepted, status: now?.status ?? 'idle' };
+  }
+
+  /**
+   * The suspended turn's own job may not be acked yet (retryPolicies.suspendedTurnJob); if it
+   * never is, its redelivery resumes the turn.
+   */
+  async function enqueueResume(job: TurnJob): Promise<void> {
+    await retry(() => bus.turns.enqueue(job), retryPolicies.suspendedTurnJob, {
+      retryable: (err) => err instanceof SessionBusyError,
+    }).catch((err: unknown) => {
+      if (!(err instanceof SessionBusyError)) throw err;
+      log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
+    });
+  }
+
+  return submitToolResults;
+}
+
+function dedupe(results: ClientToolResultInput[]): ClientToolResultInput[] {
+  const seen = new Map<string, ClientToolResultInput>();
+  for (const r of results) if (!seen.has(r.tool_call_id)) seen.set(r.tool_call_id, r);
+  return [...seen.values()];
+}
+
+function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewEvent {
+  const call = { id: r.tool_call_id, name: toolName };
+  const source = CLIENT_TOOL_SOURCE;
+  if (r.error !== undefined && r.error !== null)
+    return turnEvents.toolFailed(newId(), turn, newId(), { call, display_name: toolName, error: r.error, source });
+  const text = typeof r.result === 'string' ? r.result : r.result === undefined ? '' : JSON.stringify(r.result);
+  return turnEvents.toolSucceeded(newId(), turn, newId(), {
+    call: { ...call, arguments: {} },
+    display_name: toolName,
+    result: [textPart(text)],
+    duration_ms: 0,
+    source,
+  });
+}

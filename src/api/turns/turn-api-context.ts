@@ -1,0 +1,55 @@
+/**
+ * What the turn's API half shares (spec 3.2, 4.2): its ports, the request's span and the
+ * session-access check. The queue's one-turn-per-session rule is the race-free busy guard; the
+ * session row is the fast check in front of it.
+ */
+import type { ModelResolver } from '../../llm/index.js';
+import type { ImageSource, SessionStatusStore, SessionTurnRow } from '../../turns/index.js';
+import { assertSessionAccess, type Actor } from '../../auth/index.js';
+import type { Bus } from '../../bus/index.js';
+import type { Store } from '../../db/index.js';
+import type { Logger } from '../../log.js';
+import { createIdTracing, type TraceSpan, type Tracing } from '../../observability/index.js';
+import type { OrgTurnCap } from './org-turn-cap.js';
+
+export interface TurnServiceDeps {
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  models: ModelResolver;
+  images: ImageSource;
+  status: SessionStatusStore;
+  /** The request's span stamps the events appended here and travels in the turn job (default: ids only). */
+  tracing?: Tracing;
+  /** The organisation's cap on turns in flight (default: none). */
+  turnCap?: OrgTurnCap;
+}
+
+/** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
+export type TurnPrincipal = Actor;
+
+export interface TurnApiContext extends TurnServiceDeps {
+  /**
+   * The span of the request (HTTP, or the scheduler's). Without one (export off and no incoming
+   * traceparent, or a caller outside both) a root span of its own: its ids are all it is used for.
+   */
+  span(): TraceSpan;
+  /** The session's turn row, once the principal may reach it (404 otherwise). */
+  owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow>;
+}
+
+export const BUSY_STATUSES: ReadonlySet<string> = new Set(['active', 'waiting_for_tool_results']);
+
+export function createTurnApiContext(deps: TurnServiceDeps): TurnApiContext {
+  const tracing = deps.tracing ?? createIdTracing();
+  return {
+    ...deps,
+    tracing,
+    span: () => tracing.active() ?? tracing.startSpan('turn.submit'),
+    async owned(principal, sessionId) {
+      const row = await deps.status.read(sessionId);
+      assertSessionAccess(principal, row);
+      return row!;
+    },
+  };
+}

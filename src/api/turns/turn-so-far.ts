@@ -1,0 +1,54 @@
+/** A turn as the API reads it from the log: its identity, its events and its usage so far. */
+import type { Bus, SessionEvent } from '../../bus/index.js';
+import { catalogued } from '../../bus/index.js';
+import { ConflictError } from '../../errors.js';
+import { addUsage, ZERO_USAGE, type TurnRef, type Usage } from '../../turns/index.js';
+import { retry, retryPolicies } from '../../retry/index.js';
+
+const READ_PAGE = 1000;
+
+export interface TurnSoFar {
+  turn: TurnRef;
+  usage: Usage;
+  events: SessionEvent[];
+  lastSequence: number;
+  startedBy: string | undefined;
+}
+
+/** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
+export async function readTurnSoFar(bus: Bus, sessionId: string, turnId: string, waitForStart = false): Promise<TurnSoFar | null> {
+  const started = await startedEvent(bus, sessionId, turnId, waitForStart);
+  if (!started) return null;
+  const events: SessionEvent[] = [started];
+  for (let after = started.sequence; ; ) {
+    const page = await bus.events.read(sessionId, { afterSequence: after, limit: READ_PAGE });
+    events.push(...page);
+    if (page.length < READ_PAGE) break;
+    after = page.at(-1)!.sequence;
+  }
+  let usage = ZERO_USAGE;
+  for (const e of catalogued(events))
+    if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
+  const start = catalogued(started);
+  if (start.type !== 'turn.started') throw new ConflictError('The turn has not started yet');
+  const turn: TurnRef = { turn_id: turnId, input_message_id: start.data.input_message_id };
+  if (started.tags?.length) turn.tags = [...started.tags];
+  const startedBy = start.data.user_id;
+  return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
+}
+
+/** `turn.started` is not stored yet. */
+class NotStartedYet extends Error {}
+
+/**
+ * `turn.started` (its id is the turn id); with `waitForStart`, waited for (retryPolicies.turnStartedStored):
+ * a turn that began is about to store it (its worker asked the row first, then appends).
+ */
+async function startedEvent(bus: Bus, sessionId: string, turnId: string, waitForStart: boolean): Promise<SessionEvent | null> {
+  const find = async () => (await bus.events.findById(sessionId, turnId)) ?? Promise.reject(new NotStartedYet());
+  if (!waitForStart) return bus.events.findById(sessionId, turnId);
+  return retry(find, retryPolicies.turnStartedStored, { retryable: (err) => err instanceof NotStartedYet }).catch((err: unknown) => {
+    if (err instanceof NotStartedYet) return null;
+    throw err;
+  });
+}

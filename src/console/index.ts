@@ -1,0 +1,1 @@
+export { createConsoleSite } from './site.js';

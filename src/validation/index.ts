@@ -1,0 +1,3 @@
+export { addFormatOnce, addNamedSchemas, ajv, resolveRef } from './ajv.js';
+export { coerceText } from './coerce.js';
+export { applyDefaults } from './defaults.js';
