@@ -31,6 +31,6 @@ for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || { echo "static check failed: ${checks[$i]}" >&2; failed=1; }
 done
 [ "$failed" = 0 ]
-# Includes test/bus/nats-secure.test.ts: the distributed suite once more against nats-servers that
+# Includes test/bus/nats-secure*.test.ts: the distributed suite once more against nats-servers that
 # require TLS client certificates and a password.
 npm test

@@ -11,6 +11,7 @@ import { asTerminal } from '../../src/turns/turn-errors.js';
 import { turnEvents, type TurnRef } from '../../src/turns/turn-events.js';
 import { TurnLog } from '../../actors/session/log/turn-log.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 /**
  * An append PostgreSQL refuses for what its events hold is refused for good: it must say so at
@@ -21,6 +22,7 @@ const log = createLogger('silent');
 
 async function localBus(t: { after(fn: () => unknown): void }, database?: { url: string; drop(): Promise<void> }): Promise<Bus> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bus-unstorable-'));
+  if (!database) await seedEmbeddedDataDir(dataDir);
   const store = await createStore({ dataDir, databaseUrl: database?.url, log });
   const bus = await createBus({ kind: 'local', store, log, leaseMs: 1000 });
   t.after(async () => {

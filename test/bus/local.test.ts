@@ -13,6 +13,7 @@ import type { SessionEvent, TurnClaim } from '../../src/bus/index.js';
 import type { Store } from '../../src/db/index.js';
 import { raceChildren, within } from './conformance-events.js';
 import { CASES, runBusConformance, type BusHarness } from './conformance.js';
+import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 const LEASE_MS = 1000;
 const log = createLogger('silent');
@@ -20,6 +21,7 @@ const log = createLogger('silent');
 /** Local buses sharing one store: PGlite when databaseUrl is absent, else that PostgreSQL. */
 async function localHarness(database?: { url: string; drop(): Promise<void> }): Promise<BusHarness & { store: Store }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bus-local-'));
+  if (!database) await seedEmbeddedDataDir(dataDir);
   const store = await createStore({ dataDir, databaseUrl: database?.url, log });
   const buses: Bus[] = [];
   return {

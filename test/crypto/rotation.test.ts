@@ -16,6 +16,7 @@ import {
 import { createLogger } from '../../src/log.js';
 import { createStore } from '../../src/db/index.js';
 import { keySpec } from './keys.js';
+import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 const OLD = keySpec('old');
 const NEW = keySpec('new');
@@ -74,6 +75,7 @@ describe('key rotation', () => {
 
   test('rotation - the SQL source pages through a table and writes compare-and-set (PGlite)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ass-rot-'));
+    await seedEmbeddedDataDir(dir);
     const store = await createStore({ dataDir: dir, log: createLogger('silent') });
     try {
       await store.sql('create table rot_test (id text primary key, organization_id text not null, secret_enc text)');

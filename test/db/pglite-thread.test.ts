@@ -8,6 +8,7 @@ import { createStore } from '../../src/db/index.js';
 import { request } from '../helpers/http.js';
 import { freePort } from '../helpers/nats-server.js';
 import { spawnService } from '../helpers/service-process.js';
+import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 function tempDir(t: { after(fn: () => unknown): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'ass-pglite-'));
@@ -33,9 +34,16 @@ async function timeLoopGaps(work: () => Promise<unknown>): Promise<{ durationMs:
   return { durationMs: performance.now() - started, maxGapMs: Math.max(maxGapMs, performance.now() - last) };
 }
 
+/** A data directory with the database already created (test/helpers/pglite-template.ts); the last test creates its own. */
+async function seededDir(t: { after(fn: () => unknown): void }): Promise<string> {
+  const dir = tempDir(t);
+  await seedEmbeddedDataDir(dir);
+  return dir;
+}
+
 describe('embedded store (PGlite on its own thread)', () => {
   it('a long statement runs while the event loop keeps turning', async (t) => {
-    const store = await createStore({ dataDir: tempDir(t), log: createLogger('silent') });
+    const store = await createStore({ dataDir: await seededDir(t), log: createLogger('silent') });
     t.after(() => store.close());
     // Sized to take about a second on a quiet machine; the assertion is relative to what it took.
     const { durationMs, maxGapMs } = await timeLoopGaps(() =>
@@ -47,7 +55,7 @@ describe('embedded store (PGlite on its own thread)', () => {
   });
 
   it('errors keep their SQLSTATE across the thread, and the connection stays usable', async (t) => {
-    const store = await createStore({ dataDir: tempDir(t), log: createLogger('silent') });
+    const store = await createStore({ dataDir: await seededDir(t), log: createLogger('silent') });
     t.after(() => store.close());
     await store.sql('create table t (k text primary key)');
     await store.sql('insert into t values (?)', ['a']);

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { createStore, preparedSql, type Store } from '../../src/db/index.js';
 import { createLogger } from '../../src/log.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 const log = createLogger('silent');
 const ECHO = preparedSql('test.echo', `select ?::int + 1 as n, ?::text || '!' as said, 'it''s' as quoted`);
@@ -41,6 +42,7 @@ describe('prepared statements', () => {
   it('are prepared once in the embedded database’s one session, whichever connection runs them first', async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ass-prepared-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    await seedEmbeddedDataDir(dataDir);
     const store = await createStore({ dataDir, log });
     t.after(() => store.close());
     // Concurrent first runs over several pool connections race to prepare the one shared name.
@@ -57,6 +59,7 @@ describe('prepared statements', () => {
   it('run as ordinary statements on the embedded database when turned off', async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ass-prepared-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    await seedEmbeddedDataDir(dataDir);
     const store = await createStore({ dataDir, log, preparedStatements: false });
     t.after(() => store.close());
     assert.deepEqual(await store.sql(ECHO, [1, 'x']), [{ n: 2, said: 'x!', quoted: "it's" }]);

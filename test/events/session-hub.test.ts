@@ -11,6 +11,7 @@ import { SseTimerWheel } from '../../src/http/sse-timers.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/db/index.js';
+import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 const log = createLogger('silent');
 const wheel = new SseTimerWheel({ shortestMs: 60_000 });
@@ -43,6 +44,7 @@ describe('session hub - replays served from memory', () => {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'hub-'));
+    await seedEmbeddedDataDir(dataDir);
     store = await createStore({ dataDir, log });
     bus = await createBus({ kind: 'local', store, log, leaseMs: 1000 });
     const read = bus.events.read;

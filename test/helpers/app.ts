@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestDatabase } from './postgres.js';
+import { seedEmbeddedDataDir } from './pglite-template.js';
 import { natsServiceEnv, startNatsServer } from './nats-server.js';
 import { request, type RequestOptions, type TestResponse } from './http.js';
 import type { AppOptions } from '../../src/app.js';
@@ -52,6 +54,7 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     databaseUrl = db.url;
     t.after(() => db.drop());
   }
+  if (mode === 'pglite' && !databaseUrl && opts.env?.['DATA_DIR'] === undefined) await seedEmbeddedDataDir(dataDir);
   let natsUrl = opts.natsUrl;
   if (!natsUrl && mode === 'nats') {
     const nats = await startNatsServer();
@@ -98,5 +101,25 @@ export async function startTestApp(t: { after(fn: () => unknown): void }, opts: 
     databaseUrl,
     natsUrl,
     request: (method, path, ro = {}) => request(url, method, path, { key: TEST_ADMIN_KEY, ...ro }),
+  };
+}
+
+/**
+ * One app for the tests of the enclosing describe, started before the first and closed after the
+ * last, where start-up dominates and the tests share no data (each makes its own sessions, keys
+ * and names). Returns a getter: the app exists only once the suite runs.
+ */
+export function sharedTestApp(opts: TestAppOptions | (() => TestAppOptions) = {}): () => TestApp {
+  const cleanups: (() => unknown)[] = [];
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startTestApp({ after: (fn) => cleanups.push(fn) }, typeof opts === 'function' ? opts() : opts);
+  });
+  after(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  return () => {
+    if (!app) throw new Error('sharedTestApp: the app is used outside the tests of its describe');
+    return app;
   };
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createIdempotencyKeys, createProcessLiveness, type IdempotencyKeysOptions } from '../../src/db/index.js';
-import { startTestApp, type TestApp, type TestMode } from '../helpers/app.js';
+import { sharedTestApp, type TestApp, type TestMode } from '../helpers/app.js';
 import { request } from '../helpers/http.js';
 import { createOrgWithAdmin } from '../api/auth/helpers.js';
 import { listEvents, waitForEvent } from '../turns/helpers.js';
@@ -32,26 +32,10 @@ function keyStore(app: TestApp, t: { after(fn: () => unknown): void }, opts: Par
   return { keys, liveness };
 }
 
-/** One app per suite (start-up dominates these tests); every test uses its own keys and names. */
-function sharedApp(mode: TestMode, opts: { databaseUrl?: () => string } = {}): () => TestApp {
-  const cleanups: (() => unknown)[] = [];
-  let app: TestApp | undefined;
-  before(async () => {
-    app = await startTestApp(
-      { after: (fn) => cleanups.push(fn) },
-      { mode, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl() } : {}) },
-    );
-  });
-  after(async () => {
-    for (const fn of cleanups.reverse()) await fn();
-  });
-  return () => app!;
-}
-
 function suite(mode: TestMode) {
   describe(`Idempotency-Key (${mode})`, () => {
-    const shared = sharedApp(mode);
-    const second = mode === 'postgres' ? sharedApp(mode, { databaseUrl: () => shared().databaseUrl! }) : null;
+    const shared = sharedTestApp({ mode });
+    const second = mode === 'postgres' ? sharedTestApp(() => ({ mode, databaseUrl: shared().databaseUrl! })) : null;
     it('POST /v1/agents - a repeat returns the first outcome; another body with the key is 422; nothing is created twice', async () => {
       const app = shared();
       const key = randomUUID();

@@ -9,6 +9,7 @@ import { newId } from '../../src/ids.js';
 import { createStore, type Store } from '../../src/db/index.js';
 import { createStorage, type Storage, type StorageOptions } from '../../src/session-storage/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 export interface StorageFixture {
   store: Store;
@@ -32,6 +33,7 @@ export async function storageFixture(t: TestContext, opts: Partial<StorageOption
   if (opts.pglite) {
     const dataDir = mkdtempSync(join(tmpdir(), 'ass-storage-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    await seedEmbeddedDataDir(dataDir);
     store = await createStore({ dataDir, log: silentLog });
   } else {
     const db = await createTestDatabase('storage');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, waitForEvent, type StoredEvent } from './helpers.js';
 
 /**
@@ -30,8 +30,9 @@ function outputText(events: StoredEvent[]): string {
 
 for (const mode of ['pglite', 'postgres'] as const) {
   describe(`turns: model output and tool results PostgreSQL cannot store as they are (${mode})`, () => {
-    it('a NUL in tool-call arguments is stored as U+FFFD: the turn completes, the session is idle and takes the next message', async (t) => {
-      const app = await startTestApp(t, { mode });
+    const shared = sharedTestApp({ mode });
+    it('a NUL in tool-call arguments is stored as U+FFFD: the turn completes, the session is idle and takes the next message', async () => {
+      const app = shared();
       const { id } = await createSession(app, { capabilities: ['session_storage'] });
       const turn = await runTurn(app, id, '@tool kv_store {"operation":"set","key":"k","value":"a\\u0000b"}', 1);
       assert.equal(turn.at(-2)!.type, 'turn.completed', turn.map((e) => e.type).join(', '));
@@ -46,8 +47,8 @@ for (const mode of ['pglite', 'postgres'] as const) {
       assertLogIntegrity(await listEvents(app, id));
     });
 
-    it('lone surrogates in tool-call arguments and in the model text are stored as U+FFFD', async (t) => {
-      const app = await startTestApp(t, { mode });
+    it('lone surrogates in tool-call arguments and in the model text are stored as U+FFFD', async () => {
+      const app = shared();
       const { id } = await createSession(app, { capabilities: ['session_storage'] });
       const lone = await runTurn(app, id, '@tool kv_store {"operation":"set","key":"lone","value":"x\\ud800y\\udc00"}', 1);
       assert.deepEqual(lone.find((e) => e.type === 'tool.started')!.data['tool_call'].arguments.value, 'x\uFFFDy\uFFFD');

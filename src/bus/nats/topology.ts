@@ -124,14 +124,25 @@ function workersConfig(o: TopologyOptions): Partial<ConsumerConfig> {
 /**
  * Runs `op`, retrying while the cluster is still forming: servers started together answer
  * "no suitable peers" until they have heard from each other, which is not a config error.
+ * `transient` names further errors that pass on their own.
  */
-async function whileClusterForms<T>(op: () => Promise<T>, log: Logger): Promise<T> {
+async function whileClusterForms<T>(op: () => Promise<T>, log: Logger, transient = isClusterForming): Promise<T> {
   return retry(op, retryPolicies.clusterForming, {
-    retryable: isClusterForming,
+    retryable: transient,
     onRetry: ({ err, attempt }) => {
       if (attempt === 1) log.info({ err }, 'JetStream cluster still forming, retrying');
     },
   });
+}
+
+/**
+ * Runs `op` on a stream ensured a moment ago. The stream's own leader answers its creation, and
+ * the meta leader says "stream not found" for it until it has applied that creation too (seen
+ * with several instances starting together on a new cluster; nats-server PR #8410 fixed it for
+ * consumer creates only): for a moment that answer means "not yet", not "missing".
+ */
+function onNewStream<T>(op: () => Promise<T>, log: Logger): Promise<T> {
+  return whileClusterForms(op, log, (err) => isClusterForming(err) || apiErrorCode(err) === JetStreamErrorCodes.StreamNotFound);
 }
 
 async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }, log: Logger): Promise<void> {
@@ -193,10 +204,10 @@ function replicasToKeep(stream: string, current: number | null, wanted: number, 
 
 /** The claims bucket exists with fewer replicas than wanted: raise them (Kvm.create leaves an existing bucket as it is). */
 async function ensureBucketReplicas(jsm: JetStreamManager, stream: string, wanted: number, log: Logger): Promise<void> {
-  const info = await jsm.streams.info(stream);
+  const info = await onNewStream(() => jsm.streams.info(stream), log);
   const replicas = replicasToKeep(stream, info.config.num_replicas, wanted, log);
   if (replicas === info.config.num_replicas) return;
-  await whileClusterForms(() => jsm.streams.update(stream, { ...info.config, num_replicas: replicas }), log);
+  await onNewStream(() => jsm.streams.update(stream, { ...info.config, num_replicas: replicas }), log);
   await waitForReplicas(jsm, stream, replicas, log);
 }
 
@@ -214,7 +225,7 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Par
 export async function ensureTopology(jsm: JetStreamManager, js: JetStreamClient, o: TopologyOptions, log: Logger): Promise<KV> {
   for (let k = 0; k < o.shards; k++) await ensureStream(jsm, eventStreamConfig(k, o), log);
   await ensureStream(jsm, turnStreamConfig(o), log);
-  await whileClusterForms(() => ensureConsumer(jsm, TURN_STREAM, workersConfig(o), log), log);
+  await onNewStream(() => ensureConsumer(jsm, TURN_STREAM, workersConfig(o), log), log);
   const kv = await whileClusterForms(() => new Kvm(js).create(CLAIM_BUCKET, { history: 1, replicas: o.replicas, ttl: CLAIM_TTL_MS }), log);
   await ensureBucketReplicas(jsm, CLAIM_STREAM, o.replicas, log);
   return kv;

@@ -2,12 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SessionEvent } from '../../../src/bus/ports.js';
 import { withAccumulatedDeltas } from '../../../src/events/accumulating-log.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { sharedTestApp, startTestApp, type TestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { createSession, sendMessage, waitForEvent, watch, type StoredEvent } from '../../turns/helpers.js';
 
 /** ~4,000 filler tokens, one per ms: about 40 delta batches of a ~24 KB reply. */
 const LONG_REPLY = '@tokens 4000 delay=1';
+/**
+ * How long a long reply may take: 4,000 timer wake-ups, ~10 s with the suite's files beside it,
+ * over a minute on a machine loaded ten times over. A guard, not a bound under test.
+ */
+const LONG_REPLY_WAIT_MS = 180_000;
 const isDelta = (e: { type: string }) => e.type === 'output.message.delta';
 
 /** Every delta's `accumulated` is the concatenation of the deltas of its message so far, and the last one is the completed text. */
@@ -31,13 +36,14 @@ async function stored(app: TestApp, sessionId: string): Promise<SessionEvent[]> 
 async function longTurn(app: TestApp): Promise<{ id: string; events: StoredEvent[] }> {
   const { id } = await createSession(app);
   assert.equal((await sendMessage(app, id, LONG_REPLY)).status, 201);
-  return { id, events: await waitForEvent(app, id, 'session.idled', { timeoutMs: 60_000 }) };
+  return { id, events: await waitForEvent(app, id, 'session.idled', { timeoutMs: LONG_REPLY_WAIT_MS }) };
 }
 
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`events: long replies (${mode})`, () => {
-    it('a long reply stores its deltas in linear space: no `accumulated` stored, a few times the reply in all', async (t) => {
-      const app = await startTestApp(t, { mode });
+    const shared = sharedTestApp({ mode });
+    it('a long reply stores its deltas in linear space: no `accumulated` stored, a few times the reply in all', async () => {
+      const app = shared();
       const { id, events } = await longTurn(app);
       const deltas = (await stored(app, id)).filter(isDelta);
       assert.ok(deltas.length >= 10, `expected many delta batches, got ${deltas.length}`);
@@ -53,19 +59,19 @@ for (const mode of ['postgres', 'nats'] as const) {
     });
 
     it('SSE serves every delta with its accumulated text, live and when resumed mid-message', async (t) => {
-      const app = await startTestApp(t, { mode });
+      const app = shared();
       const { id } = await createSession(app);
       const live = await watch(app, id);
       t.after(() => live.close());
       assert.equal((await sendMessage(app, id, LONG_REPLY)).status, 201);
-      const all = await live.until('session.idled', 1, 60_000);
+      const all = await live.until('session.idled', 1, LONG_REPLY_WAIT_MS);
       assertAccumulated(all);
       const deltas = all.filter(isDelta);
       const middle = deltas[Math.floor(deltas.length / 2)]!;
       // A second client from the middle of the message: the first delta it gets carries all text before it.
       const conn = await openSse(`${app.url}/v1/sessions/${id}/sse?since_id=${middle.id}`, { key: app.adminKey });
       t.after(() => conn.close());
-      await conn.waitFor((e) => e.event === 'session.idled', 1, 30_000);
+      await conn.waitFor((e) => e.event === 'session.idled', 1, LONG_REPLY_WAIT_MS);
       const fromMiddle = conn.events
         .filter((e) => e.event !== 'connected' && e.event !== 'disconnecting')
         .map((e) => JSON.parse(e.data) as StoredEvent);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sessionConfigBackfillSql } from '../../../src/db/migrations/0010-session-config.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../../helpers/app.js';
 import { createAgent, getSession, sendMessage, waitForEvent, type StoredEvent } from '../../turns/helpers.js';
 
 /** A prompt llmsim counts as 1,000 input tokens (it counts words). */
@@ -21,8 +21,9 @@ async function runToolTurn(app: TestApp, sessionId: string, n: number) {
 
 for (const mode of ['postgres', 'pglite'] as const) {
   describe(`sessions: configuration snapshot (${mode})`, () => {
-    it('editing the agent does not change an existing session; switching agent_id applies the new agent from the next turn', async (t) => {
-      const app = await startTestApp(t, { mode });
+    const shared = sharedTestApp({ mode });
+    it('editing the agent does not change an existing session; switching agent_id applies the new agent from the next turn', async () => {
+      const app = shared();
       const agentA = await createAgent(app, { system_prompt: 'Short.', capabilities: ['current_time'] });
       const created = await app.request('POST', '/v1/sessions', { body: { agent_id: agentA } });
       assert.equal(created.status, 201, created.text);
@@ -62,8 +63,8 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.ok(second.inputTokens > 1000, `the new agent's prompt was used (${second.inputTokens} input tokens)`);
     });
 
-    it('the harness is fixed at creation: editing it later, even before an agent switch, does not reach the session', async (t) => {
-      const app = await startTestApp(t, { mode });
+    it('the harness is fixed at creation: editing it later, even before an agent switch, does not reach the session', async () => {
+      const app = shared();
       const h = await app.request('POST', '/v1/harnesses', {
         body: { name: 'base', system_prompt: 'Base.', capabilities: ['current_time'] },
       });
@@ -84,8 +85,8 @@ for (const mode of ['postgres', 'pglite'] as const) {
       assert.equal(turn.results.get('get_current_time')?.['success'], true, 'the harness as created still applies');
     });
 
-    it('a session without a snapshot (pre-0010 row) is backfilled with the live agent and its features recomputed', async (t) => {
-      const app = await startTestApp(t, { mode });
+    it('a session without a snapshot (pre-0010 row) is backfilled with the live agent and its features recomputed', async () => {
+      const app = shared();
       const sql = app.app.services.store.sql.bind(app.app.services.store);
       const agent = await createAgent(app, { capabilities: ['current_time'] });
       const created = await app.request('POST', '/v1/sessions', { body: { agent_id: agent } });
