@@ -13,7 +13,7 @@ export const CapabilityItem = Type.Union([Type.String({ minLength: 1, maxLength:
   description: 'A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig).',
 });
 
-/** One MCP tool server of the `mcp` capability (docs/decisions/mcp-tools.md). */
+/** One MCP tool server of the `mcp` capability (docs/decisions/0094-mcp-tools.md). */
 const McpServerConfig = Type.Object(
   {
     name: Type.String({

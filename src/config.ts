@@ -129,7 +129,7 @@ const ConfigSchema = Type.Object({
   WEB_FETCH_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /** The same for LLM provider `base_url`s set through the API (providers from the environment are exempt). */
   LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
-  /** Webhooks (docs/decisions/webhooks.md): hosts endpoint URLs may name although they resolve to private or loopback addresses. */
+  /** Webhooks (docs/decisions/0095-webhooks.md): hosts endpoint URLs may name although they resolve to private or loopback addresses. */
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),
   /** One delivery attempt's deadline (connect, headers and body) and the most response bytes read. */
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
@@ -156,7 +156,7 @@ const ConfigSchema = Type.Object({
   /** Finished deliveries (and their attempts) are kept this long for the delivery log. */
   WEBHOOK_RETENTION_MS: Type.Integer({ minimum: 60_000, default: 7 * 86_400_000 }),
   /**
-   * The same for MCP tool server URLs (capability `mcp`; docs/decisions/mcp-tools.md); cloud metadata
+   * The same for MCP tool server URLs (capability `mcp`; docs/decisions/0094-mcp-tools.md); cloud metadata
    * stays refused. The other MCP_* settings bound what one server can cost a turn.
    */
   MCP_ALLOWED_PRIVATE_HOSTS: Type.String({ default: '' }),

@@ -1,5 +1,5 @@
 /**
- * Signed webhooks (issue 28 item 2; docs/decisions/webhooks.md): the outbox tap on the event
+ * Signed webhooks (issue 28 item 2; docs/decisions/0095-webhooks.md): the outbox tap on the event
  * log, the delivery loop and the API's service, built from the store, the keyring and settings.
  */
 import type { Bus } from '../bus/index.js';

@@ -20,7 +20,7 @@ const tags = ['webhooks'];
 const err = ref(ErrorResponse);
 
 /**
- * An organisation's webhook endpoints (docs/decisions/webhooks.md). Admin-only, reads included:
+ * An organisation's webhook endpoints (docs/decisions/0095-webhooks.md). Admin-only, reads included:
  * endpoints carry every session's events of the organisation, and sessions are personal
  * (docs/decisions/0018-member-admin-matrix.md).
  */

@@ -1,6 +1,6 @@
 /**
  * The `mcp` capability: tools served by the MCP servers an agent or session lists
- * (docs/decisions/mcp-tools.md). It has no static tools; a turn lists each server's tools when it
+ * (docs/decisions/0094-mcp-tools.md). It has no static tools; a turn lists each server's tools when it
  * starts (cached per connection) and offers them as `server__tool`.
  */
 import { Type } from '@sinclair/typebox';

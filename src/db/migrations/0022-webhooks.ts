@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Signed webhooks (issue 28 item 2; docs/decisions/webhooks.md): an organisation's endpoints,
+ * Signed webhooks (issue 28 item 2; docs/decisions/0095-webhooks.md): an organisation's endpoints,
  * the delivery outbox written when a matching event is appended, and each attempt's record.
  */
 export class WebhooksMigration extends Migration {

@@ -12,7 +12,7 @@ const SPEC_CAPABILITIES = [
   'session_storage',
   'session_schedule',
   'session_sql_database',
-  // Not in the spec's list: MCP tool servers (docs/decisions/mcp-tools.md).
+  // Not in the spec's list: MCP tool servers (docs/decisions/0094-mcp-tools.md).
   'mcp',
 ];
 
