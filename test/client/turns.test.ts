@@ -65,7 +65,14 @@ describe('client: turn helpers', () => {
     const waiting = await client.sessions.sendAndWait(sid, '@tool ask_user {"q":"size?"}');
     assert.equal(waiting.status, 'waiting_for_tool_results');
     assert.equal(waiting.pendingToolCalls?.[0]?.name, 'ask_user');
-    assert.equal((await client.sessions.get(sid)).status, 'waiting_for_tool_results');
+    // The request event is stored just before the row moves to waiting (the client's submit
+    // retries that moment's 409 itself); the row gets there within moments.
+    let status = (await client.sessions.get(sid)).status;
+    for (const until = Date.now() + 5_000; status === 'active' && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = (await client.sessions.get(sid)).status;
+    }
+    assert.equal(status, 'waiting_for_tool_results');
     await client.sessions.submitToolResults(sid, [{ tool_call_id: waiting.pendingToolCalls![0]!.id, result: 'large' }]);
 
     // serveClientTools: messages sent elsewhere, calls answered by the loop.
