@@ -160,7 +160,7 @@ export const WebhookDeliveryPage = PageOf(ref(WebhookDelivery), 'WebhookDelivery
 export const WebhookDeliveryQuery = Type.Object(
   {
     state: Type.Optional(DeliveryState),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
   },
   { additionalProperties: false },
