@@ -73,6 +73,8 @@ function suite(mode: TestMode) {
       const m2 = await post(app, path, msg, key); // the turn still runs: without the key this is 409 busy
       assert.equal(m2.status, 201, m2.text);
       assert.deepEqual(m2.body, m1.body);
+      // The turn's worker writes its first events (the job carries them): read once it began.
+      await waitForEvent(app, s1.body.id, 'turn.started');
       const inputs = (await listEvents(app, s1.body.id)).filter((e) => e.type === 'input.message');
       assert.equal(inputs.length, 1, 'one message stored');
       // A busy 409 is not kept: a retry with its key after the turn ended runs.
