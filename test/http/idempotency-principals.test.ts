@@ -30,7 +30,14 @@ test('Idempotency-Key is scoped to the user: a member replaying an admin key is 
   assert.ok(stolen.status === 403 || stolen.status === 404, `${stolen.status} ${stolen.text}`);
   assert.equal(stolen.headers.get('idempotent-replayed'), null);
   assert.notDeepEqual(stolen.body, first.body);
-  const events = await request(app.url, 'GET', `/v1/sessions/${session.body.id}/events?limit=1000`, { key: admin.key });
+  // The admin's turn writes its input.message when its worker begins it (the job carries it).
+  const eventsUrl = `/v1/sessions/${session.body.id}/events?limit=1000`;
+  let events = await request(app.url, 'GET', eventsUrl, { key: admin.key });
+  const began = () => (events.body.data as { type: string }[]).some((e) => e.type === 'turn.started');
+  for (const until = Date.now() + 10_000; !began() && Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 20));
+    events = await request(app.url, 'GET', eventsUrl, { key: admin.key });
+  }
   const inputs = (events.body.data as { type: string }[]).filter((e) => e.type === 'input.message');
   assert.equal(inputs.length, 1, 'the member stored nothing');
 
