@@ -135,6 +135,13 @@ export interface TurnQueue {
   has(sessionId: string): Promise<boolean>;
   /** Drops the session's turn, if any (session delete, stuck turn). */
   remove(sessionId: string): Promise<void>;
+  /**
+   * Drops the session's job only when it is `turnId`'s: a turn whose end is stored but whose ack
+   * has not landed (its worker is frozen, or NATS is electing a leader) would keep the session
+   * busy. True when that job is gone (or nothing is queued), false when another turn's is there.
+   * The finished turn's worker, should it wake, finds its claim gone and writes nothing.
+   */
+  removeFinished(sessionId: string, turnId: string): Promise<boolean>;
 }
 
 /** Control messages between API and workers; at-most-once, so receivers also poll state. */

@@ -43,6 +43,28 @@ export function defineTurnQueueCases(ctx: ConformanceContext): void {
     assert.equal(await ctx.bus.turns.has(first.session_id), false);
   });
 
+  it('removeFinished - drops only the named turn’s job; its worker’s late ack leaves the next turn alone', async () => {
+    const finished = turn();
+    await ctx.bus.turns.enqueue(finished);
+    const claim = await ctx.bus.turns.claim('w-slow', { waitMs: 3000 });
+    assert.equal(claim?.turn.turn_id, finished.turn_id);
+    assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, newId()), false, 'another turn’s job stays');
+    assert.equal(await ctx.bus.turns.has(finished.session_id), true);
+    assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, finished.turn_id), true);
+    assert.equal(await ctx.bus.turns.has(finished.session_id), false);
+    const next = turn(finished.session_id);
+    await ctx.bus.turns.enqueue(next);
+    const taken = await ctx.bus.turns.claim('w-next', { waitMs: 3000 });
+    assert.equal(taken?.turn.turn_id, next.turn_id);
+    await claim!.ack(); // the finished turn's ack, late: must not remove the next turn's job
+    assert.equal(await ctx.bus.turns.has(finished.session_id), true);
+    assert.equal(await taken.isCurrent(), true);
+    assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, finished.turn_id), false);
+    await taken.ack();
+    assert.equal(await ctx.bus.turns.has(finished.session_id), false);
+    assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, next.turn_id), true, 'nothing queued');
+  });
+
   it('claim - returns null after waitMs when nothing is queued, or at once when aborted', async () => {
     const started = Date.now();
     assert.equal(await ctx.bus.turns.claim('w1', { waitMs: 300 }), null);

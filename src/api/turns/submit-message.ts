@@ -34,6 +34,11 @@ function asAccepted(value: unknown): AcceptedMessage | null {
   return ok && v.message && typeof v.message.id === 'string' ? (v as AcceptedMessage) : null;
 }
 
+/** How long the previous turn's ack may take before its job is removed for the next message, in ms. */
+const ACK_GRACE_MS = 250;
+/** Events read back from the log's end to find the previous turn's session.idled (session events may follow it). */
+const ENDED_TAIL = 16;
+
 /** The queue still holds the previous turn's job, which the row says is over: it is about to be acked. */
 class PreviousJobQueued extends Error {
   constructor(readonly busy: SessionBusyError) {
@@ -144,8 +149,15 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     log.warn({ err, sessionId, turnId }, 'enqueue failed, but its turn has started: accepted');
   }
 
-  /** Enqueues; a busy queue whose job is the previous, finished turn's is asked again (retryPolicies.previousTurnJob). */
+  /**
+   * Enqueues; a busy queue whose job is the previous, finished turn's is asked again
+   * (retryPolicies.previousTurnJob). Its ack normally lands within milliseconds; one still
+   * missing after ACK_GRACE_MS (a frozen worker, a NATS election: issue 32 item 4, 409s after
+   * session.idled) is not waited for: once the turn's session.idled is stored, its job is removed.
+   */
   async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {
+    const since = Date.now();
+    let cleared = false;
     const enqueue = async () => {
       try {
         await bus.turns.enqueue(job);
@@ -155,12 +167,27 @@ export function createSubmitMessage(ctx: TurnApiContext) {
         if (!(err instanceof SessionBusyError)) throw err;
         const now = await status.read(job.session_id);
         const settling = now && !BUSY_STATUSES.has(now.status) && now.current_turn_id === seen.current_turn_id;
-        throw settling ? new PreviousJobQueued(err) : err;
+        if (!settling) throw err;
+        if (!cleared && seen.current_turn_id && Date.now() - since >= ACK_GRACE_MS) {
+          cleared = true;
+          await removeEndedJob(job.session_id, seen.current_turn_id);
+        }
+        throw new PreviousJobQueued(err);
       }
     };
     await retry(enqueue, retryPolicies.previousTurnJob, { retryable: (err) => err instanceof PreviousJobQueued }).catch((err: unknown) => {
       throw err instanceof PreviousJobQueued ? err.busy : err;
     });
+  }
+
+  /** Removes the finished turn's job when the log's last events show it ended (session.idled stored). */
+  async function removeEndedJob(sessionId: string, turnId: string): Promise<void> {
+    const last = await bus.events.lastSequence(sessionId);
+    const tail = await bus.events.read(sessionId, { afterSequence: Math.max(0, last - ENDED_TAIL), limit: ENDED_TAIL });
+    const ended = tail.some((e) => e.type === 'session.idled' && e.context.turn_id === turnId);
+    if (!ended) return;
+    const removed = await bus.turns.removeFinished(sessionId, turnId);
+    log.info({ sessionId, turnId, removed }, 'the finished turn’s job was still queued; removed for the next message');
   }
 
   async function checkImages(principal: TurnPrincipal, sessionId: string, content: InputPart[]): Promise<void> {

@@ -173,6 +173,17 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
       claims?.delete(sessionId);
       await store.sql('delete from bus_turns where session_id = ?', [sessionId]);
     },
+    async removeFinished(sessionId: string, turnId: string) {
+      assertUuid(sessionId);
+      assertUuid(turnId);
+      const rows = await store.sql<{ turn_id: string }>('select turn_id from bus_turns where session_id = ?', [sessionId]);
+      const queued = rows[0]?.turn_id.toLowerCase();
+      if (queued === undefined) return true;
+      if (queued !== turnId.toLowerCase()) return false;
+      claims?.delete(sessionId);
+      await store.sql('delete from bus_turns where session_id = ? and turn_id = ?', [sessionId, queued]);
+      return true;
+    },
   };
 }
 

@@ -334,5 +334,13 @@ export function createNatsTurnQueue({
       released.delete(sessionId);
       await kv.delete(sessionId);
     },
+    async removeFinished(sessionId: string, turnId: string) {
+      const sm = await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) });
+      if (!sm) return true;
+      if (sm.json<TurnJob>().turn_id !== turnId) return false;
+      // By sequence: a job of the next turn published meanwhile is another message and stays.
+      await removeJob(sm.seq);
+      return true;
+    },
   };
 }

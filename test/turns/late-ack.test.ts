@@ -1,0 +1,58 @@
+/**
+ * Issue 32 item 4: a message sent after `session.idled` while the finished turn's ack has not
+ * landed (a frozen worker, a NATS election) is accepted, not refused as busy: the API removes
+ * the job of a turn whose end is stored. The finished turn's late ack leaves the new turn alone,
+ * and every turn runs once.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Bus, ClaimOptions, TurnClaim, TurnQueue } from '../../src/bus/ports.js';
+import { startTestApp } from '../helpers/app.js';
+import { assertLogIntegrity, createSession, listEvents, sendMessage, waitForEvent } from './helpers.js';
+
+/** Far past the API's 2 s wait for a previous turn's ack: without the removal the POST is a 409. */
+const ACK_DELAY_MS = 6_000;
+
+/** Holds the first claim's ack for ACK_DELAY_MS; `late` settles when that ack has run. */
+function slowFirstAck(bus: Bus, late: Promise<void>[]): Bus {
+  const queue = bus.turns;
+  const claim = async (workerId: string, opts?: ClaimOptions): Promise<TurnClaim | null> => {
+    const c = await queue.claim(workerId, opts);
+    if (!c || late.length > 0) return c;
+    let release!: () => void;
+    late.push(new Promise<void>((r) => (release = r)));
+    const ack = async () => {
+      await new Promise((r) => setTimeout(r, ACK_DELAY_MS));
+      await c.ack().finally(release);
+    };
+    return Object.assign(Object.create(c) as TurnClaim, { ack });
+  };
+  return { ...bus, turns: Object.assign(Object.create(queue) as TurnQueue, { claim }) };
+}
+
+for (const mode of ['postgres', 'nats'] as const) {
+  describe(`turns: the previous turn's ack is late (${mode})`, () => {
+    it('a message after session.idled is accepted at once; both turns run once; the late ack removes nothing', async (t) => {
+      const late: Promise<void>[] = [];
+      const app = await startTestApp(t, { mode, appOptions: { wrapBus: (bus) => slowFirstAck(bus, late) } });
+      const { id } = await createSession(app);
+      assert.equal((await sendMessage(app, id, 'first')).status, 201);
+      await waitForEvent(app, id, 'session.idled');
+      assert.equal(late.length, 1, 'the first turn’s ack is held');
+      const started = Date.now();
+      const second = await sendMessage(app, id, 'second');
+      assert.equal(second.status, 201, second.text);
+      assert.ok(Date.now() - started < ACK_DELAY_MS / 2, `answered after ${Date.now() - started} ms`);
+      await waitForEvent(app, id, 'session.idled', { n: 2 });
+      await late[0];
+      const events = await listEvents(app, id);
+      assert.equal(events.filter((e) => e.type === 'turn.started').length, 2);
+      assert.equal(events.filter((e) => e.type === 'input.message').length, 2);
+      assertLogIntegrity(events);
+      // The late ack took nothing of the second turn's: the session takes a third message.
+      assert.equal((await sendMessage(app, id, 'third')).status, 201);
+      await waitForEvent(app, id, 'session.idled', { n: 3 });
+      assert.ok(app.logs.some((l) => l.includes('removed for the next message')));
+    });
+  });
+}
