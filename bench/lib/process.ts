@@ -344,3 +344,8 @@ export function readTreeRssKiB(root: number): number | null {
     return sum + (Number.isFinite(rss) ? rss : 0);
   }, 0);
 }
+
+/** What every benchmark's service starts with: loopback, quiet logs, the bench's admin key and its own data directory. */
+export function serviceEnv(port: number, dataDir: string, adminKey: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', BOOTSTRAP_ADMIN_API_KEY: adminKey, DATA_DIR: dataDir, ...extra };
+}

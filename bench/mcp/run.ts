@@ -25,6 +25,7 @@ import {
   freePort,
   onInterrupt,
   readTreeCpu,
+  serviceEnv,
   spawnProcess,
   startServer,
   type Proc,
@@ -127,16 +128,11 @@ async function main(): Promise<void> {
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-    DATA_DIR: dataDir,
+  const env = serviceEnv(port, dataDir, ADMIN_KEY, {
     TURN_CONCURRENCY: '200',
     LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     MCP_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-  };
+  });
   const service = await startServer({
     name: 'service',
     args: [...SERVICE_NODE_FLAGS, join(ROOT, SERVICE_ENTRY)],

@@ -47,6 +47,7 @@ import {
   readSystemCpu,
   readTreeCpu,
   readTreeRssKiB,
+  serviceEnv,
   spawnProcess,
   startServer,
   trackCpu,
@@ -227,15 +228,7 @@ async function startService(
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-real-path-'));
   own.add(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
-  const env: Record<string, string> = {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-    DATA_DIR: dataDir,
-    TURN_CONCURRENCY: '200',
-    LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-  };
+  const env = serviceEnv(port, dataDir, ADMIN_KEY, { TURN_CONCURRENCY: '200', LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' });
   for (const kv of args.env ?? []) {
     const eq = kv.indexOf('=');
     if (eq < 1) throw new Error(`--env: ${kv} is not K=V`);

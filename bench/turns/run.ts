@@ -35,6 +35,7 @@ import {
   readCpuByCmdline,
   readSystemCpu,
   busyShare,
+  serviceEnv,
   spawnProcess,
   startServer,
   trackCpu,
@@ -138,15 +139,7 @@ async function runMode(mode: Mode): Promise<ModeResult[]> {
     const dataDir = mkdtempSync(join(tmpdir(), 'bench-turns-'));
     cleanups.unshift(async () => rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
-    const env: Record<string, string> = {
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-      DATA_DIR: dataDir,
-      TURN_CONCURRENCY: args.concurrency!,
-      SSE_MAX_PER_SESSION: '10',
-    };
+    const env = serviceEnv(port, dataDir, ADMIN_KEY, { TURN_CONCURRENCY: args.concurrency!, SSE_MAX_PER_SESSION: '10' });
     const depNeedles: string[] = [];
     let monitorUrl: string | null = null;
     if (mode === 'nats') {
