@@ -35,6 +35,8 @@ export const KvKeyParams = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
 });
 
+export const SecretNameParams = Type.Object({ id: Uuid, name: Type.String({ pattern: SECRET_NAME_PATTERN }) });
+
 /** PUT …/storage/keys/{key}: the value, as text (at most 1 MiB in UTF-8; the session's quotas apply). */
 export const PutKvBody = Type.Object(
   { value: Type.String({ maxLength: 1024 * 1024, description: 'Text; at most 1 MiB in UTF-8.' }) },

@@ -1,5 +1,5 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
-import { KvEntryList, KvKeyParams, KvListQuery, KvWriteResult, PutKvBody, PutSecretsBody, SecretList } from '../../../schemas/storage.js';
+import { KvEntryList, KvKeyParams, KvListQuery, KvWriteResult, PutKvBody, PutSecretsBody, SecretList, SecretNameParams } from '../../../schemas/storage.js';
 import { route, type Route } from '../../http/index.js';
 import type { StorageService } from './service.js';
 
@@ -73,6 +73,20 @@ export function storageRoutes({ sessionStorage }: { sessionStorage: StorageServi
       },
       async ({ params, body }, { principal }) => {
         return { status: 200, body: await sessionStorage.putSecrets(principal, params.id, body) };
+      },
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/sessions/:id/storage/secrets/:name',
+        auth: 'user',
+        summary: 'Delete a secret',
+        tags,
+        schema: { params: SecretNameParams, response: { 204: null, 404: err } },
+      },
+      async ({ params }, { principal }) => {
+        await sessionStorage.deleteSecret(principal, params.id, params.name);
+        return { status: 204 };
       },
     ),
   ];

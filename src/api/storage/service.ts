@@ -39,6 +39,10 @@ export function createStorageService({ storage }: { storage: Storage }) {
       return { data, total: data.length };
     },
 
+    async deleteSecret(principal: Principal, sessionId: string, name: string) {
+      if (!(await (await secretsOf(principal, sessionId)).delete(name))) throw new NotFoundError('No such secret');
+    },
+
     async putSecrets(principal: Principal, sessionId: string, input: PutSecretsInput) {
       const secrets = await secretsOf(principal, sessionId);
       await secrets.setMany(Object.fromEntries(Object.entries(input.secrets).map(([name, v]) => [name, secretWrite(v)])));

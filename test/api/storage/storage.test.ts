@@ -96,6 +96,28 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
     }
   });
 
+  it('DELETE storage/secrets/{name}: gone from the list and from the tool; unknown → 404, bad name → 400, a stranger → 403', async () => {
+    const app = suiteApp();
+    const id = await createSession(app, ['session_storage']);
+    const put = await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, { body: { secrets: { KEEP: 'k-value', DROP: 'd-value' } } });
+    assert.equal(put.status, 200, put.text);
+    const stranger = await addCaller(app);
+    assert.equal((await stranger.request('DELETE', `/v1/sessions/${id}/storage/secrets/DROP`)).status, 403);
+    const del = await app.request('DELETE', `/v1/sessions/${id}/storage/secrets/DROP`);
+    assert.equal(del.status, 204, del.text);
+    const names = await app.request('GET', `/v1/sessions/${id}/storage/secrets`);
+    assert.deepEqual(
+      names.body.data.map((s: any) => s.name),
+      ['KEEP'],
+    );
+    const [read] = await runTools(app, id, [['secret_store', { operation: 'get', name: 'DROP' }]]);
+    assert.equal(read!.result.found, false);
+    assert.deepEqual((await app.request('DELETE', `/v1/sessions/${id}/storage/secrets/DROP`)).body, { error: 'No such secret', status: 404 });
+    assert.equal((await app.request('DELETE', `/v1/sessions/${id}/storage/secrets/${encodeURIComponent('bad name')}`)).status, 400);
+    const bare = await createSession(app, ['current_time']);
+    assert.equal((await app.request('DELETE', `/v1/sessions/${bare}/storage/secrets/KEEP`)).status, 404);
+  });
+
   it('without session_storage the routes are 404; another org gets 403', async () => {
     const app = suiteApp();
     const bare = await createSession(app, ['current_time']);
