@@ -1,4 +1,4 @@
-// A session's secret names, and a form to add or replace one. The value goes out once, in the
+// A session's secret names with a delete each, and a form to add or replace one. The value goes out once, in the
 // PUT body; the service never returns it, and the field is cleared after saving.
 import { html } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
@@ -23,11 +23,19 @@ export function SecretsPanel({ sessionId, res }) {
     });
   };
 
+  const remove = (name) =>
+    confirm(`Delete the secret "${name}"?`) &&
+    run('Not deleted', async () => (await api('DELETE', `/v1/sessions/${sessionId}/storage/secrets/${encodeURIComponent(name)}`), `Deleted ${name}.`));
+
   const names = res.data?.data ?? [];
   return html`
     ${res.data && names.length === 0 && html`<p class="muted">No secrets yet.</p>`}
     <ul class="plain">
-      ${names.map((s) => html`<li key=${s.name}><code>${s.name}</code>${s.allowed_hosts?.length ? html` <span class="muted">→ ${s.allowed_hosts.join(', ')}</span>` : ''}</li>`)}
+      ${names.map((s) => html`
+        <li key=${s.name} data-name=${s.name}>
+          <code>${s.name}</code>${s.allowed_hosts?.length ? html` <span class="muted">→ ${s.allowed_hosts.join(', ')}</span>` : ''}
+          <button type="button" class="link" onClick=${() => remove(s.name)} aria-label=${`Delete ${s.name}`}>delete</button>
+        </li>`)}
     </ul>
     <form class="stack" onSubmit=${save} data-testid="secret-form">
       <label>Secret name <input name="name" required autocomplete="off" /></label>

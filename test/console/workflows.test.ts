@@ -156,7 +156,7 @@ describe('console workflows (chromium)', () => {
     await page.context().close();
   });
 
-  it('files show sizes and folder marks, upload and preview; KV entries are set, shown and deleted; a secret is saved without its value showing; an admin adds a provider and a model, and a message uses it', async () => {
+  it('files show sizes and folder marks, upload and preview; KV entries are set, shown and deleted; a secret is saved without its value showing and deleted; an admin adds a provider and a model, and a message uses it', async () => {
     const sessionId = await newSession();
     const folderFile = await app.request('POST', `/v1/sessions/${sessionId}/fs/docs/plan.md`, {
       raw: '# Plan\n',
@@ -209,6 +209,11 @@ describe('console workflows (chromium)', () => {
       secrets.body.data.map((x: { name: string; allowed_hosts: string[] }) => [x.name, x.allowed_hosts]),
       [['SEARCH_API_KEY', ['api.example.com']]],
     );
+    const secretRow = page.locator('[data-testid=secrets] li[data-name="SEARCH_API_KEY"]');
+    page.once('dialog', (d) => void d.accept());
+    await secretRow.locator('button:has-text("delete")').click();
+    await secretRow.waitFor({ state: 'detached' });
+    assert.equal((await app.request('GET', `/v1/sessions/${sessionId}/storage/secrets`)).body.total, 0);
 
     await page.fill('[data-testid=kv-form] input[name=key]', 'plan/step one');
     await page.fill('[data-testid=kv-form] textarea[name=value]', 'draft the outline');
