@@ -12,6 +12,8 @@
  *   the stream is closed.
  * - `langgraph` (the LangGraph.js dev server): `POST /threads`, then
  *   `POST /threads/{id}/runs/stream` (`stream_mode: updates`), read until the stream ends.
+ * - `mastra` (the Mastra server): `POST /api/agents/{agentId}/stream`, with a new memory thread
+ *   per turn for the agent that has Memory, read until the stream ends.
  *
  * Two latencies per turn: `turn` = message POST (ours) / run POST (peer) → turn.completed / end
  * of stream; `conversation` = session / thread POST → the same end. Prints
@@ -22,11 +24,11 @@ import { createParser } from 'eventsource-parser';
 import { runMeasuredWindow, type WindowState } from '../lib/measured-window.js';
 
 export interface RealPathClientOptions {
-  target: 'ours' | 'langgraph';
+  target: 'ours' | 'langgraph' | 'mastra';
   base: string;
   /** ours: the admin API key. */
   key?: string;
-  /** ours: the agent every session is created with (set up by run.ts). */
+  /** ours: the agent every session is created with (set up by run.ts); mastra: the agent's id. */
   agentId?: string;
   sessions: number;
   warmupS: number;
@@ -136,6 +138,35 @@ async function langgraphTurn(): Promise<{ turnMs: number; conversationMs: number
   return { turnMs: end - t1, conversationMs: end - t0 };
 }
 
+/** One conversation on the Mastra server: one stream request (its memory creates the thread), read to its end. */
+async function mastraTurn(): Promise<{ turnMs: number; conversationMs: number }> {
+  const t0 = performance.now();
+  const res = await fetch(`${opts.base}/api/agents/${opts.agentId}/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: QUESTION }], memory: { thread: crypto.randomUUID(), resource: 'bench' } }),
+  });
+  if (res.status !== 200) throw new TurnError(`agents/stream ${res.status} ${(await res.text()).slice(0, 300)}`);
+  let error: string | undefined;
+  const seen = new Set<string>();
+  const parser = createParser({
+    onEvent(m) {
+      if (m.data === '[DONE]') return;
+      const type = (JSON.parse(m.data) as { type?: string }).type ?? '';
+      seen.add(type);
+      if (type === 'error') error ??= m.data.slice(0, 300);
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  const end = performance.now();
+  if (error) throw new TurnError(`stream error: ${error}`);
+  // The tool ran and the reply streamed to its finish, or the run did not do the whole turn.
+  const missing = ['tool-result', 'text-delta', 'finish'].filter((t) => !seen.has(t));
+  if (missing.length) throw new TurnError(`stream ended without ${missing.join(', ')}`);
+  return { turnMs: end - t0, conversationMs: end - t0 };
+}
+
 function quantiles(samples: number[]): Quantiles {
   const s = [...samples].sort((a, b) => a - b);
   const q = (p: number) => Number((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN).toFixed(1));
@@ -143,7 +174,7 @@ function quantiles(samples: number[]): Quantiles {
 }
 
 async function main(): Promise<void> {
-  const oneTurn = opts.target === 'ours' ? oursTurn : langgraphTurn;
+  const oneTurn = { ours: oursTurn, langgraph: langgraphTurn, mastra: mastraTurn }[opts.target];
   const turnSamples: number[] = [];
   const convSamples: number[] = [];
   let errors = 0;

@@ -3,16 +3,18 @@
  * provider (official openai SDK) against a zero-latency OpenAI-compatible fake that streams as
  * the vendor does (or, with `--provider anthropic`, the `anthropic` provider and its SDK against a
  * Messages fake), model → `get_current_time` → model (20-token reply). The service in NATS
- * mode and in embedded mode, and the LangGraph.js dev server (the peer) on the same fake, in
- * the same invocation:
+ * mode and in embedded mode, and the peers (bench/real-path/peers/: the LangGraph.js dev server
+ * at each `--langgraph-jobs` setting, the Mastra server with Memory, and the stateless Mastra
+ * agent as the floor) on the same fake, in the same invocation:
  *
- *   node --import tsx bench/real-path/run.ts [--targets nats,embedded,langgraph] [--provider openai|anthropic] [--sessions 1,10,50]
+ *   node --import tsx bench/real-path/run.ts [--targets nats,embedded,langgraph,mastra,mastra-stateless] [--langgraph-jobs 10,50,200]
+ *        [--provider openai|anthropic] [--sessions 1,10,50]
  *        [--duration 20] [--warmup 5] [--rounds 1] [--soak 0] [--soak-sessions 50] [--cpu-prof]
  *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write] [--label name] [--baseline DIR] [--fresh]
  *        [--baseline-node-option FLAG] [--node-option FLAG] [--from-source]
  *
- * The peer's packages are installed on first use into bench/.cache/langgraph (git-ignored, out of
- * the test run); `--no-peer` skips it. Every process is separate: the service(s), nats-server,
+ * The peers' packages are installed (and Mastra's app built) on first use into bench/.cache/<peer>
+ * (git-ignored, out of the test run); `--no-peer` skips them. Every process is separate: the service(s), nats-server,
  * PostgreSQL, the fake LLM (bench/real-path/fake-llm.ts), the peer and the load generator
  * (bench/real-path/client.ts, one per measured point). CPU is read from /proc over the measured
  * window only. `--soak S` adds one S-second run per target at `--soak-sessions` with the
@@ -24,9 +26,8 @@
  * tsx instead, for profiles that name src/ files. Results: a table on stdout and
  * `bench/results/real-path-<date>.json`. See bench/README.md ("Real path").
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,25 +57,27 @@ import {
 } from '../lib/process.js';
 import { apiJson } from '../lib/api-json.js';
 import type { RealPathClientOptions, RealPathClientReport } from './client.js';
+import { langgraphPeer } from './peers/langgraph.js';
+import { mastraPeer } from './peers/mastra.js';
+import type { Peer, PeerName } from './peers/peer.js';
+import { ratios, round2, table, type PointResult, type Target } from './report.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const PEER_DIR = join(ROOT, 'bench/.cache/langgraph');
-const PEER_PACKAGES = [
-  '@langchain/langgraph-cli@1.5.1',
-  '@langchain/langgraph@1.7.3',
-  '@langchain/openai',
-  '@langchain/anthropic',
-  '@langchain/core',
-  'zod',
-];
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
 const VENDOR_KEY = `sk-bench-${randomBytes(12).toString('hex')}`;
-const TARGETS = ['nats', 'embedded', 'langgraph'] as const;
-type Target = (typeof TARGETS)[number];
+const PEERS: Record<PeerName, Peer> = {
+  langgraph: langgraphPeer(ROOT),
+  mastra: mastraPeer(ROOT, 'mastra'),
+  'mastra-stateless': mastraPeer(ROOT, 'mastra-stateless'),
+};
+const TARGETS: readonly Target[] = ['nats', 'embedded', 'langgraph', 'mastra', 'mastra-stateless'];
+const isPeer = (t: Target): t is PeerName => t in PEERS;
 
 const { values: args } = parseArgs({
   options: {
-    targets: { type: 'string', default: 'nats,embedded,langgraph' },
+    targets: { type: 'string', default: TARGETS.join(',') },
+    /** LangGraph's `--n-jobs-per-worker` settings, each run as its own target (`langgraph@N`): its best is the anchor. */
+    'langgraph-jobs': { type: 'string', default: '10,50,200' },
     /** The vendor API every target talks to: `openai` (Chat Completions) or `anthropic` (Messages). */
     provider: { type: 'string', default: 'openai' },
     sessions: { type: 'string', default: '1,10,50' },
@@ -119,7 +122,9 @@ const PROVIDERS = ['openai', 'anthropic'] as const;
 if (!(PROVIDERS as readonly string[]).includes(args.provider!))
   throw new Error(`--provider: ${args.provider} is not one of ${PROVIDERS.join(', ')}`);
 const provider = args.provider as (typeof PROVIDERS)[number];
-if (args['no-peer']) targets = targets.filter((t) => t !== 'langgraph');
+if (args['no-peer']) targets = targets.filter((t) => !isPeer(t));
+const peerSettings = (p: PeerName) =>
+  p === 'langgraph' ? args['langgraph-jobs']!.split(',').map((j) => String(positive('langgraph-jobs', j))) : [''];
 const sessionCounts = args.sessions!.split(',').map((k) => positive('sessions', k));
 const durationS = positive('duration', args.duration!);
 const warmupS = Number(args.warmup);
@@ -130,6 +135,8 @@ if (args.fresh && args['cpu-prof']) throw new Error('--fresh and --cpu-prof: a p
 
 interface Running {
   target: Target;
+  /** A peer's client shape and whether it keeps the conversation; absent for ours. */
+  peer?: Peer;
   /** `nats`, `nats-base` (--baseline), … */
   label: string;
   base: string;
@@ -141,42 +148,6 @@ interface Running {
   profileDir?: string;
   /** Stops it and everything started for it (database, nats-server, data dir); idempotent. */
   stop: () => Promise<void>;
-}
-
-interface PointResult extends Omit<RealPathClientReport, 'target'> {
-  target: Target;
-  label: string;
-  round: number;
-  soak: boolean;
-  /** Service (or peer process tree) CPU ms per turn, from /proc over the measured window. */
-  cpuMsPerTurn: number | null;
-  cores: number | null;
-  postgresMsPerTurn: number | null;
-  natsMsPerTurn: number | null;
-  fakeLlmMsPerTurn: number | null;
-  clientCores: number | null;
-  /** RSS (KiB) of the service (the peer: its whole process tree) at the start and end of the window, and its peak. */
-  rssKiB: { start: number | null; end: number | null; max: number | null; samples: [number, number][] };
-  machineBusy: number | null;
-  backgroundBusy: number | null;
-}
-
-/** The peer's packages, installed into bench/.cache/langgraph on first use; null = ready, else why not. */
-function ensurePeer(): string | null {
-  mkdirSync(PEER_DIR, { recursive: true });
-  for (const f of ['graph.mjs', 'langgraph.json']) copyFileSync(join(ROOT, 'bench/real-path/peer', f), join(PEER_DIR, f));
-  const installed = ['@langchain/langgraph-cli/dist/cli/cli.mjs', '@langchain/anthropic/package.json'];
-  if (installed.every((f) => existsSync(join(PEER_DIR, 'node_modules', f)))) return null;
-  writeFileSync(join(PEER_DIR, 'package.json'), JSON.stringify({ name: 'real-path-peer', private: true, type: 'module' }) + '\n');
-  log(`[langgraph] installing ${PEER_PACKAGES.join(' ')} into ${PEER_DIR} …`);
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...PEER_PACKAGES], {
-    cwd: PEER_DIR,
-    encoding: 'utf8',
-    timeout: 600_000,
-  });
-  if (r.status !== 0)
-    return `npm install failed (${r.status ?? r.signal ?? r.error?.message}): ${(r.stderr || r.stdout || '').slice(-1500)}`;
-  return null;
 }
 
 const json = (method: string, url: string, body: unknown, key = ADMIN_KEY) => apiJson(method, url, body, key);
@@ -275,47 +246,22 @@ async function startService(
   return { target, label, base, proc, agentId, deps, profileDir, stop: own.stop };
 }
 
-async function startPeer(fakeOrigin: string): Promise<Running | string> {
-  const why = ensurePeer();
+/** A peer at one of its settings, or why it cannot run (install, build or start failed). */
+async function startPeer(peer: Peer, fakeOrigin: string, setting: string): Promise<Running | string> {
+  if (!peer.providers.includes(provider)) return `it does not speak --provider ${provider} here`;
+  const why = peer.ensure(log);
   if (why) return why;
   const own = ownCleanups();
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  log('[langgraph] starting the LangGraph.js dev server …');
+  const label = setting ? `${peer.name}@${setting}` : peer.name;
+  log(`[${label}] starting …`);
   try {
-    const proc = await startServer({
-      name: 'langgraph',
-      args: [
-        join(PEER_DIR, 'node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs'),
-        'dev',
-        '--port',
-        String(port),
-        '--host',
-        '127.0.0.1',
-        '--no-browser',
-        '--no-reload',
-        // The default (10) would cap the peer at 10 runs at a time; K goes to 50+.
-        '--n-jobs-per-worker',
-        '200',
-      ],
-      env: {
-        BENCH_PROVIDER: provider,
-        BENCH_OPENAI_BASE_URL: `${fakeOrigin}/v1`,
-        BENCH_ANTHROPIC_BASE_URL: fakeOrigin,
-        BENCH_API_KEY: VENDOR_KEY,
-        LANGSMITH_TRACING: 'false',
-        LANGCHAIN_TRACING_V2: 'false',
-        NO_COLOR: '1',
-        BROWSER: 'none',
-      },
-      cwd: PEER_DIR,
-      readyUrl: `${base}/ok`,
-      readyTimeoutMs: 120_000,
-    });
+    const proc = await peer.start({ fakeOrigin, provider, vendorKey: VENDOR_KEY, port, setting, log });
     own.add(() => proc.stop(10_000));
-    return { target: 'langgraph', label: 'langgraph', base, proc, deps: [], stop: own.stop };
+    return { target: peer.name, peer, label, base: `http://127.0.0.1:${port}`, proc, deps: [], stop: own.stop };
   } catch (err) {
-    return `the dev server did not start: ${err instanceof Error ? err.message.slice(0, 1500) : String(err)}`;
+    await own.stop();
+    return `it did not start: ${err instanceof Error ? err.message.slice(0, 1500) : String(err)}`;
   }
 }
 
@@ -328,18 +274,16 @@ async function waitForLine(proc: Proc, marker: string): Promise<void> {
   }
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
 async function measure(s: Running, fake: Proc, sessions: number, round: number, seconds: number, soak: boolean): Promise<PointResult> {
   const quiet = await waitForQuiet(0.15, Number(args['quiet-wait']) * 1000);
   log(
     `[${s.label}] K=${sessions}${soak ? ' (soak)' : ''}, ${warmupS} s warm-up + ${seconds} s measured (background busy ${quiet.busy === null ? 'n/a' : Math.round(quiet.busy * 100) + ' %'})`,
   );
   const opts: RealPathClientOptions = {
-    target: s.target === 'langgraph' ? 'langgraph' : 'ours',
+    target: s.peer?.client.target ?? 'ours',
     base: s.base,
     key: ADMIN_KEY,
-    agentId: s.agentId,
+    agentId: s.peer?.client.agentId ?? s.agentId,
     sessions,
     warmupS,
     durationS: seconds,
@@ -390,6 +334,7 @@ async function measure(s: Running, fake: Proc, sessions: number, round: number, 
     ...report,
     target: s.target,
     label: s.label,
+    ...(s.peer ? { peer: s.peer.keepsConversation ? ('conversation' as const) : ('stateless' as const) } : {}),
     round,
     soak,
     cpuMsPerTurn: perTurn(svcCpu),
@@ -404,60 +349,6 @@ async function measure(s: Running, fake: Proc, sessions: number, round: number, 
   };
 }
 
-const mb = (kib: number | null) => (kib === null ? '-' : String(Math.round(kib / 1024)));
-
-function table(results: PointResult[]): string {
-  const head =
-    'target         K  turns/s  turn p50  turn p99  conv p50  svc ms/turn¹  pg ms  nats ms  all ms²  cores  RSS MB start→end (max)  errors  machine';
-  const rows = results.map((r) => {
-    const all = r.cpuMsPerTurn === null ? null : round2(r.cpuMsPerTurn + (r.postgresMsPerTurn ?? 0) + (r.natsMsPerTurn ?? 0));
-    return [
-      (r.soak ? `${r.label}*` : r.label).padEnd(13),
-      String(r.sessions).padStart(3),
-      String(r.turnsPerSec).padStart(8),
-      String(r.turnMs.p50).padStart(9),
-      String(r.turnMs.p99).padStart(9),
-      String(r.conversationMs.p50).padStart(9),
-      String(r.cpuMsPerTurn ?? '-').padStart(13),
-      String(r.postgresMsPerTurn ?? '-').padStart(6),
-      String(r.natsMsPerTurn ?? '-').padStart(8),
-      String(all ?? '-').padStart(8),
-      String(r.cores ?? '-').padStart(6),
-      `${mb(r.rssKiB.start)}→${mb(r.rssKiB.end)} (${mb(r.rssKiB.max)})`.padStart(24),
-      String(r.errors).padStart(7),
-      (r.machineBusy === null ? '-' : `${Math.round(r.machineBusy * 100)} %`).padStart(8),
-    ].join(' ');
-  });
-  return [head, ...rows].join('\n');
-}
-
-/** Ours against the peer at the same K and round: turns/s, CPU per turn and p50 ratios. */
-function ratios(results: PointResult[]): string[] {
-  const out: string[] = [];
-  for (const r of results) {
-    if (r.target === 'langgraph') continue;
-    const peer = results.find((p) => p.target === 'langgraph' && p.sessions === r.sessions && p.round === r.round && p.soak === r.soak);
-    if (!peer?.turnsPerSec) continue;
-    const all = (r.cpuMsPerTurn ?? 0) + (r.postgresMsPerTurn ?? 0) + (r.natsMsPerTurn ?? 0);
-    out.push(
-      `${r.label} K=${r.sessions}${r.soak ? ' soak' : ''} round ${r.round}: turns/s ×${round2(r.turnsPerSec / peer.turnsPerSec)}, ` +
-        `service CPU/turn ×${peer.cpuMsPerTurn ? round2((r.cpuMsPerTurn ?? NaN) / peer.cpuMsPerTurn) : '-'}, ` +
-        `all our processes ×${peer.cpuMsPerTurn ? round2(all / peer.cpuMsPerTurn) : '-'}, ` +
-        `turn p50 ×${round2(r.turnMs.p50 / peer.turnMs.p50)} (conversation p50 ×${round2(r.conversationMs.p50 / peer.conversationMs.p50)})`,
-    );
-  }
-  // --baseline: this checkout against the other one, per mode, K and round.
-  for (const b of results.filter((r) => r.label.endsWith('-base'))) {
-    const r = results.find((x) => x.label === b.target && x.sessions === b.sessions && x.round === b.round && x.soak === b.soak);
-    if (!r || !b.turnsPerSec || !b.cpuMsPerTurn) continue;
-    out.push(
-      `${b.target} K=${b.sessions} round ${b.round}, this checkout / baseline: turns/s ×${round2(r.turnsPerSec / b.turnsPerSec)}, ` +
-        `service CPU/turn ${b.cpuMsPerTurn} → ${r.cpuMsPerTurn} ms (×${round2((r.cpuMsPerTurn ?? NaN) / b.cpuMsPerTurn)})`,
-    );
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
   const machine = machineInfo();
   const fake = spawnProcess({
@@ -469,18 +360,21 @@ async function main(): Promise<void> {
   await waitForLine(fake, '"port"');
   const fakeOrigin = `http://127.0.0.1:${JSON.parse(fake.stdout().split('\n')[0]!).port}`;
 
-  let peerProblem: string | null = null;
-  /** Every target (and baseline) of the run, started; the peer left out when it cannot run. */
+  const peerProblems: Record<string, string> = {};
+  /** Every target (and baseline) of the run, started; a peer left out when it cannot run. */
   const startAll = async (): Promise<Running[]> => {
     const running: Running[] = [];
     for (const t of targets) {
-      if (t === 'langgraph') {
-        if (peerProblem) continue;
-        const peer = await startPeer(fakeOrigin);
-        if (typeof peer === 'string') {
-          peerProblem = peer;
-          log(`[langgraph] not run: ${peer}`);
-        } else running.push(peer);
+      if (isPeer(t)) {
+        for (const setting of peerSettings(t)) {
+          const label = setting ? `${t}@${setting}` : t;
+          if (peerProblems[label]) continue;
+          const peer = await startPeer(PEERS[t], fakeOrigin, setting);
+          if (typeof peer === 'string') {
+            peerProblems[label] = peer;
+            log(`[${label}] not run: ${peer}`);
+          } else running.push(peer);
+        }
       } else {
         running.push(await startService(t, fakeOrigin));
         if (args.baseline) {
@@ -528,7 +422,7 @@ async function main(): Promise<void> {
   process.stdout.write('¹ CPU of the service process (the peer: its whole process tree) per turn, from /proc over the measured window\n');
   process.stdout.write('² service + PostgreSQL backends of its database + nats-server, per turn; * = soak run\n');
   for (const line of ratios(results)) process.stdout.write(line + '\n');
-  if (peerProblem) process.stdout.write(`LangGraph peer not run: ${peerProblem}\n`);
+  for (const [label, why] of Object.entries(peerProblems)) process.stdout.write(`peer ${label} not run: ${why}\n`);
   for (const [t, p] of Object.entries(profiles)) process.stdout.write(`\n--- ${t} service CPU profile ---\n${p}\n`);
   if (!args['no-write']) {
     const dir = join(ROOT, 'bench/results');
@@ -539,8 +433,10 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           machine,
+          command: `node --import tsx bench/real-path/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
           options: {
             targets,
+            langgraphJobs: peerSettings('langgraph'),
             baseline: args.baseline ?? null,
             sessions: sessionCounts,
             durationS,
@@ -552,7 +448,7 @@ async function main(): Promise<void> {
             fromSource: args['from-source'],
             serviceNodeFlags: SERVICE_NODE_FLAGS,
           },
-          peerProblem,
+          peerProblems,
           results,
           profiles,
         },

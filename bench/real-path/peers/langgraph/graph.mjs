@@ -2,7 +2,7 @@
  * The LangGraph.js peer of bench/real-path: model → get_current_time → model, the same
  * conversation the service runs, against the same zero-latency fake: ChatOpenAI, or ChatAnthropic
  * with BENCH_PROVIDER=anthropic (run.ts --provider).
- * Copied next to the installed packages (bench/.cache/langgraph) by run.ts; not part of the
+ * Copied next to the installed packages (bench/.cache/langgraph) by bench/real-path/peers/langgraph.ts; not part of the
  * service or its tests.
  */
 import { ChatAnthropic } from '@langchain/anthropic';
