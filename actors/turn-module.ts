@@ -5,6 +5,7 @@
  * The ports belong to the turn; the modules where models, session storage and images live
  * implement them (src/api/llm-models/model-resolver.ts, src/session-storage/).
  */
+import type { SessionEvent } from '../schemas/events.js';
 import { hostname } from 'node:os';
 import type { Bus } from '../src/bus/index.js';
 import type { CapabilityLookup } from '../src/capabilities/index.js';
@@ -35,7 +36,7 @@ export interface TurnPorts {
 export interface TurnModuleDeps extends TurnPorts {
   config: Config;
   store: Store;
-  bus: Bus;
+  bus: Bus<SessionEvent>;
   log: Logger;
   capabilities: CapabilityLookup;
   /** Turn spans and event trace ids (default: ids only). */

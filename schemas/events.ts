@@ -155,7 +155,16 @@ export const eventData = {
 } satisfies Record<EventType, TSchema>;
 
 type EventDataSchemas = typeof eventData;
-export type EventData<T extends EventType> = Static<EventDataSchemas[T]>;
+/** The streamed deltas: readers derive their `accumulated` (src/events/delta-text.ts). */
+export type DeltaEventType = 'output.message.delta' | 'reason.thinking.delta';
+/**
+ * Each event type's `data` as the log holds it. A delta is stored without its `accumulated`
+ * (storing the text so far made a reply cost the square of its length, issue 30 item 2): in the
+ * log it is optional; every delta a reader is served (listing, SSE) has it, as `eventData` says.
+ */
+export type EventData<T extends EventType> = T extends DeltaEventType
+  ? Omit<Static<EventDataSchemas[T]>, 'accumulated'> & { accumulated?: string }
+  : Static<EventDataSchemas[T]>;
 
 /** A stored event of type T (spec 2.5). */
 export interface TypedEvent<T extends EventType> {

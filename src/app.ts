@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { DestinationStream } from 'pino';
+import type { SessionEvent } from '../schemas/events.js';
 import type { Bus } from './bus/index.js';
 import type { Config } from './config.js';
 import type { DataDirLock, EmbeddedDatabase } from './db/index.js';
@@ -29,7 +30,7 @@ export interface AppOptions {
    */
   dataDirLock?: DataDirLock;
   /** Tests only: wraps the bus the API and the worker use (fault injection); health checks use the bare bus. */
-  wrapBus?: (bus: Bus) => Bus;
+  wrapBus?: (bus: Bus<SessionEvent>) => Bus<SessionEvent>;
   /** Tests only: turn runner settings the configuration does not expose (e.g. append retry pauses). */
   turnRunner?: Partial<TurnRunnerOptions>;
   /** The start's phase timer, when the caller timed phases already (src/main.ts: Node's start, config, modules). */

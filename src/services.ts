@@ -1,4 +1,5 @@
 import type { AuthModule } from './auth/index.js';
+import type { SessionEvent } from '../schemas/events.js';
 import type { Bus } from './bus/index.js';
 import type { Config } from './config.js';
 import type { Keyring } from './crypto/index.js';
@@ -16,7 +17,7 @@ export interface AppServices {
   config: Config;
   log: Logger;
   store: Store;
-  bus: Bus;
+  bus: Bus<SessionEvent>;
   auth: AuthModule;
   /** Key-encryption keyring of the envelope encryption (src/crypto). */
   keyring: Keyring;

@@ -1,5 +1,5 @@
+import type { SessionEvent } from '../../schemas/events.js';
 import type { Bus, TurnQueue } from '../../src/bus/index.js';
-import { catalogued } from '../../src/bus/index.js';
 import { SessionBusyError } from '../../src/errors.js';
 import type { Logger } from '../../src/log.js';
 import type { Store } from '../../src/db/index.js';
@@ -31,7 +31,7 @@ interface Candidate {
  * several instances sweeping at once queue at most one.
  */
 export function startStuckTurnSweeper(
-  deps: { store: Store; turns: TurnQueue; events: Pick<Bus['events'], 'findById'>; status: SessionStatusStore; log: Logger },
+  deps: { store: Store; turns: TurnQueue; events: Pick<Bus<SessionEvent>['events'], 'findById'>; status: SessionStatusStore; log: Logger },
   { intervalMs, minAgeMs, batch = 100 }: StuckTurnSweeperOptions,
 ): { stop(): void } {
   const { store, turns, events, status, log } = deps;
@@ -44,8 +44,7 @@ export function startStuckTurnSweeper(
     if (now?.status !== 'active' || now.current_turn_id !== c.current_turn_id) return;
     // turn.started's event id is the turn id. Without it no worker wrote the turn's first events
     // (they travel only in its job): a turn that never began and has no job is abandoned.
-    const found = await events.findById(c.id, c.current_turn_id);
-    const started = found && catalogued(found);
+    const started = await events.findById(c.id, c.current_turn_id);
     if (started?.type !== 'turn.started') {
       if (await status.abandonUnbegun(c.id, c.current_turn_id))
         log.warn({ sessionId: c.id, turnId: c.current_turn_id }, 'active session whose turn job was lost before it began: session idle');
@@ -54,7 +53,7 @@ export function startStuckTurnSweeper(
     const turn = {
       turn_id: c.current_turn_id,
       input_message_id: started.data.input_message_id,
-      ...(found!.tags?.length ? { tags: [...found!.tags] } : {}),
+      ...(started.tags?.length ? { tags: [...started.tags] } : {}),
     };
     try {
       await turns.enqueue(resumeJob(c.id, { org_id: c.organization_id, ...turn }));

@@ -1,4 +1,5 @@
-import type { NewEvent, Presence, TurnClaim } from '../../src/bus/index.js';
+import type { NewSessionEvent } from '../../schemas/events.js';
+import type { Presence, TurnClaim } from '../../src/bus/index.js';
 import { INTERRUPTED_TOOL_ERROR } from '../../src/turns/index.js';
 
 /** How long a takeover waits for a live predecessor's tool results before recording "interrupted", in ms. */
@@ -15,8 +16,8 @@ const HANDOVER_POLL_MS = 200;
 const PRESENCE_RECHECK_MS = 1_000;
 
 /** True when `events` record a tool call as interrupted (the decider's answer to a started call with no result). */
-export function recordsInterrupted(events: readonly NewEvent[]): boolean {
-  return events.some((e) => e.type === 'tool.completed' && e.data?.['error'] === INTERRUPTED_TOOL_ERROR);
+export function recordsInterrupted(events: readonly NewSessionEvent[]): boolean {
+  return events.some((e) => e.type === 'tool.completed' && !e.data.success && e.data.error === INTERRUPTED_TOOL_ERROR);
 }
 
 export interface HandoverGraceOptions {

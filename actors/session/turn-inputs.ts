@@ -3,7 +3,6 @@
  * the history. The setup and (for a fresh turn, whose controls travel in the job) the model do
  * not depend on the log, so they load while the log is being read.
  */
-import type { NewSessionEvent } from '../../schemas/events.js';
 import { NotFoundError } from '../../src/errors.js';
 import { LlmError, pickModelId, type LlmControls, type LlmImagePart, type LlmMessage, type ResolvedModel } from '../../src/llm/index.js';
 import { TerminalTurnError, type MessagePart, type TurnJobData } from '../../src/turns/index.js';
@@ -28,8 +27,7 @@ export class TurnInputs {
     job: TurnJobData,
   ) {
     this.#deps = deps;
-    // The API builds the preamble through the catalogue (turn-events.ts): read it as its union.
-    const input = (job.preamble as readonly NewSessionEvent[] | undefined)?.find((e) => e.type === 'input.message');
+    const input = job.preamble?.find((e) => e.type === 'input.message');
     const modelId = input?.type === 'input.message' ? input.data.message.controls?.['model_id'] : undefined;
     const controlsModelId = typeof modelId === 'string' ? modelId : undefined;
     this.setup = loadTurnSetup(

@@ -2,6 +2,7 @@
  * What a turn runner is built from, apart from the runner itself, so that its attempts
  * (turn-attempt.ts) can name it without importing the runner that creates them.
  */
+import type { SessionEvent } from '../../schemas/events.js';
 import type { Bus } from '../../src/bus/index.js';
 import type { CapabilityLookup } from '../../src/capabilities/index.js';
 import type { Logger } from '../../src/log.js';
@@ -14,7 +15,7 @@ import type { ToolContextFactory } from './steps/tool-context.js';
 
 export interface TurnRunnerDeps {
   store: Store;
-  bus: Bus;
+  bus: Bus<SessionEvent>;
   log: Logger;
   capabilities: CapabilityLookup;
   models: ModelResolver;

@@ -12,7 +12,6 @@
  * tracing. With export off every span is an id holder and all of this costs a few field writes.
  */
 import type { EventData, NewSessionEvent } from '../../schemas/events.js';
-import type { NewEvent } from '../../src/bus/index.js';
 import type { TraceAttributes, TraceSpan, Tracing } from '../../src/observability/index.js';
 
 export class TurnTrace {
@@ -26,9 +25,8 @@ export class TurnTrace {
   }
 
   /** Stamps queued events with the running step's span (or a tool's, or the turn's). */
-  readonly stamp = (events: readonly NewEvent[]): void => {
-    // The turn's own events are built through the catalogue (turn-events.ts): read them as its union.
-    for (const e of events as readonly NewSessionEvent[]) {
+  readonly stamp = (events: readonly NewSessionEvent[]): void => {
+    for (const e of events) {
       const context = (e.context ??= {});
       const execId = context.exec_id;
       if (e.type === 'act.started')

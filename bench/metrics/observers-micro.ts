@@ -53,6 +53,6 @@ measure('SSE write, 100 clients per frame (createSseMetrics)', (i) => sse.writte
 measure('SSE write, a new frame every write (worst case)', (i) => sse.written(frames[i % 10]!));
 
 const turns = createTurnMetrics(new Registry(), { turnsRunning: () => 0, isCapability: () => true });
-const delta = [{ type: 'output.message.delta', data: { delta: 'x' } }];
+const delta = [{ type: 'output.message.delta' as const, data: { turn_id: 't', delta: 'x' } }];
 const result = { ok: true as const, events: [] };
 measure('event append of one delta (createTurnMetrics)', () => turns.appended(delta, 0.002, result));

@@ -1,3 +1,4 @@
+import type { SessionEvent } from '../../schemas/events.js';
 import type { HealthCheck } from '../api/system/index.js';
 import { createBus, type Bus } from '../bus/index.js';
 import type { Config } from '../config.js';
@@ -23,7 +24,7 @@ export interface InfrastructureDeps {
   /** Embedded mode: the database thread when the caller started it already. */
   embeddedDatabase?: Promise<EmbeddedDatabase>;
   /** Tests only: wraps the bus the API and the worker use; health checks use the bare bus. */
-  wrapBus?: (bus: Bus) => Bus;
+  wrapBus?: (bus: Bus<SessionEvent>) => Bus<SessionEvent>;
 }
 
 /**
@@ -102,7 +103,7 @@ async function openStoreAndBus(config: Config, { log, phases, closers, embeddedD
       embeddedDatabase,
     }),
     config.NATS_URL
-      ? createBus({
+      ? createBus<SessionEvent>({
           kind: 'nats',
           url: config.NATS_URL,
           log,
@@ -129,7 +130,7 @@ async function openStoreAndBus(config: Config, { log, phases, closers, embeddedD
   if (natsResult.status === 'rejected') throw natsResult.reason;
   const store = storeResult.value;
   if (natsResult.value) return { store, bareBus: natsResult.value };
-  const localBus = await createBus({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
+  const localBus = await createBus<SessionEvent>({ kind: 'local', store, log, leaseMs: config.TURN_CLAIM_TIMEOUT_MS });
   closers.add('bus', () => localBus.close());
   return { store, bareBus: localBus };
 }

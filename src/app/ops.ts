@@ -1,3 +1,4 @@
+import type { SessionEvent } from '../../schemas/events.js';
 import { hostname } from 'node:os';
 import type { Bus } from '../bus/index.js';
 import type { Config } from '../config.js';
@@ -21,7 +22,7 @@ export interface OpsDeps {
 }
 
 /** Distributed mode: `nats micro ls|info|stats` list this instance; ping/status/drain over NATS. */
-export async function serveOpsOverBus(config: Config, bus: Bus, { checks }: Infrastructure, deps: OpsDeps): Promise<void> {
+export async function serveOpsOverBus(config: Config, bus: Bus<SessionEvent>, { checks }: Infrastructure, deps: OpsDeps): Promise<void> {
   if (!bus.serveOps) return;
   const { log, instanceId } = deps;
   const ops = createInstanceOps({

@@ -1,6 +1,6 @@
 import { createLocalBus, type LocalBusOptions } from './local/local-bus.js';
 import { createNatsBus, type NatsBusOptions } from './nats/nats-bus.js';
-import type { Bus } from './ports.js';
+import type { Bus, LoggedEvent } from './ports.js';
 
 export { createLocalBus } from './local/local-bus.js';
 export { createNatsBus } from './nats/nats-bus.js';
@@ -12,17 +12,20 @@ export type {
   AppendOptions,
   AppendResult,
   Bus,
+  BusReader,
   ClaimOptions,
   EventContext,
   EventLog,
+  EventReader,
   EventSubscription,
   InstanceStatus,
+  LoggedEvent,
   NewEvent,
+  NewLoggedEvent,
   OpsHooks,
   OpsService,
   OpsServiceOptions,
   ReadOptions,
-  SessionEvent,
   Signal,
   Signals,
   TurnClaim,
@@ -33,19 +36,18 @@ export type {
 export type BusOptions = ({ kind: 'local' } & LocalBusOptions) | ({ kind: 'nats' } & NatsBusOptions);
 
 /** Builds the bus: `local` (SQL through the store, embedded mode) or `nats` (JetStream, distributed mode). */
-export async function createBus(opts: BusOptions): Promise<Bus> {
+export async function createBus<E extends LoggedEvent = LoggedEvent>(opts: BusOptions): Promise<Bus<E>> {
   switch (opts.kind) {
     case 'local':
-      return createLocalBus(opts);
+      return createLocalBus<E>(opts);
     case 'nats':
-      return createNatsBus(opts);
+      return createNatsBus<E>(opts);
     default: {
       const never: never = opts;
       throw new Error(`unknown bus kind: ${JSON.stringify(never)}`);
     }
   }
 }
-export { catalogued } from './session-event.js';
 export { createKeyedChain } from './keyed-chain.js';
 export type { Presence } from './ports.js';
 export { RecencyMap } from './recency-map.js';

@@ -1,4 +1,4 @@
-import type { EventSubscription, SessionEvent } from './ports.js';
+import type { EventSubscription, LoggedEvent } from './ports.js';
 
 /** Default cap on live events buffered ahead of a slow reader; beyond it they are re-read from the log. */
 export const DEFAULT_MAX_BUFFERED_EVENTS = 10_000;
@@ -8,13 +8,13 @@ const GAP_RETRY_MS = 25;
 /** What an adapter supplies to turn its log plus its live notifications into one ordered feed. */
 export interface FeedSource {
   /** Stored events with sequence > afterSequence, in order; a short page is fine. */
-  fetch(afterSequence: number): Promise<SessionEvent[]>;
+  fetch(afterSequence: number): Promise<LoggedEvent[]>;
   /**
    * Starts live delivery. Pushed events may repeat, arrive late or skip some; the feed
    * repairs that from the log. `stale()` says the log moved without a push (another process
    * appended): the feed re-reads it. `ready` resolves once nothing appended later can be missed.
    */
-  listen(push: (event: SessionEvent) => void, fail: (err: Error) => void, stale: () => void): { stop(): void; ready: Promise<void> };
+  listen(push: (event: LoggedEvent) => void, fail: (err: Error) => void, stale: () => void): { stop(): void; ready: Promise<void> };
   /** Re-read the log after this long without a push (a cross-process or lost-message backstop), in ms; 0 = never. */
   idlePollMs: number;
 }
@@ -25,12 +25,12 @@ export interface FeedSource {
  * is delivered exactly when its sequence is cursor+1: duplicates are dropped and a jump in
  * sequence triggers a backfill read, so the output is gap-free and in order.
  */
-export class OrderedFeed implements EventSubscription {
+export class OrderedFeed implements EventSubscription<LoggedEvent> {
   readonly #source: FeedSource;
   readonly #maxBuffered: number;
   readonly #listener: { stop(): void; ready: Promise<void> };
   #cursor: number;
-  #pending: SessionEvent[] = [];
+  #pending: LoggedEvent[] = [];
   #wake: ((timedOut: boolean) => void) | null = null;
   #done = false;
   #overflowed = false;
@@ -62,13 +62,13 @@ export class OrderedFeed implements EventSubscription {
     return this.#closed;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<LoggedEvent> {
     if (this.#iterated) throw new Error('EventSubscription can be iterated only once');
     this.#iterated = true;
     return this.#run();
   }
 
-  async *#run(): AsyncGenerator<SessionEvent> {
+  async *#run(): AsyncGenerator<LoggedEvent> {
     try {
       await this.#listener.ready;
       let readLog = true; // replay first
@@ -113,7 +113,7 @@ export class OrderedFeed implements EventSubscription {
     }
   }
 
-  #push(event: SessionEvent): void {
+  #push(event: LoggedEvent): void {
     if (this.#done) return;
     if (this.#pending.length >= this.#maxBuffered) {
       // A slow reader: stop buffering and let it catch up from the log instead.

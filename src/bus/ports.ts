@@ -13,8 +13,13 @@ export interface EventContext {
   parent_span_id?: string;
 }
 
-/** A stored, immutable session event (spec 2.5) with its contiguous per-session `sequence`. */
-export interface SessionEvent {
+/**
+ * What the log knows of any stored event (spec 2.5): its id, `type`, contiguous per-session
+ * `sequence`, stamps and body. The ports below are generic over `E`, the union of the events a
+ * log holds (the catalogue's `SessionEvent`, schemas/events.ts, bound where the bus is composed:
+ * src/app/infrastructure.ts); the log itself stores them as JSON and never looks inside `data`.
+ */
+export interface LoggedEvent {
   id: string;
   type: string;
   ts: string;
@@ -26,15 +31,22 @@ export interface SessionEvent {
   tags?: string[];
 }
 
-/** What a writer hands to `append`; the log stamps `sequence`, `ts`, `session_id` and, if absent, `id`. */
-export interface NewEvent {
-  id?: string;
-  type: string;
-  context?: EventContext;
-  data?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  tags?: string[];
-}
+/** The fields the log stamps on append (sequence, ts, session_id) or fills when absent (id, context, tags). */
+type Stamped = 'id' | 'ts' | 'session_id' | 'sequence' | 'context' | 'tags';
+
+/**
+ * What a writer hands to `append` for a log of events `E`, one member per member of `E` (so a
+ * writer's `type` still picks its `data`): the log stamps `sequence`, `ts`, `session_id` and,
+ * if absent, `id`; `context`, `tags` and a `data` that may be empty default to `{}`, `[]`, `{}`.
+ */
+export type NewEvent<E extends LoggedEvent> = E extends LoggedEvent
+  ? Omit<E, Stamped | 'data'> & { id?: string; context?: EventContext; tags?: string[] } & OptionalWhenEmpty<E['data']>
+  : never;
+
+type OptionalWhenEmpty<D> = Record<never, never> extends D ? { data?: D } : { data: D };
+
+/** A new event as the log's implementations see it: any type, any data. */
+export type NewLoggedEvent = NewEvent<LoggedEvent>;
 
 export interface AppendOptions {
   /**
@@ -52,7 +64,7 @@ export interface AppendOptions {
   newIds?: boolean;
 }
 
-export type AppendResult = { ok: true; events: SessionEvent[] } | { ok: false; currentSequence: number };
+export type AppendResult<E extends LoggedEvent> = { ok: true; events: E[] } | { ok: false; currentSequence: number };
 
 export interface ReadOptions {
   /** Return events with sequence > afterSequence (default 0: from the start). */
@@ -62,27 +74,41 @@ export interface ReadOptions {
 }
 
 /** A live, ordered, gap-free feed of a session's events. A second iteration throws. */
-export interface EventSubscription extends AsyncIterable<SessionEvent> {
+export interface EventSubscription<E extends LoggedEvent> extends AsyncIterable<E> {
   close(): void;
   /** Resolves when the subscription ends: void on close(), an Error when it broke. */
   closed(): Promise<void | Error>;
 }
 
-export interface EventLog {
+/**
+ * The read side of a session log: what the REST events routes, the SSE streams, the messages
+ * view and the console get. It cannot change the log (as Restate's shared object context
+ * cannot change the object's state); only session creation and the turn get an `EventLog`.
+ *
+ * `E` is what this service's writers append (`EventLog.append` takes only `NewEvent<E>`), so
+ * that is what comes back. A log may still hold an event of a type `E` lacks (written by a
+ * later version sharing the store during a rolling deploy): it is read back as it was stored,
+ * so readers that branch on `type` keep a default branch (src/turns/turn-state.ts, src/events/messages.ts).
+ */
+export interface EventReader<E extends LoggedEvent> {
+  /** Events after a position, in order. */
+  read(sessionId: string, opts?: ReadOptions): Promise<E[]>;
+  /** The stored event with that id in that session, or null. */
+  findById(sessionId: string, eventId: string): Promise<E | null>;
+  /** The session's last sequence (0 when empty). */
+  lastSequence(sessionId: string): Promise<number>;
+  /** Live events with sequence > afterSequence (replays what is stored first). */
+  subscribe(sessionId: string, opts?: { afterSequence?: number }): EventSubscription<E>;
+}
+
+/** The writer's side of a session log: reads, appends, and the purge of a deleted session. */
+export interface EventLog<E extends LoggedEvent> extends EventReader<E> {
   /**
    * Appends events in order with contiguous sequence numbers. Ids are UUIDv7 and increase
    * within the session. An event whose id is already stored is not written again; the stored
    * copy is returned in its place.
    */
-  append(sessionId: string, events: NewEvent[], opts?: AppendOptions): Promise<AppendResult>;
-  /** Events after a position, in order. */
-  read(sessionId: string, opts?: ReadOptions): Promise<SessionEvent[]>;
-  /** The stored event with that id in that session, or null. */
-  findById(sessionId: string, eventId: string): Promise<SessionEvent | null>;
-  /** The session's last sequence (0 when empty). */
-  lastSequence(sessionId: string): Promise<number>;
-  /** Live events with sequence > afterSequence (replays what is stored first). */
-  subscribe(sessionId: string, opts?: { afterSequence?: number }): EventSubscription;
+  append(sessionId: string, events: readonly NewEvent<E>[], opts?: AppendOptions): Promise<AppendResult<E>>;
   /** Deletes every event of the session (session delete); other sessions are untouched. */
   purge(sessionId: string): Promise<void>;
 }
@@ -191,9 +217,23 @@ export interface OpsService {
   stop(): Promise<void>;
 }
 
-export interface Bus {
+/**
+ * What the log's readers get (REST events routes, SSE hub, messages view): the read side of the
+ * events, and the signals that tell a stream its session was deleted. No append, no purge.
+ */
+export interface BusReader<E extends LoggedEvent> {
+  readonly events: EventReader<E>;
+  readonly signals: Signals;
+}
+
+/**
+ * The bus of a service whose session logs hold events `E` (src/app binds the catalogue's
+ * union). Its `events` can write: only session creation and the turn (the worker in actors/,
+ * and the turn API's cancel and client tool results) are given it; readers get a `BusReader`.
+ */
+export interface Bus<E extends LoggedEvent> {
   readonly kind: 'local' | 'nats';
-  readonly events: EventLog;
+  readonly events: EventLog<E>;
   readonly turns: TurnQueue;
   readonly signals: Signals;
   /** NATS only: registers the instance as a NATS micro service (bus/nats/ops-service.ts). */

@@ -1,6 +1,5 @@
 import { newIdAfter } from '../ids.js';
-import type { SessionEvent as CataloguedEvent } from '../../schemas/events.js';
-import type { NewEvent, SessionEvent } from './ports.js';
+import type { EventLog, LoggedEvent, NewLoggedEvent } from './ports.js';
 
 /** The session's last stored event as far as a writer knows: its sequence and id (0/undefined when empty). */
 export interface EventTail {
@@ -13,8 +12,8 @@ export interface EventTail {
  * (unless the writer chose one) an id greater than the previous one, so ids increase within the session even when
  * several events share a millisecond.
  */
-export function stampEvent(sessionId: string, input: NewEvent, prev: EventTail, ts: string): SessionEvent {
-  const event: SessionEvent = {
+export function stampEvent(sessionId: string, input: NewLoggedEvent, prev: EventTail, ts: string): LoggedEvent {
+  const event: LoggedEvent = {
     id: input.id ?? newIdAfter(prev.id),
     type: input.type,
     ts,
@@ -30,12 +29,11 @@ export function stampEvent(sessionId: string, input: NewEvent, prev: EventTail, 
 }
 
 /**
- * Stored events as the catalogue's union (schemas/events.ts). The log stores any event; every
- * event this service appends is built through the catalogue (src/turns/turn-events.ts, session
- * create), so this is the one place that reads them back as the typed union.
+ * The log of events `E` that an implementation's log of any event is. The implementations store
+ * events as JSON and read them back as they were written; the port lets writers append only
+ * `NewEvent<E>`, so what they read back is `E`. This is the one place that says so, where a bus
+ * is built for its union (createLocalBus / createNatsBus), instead of a cast at each reader.
  */
-export function catalogued<E extends SessionEvent>(event: E): CataloguedEvent;
-export function catalogued<E extends SessionEvent>(events: readonly E[]): readonly CataloguedEvent[];
-export function catalogued(x: SessionEvent | readonly SessionEvent[]): CataloguedEvent | readonly CataloguedEvent[] {
-  return x as CataloguedEvent | readonly CataloguedEvent[];
+export function holding<E extends LoggedEvent>(log: EventLog<LoggedEvent>): EventLog<E> {
+  return log as unknown as EventLog<E>;
 }

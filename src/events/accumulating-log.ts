@@ -3,8 +3,9 @@
  * the deltas stored before it (src/events/delta-text.ts). The turn engine reads the bare log;
  * the listing and the SSE hub read through this.
  */
+import type { SessionEvent } from '../../schemas/events.js';
 import { LRUCache } from 'lru-cache';
-import type { EventLog, EventSubscription, SessionEvent } from '../bus/index.js';
+import type { EventReader, EventSubscription } from '../bus/index.js';
 import { deltaRole, DeltaTexts, needsText } from './delta-text.js';
 
 export interface AccumulatingLogOptions {
@@ -24,8 +25,11 @@ interface KnownText {
   text: string;
 }
 
-/** Wraps `log` so its reads and subscriptions serve deltas with `accumulated`; writes pass through. */
-export function withAccumulatedDeltas(log: EventLog, opts: Partial<AccumulatingLogOptions> = {}): EventLog {
+/** Wraps `log` so its reads and subscriptions serve deltas with `accumulated`: the log as its readers see it (they cannot write). */
+export function withAccumulatedDeltas(
+  log: EventReader<SessionEvent>,
+  opts: Partial<AccumulatingLogOptions> = {},
+): EventReader<SessionEvent> {
   const { maxCachedChars = DEFAULT_MAX_CACHED_CHARS } = opts;
   const known = new LRUCache<string, KnownText>({ maxSize: maxCachedChars, sizeCalculation: (v) => v.text.length + 1 });
 
@@ -86,7 +90,7 @@ export function withAccumulatedDeltas(log: EventLog, opts: Partial<AccumulatingL
     return out;
   }
 
-  function subscribe(sessionId: string, subOpts?: { afterSequence?: number }): EventSubscription {
+  function subscribe(sessionId: string, subOpts?: { afterSequence?: number }): EventSubscription<SessionEvent> {
     const inner = log.subscribe(sessionId, subOpts);
     const texts = new DeltaTexts();
     async function* served(): AsyncGenerator<SessionEvent> {
@@ -97,7 +101,6 @@ export function withAccumulatedDeltas(log: EventLog, opts: Partial<AccumulatingL
   }
 
   return {
-    append: (sessionId, events, appendOpts) => log.append(sessionId, events, appendOpts),
     read: async (sessionId, readOpts) => servePage(sessionId, await log.read(sessionId, readOpts)),
     findById: async (sessionId, eventId) => {
       const e = await log.findById(sessionId, eventId);
@@ -105,6 +108,5 @@ export function withAccumulatedDeltas(log: EventLog, opts: Partial<AccumulatingL
     },
     lastSequence: (sessionId) => log.lastSequence(sessionId),
     subscribe,
-    purge: (sessionId) => log.purge(sessionId),
   };
 }

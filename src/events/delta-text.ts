@@ -6,35 +6,32 @@
  * `accumulated` from the deltas of the same message, which start after the message's
  * `output.message.started` (or `reason.thinking.started`) of the turn. Pure: no I/O here.
  */
-import type { SessionEvent } from '../bus/index.js';
+import type { SessionEvent } from '../../schemas/events.js';
 
-/** The delta types whose `accumulated` is derived, each with the event that starts its text. */
-const STARTED_BY: Readonly<Record<string, string>> = {
-  'output.message.delta': 'output.message.started',
-  'reason.thinking.delta': 'reason.thinking.started',
-};
-const DELTA_OF: Readonly<Record<string, string>> = {
+/** The event that starts each delta type's text. */
+const DELTA_OF = {
   'output.message.started': 'output.message.delta',
   'reason.thinking.started': 'reason.thinking.delta',
-};
+} as const;
 
 /** Which text an event belongs to (`<delta type>|<turn id>`), and how it acts on that text. */
 export type DeltaRole = { kind: 'start'; key: string } | { kind: 'delta'; key: string; delta: string; stored?: string } | { kind: 'other' };
 
-function turnOf(e: SessionEvent): string {
-  const id = e.data['turn_id'];
-  return typeof id === 'string' ? id : '';
-}
-
 /** How `e` acts on a streamed text: starts it, adds to it (with `accumulated` when an earlier version stored it), or neither. */
 export function deltaRole(e: SessionEvent): DeltaRole {
-  const started = DELTA_OF[e.type];
-  if (started) return { kind: 'start', key: `${started}|${turnOf(e)}` };
-  if (!STARTED_BY[e.type]) return { kind: 'other' };
-  const delta = typeof e.data['delta'] === 'string' ? e.data['delta'] : '';
-  const stored = e.data['accumulated'];
-  const key = `${e.type}|${turnOf(e)}`;
-  return typeof stored === 'string' ? { kind: 'delta', key, delta, stored } : { kind: 'delta', key, delta };
+  switch (e.type) {
+    case 'output.message.started':
+    case 'reason.thinking.started':
+      return { kind: 'start', key: `${DELTA_OF[e.type]}|${e.data.turn_id}` };
+    case 'output.message.delta':
+    case 'reason.thinking.delta': {
+      const { delta, accumulated: stored } = e.data;
+      const key = `${e.type}|${e.data.turn_id}`;
+      return stored === undefined ? { kind: 'delta', key, delta } : { kind: 'delta', key, delta, stored };
+    }
+    default:
+      return { kind: 'other' };
+  }
 }
 
 /** True for a delta stored without its `accumulated` (it must be derived before it is served). */
@@ -71,6 +68,7 @@ export class DeltaTexts {
     // Ropes: `+` shares the earlier text, so a page of deltas holds the reply about once, not once per delta.
     const text = role.stored ?? (this.#texts.get(role.key) ?? before ?? '') + role.delta;
     this.#texts.set(role.key, text);
-    return role.stored === undefined ? { ...e, data: { ...e.data, accumulated: text } } : e;
+    if (role.stored !== undefined || (e.type !== 'output.message.delta' && e.type !== 'reason.thinking.delta')) return e;
+    return { ...e, data: { ...e.data, accumulated: text } };
   }
 }

@@ -1,4 +1,5 @@
-import type { Bus, EventSubscription, SessionEvent } from '../bus/index.js';
+import type { SessionEvent } from '../../schemas/events.js';
+import type { BusReader, EventSubscription } from '../bus/index.js';
 import { formatSseFrame } from '../http/index.js';
 import { flowingFrame, type SseStream } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -34,7 +35,7 @@ interface Watch {
   /** Log reads in flight by start position: clients resuming from the same point share one. */
   replays: Map<number, Promise<Frame[]>>;
   lastSequence: number;
-  sub: EventSubscription;
+  sub: EventSubscription<SessionEvent>;
   stopSignals: () => void;
   unwatchTimer?: NodeJS.Timeout;
   dropped: boolean;
@@ -49,7 +50,7 @@ export interface AttachOptions {
  * Per-instance SSE fan-out: one bus subscription per watched session, however many clients watch
  * it; each event is serialised to a frame once and written to every interested client.
  */
-export function createSessionHub({ bus, log }: { bus: Pick<Bus, 'events' | 'signals'>; log: Logger }) {
+export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; log: Logger }) {
   const watches = new Map<string, Promise<Watch>>();
 
   async function watch(sessionId: string): Promise<Watch> {

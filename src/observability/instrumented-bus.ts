@@ -4,7 +4,8 @@
  * instrumentation. Applied once, in the composition root; everything else passes through.
  */
 import { performance } from 'node:perf_hooks';
-import type { AppendOptions, AppendResult, Bus, EventLog, NewEvent, TurnClaim, TurnQueue } from '../bus/index.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
+import type { AppendOptions, AppendResult, Bus, EventLog, TurnClaim, TurnQueue } from '../bus/index.js';
 
 export interface BusObserver {
   /** This instance's worker claimed a turn (first delivery or a redelivery). */
@@ -12,11 +13,11 @@ export interface BusObserver {
   /** The claim was settled as done (acknowledged); reported once per claim. */
   completed?(claim: TurnClaim): void;
   /** One append call: the events as handed in, its duration in seconds, and its result (undefined when it threw). */
-  appended?(events: readonly NewEvent[], seconds: number, result: AppendResult | undefined): void;
+  appended?(events: readonly NewSessionEvent[], seconds: number, result: AppendResult<SessionEvent> | undefined): void;
 }
 
 /** The bus with `observer` told about claims, completions and appends; `bus` itself is unchanged. */
-export function instrumentBus(bus: Bus, observer: BusObserver): Bus {
+export function instrumentBus(bus: Bus<SessionEvent>, observer: BusObserver): Bus<SessionEvent> {
   return {
     ...bus,
     events: observer.appended ? observeAppends(bus.events, observer.appended) : bus.events,
@@ -24,8 +25,8 @@ export function instrumentBus(bus: Bus, observer: BusObserver): Bus {
   };
 }
 
-function observeAppends(log: EventLog, appended: NonNullable<BusObserver['appended']>): EventLog {
-  const append = (sessionId: string, events: NewEvent[], opts?: AppendOptions): Promise<AppendResult> => {
+function observeAppends(log: EventLog<SessionEvent>, appended: NonNullable<BusObserver['appended']>): EventLog<SessionEvent> {
+  const append = (sessionId: string, events: NewSessionEvent[], opts?: AppendOptions): Promise<AppendResult<SessionEvent>> => {
     const started = performance.now();
     return log.append(sessionId, events, opts).then(
       (result) => {
@@ -39,7 +40,7 @@ function observeAppends(log: EventLog, appended: NonNullable<BusObserver['append
     );
   };
   // The log's other methods (and optional ones such as `settled`) stay the log's own.
-  return Object.assign(Object.create(log) as EventLog, { append });
+  return Object.assign(Object.create(log) as EventLog<SessionEvent>, { append });
 }
 
 function observeClaims(queue: TurnQueue, observer: BusObserver): TurnQueue {

@@ -6,9 +6,9 @@
  * sum over instances in Prometheus.
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { AppendResult, NewEvent, TurnClaim } from '../bus/index.js';
+import type { AppendResult, TurnClaim } from '../bus/index.js';
 import { EVENT_TYPES } from '../../schemas/event-types.js';
-import type { NewSessionEvent } from '../../schemas/events.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
 import { uuidv7Millis } from '../ids.js';
 import { CounterFamily, HistogramFamily, LATENCY_BUCKETS_S, LONG_BUCKETS_S, type CounterCell, type HistogramCell } from './cells.js';
 import type { BusObserver } from './instrumented-bus.js';
@@ -128,10 +128,7 @@ export function createTurnMetrics(registry: Registry, sources: TurnMetricsSource
     buckets: LATENCY_BUCKETS_S,
   }).cell();
 
-  function turnEvent(event: NewEvent): void {
-    // Turn and tool outcomes are built only by the turn engine, through the catalogue
-    // (turns/turn-events.ts): read them as its union.
-    const e = event as NewSessionEvent;
+  function turnEvent(e: NewSessionEvent): void {
     switch (e.type) {
       case 'turn.started':
         return started.inc();
@@ -167,7 +164,7 @@ export function createTurnMetrics(registry: Registry, sources: TurnMetricsSource
     completed() {
       completed.inc();
     },
-    appended(events: readonly NewEvent[], seconds: number, result: AppendResult | undefined) {
+    appended(events: readonly NewSessionEvent[], seconds: number, result: AppendResult<SessionEvent> | undefined) {
       appendDuration.observe(seconds);
       if (!result) return appendResult.error.inc();
       if (!result.ok) return appendResult.conflict.inc();
@@ -181,7 +178,7 @@ export function createTurnMetrics(registry: Registry, sources: TurnMetricsSource
 }
 
 /** Seconds since the turn began: its turn id is a UUIDv7 minted when the turn was accepted. */
-function secondsSince(e: NewEvent): number {
+function secondsSince(e: NewSessionEvent): number {
   const turnId = e.context?.turn_id;
   const began = turnId ? uuidv7Millis(turnId) : NaN;
   return Number.isFinite(began) ? Math.max(0, Date.now() - began) / 1000 : 0;

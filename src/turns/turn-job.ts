@@ -5,7 +5,8 @@
  * client tool results or is being cancelled while suspended; their queue-level id is fresh
  * (the queue deduplicates by it), the turn id is in the payload.
  */
-import type { NewEvent, TurnJob } from '../bus/index.js';
+import type { NewSessionEvent } from '../../schemas/events.js';
+import type { TurnJob } from '../bus/index.js';
 import { newId } from '../ids.js';
 import type { TurnRef } from './turn-events.js';
 
@@ -22,7 +23,7 @@ export interface TurnJobData {
   /** The input message's tags, carried by every event of the turn. */
   tags?: string[];
   /** `start` only: input.message, (session.started), turn.started, session.activated. */
-  preamble?: NewEvent[];
+  preamble?: NewSessionEvent[];
   /**
    * W3C traceparent of the span that queued the job (the HTTP request): the worker's turn span
    * is its child, in whichever process runs the turn (observability/tracing.ts).

@@ -2,6 +2,7 @@
  * Signed webhooks (issue 28 item 2; docs/decisions/0095-webhooks.md): the outbox tap on the event
  * log, the delivery loop and the API's service, built from the store, the keyring and settings.
  */
+import type { SessionEvent } from '../../schemas/events.js';
 import type { Bus } from '../bus/index.js';
 import type { Keyring } from '../crypto/index.js';
 import type { Store } from '../db/index.js';
@@ -43,7 +44,7 @@ export function createWebhooks(deps: WebhooksDeps, settings: WebhookSettings) {
     /** Waits for deliveries still being queued (the store must outlive them). */
     flush: () => outbox.flush(),
     /** The bus with its event log's appends feeding the outbox. */
-    tap: (bus: Bus): Bus => ({ ...bus, events: outbox.wrap(bus.events) }),
+    tap: (bus: Bus<SessionEvent>): Bus<SessionEvent> => ({ ...bus, events: outbox.wrap(bus.events) }),
   };
 }
 

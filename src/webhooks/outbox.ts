@@ -10,7 +10,8 @@
 import { LRUCache } from 'lru-cache';
 import { WEBHOOK_EVENT_TYPES } from '../../schemas/webhooks.js';
 import { createKeyedChain } from '../bus/index.js';
-import type { AppendOptions, AppendResult, EventLog, NewEvent, SessionEvent } from '../bus/index.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
+import type { AppendOptions, AppendResult, EventLog } from '../bus/index.js';
 import type { Store } from '../db/index.js';
 import type { Logger } from '../log.js';
 import type { DeliveryStore, NewDelivery } from './delivery-store.js';
@@ -63,7 +64,11 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
    * it). Their rows exist already unless their writer died between its append and its INSERT, so
    * this repairs that window at the session's next turn; queued events are skipped by the insert.
    */
-  async function withTurnStart(log: EventLog, sessionId: string, events: readonly SessionEvent[]): Promise<readonly SessionEvent[]> {
+  async function withTurnStart(
+    log: EventLog<SessionEvent>,
+    sessionId: string,
+    events: readonly SessionEvent[],
+  ): Promise<readonly SessionEvent[]> {
     const first = events[0]!;
     const turnId = first.context.turn_id;
     if (!turnId || turnsSeen.has(turnId) || first.sequence <= 1) return events;
@@ -98,7 +103,7 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
     return subs;
   }
 
-  async function record(log: EventLog, sessionId: string, events: readonly SessionEvent[]): Promise<void> {
+  async function record(log: EventLog<SessionEvent>, sessionId: string, events: readonly SessionEvent[]): Promise<void> {
     const facts = await sessionFacts(sessionId);
     if (!facts) return;
     const subs = await subscriptions(facts.organization_id);
@@ -137,8 +142,8 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
       orgs.delete(orgId);
     },
     /** The log with its appends tapped; reads and subscriptions stay the log's own. */
-    wrap(log: EventLog): EventLog {
-      const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions): Promise<AppendResult> => {
+    wrap(log: EventLog<SessionEvent>): EventLog<SessionEvent> {
+      const append = async (sessionId: string, events: NewSessionEvent[], opts?: AppendOptions): Promise<AppendResult<SessionEvent>> => {
         const result = await log.append(sessionId, events, opts);
         if (!result.ok || !result.events.some((e) => SUBSCRIBABLE.has(e.type))) return result;
         // Not awaited: the writer goes on at once (a turn never waits for webhooks); the chain keeps the session's order.
@@ -149,7 +154,7 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
         inFlight.add(queued);
         return result;
       };
-      return Object.assign(Object.create(log) as EventLog, { append });
+      return Object.assign(Object.create(log) as EventLog<SessionEvent>, { append });
     },
   };
 }

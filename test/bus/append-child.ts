@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { createBus, type Bus } from '../../src/bus/index.js';
+import { createBus, type Bus, type LoggedEvent } from '../../src/bus/index.js';
 import type { NatsAuthOptions } from '../../src/bus/nats/connect-options.js';
 import { createLogger } from '../../src/log.js';
 import { createStore } from '../../src/db/index.js';
@@ -19,7 +19,7 @@ const count = Number(env['COUNT']);
 const concurrency = Number(env['CONCURRENCY'] ?? 1);
 const dataDir = mkdtempSync(join(tmpdir(), 'bus-child-'));
 
-async function open(): Promise<{ bus: Bus; close(): Promise<void> }> {
+async function open(): Promise<{ bus: Bus<LoggedEvent>; close(): Promise<void> }> {
   if (env['BUS_KIND'] === 'nats') {
     const bus = await createBus({
       kind: 'nats',

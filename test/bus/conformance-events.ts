@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import type { SessionEvent } from '../../src/bus/index.js';
+import type { LoggedEvent } from '../../src/bus/index.js';
 import { newId } from '../../src/ids.js';
 import { CASES, type ConformanceContext } from './conformance.js';
 
@@ -20,7 +20,7 @@ export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /** Sequences are exactly 1..n and ids strictly increase with them. */
-function assertContiguous(events: SessionEvent[], n: number): void {
+function assertContiguous(events: LoggedEvent[], n: number): void {
   assert.deepEqual(
     events.map((e) => e.sequence),
     Array.from({ length: n }, (_, i) => i + 1),
@@ -29,8 +29,8 @@ function assertContiguous(events: SessionEvent[], n: number): void {
   assert.equal(new Set(events.map((e) => e.id)).size, n);
 }
 
-async function collect(sub: AsyncIterable<SessionEvent>, n: number): Promise<SessionEvent[]> {
-  const got: SessionEvent[] = [];
+async function collect(sub: AsyncIterable<LoggedEvent>, n: number): Promise<LoggedEvent[]> {
+  const got: LoggedEvent[] = [];
   for await (const e of sub) if (got.push(e) >= n) break;
   return got;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Bus, Signal, TurnJob } from '../../src/bus/index.js';
+import type { Bus, Signal, TurnJob, LoggedEvent } from '../../src/bus/index.js';
 import { SessionBusyError } from '../../src/errors.js';
 import { newId } from '../../src/ids.js';
 import type { ConformanceContext } from './conformance.js';
@@ -11,7 +11,7 @@ function turn(sessionId = newId()): TurnJob {
 }
 
 /** Claims until `total` turns were seen or the queue stays empty; acks each one. */
-async function drain(bus: Bus, worker: string, seen: Map<string, string[]>, total: number): Promise<void> {
+async function drain(bus: Bus<LoggedEvent>, worker: string, seen: Map<string, string[]>, total: number): Promise<void> {
   while ([...seen.values()].reduce((n, w) => n + w.length, 0) < total) {
     const claim = await bus.turns.claim(worker, { waitMs: 1000 });
     if (!claim) return;

@@ -1,12 +1,12 @@
 import { after, before, describe, test, type TestContext } from 'node:test';
-import type { Bus } from '../../src/bus/index.js';
+import type { Bus, LoggedEvent } from '../../src/bus/index.js';
 import { defineEventLogCases } from './conformance-events.js';
 import { defineSignalCases, defineTurnQueueCases } from './conformance-turns.js';
 
 /** One backend (a store, a nats-server) that hands out any number of bus clients. */
 export interface BusHarness {
   /** A new bus client on the shared backend; the harness closes it. */
-  connect(): Promise<Bus>;
+  connect(): Promise<Bus<LoggedEvent>>;
   /** Turn lease (local) or ack wait (nats) configured for every client, in ms. */
   leaseMs: number;
   /** Env that lets test/bus/append-child.ts reach the same backend from another process. */
@@ -24,7 +24,7 @@ export interface BusConformanceOptions {
 /** What the case files get: the shared harness and bus of the suite plus a test() that honours skips. */
 export interface ConformanceContext {
   readonly harness: BusHarness;
-  readonly bus: Bus;
+  readonly bus: Bus<LoggedEvent>;
   it(name: string, fn: (t: TestContext) => Promise<void>): void;
 }
 
@@ -41,7 +41,7 @@ export const CASES = {
 export function runBusConformance({ name, create, skip }: BusConformanceOptions): void {
   describe(`bus conformance: ${name}`, () => {
     let harness: BusHarness | undefined;
-    let bus: Bus | undefined;
+    let bus: Bus<LoggedEvent> | undefined;
     before(async () => {
       harness = await create();
       bus = await harness.connect();

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBus, type Bus } from '../../src/bus/index.js';
+import { createBus, type Bus, type LoggedEvent } from '../../src/bus/index.js';
 import { ConflictError } from '../../src/errors.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { createStore } from '../../src/db/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import type { SessionEvent, TurnClaim } from '../../src/bus/index.js';
+import type { TurnClaim } from '../../src/bus/index.js';
 import type { Store } from '../../src/db/index.js';
 import { raceChildren, within } from './conformance-events.js';
 import { CASES, runBusConformance, type BusHarness } from './conformance.js';
@@ -23,7 +23,7 @@ async function localHarness(database?: { url: string; drop(): Promise<void> }): 
   const dataDir = mkdtempSync(join(tmpdir(), 'bus-local-'));
   if (!database) await seedEmbeddedDataDir(dataDir);
   const store = await createStore({ dataDir, databaseUrl: database?.url, log });
-  const buses: Bus[] = [];
+  const buses: Bus<LoggedEvent>[] = [];
   return {
     store,
     leaseMs: LEASE_MS,
@@ -75,9 +75,9 @@ function countQueries(store: Store): { texts: string[]; params: unknown[][] } {
 }
 
 /** Subscribes to each session and resolves each entry with its first `n` events. */
-function firstEvents(bus: Bus, sessions: string[], n: number): Promise<SessionEvent[]>[] {
+function firstEvents(bus: Bus<LoggedEvent>, sessions: string[], n: number): Promise<LoggedEvent[]>[] {
   return sessions.map(async (sid) => {
-    const got: SessionEvent[] = [];
+    const got: LoggedEvent[] = [];
     for await (const e of bus.events.subscribe(sid)) if (got.push(e) >= n) break;
     return got;
   });

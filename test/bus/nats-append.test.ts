@@ -5,7 +5,7 @@ import { createBus } from '../../src/bus/index.js';
 import { publishRound } from '../../src/bus/nats/event-append.js';
 import { JetStreamErrorCodes } from '../../src/bus/nats/nats-errors.js';
 import { sessionSubjects } from '../../src/bus/nats/topology.js';
-import type { SessionEvent } from '../../src/bus/ports.js';
+import type { LoggedEvent } from '../../src/bus/ports.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { startNatsServer } from '../helpers/nats-server.js';
@@ -19,10 +19,10 @@ function refusal(code: number): JetStreamApiError {
 
 /** A JetStreamClient whose publishes answer from a script, in call order; records the expectations sent. */
 function scriptedJs(script: (PubAck | Error)[]) {
-  const sent: { subject: string; expect: unknown; msgID?: string; event: SessionEvent }[] = [];
+  const sent: { subject: string; expect: unknown; msgID?: string; event: LoggedEvent }[] = [];
   const js = {
     publish(subject: string, data: string, opts: { expect: unknown; msgID?: string }) {
-      sent.push({ subject, expect: opts.expect, msgID: opts.msgID, event: JSON.parse(data) as SessionEvent });
+      sent.push({ subject, expect: opts.expect, msgID: opts.msgID, event: JSON.parse(data) as LoggedEvent });
       const next = script[sent.length - 1]!;
       return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
     },
@@ -40,15 +40,15 @@ describe('nats event append - one round (scripted acks)', () => {
   const deps = (
     js: JetStreamClient,
     stored: [number, number][] = [],
-    copies: Record<number, SessionEvent> = {},
-    inWindow: (id: string) => { event: SessionEvent; streamSeq: number } | null = () => null,
+    copies: Record<number, LoggedEvent> = {},
+    inWindow: (id: string) => { event: LoggedEvent; streamSeq: number } | null = () => null,
   ) => ({
     js,
     reader: {
       getByStreamSeq: async (_stream: string, seq: number) => copies[seq] ?? null,
       findInDedupWindow: async (_sid: string, id: string) => inWindow(id),
     },
-    onStored: (e: SessionEvent, seq: number) => stored.push([e.sequence, seq]),
+    onStored: (e: LoggedEvent, seq: number) => stored.push([e.sequence, seq]),
   });
 
   it('the first event expects the tail, each later one its predecessor; all numbered in advance', async () => {
@@ -143,7 +143,7 @@ describe('nats event append - one round (scripted acks)', () => {
     await assert.rejects(publishRound(deps(js), sid, where, run, tail), /TIMEOUT/);
   });
 
-  function stampedCopy(id: string, sequence: number): SessionEvent {
+  function stampedCopy(id: string, sequence: number): LoggedEvent {
     return { id, type: 'a', ts: new Date().toISOString(), session_id: sid, sequence, context: {}, data: {} };
   }
 });

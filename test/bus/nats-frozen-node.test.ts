@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createBus, type Bus } from '../../src/bus/index.js';
+import { createBus, type Bus, type LoggedEvent } from '../../src/bus/index.js';
 import { createLogger } from '../../src/log.js';
 import { natsClientOptions, startNatsCluster, type NatsCluster } from '../helpers/nats-server.js';
 
@@ -34,7 +34,7 @@ async function leaderOf(cluster: NatsCluster, stream: string): Promise<string> {
 }
 
 /** ping() as /health runs it: bounded by the health check's timeout. */
-async function healthy(bus: Bus): Promise<boolean> {
+async function healthy(bus: Bus<LoggedEvent>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), HEALTH_TIMEOUT_MS)));
   const ok = bus.ping().then(
@@ -51,7 +51,7 @@ async function healthy(bus: Bus): Promise<boolean> {
 describe('a frozen NATS node (SIGSTOP) is one node’s problem', () => {
   it('instances connected to the other nodes stay healthy; the one on the frozen node moves to another node', async (t) => {
     const cluster = await startNatsCluster(3, { t });
-    const buses: Bus[] = [];
+    const buses: Bus<LoggedEvent>[] = [];
     for (const server of cluster.servers) {
       buses.push(await createBus({ kind: 'nats', url: server.url, auth: server.auth, log }));
     }

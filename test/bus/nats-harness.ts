@@ -1,4 +1,4 @@
-import { createBus, type Bus, type NatsBusOptions } from '../../src/bus/index.js';
+import { createBus, type Bus, type NatsBusOptions, type LoggedEvent } from '../../src/bus/index.js';
 import { createLogger } from '../../src/log.js';
 import { startNatsServer, type NatsServer, type NatsServerOptions } from '../helpers/nats-server.js';
 import type { BusHarness } from './conformance.js';
@@ -18,7 +18,7 @@ export async function natsHarness(
   const cleanups: (() => unknown)[] = [];
   const started = await startNatsServer({ ...server, t: { after: (fn) => cleanups.push(fn) } });
   const { url, auth } = connectAs(started);
-  const buses: Bus[] = [];
+  const buses: Bus<LoggedEvent>[] = [];
   return {
     leaseMs: ACK_WAIT_MS,
     // Shards decide where a session lives: the children must use the same count.

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RecentEvents } from '../../src/bus/nats/recent-events.js';
-import type { SessionEvent } from '../../src/bus/ports.js';
+import type { LoggedEvent } from '../../src/bus/ports.js';
 import { newId } from '../../src/ids.js';
 
 const sid = newId();
-const event = (sequence: number): SessionEvent => ({
+const event = (sequence: number): LoggedEvent => ({
   id: newId(),
   type: 'e',
   ts: new Date().toISOString(),
@@ -16,7 +16,7 @@ const event = (sequence: number): SessionEvent => ({
 });
 
 /** Events 1..n stored at stream sequences 10, 20, …, each behind the one before. */
-function linked(recent: RecentEvents, n: number): SessionEvent[] {
+function linked(recent: RecentEvents, n: number): LoggedEvent[] {
   const events = Array.from({ length: n }, (_, i) => event(i + 1));
   for (const [i, e] of events.entries()) recent.remember({ event: e, streamSeq: (i + 1) * 10, prevStreamSeq: i * 10 });
   return events;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
 import { type KV, Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { type Bus, createBus, type TurnJob } from '../../src/bus/index.js';
+import { type Bus, createBus, type TurnJob, type LoggedEvent } from '../../src/bus/index.js';
 import { CLAIM_BUCKET } from '../../src/bus/nats/topology.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
@@ -24,7 +24,7 @@ async function watchGets(nc: NatsConnection): Promise<string[]> {
 }
 
 /** Another process's record of a later delivery of the session's next turn: this process's claim is skipped, the record kept. */
-async function assertLaterDeliveryWins(bus: Bus, claims: KV, sessionId: string): Promise<void> {
+async function assertLaterDeliveryWins(bus: Bus<LoggedEvent>, claims: KV, sessionId: string): Promise<void> {
   const turnId = newId();
   const later = { turn_id: turnId, delivery: 5, worker: 'w2', token: 'theirs' };
   await claims.put(sessionId, JSON.stringify(later));

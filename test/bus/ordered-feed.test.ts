@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OrderedFeed, type FeedSource } from '../../src/bus/ordered-feed.js';
-import type { SessionEvent } from '../../src/bus/ports.js';
+import type { LoggedEvent } from '../../src/bus/ports.js';
 
-function ev(sequence: number): SessionEvent {
+function ev(sequence: number): LoggedEvent {
   return { id: `id-${sequence}`, type: 't', ts: '', session_id: 's', sequence, context: {}, data: {} };
 }
 
 /** A log of `stored` events plus a handle to push live events by hand. */
-function fakeSource(stored: SessionEvent[], { idlePollMs = 0, failFetch = false } = {}) {
-  let push: (e: SessionEvent) => void = () => undefined;
+function fakeSource(stored: LoggedEvent[], { idlePollMs = 0, failFetch = false } = {}) {
+  let push: (e: LoggedEvent) => void = () => undefined;
   let stale: () => void = () => undefined;
   let fetches = 0;
   const source: FeedSource = {
@@ -25,7 +25,7 @@ function fakeSource(stored: SessionEvent[], { idlePollMs = 0, failFetch = false 
     },
     idlePollMs,
   };
-  return { source, push: (e: SessionEvent) => push(e), stale: () => stale(), fetches: () => fetches };
+  return { source, push: (e: LoggedEvent) => push(e), stale: () => stale(), fetches: () => fetches };
 }
 
 async function take(feed: OrderedFeed, n: number): Promise<number[]> {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Bus, NewEvent } from '../../src/bus/ports.js';
+import type { Bus, NewLoggedEvent, LoggedEvent } from '../../src/bus/ports.js';
 import { newId } from '../../src/ids.js';
 
 /**
@@ -8,8 +8,8 @@ import { newId } from '../../src/ids.js';
  * numbered 2..5, and the log must hold exactly that.
  */
 export async function racePreamble(
-  [a, b]: readonly [Bus, Bus],
-  prepare: (sessionId: string, batch: readonly Required<Pick<NewEvent, 'id'>>[]) => Promise<void> = async () => {},
+  [a, b]: readonly [Bus<LoggedEvent>, Bus<LoggedEvent>],
+  prepare: (sessionId: string, batch: readonly Required<Pick<NewLoggedEvent, 'id'>>[]) => Promise<void> = async () => {},
 ): Promise<void> {
   const sid = newId();
   assert.ok((await a.events.append(sid, [{ type: 'before' }])).ok);

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReconnectReason, SessionEvent } from '@agent-session-service/client';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { clientOf, killingFetch, newSession } from './helpers.js';
+import { rawLog } from '../helpers/raw-log.js';
 
 const TOTAL = 400;
 
@@ -14,7 +15,7 @@ async function writer(app: TestApp, sid: string): Promise<void> {
       type: 'output.message.delta',
       data: { turn_id: 't', delta: String(i + k), accumulated: '' },
     }));
-    await app.app.services.bus.events.append(sid, batch);
+    await rawLog(app.app.services.bus.events).append(sid, batch);
     await sleep(40);
   }
 }
@@ -70,7 +71,7 @@ describe('client: sessions.stream()', () => {
       }
     })();
     for (let i = 0; i < 6; i++) {
-      await app.app.services.bus.events.append(sid, [
+      await rawLog(app.app.services.bus.events).append(sid, [
         { type: 'turn.started', data: { turn_id: `t${i}`, input_message_id: 'm' } },
         { type: 'output.message.delta', data: { turn_id: `t${i}`, delta: `d${i}`, accumulated: '' } },
       ]);

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { NewEvent, SessionEvent } from '../../src/bus/ports.js';
+import type { SessionEvent } from '../../schemas/events.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { NewLoggedEvent } from '../../src/bus/index.js';
+import { rawLog } from '../helpers/raw-log.js';
 
 /**
  * Issue 17 items 5-7: the reads of the earlier public API's TypeScript SDK (everruns/sdk v0.2.1,
@@ -99,7 +101,7 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
       const turn2 = crypto.randomUUID();
       const trace = crypto.randomUUID();
       const exec = crypto.randomUUID();
-      const tool = (type: string, name: string, ctx: NewEvent['context'], data: Record<string, unknown>): NewEvent => ({
+      const tool = (type: string, name: string, ctx: NewLoggedEvent['context'], data: Record<string, unknown>): NewLoggedEvent => ({
         type,
         context: ctx,
         data,
@@ -108,17 +110,17 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
       // Two batches a little apart in time, so the timestamp bounds have something to cut.
       // Events of the catalogue's shapes (schemas/events.ts): the list reply is checked against it.
       const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0 };
-      const started = (turn: string, ctx: NewEvent['context']): NewEvent => ({
+      const started = (turn: string, ctx: NewLoggedEvent['context']): NewLoggedEvent => ({
         type: 'turn.started',
         context: ctx,
         data: { turn_id: turn, input_message_id: turn },
       });
-      const completed = (turn: string, ctx: NewEvent['context']): NewEvent => ({
+      const completed = (turn: string, ctx: NewLoggedEvent['context']): NewLoggedEvent => ({
         type: 'turn.completed',
         context: ctx,
         data: { turn_id: turn, iterations: 1, duration_ms: 1, usage },
       });
-      const first = await app.app.services.bus.events.append(sid, [
+      const first = await rawLog(app.app.services.bus.events).append(sid, [
         started(turn1, { turn_id: turn1, trace_id: trace }),
         tool(
           'tool.started',
@@ -144,7 +146,7 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
       ]);
       assert.ok(first.ok);
       await sleep(30);
-      const second = await app.app.services.bus.events.append(sid, [
+      const second = await rawLog(app.app.services.bus.events).append(sid, [
         started(turn2, { turn_id: turn2 }),
         {
           type: 'output.message.delta',
@@ -292,7 +294,7 @@ describe('clients of the earlier public API: reads and SSE (issue 17 items 5-7)'
       const started = performance.now();
       let n = 0;
       while (performance.now() - started < 3600) {
-        await app.app.services.bus.events.append(sid, [{ type: 'output.message.delta', data: { n: n++ } }]);
+        await rawLog(app.app.services.bus.events).append(sid, [{ type: 'output.message.delta', data: { n: n++ } }]);
         await sleep(performance.now() - started < 1500 && n % 12 === 0 ? 300 : 10);
       }
       writing = false;

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SessionEvent } from '../../schemas/events.js';
 import { createBus, type Bus } from '../../src/bus/index.js';
+import { rawLog } from '../helpers/raw-log.js';
 import { createSessionHub, type SessionHub } from '../../src/events/session-hub.js';
 import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
 import { SseTimerWheel } from '../../src/http/sse-timers.js';
@@ -38,7 +40,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 describe('session hub - replays served from memory', () => {
   let dataDir: string;
   let store: Store;
-  let bus: Bus;
+  let bus: Bus<SessionEvent>;
   let hub: SessionHub;
   let reads = 0;
 
@@ -46,7 +48,7 @@ describe('session hub - replays served from memory', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'hub-'));
     await seedEmbeddedDataDir(dataDir);
     store = await createStore({ dataDir, log });
-    bus = await createBus({ kind: 'local', store, log, leaseMs: 1000 });
+    bus = await createBus<SessionEvent>({ kind: 'local', store, log, leaseMs: 1000 });
     const read = bus.events.read;
     bus.events.read = (...args) => {
       reads++;
@@ -63,7 +65,7 @@ describe('session hub - replays served from memory', () => {
 
   async function sessionWithHistory(n: number): Promise<{ sessionId: string; ids: string[] }> {
     const sessionId = newId();
-    const r = await bus.events.append(
+    const r = await rawLog(bus.events).append(
       sessionId,
       Array.from({ length: n }, (_, i) => ({ type: 'input.message', data: { i } })),
     );
@@ -87,7 +89,7 @@ describe('session hub - replays served from memory', () => {
     assert.deepEqual(c.ids, ids.slice(10));
     assert.equal(reads - readsBefore, 1, 'later clients replay from memory');
 
-    const live = await bus.events.append(sessionId, [{ type: 'turn.started' }]);
+    const live = await rawLog(bus.events).append(sessionId, [{ type: 'turn.started' }]);
     assert.ok(live.ok);
     await until(() => a.ids.length === 31 && b.ids.length === 31 && c.ids.length === 21, 'every client gets the live event');
     assert.equal(b.ids.at(-1), live.events[0]!.id);

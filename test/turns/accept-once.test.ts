@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { AppendOptions, Bus, EventLog, NewEvent, TurnJob, TurnQueue } from '../../src/bus/ports.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
+import type { AppendOptions, Bus, EventLog, TurnJob, TurnQueue } from '../../src/bus/ports.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { assertLogIntegrity, createSession, listEvents, waitForEvent, type StoredEvent } from './helpers.js';
 
@@ -24,9 +25,9 @@ function postMessage(app: TestApp, sessionId: string, text: string, key: string)
 }
 
 /** The first append holding an input.message is stored and then reported failed (a publish ack lost). */
-function lostAppendAck(bus: Bus, hits: string[][]): Bus {
+function lostAppendAck(bus: Bus<SessionEvent>, hits: string[][]): Bus<SessionEvent> {
   const log = bus.events;
-  const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions) => {
+  const append = async (sessionId: string, events: NewSessionEvent[], opts?: AppendOptions) => {
     const result = await log.append(sessionId, events, opts);
     if (hits.length === 0 && events.some((e) => e.type === 'input.message')) {
       hits.push(events.map((e) => e.type));
@@ -34,11 +35,11 @@ function lostAppendAck(bus: Bus, hits: string[][]): Bus {
     }
     return result;
   };
-  return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append }) };
+  return { ...bus, events: Object.assign(Object.create(log) as EventLog<SessionEvent>, { append }) };
 }
 
 /** The first start job is queued and then reported failed, so the API answers 5xx although the turn will run. */
-function lostEnqueueAck(bus: Bus, hits: TurnJob[]): Bus {
+function lostEnqueueAck(bus: Bus<SessionEvent>, hits: TurnJob[]): Bus<SessionEvent> {
   const queue = bus.turns;
   const enqueue = async (job: TurnJob) => {
     await queue.enqueue(job);
@@ -54,7 +55,7 @@ function lostEnqueueAck(bus: Bus, hits: TurnJob[]): Bus {
 const LATE_STORE_MS = 1_500;
 
 /** The first start job times out at once and is stored LATE_STORE_MS later, as a publish still in flight is. */
-function lateEnqueue(bus: Bus, late: Promise<void>[]): Bus {
+function lateEnqueue(bus: Bus<SessionEvent>, late: Promise<void>[]): Bus<SessionEvent> {
   const queue = bus.turns;
   const enqueue = async (job: TurnJob) => {
     if (late.length === 0 && job.job['kind'] === 'start') {
@@ -67,7 +68,7 @@ function lateEnqueue(bus: Bus, late: Promise<void>[]): Bus {
 }
 
 /** The first start job is refused before anything is stored (the queue is unreachable). */
-function refusedEnqueue(bus: Bus, hits: TurnJob[]): Bus {
+function refusedEnqueue(bus: Bus<SessionEvent>, hits: TurnJob[]): Bus<SessionEvent> {
   const queue = bus.turns;
   const enqueue = async (job: TurnJob) => {
     if (hits.length === 0 && job.job['kind'] === 'start') {
@@ -188,7 +189,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       });
       t.after(() => release());
       let held = false;
-      const hang = (bus: Bus): Bus => {
+      const hang = (bus: Bus<SessionEvent>): Bus<SessionEvent> => {
         const queue = bus.turns;
         const enqueue = async (job: TurnJob) => {
           await queue.enqueue(job);

@@ -4,8 +4,9 @@ import { pino } from 'pino';
 import { runActStep, TOOL_FAILED_MESSAGE } from '../../actors/session/steps/act-step.js';
 import { unavailableToolStorage } from '../../actors/session/steps/tool-context.js';
 import type { ToolCallRef } from '../../src/turns/turn-events.js';
-import type { NewEvent } from '../../src/bus/ports.js';
+import type { NewSessionEvent } from '../../schemas/events.js';
 import { ToolError, type ResolvedTool, type ToolContext, type ToolResult } from '../../src/capabilities/index.js';
+import { dataOf } from '../helpers/raw-log.js';
 
 function tool(name: string, execute: (args: unknown, ctx: ToolContext) => Promise<ToolResult>): ResolvedTool {
   return {
@@ -24,9 +25,9 @@ function harness(
   calls: ToolCallRef[],
   opts: { timeoutMs?: number; signal?: AbortSignal; drain?: AbortSignal; maxParallel?: number; commitMs?: number } = {},
 ) {
-  const committed: NewEvent[] = [];
+  const committed: NewSessionEvent[] = [];
   let n = 0;
-  const commit = async (events: NewEvent[]) => {
+  const commit = async (events: NewSessionEvent[]) => {
     if (opts.commitMs) await new Promise((r) => setTimeout(r, opts.commitMs));
     committed.push(...events);
   };
@@ -48,8 +49,8 @@ function harness(
 }
 
 const call = (id: string, name: string): ToolCallRef => ({ id, name, arguments: {} });
-const completedOf = (events: NewEvent[], id: string) =>
-  events.find((e) => e.type === 'tool.completed' && e.data!['tool_call_id'] === id)!.data!;
+const completedOf = (events: NewSessionEvent[], id: string) =>
+  dataOf(events.find((e) => e.type === 'tool.completed' && dataOf(e)['tool_call_id'] === id));
 
 describe('act step', () => {
   it('runs at most maxParallel tools at once and pairs every call', async () => {
@@ -103,7 +104,7 @@ describe('act step', () => {
 
   it('tool.started is committed before the tool runs and shares its exec_id with tool.completed', async () => {
     const order: string[] = [];
-    const committed: NewEvent[] = [];
+    const committed: NewSessionEvent[] = [];
     const t = tool('t', async () => {
       order.push('run');
       return { content: [{ type: 'text', text: 'x' }] };
@@ -129,7 +130,7 @@ describe('act step', () => {
     );
     assert.deepEqual(order, ['tool.started', 'run', 'tool.completed']);
     assert.equal(committed[0]!.context!.exec_id, committed[1]!.context!.exec_id);
-    assert.deepEqual(committed[1]!.data!['result'], [{ type: 'text', text: 'x' }]);
+    assert.deepEqual(dataOf(committed[1])['result'], [{ type: 'text', text: 'x' }]);
   });
 
   it('on abort (cancel): running tools are told, none start, no result is invented for the aborted ones', async () => {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import type { SessionEvent } from '../../schemas/events.js';
 import type { Bus, EventLog } from '../../src/bus/ports.js';
 import { sessionSubjects } from '../../src/bus/nats/topology.js';
 import { newId } from '../../src/ids.js';
@@ -31,9 +32,9 @@ describe('a preamble an attempt left half-appended is completed (3 replicas)', (
     let died = false;
 
     /** The first append stores input.message; the chained burst behind it is refused when applied; then the append fails. */
-    const dyingAppend = (bus: Bus): Bus => {
+    const dyingAppend = (bus: Bus<SessionEvent>): Bus<SessionEvent> => {
       const log = bus.events;
-      const append: EventLog['append'] = async (sessionId, events, opts) => {
+      const append: EventLog<SessionEvent>['append'] = async (sessionId, events, opts) => {
         if (died || events[0]?.type !== 'input.message') return log.append(sessionId, events, opts);
         died = true;
         assert.ok((await log.append(sessionId, events.slice(0, 1), opts)).ok);
@@ -45,7 +46,7 @@ describe('a preamble an attempt left half-appended is completed (3 replicas)', (
         }
         throw new Error('the connection was lost mid-append');
       };
-      return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append }) };
+      return { ...bus, events: Object.assign(Object.create(log) as EventLog<SessionEvent>, { append }) };
     };
 
     const app = await startTestApp(t, {

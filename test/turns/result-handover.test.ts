@@ -8,12 +8,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NoRespondersError } from '@nats-io/transport-node';
-import type { AppendOptions, Bus, ClaimOptions, EventLog, NewEvent, TurnClaim, TurnQueue } from '../../src/bus/ports.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
+import type { AppendOptions, Bus, ClaimOptions, EventLog, TurnClaim, TurnQueue } from '../../src/bus/ports.js';
 import { INTERRUPTED_TOOL_ERROR } from '../../src/turns/turn-events.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startNatsCluster } from '../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, sendMessage, waitForEvent, type StoredEvent } from './helpers.js';
 import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer, type SlowServer } from './slow-server.js';
+import { dataOf } from '../helpers/raw-log.js';
 
 /** A short lease, so a lost one runs out within the test. */
 const LEASE_MS = 1_000;
@@ -29,10 +31,10 @@ function deferred(): { promise: Promise<void>; resolve: () => void; done: boolea
   return d;
 }
 
-const toolResult = (events: readonly NewEvent[]) => events.find((e) => e.type === 'tool.completed');
-const succeeded = (e: NewEvent | undefined) => e?.data?.['success'] === true;
+const toolResult = (events: readonly NewSessionEvent[]) => events.find((e) => e.type === 'tool.completed');
+const succeeded = (e: NewSessionEvent | undefined) => dataOf(e)['success'] === true;
 
-function withClaims(bus: Bus, wrap: (claim: TurnClaim) => TurnClaim): Bus {
+function withClaims(bus: Bus<SessionEvent>, wrap: (claim: TurnClaim) => TurnClaim): Bus<SessionEvent> {
   const claim = async (workerId: string, opts?: ClaimOptions) => {
     const c = await bus.turns.claim(workerId, opts);
     return c && wrap(c);
@@ -41,12 +43,17 @@ function withClaims(bus: Bus, wrap: (claim: TurnClaim) => TurnClaim): Bus {
 }
 
 function withAppend(
-  bus: Bus,
-  append: (log: EventLog, sessionId: string, events: NewEvent[], opts?: AppendOptions) => ReturnType<EventLog['append']>,
-): Bus {
+  bus: Bus<SessionEvent>,
+  append: (
+    log: EventLog<SessionEvent>,
+    sessionId: string,
+    events: NewSessionEvent[],
+    opts?: AppendOptions,
+  ) => ReturnType<EventLog<SessionEvent>['append']>,
+): Bus<SessionEvent> {
   const log = bus.events;
-  const wrapped = (sessionId: string, events: NewEvent[], opts?: AppendOptions) => append(log, sessionId, events, opts);
-  return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append: wrapped }) };
+  const wrapped = (sessionId: string, events: NewSessionEvent[], opts?: AppendOptions) => append(log, sessionId, events, opts);
+  return { ...bus, events: Object.assign(Object.create(log) as EventLog<SessionEvent>, { append: wrapped }) };
 }
 
 async function toolTurn(app: TestApp, server: SlowServer, key: string): Promise<StoredEvent[]> {
@@ -60,13 +67,13 @@ async function toolTurn(app: TestApp, server: SlowServer, key: string): Promise<
 function assertRecordedOnce(events: StoredEvent[], server: SlowServer, key: string): void {
   const results = events.filter((e) => e.type === 'tool.completed');
   assert.deepEqual(
-    results.map((e) => (e.data['success'] ? 'ok' : e.data['error'])),
+    results.map((e) => (dataOf(e)['success'] ? 'ok' : dataOf(e)['error'])),
     ['ok'],
     `one result, the tool's answer; log: ${events.map((e) => e.type).join(', ')}`,
   );
   assert.equal(server.hits.get(key), 1, 'the tool ran once');
   const [act] = events.filter((e) => e.type === 'act.completed');
-  assert.deepEqual([act?.data['succeeded'], act?.data['failed']], [1, 0]);
+  assert.deepEqual([dataOf(act)['succeeded'], dataOf(act)['failed']], [1, 0]);
   assert.equal(events.filter((e) => e.type === 'turn.completed').length, 1, 'the turn completed');
   assertLogIntegrity(events);
 }
@@ -79,7 +86,11 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
   after(() => server?.close());
 
   /** An app on a fresh 3-node cluster (every stream at 3 replicas). */
-  const start = async (t: { after(fn: () => unknown): void }, wrapBus: (bus: Bus) => Bus, appendRetryDelaysMs = RETRY_DELAYS_MS) => {
+  const start = async (
+    t: { after(fn: () => unknown): void },
+    wrapBus: (bus: Bus<SessionEvent>) => Bus<SessionEvent>,
+    appendRetryDelaysMs = RETRY_DELAYS_MS,
+  ) => {
     const cluster = await startNatsCluster(3, { t });
     return startTestApp(t, {
       mode: 'nats',
@@ -113,7 +124,7 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
     );
     const events = await toolTurn(app, server, 'lease');
     assert.ok(takenOver.done, 'a later delivery took the turn over');
-    assert.ok(!events.some((e) => e.data['error'] === INTERRUPTED_TOOL_ERROR), 'nothing recorded as interrupted');
+    assert.ok(!events.some((e) => dataOf(e)['error'] === INTERRUPTED_TOOL_ERROR), 'nothing recorded as interrupted');
     assertRecordedOnce(events, server, 'lease');
   });
 
@@ -142,7 +153,7 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
     const events = await toolTurn(app, server, 'race');
     assert.ok(takenOver.done, 'a later delivery took the turn over');
     assert.ok(
-      !events.some((e) => e.data['error'] === INTERRUPTED_TOOL_ERROR),
+      !events.some((e) => dataOf(e)['error'] === INTERRUPTED_TOOL_ERROR),
       `nothing recorded as interrupted: ${events.map((e) => `${e.type}@${e.ts.slice(17, 23)}`).join(', ')} (taken over ${new Date(takenOverAt).toISOString().slice(17, 23)})`,
     );
     assertRecordedOnce(events, server, 'race');

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AppendOptions, Bus, EventLog, NewEvent } from '../../src/bus/ports.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
+import type { AppendOptions, Bus, EventLog } from '../../src/bus/ports.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { assertLogIntegrity, createSession, getSession, sendMessage, waitForEvent, type StoredEvent } from './helpers.js';
 import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-server.js';
@@ -29,9 +30,9 @@ function tailLoss(type: string, times: number): TailLoss {
   return { type, times, hits: [] };
 }
 
-function losingTails(bus: Bus, fault: TailLoss): Bus {
+function losingTails(bus: Bus<SessionEvent>, fault: TailLoss): Bus<SessionEvent> {
   const log = bus.events;
-  const append = async (sessionId: string, events: NewEvent[], opts?: AppendOptions) => {
+  const append = async (sessionId: string, events: NewSessionEvent[], opts?: AppendOptions) => {
     const cut = events.findLastIndex((e) => e.type === fault.type);
     if (cut < 0 || fault.hits.length >= fault.times) return log.append(sessionId, events, opts);
     const kept = events.slice(0, cut);
@@ -39,7 +40,7 @@ function losingTails(bus: Bus, fault: TailLoss): Bus {
     if (kept.length) await log.append(sessionId, kept, opts);
     throw new Error('publish timed out: the stream leader changed mid-append');
   };
-  return { ...bus, events: Object.assign(Object.create(log) as EventLog, { append }) };
+  return { ...bus, events: Object.assign(Object.create(log) as EventLog<SessionEvent>, { append }) };
 }
 
 async function startFaultyApp(t: { after(fn: () => unknown): void }, mode: 'postgres' | 'nats', fault: TailLoss): Promise<TestApp> {

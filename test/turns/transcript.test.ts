@@ -2,27 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { emptyTranscript, extendTranscript, MISSING_RESULT_TEXT, toLlmMessages } from '../../actors/session/log/transcript.js';
 import { turnEvents, type TurnRef } from '../../src/turns/turn-events.js';
-import type { SessionEvent } from '../../schemas/events.js';
-import type { NewEvent } from '../../src/bus/ports.js';
-import { catalogued } from '../../src/bus/session-event.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
 
 const turn: TurnRef = { turn_id: 't', input_message_id: 'm' };
 const model = { model: 'm', model_id: null, provider_id: null };
 const usage = { input_tokens: 2, output_tokens: 1, cache_read_tokens: 1 };
 
-function stamp(events: NewEvent[], from = 1): readonly SessionEvent[] {
-  return catalogued(
-    events.map((e, i) => ({
-      id: `e${from + i}`,
-      type: e.type,
-      ts: '',
-      session_id: 's',
-      sequence: from + i,
-      context: e.context ?? {},
-      data: e.data ?? {},
-      ...(e.metadata ? { metadata: e.metadata } : {}),
-    })),
-  );
+function stamp(events: NewSessionEvent[], from = 1): readonly SessionEvent[] {
+  return events.map((e, i) => ({ ...e, id: `e${from + i}`, ts: '', session_id: 's', sequence: from + i, context: e.context ?? {} }));
 }
 const user = (text: string) =>
   turnEvents.inputMessage('i', { id: 'u', role: 'user', content: [{ type: 'text', text }], created_at: '' }, turn);

@@ -3,28 +3,26 @@ import { describe, it } from 'node:test';
 import { decideTurnStep, type DecideInput, type TurnDecision } from '../../src/turns/turn-decider.js';
 import { foldTurn } from '../../src/turns/turn-state.js';
 import { turnEvents, ZERO_USAGE, type ToolCallRef, type TurnRef } from '../../src/turns/turn-events.js';
-import type { NewEvent, SessionEvent } from '../../src/bus/ports.js';
-import { catalogued } from '../../src/bus/session-event.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
+import { dataOf } from '../helpers/raw-log.js';
 
 const turn: TurnRef = { turn_id: '01900000-0000-7000-8000-00000000aaaa', input_message_id: '01900000-0000-7000-8000-00000000bbbb' };
 const NOW = new Date('2026-01-01T00:00:10.000Z');
 const model = { model: 'llmsim', model_id: 'llmsim', provider_id: 'llmsim' };
 
 /** Given these events (stamped in order), when the decider runs, then this is the decision. */
-function given(events: NewEvent[], input: Partial<DecideInput> = {}): TurnDecision {
+function given(events: NewSessionEvent[], input: Partial<DecideInput> = {}): TurnDecision {
   let n = 0;
   const stored: SessionEvent[] = events.map((e) => ({
+    ...e,
     id: e.id ?? `e${++n}`,
-    type: e.type,
     ts: '2026-01-01T00:00:00.000Z',
     session_id: 's',
     sequence: ++n,
     context: e.context ?? {},
-    data: e.data ?? {},
-    ...(e.metadata ? { metadata: e.metadata } : {}),
   }));
   let id = 0;
-  return decideTurnStep(foldTurn(turn, catalogued(stored)), {
+  return decideTurnStep(foldTurn(turn, stored), {
     maxIterations: 100,
     clientToolNames: new Set(),
     sessionUsage: ZERO_USAGE,
@@ -37,7 +35,7 @@ function given(events: NewEvent[], input: Partial<DecideInput> = {}): TurnDecisi
 
 const started = [turnEvents.turnStarted('t', turn), turnEvents.sessionActivated('a', turn)];
 const usage = { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0 };
-function step(iteration: number, calls: ToolCallRef[] = []): NewEvent[] {
+function step(iteration: number, calls: ToolCallRef[] = []): NewSessionEvent[] {
   const content = [{ type: 'text', text: 'hi' }, ...calls.map((c) => ({ type: 'tool_call', ...c }))];
   return [
     turnEvents.reasonStarted('r', turn, iteration),
@@ -69,7 +67,7 @@ describe('turn decider', () => {
   it('no tool calls: turn.completed with iterations, duration from turn.started and the turn usage', () => {
     const d = given([...started, ...step(1)]);
     assert.deepEqual(eventTypes(d), ['turn.completed']);
-    const data = (d as { events: NewEvent[] }).events[0]!.data!;
+    const data = (d as { events: NewSessionEvent[] }).events[0]!.data!;
     assert.deepEqual(data, { turn_id: turn.turn_id, iterations: 1, duration_ms: 10_000, usage });
   });
 
@@ -79,7 +77,7 @@ describe('turn decider', () => {
     });
     assert.equal(d.type, 'idle');
     assert.deepEqual(eventTypes(d), ['session.idled']);
-    assert.deepEqual((d as { events: NewEvent[] }).events[0]!.data, {
+    assert.deepEqual((d as { events: NewSessionEvent[] }).events[0]!.data, {
       turn_id: turn.turn_id,
       iterations: 1,
       usage: { input_tokens: 10, output_tokens: 5, cache_read_tokens: 1 },
@@ -120,11 +118,11 @@ describe('turn decider', () => {
       ok(calls[1]!),
     ]);
     assert.deepEqual(eventTypes(d), ['tool.completed']);
-    const e = (d as { events: NewEvent[] }).events[0]!;
-    assert.equal(e.data!['tool_call_id'], 'a');
-    assert.equal(e.data!['success'], false);
-    assert.equal(e.data!['status'], 'error');
-    assert.match(String(e.data!['error']), /interrupted/);
+    const e = (d as { events: NewSessionEvent[] }).events[0]!;
+    assert.equal(dataOf(e)['tool_call_id'], 'a');
+    assert.equal(dataOf(e)['success'], false);
+    assert.equal(dataOf(e)['status'], 'error');
+    assert.match(String(dataOf(e)['error']), /interrupted/);
     assert.equal(e.context!.exec_id, 'exec-a');
   });
 
@@ -134,7 +132,12 @@ describe('turn decider', () => {
     const base = [...started, ...step(1, calls), turnEvents.actStarted('as', turn, 1, calls), ok(calls[0]!), failed];
     const d = given(base);
     assert.deepEqual(eventTypes(d), ['act.completed']);
-    assert.deepEqual((d as { events: NewEvent[] }).events[0]!.data, { turn_id: turn.turn_id, iteration: 1, succeeded: 1, failed: 1 });
+    assert.deepEqual((d as { events: NewSessionEvent[] }).events[0]!.data, {
+      turn_id: turn.turn_id,
+      iteration: 1,
+      succeeded: 1,
+      failed: 1,
+    });
     assert.deepEqual(given([...base, turnEvents.actCompleted('ac', turn, 1, 1, 1)]), { type: 'reason', iteration: 2, resumed: false });
   });
 
@@ -149,8 +152,8 @@ describe('turn decider', () => {
     ];
     const d = given(events, { maxIterations: 1 });
     assert.deepEqual(eventTypes(d), ['turn.failed']);
-    assert.equal((d as { events: NewEvent[] }).events[0]!.data!['error_code'], 'max_iterations');
-    assert.equal((d as { events: NewEvent[] }).events[0]!.data!['iterations'], 1);
+    assert.equal(dataOf((d as { events: NewSessionEvent[] }).events[0])['error_code'], 'max_iterations');
+    assert.equal(dataOf((d as { events: NewSessionEvent[] }).events[0])['iterations'], 1);
   });
 
   it('turn.failed (llm_error) → session.idled', () => {
@@ -168,7 +171,7 @@ describe('turn decider', () => {
     const acting = [...started, ...step(1, calls), turnEvents.actStarted('as', turn, 1, calls)];
     const d1 = given(acting, { clientToolNames });
     assert.deepEqual(eventTypes(d1), ['tool.call_requested']);
-    assert.deepEqual((d1 as { events: NewEvent[] }).events[0]!.data, { tool_calls: [calls[1]] });
+    assert.deepEqual((d1 as { events: NewSessionEvent[] }).events[0]!.data, { tool_calls: [calls[1]] });
     const requested = [...acting, turnEvents.toolCallRequested('q', turn, [calls[1]!])];
     assert.deepEqual(given(requested, { clientToolNames }), { type: 'act', iteration: 1, calls: [calls[0]] });
     assert.deepEqual(given([...requested, begun(calls[0]!), ok(calls[0]!)], { clientToolNames }), {
@@ -182,8 +185,8 @@ describe('turn decider', () => {
   it('cancel while waiting for the claim: the cancellation message, then session.idled', () => {
     const d = given([...started, turnEvents.turnCancelled('c', turn, ZERO_USAGE)]);
     assert.deepEqual(eventTypes(d), ['output.message.completed']);
-    const e = (d as { events: NewEvent[] }).events[0]!;
-    assert.deepEqual((e.data!['message'] as { content: unknown }).content, [{ type: 'text', text: 'Work was cancelled by user.' }]);
+    const e = (d as { events: NewSessionEvent[] }).events[0]!;
+    assert.deepEqual((dataOf(e)['message'] as { content: unknown }).content, [{ type: 'text', text: 'Work was cancelled by user.' }]);
     assert.equal(e.metadata!['cancellation'], true);
     const closed = [...started, turnEvents.turnCancelled('c', turn, ZERO_USAGE), e];
     assert.deepEqual(eventTypes(given(closed)), ['session.idled']);
@@ -202,11 +205,11 @@ describe('turn decider', () => {
     ];
     const d = given(events);
     assert.deepEqual(eventTypes(d), ['tool.completed', 'tool.completed', 'act.completed', 'output.message.completed']);
-    const [b, c] = (d as { events: NewEvent[] }).events;
-    assert.equal(b!.data!['tool_call_id'], 'b');
+    const [b, c] = (d as { events: NewSessionEvent[] }).events;
+    assert.equal(dataOf(b)['tool_call_id'], 'b');
     assert.equal(b!.context!.exec_id, 'exec-b');
-    assert.equal(c!.data!['tool_call_id'], 'c');
-    assert.equal(b!.data!['success'], false);
+    assert.equal(dataOf(c)['tool_call_id'], 'c');
+    assert.equal(dataOf(b)['success'], false);
   });
 
   it('cancel after turn.completed but before session.idled still closes with the cancellation message', () => {
@@ -245,7 +248,7 @@ describe('turn decider', () => {
     it('only output.message.completed stored: llm.generation and reason.completed from its record, before anything else', () => {
       const d = given([...started, ...opened, completed]);
       assert.deepEqual(eventTypes(d), ['llm.generation', 'reason.completed']);
-      const [gen, done] = (d as { events: NewEvent[] }).events;
+      const [gen, done] = (d as { events: NewSessionEvent[] }).events;
       assert.deepEqual(gen!.data, {
         turn_id: turn.turn_id,
         iteration: 1,
@@ -272,14 +275,14 @@ describe('turn decider', () => {
         generation: { stop_reason: 'end_turn', duration_ms: 1, usage },
       });
       const d = given([...started, ...step(1), turnEvents.reasonStarted('r2', turn, 2), answer]);
-      const repair = (d as { events: NewEvent[] }).events;
+      const repair = (d as { events: NewSessionEvent[] }).events;
       assert.deepEqual(
         repair.map((e) => e.type),
         ['llm.generation', 'reason.completed'],
       );
       const after = given([...started, ...step(1), turnEvents.reasonStarted('r2', turn, 2), answer, ...repair]);
       assert.deepEqual(eventTypes(after), ['turn.completed']);
-      const total = (after as { events: NewEvent[] }).events[0]!.data!['usage'];
+      const total = dataOf((after as { events: NewSessionEvent[] }).events[0])['usage'];
       assert.deepEqual(total, { input_tokens: 6, output_tokens: 4, cache_read_tokens: 0 });
     });
 
@@ -291,10 +294,10 @@ describe('turn decider', () => {
     it('a message written without the record (an older version): what the message shows', () => {
       const bare = turnEvents.outputCompleted('c', turn, { message, model, usage: generation.usage });
       const d = given([...started, ...opened, bare]);
-      const [gen, done] = (d as { events: NewEvent[] }).events;
-      assert.deepEqual(gen!.data!['usage'], { input_tokens: 7, output_tokens: 5, cache_read_tokens: 0 });
-      assert.equal(gen!.data!['stop_reason'], 'tool_use');
-      assert.equal(done!.data!['tool_calls'], 1);
+      const [gen, done] = (d as { events: NewSessionEvent[] }).events;
+      assert.deepEqual(dataOf(gen)['usage'], { input_tokens: 7, output_tokens: 5, cache_read_tokens: 0 });
+      assert.equal(dataOf(gen)['stop_reason'], 'tool_use');
+      assert.equal(dataOf(done)['tool_calls'], 1);
     });
 
     it('a cancellation message is not a step: nothing to close', () => {

@@ -3,29 +3,29 @@ import { describe, it } from 'node:test';
 import { TurnStoppedError } from '../../src/turns/turn-errors.js';
 import { turnEvents, ZERO_USAGE, type TurnRef } from '../../src/turns/turn-events.js';
 import { TurnLog } from '../../actors/session/log/turn-log.js';
-import type { AppendOptions, AppendResult, EventLog, NewEvent, SessionEvent } from '../../src/bus/ports.js';
+import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
+import type { AppendOptions, AppendResult, EventLog } from '../../src/bus/ports.js';
 
 const turn: TurnRef = { turn_id: 'turn-1', input_message_id: 'msg-1' };
 
-/** An in-memory EventLog with the port's semantics (contiguous sequence, dedup by id, expectedSequence). */
+/** An in-memory EventLog<SessionEvent> with the port's semantics (contiguous sequence, dedup by id, expectedSequence). */
 function memoryLog() {
   const events: SessionEvent[] = [];
   let appends = 0;
-  const log: EventLog = {
-    async append(sessionId: string, input: NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
+  const log: EventLog<SessionEvent> = {
+    async append(sessionId: string, input: NewSessionEvent[], opts: AppendOptions = {}): Promise<AppendResult<SessionEvent>> {
       appends++;
       const fresh = input.filter((e) => !events.some((x) => x.id === e.id));
       if (fresh.length && opts.expectedSequence !== undefined && opts.expectedSequence !== events.length)
         return { ok: false, currentSequence: events.length };
       for (const e of fresh) {
         events.push({
+          ...e,
           id: e.id ?? `auto${events.length}`,
-          type: e.type,
           ts: new Date().toISOString(),
           session_id: sessionId,
           sequence: events.length + 1,
           context: e.context ?? {},
-          data: e.data ?? {},
         });
       }
       return { ok: true, events: input.map((e) => events.find((x) => x.id === e.id)!) };
@@ -134,7 +134,7 @@ describe('turn log', () => {
     const turn2: TurnRef = { turn_id: 'turn-2', input_message_id: 'msg-2' };
     await mem.log.append('s', [turnEvents.turnStarted('turn-2', turn2)]);
     let reads = 0;
-    const counting: EventLog = { ...mem.log, read: (s, o) => (reads++, mem.log.read(s, o)) };
+    const counting: EventLog<SessionEvent> = { ...mem.log, read: (s, o) => (reads++, mem.log.read(s, o)) };
     const second = await TurnLog.open(
       { events: counting, claim: { isCurrent: async () => true }, sessionId: 's', turn: turn2 },
       first.folded(),
@@ -154,7 +154,7 @@ describe('turn log', () => {
     const mem = memoryLog();
     const sent: { ids: string[]; newIds: boolean | undefined }[] = [];
     let losses = 2;
-    const lossy: EventLog = {
+    const lossy: EventLog<SessionEvent> = {
       ...mem.log,
       async append(s, input, opts) {
         sent.push({ ids: input.map((e) => e.id!), newIds: opts?.newIds });
@@ -197,7 +197,7 @@ describe('turn log', () => {
 
   it('an append that keeps failing past the retries fails the attempt (sticky), with what was stored folded', async () => {
     const mem = memoryLog();
-    const lossy: EventLog = {
+    const lossy: EventLog<SessionEvent> = {
       ...mem.log,
       async append(s, input, opts) {
         await mem.log.append(s, input.slice(0, 1), opts);
@@ -219,7 +219,7 @@ describe('turn log', () => {
   it("retries end once the pauses' total has passed since the first failure, however long each try took", async () => {
     const mem = memoryLog();
     let tries = 0;
-    const slow: EventLog = {
+    const slow: EventLog<SessionEvent> = {
       ...mem.log,
       async append() {
         tries++;

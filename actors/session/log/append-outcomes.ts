@@ -1,6 +1,6 @@
 /** What the turn log does with a batch it failed to append: what may be stored, which results are whose, what is handed over. */
-import type { NewSessionEvent } from '../../../schemas/events.js';
-import type { AppendResult, NewEvent, SessionEvent } from '../../../src/bus/index.js';
+import type { NewSessionEvent, SessionEvent } from '../../../schemas/events.js';
+import type { AppendResult } from '../../../src/bus/index.js';
 import { AppError } from '../../../src/errors.js';
 import type { TurnState } from '../../../src/turns/index.js';
 import type { RetryPauses } from './append-retry-pauses.js';
@@ -20,20 +20,18 @@ export function isUnknownOutcome(err: unknown): boolean {
 }
 
 /** The tool call a `tool.completed` answers; null for any other event. */
-export function resultCallId(e: NewEvent): string | null {
-  // Tool results are built only by the turn engine, through the catalogue (turn-events.ts): read them as its union.
-  const event = e as NewSessionEvent;
-  return event.type === 'tool.completed' ? event.data.tool_call_id : null;
+export function resultCallId(e: NewSessionEvent): string | null {
+  return e.type === 'tool.completed' ? e.data.tool_call_id : null;
 }
 
 /** A `tool.completed` whose call has a stored `tool.started` and no stored result (`stored`: the durable fold). */
-export function isOpenResult(e: NewEvent, stored: TurnState): boolean {
+export function isOpenResult(e: NewSessionEvent, stored: TurnState): boolean {
   const callId = resultCallId(e);
   return callId !== null && stored.steps.some((step) => step.started.has(callId) && !step.completed.has(callId));
 }
 
 /** `batch` completes a tool call for which the log now holds a result that is not ours. */
-export function resultTaken(batch: readonly NewEvent[], stored: TurnState, storedIds: ReadonlySet<string>): boolean {
+export function resultTaken(batch: readonly NewSessionEvent[], stored: TurnState, storedIds: ReadonlySet<string>): boolean {
   return batch.some((e) => {
     const callId = resultCallId(e);
     return callId !== null && !storedIds.has(e.id!) && stored.steps.some((step) => step.completed.has(callId));
@@ -44,9 +42,9 @@ export interface HandoverIo {
   /** Reads and folds what the log holds now. */
   readNew(): Promise<void>;
   /** A result in hand whose call is started and has no stored result (on the fold just read). */
-  open(e: NewEvent): boolean;
+  open(e: NewSessionEvent): boolean;
   /** Appends under optimistic concurrency, without newIds: a copy stored by an earlier try is found, not stored twice. */
-  append(results: NewEvent[]): Promise<AppendResult>;
+  append(results: NewSessionEvent[]): Promise<AppendResult<SessionEvent>>;
   absorb(events: readonly SessionEvent[]): Promise<void>;
 }
 
@@ -56,7 +54,7 @@ export interface HandoverIo {
  * checks again), through the remaining outage pauses. Nothing else of the batch is appended,
  * and nothing at all once any result for the call is stored.
  */
-export async function handOverResults(io: HandoverIo, batch: readonly NewEvent[], pauses: RetryPauses): Promise<void> {
+export async function handOverResults(io: HandoverIo, batch: readonly NewSessionEvent[], pauses: RetryPauses): Promise<void> {
   for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
     try {
       await io.readNew();

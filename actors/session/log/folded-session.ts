@@ -1,6 +1,5 @@
 /** The fold a turn works on: the session's transcript and the turn's state, from the log's events. */
-import type { NewEvent, SessionEvent } from '../../../src/bus/index.js';
-import { catalogued } from '../../../src/bus/index.js';
+import type { NewSessionEvent, SessionEvent } from '../../../schemas/events.js';
 import { evolveTurn, initialTurnState, type TurnRef, type TurnState } from '../../../src/turns/index.js';
 import { emptyTranscript, extendTranscript, type Transcript } from './transcript.js';
 
@@ -12,7 +11,7 @@ export interface FoldedSession {
 
 /** `f` with the events after its sequence folded in; `seen` collects their ids. */
 export function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: Set<string>): FoldedSession {
-  const fresh = catalogued(events.filter((e) => e.sequence > f.transcript.sequence));
+  const fresh = events.filter((e) => e.sequence > f.transcript.sequence);
   if (!fresh.length) return f;
   if (seen) for (const e of fresh) seen.add(e.id);
   let turn = f.turn;
@@ -21,18 +20,9 @@ export function fold(f: FoldedSession, events: readonly SessionEvent[], seen?: S
 }
 
 /** Queued events as if stored after `after` (ids are ours; sequences are provisional). */
-export function provisional(sessionId: string, events: readonly NewEvent[], after: number): SessionEvent[] {
+export function provisional(sessionId: string, events: readonly NewSessionEvent[], after: number): SessionEvent[] {
   const ts = new Date().toISOString();
-  return events.map((e, i) => ({
-    id: e.id!,
-    type: e.type,
-    ts,
-    session_id: sessionId,
-    sequence: after + i + 1,
-    context: e.context ?? {},
-    data: e.data ?? {},
-    ...(e.metadata ? { metadata: e.metadata } : {}),
-  }));
+  return events.map((e, i) => ({ ...e, id: e.id!, ts, session_id: sessionId, sequence: after + i + 1, context: e.context ?? {} }));
 }
 
 /** Where a turn's view starts: the cached fold of the session (this turn's state kept only if it is the same turn), or nothing. */

@@ -3,18 +3,19 @@
  * writers'), folded in sequence order, and the ids folded since the view was opened (a retried
  * append may have stored some of its events already).
  */
-import type { EventLog, SessionEvent } from '../../../src/bus/index.js';
+import type { SessionEvent } from '../../../schemas/events.js';
+import type { EventLog } from '../../../src/bus/index.js';
 import { fold, type FoldedSession } from './folded-session.js';
 
 const READ_PAGE = 1000;
 
 export class StoredView {
-  readonly #events: EventLog;
+  readonly #events: EventLog<SessionEvent>;
   readonly #sessionId: string;
   #folded: FoldedSession;
   readonly #ids = new Set<string>();
 
-  constructor(events: EventLog, sessionId: string, folded: FoldedSession) {
+  constructor(events: EventLog<SessionEvent>, sessionId: string, folded: FoldedSession) {
     this.#events = events;
     this.#sessionId = sessionId;
     this.#folded = folded;

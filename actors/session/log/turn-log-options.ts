@@ -1,10 +1,11 @@
 /** What a turn log is opened with. */
-import type { EventLog, NewEvent, TurnClaim } from '../../../src/bus/index.js';
+import type { NewSessionEvent, SessionEvent } from '../../../schemas/events.js';
+import type { EventLog, TurnClaim } from '../../../src/bus/index.js';
 import type { Logger } from '../../../src/log.js';
 import type { TurnRef, TurnState } from '../../../src/turns/index.js';
 
 export interface TurnLogOptions {
-  events: EventLog;
+  events: EventLog<SessionEvent>;
   claim: Pick<TurnClaim, 'isCurrent'>;
   sessionId: string;
   turn: TurnRef;
@@ -17,7 +18,7 @@ export interface TurnLogOptions {
    */
   mayPredateCache?: boolean;
   /** Called with events as they are queued (not `stamped` ones): trace ids (turn-trace.ts). */
-  stamp?: (events: readonly NewEvent[]) => void;
+  stamp?: (events: readonly NewSessionEvent[]) => void;
   /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
   appendRetryDelaysMs?: readonly number[];
   /** Where a slow append says what it waited for (append-waits.ts). */

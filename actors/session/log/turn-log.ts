@@ -9,7 +9,8 @@
  * appended after the claim was lost if their call has no result yet (append-outcomes.ts); a writer
  * that finds another's result for a call it was completing gives the job back to decide again.
  */
-import { type AppendResult, createKeyedChain, type NewEvent, type SessionEvent, UnstorableEventError } from '../../../src/bus/index.js';
+import type { NewSessionEvent, SessionEvent } from '../../../schemas/events.js';
+import { type AppendResult, createKeyedChain, UnstorableEventError } from '../../../src/bus/index.js';
 import { storableJson } from '../../../src/storable-text.js';
 import { RetryableTurnError, TurnStoppedError, type TurnState } from '../../../src/turns/index.js';
 import type { Transcript } from './transcript.js';
@@ -28,7 +29,7 @@ export class TurnLog {
   /** What is stored (ours and other writers' events), folded. */
   readonly #stored: StoredView;
   #view: FoldedSession;
-  #queue: NewEvent[] = [];
+  #queue: NewSessionEvent[] = [];
   /** Ids of queued events an earlier attempt may have stored already. */
   readonly #mayBeStored = new Set<string>();
   #pushed = 0;
@@ -113,7 +114,7 @@ export class TurnLog {
    * `stamped`: they carry their trace ids already (the start job's, from the request).
    * `mayBeStored`: an earlier attempt may have stored them (see the class comment).
    */
-  push(pushed: NewEvent[], { result = false, stamped = false, mayBeStored = false } = {}): void {
+  push(pushed: NewSessionEvent[], { result = false, stamped = false, mayBeStored = false } = {}): void {
     if (this.#failure) throw this.#failure;
     if (pushed.length === 0) return;
     // The one way model output and tool results become events: a NUL or a lone surrogate in them
@@ -133,7 +134,7 @@ export class TurnLog {
    * Queues events and resolves once they (and everything before them) are stored. `result`: a
    * tool's `tool.completed` in hand, handed over if the claim is lost before it is stored.
    */
-  commit(events: NewEvent[], { result = false } = {}): Promise<void> {
+  commit(events: NewSessionEvent[], { result = false } = {}): Promise<void> {
     try {
       this.push(events, { result });
     } catch (err) {
@@ -218,7 +219,7 @@ export class TurnLog {
    * attempt). After an append with an unknown outcome, only the events the log lacks are sent
    * again, and without `newIds`: a late copy of one of them is then found, not stored twice.
    */
-  async #append(events: NewEvent[], fence?: Promise<boolean>): Promise<void> {
+  async #append(events: NewSessionEvent[], fence?: Promise<boolean>): Promise<void> {
     const pending = events;
     const newIds = !events.some((e) => this.#mayBeStored.has(e.id!));
     const pauses = new RetryPauses(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS);
@@ -234,9 +235,9 @@ export class TurnLog {
     }
   }
 
-  async #appendWaiting(pending: NewEvent[], newIds: boolean, pauses: RetryPauses, waits: AppendWaits, fence?: Promise<boolean>) {
+  async #appendWaiting(pending: NewSessionEvent[], newIds: boolean, pauses: RetryPauses, waits: AppendWaits, fence?: Promise<boolean>) {
     while (pending.length) {
-      let result: AppendResult;
+      let result: AppendResult<SessionEvent>;
       try {
         // A check that failed (the claims bucket electing a leader) says nothing about the
         // claim: it is retried like an append with an unknown outcome.
@@ -280,13 +281,13 @@ export class TurnLog {
   }
 
   /** Reads what the log holds now (after a retry pause) and returns the events of `batch` it lacks. */
-  async #unstoredNow(batch: NewEvent[]): Promise<NewEvent[]> {
+  async #unstoredNow(batch: NewSessionEvent[]): Promise<NewSessionEvent[]> {
     // A log that cannot be read yet is still down: the next append fails too and takes the next pause.
     await this.#readNew().catch(() => undefined);
     return this.#unstored(batch);
   }
 
-  #unstored(batch: NewEvent[]): NewEvent[] {
+  #unstored(batch: NewSessionEvent[]): NewSessionEvent[] {
     return batch.filter((e) => !this.#stored.has(e.id!));
   }
 

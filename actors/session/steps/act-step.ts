@@ -10,7 +10,7 @@
  * those values waits out a short database outage (`secretCheckWaitMs`) before the result is
  * withheld.
  */
-import type { NewEvent } from '../../../src/bus/index.js';
+import type { NewSessionEvent } from '../../../schemas/events.js';
 import { ToolError, type ResolvedTool, type ToolResult } from '../../../src/capabilities/index.js';
 import { isDatabaseUnavailable } from '../../../src/db/index.js';
 import type { Logger } from '../../../src/log.js';
@@ -36,7 +36,7 @@ export interface ActStepIo {
    * `result`: a tool's outcome in hand, which must be recorded even if the claim is lost
    * meanwhile (turn-log.ts hands it over).
    */
-  commit(events: NewEvent[], opts?: { result?: boolean }): Promise<void>;
+  commit(events: NewSessionEvent[], opts?: { result?: boolean }): Promise<void>;
   newId(): string;
   now(): Date;
   log: Logger;

@@ -7,7 +7,7 @@
  * lost tail again, and a later attempt's decider completes a closing set of which only a
  * prefix was stored (`stepClosingEvents`).
  */
-import type { NewEvent } from '../../../src/bus/index.js';
+import type { NewSessionEvent } from '../../../schemas/events.js';
 import {
   createDeltaBatcher,
   type DeltaBatcher,
@@ -31,7 +31,7 @@ import {
 
 export interface ReasonStepIo {
   /** Queues events for appending (group-committed, in call order); throws once appends have failed. */
-  push(events: NewEvent[]): void;
+  push(events: NewSessionEvent[]): void;
   newId(): string;
   now(): Date;
 }
@@ -61,13 +61,13 @@ export function modelRef(m: ResolvedModel): ModelRef {
 export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promise<void> {
   const { turn } = p;
   const started = Date.now();
-  const opening: NewEvent[] = p.resumed ? [] : [turnEvents.reasonStarted(io.newId(), turn, p.iteration)];
+  const opening: NewSessionEvent[] = p.resumed ? [] : [turnEvents.reasonStarted(io.newId(), turn, p.iteration)];
   opening.push(turnEvents.outputStarted(io.newId(), turn, p.model.model, p.iteration));
   io.push(opening);
 
   // Deltas are queued from timers: a failure is kept and rethrown at the end of the stream.
   let failure: unknown;
-  const send = (events: NewEvent[]) => {
+  const send = (events: NewSessionEvent[]) => {
     try {
       io.push(events);
     } catch (err) {

@@ -1,5 +1,5 @@
+import type { SessionEvent } from '../../../schemas/events.js';
 import type { ListEventsQueryInput } from '../../../schemas/sessions.js';
-import type { SessionEvent } from '../../bus/index.js';
 import { InvalidRequestError } from '../../errors.js';
 import { eventFilter, passesFilter } from '../../events/index.js';
 

@@ -1,4 +1,5 @@
-import type { EventLog, SessionEvent } from '../../bus/index.js';
+import type { SessionEvent } from '../../../schemas/events.js';
+import type { EventReader } from '../../bus/index.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { EventWindow } from './event-query.js';
 
@@ -6,7 +7,7 @@ const PAGE = 1000;
 
 /** The sequence of the event `id` names (the `since_id` or `around` parameter `field`); 0 for none, 400 when unknown. */
 export async function resolveEventSequence(
-  events: EventLog,
+  events: EventReader<SessionEvent>,
   sessionId: string,
   id: string | undefined,
   field: 'since_id' | 'around',
@@ -47,7 +48,12 @@ export interface EventPage {
  * (bus port), so the last events of a range are read as forward pages ending at its top, walking
  * down: no backward read is needed from either bus.
  */
-export async function readWindow(events: EventLog, sessionId: string, w: EventWindow, maxBytes = Infinity): Promise<EventPage> {
+export async function readWindow(
+  events: EventReader<SessionEvent>,
+  sessionId: string,
+  w: EventWindow,
+  maxBytes = Infinity,
+): Promise<EventPage> {
   const passes = w.accepts ?? (() => true);
   const fits = byteBudget(maxBytes);
   if (!w.fromEnd) {
@@ -88,7 +94,7 @@ export async function readWindow(events: EventLog, sessionId: string, w: EventWi
 }
 
 /** Every event of a session, in order. */
-export async function readAll(events: EventLog, sessionId: string): Promise<SessionEvent[]> {
+export async function readAll(events: EventReader<SessionEvent>, sessionId: string): Promise<SessionEvent[]> {
   const all = { after: 0, before: Infinity, limit: Infinity, fromEnd: false, descending: false, accepts: null };
   return (await readWindow(events, sessionId, all)).events;
 }

@@ -1,7 +1,7 @@
+import type { SessionEvent } from '../../../schemas/events.js';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { EventList, ListEventsQuery, MessageList, SseQuery } from '../../../schemas/sessions.js';
-import type { Bus } from '../../bus/index.js';
-import { catalogued } from '../../bus/index.js';
+import type { BusReader } from '../../bus/index.js';
 import { assertSessionAccess, assertStreamScope, type SessionOwner, type SessionOwners } from '../../auth/index.js';
 import type { ConnectionLimits } from '../../events/index.js';
 import { eventFilter } from '../../events/index.js';
@@ -19,7 +19,7 @@ const tags = ['events'];
 export interface EventRouteDeps {
   store: Store;
   /** The log as served: deltas with `accumulated` (src/events/accumulating-log.ts). */
-  bus: Pick<Bus, 'events'>;
+  bus: Pick<BusReader<SessionEvent>, 'events'>;
   hub: SessionHub;
   limits: ConnectionLimits;
   /** Owners this instance knows (session create fills it): a stream opened right after create reads no row. */
@@ -75,7 +75,7 @@ export function eventRoutes({ store, bus, hub, limits, owners, listMaxBytes }: E
       },
       async ({ params }, { principal }) => {
         await assertSessionOwned(principal, params.id);
-        const data = deriveMessages(catalogued(await readAll(bus.events, params.id)));
+        const data = deriveMessages(await readAll(bus.events, params.id));
         return aliasedListReply(200, { data, total: data.length }, 'messages');
       },
     ),

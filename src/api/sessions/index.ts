@@ -1,3 +1,4 @@
+import type { SessionEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/index.js';
 import type { CapabilityRegistry } from '../../capabilities/index.js';
 import type { Store } from '../../db/index.js';
@@ -13,7 +14,7 @@ export type { SessionService } from './service.js';
 
 export interface SessionsModuleDeps {
   store: Store;
-  bus: Bus;
+  bus: Bus<SessionEvent>;
   log: Logger;
   agents: AgentService;
   harnesses: HarnessService;

@@ -1,5 +1,5 @@
 import { ZERO_USAGE } from '../../turns/index.js';
-import type { NewTypedEvent } from '../../../schemas/events.js';
+import type { NewTypedEvent, SessionEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/index.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
 import { ConflictError, InvalidRequestError } from '../../errors.js';
@@ -19,7 +19,7 @@ import { sessionView } from './session-view.js';
 
 export interface SessionServiceDeps {
   store: Store;
-  bus: Bus;
+  bus: Bus<SessionEvent>;
   log: Logger;
   setup: SessionSetupResolver;
   /** Turns the user's connections into session secrets `connection:<provider>` (spec 2.3); src/session-storage. */

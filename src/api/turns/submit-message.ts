@@ -1,6 +1,7 @@
 /** POST messages (spec 3.2, 4.2): accept a user message and queue its turn. */
+import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { InputPart, MessageControlsInput } from '../../../schemas/turns.js';
-import type { NewEvent, TurnJob } from '../../bus/index.js';
+import type { TurnJob } from '../../bus/index.js';
 import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL } from '../../db/index.js';
 import { InvalidRequestError, NotFoundError, SessionBusyError } from '../../errors.js';
 import { newId, newIdAfter } from '../../ids.js';
@@ -80,7 +81,7 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     const { message, event_id: eventId, started_id: startedId, turn_id: turnId } = accepted;
     const turn: TurnRef = { turn_id: turnId, input_message_id: message.id };
     if (message.tags) turn.tags = [...message.tags];
-    const preamble: NewEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
+    const preamble: NewSessionEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
     if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
     preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
     const actingUser = principal.user_id ? { user_id: principal.user_id } : {};

@@ -1,7 +1,7 @@
 /** POST tool-results: client tool results for a turn suspended on them (spec 4.2). */
+import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { ClientToolResultInput } from '../../../schemas/turns.js';
-import type { NewEvent, TurnJob } from '../../bus/index.js';
-import { catalogued } from '../../bus/index.js';
+import type { TurnJob } from '../../bus/index.js';
 import { ConflictError, InvalidRequestError, SessionBusyError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { stampEvents } from '../../observability/index.js';
@@ -33,7 +33,7 @@ export function createToolResults(ctx: TurnApiContext) {
       const soFar = await readTurnSoFar(bus, sessionId, turnId);
       if (!soFar) throw new ConflictError('Session is not waiting for tool results');
       const { turn, events, lastSequence, startedBy } = soFar;
-      const step = foldTurn(turn, catalogued(events)).steps.at(-1);
+      const step = foldTurn(turn, events).steps.at(-1);
       const requested = step?.requested ?? new Set<string>();
       const unknown = results.find((r) => !requested.has(r.tool_call_id));
       if (unknown) throw new InvalidRequestError('Invalid request: unknown tool_call_id');
@@ -81,7 +81,7 @@ function dedupe(results: ClientToolResultInput[]): ClientToolResultInput[] {
   return [...seen.values()];
 }
 
-function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewEvent {
+function clientResultEvent(turn: TurnRef, toolName: string, r: ClientToolResultInput): NewSessionEvent {
   const call = { id: r.tool_call_id, name: toolName };
   const source = CLIENT_TOOL_SOURCE;
   if (r.error !== undefined && r.error !== null)

@@ -3,6 +3,7 @@
  * session-access check. The queue's one-turn-per-session rule is the race-free busy guard; the
  * session row is the fast check in front of it.
  */
+import type { SessionEvent } from '../../../schemas/events.js';
 import type { ModelResolver } from '../../llm/index.js';
 import type { ImageSource, SessionStatusStore, SessionTurnRow } from '../../turns/index.js';
 import { assertSessionAccess, type Actor } from '../../auth/index.js';
@@ -14,7 +15,7 @@ import type { OrgTurnCap } from './org-turn-cap.js';
 
 export interface TurnServiceDeps {
   store: Store;
-  bus: Bus;
+  bus: Bus<SessionEvent>;
   log: Logger;
   models: ModelResolver;
   images: ImageSource;

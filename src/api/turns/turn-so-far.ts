@@ -1,6 +1,6 @@
 /** A turn as the API reads it from the log: its identity, its events and its usage so far. */
-import type { Bus, SessionEvent } from '../../bus/index.js';
-import { catalogued } from '../../bus/index.js';
+import type { SessionEvent } from '../../../schemas/events.js';
+import type { BusReader } from '../../bus/index.js';
 import { ConflictError } from '../../errors.js';
 import { addUsage, ZERO_USAGE, type TurnRef, type Usage } from '../../turns/index.js';
 import { retry, retryPolicies } from '../../retry/index.js';
@@ -16,7 +16,12 @@ export interface TurnSoFar {
 }
 
 /** The turn's identity and usage so far, from its events (turn.started's id is the turn id). */
-export async function readTurnSoFar(bus: Bus, sessionId: string, turnId: string, waitForStart = false): Promise<TurnSoFar | null> {
+export async function readTurnSoFar(
+  bus: Pick<BusReader<SessionEvent>, 'events'>,
+  sessionId: string,
+  turnId: string,
+  waitForStart = false,
+): Promise<TurnSoFar | null> {
   const started = await startedEvent(bus, sessionId, turnId, waitForStart);
   if (!started) return null;
   const events: SessionEvent[] = [started];
@@ -27,9 +32,8 @@ export async function readTurnSoFar(bus: Bus, sessionId: string, turnId: string,
     after = page.at(-1)!.sequence;
   }
   let usage = ZERO_USAGE;
-  for (const e of catalogued(events))
-    if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
-  const start = catalogued(started);
+  for (const e of events) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
+  const start = started;
   if (start.type !== 'turn.started') throw new ConflictError('The turn has not started yet');
   const turn: TurnRef = { turn_id: turnId, input_message_id: start.data.input_message_id };
   if (started.tags?.length) turn.tags = [...started.tags];
@@ -44,7 +48,12 @@ class NotStartedYet extends Error {}
  * `turn.started` (its id is the turn id); with `waitForStart`, waited for (retryPolicies.turnStartedStored):
  * a turn that began is about to store it (its worker asked the row first, then appends).
  */
-async function startedEvent(bus: Bus, sessionId: string, turnId: string, waitForStart: boolean): Promise<SessionEvent | null> {
+async function startedEvent(
+  bus: Pick<BusReader<SessionEvent>, 'events'>,
+  sessionId: string,
+  turnId: string,
+  waitForStart: boolean,
+): Promise<SessionEvent | null> {
   const find = async () => (await bus.events.findById(sessionId, turnId)) ?? Promise.reject(new NotStartedYet());
   if (!waitForStart) return bus.events.findById(sessionId, turnId);
   return retry(find, retryPolicies.turnStartedStored, { retryable: (err) => err instanceof NotStartedYet }).catch((err: unknown) => {

@@ -1,11 +1,11 @@
 import { preparedSql, type Store } from '../../db/index.js';
 import type { EventTail } from '../session-event.js';
-import type { SessionEvent } from '../ports.js';
+import type { LoggedEvent } from '../ports.js';
 
 /** One session's batch, numbered after the stored tail if its first id is above the tail's and the tail is `expected`. */
 export interface TailInsert {
   sessionId: string;
-  fresh: SessionEvent[];
+  fresh: LoggedEvent[];
   expected: number | undefined;
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../../log.js';
 import type { Store } from '../../db/index.js';
-import type { Bus } from '../ports.js';
+import type { Bus, LoggedEvent } from '../ports.js';
+import { holding } from '../session-event.js';
 import { createLocalSignals } from './local-signals.js';
 import { createSqlEventLog } from './sql-event-log.js';
 import { createSqlTurnQueue } from './sql-turn-queue.js';
@@ -28,13 +29,13 @@ export interface LocalBusOptions {
  * The embedded bus: event log and turn queue in SQL through the store, notifications in
  * process. Works on PGlite (one process) and on PostgreSQL shared by several processes.
  */
-export async function createLocalBus({
+export async function createLocalBus<E extends LoggedEvent = LoggedEvent>({
   store,
   log,
   leaseMs = DEFAULT_LEASE_MS,
   pollMs = DEFAULT_POSTGRES_POLL_MS,
   claimPollMs = DEFAULT_CLAIM_POLL_MS,
-}: LocalBusOptions): Promise<Bus> {
+}: LocalBusOptions): Promise<Bus<E>> {
   if (leaseMs <= 0 || pollMs <= 0 || claimPollMs <= 0) throw new RangeError('leaseMs, pollMs and claimPollMs must be > 0');
   const busLog = log.child({ component: 'bus', kind: 'local' });
   // PGlite is embedded in this process: every append is notified in process, nothing to poll
@@ -43,7 +44,7 @@ export async function createLocalBus({
   const events = createSqlEventLog({ store, log: busLog, pollMs: soleClient ? 0 : pollMs, soleClient });
   return {
     kind: 'local',
-    events,
+    events: holding<E>(events),
     turns: createSqlTurnQueue({ store, log: busLog, leaseMs, pollMs: claimPollMs, soleClient }),
     signals: createLocalSignals({ log: busLog }),
     ping: () => store.ping(),

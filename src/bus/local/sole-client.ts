@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Store } from '../../db/index.js';
 import { createKeyedChain, type KeyedChain } from '../keyed-chain.js';
 import { SessionLists } from '../session-lists.js';
-import type { SessionEvent } from '../ports.js';
+import type { LoggedEvent } from '../ports.js';
 import type { EventTail } from '../session-event.js';
 
 /**
@@ -30,7 +30,7 @@ export interface SoleClientState {
   /** The stored tail of sessions this process appended to (exact: set from each append's statement). */
   tails: Map<string, EventTail>;
   /** The last events this process appended per session, as stored (shared, not copied: read-only). */
-  recent: SessionLists<SessionEvent>;
+  recent: SessionLists<LoggedEvent>;
   /** session id → claim token of the turn's current claim, as `bus_turns.claim_token` holds it. */
   claims: Map<string, string>;
 }
@@ -57,12 +57,7 @@ export function soleClientState(store: Store): SoleClientState {
  * The stored events after `after` (at most `limit`) from `recent`, when they run without a gap
  * from `after + 1` to the session's exact `tail`; otherwise null (read the table).
  */
-export function recentAfter(
-  recent: readonly SessionEvent[] | undefined,
-  after: number,
-  tail: number,
-  limit: number,
-): SessionEvent[] | null {
+export function recentAfter(recent: readonly LoggedEvent[] | undefined, after: number, tail: number, limit: number): LoggedEvent[] | null {
   if (!recent || recent.length === 0 || recent[recent.length - 1]!.sequence !== tail) return null;
   const first = recent.length - (tail - after);
   if (first < 0 || recent[first]!.sequence !== after + 1) return null;

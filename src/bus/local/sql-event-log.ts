@@ -10,7 +10,7 @@ import { recentAfter, soleClientState, unlimitedEmitter } from './sole-client.js
 import { createTailWatch } from './tail-watch.js';
 import { isPgContentRefusal, UnstorableEventError } from '../unstorable-event.js';
 import { stampEvent, type EventTail } from '../session-event.js';
-import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
+import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
 
 /** PostgreSQL's unique_violation: another writer took the sequence (or stored the id) first. */
 const PG_UNIQUE_VIOLATION = '23505';
@@ -65,7 +65,12 @@ export interface SqlEventLogOptions {
  * whole instance (tail-watch.ts), which wakes only the feeds whose session's tail moved past
  * what this process knows. Embedded (PGlite) mode is one process, so nothing polls there.
  */
-export function createSqlEventLog({ store, log, pollMs, soleClient = false }: SqlEventLogOptions): EventLog & { closeAll(): void } {
+export function createSqlEventLog({
+  store,
+  log,
+  pollMs,
+  soleClient = false,
+}: SqlEventLogOptions): EventLog<LoggedEvent> & { closeAll(): void } {
   // A sole client shares chain, notifications and tails with every other bus on the store, which
   // keeps the tails exact; otherwise they are this log's own and the tails only a guess.
   const sole = soleClient ? soleClientState(store) : undefined;
@@ -82,10 +87,10 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
     return { sequence: rows[0]?.sequence ?? 0, id: rows[0]?.id };
   }
 
-  async function storedById(sessionId: string, ids: string[]): Promise<Map<string, SessionEvent>> {
+  async function storedById(sessionId: string, ids: string[]): Promise<Map<string, LoggedEvent>> {
     if (ids.length === 0) return new Map();
     const marks = ids.map(() => '?').join(', ');
-    const rows = await store.sql<{ body: SessionEvent }>(`select body from bus_events where session_id = ? and id in (${marks})`, [
+    const rows = await store.sql<{ body: LoggedEvent }>(`select body from bus_events where session_id = ? and id in (${marks})`, [
       sessionId,
       ...ids,
     ]);
@@ -111,18 +116,23 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
    * (a retried batch among the reasons) is tried again with the look-up. That saves one
    * statement per append on the common path.
    */
-  async function appendOnce(sessionId: string, input: NewEvent[], opts: AppendOptions, lookUp: boolean): Promise<AppendResult | null> {
+  async function appendOnce(
+    sessionId: string,
+    input: readonly NewLoggedEvent[],
+    opts: AppendOptions,
+    lookUp: boolean,
+  ): Promise<AppendResult<LoggedEvent> | null> {
     const known = lookUp
       ? await storedById(
           sessionId,
           input.flatMap((e) => (e.id ? [e.id] : [])),
         )
-      : new Map<string, SessionEvent>();
+      : new Map<string, LoggedEvent>();
     // A retry of a batch that is fully stored is a success whatever the expectation was.
     if (input.every((e) => e.id && known.has(e.id))) return { ok: true, events: input.map((e) => known.get(e.id!)!) };
     const ts = new Date().toISOString();
     let prev = tails.get(sessionId) ?? { sequence: 0, id: undefined }; // a guess: the statement decides
-    const fresh: SessionEvent[] = [];
+    const fresh: LoggedEvent[] = [];
     const events = input.map((e) => {
       const stored = e.id ? known.get(e.id) : undefined;
       if (stored) return stored;
@@ -188,7 +198,11 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
     }
   }
 
-  async function appendWithRetry(sessionId: string, input: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
+  async function appendWithRetry(
+    sessionId: string,
+    input: readonly NewLoggedEvent[],
+    opts: AppendOptions,
+  ): Promise<AppendResult<LoggedEvent>> {
     const conflicts = retrier(retryPolicies.sqlAppendConflict, {
       onRetry: ({ attempt }) => log.debug({ sessionId, attempt }, 'bus_events sequence conflict, retrying'),
     });
@@ -201,7 +215,7 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
     }
   }
 
-  async function read(sessionId: string, { afterSequence = 0, limit = DEFAULT_READ_LIMIT }: ReadOptions = {}): Promise<SessionEvent[]> {
+  async function read(sessionId: string, { afterSequence = 0, limit = DEFAULT_READ_LIMIT }: ReadOptions = {}): Promise<LoggedEvent[]> {
     assertUuid(sessionId);
     // Nothing is stored past the exact tail. An append whose statement went in but whose
     // continuation has not run yet is not lost to a feed: it notifies the feed's listener next.
@@ -209,7 +223,7 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
     if (known && known.sequence <= afterSequence) return [];
     const recent = known && recentAfter(sole?.recent.get(sessionId), afterSequence, known.sequence, limit);
     if (recent) return recent;
-    const rows = await store.sql<{ body: SessionEvent }>(
+    const rows = await store.sql<{ body: LoggedEvent }>(
       'select body from bus_events where session_id = ? and sequence > ? order by sequence limit ?',
       [sessionId, afterSequence, limit],
     );
@@ -242,13 +256,13 @@ export function createSqlEventLog({ store, log, pollMs, soleClient = false }: Sq
       assertUuid(sessionId);
       return (knownTail(sessionId) ?? (await tail(sessionId))).sequence;
     },
-    subscribe(sessionId, { afterSequence = 0 } = {}): EventSubscription {
+    subscribe(sessionId, { afterSequence = 0 } = {}): EventSubscription<LoggedEvent> {
       assertUuid(sessionId);
       const feed = new OrderedFeed(
         {
           fetch: (after) => read(sessionId, { afterSequence: after, limit: DEFAULT_READ_LIMIT }),
           listen(push, _fail, stale) {
-            const onEvents = (events: SessionEvent[]) => events.forEach(push);
+            const onEvents = (events: LoggedEvent[]) => events.forEach(push);
             live.on(sessionId, onEvents);
             const unwatch = tailWatch.watch(sessionId, stale);
             return {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MsgHdrsImpl } from '@nats-io/nats-core';
 import { ConflictError } from '../../errors.js';
 import type { AckedPublisher } from './acked-publisher.js';
-import type { NewEvent, SessionEvent } from '../ports.js';
+import type { NewLoggedEvent, LoggedEvent } from '../ports.js';
 import { stampEvent } from '../session-event.js';
 import type { EventReader, StreamTail } from './event-reader.js';
 import { isChainBroken, isSequenceConflict, isTransientAppendError } from './nats-errors.js';
@@ -20,7 +20,7 @@ export interface AppendRoundDeps {
    * A fresh event was stored at `streamSeq`, right behind the session's message at
    * `prevStreamSeq` (0: the first) (tail cache, position hints, recent events).
    */
-  onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number): void;
+  onStored(event: LoggedEvent, streamSeq: number, prevStreamSeq: number): void;
 }
 
 /**
@@ -29,7 +29,7 @@ export interface AppendRoundDeps {
  * event was refused (another writer appended since `tail`, or a transient refusal) and nothing
  * of the run was stored.
  */
-export type RoundOutcome = { type: 'stored'; events: SessionEvent[]; wrote: boolean } | { type: 'refused'; err: unknown };
+export type RoundOutcome = { type: 'stored'; events: LoggedEvent[]; wrote: boolean } | { type: 'refused'; err: unknown };
 
 /**
  * One round of an append: numbers the run after `tail` and publishes all of it back to back,
@@ -56,18 +56,18 @@ export async function publishRound(
   deps: AppendRoundDeps,
   sessionId: string,
   where: SessionSubjects,
-  run: readonly NewEvent[],
+  run: readonly NewLoggedEvent[],
   tail: StreamTail,
 ): Promise<RoundOutcome> {
   const ts = new Date().toISOString();
-  const stamped: SessionEvent[] = [];
+  const stamped: LoggedEvent[] = [];
   for (const input of run) stamped.push(stampEvent(sessionId, input, stamped.at(-1) ?? tail, ts));
   const acks = await Promise.allSettled(
     stamped.map((event, i) =>
       publish(deps.js, where.subject, event, i === 0 ? { lastSubjectSequence: tail.streamSeq } : { lastMsgID: stamped[i - 1]!.id }),
     ),
   );
-  const events: SessionEvent[] = [];
+  const events: LoggedEvent[] = [];
   let wrote = false;
   let offChain = false;
   // What the server checked the next event against: the tail, then each event's stream sequence.
@@ -110,7 +110,7 @@ export async function publishRound(
 function publish(
   js: AppendRoundDeps['js'],
   subject: string,
-  event: SessionEvent,
+  event: LoggedEvent,
   expect: { lastSubjectSequence: number } | { lastMsgID: string },
   msgID = event.id,
 ): Promise<PubAck> {
@@ -125,7 +125,7 @@ function isRefusal(err: unknown): boolean {
 }
 
 /** After a refused event every later one must have been refused too (or be a duplicate). */
-function assertNoneStoredAfter(acks: PromiseSettledResult<PubAck>[], refused: number, stamped: SessionEvent[]): void {
+function assertNoneStoredAfter(acks: PromiseSettledResult<PubAck>[], refused: number, stamped: LoggedEvent[]): void {
   for (let j = refused + 1; j < acks.length; j++) {
     const r = acks[j]!;
     if (r.status === 'fulfilled' && !r.value.duplicate) {
@@ -137,7 +137,7 @@ function assertNoneStoredAfter(acks: PromiseSettledResult<PubAck>[], refused: nu
 }
 
 /** What stands behind a duplicate ack: a stored copy, our event stored after all, or a refusal of it. */
-type Copy = { type: 'copy'; event: SessionEvent; streamSeq: number } | { type: 'stored'; ack: PubAck } | { type: 'refused'; err: unknown };
+type Copy = { type: 'copy'; event: LoggedEvent; streamSeq: number } | { type: 'stored'; ack: PubAck } | { type: 'refused'; err: unknown };
 
 /**
  * The stored copy behind a duplicate ack (the tail is unchanged by it). With `seq: 0` a
@@ -160,7 +160,7 @@ async function storedCopy(
   sessionId: string,
   where: SessionSubjects,
   seq: number,
-  event: SessionEvent,
+  event: LoggedEvent,
   prevStreamSeq: number | null,
 ): Promise<Copy> {
   if (seq === 0) {

@@ -6,7 +6,7 @@ import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { RecencyMap } from '../recency-map.js';
 import { OrderedFeed } from '../ordered-feed.js';
-import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewEvent, ReadOptions, SessionEvent } from '../ports.js';
+import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import type { LeaderGet } from './leader-get.js';
@@ -47,7 +47,7 @@ export interface NatsEventLogOptions {
 }
 
 /** What one run of an append stored (its first events, at least one), or the OCC refusal. */
-type AppendRun = { ok: true; events: SessionEvent[]; wrote: boolean } | { ok: false; currentSequence: number };
+type AppendRun = { ok: true; events: LoggedEvent[]; wrote: boolean } | { ok: false; currentSequence: number };
 
 /**
  * The event log on JetStream (layout in topology.ts). Appends run one at a time per session
@@ -61,7 +61,7 @@ type AppendRun = { ok: true; events: SessionEvent[]; wrote: boolean } | { ok: fa
  * the events of one append (then the rest goes out in another round); sequences stay
  * contiguous, and `expectedSequence` is checked before the first new event only.
  */
-export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAll(): void } {
+export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent> & { closeAll(): void } {
   const { nc, js, shards, log } = o;
   const positions = new PositionIndex();
   const reader = createEventReader({
@@ -84,13 +84,13 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
     return tail;
   }
 
-  const isBeyondDedupWindow = (e: NewEvent) =>
+  const isBeyondDedupWindow = (e: NewLoggedEvent) =>
     e.id !== undefined && uuidv7Millis(e.id) < Date.now() - o.duplicateWindowMs + DEDUP_WINDOW_MARGIN_MS;
 
   const roundDeps = {
     js: o.publisher ?? js,
     reader,
-    onStored(event: SessionEvent, streamSeq: number, prevStreamSeq: number) {
+    onStored(event: LoggedEvent, streamSeq: number, prevStreamSeq: number) {
       tails.set(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
       positions.record(event.session_id, { sequence: event.sequence, streamSeq });
       reader.recent.remember({ event, streamSeq, prevStreamSeq });
@@ -102,7 +102,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
   async function appendRun(
     sessionId: string,
     where: SessionSubjects,
-    run: NewEvent[],
+    run: readonly NewLoggedEvent[],
     expected: number | undefined,
     newIds: boolean,
   ): Promise<AppendRun> {
@@ -145,11 +145,11 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
    */
   async function appendEvents(
     sessionId: string,
-    input: NewEvent[],
+    input: readonly NewLoggedEvent[],
     { expectedSequence, newIds = false }: AppendOptions,
-  ): Promise<AppendResult> {
+  ): Promise<AppendResult<LoggedEvent>> {
     const where = sessionSubjects(sessionId, shards);
-    const events: SessionEvent[] = [];
+    const events: LoggedEvent[] = [];
     let expected = expectedSequence;
     let chained = newIds;
     for (let i = 0; i < input.length; ) {
@@ -181,14 +181,14 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
    * tail), so the ones this process appended answer it. SSE open reads the tail and then replays
    * up to it: one get instead of two. Null otherwise (the read goes to the server).
    */
-  function withinKnownTail(sessionId: string, { afterSequence = 0, limit }: ReadOptions = {}): Promise<SessionEvent[]> | null {
+  function withinKnownTail(sessionId: string, { afterSequence = 0, limit }: ReadOptions = {}): Promise<LoggedEvent[]> | null {
     const tail = limit !== undefined && limit > 0 ? tails.get(sessionId) : undefined;
     if (!tail || afterSequence + limit! > tail.sequence) return null;
     const known = reader.recent.after(sessionId, afterSequence, tail, limit!);
     return known ? Promise.resolve(known) : null;
   }
 
-  function subscribe(sessionId: string, { afterSequence = 0 } = {}): EventSubscription {
+  function subscribe(sessionId: string, { afterSequence = 0 } = {}): EventSubscription<LoggedEvent> {
     const where = sessionSubjects(sessionId, shards);
     const feed = new OrderedFeed(
       {
@@ -197,9 +197,9 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog & { closeAl
           const sub = nc.subscribe(where.live, {
             callback(err, msg) {
               if (err) return fail(err);
-              let event: SessionEvent;
+              let event: LoggedEvent;
               try {
-                event = msg.json<SessionEvent>();
+                event = msg.json<LoggedEvent>();
               } catch (parseErr) {
                 // Not one of ours; skipping it is safe: a real gap is back-filled from the log.
                 return log.warn({ err: parseErr, sessionId }, 'unreadable live event skipped');

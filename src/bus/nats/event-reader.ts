@@ -9,7 +9,7 @@ import {
 import { isAnyUuid, uuidv7Millis } from '../../ids.js';
 import { isNoResponders } from './nats-errors.js';
 import { retry, retryPolicies } from '../../retry/index.js';
-import type { ReadOptions, SessionEvent } from '../ports.js';
+import type { ReadOptions, LoggedEvent } from '../ports.js';
 import type { PositionIndex, StreamTail } from './position-index.js';
 import type { LeaderGet } from './leader-get.js';
 import { findIdInWindow, type IdWindow, type SessionMsg } from './id-walk.js';
@@ -50,7 +50,7 @@ export interface EventReaderDeps {
 type ScanStart = { seq: number } | { time: Date };
 
 export interface Located {
-  event: SessionEvent;
+  event: LoggedEvent;
   streamSeq: number;
 }
 
@@ -76,7 +76,7 @@ export function createEventReader({
 
   function located(sessionId: string, sm: StoredMsg | null): SessionMsg | null {
     if (!sm) return null;
-    const event = sm.json<SessionEvent>();
+    const event = sm.json<LoggedEvent>();
     positions.record(sessionId, { sequence: event.sequence, streamSeq: sm.seq });
     return { event, streamSeq: sm.seq, time: sm.time.getTime() };
   }
@@ -128,16 +128,16 @@ export function createEventReader({
    * last message visited (the ordered consumer's own reset keeps a start time next to the start
    * sequence, which the server refuses).
    */
-  async function scan(where: SessionSubjects, start: ScanStart, visit: (event: SessionEvent, m: JsMsg) => boolean): Promise<void> {
+  async function scan(where: SessionSubjects, start: ScanStart, visit: (event: LoggedEvent, m: JsMsg) => boolean): Promise<void> {
     let from = start;
-    const track = (event: SessionEvent, m: JsMsg) => {
+    const track = (event: LoggedEvent, m: JsMsg) => {
       from = { seq: m.seq + 1 };
       return visit(event, m);
     };
     return retry(() => scanOnce(where, from, track), retryPolicies.scanNoResponders, { retryable: isNoResponders });
   }
 
-  async function scanOnce(where: SessionSubjects, start: ScanStart, visit: (event: SessionEvent, m: JsMsg) => boolean): Promise<void> {
+  async function scanOnce(where: SessionSubjects, start: ScanStart, visit: (event: LoggedEvent, m: JsMsg) => boolean): Promise<void> {
     const oc = await js.consumers.get(where.stream, {
       filter_subjects: where.subject,
       ...('seq' in start
@@ -151,7 +151,7 @@ export function createEventReader({
         let more = false;
         for await (const m of batch) {
           pending = m.info.pending;
-          if (!visit(m.json<SessionEvent>(), m)) return;
+          if (!visit(m.json<LoggedEvent>(), m)) return;
           more = true;
           if (pending === 0) break;
         }
@@ -163,8 +163,8 @@ export function createEventReader({
     }
   }
 
-  async function readFrom(sessionId: string, where: SessionSubjects, start: number, after: number, count: number): Promise<SessionEvent[]> {
-    const out: SessionEvent[] = [];
+  async function readFrom(sessionId: string, where: SessionSubjects, start: number, after: number, count: number): Promise<LoggedEvent[]> {
+    const out: LoggedEvent[] = [];
     if (count <= SINGLE_GET_MAX) {
       for (let from = start; out.length < count; ) {
         const m = await nextFrom(sessionId, where, from);
@@ -182,7 +182,7 @@ export function createEventReader({
     return out;
   }
 
-  async function read(sessionId: string, { afterSequence = 0, limit = DEFAULT_READ_LIMIT }: ReadOptions = {}): Promise<SessionEvent[]> {
+  async function read(sessionId: string, { afterSequence = 0, limit = DEFAULT_READ_LIMIT }: ReadOptions = {}): Promise<LoggedEvent[]> {
     const where = sessionSubjects(sessionId, shards);
     const tail = await loadTail(sessionId);
     if (tail.sequence <= afterSequence || limit <= 0) return [];
@@ -220,7 +220,7 @@ export function createEventReader({
    * within the margin of their append (true for ids the log generates and for writers that mint
    * ids just before appending). Single gets from the leader, no consumer (id-walk.ts).
    */
-  async function findById(sessionId: string, eventId: string): Promise<SessionEvent | null> {
+  async function findById(sessionId: string, eventId: string): Promise<LoggedEvent | null> {
     assertUuid(sessionId); // a bad session id is refused even when the event id is no UUID
     if (!isAnyUuid(eventId)) return null;
     const ms = uuidv7Millis(eventId);
@@ -248,8 +248,8 @@ export function createEventReader({
   }
 
   /** The event stored at a stream sequence, whichever session it belongs to (no position is recorded). */
-  async function getByStreamSeq(stream: string, seq: number): Promise<SessionEvent | null> {
-    return (await getMessage(stream, { seq }))?.json<SessionEvent>() ?? null;
+  async function getByStreamSeq(stream: string, seq: number): Promise<LoggedEvent | null> {
+    return (await getMessage(stream, { seq }))?.json<LoggedEvent>() ?? null;
   }
 
   return { loadTail, read, findById, findInDedupWindow, getByStreamSeq, recent };

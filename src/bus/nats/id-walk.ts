@@ -1,8 +1,8 @@
-import type { SessionEvent } from '../ports.js';
+import type { LoggedEvent } from '../ports.js';
 
 /** A session message as a get returns it: the event, its stream sequence and its stored time (ms). */
 export interface SessionMsg {
-  event: SessionEvent;
+  event: LoggedEvent;
   streamSeq: number;
   time: number;
 }

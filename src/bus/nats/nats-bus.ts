@@ -1,7 +1,8 @@
 import { JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../log.js';
-import type { Bus } from '../ports.js';
+import type { Bus, LoggedEvent } from '../ports.js';
+import { holding } from '../session-event.js';
 import { createLeaderGet } from './leader-get.js';
 import { createAckedPublisher } from './acked-publisher.js';
 import { natsConnectOptions, type NatsAuthConnectOptions, type NatsAuthOptions } from './connect-options.js';
@@ -86,7 +87,7 @@ export interface NatsBusOptions {
  * The distributed bus on NATS JetStream. Connects (reconnecting forever), creates or converges
  * the streams, consumer and bucket, and wires the three ports onto one connection.
  */
-export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
+export async function createNatsBus<E extends LoggedEvent = LoggedEvent>(opts: NatsBusOptions): Promise<Bus<E>> {
   const shards = opts.shards ?? DEFAULT_SHARDS;
   const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   const duplicateWindowMs = opts.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
@@ -170,7 +171,7 @@ export function isRetryableStartError(err: unknown): boolean {
   return false;
 }
 
-async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage: StartStage): Promise<Bus> {
+async function openNatsBus<E extends LoggedEvent>(opts: NatsBusOptions, settings: StartSettings, stage: StartStage): Promise<Bus<E>> {
   const { servers, auth, log, shards, ackWaitMs, duplicateWindowMs, timeout } = settings;
   const phases = opts.phases ?? untimed;
   const nc = await phases.time('nats.connect', () =>
@@ -242,7 +243,7 @@ async function openNatsBus(opts: NatsBusOptions, settings: StartSettings, stage:
     });
     return {
       kind: 'nats',
-      events,
+      events: holding<E>(events),
       turns: createNatsTurnQueue({ js, jsm, getMessage, kv, log, publisher, nc, releaseRetryMs: ackWaitMs, takeNeverClaimed }),
       signals: createNatsSignals({ nc, log }),
       serveOps: (o, hooks) => startOpsService(nc, o, hooks, log),

@@ -1,10 +1,10 @@
-import type { SessionEvent } from '../ports.js';
+import type { LoggedEvent } from '../ports.js';
 import type { StreamTail } from './position-index.js';
 import { SessionLists } from '../session-lists.js';
 
 /** An event this process stored, where it landed, and the session's message just before it. */
 export interface KnownEvent {
-  event: SessionEvent;
+  event: LoggedEvent;
   streamSeq: number;
   /** Stream sequence of the session's previous message (0: none); what the append expected. */
   prevStreamSeq: number;
@@ -56,13 +56,13 @@ export class RecentEvents {
    * and every event from there back to `after + 1` is known and linked to the one before it;
    * otherwise null (read them from the server).
    */
-  after(sessionId: string, after: number, tail: StreamTail, limit: number): SessionEvent[] | null {
+  after(sessionId: string, after: number, tail: StreamTail, limit: number): LoggedEvent[] | null {
     const list = this.#lists.get(sessionId);
     if (!list || tail.sequence <= after) return null;
     let i = list.length - 1;
     while (i >= 0 && list[i]!.event.sequence > tail.sequence) i--;
     if (i < 0 || list[i]!.streamSeq !== tail.streamSeq || list[i]!.event.sequence !== tail.sequence) return null;
-    const run: SessionEvent[] = [];
+    const run: LoggedEvent[] = [];
     for (let k = i; ; k--) {
       const cur = list[k]!;
       run.push(cur.event);

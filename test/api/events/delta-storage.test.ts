@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SessionEvent } from '../../../src/bus/ports.js';
+import type { SessionEvent } from '../../../schemas/events.js';
 import { withAccumulatedDeltas } from '../../../src/events/accumulating-log.js';
 import { sharedTestApp, startTestApp, type TestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { createSession, sendMessage, waitForEvent, watch, type StoredEvent } from '../../turns/helpers.js';
+import { dataOf } from '../../helpers/raw-log.js';
 
 /** ~4,000 filler tokens, one per ms: about 40 delta batches of a ~24 KB reply. */
 const LONG_REPLY = '@tokens 4000 delay=1';
@@ -93,10 +94,10 @@ describe('events: accumulated derived on read', () => {
     // A fresh reader knows no text of the session: its first page starts at the last delta.
     const fresh = withAccumulatedDeltas(app.app.services.bus.events);
     const [served] = await fresh.read(id, { afterSequence: last.sequence - 1, limit: 1 });
-    assert.equal(served!.data['accumulated'], last.data['accumulated']);
-    assert.equal(served!.data['accumulated'], deltas.map((d) => d.data['delta']).join(''));
+    assert.equal(dataOf(served)['accumulated'], last.data['accumulated']);
+    assert.equal(dataOf(served)['accumulated'], deltas.map((d) => d.data['delta']).join(''));
     const found = await withAccumulatedDeltas(app.app.services.bus.events).findById(id, deltas[3]!.id);
-    assert.equal(found!.data['accumulated'], deltas[3]!.data['accumulated']);
+    assert.equal(dataOf(found)['accumulated'], deltas[3]!.data['accumulated']);
   });
 });
 

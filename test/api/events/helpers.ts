@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { EventType } from '../../../schemas/event-types.js';
 import { eventExamples } from '../../../schemas/events.js';
-import type { NewEvent } from '../../../src/bus/ports.js';
+import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { TestApp } from '../../helpers/app.js';
 import type { SseEvent } from '../../helpers/sse-client.js';
 
@@ -17,6 +17,6 @@ export async function newSession(app: TestApp): Promise<string> {
 export const isStored = (e: SseEvent) => e.event !== 'connected' && e.event !== 'disconnecting';
 
 /** Events of these types with the catalogue's example data (replies are checked against the catalogue). */
-export function exampleEvents(...types: EventType[]): NewEvent[] {
-  return types.map((type) => ({ type, data: eventExamples[type] }));
+export function exampleEvents(...types: EventType[]): NewSessionEvent[] {
+  return types.map((type) => ({ type, data: eventExamples[type] }) as NewSessionEvent);
 }

@@ -4,12 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { newSession, isStored } from './helpers.js';
+import { rawLog } from '../../helpers/raw-log.js';
 
 describe('SSE resume: Last-Event-ID wins over ?since_id', () => {
   it('replays strictly after the header id when both are given', async (t) => {
     const app = await startTestApp(t, { mode: 'pglite' });
     const sid = await newSession(app);
-    const appended = await app.app.services.bus.events.append(sid, [
+    const appended = await rawLog(app.app.services.bus.events).append(sid, [
       { type: 'session.started' },
       { type: 'session.activated' },
       { type: 'session.idled' },
@@ -22,7 +23,7 @@ describe('SSE resume: Last-Event-ID wins over ?since_id', () => {
     });
     t.after(() => s.close());
     assert.equal(s.status, 200);
-    await app.app.services.bus.events.append(sid, [{ type: 'session.activated' }]);
+    await rawLog(app.app.services.bus.events).append(sid, [{ type: 'session.activated' }]);
     const got = await s.waitFor(isStored, 2);
     assert.deepEqual(
       got.map((e) => e.id),
@@ -36,13 +37,13 @@ describe('SSE resume: Last-Event-ID wins over ?since_id', () => {
   it('an EventSource-like client (fixed ?since_id URL, Last-Event-ID on reconnect) sees each event once across cycles', async (t) => {
     const app = await startTestApp(t, { mode: 'pglite', env: { SSE_CYCLE_MS: 300, SSE_CYCLE_QUIET_MS: 0 } });
     const sid = await newSession(app);
-    const start = await app.app.services.bus.events.append(sid, [{ type: 'session.started' }]);
+    const start = await rawLog(app.app.services.bus.events).append(sid, [{ type: 'session.started' }]);
     assert.ok(start.ok);
     const url = `${app.url}/v1/sessions/${sid}/sse?since_id=${start.events[0]!.id}`;
     const seen: string[] = [];
     let lastId: string | undefined;
     for (let cycle = 0; cycle < 3; cycle++) {
-      await app.app.services.bus.events.append(sid, [{ type: 'output.message.delta', data: { n: cycle } }]);
+      await rawLog(app.app.services.bus.events).append(sid, [{ type: 'output.message.delta', data: { n: cycle } }]);
       const s = await openSse(url, { key: app.adminKey, headers: lastId ? { 'last-event-id': lastId } : {} });
       assert.equal(s.status, 200);
       await s.done; // the server cycles the connection (`disconnecting`)

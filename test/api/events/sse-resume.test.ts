@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { exampleEvents, newSession } from './helpers.js';
+import { rawLog } from '../../helpers/raw-log.js';
 
 const TOTAL = 2000;
 
@@ -11,7 +12,7 @@ const TOTAL = 2000;
 async function writer(app: TestApp, sid: string): Promise<void> {
   for (let i = 1; i < TOTAL; i += 10) {
     const batch = Array.from({ length: Math.min(10, TOTAL - i) }, (_, k) => ({ type: 'output.message.delta', data: { n: i + k } }));
-    await app.app.services.bus.events.append(sid, batch);
+    await rawLog(app.app.services.bus.events).append(sid, batch);
     await sleep(12);
   }
 }
@@ -86,7 +87,7 @@ describe('SSE resume correctness', () => {
       const conn = await openSse(`${b.url}/v1/sessions/${sid}/sse`, { key: b.adminKey });
       t.after(() => conn.close());
       await conn.waitFor((e) => e.event === 'session.created');
-      await a.app.services.bus.events.append(sid, exampleEvents('session.started', 'turn.started'));
+      await rawLog(a.app.services.bus.events).append(sid, exampleEvents('session.started', 'turn.started'));
       const got = await conn.waitFor((e) => e.event === 'turn.started');
       assert.equal(JSON.parse(got[0]!.data).sequence, 3);
       const listing = await b.request('GET', `/v1/sessions/${sid}/events`);

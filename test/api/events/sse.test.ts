@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
 import { exampleEvents, isStored, newSession } from './helpers.js';
+import { rawLog } from '../../helpers/raw-log.js';
 
 describe('GET /v1/sessions/:id/sse', () => {
   it('starts with `connected`, then frames whose event equals the JSON type, with ids, live and replayed', async (t) => {
@@ -13,7 +14,7 @@ describe('GET /v1/sessions/:id/sse', () => {
     t.after(() => sse.close());
     assert.equal(sse.status, 200);
     await sse.waitFor((e) => e.event === 'session.created');
-    await app.app.services.bus.events.append(sid, [{ type: 'session.started' }, { type: 'turn.started', data: { turn_id: 'x' } }]);
+    await rawLog(app.app.services.bus.events).append(sid, [{ type: 'session.started' }, { type: 'turn.started', data: { turn_id: 'x' } }]);
     await sse.waitFor(isStored, 3);
     assert.equal(sse.events[0]!.event, 'connected');
     assert.deepEqual(JSON.parse(sse.events[0]!.data), { status: 'connected' });
@@ -33,7 +34,7 @@ describe('GET /v1/sessions/:id/sse', () => {
   it('resumes strictly after since_id and after Last-Event-ID; an unknown since_id is 400', async (t) => {
     const app = await startTestApp(t);
     const sid = await newSession(app);
-    const appended = await app.app.services.bus.events.append(sid, [
+    const appended = await rawLog(app.app.services.bus.events).append(sid, [
       { type: 'session.started' },
       { type: 'session.activated' },
       { type: 'session.idled' },
@@ -63,7 +64,10 @@ describe('GET /v1/sessions/:id/sse', () => {
   it('applies types first, then exclude; validates filter values before the stream starts', async (t) => {
     const app = await startTestApp(t);
     const sid = await newSession(app);
-    await app.app.services.bus.events.append(sid, exampleEvents('turn.started', 'output.message.delta', 'turn.completed', 'session.idled'));
+    await rawLog(app.app.services.bus.events).append(
+      sid,
+      exampleEvents('turn.started', 'output.message.delta', 'turn.completed', 'session.idled'),
+    );
     const url = `${app.url}/v1/sessions/${sid}/sse?types=turn.started&types=turn.completed&types=session.idled&exclude=session.idled`;
     const s = await openSse(url, { key: app.adminKey });
     t.after(() => s.close());
