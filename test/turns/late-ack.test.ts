@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { SessionEvent } from '../../schemas/events.js';
 import type { Bus, ClaimOptions, TurnClaim, TurnQueue } from '../../src/bus/ports.js';
 import { startTestApp } from '../helpers/app.js';
 import { assertLogIntegrity, createSession, listEvents, sendMessage, waitForEvent } from './helpers.js';
@@ -14,7 +15,7 @@ import { assertLogIntegrity, createSession, listEvents, sendMessage, waitForEven
 const ACK_DELAY_MS = 6_000;
 
 /** Holds the first claim's ack for ACK_DELAY_MS; `late` settles when that ack has run. */
-function slowFirstAck(bus: Bus, late: Promise<void>[]): Bus {
+function slowFirstAck(bus: Bus<SessionEvent>, late: Promise<void>[]): Bus<SessionEvent> {
   const queue = bus.turns;
   const claim = async (workerId: string, opts?: ClaimOptions): Promise<TurnClaim | null> => {
     const c = await queue.claim(workerId, opts);
