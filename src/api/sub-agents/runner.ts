@@ -43,13 +43,15 @@ interface ChildRow {
 }
 
 const AGENTS_SQL = `select id, name, coalesce(description, '') as description from agents
-  where organization_id = ? and status = 'active' and (id::text = any(?::text[]) or name = any(?::text[]))`;
+  where organization_id = ? and status = 'active'
+    and (id::text in (select jsonb_array_elements_text(?::jsonb)) or name in (select jsonb_array_elements_text(?::jsonb)))`;
 
 export function createSubAgentRunner(deps: SubAgentRunnerDeps, limits: SubAgentLimits): SubAgentPort {
   const { store, bus, log, sessions, turns } = deps;
 
   async function agents(orgId: string, refs: readonly string[]): Promise<SubAgentInfo[]> {
-    const rows = await store.sql<SubAgentInfo>(AGENTS_SQL, [orgId, refs, refs]);
+    const list = JSON.stringify(refs);
+    const rows = await store.sql<SubAgentInfo>(AGENTS_SQL, [orgId, list, list]);
     // In `refs` order; a name several agents carry is offered once (the first found).
     const out: SubAgentInfo[] = [];
     const seen = new Set<string>();

@@ -53,7 +53,9 @@ export function createSubAgentsCapability(options: Partial<SubAgentsCapabilityOp
       const refs = (config['agents'] as string[] | undefined) ?? [];
       if (refs.length === 0) return { tools: [], prompt: '' };
       if (!port) return { tools: [], prompt: `## ${base.name}\n- Sub-agents are not available on this instance.` };
-      const found = await port.agents(ctx.org_id, refs);
+      // Never throws (a turn must start): a failed lookup is a note and no tools.
+      const found = await port.agents(ctx.org_id, refs).catch(() => null);
+      if (!found) return { tools: [], prompt: `## ${base.name}\n- The agents could not be looked up: none is offered in this turn.` };
       const timeoutMs = Math.min(opts.timeoutMs, (config['timeout_ms'] as number | undefined) ?? opts.timeoutMs);
       const tools = found.map((agent) => subAgentTool(agent, timeoutMs, () => port));
       const missing = refs.length - found.length;
