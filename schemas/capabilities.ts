@@ -10,7 +10,8 @@ export const JsonObject = Type.Unsafe<Record<string, unknown>>({ type: 'object' 
 /** A capability item on an agent or harness: an id, or `{ref, config?}` (spec 2.1). Kept as sent. */
 export const CapabilityItem = Type.Union([Type.String({ minLength: 1, maxLength: 128 }), ref(CapabilityRef)], {
   $id: 'CapabilityItem',
-  description: 'A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig; for `sub_agents`: SubAgentsCapabilityConfig).',
+  description:
+    'A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig; for `sub_agents`: SubAgentsCapabilityConfig).',
 });
 
 /** One MCP tool server of the `mcp` capability (docs/decisions/0094-mcp-tools.md). */
@@ -138,4 +139,12 @@ export const CapabilityIdParams = Type.Object({ id: Type.String({ minLength: 1, 
 export type CapabilityItemInput = Static<typeof CapabilityItem>;
 export type CapabilityInfoView = Static<typeof CapabilityInfo>;
 
-export const capabilitySchemas = [CapabilityItem, McpCapabilityConfig, SubAgentsCapabilityConfig, ToolSpec, CapabilityTool, CapabilityInfo, CapabilityList];
+export const capabilitySchemas = [
+  CapabilityItem,
+  McpCapabilityConfig,
+  SubAgentsCapabilityConfig,
+  ToolSpec,
+  CapabilityTool,
+  CapabilityInfo,
+  CapabilityList,
+];

@@ -55,7 +55,9 @@ export const Usage = Type.Object({
 const NestedTurn = {
   child_session_id: Type.Optional(Type.Intersect([Uuid], { description: 'Sub-agents: the child session the call ran a turn in.' })),
   usage: Type.Optional(
-    Type.Intersect([Usage], { description: "Sub-agents: the child turn's usage (its own children's included), counted in this turn's usage." }),
+    Type.Intersect([Usage], {
+      description: "Sub-agents: the child turn's usage (its own children's included), counted in this turn's usage.",
+    }),
   ),
 };
 

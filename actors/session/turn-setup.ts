@@ -141,7 +141,10 @@ export async function loadTurnSetup(
         parameters: t.parameters ?? { type: 'object', properties: {} },
       })),
     ],
-    maxIterations: Math.min(agent?.max_iterations ?? harness.max_iterations ?? defaultMaxIterations, row.budget ?? Number.POSITIVE_INFINITY),
+    maxIterations: Math.min(
+      agent?.max_iterations ?? harness.max_iterations ?? defaultMaxIterations,
+      row.budget ?? Number.POSITIVE_INFINITY,
+    ),
     parallelToolCalls: session?.parallel_tool_calls ?? agent?.parallel_tool_calls ?? true,
     modelIds: { session: row.model_id, agent: agent?.default_model_id ?? null, harness: harness.default_model_id },
     model: { id: row.picked_model_id, row: row.model_row },

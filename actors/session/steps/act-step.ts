@@ -150,7 +150,12 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   );
 }
 
-async function runWithTimeout(tool: ResolvedTool, call: ToolCallRef, p: ActStepInput, turn: Pick<ToolContext, 'call' | 'reportSubagent'>): Promise<ToolResult> {
+async function runWithTimeout(
+  tool: ResolvedTool,
+  call: ToolCallRef,
+  p: ActStepInput,
+  turn: Pick<ToolContext, 'call' | 'reportSubagent'>,
+): Promise<ToolResult> {
   const timeoutMs = tool.timeoutMs ?? p.timeoutMs;
   const ac = new AbortController();
   const onAbort = () => ac.abort(p.signal.reason);

@@ -32,15 +32,15 @@ export function linkColumns(link: SessionLink | undefined): unknown[] {
 export async function existingChildOrRoom(em: EntityManager, link: SessionLink): Promise<string | null> {
   const tx = em as unknown as SqlEntityManager;
   await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`subagents:${link.parent_session_id}`]);
-  const [existing] = await tx.execute<{ id: string }[]>(
-    'select id from sessions where parent_session_id = ? and parent_tool_call_id = ?',
-    [link.parent_session_id, link.parent_tool_call_id],
-  );
-  if (existing) return existing.id;
-  const [row] = await tx.execute<{ n: unknown }[]>('select count(*) as n from sessions where parent_session_id = ? and parent_turn_id = ?', [
+  const [existing] = await tx.execute<{ id: string }[]>('select id from sessions where parent_session_id = ? and parent_tool_call_id = ?', [
     link.parent_session_id,
-    link.parent_turn_id,
+    link.parent_tool_call_id,
   ]);
+  if (existing) return existing.id;
+  const [row] = await tx.execute<{ n: unknown }[]>(
+    'select count(*) as n from sessions where parent_session_id = ? and parent_turn_id = ?',
+    [link.parent_session_id, link.parent_turn_id],
+  );
   if (Number(row?.n ?? 0) >= link.max_children_per_turn)
     throw new UnprocessableError(
       `Sub-agent limit reached: a turn may start at most ${link.max_children_per_turn} sub-agent sessions (SUBAGENT_MAX_CHILDREN_PER_TURN)`,

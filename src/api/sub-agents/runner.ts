@@ -57,7 +57,9 @@ export function createSubAgentRunner(deps: SubAgentRunnerDeps, limits: SubAgentL
     const seen = new Set<string>();
     for (const ref of refs) {
       const row = rows.find((r) => r.id === ref) ?? rows.find((r) => r.name === ref);
-      if (row && !seen.has(row.id)) out.push(row), seen.add(row.id);
+      if (!row || seen.has(row.id)) continue;
+      out.push(row);
+      seen.add(row.id);
     }
     return out;
   }

@@ -8,7 +8,14 @@ import { Type } from '@sinclair/typebox';
 import { SubAgentsCapabilityConfig } from '../../../schemas/capabilities.js';
 import { defineCapability, defineTool, textResult } from '../define.js';
 import { mcpToolName } from '../mcp/tool-names.js';
-import { ToolError, type Capability, type CapabilityConfig, type DynamicToolsContext, type ToolDefinition, type ToolResult } from '../types.js';
+import {
+  ToolError,
+  type Capability,
+  type CapabilityConfig,
+  type DynamicToolsContext,
+  type ToolDefinition,
+  type ToolResult,
+} from '../types.js';
 import type { SubAgentInfo, SubAgentPort } from './port.js';
 
 export const SUB_AGENTS_CAPABILITY_ID = 'sub_agents';
@@ -19,7 +26,13 @@ const MAX_DESCRIPTION_CHARS = 1_000;
 
 /** One schema object for every sub-agent tool: ajv compiles it once. */
 const SubAgentArgs = Type.Object(
-  { message: Type.String({ minLength: 1, maxLength: MAX_MESSAGE_CHARS, description: 'What to ask the agent: the whole task, it sees nothing else.' }) },
+  {
+    message: Type.String({
+      minLength: 1,
+      maxLength: MAX_MESSAGE_CHARS,
+      description: 'What to ask the agent: the whole task, it sees nothing else.',
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -42,7 +55,8 @@ export function createSubAgentsCapability(options: Partial<SubAgentsCapabilityOp
   const base = defineCapability({
     id: SUB_AGENTS_CAPABILITY_ID,
     name: 'Sub-agents',
-    description: 'Other agents of the organisation, offered as tools (agent__<name>): a call runs one turn of that agent in a child session.',
+    description:
+      'Other agents of the organisation, offered as tools (agent__<name>): a call runs one turn of that agent in a child session.',
     prompt: '',
     tools: [],
     configSchema: Type.Object(SubAgentsCapabilityConfig.properties, { additionalProperties: false }),
@@ -59,7 +73,8 @@ export function createSubAgentsCapability(options: Partial<SubAgentsCapabilityOp
       const timeoutMs = Math.min(opts.timeoutMs, (config['timeout_ms'] as number | undefined) ?? opts.timeoutMs);
       const tools = found.map((agent) => subAgentTool(agent, timeoutMs, () => port));
       const missing = refs.length - found.length;
-      const note = missing > 0 ? `## ${base.name}\n- ${missing} of the configured agents were not found (or are archived): not offered.` : '';
+      const note =
+        missing > 0 ? `## ${base.name}\n- ${missing} of the configured agents were not found (or are archived): not offered.` : '';
       return { tools, prompt: note };
     },
   };

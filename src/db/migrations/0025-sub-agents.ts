@@ -18,6 +18,8 @@ export class SubAgentsMigration extends Migration {
       add column max_iterations integer null`);
     this.addSql(`create unique index sessions_parent_tool_call_idx on sessions (parent_session_id, parent_tool_call_id)
       where parent_session_id is not null`);
-    this.addSql(`create index sessions_parent_turn_idx on sessions (parent_session_id, parent_turn_id) where parent_session_id is not null`);
+    this.addSql(
+      `create index sessions_parent_turn_idx on sessions (parent_session_id, parent_turn_id) where parent_session_id is not null`,
+    );
   }
 }

@@ -90,7 +90,10 @@ for (const mode of ['pglite', 'nats'] as const) {
         const childTurn = await turnOf(app, childId);
         const gcStarted = one(childTurn, 'subagent.started');
         const grandchild = gcStarted.data['child_session_id'];
-        assert.equal((await app.request('GET', `/v1/sessions/${grandchild}`)).body.parent_session_id, childId);
+        const gcSession = (await app.request('GET', `/v1/sessions/${grandchild}`)).body;
+        assert.equal(gcSession.parent_session_id, childId);
+        assert.equal(gcSession.agent_id, gc);
+        assert.equal(gcSession.parent_tool_call_id, gcStarted.data['tool_call_id']);
         const gcTurn = await turnOf(app, grandchild);
         assert.equal(one(gcTurn, 'output.message.completed').data['message'].content[0].text, 'deep hello');
 
@@ -125,11 +128,7 @@ for (const mode of ['pglite', 'nats'] as const) {
         assert.equal(refused.data['success'], false);
         assert.equal(refused.data['error'], 'Sub-agent limit reached: sub-agents nest at most 2 deep (SUBAGENT_MAX_DEPTH)');
         const sessions = (await app.request('GET', '/v1/sessions?limit=100')).body.data;
-        assert.equal(
-          sessions.filter((s: any) => s.parent_session_id === grandchild).length,
-          0,
-          'no session was created at depth 3',
-        );
+        assert.equal(sessions.filter((s: any) => s.parent_session_id === grandchild).length, 0, 'no session was created at depth 3');
       });
 
       await t.test('too many: a turn starts at most SUBAGENT_MAX_CHILDREN_PER_TURN children', async () => {
@@ -169,7 +168,7 @@ for (const mode of ['pglite', 'nats'] as const) {
         const done = one(await turnOf(app, parent), 'tool.completed');
         assert.equal(done.data['error'], 'Unknown tool: agent__no-such-agent');
         const all = await listEvents(app, parent);
-        all.forEach((e, i) => assert.equal(e.sequence, i + 1));
+        for (const [i, e] of all.entries()) assert.equal(e.sequence, i + 1);
       });
     });
   });
