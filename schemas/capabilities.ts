@@ -10,7 +10,8 @@ export const JsonObject = Type.Unsafe<Record<string, unknown>>({ type: 'object' 
 /** A capability item on an agent or harness: an id, or `{ref, config?}` (spec 2.1). Kept as sent. */
 export const CapabilityItem = Type.Union([Type.String({ minLength: 1, maxLength: 128 }), ref(CapabilityRef)], {
   $id: 'CapabilityItem',
-  description: 'A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig).',
+  description:
+    'A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig; for `sub_agents`: SubAgentsCapabilityConfig).',
 });
 
 /** One MCP tool server of the `mcp` capability (docs/decisions/0094-mcp-tools.md). */
@@ -58,6 +59,32 @@ export const McpCapabilityConfig = Type.Object(
   },
 );
 export type McpCapabilityConfigView = Static<typeof McpCapabilityConfig>;
+
+/** Config of `sub_agents` (docs/decisions/0102-sub-agents.md). */
+export const SubAgentsCapabilityConfig = Type.Object(
+  {
+    agents: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        maxItems: 32,
+        uniqueItems: true,
+        description: 'Agents of the organisation (ids or names) this agent may call as tools; each is offered as `agent__<name>`.',
+      }),
+    ),
+    timeout_ms: Type.Optional(
+      Type.Integer({
+        minimum: 1000,
+        maximum: 3_600_000,
+        description: "How long a call waits for the child's turn (at most the operator's SUBAGENT_TIMEOUT_MS).",
+      }),
+    ),
+  },
+  {
+    $id: 'SubAgentsCapabilityConfig',
+    additionalProperties: false,
+    description: 'Config of the `sub_agents` capability: `{ref: "sub_agents", config: {agents: ["researcher"]}}`.',
+  },
+);
+export type SubAgentsCapabilityConfigView = Static<typeof SubAgentsCapabilityConfig>;
 
 /** A tool as offered to the LLM (preview, capability listings). */
 export const ToolSpec = Type.Object({ name: Type.String(), description: Type.String(), parameters: JsonObject }, { $id: 'ToolSpec' });
@@ -112,4 +139,12 @@ export const CapabilityIdParams = Type.Object({ id: Type.String({ minLength: 1, 
 export type CapabilityItemInput = Static<typeof CapabilityItem>;
 export type CapabilityInfoView = Static<typeof CapabilityInfo>;
 
-export const capabilitySchemas = [CapabilityItem, McpCapabilityConfig, ToolSpec, CapabilityTool, CapabilityInfo, CapabilityList];
+export const capabilitySchemas = [
+  CapabilityItem,
+  McpCapabilityConfig,
+  SubAgentsCapabilityConfig,
+  ToolSpec,
+  CapabilityTool,
+  CapabilityInfo,
+  CapabilityList,
+];

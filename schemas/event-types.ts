@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'tool.started',
   'tool.completed',
   'tool.call_requested',
+  'subagent.started',
   'llm.generation',
 ] as const;
 

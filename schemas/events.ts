@@ -51,6 +51,16 @@ export const Usage = Type.Object({
   cache_read_tokens: Type.Integer({ minimum: 0 }),
 });
 
+/** What a tool that ran a turn of its own (a sub-agent) adds to its `tool.completed`. */
+const NestedTurn = {
+  child_session_id: Type.Optional(Type.Intersect([Uuid], { description: 'Sub-agents: the child session the call ran a turn in.' })),
+  usage: Type.Optional(
+    Type.Intersect([Usage], {
+      description: "Sub-agents: the child turn's usage (its own children's included), counted in this turn's usage.",
+    }),
+  ),
+};
+
 export const ToolCall = Type.Object({ id: Id, name: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()) });
 
 /** The model a step ran on. */
@@ -130,6 +140,7 @@ export const eventData = {
       status: Type.Literal('success'),
       result: Type.Array(MessagePart),
       duration_ms: Type.Number({ minimum: 0 }),
+      ...NestedTurn,
     }),
     Type.Object({
       tool_call_id: Id,
@@ -139,8 +150,15 @@ export const eventData = {
       status: Type.Literal('error'),
       error: Type.String(),
       duration_ms: Type.Optional(Type.Number({ minimum: 0 })),
+      ...NestedTurn,
     }),
   ]),
+  'subagent.started': Type.Object({
+    tool_call_id: Id,
+    agent_id: Uuid,
+    child_session_id: Type.Intersect([Uuid], { description: 'The child session: its own SSE stream shows the whole turn.' }),
+    child_turn_id: Type.String({ description: "The child's turn this tool call waits for." }),
+  }),
   'tool.call_requested': Type.Object({
     tool_calls: Type.Array(ToolCall, { description: 'Client tools the caller must run (POST …/tool-results).' }),
   }),
@@ -248,6 +266,12 @@ export const eventExamples: { [T in EventType]: EventData<T> } = {
     status: 'success',
     result: [{ type: 'text', text: '2026-11-27T12:00:00Z' }],
     duration_ms: 3,
+  },
+  'subagent.started': {
+    tool_call_id: 'call_3',
+    agent_id: '019a0000-0000-7000-8000-00000000000e',
+    child_session_id: '019a0000-0000-7000-8000-00000000000f',
+    child_turn_id: '019a0000-0000-7000-8000-000000000010',
   },
   'tool.call_requested': { tool_calls: [{ id: 'call_2', name: 'ask_user', arguments: { question: 'Which city?' } }] },
   'llm.generation': {

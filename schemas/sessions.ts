@@ -23,6 +23,12 @@ export const Session = Type.Object(
     capabilities: Type.Array(Type.Ref('CapabilityRef')),
     status: Type.Ref('SessionStatus'),
     features: Type.Array(Type.String()),
+    parent_session_id: Type.Union([Uuid, Type.Null()], {
+      description: 'Sub-agents: the session whose tool call created this one (null for a session created through the API).',
+    }),
+    parent_tool_call_id: Type.Union([Type.String(), Type.Null()], {
+      description: "Sub-agents: the id of that tool call in the parent's log (its tool.started / tool.completed events).",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

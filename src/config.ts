@@ -179,6 +179,17 @@ const ConfigSchema = Type.Object({
   MCP_MAX_CONNECTIONS_PER_ORG: Type.Integer({ minimum: 1, maximum: 100_000, default: 32 }),
   MCP_IDLE_CLOSE_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 300_000 }),
   /**
+   * Sub-agents (capability `sub_agents`; docs/decisions/0102-sub-agents.md): how deep child sessions
+   * nest (a session made through the API is depth 0), how many child sessions one turn may start,
+   * the iteration budget of a child's turn, and how long a call waits for it, in ms. Together they
+   * bound what one top-level turn can spend: at most (children per turn)^depth child turns of at
+   * most SUBAGENT_MAX_ITERATIONS steps each.
+   */
+  SUBAGENT_MAX_DEPTH: Type.Integer({ minimum: 0, maximum: 16, default: 3 }),
+  SUBAGENT_MAX_CHILDREN_PER_TURN: Type.Integer({ minimum: 1, maximum: 1000, default: 8 }),
+  SUBAGENT_MAX_ITERATIONS: Type.Integer({ minimum: 1, maximum: 10_000, default: 25 }),
+  SUBAGENT_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 600_000 }),
+  /**
    * The built-in `llmsim` model (docs/llmsim.md). Unset: on in embedded mode when no vendor key
    * (OPENAI/ANTHROPIC/GEMINI_API_KEY) is set, as the quick start needs; off otherwise.
    */

@@ -63,6 +63,8 @@ interface SetupRow {
   config: unknown;
   picked_model_id: string | null;
   model_row: ModelProviderRow | null;
+  /** A sub-agent's iteration budget (migration 0025), when lower than its agent's. */
+  budget: number | null;
 }
 
 /** A model id that may be a model row's (`isAnyUuid`); others (`llmsim`) match no row. */
@@ -78,7 +80,7 @@ const PICKED_MODEL_UUID = `case when pick.model_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-
 const SETUP_QUERY = preparedSql(
   'turn-setup.read',
   `
-  select s.id, s.organization_id, s.user_id, s.model_id, s.capabilities as session_capabilities,
+  select s.id, s.organization_id, s.user_id, s.model_id, s.capabilities as session_capabilities, s.max_iterations as budget,
     s.config is null as unsnapshotted, c.config, pick.model_id as picked_model_id,
     (select to_jsonb(mp) from (${modelProviderSql(PICKED_MODEL_UUID, 's.organization_id')}) mp) as model_row
   from ${SESSION_LAYERS_JOIN_SQL}
@@ -139,7 +141,10 @@ export async function loadTurnSetup(
         parameters: t.parameters ?? { type: 'object', properties: {} },
       })),
     ],
-    maxIterations: agent?.max_iterations ?? harness.max_iterations ?? defaultMaxIterations,
+    maxIterations: Math.min(
+      agent?.max_iterations ?? harness.max_iterations ?? defaultMaxIterations,
+      row.budget ?? Number.POSITIVE_INFINITY,
+    ),
     parallelToolCalls: session?.parallel_tool_calls ?? agent?.parallel_tool_calls ?? true,
     modelIds: { session: row.model_id, agent: agent?.default_model_id ?? null, harness: harness.default_model_id },
     model: { id: row.picked_model_id, row: row.model_row },

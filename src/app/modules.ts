@@ -7,6 +7,7 @@ import {
   createCapabilityRegistry,
   createMcpCapability,
   createSqlSandbox,
+  createSubAgentsCapability,
   htmlConverterOf,
   mcpOptionsOf,
   parseHostAllowlist,
@@ -75,9 +76,12 @@ export async function buildModules(config: Config, infra: Infrastructure, { log,
   closers.add('parse-pool', () => parsePool.close());
   const mcp = createMcpCapability(mcpOptionsOf(config));
   closers.add('mcp-connections', () => mcp.close());
+  // Bound to sessions and turns once the turn module exists (src/app/turns.ts).
+  const subAgents = createSubAgentsCapability({ timeoutMs: config.SUBAGENT_TIMEOUT_MS });
   const capabilities = createCapabilityRegistry({
     builtin: {
       mcp: mcp.capability,
+      subAgents: subAgents.capability,
       webFetch: {
         allowPrivateHosts: parseHostAllowlist(config.WEB_FETCH_ALLOWED_PRIVATE_HOSTS),
         convertHtml: htmlConverterOf(parsePool),
@@ -104,7 +108,7 @@ export async function buildModules(config: Config, infra: Infrastructure, { log,
     owners: sessionOwners,
     maxSessionsPerOrg: config.ORG_MAX_SESSIONS,
   });
-  return { llm, auth, capabilities, agents, harnesses, storage, sessionOwners, sessions };
+  return { llm, auth, capabilities, subAgents, agents, harnesses, storage, sessionOwners, sessions };
 }
 
 export type Modules = Awaited<ReturnType<typeof buildModules>>;

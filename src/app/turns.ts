@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createScheduler, createTurnModule, type TurnModule, type TurnRunnerOptions, type TurnWorker } from '../../actors/index.js';
+import { createSubAgentRunner } from '../api/sub-agents/index.js';
 import type { Closers } from './closers.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { Modules } from './modules.js';
@@ -15,10 +16,10 @@ export type { TurnModule };
 export function buildTurns(
   config: Config,
   { store, bus, tracing }: Infrastructure,
-  { capabilities, llm, storage }: Modules,
+  { capabilities, llm, storage, subAgents, sessions }: Modules,
   { log, turnRunner }: { log: Logger; turnRunner?: Partial<TurnRunnerOptions> },
 ): TurnModule {
-  return createTurnModule({
+  const turns = createTurnModule({
     config,
     store,
     bus,
@@ -30,6 +31,17 @@ export function buildTurns(
     images: storage.imageSource,
     turnRunner,
   });
+  subAgents.bind(
+    createSubAgentRunner(
+      { store, bus, log, sessions: sessions.service, turns: turns.service },
+      {
+        maxDepth: config.SUBAGENT_MAX_DEPTH,
+        maxChildrenPerTurn: config.SUBAGENT_MAX_CHILDREN_PER_TURN,
+        maxIterations: config.SUBAGENT_MAX_ITERATIONS,
+      },
+    ),
+  );
+  return turns;
 }
 
 /** Starts the turn worker and the schedule firing (ROLE all or worker); the caller stops the worker. */

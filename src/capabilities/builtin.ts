@@ -23,9 +23,11 @@ export interface BuiltinCapabilityOptions {
   webFetch?: WebFetchCapabilityOptions;
   /** The `mcp` capability (mcp/capability.ts; it owns connections, so the app builds and closes it), listed last. */
   mcp?: Capability;
+  /** The `sub_agents` capability (sub-agents/capability.ts; bound to sessions and turns by the app), listed after `mcp`. */
+  subAgents?: Capability;
 }
 
-/** The seven built-in capabilities, in listing order, then `mcp` when given (a fresh array each call). */
+/** The seven built-in capabilities, in listing order, then `mcp` and `sub_agents` when given (a fresh array each call). */
 export function builtinCapabilities(opts: BuiltinCapabilityOptions = {}): Capability[] {
   return [
     currentTimeCapability,
@@ -36,5 +38,6 @@ export function builtinCapabilities(opts: BuiltinCapabilityOptions = {}): Capabi
     sessionScheduleCapability,
     sessionSqlDatabaseCapability,
     ...(opts.mcp ? [opts.mcp] : []),
+    ...(opts.subAgents ? [opts.subAgents] : []),
   ];
 }

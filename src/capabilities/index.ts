@@ -9,9 +9,11 @@ export type {
   DynamicToolsContext,
   Feature,
   JsonSchema,
+  NestedTurnInfo,
   ResolvedCapabilities,
   ResolvedCapabilityRef,
   ResolvedTool,
+  SubagentStart,
   TextPart,
   ToolContext,
   ToolDefinition,
@@ -64,6 +66,9 @@ export { createWebFetchCapability } from './web-fetch/capability.js';
 export { createMcpCapability, DEFAULT_MCP_OPTIONS, MCP_CAPABILITY_ID } from './mcp/capability.js';
 export type { McpCapability, McpCapabilityOptions } from './mcp/capability.js';
 export { mcpOptionsOf } from './mcp/settings.js';
+export { createSubAgentsCapability, DEFAULT_SUB_AGENTS_OPTIONS, SUB_AGENTS_CAPABILITY_ID } from './sub-agents/capability.js';
+export type { SubAgentsCapability, SubAgentsCapabilityOptions } from './sub-agents/capability.js';
+export type { SubAgentCall, SubAgentInfo, SubAgentOutcome, SubAgentPort } from './sub-agents/port.js';
 export { blockedAddressReason, isHostRuleMatch, metadataAddressReason, parseHostAllowlist } from './web-fetch/address-policy.js';
 export type { HostRule } from './web-fetch/address-policy.js';
 export { portOf, systemResolver } from './web-fetch/safe-fetch.js';

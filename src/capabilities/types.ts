@@ -31,6 +31,21 @@ export type ContentPart = TextPart;
 
 export interface ToolResult {
   content: ContentPart[];
+  /** A tool that ran a turn of its own (a sub-agent): recorded on `tool.completed`, its usage counted in the turn's. */
+  nested?: NestedTurnInfo;
+}
+
+/** The child session a tool ran a turn in, and that turn's token usage. */
+export interface NestedTurnInfo {
+  child_session_id: string;
+  usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number };
+}
+
+/** What a sub-agent tool records on its session's log once the child's turn is queued (`subagent.started`). */
+export interface SubagentStart {
+  agent_id: string;
+  child_session_id: string;
+  child_turn_id: string;
 }
 
 /** What the turn engine hands every tool call. One per call; never shared across sessions. */
@@ -48,6 +63,10 @@ export interface ToolContext {
   secrets: SessionSecrets;
   sql: SessionSql;
   schedules: SessionSchedules;
+  /** The call being run and its turn (sub-agents link a child session to them); absent outside a turn. */
+  call?: { id: string; turn_id: string };
+  /** Records `subagent.started` on this session's log (stored before it resolves); absent outside a turn. */
+  reportSubagent?(start: SubagentStart): Promise<void>;
 }
 
 /** A server-side tool as offered to the LLM. `parameters` is a JSON Schema with `type: object`. */
@@ -57,6 +76,8 @@ export interface ToolDefinition {
   parameters: JsonSchema;
   /** Human-readable name for UIs, e.g. "Get Current Time" for `get_current_time`. */
   display_name: string;
+  /** This tool's own deadline, in ms, instead of the operator's TOOL_TIMEOUT_MS (a sub-agent's turn). */
+  timeoutMs?: number;
   /** Validates `args` against `parameters`, then runs the tool. See the error contract above. */
   execute(args: unknown, ctx: ToolContext): Promise<ToolResult>;
 }
@@ -122,8 +143,11 @@ export interface ResolvedCapabilities {
 
 /** An expected tool failure whose message is written for, and safe to show, the LLM. */
 export class ToolError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /** A sub-agent whose child turn failed still reports the child and the tokens it used. */
+  readonly nested: NestedTurnInfo | undefined;
+  constructor(message: string, options?: ErrorOptions & { nested?: NestedTurnInfo }) {
     super(message, options);
     this.name = 'ToolError';
+    this.nested = options?.nested;
   }
 }

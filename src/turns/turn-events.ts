@@ -54,6 +54,17 @@ export interface GenerationFacts {
   usage: Usage;
 }
 
+/** What a tool that ran a turn of its own (a sub-agent) reports with its outcome. */
+export interface NestedTurn {
+  child_session_id?: string;
+  usage?: Usage;
+}
+
+function nestedOf(n: NestedTurn | undefined): NestedTurn {
+  if (!n) return {};
+  return { ...(n.child_session_id ? { child_session_id: n.child_session_id } : {}), ...(n.usage ? { usage: { ...n.usage } } : {}) };
+}
+
 /** Where a tool comes from: its capability id, `client` for a client tool (spec 2.2), null when unknown. */
 export type ToolSource = string | null;
 
@@ -227,7 +238,7 @@ export const turnEvents = {
     id: string,
     turn: TurnRef,
     execId: string,
-    t: { call: ToolCallRef; display_name: string; result: MessagePart[]; duration_ms: number; source?: ToolSource },
+    t: { call: ToolCallRef; display_name: string; result: MessagePart[]; duration_ms: number; source?: ToolSource; nested?: NestedTurn },
   ): NewTypedEvent<'tool.completed'> {
     return {
       id,
@@ -241,6 +252,7 @@ export const turnEvents = {
         status: 'success',
         result: t.result,
         duration_ms: t.duration_ms,
+        ...nestedOf(t.nested),
       },
     };
   },
@@ -248,7 +260,14 @@ export const turnEvents = {
     id: string,
     turn: TurnRef,
     execId: string,
-    t: { call: Pick<ToolCallRef, 'id' | 'name'>; display_name: string; error: string; duration_ms?: number; source?: ToolSource },
+    t: {
+      call: Pick<ToolCallRef, 'id' | 'name'>;
+      display_name: string;
+      error: string;
+      duration_ms?: number;
+      source?: ToolSource;
+      nested?: NestedTurn;
+    },
   ): NewTypedEvent<'tool.completed'> {
     const data: EventData<'tool.completed'> = {
       tool_call_id: t.call.id,
@@ -258,6 +277,7 @@ export const turnEvents = {
       status: 'error',
       error: t.error,
       ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}),
+      ...nestedOf(t.nested),
     };
     return { id, type: 'tool.completed', ...on(turn, { exec_id: execId }, toolTags(t.call.name, t.source ?? null)), data };
   },
@@ -272,6 +292,9 @@ export const turnEvents = {
       ),
       data: { tool_calls: calls },
     };
+  },
+  subagentStarted(id: string, turn: TurnRef, execId: string, data: EventData<'subagent.started'>): NewTypedEvent<'subagent.started'> {
+    return { id, type: 'subagent.started', ...on(turn, { exec_id: execId }), data };
   },
   turnCompleted(id: string, turn: TurnRef, t: { iterations: number; duration_ms: number; usage: Usage }): NewTypedEvent<'turn.completed'> {
     return { id, type: 'turn.completed', ...on(turn), data: { turn_id: turn.turn_id, ...t } };

@@ -48,7 +48,7 @@ export interface TurnState {
   /** The input message's `controls` (max_tokens, temperature, model_id, reasoning_effort). */
   controls: Readonly<Record<string, unknown>>;
   steps: readonly StepState[];
-  /** This turn's usage (sum of its `llm.generation` events). */
+  /** This turn's usage (sum of its `llm.generation` events and of its sub-agents' turns, from `tool.completed`). */
   usage: Usage;
   /** The model of the latest generation, for the metadata of a cancellation message. */
   model: ModelRef | null;
@@ -161,7 +161,9 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     }
     case 'tool.completed': {
       const { tool_call_id: id, success } = e.data;
-      return withStepOf(s, id, (step) => ({ ...step, completed: new Map(step.completed).set(id, success) }));
+      const done = withStepOf(s, id, (step) => ({ ...step, completed: new Map(step.completed).set(id, success) }));
+      // A sub-agent's child turn counts in this turn's usage.
+      return e.data.usage ? { ...done, usage: addUsage(done.usage, e.data.usage) } : done;
     }
     case 'tool.call_requested': {
       const calls = e.data.tool_calls;
@@ -183,6 +185,7 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     }
     case 'session.activated':
       return { ...s, activated: true };
+    case 'subagent.started':
     case 'session.created':
     case 'session.started':
     case 'reason.thinking.started':

@@ -67,8 +67,16 @@ describe('event catalogue', () => {
     const events = await waitForEvent(app, id, 'session.idled', { n: 3 });
     assert.ok(events.some((e) => e.type === 'turn.cancelled'));
 
-    for (const e of events) assert.ok(validate(e), `${e.type}: ${JSON.stringify(validate.errors)}`);
-    const seen = new Set(events.map((e) => e.type));
+    // A sub-agent call (subagent.started; tool.completed with the child's session and usage).
+    const kid = await app.request('POST', '/v1/agents', { body: { name: 'catalogue-kid', system_prompt: 'You help.' } });
+    assert.equal(kid.status, 201, kid.text);
+    const parent = await createSession(app, { capabilities: [{ ref: 'sub_agents', config: { agents: ['catalogue-kid'] } }] });
+    assert.equal((await sendMessage(app, parent.id, '@tool agent__catalogue-kid {"message":"hi"}')).status, 201);
+    const nested = await waitForEvent(app, parent.id, 'session.idled');
+    assert.ok(nested.some((e) => e.type === 'tool.completed' && e.data['usage'] && e.data['child_session_id']));
+
+    for (const e of [...events, ...nested]) assert.ok(validate(e), `${e.type}: ${JSON.stringify(validate.errors)}`);
+    const seen = new Set([...events, ...nested].map((e) => e.type));
     const unseen = EVENT_TYPES.filter((type) => !seen.has(type));
     assert.deepEqual(unseen, [], 'every type was written and checked');
     const failed = events.find((e) => e.type === 'tool.completed' && e.data['success'] === false);

@@ -94,6 +94,8 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         break;
       }
       case 'tool.completed': {
+        // A sub-agent's child turn counts in the session's usage.
+        if (e.data.usage) usage = addUsage(usage, e.data.usage);
         const m = mutable();
         const callId = e.data.tool_call_id;
         const index = m.owners.get(callId);

@@ -11,7 +11,14 @@
  * withheld.
  */
 import type { NewSessionEvent } from '../../../schemas/events.js';
-import { ToolError, type ResolvedTool, type ToolResult } from '../../../src/capabilities/index.js';
+import {
+  ToolError,
+  type NestedTurnInfo,
+  type ResolvedTool,
+  type SubagentStart,
+  type ToolContext,
+  type ToolResult,
+} from '../../../src/capabilities/index.js';
 import { isDatabaseUnavailable } from '../../../src/db/index.js';
 import type { Logger } from '../../../src/log.js';
 import { loadPatiently } from '../patient-load.js';
@@ -106,14 +113,20 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   await io.commit([turnEvents.toolStarted(io.newId(), p.turn, execId, call, display, source)]);
   const startedAt = Date.now();
   let outcome: { result: MessagePart[] } | { error: string };
+  let nested: NestedTurnInfo | undefined;
+  // A sub-agent's tool records its child session on this log as soon as the child's turn is queued.
+  const reportSubagent = async (start: SubagentStart) =>
+    io.commit([turnEvents.subagentStarted(io.newId(), p.turn, execId, { tool_call_id: call.id, ...start })]);
   try {
     if (!tool) throw new ToolError(`Unknown tool: ${call.name}`);
-    const result = await runWithTimeout(tool, call, p);
+    const result = await runWithTimeout(tool, call, p, { call: { id: call.id, turn_id: p.turn.turn_id }, reportSubagent });
     outcome = { result: result.content.map((part) => ({ ...part })) };
+    nested = result.nested;
   } catch (err) {
     // Aborted by cancel: the cancellation pairs this call with a 'cancelled' result.
     if (p.signal.aborted && !(err instanceof ToolError)) return;
     outcome = { error: errorText(err, call, io.log) };
+    if (err instanceof ToolError) nested = err.nested;
   }
   try {
     const redact = await loadRedactor();
@@ -130,29 +143,35 @@ async function runOne(io: ActStepIo, p: ActStepInput, call: ToolCallRef, loadRed
   await io.commit(
     [
       'result' in outcome
-        ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source })
-        : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source }),
+        ? turnEvents.toolSucceeded(id, p.turn, execId, { call, display_name: display, result: outcome.result, duration_ms, source, nested })
+        : turnEvents.toolFailed(id, p.turn, execId, { call, display_name: display, error: outcome.error, duration_ms, source, nested }),
     ],
     { result: true },
   );
 }
 
-async function runWithTimeout(tool: ResolvedTool, call: ToolCallRef, p: ActStepInput): Promise<ToolResult> {
+async function runWithTimeout(
+  tool: ResolvedTool,
+  call: ToolCallRef,
+  p: ActStepInput,
+  turn: Pick<ToolContext, 'call' | 'reportSubagent'>,
+): Promise<ToolResult> {
+  const timeoutMs = tool.timeoutMs ?? p.timeoutMs;
   const ac = new AbortController();
   const onAbort = () => ac.abort(p.signal.reason);
   p.signal.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const err = new ToolTimeoutError(p.timeoutMs);
+      const err = new ToolTimeoutError(timeoutMs);
       ac.abort(err);
       reject(err);
-    }, p.timeoutMs);
+    }, timeoutMs);
   });
   // A tool that ignores its signal still cannot hold the turn past the timeout or a cancel.
   const aborted = new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason), { once: true }));
   try {
-    const ctx = toolContextFor(p.session, p.storage, tool.config, ac.signal, () => new Date());
+    const ctx = toolContextFor(p.session, p.storage, tool.config, ac.signal, () => new Date(), turn);
     return await Promise.race([tool.execute(call.arguments, ctx), timedOut, aborted]);
   } finally {
     clearTimeout(timer);

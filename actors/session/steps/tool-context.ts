@@ -53,6 +53,7 @@ export function toolContextFor(
   config: CapabilityConfig,
   signal: AbortSignal,
   now: () => Date,
+  turn?: Pick<ToolContext, 'call' | 'reportSubagent'>,
 ): ToolContext {
-  return { session_id: session.session_id, org_id: session.org_id, config, signal, now, ...storage };
+  return { session_id: session.session_id, org_id: session.org_id, config, signal, now, ...storage, ...turn };
 }

@@ -11,6 +11,7 @@ import { createSessionService, type SessionService, type SessionServiceDeps } fr
 import { createSessionSetupResolver } from './setup-resolver.js';
 
 export type { SessionService } from './service.js';
+export type { SessionLink } from './child-link.js';
 
 export interface SessionsModuleDeps {
   store: Store;

@@ -16,6 +16,7 @@ import { decodeStarterFiles, starterFileLimit, withFileSystem, type StarterFile 
 import { resolveNamed } from './name-lookup.js';
 import type { SessionSetup, SessionSetupInput, SessionSetupResolver } from './session-setup.js';
 import { sessionView } from './session-view.js';
+import { existingChildOrRoom, linkColumns, type SessionLink } from './child-link.js';
 
 export interface SessionServiceDeps {
   store: Store;
@@ -41,8 +42,10 @@ export interface SessionServiceDeps {
  * its snapshot was taken from (no row back: it changed, read it again).
  */
 const INSERT_SESSION = `with ins as (
-  insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, current_turn_id, chat_user_id, created_at, updated_at)
-  select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::text, ?::jsonb, ?::uuid, ?::jsonb, ?::jsonb, ?::jsonb, 'started', ?::jsonb, null, null, ?::timestamptz, ?::timestamptz
+  insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, current_turn_id, chat_user_id, created_at, updated_at,
+    parent_session_id, parent_tool_call_id, parent_turn_id, subagent_depth, max_iterations)
+  select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::text, ?::jsonb, ?::uuid, ?::jsonb, ?::jsonb, ?::jsonb, 'started', ?::jsonb, null, null, ?::timestamptz, ?::timestamptz,
+    ?::uuid, ?::text, ?::uuid, ?::integer, ?::integer
   where ?::text is null or exists (select 1 from agents where id = ? and status = 'active' and xmin::text = ?::text)
   returning id
 )
@@ -62,7 +65,8 @@ export function createSessionService({
   starterFiles,
   maxSessionsPerOrg = Number.POSITIVE_INFINITY,
 }: SessionServiceDeps) {
-  async function create(principal: Principal, input: CreateSessionInput) {
+  /** `link`: a sub-agent's child session (child-link.ts); the child a redelivered call made before is returned as is. */
+  async function create(principal: Principal, input: CreateSessionInput, link?: SessionLink) {
     const harness_id = await resolveNamed(store, principal.org_id, 'harness', input.harness_id, input.harness_name);
     const agent_id = await resolveNamed(store, principal.org_id, 'agent', input.agent_id, input.agent_name);
     if (!harness_id && !agent_id) throw new InvalidRequestError('Invalid request: harness_id or agent_id is required');
@@ -83,7 +87,7 @@ export function createSessionService({
       const files = starter
         ? decodeStarterFiles(starter, { maxFileBytes: starterFileLimit(resolved), quotaBytes: starterFiles.fsQuotaBytes })
         : [];
-      const created = await insertSession(principal, input, resolved);
+      const created = await insertSession(principal, input, resolved, link);
       if (created && files.length) await starterFiles.writeStarterFiles(created, files);
       if (created) return created;
       // The agent changed (or was archived) after the resolver last read it: read it again.
@@ -93,7 +97,7 @@ export function createSessionService({
   }
 
   /** Inserts the session; null when the agent guard refused it (see INSERT_SESSION). */
-  async function insertSession(principal: Principal, input: CreateSessionInput, setupResult: SessionSetup) {
+  async function insertSession(principal: Principal, input: CreateSessionInput, setupResult: SessionSetup, link?: SessionLink) {
     const { agent_version, ...resolved } = setupResult;
     const now = new Date();
     const row = {
@@ -104,6 +108,8 @@ export function createSessionService({
       title: input.title ?? null,
       tags: input.tags ?? [],
       status: 'started',
+      parent_session_id: link?.parent_session_id ?? null,
+      parent_tool_call_id: link?.parent_tool_call_id ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -125,16 +131,21 @@ export function createSessionService({
       JSON.stringify(ZERO_USAGE),
       now,
       now,
+      ...linkColumns(link),
       agent_version ?? null,
       row.agent_id,
       agent_version ?? null,
       row.user_id,
       row.organization_id,
     ];
-    const [inserted] = await store.em().transactional(async (tx) => {
+    const [inserted, existing] = await store.em().transactional(async (tx) => {
+      const found = link ? await existingChildOrRoom(tx, link) : null;
+      if (found) return [undefined, found] as const;
       await assertOrgHasRoom(tx, 'sessions', principal.org_id, maxSessionsPerOrg);
-      return (tx as unknown as SqlEntityManager).execute<{ connected: boolean }[]>(INSERT_SESSION, params);
+      const rows = await (tx as unknown as SqlEntityManager).execute<{ connected: boolean }[]>(INSERT_SESSION, params);
+      return [rows[0], null] as const;
     });
+    if (existing) return sessionView(await store.em().findOneOrFail(Session, { id: existing }));
     if (!inserted) return null;
     owners?.remember(row.id, row);
     if (inserted?.connected) await connections?.injectConnections(row);

@@ -11,6 +11,8 @@ interface SessionRow {
   capabilities: { ref: string; config?: Record<string, unknown> }[];
   status: string;
   features: string[];
+  parent_session_id?: string | null;
+  parent_tool_call_id?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -28,6 +30,8 @@ export function sessionView(s: SessionRow): SessionView {
     capabilities: s.capabilities,
     status: s.status as SessionView['status'],
     features: s.features,
+    parent_session_id: s.parent_session_id ?? null,
+    parent_tool_call_id: s.parent_tool_call_id ?? null,
     created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(),
   };

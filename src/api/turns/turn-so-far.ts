@@ -32,7 +32,12 @@ export async function readTurnSoFar(
     after = page.at(-1)!.sequence;
   }
   let usage = ZERO_USAGE;
-  for (const e of events) if (e.type === 'llm.generation' && e.context.turn_id === turnId) usage = addUsage(usage, e.data.usage);
+  for (const e of events) {
+    if (e.context.turn_id !== turnId) continue;
+    if (e.type === 'llm.generation') usage = addUsage(usage, e.data.usage);
+    // A sub-agent's child turn counts in this turn's usage (turn-state.ts).
+    else if (e.type === 'tool.completed' && e.data.usage) usage = addUsage(usage, e.data.usage);
+  }
   const start = started;
   if (start.type !== 'turn.started') throw new ConflictError('The turn has not started yet');
   const turn: TurnRef = { turn_id: turnId, input_message_id: start.data.input_message_id };

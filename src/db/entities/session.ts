@@ -43,6 +43,14 @@ export const Session = defineEntity({
     current_turn_id: p.uuid().nullable(),
     usage: p.json<SessionUsage>(),
     chat_user_id: p.uuid().nullable().unique(),
+    /** Sub-agents (migration 0025): the session, turn and tool call that created this child session. */
+    parent_session_id: p.uuid().nullable(),
+    parent_tool_call_id: p.string().nullable(),
+    parent_turn_id: p.uuid().nullable(),
+    /** 0 for a session created through the API, parent's + 1 for a child. */
+    subagent_depth: p.integer().default(0),
+    /** The iteration budget of this session's turns when lower than its agent's (SUBAGENT_MAX_ITERATIONS). */
+    max_iterations: p.integer().nullable(),
     created_at: p.datetime().onCreate(() => new Date()),
     updated_at: p
       .datetime()

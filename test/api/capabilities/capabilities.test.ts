@@ -14,12 +14,14 @@ const SPEC_CAPABILITIES = [
   'session_sql_database',
   // Not in the spec's list: MCP tool servers (docs/decisions/0094-mcp-tools.md).
   'mcp',
+  // Other agents as tools (docs/decisions/0102-sub-agents.md).
+  'sub_agents',
 ];
 
 describe('capabilities and the OpenAPI document', () => {
   const app = useSuiteApp('postgres');
 
-  it('GET /v1/capabilities - {data,total} with the seven spec capabilities, mcp, and their metadata', async () => {
+  it('GET /v1/capabilities - {data,total} with the seven spec capabilities, mcp, sub_agents, and their metadata', async () => {
     const member = await addCaller(app());
     const r = await member.request('GET', '/v1/capabilities');
     assert.equal(r.status, 200);

@@ -1127,6 +1127,10 @@ export interface components {
             capabilities: components["schemas"]["CapabilityRef"][];
             readonly status: components["schemas"]["SessionStatus"];
             readonly features: string[];
+            /** @description Sub-agents: the session whose tool call created this one (null for a session created through the API). */
+            parent_session_id: string | null;
+            /** @description Sub-agents: the id of that tool call in the parent's log (its tool.started / tool.completed events). */
+            parent_tool_call_id: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -2239,6 +2243,17 @@ export interface components {
                     [key: string]: unknown;
                 })[];
                 duration_ms: number;
+                /**
+                 * Format: uuid
+                 * @description Sub-agents: the child session the call ran a turn in.
+                 */
+                child_session_id?: string;
+                /** @description Sub-agents: the child turn's usage (its own children's included), counted in this turn's usage. */
+                usage?: {
+                    input_tokens: number;
+                    output_tokens: number;
+                    cache_read_tokens: number;
+                };
             } | {
                 tool_call_id: string;
                 tool_name: string;
@@ -2249,6 +2264,69 @@ export interface components {
                 status: "error";
                 error: string;
                 duration_ms?: number;
+                /**
+                 * Format: uuid
+                 * @description Sub-agents: the child session the call ran a turn in.
+                 */
+                child_session_id?: string;
+                /** @description Sub-agents: the child turn's usage (its own children's included), counted in this turn's usage. */
+                usage?: {
+                    input_tokens: number;
+                    output_tokens: number;
+                    cache_read_tokens: number;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Empty when the event has none. */
+            tags: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "subagent.started",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "tool_call_id": "call_3",
+         *         "agent_id": "019a0000-0000-7000-8000-00000000000e",
+         *         "child_session_id": "019a0000-0000-7000-8000-00000000000f",
+         *         "child_turn_id": "019a0000-0000-7000-8000-000000000010"
+         *       },
+         *       "tags": []
+         *     }
+         */
+        Event_subagent_started: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subagent.started";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                tool_call_id: string;
+                /** Format: uuid */
+                agent_id: string;
+                /**
+                 * Format: uuid
+                 * @description The child session: its own SSE stream shows the whole turn.
+                 */
+                child_session_id: string;
+                /** @description The child's turn this tool call waits for. */
+                child_turn_id: string;
             };
             metadata?: {
                 [key: string]: unknown;
@@ -2376,7 +2454,7 @@ export interface components {
             /** @description Empty when the event has none. */
             tags: string[];
         };
-        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_llm_generation"];
+        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_subagent_started"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_llm_generation"];
         EventList: {
             data: components["schemas"]["Event"][];
             /** @description Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first). */
@@ -2585,7 +2663,7 @@ export interface components {
             data: components["schemas"]["Organization"][];
             total: number;
         };
-        /** @description A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig). */
+        /** @description A capability id, or `{ref, config?}` with capability-specific config (for `mcp`: McpCapabilityConfig; for `sub_agents`: SubAgentsCapabilityConfig). */
         CapabilityItem: string | components["schemas"]["CapabilityRef"];
         /** @description Config of the `mcp` capability: `{ref: "mcp", config: {servers: [...]}}`. */
         McpCapabilityConfig: {
@@ -2604,6 +2682,13 @@ export interface components {
                 /** @description `auto` (default): Streamable HTTP, falling back to SSE when the server refuses it. */
                 transport?: "auto" | "streamable_http" | "sse";
             }[];
+        };
+        /** @description Config of the `sub_agents` capability: `{ref: "sub_agents", config: {agents: ["researcher"]}}`. */
+        SubAgentsCapabilityConfig: {
+            /** @description Agents of the organisation (ids or names) this agent may call as tools; each is offered as `agent__<name>`. */
+            agents?: string[];
+            /** @description How long a call waits for the child's turn (at most the operator's SUBAGENT_TIMEOUT_MS). */
+            timeout_ms?: number;
         };
         ToolSpec: {
             name: string;
@@ -3183,7 +3268,7 @@ export interface components {
              */
             url: string;
             description?: string;
-            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation")[];
+            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation")[];
             filter?: components["schemas"]["WebhookFilter"];
         };
         /**
@@ -3199,7 +3284,7 @@ export interface components {
              */
             url?: string;
             description?: string;
-            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation")[];
+            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation")[];
             filter?: components["schemas"]["WebhookFilter"];
             status?: "active" | "disabled";
         };
@@ -7334,6 +7419,8 @@ export interface operations {
                      *           "features": [
                      *             "example"
                      *           ],
+                     *           "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "parent_tool_call_id": "example",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -7358,6 +7445,8 @@ export interface operations {
                      *           "features": [
                      *             "example"
                      *           ],
+                     *           "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "parent_tool_call_id": "example",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -7483,6 +7572,8 @@ export interface operations {
                      *       "features": [
                      *         "example"
                      *       ],
+                     *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "parent_tool_call_id": "example",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -7632,6 +7723,8 @@ export interface operations {
                      *       "features": [
                      *         "example"
                      *       ],
+                     *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "parent_tool_call_id": "example",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -7739,6 +7832,8 @@ export interface operations {
                      *       "features": [
                      *         "example"
                      *       ],
+                     *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "parent_tool_call_id": "example",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -7962,6 +8057,8 @@ export interface operations {
                      *       "features": [
                      *         "example"
                      *       ],
+                     *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "parent_tool_call_id": "example",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -13129,13 +13226,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "example"
@@ -13294,13 +13391,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "example"

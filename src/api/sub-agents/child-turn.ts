@@ -1,0 +1,66 @@
+/**
+ * Waits for one turn of a child session to end, reading the child's log live (the same
+ * subscription SSE uses, so it holds no event loop and no database connection while it waits):
+ * the turn's final text, how it ended, and the tokens it used.
+ */
+import type { EventReader, EventSubscription } from '../../bus/index.js';
+import type { SessionEvent } from '../../../schemas/events.js';
+import { addUsage, ZERO_USAGE, type Usage } from '../../turns/index.js';
+
+export type ChildTurnEnd =
+  | { status: 'completed'; text: string; usage: Usage }
+  | { status: 'failed' | 'cancelled'; error: string; usage: Usage }
+  | { status: 'waiting_for_tool_results'; usage: Usage };
+
+/** Ends when the turn does; rejects with `signal.reason` when the signal fires first. */
+export async function waitForChildTurn(events: EventReader<SessionEvent>, sessionId: string, turnId: string, signal: AbortSignal): Promise<ChildTurnEnd> {
+  signal.throwIfAborted();
+  const sub: EventSubscription<SessionEvent> = events.subscribe(sessionId, { afterSequence: 0 });
+  const onAbort = () => sub.close();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const fold = { text: '', usage: ZERO_USAGE };
+  try {
+    for await (const e of sub) {
+      if (e.context?.turn_id !== turnId) continue;
+      const end = step(fold, e);
+      if (end) return end;
+    }
+    signal.throwIfAborted();
+    throw new Error(`the event subscription of session ${sessionId} ended before its turn did`);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    sub.close();
+  }
+}
+
+/** Folds one event of the turn; the end when it is one. */
+function step(fold: { text: string; usage: Usage }, e: SessionEvent): ChildTurnEnd | null {
+  switch (e.type) {
+    case 'output.message.completed':
+      if (!e.metadata?.['cancellation']) fold.text = textOf(e.data.message.content);
+      return null;
+    case 'llm.generation':
+      fold.usage = addUsage(fold.usage, e.data.usage);
+      return null;
+    case 'tool.completed':
+      if (e.data.usage) fold.usage = addUsage(fold.usage, e.data.usage);
+      return null;
+    case 'turn.completed':
+      return { status: 'completed', text: fold.text, usage: e.data.usage };
+    case 'turn.failed':
+      return { status: 'failed', error: e.data.error, usage: fold.usage };
+    case 'turn.cancelled':
+      return { status: 'cancelled', error: 'its turn was cancelled', usage: e.data.usage };
+    case 'tool.call_requested':
+      return { status: 'waiting_for_tool_results', usage: fold.usage };
+    default:
+      return null;
+  }
+}
+
+function textOf(content: readonly { type: string; [k: string]: unknown }[]): string {
+  return content
+    .filter((p) => p.type === 'text' && typeof p['text'] === 'string')
+    .map((p) => p['text'] as string)
+    .join('');
+}
