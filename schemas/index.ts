@@ -17,6 +17,7 @@ import { imageSchemas } from './images.js';
 import { connectionSchemas } from './connections.js';
 import { metricsSchemas } from './metrics.js';
 import { webhookSchemas } from './webhooks.js';
+import { approvalSchemas } from './approvals.js';
 
 export const namedSchemas: TSchema[] = [
   ErrorResponse,
@@ -37,4 +38,5 @@ export const namedSchemas: TSchema[] = [
   ...connectionSchemas,
   ...metricsSchemas,
   ...webhookSchemas,
+  ...approvalSchemas,
 ];
