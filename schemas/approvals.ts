@@ -3,6 +3,7 @@
  * of agents and sessions, and the body of POST /v1/sessions/{id}/approvals.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { ref } from './common.js';
 
 /** Rules per agent or session: a tenant's list is matched on every server tool call of a turn. */
 export const MAX_TOOL_APPROVAL_RULES = 64;
@@ -20,13 +21,13 @@ export const ToolApprovalRule = Type.Object(
       description:
         'A tool name or a glob over tool names (`*` any run of characters, `?` one, `{a,b}` alternatives), MCP tools by their namespaced name (`server__tool`, `github__*`).',
     }),
-    policy: Type.Ref('ToolApprovalPolicy'),
+    policy: ref(ToolApprovalPolicy),
   },
   { $id: 'ToolApprovalRule', additionalProperties: false },
 );
 
 /** On agents and sessions; the session's rules are matched first, then the agent's; the first match wins; none: `always_allow`. */
-export const ToolApprovals = Type.Array(Type.Ref('ToolApprovalRule'), {
+export const ToolApprovals = Type.Array(ref(ToolApprovalRule), {
   maxItems: MAX_TOOL_APPROVAL_RULES,
   description:
     "Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`.",
@@ -44,7 +45,7 @@ export const ToolApprovalDecision = Type.Object(
 );
 
 export const SubmitApprovalsBody = Type.Object(
-  { approvals: Type.Array(Type.Ref('ToolApprovalDecision'), { minItems: 1, maxItems: 100 }) },
+  { approvals: Type.Array(ref(ToolApprovalDecision), { minItems: 1, maxItems: 100 }) },
   { $id: 'SubmitApprovalsBody', additionalProperties: false },
 );
 
@@ -57,7 +58,7 @@ export const SubmitApprovalsResponse = Type.Object(
 );
 
 export type ToolApprovalPolicyValue = Static<typeof ToolApprovalPolicy>;
-export type ToolApprovalRuleInput = { tool: string; policy: ToolApprovalPolicyValue };
+export type ToolApprovalRuleInput = Static<typeof ToolApprovalRule>;
 export type ToolApprovalDecisionInput = Static<typeof ToolApprovalDecision>;
 
 export const approvalSchemas = [ToolApprovalPolicy, ToolApprovalRule, ToolApprovalDecision, SubmitApprovalsBody, SubmitApprovalsResponse];

@@ -9,7 +9,7 @@ export { decideTurnStep } from './turn-decider.js';
 export type { DecideInput, TurnDecision } from './turn-decider.js';
 export { evolveTurn, foldTurn, initialTurnState, outstandingOf } from './turn-state.js';
 export type { ApprovalDecision, StepState, TurnState } from './turn-state.js';
-export { checkApprovalPattern, compileApprovalPolicy } from './tool-approval-policy.js';
+export { checkApprovalRules, compileApprovalPolicy } from './tool-approval-policy.js';
 export type { ApprovalPolicyOf } from './approval-step.js';
 export { cancelEvents, stepClosingEvents } from './turn-event-groups.js';
 export {

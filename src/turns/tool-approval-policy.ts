@@ -5,6 +5,7 @@
  * on the turn's thread. A rule that does not compile (the API refuses those on write) asks.
  */
 import type { ToolApprovalPolicyValue, ToolApprovalRuleInput } from '../../schemas/approvals.js';
+import { InvalidRequestError } from '../errors.js';
 import { compileGlob } from '../patterns/index.js';
 import type { ApprovalPolicyOf } from './approval-step.js';
 
@@ -18,9 +19,16 @@ export function compileApprovalPolicy(
   return (name) => compiled.find((r) => r.test(name))?.policy ?? 'always_allow';
 }
 
-/** Throws on a pattern the engine refuses (the API's check on write). */
-export function checkApprovalPattern(pattern: string): void {
-  compileGlob(pattern);
+/** The API's check on write: 400 for a pattern the linear-time engine refuses. */
+export function checkApprovalRules<T extends ToolApprovalRuleInput>(rules: readonly T[]): T[] {
+  for (const rule of rules) {
+    try {
+      compileGlob(rule.tool);
+    } catch {
+      throw new InvalidRequestError(`Invalid request: tool_approvals: the pattern ${JSON.stringify(rule.tool.slice(0, 64))} cannot be used`);
+    }
+  }
+  return rules.map((r) => ({ ...r }));
 }
 
 function compileRule(rule: ToolApprovalRuleInput): { test: (name: string) => boolean; policy: ToolApprovalPolicyValue } {
