@@ -23,6 +23,8 @@ export const namedSchemas: TSchema[] = [
   ErrorResponse,
   Health,
   CapabilityRef,
+  // Referenced by agents and sessions: registered before them.
+  ...approvalSchemas,
   ...sessionSchemas,
   ...turnSchemas,
   ...authSchemas,
@@ -38,5 +40,4 @@ export const namedSchemas: TSchema[] = [
   ...connectionSchemas,
   ...metricsSchemas,
   ...webhookSchemas,
-  ...approvalSchemas,
 ];
