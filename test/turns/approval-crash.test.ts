@@ -23,7 +23,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       const env: Record<string, string> = { DATABASE_URL: api.databaseUrl!, ...lease, ...LOCAL_WEB_FETCH_ENV };
       if (mode === 'nats') Object.assign(env, natsServiceEnv(api.natsUrl!));
       const first = spawnWorker('approval-w1', env, t);
-      await first.waitForLog((l) => l.msg === 'turn worker started');
+      await first.waitForLog((l) => l.msg === 'turn worker started', 120_000);
 
       const rules = [{ tool: 'fetch_*', policy: 'always_ask' }];
       const { id } = await createSession(api, { capabilities: [LOCAL_WEB_FETCH] }, { tool_approvals: rules });
@@ -40,7 +40,7 @@ for (const mode of ['postgres', 'nats'] as const) {
       first.kill('SIGKILL');
 
       const second = spawnWorker('approval-w2', env, t);
-      await second.waitForLog((l: LogLine) => l.msg === 'turn worker started');
+      await second.waitForLog((l: LogLine) => l.msg === 'turn worker started', 120_000);
       const r = await api.request('POST', `/v1/sessions/${id}/approvals`, { body: { approvals: [{ tool_call_id: callId, approved: true }] } });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.accepted, 1);
