@@ -37,9 +37,7 @@ export const ToolApprovalDecision = Type.Object(
   {
     tool_call_id: Type.String({ minLength: 1, maxLength: 256 }),
     approved: Type.Boolean(),
-    reason: Type.Optional(
-      Type.String({ maxLength: 1000, description: 'Why it was denied: the LLM sees it as the tool\'s error result.' }),
-    ),
+    reason: Type.Optional(Type.String({ maxLength: 1000, description: "Why it was denied: the LLM sees it as the tool's error result." })),
   },
   { $id: 'ToolApprovalDecision', additionalProperties: false },
 );

@@ -65,7 +65,11 @@ export function snapshotHarness(h: LayerRow): HarnessSnapshot {
 
 /** The agent part of a snapshot, from an agent row. */
 export function snapshotAgent(
-  a: LayerRow & { client_tools?: ClientToolInput[] | null; parallel_tool_calls?: boolean | null; tool_approvals?: ToolApprovalRuleInput[] | null },
+  a: LayerRow & {
+    client_tools?: ClientToolInput[] | null;
+    parallel_tool_calls?: boolean | null;
+    tool_approvals?: ToolApprovalRuleInput[] | null;
+  },
 ): AgentSnapshot {
   const snapshot: AgentSnapshot = { ...snapshotHarness(a), client_tools: structuredClone(a.client_tools ?? []) };
   // Only when set, so copies of agents that never used it look as before.

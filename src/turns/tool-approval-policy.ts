@@ -25,7 +25,9 @@ export function checkApprovalRules<T extends ToolApprovalRuleInput>(rules: reado
     try {
       compileGlob(rule.tool);
     } catch {
-      throw new InvalidRequestError(`Invalid request: tool_approvals: the pattern ${JSON.stringify(rule.tool.slice(0, 64))} cannot be used`);
+      throw new InvalidRequestError(
+        `Invalid request: tool_approvals: the pattern ${JSON.stringify(rule.tool.slice(0, 64))} cannot be used`,
+      );
     }
   }
   return rules.map((r) => ({ ...r }));

@@ -68,7 +68,11 @@ describe('event catalogue', () => {
     assert.ok(events.some((e) => e.type === 'turn.cancelled'));
 
     // A second session whose tool waits for a person (decision 0101), denied.
-    const asks = await createSession(app, { capabilities: ['current_time'] }, { tool_approvals: [{ tool: 'get_*', policy: 'always_ask' }] });
+    const asks = await createSession(
+      app,
+      { capabilities: ['current_time'] },
+      { tool_approvals: [{ tool: 'get_*', policy: 'always_ask' }] },
+    );
     assert.equal((await sendMessage(app, asks.id, '@tool get_current_time {}')).status, 201);
     const asked = (await waitForEvent(app, asks.id, 'tool.approval_requested')).find((e) => e.type === 'tool.approval_requested')!;
     const approvals = [{ tool_call_id: asked.data['tool_calls'][0].id, approved: false, reason: 'no' }];

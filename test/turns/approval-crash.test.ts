@@ -41,7 +41,9 @@ for (const mode of ['postgres', 'nats'] as const) {
 
       const second = spawnWorker('approval-w2', env, t);
       await second.waitForLog((l: LogLine) => l.msg === 'turn worker started', 120_000);
-      const r = await api.request('POST', `/v1/sessions/${id}/approvals`, { body: { approvals: [{ tool_call_id: callId, approved: true }] } });
+      const r = await api.request('POST', `/v1/sessions/${id}/approvals`, {
+        body: { approvals: [{ tool_call_id: callId, approved: true }] },
+      });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.accepted, 1);
 

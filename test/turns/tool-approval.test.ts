@@ -94,11 +94,9 @@ for (const mode of ['postgres', 'nats'] as const) {
     it('deny policy: a refusal without a pause; the session rule wins over the agent rule', async (t) => {
       const app = await startTestApp(t, { mode });
       const agentRules = [{ tool: '*', policy: 'always_ask' }];
-      const { id } = await createSession(
-        app,
-        { capabilities: ['current_time'], tool_approvals: agentRules } as Record<string, unknown>,
-        { tool_approvals: [{ tool: 'get_{current_time,other}', policy: 'deny' }] },
-      );
+      const { id } = await createSession(app, { capabilities: ['current_time'], tool_approvals: agentRules } as Record<string, unknown>, {
+        tool_approvals: [{ tool: 'get_{current_time,other}', policy: 'deny' }],
+      });
       const sse = await watch(app, id);
       t.after(() => sse.close());
       assert.equal((await sendMessage(app, id, '@tool get_current_time {}')).status, 201);
@@ -122,7 +120,13 @@ for (const mode of ['postgres', 'nats'] as const) {
       await waitForStatus(app, id, 'waiting_for_tool_results');
       assert.equal((await app.request('POST', `/v1/sessions/${id}/cancel`)).status, 200);
       const done = await sse.until('session.idled');
-      assert.deepEqual(typesOf(done).slice(-5), ['input.message', 'tool.completed', 'act.completed', 'output.message.completed', 'session.idled']);
+      assert.deepEqual(typesOf(done).slice(-5), [
+        'input.message',
+        'tool.completed',
+        'act.completed',
+        'output.message.completed',
+        'session.idled',
+      ]);
       const result = done.find((e) => e.type === 'tool.completed')!;
       assert.equal(result.data['success'], false);
       assert.match(result.data['error'], /cancelled/);
@@ -164,8 +168,7 @@ describe('tool approval: configuration', () => {
   it('a pattern the engine refuses, an unknown policy and too many rules are 400', async (t) => {
     const app = await startTestApp(t, { mode: 'postgres' });
     const agent = await app.request('POST', '/v1/agents', { body: { name: 'a', system_prompt: 'x' } });
-    const create = (tool_approvals: unknown) =>
-      app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id, tool_approvals } });
+    const create = (tool_approvals: unknown) => app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id, tool_approvals } });
     assert.equal((await create([{ tool: 'x', policy: 'maybe' }])).status, 400);
     assert.equal((await create(Array.from({ length: 65 }, () => ({ tool: 'x', policy: 'deny' })))).status, 400);
     assert.equal((await create([{ tool: '', policy: 'deny' }])).status, 400);

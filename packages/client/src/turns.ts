@@ -195,7 +195,9 @@ const WAITING_STATE_TIMEOUT_MS = 10_000;
 
 function decision(call: ToolCall, answer: boolean | string): ToolApprovalDecision {
   if (answer === true) return { tool_call_id: call.id, approved: true };
-  return typeof answer === 'string' ? { tool_call_id: call.id, approved: false, reason: answer } : { tool_call_id: call.id, approved: false };
+  return typeof answer === 'string'
+    ? { tool_call_id: call.id, approved: false, reason: answer }
+    : { tool_call_id: call.id, approved: false };
 }
 
 /**

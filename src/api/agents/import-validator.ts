@@ -14,7 +14,16 @@ import { FORMAT_NAMES, type DefinitionFormat } from '../../offthread/index.js';
  * POST /v1/agents, compiled once); 400 names the format and the first offending field.
  */
 export function createImportValidator() {
-  addNamedSchemas([CapabilityRef, CapabilityItem, ClientTool, ToolDeclaration, AgentStatus, InitialFile, ToolApprovalPolicy, ToolApprovalRule]);
+  addNamedSchemas([
+    CapabilityRef,
+    CapabilityItem,
+    ClientTool,
+    ToolDeclaration,
+    AgentStatus,
+    InitialFile,
+    ToolApprovalPolicy,
+    ToolApprovalRule,
+  ]);
   const validate = ajv.compile(AgentCreate);
 
   return function validateImport(format: DefinitionFormat, doc: Record<string, unknown>): AgentCreateInput {

@@ -77,7 +77,7 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
         method: 'POST',
         path: '/v1/sessions/:id/approvals',
         auth: 'user',
-        summary: 'Approve or deny tool calls waiting for approval (a denial\'s reason is the result the LLM sees)',
+        summary: "Approve or deny tool calls waiting for approval (a denial's reason is the result the LLM sees)",
         tags,
         idempotent: true,
         schema: {
