@@ -65,8 +65,8 @@ describe('turn decider: tool approval', () => {
       d.events.map((e) => e.type),
       ['tool.completed', 'tool.approval_requested'],
     );
-    assert.equal(d.events[0]!.data['tool_call_id'], 'b');
-    assert.match(String(d.events[0]!.data['error']), /denied by the tool approval policy/);
+    assert.equal((d.events[0]!.data as Record<string, unknown>)['tool_call_id'], 'b');
+    assert.match(String((d.events[0]!.data as Record<string, unknown>)['error']), /denied by the tool approval policy/);
     assert.deepEqual(d.events[1]!.data, { tool_calls: [a], deciders: { session_owner: 'owner-1', org_role: 'admin' } });
   });
 
@@ -77,7 +77,7 @@ describe('turn decider: tool approval', () => {
     const d = given([...stepWith([a, b]), refusedB, asked, decided(false, 'not today')]);
     assert.ok(d.type === 'emit');
     assert.deepEqual(
-      d.events.map((e) => [e.type, e.data['tool_call_id'], e.data['error']]),
+      d.events.map((e) => [e.type, (e.data as Record<string, unknown>)['tool_call_id'], (e.data as Record<string, unknown>)['error']]),
       [['tool.completed', 'a', 'not today']],
     );
   });
