@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ListOf, Timestamp, Uuid } from './common.js';
 import { CapabilityItem, ToolSpec } from './capabilities.js';
 import { InitialFile } from './fs.js';
+import { ToolApprovals } from './approvals.js';
 
 /** A `$ref` to a named schema that keeps the target's static type. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
@@ -79,6 +80,7 @@ const AgentFields = {
       description: 'false: the server tools of one step run one at a time (default: in parallel).',
     }),
   ),
+  tool_approvals: Type.Optional(ToolApprovals),
   initial_files: Type.Optional(
     Type.Array(ref(InitialFile), {
       description: 'Earlier API: only `[]` (what its SDK always sends); starter files are given on session create.',
@@ -108,6 +110,7 @@ export const AgentPatch = Type.Object(
     model: AgentFields.model,
     display_name: AgentFields.display_name,
     parallel_tool_calls: AgentFields.parallel_tool_calls,
+    tool_approvals: AgentFields.tool_approvals,
     initial_files: AgentFields.initial_files,
     ...EchoedReadOnly,
   },
@@ -128,6 +131,7 @@ export const Agent = Type.Object(
     display_name: Type.Union([Type.String(), Type.Null()]),
     model: Type.Union([Type.String(), Type.Null()], { description: 'The default model as the client named it, else `default_model_id`.' }),
     parallel_tool_calls: Type.Union([Type.Boolean(), Type.Null()]),
+    tool_approvals: ToolApprovals,
     harness_id: Type.String({
       format: 'uuid',
       description:

@@ -1,4 +1,7 @@
-/** Every event type a session log may hold (spec 6.2, plus `tool.call_requested` for client tools). */
+/**
+ * Every event type a session log may hold (spec 6.2, plus `tool.call_requested` for client tools
+ * and `tool.approval_requested` / `tool.approval_decided` for tool approval, decision 0101).
+ */
 export const EVENT_TYPES = [
   'session.created',
   'session.started',
@@ -23,6 +26,8 @@ export const EVENT_TYPES = [
   'tool.completed',
   'tool.call_requested',
   'subagent.started',
+  'tool.approval_requested',
+  'tool.approval_decided',
   'llm.generation',
 ] as const;
 

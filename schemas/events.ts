@@ -162,6 +162,25 @@ export const eventData = {
   'tool.call_requested': Type.Object({
     tool_calls: Type.Array(ToolCall, { description: 'Client tools the caller must run (POST …/tool-results).' }),
   }),
+  'tool.approval_requested': Type.Object({
+    tool_calls: Type.Array(ToolCall, {
+      description: 'Server tool calls that wait for a person (POST …/approvals); arguments as the LLM gave them, secrets redacted.',
+    }),
+    deciders: Type.Object(
+      {
+        session_owner: Type.String({ description: 'The user who created the session.' }),
+        org_role: Type.Literal('admin', { description: 'Any admin of the organisation may decide too.' }),
+      },
+      { description: 'Who may approve or deny (the session access rule, decision 0018).' },
+    ),
+  }),
+  'tool.approval_decided': Type.Object({
+    tool_call_id: Id,
+    tool_name: Type.String(),
+    approved: Type.Boolean(),
+    reason: Type.Optional(Type.String({ description: "A denial's reason: the tool's error result the LLM sees." })),
+    decided_by: Type.String({ description: 'The user who decided.' }),
+  }),
   'llm.generation': Type.Object({
     turn_id: TurnId,
     iteration: Iteration,
@@ -274,6 +293,17 @@ export const eventExamples: { [T in EventType]: EventData<T> } = {
     child_turn_id: '019a0000-0000-7000-8000-000000000010',
   },
   'tool.call_requested': { tool_calls: [{ id: 'call_2', name: 'ask_user', arguments: { question: 'Which city?' } }] },
+  'tool.approval_requested': {
+    tool_calls: [{ id: 'call_3', name: 'github__create_issue', arguments: { title: 'Flaky test' } }],
+    deciders: { session_owner: '019a0000-0000-7000-8000-00000000000e', org_role: 'admin' },
+  },
+  'tool.approval_decided': {
+    tool_call_id: 'call_3',
+    tool_name: 'github__create_issue',
+    approved: false,
+    reason: 'Not in this repository',
+    decided_by: '019a0000-0000-7000-8000-00000000000e',
+  },
   'llm.generation': {
     turn_id: turnId,
     iteration: 1,

@@ -17,11 +17,14 @@ import { imageSchemas } from './images.js';
 import { connectionSchemas } from './connections.js';
 import { metricsSchemas } from './metrics.js';
 import { webhookSchemas } from './webhooks.js';
+import { approvalSchemas } from './approvals.js';
 
 export const namedSchemas: TSchema[] = [
   ErrorResponse,
   Health,
   CapabilityRef,
+  // Referenced by agents and sessions: registered before them.
+  ...approvalSchemas,
   ...sessionSchemas,
   ...turnSchemas,
   ...authSchemas,

@@ -3,6 +3,7 @@ import { EVENT_TYPES } from './event-types.js';
 import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
 import { Event, EventContext, eventSchemas } from './events.js';
 import { MAX_INITIAL_FILES } from './fs.js';
+import { ToolApprovals } from './approvals.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -73,6 +74,7 @@ export const CreateSessionBody = Type.Object(
     parallel_tool_calls: Type.Optional(
       Type.Union([Type.Boolean(), Type.Null()], { description: "false: a step's server tools run one at a time; overrides the agent's." }),
     ),
+    tool_approvals: Type.Optional(ToolApprovals),
     locale: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], {
         description: 'BCP 47 tag, stored with the session.',

@@ -131,6 +131,8 @@ export class TurnAttempt {
         maxIterations: setup.maxIterations,
         clientToolNames: setup.clientToolNames,
         toolSource: (name) => setup.serverTools.get(name)?.capability_id ?? null,
+        approvalOf: setup.approvalOf,
+        sessionOwner: setup.ownerUserId,
         sessionUsage: turnLog.transcript.usage,
         model: this.#inputs?.resolved ? modelRef(this.#inputs.resolved) : null,
         now: new Date(),

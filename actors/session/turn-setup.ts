@@ -23,6 +23,7 @@ import {
   type Store,
   preparedSql,
 } from '../../src/db/index.js';
+import { compileApprovalPolicy, type ApprovalPolicyOf } from '../../src/turns/index.js';
 import { unavailableToolStorage, type ToolContextFactory } from './steps/tool-context.js';
 
 export interface ClientToolDef {
@@ -39,6 +40,8 @@ export interface TurnSetup {
   system: string;
   serverTools: ReadonlyMap<string, ResolvedTool>;
   clientToolNames: ReadonlySet<string>;
+  /** The tool approval policy (session rules, then the agent's); absent: every call may run. */
+  approvalOf?: ApprovalPolicyOf;
   llmTools: LlmToolDefinition[];
   maxIterations: number;
   /** false: the server tools of one step run one at a time (session, else agent, `parallel_tool_calls`). */
@@ -133,6 +136,7 @@ export async function loadTurnSetup(
     system: buildSystemPrompt(base, resolved),
     serverTools,
     clientToolNames: new Set(clientTools.map((t) => t.name)),
+    approvalOf: compileApprovalPolicy(session?.tool_approvals, agent?.tool_approvals),
     llmTools: [
       ...resolved.tools.map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } })),
       ...clientTools.map((t) => ({

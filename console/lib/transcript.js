@@ -56,6 +56,14 @@ export function foldTranscript(events) {
       case 'tool.call_requested':
         for (const c of d.tool_calls ?? []) Object.assign(toolItem(c.id, c.name, c.arguments), { client: true, status: 'waiting' });
         break;
+      case 'tool.approval_requested':
+        for (const c of d.tool_calls ?? []) Object.assign(toolItem(c.id, c.name, c.arguments), { approval: true, status: 'waiting' });
+        break;
+      case 'tool.approval_decided': {
+        const t = toolItem(d.tool_call_id, d.tool_name);
+        if (t.status === 'waiting') t.status = d.approved ? 'approved' : 'denied';
+        break;
+      }
       case 'tool.started':
         if (d.tool_call) toolItem(d.tool_call.id, d.tool_call.name, d.tool_call.arguments).status = 'running';
         break;
@@ -83,7 +91,8 @@ export function foldTranscript(events) {
     }
   }
   const waiting = [...tools.values()].filter((t) => t.client && t.status === 'waiting');
-  return { items, running, waiting };
+  const approvals = [...tools.values()].filter((t) => t.approval && t.status === 'waiting');
+  return { items, running, waiting, approvals };
 }
 
 function newUsage() {

@@ -41,7 +41,8 @@ export function Chat({ sessionId }) {
             ${view.items.map((item) => html`<${Item} key=${item.kind + item.id} item=${item} />`)}
           </ol>
           ${view.waiting.map((t) => html`<${ClientToolPrompt} key=${t.id} sessionId=${sessionId} tool=${t} />`)}
-          <${Composer} sessionId=${sessionId} running=${view.running} waiting=${view.waiting.length > 0} follow=${follow} />`}
+          ${view.approvals.map((t) => html`<${ApprovalPrompt} key=${t.id} sessionId=${sessionId} tool=${t} />`)}
+          <${Composer} sessionId=${sessionId} running=${view.running} waiting=${view.waiting.length + view.approvals.length > 0} follow=${follow} />`}
       </section>
     </div>
   `;
@@ -124,6 +125,32 @@ function Item({ item }) {
     default:
       return html`<li class="notice" data-event-id=${item.id}>${item.text}</li>`;
   }
+}
+
+/** A tool call that waits for a person (decision 0101): approve, or deny with a reason the LLM sees. */
+function ApprovalPrompt({ sessionId, tool }) {
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const decide = async (approved) => {
+    setBusy(true);
+    setError('');
+    const decision = { tool_call_id: tool.id, approved, ...(!approved && reason ? { reason } : {}) };
+    await api('POST', `/v1/sessions/${sessionId}/approvals`, { body: { approvals: [decision] } }).catch((err) => setError(humanError(err)));
+    setBusy(false);
+  };
+  return html`
+    <div class="card approval" data-testid="approval-prompt" data-tool-call-id=${tool.id}>
+      <p>The agent wants to run <code>${tool.name}</code> with:</p>
+      <pre>${JSON.stringify(tool.args ?? {}, null, 2)}</pre>
+      <label>Reason if denied (the agent sees it) <input value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} /></label>
+      <${ErrorLine} error=${error} />
+      <div class="bar">
+        <button disabled=${busy} onClick=${() => decide(true)}>Approve</button>
+        <button class="danger" disabled=${busy} onClick=${() => decide(false)}>Deny</button>
+      </div>
+    </div>
+  `;
 }
 
 /** A client tool call the model is waiting on: the user answers with a result or an error. */

@@ -6,6 +6,7 @@
  */
 import type { CapabilityItemInput } from '../../schemas/capabilities.js';
 import type { ClientToolInput } from '../../schemas/agents.js';
+import type { ToolApprovalRuleInput } from '../../schemas/approvals.js';
 
 /** What a session keeps of its harness. */
 export interface HarnessSnapshot {
@@ -20,6 +21,8 @@ export interface AgentSnapshot extends HarnessSnapshot {
   client_tools: ClientToolInput[];
   /** false: a step's tools run one at a time (absent in copies taken before 0013: the default, parallel). */
   parallel_tool_calls?: boolean | null;
+  /** Tool approval rules (decision 0101); absent in copies of agents without any. */
+  tool_approvals?: ToolApprovalRuleInput[] | null;
 }
 
 /**
@@ -31,6 +34,8 @@ export interface SessionAdditions {
   client_tools?: ClientToolInput[];
   /** Overrides the agent's `parallel_tool_calls`. */
   parallel_tool_calls?: boolean;
+  /** Tool approval rules matched before the agent's (decision 0101). */
+  tool_approvals?: ToolApprovalRuleInput[];
   locale?: string;
 }
 
@@ -60,11 +65,16 @@ export function snapshotHarness(h: LayerRow): HarnessSnapshot {
 
 /** The agent part of a snapshot, from an agent row. */
 export function snapshotAgent(
-  a: LayerRow & { client_tools?: ClientToolInput[] | null; parallel_tool_calls?: boolean | null },
+  a: LayerRow & {
+    client_tools?: ClientToolInput[] | null;
+    parallel_tool_calls?: boolean | null;
+    tool_approvals?: ToolApprovalRuleInput[] | null;
+  },
 ): AgentSnapshot {
   const snapshot: AgentSnapshot = { ...snapshotHarness(a), client_tools: structuredClone(a.client_tools ?? []) };
   // Only when set, so copies of agents that never used it look as before.
   if (a.parallel_tool_calls != null) snapshot.parallel_tool_calls = a.parallel_tool_calls;
+  if (a.tool_approvals?.length) snapshot.tool_approvals = structuredClone(a.tool_approvals);
   return snapshot;
 }
 

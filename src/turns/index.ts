@@ -7,8 +7,10 @@ export { startJob, resumeJob, parseTurnJob } from './turn-job.js';
 export type { TurnJobData } from './turn-job.js';
 export { decideTurnStep } from './turn-decider.js';
 export type { DecideInput, TurnDecision } from './turn-decider.js';
-export { evolveTurn, foldTurn, initialTurnState } from './turn-state.js';
-export type { StepState, TurnState } from './turn-state.js';
+export { evolveTurn, foldTurn, initialTurnState, outstandingOf } from './turn-state.js';
+export type { ApprovalDecision, StepState, TurnState } from './turn-state.js';
+export { checkApprovalRules, compileApprovalPolicy } from './tool-approval-policy.js';
+export type { ApprovalPolicyOf } from './approval-step.js';
 export { cancelEvents, stepClosingEvents } from './turn-event-groups.js';
 export {
   addUsage,
@@ -16,6 +18,8 @@ export {
   CLIENT_TOOL_SOURCE,
   CANCELLED_OUTPUT_TEXT,
   CANCELLED_TOOL_ERROR,
+  DENIED_TOOL_ERROR,
+  POLICY_DENIED_TOOL_ERROR,
   INTERRUPTED_TOOL_ERROR,
   textPart,
   toolTags,

@@ -18,6 +18,7 @@ import {
   type Usage,
 } from './turn-events.js';
 import { stepClosingEvents } from './turn-event-groups.js';
+import { approvalEvents, mayRun, type ApprovalPolicyOf } from './approval-step.js';
 import type { TurnState } from './turn-state.js';
 
 /** What the shell does next. */
@@ -32,7 +33,7 @@ export type TurnDecision =
   | { type: 'reason'; iteration: number; resumed: boolean }
   /** Run these server tool calls (at most 10 at a time), then decide again. */
   | { type: 'act'; iteration: number; calls: ToolCallRef[] }
-  /** Client tool results are outstanding: mark the session waiting and ack. */
+  /** Client tool results or approval decisions are outstanding: mark the session waiting and ack. */
   | { type: 'wait_for_client'; pending: string[] };
 
 export interface DecideInput {
@@ -47,8 +48,13 @@ export interface DecideInput {
   model: ModelRef | null;
   now: Date;
   newId: () => string;
+  /** The tool approval policy of a server tool (decision 0101); absent: every call may run. */
+  approvalOf?: ApprovalPolicyOf;
+  /** The session's creator, named in `tool.approval_requested` as one who may decide. */
+  sessionOwner?: string;
 }
 
+const ALLOW_ALL: ApprovalPolicyOf = () => 'always_allow';
 const NO_MODEL: ModelRef = { model: '', model_id: null, provider_id: null };
 
 /** Decides the turn's next step from its folded state. */
@@ -92,7 +98,11 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
   const isClient = (c: ToolCallRef) => input.clientToolNames.has(c.name);
   const unrequested = step.toolCalls.filter((c) => open(c) && isClient(c) && !step.requested.has(c.id));
   if (unrequested.length) return { type: 'emit', events: [turnEvents.toolCallRequested(id(), turn, unrequested)] };
-  const toRun = step.toolCalls.filter((c) => open(c) && !isClient(c) && !step.requested.has(c.id));
+  const serverCalls = step.toolCalls.filter((c) => open(c) && !isClient(c) && !step.requested.has(c.id));
+  const policyOf = input.approvalOf ?? ALLOW_ALL;
+  const approvals = approvalEvents({ turn, step, serverCalls, policyOf, sessionOwner: input.sessionOwner ?? '', sourceOf, newId: id });
+  if (approvals.length) return { type: 'emit', events: approvals };
+  const toRun = serverCalls.filter((c) => mayRun(step, c));
   if (toRun.length) return { type: 'act', iteration: step.iteration, calls: toRun };
   const pending = step.toolCalls.filter(open).map((c) => c.id);
   if (pending.length) return { type: 'wait_for_client', pending };

@@ -83,6 +83,10 @@ export const CANCEL_INPUT_TEXT = 'User requested to cancel the work.';
 /** Result of a tool that was running when its worker died (architecture 4). */
 export const INTERRUPTED_TOOL_ERROR = 'Tool execution was interrupted';
 export const CANCELLED_TOOL_ERROR = 'Tool execution was cancelled';
+/** Result of a call the tool approval policy denies (decision 0101): the LLM sees it, no one is asked. */
+export const POLICY_DENIED_TOOL_ERROR = 'Tool call refused: this tool is denied by the tool approval policy';
+/** Result of a call a person denied without giving a reason. */
+export const DENIED_TOOL_ERROR = 'Tool call denied by the user';
 
 function ctx(turn: TurnRef, extra: Partial<EventContext> = {}): EventContext {
   return { turn_id: turn.turn_id, input_message_id: turn.input_message_id, ...extra };
@@ -295,6 +299,40 @@ export const turnEvents = {
   },
   subagentStarted(id: string, turn: TurnRef, execId: string, data: EventData<'subagent.started'>): NewTypedEvent<'subagent.started'> {
     return { id, type: 'subagent.started', ...on(turn, { exec_id: execId }), data };
+  },
+  /** Server tool calls that wait for a person's decision (decision 0101). */
+  toolApprovalRequested(
+    id: string,
+    turn: TurnRef,
+    calls: ToolCallRef[],
+    sessionOwner: string,
+    sourceOf: (name: string) => ToolSource = () => null,
+  ): NewTypedEvent<'tool.approval_requested'> {
+    return {
+      id,
+      type: 'tool.approval_requested',
+      ...on(
+        turn,
+        {},
+        calls.flatMap((c) => toolTags(c.name, sourceOf(c.name))),
+      ),
+      data: { tool_calls: calls, deciders: { session_owner: sessionOwner, org_role: 'admin' } },
+    };
+  },
+  /** A person approved or denied one waiting call (appended by the API, folded by the worker). */
+  toolApprovalDecided(
+    id: string,
+    turn: TurnRef,
+    d: { call: Pick<ToolCallRef, 'id' | 'name'>; approved: boolean; reason?: string; decided_by: string },
+  ): NewTypedEvent<'tool.approval_decided'> {
+    const data: EventData<'tool.approval_decided'> = {
+      tool_call_id: d.call.id,
+      tool_name: d.call.name,
+      approved: d.approved,
+      ...(d.reason !== undefined ? { reason: d.reason } : {}),
+      decided_by: d.decided_by,
+    };
+    return { id, type: 'tool.approval_decided', ...on(turn, {}, toolTags(d.call.name, null)), data };
   },
   turnCompleted(id: string, turn: TurnRef, t: { iterations: number; duration_ms: number; usage: Usage }): NewTypedEvent<'turn.completed'> {
     return { id, type: 'turn.completed', ...on(turn), data: { turn_id: turn.turn_id, ...t } };

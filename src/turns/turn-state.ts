@@ -36,6 +36,15 @@ export interface StepState {
   completed: ReadonlyMap<string, boolean>;
   /** Client tool calls announced with `tool.call_requested`. */
   requested: ReadonlySet<string>;
+  /** Server tool calls announced with `tool.approval_requested` (they wait for a person). */
+  approvalRequested: ReadonlySet<string>;
+  /** Tool call id → the person's decision (`tool.approval_decided`); the first one counts. */
+  approvals: ReadonlyMap<string, ApprovalDecision>;
+}
+
+export interface ApprovalDecision {
+  approved: boolean;
+  reason?: string;
 }
 
 export interface TurnState {
@@ -90,6 +99,8 @@ function newStep(iteration: number): StepState {
     started: new Map(),
     completed: new Map(),
     requested: new Set(),
+    approvalRequested: new Set(),
+    approvals: new Map(),
   };
 }
 
@@ -170,6 +181,20 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
       if (!calls.length) return s;
       return withStepOf(s, calls[0]!.id, (step) => ({ ...step, requested: new Set([...step.requested, ...calls.map((c) => c.id)]) }));
     }
+    case 'tool.approval_requested': {
+      const calls = e.data.tool_calls;
+      if (!calls.length) return s;
+      const ids = calls.map((c) => c.id);
+      return withStepOf(s, ids[0]!, (step) => ({ ...step, approvalRequested: new Set([...step.approvalRequested, ...ids]) }));
+    }
+    case 'tool.approval_decided': {
+      const { tool_call_id: id, approved, reason } = e.data;
+      return withStepOf(s, id, (step) => {
+        if (step.approvals.has(id)) return step;
+        const decision: ApprovalDecision = reason === undefined ? { approved } : { approved, reason };
+        return { ...step, approvals: new Map(step.approvals).set(id, decision) };
+      });
+    }
     case 'turn.completed':
       return { ...s, outcome: 'completed' };
     case 'turn.failed':
@@ -200,6 +225,19 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
       return s;
     }
   }
+}
+
+/**
+ * What the last step still waits for from outside: client calls without a result and calls
+ * waiting for an approval decision. The turn resumes when both are empty.
+ */
+export function outstandingOf(step: StepState | undefined): { results: string[]; approvals: string[] } {
+  if (!step) return { results: [], approvals: [] };
+  const open = (id: string) => !step.completed.has(id);
+  return {
+    results: [...step.requested].filter(open),
+    approvals: [...step.approvalRequested].filter((id) => open(id) && !step.approvals.has(id)),
+  };
 }
 
 export function foldTurn(turn: TurnRef, events: Iterable<SessionEvent>): TurnState {

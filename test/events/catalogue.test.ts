@@ -67,6 +67,21 @@ describe('event catalogue', () => {
     const events = await waitForEvent(app, id, 'session.idled', { n: 3 });
     assert.ok(events.some((e) => e.type === 'turn.cancelled'));
 
+    // A second session whose tool waits for a person (decision 0101), denied.
+    const asks = await createSession(
+      app,
+      { capabilities: ['current_time'] },
+      { tool_approvals: [{ tool: 'get_*', policy: 'always_ask' }] },
+    );
+    assert.equal((await sendMessage(app, asks.id, '@tool get_current_time {}')).status, 201);
+    const asked = (await waitForEvent(app, asks.id, 'tool.approval_requested')).find((e) => e.type === 'tool.approval_requested')!;
+    const approvals = [{ tool_call_id: asked.data['tool_calls'][0].id, approved: false, reason: 'no' }];
+    for (let r = await decideApprovals(); r.status === 409; r = await decideApprovals()) await new Promise((res) => setTimeout(res, 25));
+    const approvalEvents = await waitForEvent(app, asks.id, 'session.idled');
+    function decideApprovals() {
+      return app.request('POST', `/v1/sessions/${asks.id}/approvals`, { body: { approvals } });
+    }
+
     // A sub-agent call (subagent.started; tool.completed with the child's session and usage).
     const kid = await app.request('POST', '/v1/agents', { body: { name: 'catalogue-kid', system_prompt: 'You help.' } });
     assert.equal(kid.status, 201, kid.text);
@@ -75,8 +90,8 @@ describe('event catalogue', () => {
     const nested = await waitForEvent(app, parent.id, 'session.idled');
     assert.ok(nested.some((e) => e.type === 'tool.completed' && e.data['usage'] && e.data['child_session_id']));
 
-    for (const e of [...events, ...nested]) assert.ok(validate(e), `${e.type}: ${JSON.stringify(validate.errors)}`);
-    const seen = new Set([...events, ...nested].map((e) => e.type));
+    for (const e of [...events, ...approvalEvents, ...nested]) assert.ok(validate(e), `${e.type}: ${JSON.stringify(validate.errors)}`);
+    const seen = new Set([...events, ...approvalEvents, ...nested].map((e) => e.type));
     const unseen = EVENT_TYPES.filter((type) => !seen.has(type));
     assert.deepEqual(unseen, [], 'every type was written and checked');
     const failed = events.find((e) => e.type === 'tool.completed' && e.data['success'] === false);

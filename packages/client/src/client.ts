@@ -8,6 +8,7 @@ import type {
   AgentPatch,
   Agent,
   ClientToolResult,
+  ToolApprovalDecision,
   InputPart,
   SendMessageOptions,
   SessionCreate,
@@ -129,6 +130,9 @@ export function createAgentSessionClient(options: ClientOptions) {
     cancel: (sessionId: string) => ok(api.POST('/v1/sessions/{id}/cancel', { params: id(sessionId) })),
     submitToolResults: (sessionId: string, toolResults: ClientToolResult[]) =>
       ok(api.POST('/v1/sessions/{id}/tool-results', { params: id(sessionId), body: { tool_results: toolResults } })),
+    /** Approves or denies tool calls waiting for a person (`tool.approval_requested`). */
+    submitApprovals: (sessionId: string, approvals: ToolApprovalDecision[]) =>
+      ok(api.POST('/v1/sessions/{id}/approvals', { params: id(sessionId), body: { approvals } })),
     /** One page of stored events (polling). */
     events: (sessionId: string, query: QueryOf<'get_sessions_by_id_events'> = {}) =>
       ok(api.GET('/v1/sessions/{id}/events', { params: { ...id(sessionId), query } })),

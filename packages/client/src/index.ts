@@ -27,6 +27,7 @@ export type {
   ApiKeyCreated,
   ApiKeyInfo,
   ClientToolResult,
+  ToolApprovalDecision,
   InputPart,
   MessageControls,
   SendMessageOptions,

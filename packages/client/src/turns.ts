@@ -2,7 +2,7 @@ import { sleep } from './backoff.js';
 import { ApiError, TurnTimeoutError } from './errors.js';
 import { messageText, type EventDataMap, type Message, type SessionEvent, type ToolCall } from './events.js';
 import type { SessionEventStream, StreamOptions } from './stream.js';
-import type { ClientToolResult, InputPart, SendMessageOptions } from './types.js';
+import type { ClientToolResult, InputPart, SendMessageOptions, ToolApprovalDecision } from './types.js';
 
 /** Runs one client tool call; the return value is the result (errors thrown become `error` results). */
 export type ClientToolHandler = (args: Record<string, unknown>, call: ToolCall) => unknown;
@@ -16,6 +16,12 @@ function handlerOf(tools: ClientToolHandlers | undefined, name: string): ((call:
   return handler ? (call) => handler(call.arguments ?? {}, call) : undefined;
 }
 
+/**
+ * Decides one tool call that waits for a person: true approves, false denies, a string denies
+ * with that reason (the LLM sees it as the tool's error result).
+ */
+export type ApprovalHandler = (call: ToolCall) => boolean | string | Promise<boolean | string>;
+
 /** The part of the client the flows use. */
 export interface TurnClient {
   sessions: {
@@ -23,12 +29,18 @@ export interface TurnClient {
     sendMessage(sessionId: string, input: string | InputPart[], opts?: SendMessageOptions): Promise<Message>;
     stream(sessionId: string, opts?: StreamOptions): SessionEventStream;
     submitToolResults(sessionId: string, results: ClientToolResult[]): Promise<unknown>;
+    submitApprovals(sessionId: string, approvals: ToolApprovalDecision[]): Promise<unknown>;
   };
 }
 
 export interface TurnOptions extends SendMessageOptions {
   /** Client tool handlers by tool name: `tool.call_requested` is answered with their results. */
   tools?: ClientToolHandlers;
+  /**
+   * Decides tool calls that wait for approval (`tool.approval_requested`); without it the result
+   * is `waiting_for_approval` with the calls in `pendingApprovals`.
+   */
+  approve?: ApprovalHandler;
   /** Sees every event of the turn as it arrives (deltas included). */
   onEvent?(event: SessionEvent): void;
   /** Stops waiting (the turn itself goes on; cancel it with `sessions.cancel`). */
@@ -39,7 +51,7 @@ export interface TurnOptions extends SendMessageOptions {
   stream?: Omit<StreamOptions, 'since' | 'signal'>;
 }
 
-export type TurnStatus = 'completed' | 'failed' | 'cancelled' | 'waiting_for_tool_results';
+export type TurnStatus = 'completed' | 'failed' | 'cancelled' | 'waiting_for_tool_results' | 'waiting_for_approval';
 
 export interface TurnResult {
   /** The stored user message that started the turn. */
@@ -56,6 +68,8 @@ export interface TurnResult {
   error?: { message: string; code: string };
   /** For `waiting_for_tool_results` (no handler given): the calls the turn waits for. */
   pendingToolCalls?: ToolCall[];
+  /** For `waiting_for_approval` (no `approve` given): the calls that wait for a person. */
+  pendingApprovals?: ToolCall[];
 }
 
 /**
@@ -80,7 +94,7 @@ export async function sendAndWait(
     if (event.context.input_message_id !== message.id) continue;
     result.events.push(event);
     opts.onEvent?.(event);
-    if (await apply(client, sessionId, result, event, opts.tools)) return result;
+    if (await apply(client, sessionId, result, event, opts)) return result;
   }
   if (timeout?.aborted) throw new TurnTimeoutError(opts.timeoutMs!);
   throw signal?.reason ?? new Error('the event stream ended before the turn');
@@ -92,7 +106,7 @@ async function apply(
   sessionId: string,
   result: TurnResult,
   event: SessionEvent,
-  tools: ClientToolHandlers | undefined,
+  { tools, approve }: Pick<TurnOptions, 'tools' | 'approve'>,
 ): Promise<boolean> {
   switch (event.type) {
     case 'turn.started':
@@ -118,7 +132,18 @@ async function apply(
         result.pendingToolCalls = event.data.tool_calls;
         return true;
       }
-      await submitWhenWaiting(client, sessionId, await runTools(event.data, tools));
+      const results = await runTools(event.data, tools);
+      await whenWaiting(() => client.sessions.submitToolResults(sessionId, results));
+      return false;
+    }
+    case 'tool.approval_requested': {
+      if (!approve) {
+        result.status = 'waiting_for_approval';
+        result.pendingApprovals = event.data.tool_calls;
+        return true;
+      }
+      const decisions = await Promise.all(event.data.tool_calls.map(async (call) => decision(call, await approve(call))));
+      await whenWaiting(() => client.sessions.submitApprovals(sessionId, decisions));
       return false;
     }
     case 'session.idled':
@@ -159,7 +184,7 @@ export async function serveClientTools(
   for await (const event of client.sessions.stream(sessionId, { since, signal: opts.signal, types: ['tool.call_requested'] })) {
     if (event.type !== 'tool.call_requested') continue;
     const results = await runTools(event.data, tools);
-    await submitWhenWaiting(client, sessionId, results);
+    await whenWaiting(() => client.sessions.submitToolResults(sessionId, results));
     answered += results.length;
   }
   return answered;
@@ -168,15 +193,23 @@ export async function serveClientTools(
 /** How long a tool result may wait for the session to reach `waiting_for_tool_results`, in ms. */
 const WAITING_STATE_TIMEOUT_MS = 10_000;
 
+function decision(call: ToolCall, answer: boolean | string): ToolApprovalDecision {
+  if (answer === true) return { tool_call_id: call.id, approved: true };
+  return typeof answer === 'string'
+    ? { tool_call_id: call.id, approved: false, reason: answer }
+    : { tool_call_id: call.id, approved: false };
+}
+
 /**
- * Posts tool results. The `tool.call_requested` event can reach the client a moment before the
- * session's status says `waiting_for_tool_results`; the 409 of that moment is retried briefly.
+ * Posts tool results or approval decisions. The `tool.call_requested` / `tool.approval_requested`
+ * event can reach the client a moment before the session's status says
+ * `waiting_for_tool_results`; the 409 of that moment is retried briefly.
  */
-async function submitWhenWaiting(client: TurnClient, sessionId: string, results: ClientToolResult[]): Promise<void> {
+async function whenWaiting(post: () => Promise<unknown>): Promise<void> {
   const deadline = Date.now() + WAITING_STATE_TIMEOUT_MS;
   for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
     try {
-      await client.sessions.submitToolResults(sessionId, results);
+      await post();
       return;
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 409 || Date.now() + delay > deadline) throw err;

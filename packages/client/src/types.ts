@@ -17,6 +17,8 @@ export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 export type MessageControls = Schemas['MessageControls'];
 export type InputPart = Schemas['TextInputPart'] | Schemas['ImageFileInputPart'];
 export type ClientToolResult = Schemas['ClientToolResult'];
+/** One decision of POST /v1/sessions/{id}/approvals (tool approval, decision 0101). */
+export type ToolApprovalDecision = Schemas['ToolApprovalDecision'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointCreate = Schemas['WebhookEndpointCreate'];
 export type WebhookEndpointPatch = Schemas['WebhookEndpointPatch'];

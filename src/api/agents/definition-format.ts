@@ -17,6 +17,7 @@ export function exportMarkdown(agent: AgentView): string {
   // A model named by name (not just its id) imports back to the same reference.
   if (agent.model !== null && agent.model !== agent.default_model_id) front['model'] = agent.model;
   if (agent.parallel_tool_calls !== null) front['parallel_tool_calls'] = agent.parallel_tool_calls;
+  if (agent.tool_approvals.length) front['tool_approvals'] = agent.tool_approvals;
   return `---\n${stringifyYaml(front, { lineWidth: 0 })}---\n\n${agent.system_prompt}`;
 }
 

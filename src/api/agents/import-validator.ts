@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { AgentCreate, AgentStatus, ClientTool, ToolDeclaration, type AgentCreateInput } from '../../../schemas/agents.js';
 import { CapabilityItem } from '../../../schemas/capabilities.js';
 import { CapabilityRef } from '../../../schemas/common.js';
+import { ToolApprovalPolicy, ToolApprovalRule } from '../../../schemas/approvals.js';
 import { InitialFile } from '../../../schemas/fs.js';
 import { InvalidRequestError } from '../../errors.js';
 import { addNamedSchemas, ajv, resolveRef } from '../../validation/index.js';
@@ -13,7 +14,16 @@ import { FORMAT_NAMES, type DefinitionFormat } from '../../offthread/index.js';
  * POST /v1/agents, compiled once); 400 names the format and the first offending field.
  */
 export function createImportValidator() {
-  addNamedSchemas([CapabilityRef, CapabilityItem, ClientTool, ToolDeclaration, AgentStatus, InitialFile]);
+  addNamedSchemas([
+    CapabilityRef,
+    CapabilityItem,
+    ClientTool,
+    ToolDeclaration,
+    AgentStatus,
+    InitialFile,
+    ToolApprovalPolicy,
+    ToolApprovalRule,
+  ]);
   const validate = ajv.compile(AgentCreate);
 
   return function validateImport(format: DefinitionFormat, doc: Record<string, unknown>): AgentCreateInput {

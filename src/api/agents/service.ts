@@ -16,6 +16,7 @@ import { createImportValidator } from './import-validator.js';
 import { checkAgentLimits } from './limits.js';
 import type { AgentFields, AgentRow, ModelLookup } from './types.js';
 import { storedAgentFields, toAgentView } from './view.js';
+import { checkApprovalRules } from '../../turns/index.js';
 
 export interface AgentServiceDeps {
   store: Store;
@@ -32,7 +33,7 @@ export interface AgentServiceDeps {
 
 /** The columns `getActive` reads: ownership, status and what a session snapshots. */
 const ACTIVE_AGENT_QUERY = `select id, organization_id, status, system_prompt, capabilities, client_tools, default_model_id,
-  max_iterations, parallel_tool_calls, xmin::text as version from agents where id = ?`;
+  max_iterations, parallel_tool_calls, tool_approvals, xmin::text as version from agents where id = ?`;
 
 type ActiveAgentRow = Pick<
   AgentRow,
@@ -45,6 +46,7 @@ type ActiveAgentRow = Pick<
   | 'default_model_id'
   | 'max_iterations'
   | 'parallel_tool_calls'
+  | 'tool_approvals'
 > & { version: string };
 
 /**
@@ -122,6 +124,7 @@ export function createAgentService({
       display_name: input.display_name ?? null,
       model,
       parallel_tool_calls: input.parallel_tool_calls ?? null,
+      tool_approvals: input.tool_approvals?.length ? checkApprovalRules(input.tool_approvals) : null,
     };
   }
 

@@ -25,4 +25,5 @@ export type AgentFields = Pick<
   | 'display_name'
   | 'model'
   | 'parallel_tool_calls'
+  | 'tool_approvals'
 >;

@@ -21,6 +21,7 @@ export function storedAgentFields(row: AgentRow) {
     display_name: row.display_name ?? null,
     model: row.model ?? null,
     parallel_tool_calls: row.parallel_tool_calls ?? null,
+    tool_approvals: row.tool_approvals ?? [],
   };
 }
 

@@ -266,6 +266,7 @@ function sessionAdditions(input: CreateSessionInput): SessionAdditions | undefin
   const tools = clientToolsOf(input as Parameters<typeof clientToolsOf>[0]);
   if (tools?.length) additions.client_tools = tools;
   if (input.parallel_tool_calls != null) additions.parallel_tool_calls = input.parallel_tool_calls;
+  if (input.tool_approvals?.length) additions.tool_approvals = input.tool_approvals;
   if (input.locale != null) additions.locale = input.locale;
   return Object.keys(additions).length ? additions : undefined;
 }

@@ -9,6 +9,7 @@ import { ForbiddenError } from '../../errors.js';
 import type { ActiveAgent, AgentService, ModelLookup } from '../agents/index.js';
 import { GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID, type HarnessService } from '../harnesses/index.js';
 import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
+import { checkApprovalRules } from '../../turns/index.js';
 
 export interface SessionSetupDeps {
   agents: AgentService;
@@ -74,6 +75,7 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
     if (additions.client_tools?.length)
       out.client_tools = await agents.checkClientTools(principal, additions.client_tools, serverToolNames);
     if (additions.parallel_tool_calls !== undefined) out.parallel_tool_calls = additions.parallel_tool_calls;
+    if (additions.tool_approvals?.length) out.tool_approvals = checkApprovalRules(additions.tool_approvals);
     if (additions.locale !== undefined) out.locale = additions.locale;
     return Object.keys(out).length ? out : undefined;
   }

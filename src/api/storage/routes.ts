@@ -1,5 +1,14 @@
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
-import { KvEntryList, KvKeyParams, KvListQuery, KvWriteResult, PutKvBody, PutSecretsBody, SecretList, SecretNameParams } from '../../../schemas/storage.js';
+import {
+  KvEntryList,
+  KvKeyParams,
+  KvListQuery,
+  KvWriteResult,
+  PutKvBody,
+  PutSecretsBody,
+  SecretList,
+  SecretNameParams,
+} from '../../../schemas/storage.js';
 import { route, type Route } from '../../http/index.js';
 import type { StorageService } from './service.js';
 

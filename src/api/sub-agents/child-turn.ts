@@ -13,7 +13,12 @@ export type ChildTurnEnd =
   | { status: 'waiting_for_tool_results'; usage: Usage };
 
 /** Ends when the turn does; rejects with `signal.reason` when the signal fires first. */
-export async function waitForChildTurn(events: EventReader<SessionEvent>, sessionId: string, turnId: string, signal: AbortSignal): Promise<ChildTurnEnd> {
+export async function waitForChildTurn(
+  events: EventReader<SessionEvent>,
+  sessionId: string,
+  turnId: string,
+  signal: AbortSignal,
+): Promise<ChildTurnEnd> {
   signal.throwIfAborted();
   const sub: EventSubscription<SessionEvent> = events.subscribe(sessionId, { afterSequence: 0 });
   const onAbort = () => sub.close();

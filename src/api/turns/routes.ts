@@ -4,11 +4,12 @@ import { route, type Route } from '../../http/index.js';
 import { checkMetadata, foldControls, mergeTags } from './message-aliases.js';
 import { CancelTurnResponse, SubmitMessageBody, SubmitToolResultsBody, SubmitToolResultsResponse } from '../../../schemas/turns.js';
 import { Message } from '../../../schemas/sessions.js';
+import { SubmitApprovalsBody, SubmitApprovalsResponse } from '../../../schemas/approvals.js';
 
 const tags = ['turns'];
 const err = ref(ErrorResponse);
 
-/** Spec 4.2: messages start turns, cancel stops one, tool-results resume one waiting for the client. */
+/** Spec 4.2: messages start turns, cancel stops one, tool-results and approvals resume one waiting for the client or a person. */
 export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
   return [
     route(
@@ -69,6 +70,24 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
       async ({ params, body }, { principal }) => {
         const { tool_results } = body;
         return { status: 200, body: await turns.submitToolResults(principal, params.id, tool_results) };
+      },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/:id/approvals',
+        auth: 'user',
+        summary: "Approve or deny tool calls waiting for approval (a denial's reason is the result the LLM sees)",
+        tags,
+        idempotent: true,
+        schema: {
+          params: IdParams,
+          body: ref(SubmitApprovalsBody),
+          response: { 200: ref(SubmitApprovalsResponse), 400: err, 404: err, 409: err, 422: err },
+        },
+      },
+      async ({ params, body }, { principal }) => {
+        return { status: 200, body: await turns.submitApprovals(principal, params.id, body.approvals) };
       },
     ),
   ];

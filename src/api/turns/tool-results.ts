@@ -1,17 +1,17 @@
 /** POST tool-results: client tool results for a turn suspended on them (spec 4.2). */
 import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { ClientToolResultInput } from '../../../schemas/turns.js';
-import type { TurnJob } from '../../bus/index.js';
-import { ConflictError, InvalidRequestError, SessionBusyError } from '../../errors.js';
+import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { stampEvents } from '../../observability/index.js';
-import { retry, retryPolicies } from '../../retry/index.js';
-import { CLIENT_TOOL_SOURCE, foldTurn, resumeJob, textPart, turnEvents, type TurnRef } from '../../turns/index.js';
+import { CLIENT_TOOL_SOURCE, foldTurn, outstandingOf, textPart, turnEvents, type TurnRef } from '../../turns/index.js';
+import { createResumeTurn } from './resume-turn.js';
 import type { TurnApiContext, TurnPrincipal } from './turn-api-context.js';
 import { readTurnSoFar } from './turn-so-far.js';
 
 export function createToolResults(ctx: TurnApiContext) {
-  const { bus, log, status, span, owned } = ctx;
+  const { bus, status, span, owned } = ctx;
+  const resumeTurn = createResumeTurn(ctx);
 
   /**
    * Client tool results for the suspended turn. Unknown call ids → 400; a session that is not
@@ -27,7 +27,6 @@ export function createToolResults(ctx: TurnApiContext) {
     const turnId = row.current_turn_id;
     if (row.status !== 'waiting_for_tool_results' || !turnId) throw new ConflictError('Session is not waiting for tool results');
     let accepted = 0;
-    let complete = false;
     const trace = span();
     for (let attempt = 0; ; attempt++) {
       const soFar = await readTurnSoFar(bus, sessionId, turnId);
@@ -48,28 +47,14 @@ export function createToolResults(ctx: TurnApiContext) {
         throw new ConflictError('Session is busy');
       }
       accepted = fresh.length;
-      complete = fresh.length === open.size;
-      // The resumed turn acts for a user only when that user both sent its message and its results.
-      const actingUser = principal.user_id && principal.user_id === startedBy ? { user_id: principal.user_id } : {};
-      const resume = { org_id: row.organization_id, ...turn, ...actingUser, traceparent: trace.traceparent() };
-      if (complete && (await status.markResumed(sessionId, turnId))) await enqueueResume(resumeJob(sessionId, resume));
+      // Resumed once nothing is outstanding: calls waiting for an approval keep the turn waiting.
+      const waiting = outstandingOf(step);
+      const complete = fresh.length === open.size && waiting.approvals.length === 0;
+      if (complete) await resumeTurn(principal, row, { turn, startedBy }, trace);
       break;
     }
     const now = await status.read(sessionId);
     return { accepted, status: now?.status ?? 'idle' };
-  }
-
-  /**
-   * The suspended turn's own job may not be acked yet (retryPolicies.suspendedTurnJob); if it
-   * never is, its redelivery resumes the turn.
-   */
-  async function enqueueResume(job: TurnJob): Promise<void> {
-    await retry(() => bus.turns.enqueue(job), retryPolicies.suspendedTurnJob, {
-      retryable: (err) => err instanceof SessionBusyError,
-    }).catch((err: unknown) => {
-      if (!(err instanceof SessionBusyError)) throw err;
-      log.warn({ sessionId: job.session_id }, 'resume not queued: a turn job is still queued');
-    });
   }
 
   return submitToolResults;

@@ -1,7 +1,8 @@
 /**
- * Turns from the API side (spec 3.2, 4.2): submit a message (start a turn), cancel, and client
- * tool results. Each is its own file; this is what the routes and the scheduler hold.
+ * Turns from the API side (spec 3.2, 4.2): submit a message (start a turn), cancel, client
+ * tool results and tool approval decisions. Each is its own file; this is what the routes and the scheduler hold.
  */
+import { createApprovals } from './approvals.js';
 import { createCancelTurn } from './cancel-turn.js';
 import { createSubmitMessage } from './submit-message.js';
 import { createToolResults } from './tool-results.js';
@@ -12,7 +13,12 @@ export type { TurnPrincipal, TurnServiceDeps } from './turn-api-context.js';
 
 export function createTurnService(deps: TurnServiceDeps) {
   const ctx = createTurnApiContext(deps);
-  return { submitMessage: createSubmitMessage(ctx), cancel: createCancelTurn(ctx), submitToolResults: createToolResults(ctx) };
+  return {
+    submitMessage: createSubmitMessage(ctx),
+    cancel: createCancelTurn(ctx),
+    submitToolResults: createToolResults(ctx),
+    submitApprovals: createApprovals(ctx),
+  };
 }
 
 export type TurnService = ReturnType<typeof createTurnService>;

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
 import type { ClientToolInput } from '../../../schemas/agents.js';
+import type { ToolApprovalRuleInput } from '../../../schemas/approvals.js';
 import { newId } from '../../ids.js';
 
 export type AgentStatus = 'active' | 'archived';
@@ -32,6 +33,8 @@ export const Agent = defineEntity({
     model: p.text().nullable(),
     /** False: the tools of one step run one at a time; null means the default (parallel). */
     parallel_tool_calls: p.boolean().nullable(),
+    /** 0024: tool approval rules (docs/decisions/0101-tool-approval.md); null: none. */
+    tool_approvals: p.json<ToolApprovalRuleInput[]>().nullable(),
     status: p.string().$type<AgentStatus>(),
     /** The user who created it (null: created before 0012, treated as an admin's); not part of the API view. */
     created_by: p.uuid().nullable(),

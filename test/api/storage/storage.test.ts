@@ -112,7 +112,10 @@ describe('session storage: key/value and secrets (REST and tools)', () => {
     );
     const [read] = await runTools(app, id, [['secret_store', { operation: 'get', name: 'DROP' }]]);
     assert.equal(read!.result.found, false);
-    assert.deepEqual((await app.request('DELETE', `/v1/sessions/${id}/storage/secrets/DROP`)).body, { error: 'No such secret', status: 404 });
+    assert.deepEqual((await app.request('DELETE', `/v1/sessions/${id}/storage/secrets/DROP`)).body, {
+      error: 'No such secret',
+      status: 404,
+    });
     assert.equal((await app.request('DELETE', `/v1/sessions/${id}/storage/secrets/${encodeURIComponent('bad name')}`)).status, 400);
     const bare = await createSession(app, ['current_time']);
     assert.equal((await app.request('DELETE', `/v1/sessions/${bare}/storage/secrets/KEEP`)).status, 404);

@@ -17,10 +17,11 @@ export function chatCommand(program: Command): void {
     .command('chat <session>')
     .description('chat with a session: streams the reply, shows thinking and tool calls; Ctrl-C cancels the turn')
     .option('-m, --message <text...>', 'send these messages, one turn each, then exit')
-    .action(async (sessionId: string, opts: { message?: string[] }, cmd: Command) => {
+    .option('-y, --yes', 'approve every tool call that asks for approval (without it -m leaves such a turn waiting)')
+    .action(async (sessionId: string, opts: { message?: string[]; yes?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const client = clientFor(g);
-      const chat = createChat(client, sessionId, !!g.json);
+      const chat = createChat(client, sessionId, !!g.json, !!opts.yes);
       const messages = opts.message ?? (process.stdin.isTTY ? undefined : [await readStdin()]);
       if (messages) {
         let code = 0;
@@ -36,7 +37,7 @@ function exitCode(result: TurnResult): number {
   return result.status === 'failed' ? 1 : result.status === 'cancelled' ? 130 : 0;
 }
 
-function createChat(client: AgentSessionClient, sessionId: string, json: boolean) {
+function createChat(client: AgentSessionClient, sessionId: string, json: boolean, approveAll: boolean) {
   let running = false;
   let cancelling = false;
   const onInterrupt = () => {
@@ -57,8 +58,13 @@ function createChat(client: AgentSessionClient, sessionId: string, json: boolean
       const result = await client.sessions.sendAndWait(sessionId, text, {
         onEvent: render,
         tools: (call) => answerTool(call, rl),
+        ...(approveAll ? { approve: () => true } : rl ? { approve: (call: ToolCall) => askApproval(call, rl) } : {}),
       });
       if (!json && result.status === 'waiting_for_tool_results') process.stderr.write('the turn waits for client tool results\n');
+      if (!json && result.status === 'waiting_for_approval')
+        process.stderr.write(
+          `the turn waits for approval of ${result.pendingApprovals?.map((c) => c.name).join(', ')} (chat -y approves)\n`,
+        );
       return result;
     } finally {
       spinner.stop();
@@ -85,6 +91,13 @@ function createChat(client: AgentSessionClient, sessionId: string, json: boolean
   }
 
   return { turn, interactive };
+}
+
+/** A call that waits for approval: y approves; anything else denies (a longer answer is the reason the LLM sees). */
+async function askApproval(call: ToolCall, rl: Interface): Promise<boolean | string> {
+  const answer = (await rl.question(style('yellow', `approve ${call.name}(${JSON.stringify(call.arguments)})? [y/N] `))).trim();
+  if (/^y(es)?$/i.test(answer)) return true;
+  return /^n(o)?$/i.test(answer) || answer === '' ? 'denied at the terminal' : answer;
 }
 
 /** A client tool call: asks on the terminal, or answers with an error when there is none. */
@@ -134,6 +147,8 @@ function renderer(json: boolean, firstOutput: () => void): (e: SessionEvent) => 
         );
       case 'tool.call_requested':
         return void out(style('yellow', `? client tool ${e.data.tool_calls.map((c) => c.name).join(', ')}`) + '\n');
+      case 'tool.approval_requested':
+        return void out(style('yellow', `? approval for ${e.data.tool_calls.map((c) => c.name).join(', ')}`) + '\n');
       case 'turn.failed':
         return void process.stderr.write(style('red', `turn failed (${e.data.error_code}): ${e.data.error}`) + '\n');
       case 'turn.cancelled':

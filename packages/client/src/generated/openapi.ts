@@ -919,6 +919,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or deny tool calls waiting for approval (a denial's reason is the result the LLM sees) */
+        post: operations["post_sessions_by_id_approvals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/events": {
         parameters: {
             query?: never;
@@ -1112,6 +1129,27 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description `always_ask`: the call waits for a person (POST …/approvals); `deny`: the LLM gets a refusal as the result. */
+        ToolApprovalPolicy: "always_allow" | "always_ask" | "deny";
+        ToolApprovalRule: {
+            /** @description A tool name or a glob over tool names (`*` any run of characters, `?` one, `{a,b}` alternatives), MCP tools by their namespaced name (`server__tool`, `github__*`). */
+            tool: string;
+            policy: components["schemas"]["ToolApprovalPolicy"];
+        };
+        ToolApprovalDecision: {
+            tool_call_id: string;
+            approved: boolean;
+            /** @description Why it was denied: the LLM sees it as the tool's error result. */
+            reason?: string;
+        };
+        SubmitApprovalsBody: {
+            approvals: components["schemas"]["ToolApprovalDecision"][];
+        };
+        SubmitApprovalsResponse: {
+            /** @description Decisions recorded now (a call decided before is not decided again). */
+            accepted: number;
+            readonly status: components["schemas"]["SessionStatus"];
+        };
         SessionStatus: "started" | "active" | "idle" | "waiting_for_tool_results";
         Session: {
             /** Format: uuid */
@@ -1155,6 +1193,8 @@ export interface components {
             client_tools?: components["schemas"]["ClientTool"][];
             /** @description false: a step's server tools run one at a time; overrides the agent's. */
             parallel_tool_calls?: boolean | null;
+            /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
+            tool_approvals?: components["schemas"]["ToolApprovalRule"][];
             /** @description BCP 47 tag, stored with the session. */
             locale?: string | null;
             /** @description Starter files written into the session file system at creation (a later path replaces an earlier one); non-empty adds `session_file_system`. */
@@ -2392,6 +2432,125 @@ export interface components {
         /**
          * @example {
          *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "tool.approval_requested",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "tool_calls": [
+         *           {
+         *             "id": "call_3",
+         *             "name": "github__create_issue",
+         *             "arguments": {
+         *               "title": "Flaky test"
+         *             }
+         *           }
+         *         ],
+         *         "deciders": {
+         *           "session_owner": "019a0000-0000-7000-8000-00000000000e",
+         *           "org_role": "admin"
+         *         }
+         *       },
+         *       "tags": []
+         *     }
+         */
+        Event_tool_approval_requested: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.approval_requested";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description Server tool calls that wait for a person (POST …/approvals); arguments as the LLM gave them, secrets redacted. */
+                tool_calls: {
+                    id: string;
+                    name: string;
+                    arguments: {
+                        [key: string]: unknown;
+                    };
+                }[];
+                /** @description Who may approve or deny (the session access rule, decision 0018). */
+                deciders: {
+                    /** @description The user who created the session. */
+                    session_owner: string;
+                    /**
+                     * @description Any admin of the organisation may decide too.
+                     * @constant
+                     */
+                    org_role: "admin";
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Empty when the event has none. */
+            tags: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "tool.approval_decided",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "tool_call_id": "call_3",
+         *         "tool_name": "github__create_issue",
+         *         "approved": false,
+         *         "reason": "Not in this repository",
+         *         "decided_by": "019a0000-0000-7000-8000-00000000000e"
+         *       },
+         *       "tags": []
+         *     }
+         */
+        Event_tool_approval_decided: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.approval_decided";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                tool_call_id: string;
+                tool_name: string;
+                approved: boolean;
+                /** @description A denial's reason: the tool's error result the LLM sees. */
+                reason?: string;
+                /** @description The user who decided. */
+                decided_by: string;
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Empty when the event has none. */
+            tags: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
          *       "type": "llm.generation",
          *       "ts": "2026-11-27T12:00:00.000Z",
          *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
@@ -2454,7 +2613,7 @@ export interface components {
             /** @description Empty when the event has none. */
             tags: string[];
         };
-        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_subagent_started"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_llm_generation"];
+        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_subagent_started"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_tool_approval_requested"] | components["schemas"]["Event_tool_approval_decided"] | components["schemas"]["Event_llm_generation"];
         EventList: {
             data: components["schemas"]["Event"][];
             /** @description Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first). */
@@ -2774,6 +2933,8 @@ export interface components {
             display_name?: string | null;
             /** @description false: the server tools of one step run one at a time (default: in parallel). */
             parallel_tool_calls?: boolean | null;
+            /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
+            tool_approvals?: components["schemas"]["ToolApprovalRule"][];
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
@@ -2809,6 +2970,8 @@ export interface components {
             display_name?: string | null;
             /** @description false: the server tools of one step run one at a time (default: in parallel). */
             parallel_tool_calls?: boolean | null;
+            /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
+            tool_approvals?: components["schemas"]["ToolApprovalRule"][];
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
@@ -2835,6 +2998,8 @@ export interface components {
             /** @description The default model as the client named it, else `default_model_id`. */
             model: string | null;
             parallel_tool_calls: boolean | null;
+            /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
+            tool_approvals: components["schemas"]["ToolApprovalRule"][];
             /**
              * Format: uuid
              * @description The harness of a session created from this agent alone: the built-in `generic` (earlier API; its SDK requires the field).
@@ -3268,7 +3433,7 @@ export interface components {
              */
             url: string;
             description?: string;
-            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation")[];
+            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
             filter?: components["schemas"]["WebhookFilter"];
         };
         /**
@@ -3284,7 +3449,7 @@ export interface components {
              */
             url?: string;
             description?: string;
-            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation")[];
+            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
             filter?: components["schemas"]["WebhookFilter"];
             status?: "active" | "disabled";
         };
@@ -5087,6 +5252,7 @@ export interface operations {
                      *           "display_name": "example",
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
+                     *           "tool_approvals": [],
                      *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -5117,6 +5283,7 @@ export interface operations {
                      *           "display_name": "example",
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
+                     *           "tool_approvals": [],
                      *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -5249,6 +5416,12 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -5420,6 +5593,12 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -5774,6 +5953,12 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -5912,6 +6097,12 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -5951,6 +6142,12 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6195,6 +6392,12 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6338,6 +6541,12 @@ export interface operations {
                      *       "display_name": "example",
                      *       "model": "example",
                      *       "parallel_tool_calls": true,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -13218,6 +13427,160 @@ export interface operations {
             };
         };
     };
+    post_sessions_by_id_approvals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome (same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. Errors 5xx, 409 and 429 are not kept: a retry runs anew.
+                 * @example example
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "approvals": [
+                 *         {
+                 *           "tool_call_id": "example",
+                 *           "approved": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitApprovalsBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": 0,
+                     *       "status": "started"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubmitApprovalsResponse"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable entity",
+                     *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     get_sessions_by_id_events: {
         parameters: {
             query?: {
@@ -13226,13 +13589,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "example"
@@ -13391,13 +13754,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "example"
