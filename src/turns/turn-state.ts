@@ -185,6 +185,8 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
       return { ...s, activated: true };
     case 'session.created':
     case 'session.started':
+    case 'input.queued':
+    case 'input.dequeued':
     case 'reason.thinking.started':
     case 'reason.thinking.delta':
     case 'reason.thinking.completed':

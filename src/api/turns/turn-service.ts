@@ -3,16 +3,21 @@
  * tool results. Each is its own file; this is what the routes and the scheduler hold.
  */
 import { createCancelTurn } from './cancel-turn.js';
+import { createQueueMessage } from './queue-message.js';
 import { createSubmitMessage } from './submit-message.js';
 import { createToolResults } from './tool-results.js';
 import { createTurnApiContext, type TurnServiceDeps } from './turn-api-context.js';
 
 export type { Acceptance } from './submit-message.js';
+export type { QueuedMessageView, SendOutcome } from './queue-message.js';
 export type { TurnPrincipal, TurnServiceDeps } from './turn-api-context.js';
 
 export function createTurnService(deps: TurnServiceDeps) {
   const ctx = createTurnApiContext(deps);
-  return { submitMessage: createSubmitMessage(ctx), cancel: createCancelTurn(ctx), submitToolResults: createToolResults(ctx) };
+  const submitMessage = createSubmitMessage(ctx);
+  const cancel = createCancelTurn(ctx);
+  const queued = createQueueMessage(ctx, submitMessage, cancel);
+  return { submitMessage, sendMessage: queued.send, queued, cancel, submitToolResults: createToolResults(ctx) };
 }
 
 export type TurnService = ReturnType<typeof createTurnService>;
