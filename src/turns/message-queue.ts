@@ -61,7 +61,7 @@ export function createMessageQueue(store: Store) {
       );
       const rows = await store.sql<{ id: string }>(
         `insert into queued_messages (id, session_id, organization_id, user_id, priority, message, traceparent)
-         select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?::jsonb, ?
+         select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::smallint, ?::jsonb, ?::text
          where (select count(*) from queued_messages where session_id = ? and state = 'queued') < ?
          on conflict (id) do nothing returning id`,
         [q.id, q.sessionId, q.orgId, q.userId ?? null, q.interrupt ? 0 : 1, JSON.stringify(q.message), q.traceparent ?? null, q.sessionId, maxPerSession],
@@ -75,7 +75,7 @@ export function createMessageQueue(store: Store) {
     /** 1-based place among the session's queued messages (0 once it left the queue). */
     async position(row: Pick<QueuedRow, 'id' | 'session_id' | 'priority'>): Promise<number> {
       const rows = await store.sql<{ n: unknown }>(
-        `select count(*) as n from queued_messages where session_id = ? and state = 'queued' and (priority, id) <= (?, ?::uuid)`,
+        `select count(*) as n from queued_messages where session_id = ? and state = 'queued' and (priority, id) <= (?::smallint, ?::uuid)`,
         [row.session_id, row.priority, row.id],
       );
       return Number(rows[0]?.n ?? 0);
