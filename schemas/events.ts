@@ -83,7 +83,7 @@ export const eventData = {
   'input.dequeued': Type.Object({
     queued_id: Uuid,
     reason: Type.Union([Type.Literal('started'), Type.Literal('cancelled')], {
-      description: '`started`: its turn begins (the turn\'s input.message follows); `cancelled`: removed by a user.',
+      description: "`started`: its turn begins (the turn's input.message follows); `cancelled`: removed by a user.",
     }),
     turn_id: Type.Optional(TurnId),
   }),

@@ -81,7 +81,8 @@ export function startStuckTurnSweeper(
       [minAgeMs, batch],
     );
     for (const w of waiting) {
-      if ((await d.next(w.id).catch(() => 'busy')) === 'started') log.warn({ sessionId: w.id }, 'idle session with queued messages: next one started');
+      if ((await d.next(w.id).catch(() => 'busy')) === 'started')
+        log.warn({ sessionId: w.id }, 'idle session with queued messages: next one started');
     }
   }
 

@@ -64,7 +64,17 @@ export function createMessageQueue(store: Store) {
          select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::smallint, ?::jsonb, ?::text
          where (select count(*) from queued_messages where session_id = ? and state = 'queued') < ?
          on conflict (id) do nothing returning id`,
-        [q.id, q.sessionId, q.orgId, q.userId ?? null, q.interrupt ? 0 : 1, JSON.stringify(q.message), q.traceparent ?? null, q.sessionId, maxPerSession],
+        [
+          q.id,
+          q.sessionId,
+          q.orgId,
+          q.userId ?? null,
+          q.interrupt ? 0 : 1,
+          JSON.stringify(q.message),
+          q.traceparent ?? null,
+          q.sessionId,
+          maxPerSession,
+        ],
       );
       if (!rows.length) {
         const raced = await one(`select ${COLUMNS} from queued_messages where id = ?`, [q.id]);
@@ -91,11 +101,16 @@ export function createMessageQueue(store: Store) {
       return one(`select ${COLUMNS} from queued_messages where session_id = ? and state = 'queued' ${ORDER} limit 1`, [sessionId]);
     },
     async countInSession(sessionId: string): Promise<number> {
-      const rows = await store.sql<{ n: unknown }>(`select count(*) as n from queued_messages where session_id = ? and state = 'queued'`, [sessionId]);
+      const rows = await store.sql<{ n: unknown }>(`select count(*) as n from queued_messages where session_id = ? and state = 'queued'`, [
+        sessionId,
+      ]);
       return Number(rows[0]?.n ?? 0);
     },
     async countInOrg(orgId: string): Promise<number> {
-      const rows = await store.sql<{ n: unknown }>(`select count(*) as n from queued_messages where organization_id = ? and state = 'queued'`, [orgId]);
+      const rows = await store.sql<{ n: unknown }>(
+        `select count(*) as n from queued_messages where organization_id = ? and state = 'queued'`,
+        [orgId],
+      );
       return Number(rows[0]?.n ?? 0);
     },
     /** Gives the queued message a turn id, replacing `expected` (null: none yet); false when another dispatcher changed it first. */
@@ -109,10 +124,10 @@ export function createMessageQueue(store: Store) {
     },
     /** Its turn began (the worker, right after the session row's `begin`). */
     async markStarted(id: string, turnId: string): Promise<void> {
-      await store.sql(`update queued_messages set state = 'started', updated_at = now() where id = ? and state = 'queued' and turn_id = ?::uuid`, [
-        id,
-        turnId,
-      ]);
+      await store.sql(
+        `update queued_messages set state = 'started', updated_at = now() where id = ? and state = 'queued' and turn_id = ?::uuid`,
+        [id, turnId],
+      );
     },
     /** A user removes it; refused once a dispatcher handed it to the turn queue (its turn is starting). */
     async cancel(sessionId: string, id: string): Promise<boolean> {

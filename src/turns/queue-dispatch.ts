@@ -32,13 +32,16 @@ export type DispatchOutcome = 'started' | 'busy' | 'empty';
 export function createQueueDispatcher(deps: QueueDispatchDeps) {
   const { queue, status, turns, events, log } = deps;
 
-  /** The ids the head's turn starts with: those fixed by an earlier dispatch, unless that turn can never begin. */
-  async function idsFor(row: SessionTurnRow, head: QueuedRow): Promise<AcceptedMessage | 'began' | null> {
-    if (head.turn_id && head.accepted) {
-      // turn.started's event id is the turn id: it is in the log once the turn began.
+  /**
+   * Fresh ids for the head's turn (above anything in the log). Ids fixed by an earlier dispatch
+   * are given up only once that turn can never begin: voided, or a newer turn began. If it began
+   * (its turn.started, whose event id is the turn id, is stored), the message has run: 'began'.
+   */
+  async function idsFor(head: QueuedRow): Promise<AcceptedMessage | 'began' | null> {
+    if (head.turn_id) {
       if (await events.findById(head.session_id, head.turn_id)) return 'began';
-      const superseded = row.current_turn_id !== null && row.current_turn_id > head.turn_id;
-      if (!superseded && !(await status.isVoid(head.session_id, head.turn_id))) return head.accepted;
+      // Refused once it (or a newer turn) began; the session is idle, so it is not mid-begin: look again.
+      if (!(await status.voidTurn(head.session_id, head.turn_id)) && (await events.findById(head.session_id, head.turn_id))) return 'began';
     }
     const fresh = mintAccepted(head.message);
     return (await queue.assignTurn(head.id, head.turn_id, fresh)) ? fresh : null;
@@ -71,7 +74,7 @@ export function createQueueDispatcher(deps: QueueDispatchDeps) {
       if (!row || row.status === 'active' || row.status === 'waiting_for_tool_results') return 'busy';
       const head = await queue.head(sessionId);
       if (!head) return 'empty';
-      const accepted = await idsFor(row, head);
+      const accepted = await idsFor(head);
       if (accepted === 'began') {
         await queue.markStarted(head.id, head.turn_id!);
         continue;

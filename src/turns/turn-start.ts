@@ -55,7 +55,12 @@ export function turnRefOf(accepted: AcceptedMessage): TurnRef {
  * input.message, session.started (the session's first turn), turn.started, session.activated;
  * `before`: events of the same start written ahead of them (a queued message's input.dequeued).
  */
-export function startPreamble(accepted: AcceptedMessage, firstTurn: boolean, userId: string | undefined, before: NewEvent[] = []): NewEvent[] {
+export function startPreamble(
+  accepted: AcceptedMessage,
+  firstTurn: boolean,
+  userId: string | undefined,
+  before: NewEvent[] = [],
+): NewEvent[] {
   const turn = turnRefOf(accepted);
   const preamble: NewEvent[] = [...before, turnEvents.inputMessage(accepted.event_id, accepted.message, turn)];
   if (firstTurn) preamble.push(turnEvents.sessionStarted(accepted.started_id, turn));

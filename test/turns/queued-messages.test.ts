@@ -10,6 +10,13 @@ import { natsServiceEnv } from '../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, listEvents, sendMessage, waitForEvent, type StoredEvent } from './helpers.js';
 import { spawnWorker } from './worker-process.js';
 
+/** The status, with the service's error log lines in the message when it is another. */
+function assertStatus(app: TestApp, r: { status: number; text: string }, status: number): void {
+  if (r.status === status) return;
+  const errors = app.logs.filter((l) => /"level":50/.test(l)).join('\n');
+  assert.equal(r.status, status, `${r.text}\n${errors.slice(0, 3000)}`);
+}
+
 function send(app: TestApp, sessionId: string, text: string, onBusy?: string, headers?: Record<string, string>) {
   return app.request('POST', `/v1/sessions/${sessionId}/messages`, {
     body: { message: { content: [{ type: 'text', text }] }, ...(onBusy ? { on_busy: onBusy } : {}) },
@@ -39,7 +46,7 @@ for (const mode of ['pglite', 'nats'] as const) {
       const queued = [];
       for (let i = 1; i <= 5; i++) {
         const r = await send(app, id, `@tokens 3\nqueued ${i}`, 'enqueue');
-        assert.equal(r.status, 202, r.text);
+        assertStatus(app, r, 202);
         assert.equal(r.body.object, 'queued_message');
         assert.equal(r.body.status, 'queued');
         queued.push(r.body);
@@ -119,7 +126,10 @@ for (const mode of ['pglite', 'nats'] as const) {
       assert.equal(r.status, 202, r.text);
       assert.equal(r.body.on_busy, 'interrupt');
       const events = await idledTimes(app, id, 3);
-      assert.ok(events.some((e) => e.type === 'turn.cancelled'), 'the running turn was cancelled');
+      assert.ok(
+        events.some((e) => e.type === 'turn.cancelled'),
+        'the running turn was cancelled',
+      );
       assert.equal(events.filter((e) => e.type === 'turn.completed').length, 2);
       assert.deepEqual(turnInputs(events), ['@tokens 200 delay=20\nlong', '@tokens 2\nstop and do this', '@tokens 2\nlater']);
       assertLogIntegrity(events);

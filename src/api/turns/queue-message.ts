@@ -23,7 +23,13 @@ export interface QueuedMessageView {
   /** 1 runs next; 0 once it left the queue. */
   position: number;
   on_busy: 'enqueue' | 'interrupt';
-  message: { role: 'user'; content: StoredMessage['content']; controls?: Record<string, unknown>; tags?: string[]; metadata?: Record<string, unknown> };
+  message: {
+    role: 'user';
+    content: StoredMessage['content'];
+    controls?: Record<string, unknown>;
+    tags?: string[];
+    metadata?: Record<string, unknown>;
+  };
   turn_id: string | null;
   created_at: string;
 }
@@ -80,7 +86,10 @@ export function createQueueMessage(
     onBusy: OnBusy,
     acceptance?: Acceptance,
   ): Promise<SendOutcome> {
-    const start = async () => ({ kind: 'started' as const, message: await submitMessage(principal, sessionId, content, controls, tags, metadata, acceptance) });
+    const start = async () => ({
+      kind: 'started' as const,
+      message: await submitMessage(principal, sessionId, content, controls, tags, metadata, acceptance),
+    });
     const queuedId = priorQueuedId(acceptance);
     if (onBusy === 'reject' || !queue || !dispatcher) return start();
     if (!queuedId) {
@@ -119,16 +128,26 @@ export function createQueueMessage(
     const interrupt = onBusy === 'interrupt';
     const traceparent = ctx.span().traceparent();
     const added = await queue!.add(
-      { id, sessionId, orgId: row.organization_id, ...(principal.user_id ? { userId: principal.user_id } : {}), interrupt, message: input, traceparent },
+      {
+        id,
+        sessionId,
+        orgId: row.organization_id,
+        ...(principal.user_id ? { userId: principal.user_id } : {}),
+        interrupt,
+        message: input,
+        traceparent,
+      },
       limits.perSession,
     );
     if (added.outcome === 'full') {
-      throw new TooManyRequestsError(RETRY_AFTER_S, `Session queue is full: at most ${limits.perSession} messages may wait; retry when one has run`);
+      throw new TooManyRequestsError(
+        RETRY_AFTER_S,
+        `Session queue is full: at most ${limits.perSession} messages may wait; retry when one has run`,
+      );
     }
     const stored = (await queue!.get(sessionId, id))!;
-    if (stored.state === 'queued' && !(await bus.events.findById(sessionId, id))) {
-      await bus.events.append(sessionId, [turnEvents.inputQueued(id, added.position, onBusy)]);
-    }
+    // A retry after a lost answer does not write it again (the first attempt may have).
+    if (added.outcome === 'added') await bus.events.append(sessionId, [turnEvents.inputQueued(id, added.position, onBusy)]);
     if (interrupt && added.outcome === 'added') await cancelRunning(principal, sessionId);
     // The turn may have ended between the status read and the insert: its worker found no message then.
     await dispatcher!.nextQuietly(sessionId);
@@ -165,7 +184,7 @@ export function createQueueMessage(
         if (row.state === 'cancelled') return viewOf(row, 0);
         throw new ConflictError('The queued message has left the queue: its turn is starting or has started');
       }
-      await bus.events.append(sessionId, [turnEvents.inputDequeued(newId(), id)]);
+      await bus.events.append(sessionId, [turnEvents.inputDequeued(undefined, id)]);
       log.info({ sessionId, queuedId: id }, 'queued message cancelled');
       return viewOf({ ...row, state: 'cancelled' }, 0);
     },
