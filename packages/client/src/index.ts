@@ -30,6 +30,7 @@ export type {
   InputPart,
   MessageControls,
   SendMessageOptions,
+  QueuedMessage,
   Session,
   SessionCreate,
   SessionPatch,
