@@ -17,7 +17,7 @@ import type { Store } from '../src/db/index.js';
 import type { ImageSource } from '../src/turns/index.js';
 import type { ModelResolver } from '../src/llm/index.js';
 import { createOrgTurnCap } from '../src/api/turns/index.js';
-import { createSessionStatus, type SessionStatusStore } from '../src/turns/index.js';
+import { createMessageQueue, createQueueDispatcher, createSessionStatus, type SessionStatusStore } from '../src/turns/index.js';
 import type { ToolContextFactory } from './session/steps/tool-context.js';
 import { turnRoutes } from '../src/api/turns/index.js';
 import { createTurnRunner } from './session/turn-runner.js';
@@ -57,13 +57,16 @@ export interface TurnModule {
 export function createTurnModule(deps: TurnModuleDeps): TurnModule {
   const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
+  const queue = createMessageQueue(store);
+  const dispatcher = createQueueDispatcher({ queue, status, turns: bus.turns, events: bus.events, log });
   const ports = { models, toolStorage, images, status };
   const turnCap = createOrgTurnCap(status, config.ORG_MAX_TURNS_IN_FLIGHT);
-  const service = createTurnService({ store, bus, log, tracing, turnCap, ...ports });
+  const queueLimits = { perSession: config.SESSION_MAX_QUEUED_MESSAGES, perOrg: config.ORG_MAX_QUEUED_MESSAGES };
+  const service = createTurnService({ store, bus, log, tracing, turnCap, queue, dispatcher, queueLimits, ...ports });
 
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
-      { store, bus, log, capabilities, tracing, ...ports },
+      { store, bus, log, capabilities, tracing, queue, dispatcher, ...ports },
       {
         ...turnRunner,
         maxIterations: config.MAX_ITERATIONS,
@@ -84,7 +87,7 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
     );
     worker.start();
     const sweeper = startStuckTurnSweeper(
-      { store, turns: bus.turns, events: bus.events, status, log },
+      { store, turns: bus.turns, events: bus.events, status, log, dispatcher },
       { intervalMs: config.TURN_SWEEP_INTERVAL_MS, minAgeMs: config.TURN_SWEEP_MIN_AGE_MS },
     );
     // The worker itself, not a copy: its `running` and `paused` are getters read later.

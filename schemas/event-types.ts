@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   'session.activated',
   'session.idled',
   'input.message',
+  'input.queued',
+  'input.dequeued',
   'turn.started',
   'turn.completed',
   'turn.failed',

@@ -85,6 +85,18 @@ export const eventData = {
     usage: Type.Intersect([Usage], { description: 'Cumulative for the session.' }),
   }),
   'input.message': Type.Object({ message: StoredMessage }),
+  'input.queued': Type.Object({
+    queued_id: Uuid,
+    position: Type.Integer({ minimum: 1, description: 'Its place in the queue when it arrived (1 runs next).' }),
+    on_busy: Type.Union([Type.Literal('enqueue'), Type.Literal('interrupt')]),
+  }),
+  'input.dequeued': Type.Object({
+    queued_id: Uuid,
+    reason: Type.Union([Type.Literal('started'), Type.Literal('cancelled')], {
+      description: "`started`: its turn begins (the turn's input.message follows); `cancelled`: removed by a user.",
+    }),
+    turn_id: Type.Optional(TurnId),
+  }),
   'turn.started': Type.Object({
     ...TurnIds,
     user_id: Type.Optional(Type.String({ description: 'Who sent the message; absent for the scheduler.' })),
@@ -253,6 +265,8 @@ export const eventExamples: { [T in EventType]: EventData<T> } = {
   'input.message': {
     message: { id: messageId, role: 'user', content: [{ type: 'text', text: 'What time is it?' }], created_at: '2026-11-27T12:00:00.000Z' },
   },
+  'input.queued': { queued_id: '019a0000-0000-7000-8000-000000000004', position: 1, on_busy: 'enqueue' },
+  'input.dequeued': { queued_id: '019a0000-0000-7000-8000-000000000004', reason: 'started', turn_id: turnId },
   'turn.started': { turn_id: turnId, input_message_id: messageId },
   'turn.completed': { turn_id: turnId, iterations: 2, duration_ms: 840, usage },
   'turn.failed': { turn_id: turnId, error: 'The model provider rejected the API key', error_code: 'llm_error', iterations: 1 },

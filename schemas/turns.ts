@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ref } from './common.js';
+import { ListOf, ref, Timestamp, Uuid } from './common.js';
 
 /** Longest text part of a user message (bodies are capped at MAX_BODY_BYTES anyway). */
 export const MAX_TEXT_PART_CHARS = 1_000_000;
@@ -79,9 +79,41 @@ export const SubmitMessageBody = Type.Object(
         description: `Kept on the stored message as sent (at most ${MAX_MESSAGE_METADATA_BYTES} bytes of JSON).`,
       }),
     ),
+    on_busy: Type.Optional(
+      Type.Union([Type.Literal('reject'), Type.Literal('enqueue'), Type.Literal('interrupt')], {
+        description:
+          'While a turn runs: `reject` (default) answers 409; `enqueue` queues the message (202) to run after the turns before it; `interrupt` queues it first and cancels the running turn.',
+      }),
+    ),
   },
   { $id: 'SubmitMessageBody', additionalProperties: false },
 );
+
+/** A message sent with `on_busy` while a turn ran, waiting for its own (docs/decisions/0097-messages-while-busy.md). */
+export const QueuedMessage = Type.Object(
+  {
+    id: Uuid,
+    object: Type.Literal('queued_message'),
+    session_id: Uuid,
+    status: Type.Union([Type.Literal('queued'), Type.Literal('started'), Type.Literal('cancelled')]),
+    position: Type.Integer({ minimum: 0, description: '1 runs next; 0 once it left the queue.' }),
+    on_busy: Type.Union([Type.Literal('enqueue'), Type.Literal('interrupt')]),
+    message: Type.Object({
+      role: Type.Literal('user'),
+      content: Type.Array(Type.Intersect([Type.Object({ type: Type.String() }), Type.Record(Type.String(), Type.Unknown())])),
+      controls: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      tags: Type.Optional(Type.Array(Type.String())),
+      metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+    turn_id: Type.Union([Type.String(), Type.Null()], { description: 'The turn it started, once it did.' }),
+    created_at: Timestamp,
+  },
+  { $id: 'QueuedMessage' },
+);
+
+export const QueuedMessageList = ListOf(ref(QueuedMessage), 'QueuedMessageList');
+
+export const QueuedMessageParams = Type.Object({ id: Uuid, queued_id: Uuid });
 
 export const CancelTurnResponse = Type.Object(
   {
@@ -123,6 +155,8 @@ export const turnSchemas = [
   MessageControls,
   InputMessage,
   SubmitMessageBody,
+  QueuedMessage,
+  QueuedMessageList,
   CancelTurnResponse,
   ClientToolResult,
   SubmitToolResultsBody,

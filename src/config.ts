@@ -110,6 +110,9 @@ const ConfigSchema = Type.Object({
   ORG_MAX_SESSIONS: Type.Integer({ minimum: 1, default: 10_000 }),
   ORG_MAX_STORAGE_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 * 1024 }),
   ORG_MAX_TURNS_IN_FLIGHT: Type.Integer({ minimum: 1, default: 100 }),
+  /** Messages sent while a turn runs, waiting to run (docs/decisions/0097-messages-while-busy.md): 429 past either. */
+  SESSION_MAX_QUEUED_MESSAGES: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  ORG_MAX_QUEUED_MESSAGES: Type.Integer({ minimum: 1, default: 1000 }),
   /** `session_sql_database` sandbox (docs/decisions/0032-sql-sandbox-off-thread.md). */
   SQL_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 5000 }),
   SQL_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),

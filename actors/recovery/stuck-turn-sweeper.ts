@@ -3,7 +3,7 @@ import type { Bus, TurnQueue } from '../../src/bus/index.js';
 import { SessionBusyError } from '../../src/errors.js';
 import type { Logger } from '../../src/log.js';
 import type { Store } from '../../src/db/index.js';
-import type { SessionStatusStore } from '../../src/turns/index.js';
+import type { QueueDispatcher, SessionStatusStore } from '../../src/turns/index.js';
 import { resumeJob } from '../../src/turns/index.js';
 
 export interface StuckTurnSweeperOptions {
@@ -31,10 +31,18 @@ interface Candidate {
  * several instances sweeping at once queue at most one.
  */
 export function startStuckTurnSweeper(
-  deps: { store: Store; turns: TurnQueue; events: Pick<Bus<SessionEvent>['events'], 'findById'>; status: SessionStatusStore; log: Logger },
+  deps: {
+    store: Store;
+    turns: TurnQueue;
+    events: Pick<Bus<SessionEvent>['events'], 'findById'>;
+    status: SessionStatusStore;
+    log: Logger;
+    /** Starts the next queued message of an idle session whose dispatcher died (decision 0097). */
+    dispatcher?: QueueDispatcher;
+  },
   { intervalMs, minAgeMs, batch = 100 }: StuckTurnSweeperOptions,
 ): { stop(): void } {
-  const { store, turns, events, status, log } = deps;
+  const { store, turns, events, status, log, dispatcher } = deps;
   let running = false;
 
   async function repair(c: Candidate): Promise<void> {
@@ -63,6 +71,20 @@ export function startStuckTurnSweeper(
     }
   }
 
+  /** Idle sessions with queued messages: the process that ended their turn died before it started the next. */
+  async function dispatchWaiting(d: QueueDispatcher): Promise<void> {
+    const waiting = await store.sql<{ id: string }>(
+      `select s.id from sessions s where s.status in ('idle', 'started') and s.updated_at < now() - (? * interval '1 millisecond')
+         and exists (select 1 from queued_messages q where q.session_id = s.id and q.state = 'queued')
+       order by s.updated_at limit ?`,
+      [minAgeMs, batch],
+    );
+    for (const w of waiting) {
+      if ((await d.next(w.id).catch(() => 'busy')) === 'started')
+        log.warn({ sessionId: w.id }, 'idle session with queued messages: next one started');
+    }
+  }
+
   async function sweep(): Promise<void> {
     if (running) return;
     running = true;
@@ -74,6 +96,7 @@ export function startStuckTurnSweeper(
         [minAgeMs, batch],
       );
       for (const c of rows) await repair(c).catch((err: unknown) => log.warn({ err, sessionId: c.id }, 'stuck turn repair failed'));
+      if (dispatcher) await dispatchWaiting(dispatcher);
     } finally {
       running = false;
     }

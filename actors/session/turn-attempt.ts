@@ -264,9 +264,10 @@ export class TurnAttempt {
   }
 
   #bounds(): TurnBoundsContext {
-    const { status } = this.#deps;
+    const { status, queue } = this.#deps;
     return {
       status,
+      queue,
       claim: this.#claim,
       job: this.#job,
       sessionId: this.#sessionId,

@@ -8,6 +8,7 @@ import {
   TurnStoppedError,
   turnEvents,
   ZERO_USAGE,
+  type MessageQueue,
   type SessionStatusStore,
   type TurnJobData,
   type TurnRef,
@@ -17,6 +18,8 @@ import type { TurnLog } from './log/turn-log.js';
 
 export interface TurnBoundsContext {
   status: SessionStatusStore;
+  /** Absent in runners built without the message queue (tests). */
+  queue?: Pick<MessageQueue, 'markStarted'>;
   claim: TurnClaim;
   job: TurnJobData & { turn: TurnRef };
   sessionId: string;
@@ -41,6 +44,8 @@ export async function beginTurn(c: TurnBoundsContext, turnLog: TurnLog, seedIds:
   if (c.job.kind !== 'start' || !preamble || (s.hasTurnStarted && s.activated)) return;
   const begun = await c.status.begin(c.sessionId, c.job.turn_id);
   if (!begun) throw new TurnStoppedError('void');
+  // A queued message leaves its queue once its turn began (decision 0097); a dispatcher finds its turn.started should this fail.
+  if (c.job.queued_id) await c.queue?.markStarted(c.job.queued_id, c.job.turn_id);
   seedIds(preamble.at(-1)!.id!);
   const missing = preamble.filter((e) => !turnLog.hasStored(e.id!));
   turnLog.push(missing, { stamped: true, mayBeStored: !begun.first });

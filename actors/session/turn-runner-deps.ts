@@ -10,7 +10,7 @@ import type { Tracing } from '../../src/observability/index.js';
 import type { Store } from '../../src/db/index.js';
 import type { ImageSource } from '../../src/turns/index.js';
 import type { ModelResolver } from '../../src/llm/index.js';
-import type { SessionStatusStore } from '../../src/turns/index.js';
+import type { MessageQueue, QueueDispatcher, SessionStatusStore } from '../../src/turns/index.js';
 import type { ToolContextFactory } from './steps/tool-context.js';
 
 export interface TurnRunnerDeps {
@@ -22,6 +22,10 @@ export interface TurnRunnerDeps {
   toolStorage: ToolContextFactory;
   images: ImageSource;
   status: SessionStatusStore;
+  /** Messages sent while a turn ran (decision 0097): a queued message's row is marked started when its turn begins. */
+  queue?: MessageQueue;
+  /** Starts the session's next queued message once an attempt is over. */
+  dispatcher?: QueueDispatcher;
   /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
   tracing?: Tracing;
 }

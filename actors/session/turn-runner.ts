@@ -107,6 +107,8 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
       shutdown.abort?.removeEventListener('abort', onAbort);
       attempt.close(failure);
     }
+    // The turn may have ended with messages waiting: the next one starts now (a no-op while the session is busy).
+    await deps.dispatcher?.nextQuietly(sessionId);
   }
 
   async function settleFailure(claim: TurnClaim, attempt: TurnAttempt, err: unknown, log: Logger): Promise<void> {

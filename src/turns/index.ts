@@ -38,3 +38,9 @@ export type {
   Usage,
 } from './turn-events.js';
 export { asTerminal, TerminalTurnError, RetryableTurnError, TurnStoppedError } from './turn-errors.js';
+export { createMessageQueue } from './message-queue.js';
+export type { MessageQueue, NewQueued, OnBusy, QueuedRow, QueuedState } from './message-queue.js';
+export { createQueueDispatcher } from './queue-dispatch.js';
+export type { DispatchOutcome, QueueDispatcher } from './queue-dispatch.js';
+export { mintAccepted, startPreamble, turnRefOf } from './turn-start.js';
+export type { AcceptedMessage, MessageInput } from './turn-start.js';

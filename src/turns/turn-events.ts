@@ -106,6 +106,20 @@ export const turnEvents = {
   inputMessage(id: string, message: StoredMessage, turn?: TurnRef): NewTypedEvent<'input.message'> {
     return { id, type: 'input.message', ...(turn ? on(turn) : { context: {} }), data: { message } };
   },
+  /** A message sent while a turn ran waits in the session's queue; the log mints its id (after its tail). */
+  inputQueued(queuedId: string, position: number, onBusy: 'enqueue' | 'interrupt'): NewTypedEvent<'input.queued'> {
+    return { type: 'input.queued', context: {}, data: { queued_id: queuedId, position, on_busy: onBusy } };
+  },
+  /** A queued message leaves the queue: its turn begins (the worker writes it first in the preamble) or a user cancelled it. */
+  inputDequeued(id: string | undefined, queuedId: string, turn?: TurnRef): NewTypedEvent<'input.dequeued'> {
+    if (!turn) return { type: 'input.dequeued', context: {}, data: { queued_id: queuedId, reason: 'cancelled' } };
+    return {
+      ...(id ? { id } : {}),
+      type: 'input.dequeued',
+      ...on(turn),
+      data: { queued_id: queuedId, reason: 'started', turn_id: turn.turn_id },
+    };
+  },
   sessionStarted(id: string, turn: TurnRef): NewTypedEvent<'session.started'> {
     return { id, type: 'session.started', ...on(turn), data: {} };
   },

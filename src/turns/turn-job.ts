@@ -22,6 +22,8 @@ export interface TurnJobData {
   user_id?: string;
   /** The input message's tags, carried by every event of the turn. */
   tags?: string[];
+  /** `start` of a queued message (decision 0097): its queue row, marked started when the turn begins. */
+  queued_id?: string;
   /** `start` only: input.message, (session.started), turn.started, session.activated. */
   preamble?: NewSessionEvent[];
   /**

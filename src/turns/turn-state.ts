@@ -213,6 +213,8 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     case 'subagent.started':
     case 'session.created':
     case 'session.started':
+    case 'input.queued':
+    case 'input.dequeued':
     case 'reason.thinking.started':
     case 'reason.thinking.delta':
     case 'reason.thinking.completed':

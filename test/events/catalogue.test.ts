@@ -62,9 +62,15 @@ describe('event catalogue', () => {
     await waitForEvent(app, id, 'session.idled', { n: 2 });
     assert.equal((await sendMessage(app, id, '@tool ask_user {"question":"Which city?"}')).status, 201);
     await waitForEvent(app, id, 'tool.call_requested');
-    // Cancel the suspended turn; the cancel is closed when the session is idle again.
+    // Messages while it waits: one queued (input.queued, then input.dequeued when its turn starts), one queued and cancelled.
+    const queue = (text: string) =>
+      app.request('POST', `/v1/sessions/${id}/messages`, { body: { message: { content: [{ type: 'text', text }] }, on_busy: 'enqueue' } });
+    assert.equal((await queue('after the cancel')).status, 202);
+    const dropped = await queue('never runs');
+    assert.equal((await app.request('DELETE', `/v1/sessions/${id}/queue/${dropped.body.id}`)).status, 200);
+    // Cancel the suspended turn; the cancel is closed when the session is idle again, and the queued message runs.
     assert.equal((await app.request('POST', `/v1/sessions/${id}/cancel`)).status, 200);
-    const events = await waitForEvent(app, id, 'session.idled', { n: 3 });
+    const events = await waitForEvent(app, id, 'session.idled', { n: 4, timeoutMs: 60_000 });
     assert.ok(events.some((e) => e.type === 'turn.cancelled'));
 
     // A second session whose tool waits for a person (decision 0101), denied.

@@ -123,11 +123,17 @@ export function createAgentSessionClient(options: ClientOptions) {
           body: {
             message: { content, ...(opts.controls ? { controls: opts.controls } : {}), ...(opts.tags ? { tags: opts.tags } : {}) },
             ...(opts.metadata ? { metadata: opts.metadata } : {}),
+            ...(opts.onBusy ? { on_busy: opts.onBusy } : {}),
           },
         }),
       );
     },
     cancel: (sessionId: string) => ok(api.POST('/v1/sessions/{id}/cancel', { params: id(sessionId) })),
+    /** The messages waiting for a turn (sent with `onBusy: 'enqueue'` or `'interrupt'`), in the order they will run. */
+    queue: (sessionId: string) => ok(api.GET('/v1/sessions/{id}/queue', { params: id(sessionId) })),
+    /** Cancels a queued message (409 once its turn is starting). */
+    cancelQueued: (sessionId: string, queuedId: string) =>
+      ok(api.DELETE('/v1/sessions/{id}/queue/{queued_id}', { params: { path: { id: sessionId, queued_id: queuedId } } })),
     submitToolResults: (sessionId: string, toolResults: ClientToolResult[]) =>
       ok(api.POST('/v1/sessions/{id}/tool-results', { params: id(sessionId), body: { tool_results: toolResults } })),
     /** Approves or denies tool calls waiting for a person (`tool.approval_requested`). */

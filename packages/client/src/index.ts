@@ -31,6 +31,7 @@ export type {
   InputPart,
   MessageControls,
   SendMessageOptions,
+  QueuedMessage,
   Session,
   SessionCreate,
   SessionPatch,

@@ -2,7 +2,7 @@ import { sleep } from './backoff.js';
 import { ApiError, TurnTimeoutError } from './errors.js';
 import { messageText, type EventDataMap, type Message, type SessionEvent, type ToolCall } from './events.js';
 import type { SessionEventStream, StreamOptions } from './stream.js';
-import type { ClientToolResult, InputPart, SendMessageOptions, ToolApprovalDecision } from './types.js';
+import type { ClientToolResult, InputPart, QueuedMessage, SendMessageOptions, ToolApprovalDecision } from './types.js';
 
 /** Runs one client tool call; the return value is the result (errors thrown become `error` results). */
 export type ClientToolHandler = (args: Record<string, unknown>, call: ToolCall) => unknown;
@@ -26,7 +26,7 @@ export type ApprovalHandler = (call: ToolCall) => boolean | string | Promise<boo
 export interface TurnClient {
   sessions: {
     lastEventId(sessionId: string): Promise<string | undefined>;
-    sendMessage(sessionId: string, input: string | InputPart[], opts?: SendMessageOptions): Promise<Message>;
+    sendMessage(sessionId: string, input: string | InputPart[], opts?: SendMessageOptions): Promise<Message | QueuedMessage>;
     stream(sessionId: string, opts?: StreamOptions): SessionEventStream;
     submitToolResults(sessionId: string, results: ClientToolResult[]): Promise<unknown>;
     submitApprovals(sessionId: string, approvals: ToolApprovalDecision[]): Promise<unknown>;
@@ -87,11 +87,19 @@ export async function sendAndWait(
   const timeout = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
   const signal = anySignal([opts.signal, timeout]);
   const since = await client.sessions.lastEventId(sessionId);
-  const message = await client.sessions.sendMessage(sessionId, input, opts);
-  const result: TurnResult = { message, turnId: undefined, status: 'completed', reply: '', thinking: '', events: [] };
+  const sent = await client.sessions.sendMessage(sessionId, input, opts);
+  // A queued message (onBusy) gets its turn later: its input.dequeued names the turn, and its input.message follows.
+  const queuedId = 'object' in sent && sent.object === 'queued_message' ? sent.id : undefined;
+  let messageId = queuedId ? undefined : (sent as Message).id;
+  const result: TurnResult = { message: sent as Message, turnId: undefined, status: 'completed', reply: '', thinking: '', events: [] };
   const stream = client.sessions.stream(sessionId, { ...opts.stream, since, signal });
   for await (const event of stream) {
-    if (event.context.input_message_id !== message.id) continue;
+    if (queuedId && event.type === 'input.dequeued' && event.data.queued_id === queuedId) {
+      if (event.data.reason === 'cancelled') return { ...result, status: 'cancelled' };
+      messageId = event.context.input_message_id;
+    }
+    if (!messageId || event.context.input_message_id !== messageId) continue;
+    if (event.type === 'input.message' && event.data.message.id === messageId) result.message = event.data.message as Message;
     result.events.push(event);
     opts.onEvent?.(event);
     if (await apply(client, sessionId, result, event, opts)) return result;

@@ -28,4 +28,12 @@ export interface SendMessageOptions {
   controls?: MessageControls;
   tags?: string[];
   metadata?: Record<string, unknown>;
+  /**
+   * While a turn runs: `reject` (default, 409), `enqueue` (the message waits and runs after the
+   * turns before it; the answer is a `QueuedMessage`) or `interrupt` (the running turn is cancelled first).
+   */
+  onBusy?: 'reject' | 'enqueue' | 'interrupt';
 }
+
+/** A message sent with `onBusy` while a turn ran, waiting for its own. */
+export type QueuedMessage = Schemas['QueuedMessage'];

@@ -2,7 +2,15 @@ import type { TurnService } from './turn-service.js';
 import { ErrorResponse, IdParams, ref } from '../../../schemas/common.js';
 import { route, type Route } from '../../http/index.js';
 import { checkMetadata, foldControls, mergeTags } from './message-aliases.js';
-import { CancelTurnResponse, SubmitMessageBody, SubmitToolResultsBody, SubmitToolResultsResponse } from '../../../schemas/turns.js';
+import {
+  CancelTurnResponse,
+  QueuedMessage,
+  QueuedMessageList,
+  QueuedMessageParams,
+  SubmitMessageBody,
+  SubmitToolResultsBody,
+  SubmitToolResultsResponse,
+} from '../../../schemas/turns.js';
 import { Message } from '../../../schemas/sessions.js';
 import { SubmitApprovalsBody, SubmitApprovalsResponse } from '../../../schemas/approvals.js';
 
@@ -17,27 +25,55 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
         method: 'POST',
         path: '/v1/sessions/:id/messages',
         auth: 'user',
-        summary: 'Send a message (starts a turn)',
+        summary: 'Send a message (starts a turn, or waits while one runs: on_busy)',
         tags,
         idempotent: true,
         schema: {
           params: IdParams,
           body: ref(SubmitMessageBody),
-          response: { 201: ref(Message), 400: err, 404: err, 409: err, 422: err },
+          response: { 201: ref(Message), 202: ref(QueuedMessage), 400: err, 404: err, 409: err, 422: err, 429: err },
         },
       },
       async ({ params, body }, { principal, idempotency }) => {
-        const { message, controls, tags, metadata } = body;
-        const stored = await turns.submitMessage(
+        const { message, controls, tags, metadata, on_busy } = body;
+        const sent = await turns.sendMessage(
           principal,
           params.id,
           message.content,
           foldControls(message.controls ?? controls ?? {}),
           mergeTags(message.tags, tags),
           checkMetadata(metadata),
+          on_busy ?? 'reject',
           idempotency,
         );
-        return { status: 201, body: stored };
+        return sent.kind === 'started' ? { status: 201, body: sent.message } : { status: 202, body: sent.queued };
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/v1/sessions/:id/queue',
+        auth: 'user',
+        summary: 'List the messages waiting for a turn',
+        tags,
+        schema: { params: IdParams, response: { 200: ref(QueuedMessageList), 404: err } },
+      },
+      async ({ params }, { principal }) => {
+        const data = await turns.queued.list(principal, params.id);
+        return { status: 200, body: { data, total: data.length } };
+      },
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/v1/sessions/:id/queue/:queued_id',
+        auth: 'user',
+        summary: 'Cancel a queued message',
+        tags,
+        schema: { params: QueuedMessageParams, response: { 200: ref(QueuedMessage), 404: err, 409: err } },
+      },
+      async ({ params }, { principal }) => {
+        return { status: 200, body: await turns.queued.cancelQueued(principal, params.id, params.queued_id) };
       },
     ),
     route(

@@ -1,14 +1,19 @@
 /** POST messages (spec 3.2, 4.2): accept a user message and queue its turn. */
-import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { InputPart, MessageControlsInput } from '../../../schemas/turns.js';
 import type { TurnJob } from '../../bus/index.js';
-import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL } from '../../db/index.js';
-import { InvalidRequestError, NotFoundError, SessionBusyError } from '../../errors.js';
-import { newId, newIdAfter } from '../../ids.js';
-import { pickModelId } from '../../llm/index.js';
+import { SessionBusyError } from '../../errors.js';
 import { stampEvents } from '../../observability/index.js';
 import { retry, retryPolicies } from '../../retry/index.js';
-import { startJob, turnEvents, type MessagePart, type SessionTurnRow, type StoredMessage, type TurnRef } from '../../turns/index.js';
+import {
+  mintAccepted,
+  startJob,
+  startPreamble,
+  turnRefOf,
+  type AcceptedMessage,
+  type SessionTurnRow,
+  type StoredMessage,
+} from '../../turns/index.js';
+import { createMessageChecks, messageInput } from './message-checks.js';
 import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
 
 /**
@@ -18,14 +23,6 @@ import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-a
 export interface Acceptance {
   prior?: unknown;
   reserve(value: unknown): Promise<void>;
-}
-
-/** The ids a message and its turn get, fixed before anything is queued or appended. */
-interface AcceptedMessage {
-  message: StoredMessage;
-  event_id: string;
-  started_id: string;
-  turn_id: string;
 }
 
 /** A reservation read back from the key's record; anything else (another route's) is ignored. */
@@ -48,7 +45,8 @@ class PreviousJobQueued extends Error {
 }
 
 export function createSubmitMessage(ctx: TurnApiContext) {
-  const { store, bus, log, models, images, status, turnCap, span, owned } = ctx;
+  const { bus, log, status, turnCap, span, owned } = ctx;
+  const checks = createMessageChecks(ctx);
 
   /**
    * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
@@ -73,17 +71,13 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     if (pending === 'stored') return prior!.message;
     if (!pending && BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
     if (!pending) await turnCap?.check(row.organization_id);
-    await checkImages(principal, sessionId, content);
-    await checkControls(principal.org_id, sessionId, controls);
+    await checks.input(principal, sessionId, content, controls);
 
-    const accepted = pending ? prior! : mintAccepted(content, controls, tags, metadata);
+    const accepted = pending ? prior! : mintAccepted(messageInput(content, controls, tags, metadata));
     if (!pending) await acceptance?.reserve(accepted);
-    const { message, event_id: eventId, started_id: startedId, turn_id: turnId } = accepted;
-    const turn: TurnRef = { turn_id: turnId, input_message_id: message.id };
-    if (message.tags) turn.tags = [...message.tags];
-    const preamble: NewSessionEvent[] = [turnEvents.inputMessage(eventId, message, turn)];
-    if (row.status === 'started') preamble.push(turnEvents.sessionStarted(startedId, turn));
-    preamble.push(turnEvents.turnStarted(turnId, turn, principal.user_id), turnEvents.sessionActivated(newIdAfter(turnId), turn));
+    const { message, turn_id: turnId } = accepted;
+    const turn = turnRefOf(accepted);
+    const preamble = startPreamble(accepted, row.status === 'started', principal.user_id);
     const actingUser = principal.user_id ? { user_id: principal.user_id } : {};
     const trace = span();
     stampEvents(preamble, trace);
@@ -112,31 +106,6 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     if (await bus.turns.has(sessionId)) return 'queued';
     // Its job may have run and been acked between the two reads: its preamble came first.
     return (await bus.events.findById(sessionId, prior.event_id)) ? 'stored' : null;
-  }
-
-  function mintAccepted(
-    content: InputPart[],
-    controls: MessageControlsInput,
-    tags: readonly string[],
-    metadata: Record<string, unknown> | undefined,
-  ): AcceptedMessage {
-    const inputMessageId = newId();
-    const eventId = newIdAfter(inputMessageId);
-    const startedId = newIdAfter(eventId);
-    // turn.started's event id is the turn id: anyone can find where a turn begins with findById.
-    const turnId = newIdAfter(startedId);
-    const message: StoredMessage = {
-      id: inputMessageId,
-      role: 'user',
-      content: content.map(normalizePart),
-      created_at: new Date().toISOString(),
-    };
-    if (Object.keys(controls).length) message.controls = { ...controls };
-    // The message's tags go on every event of its turn (spec 2.5), so clients can filter by them.
-    const uniqueTags = [...new Set(tags)];
-    if (uniqueTags.length) message.tags = uniqueTags;
-    if (metadata) message.metadata = metadata;
-    return { message, event_id: eventId, started_id: startedId, turn_id: turnId };
   }
 
   /**
@@ -191,40 +160,7 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     log.info({ sessionId, turnId, removed }, 'the finished turn’s job was still queued; removed for the next message');
   }
 
-  async function checkImages(principal: TurnPrincipal, sessionId: string, content: InputPart[]): Promise<void> {
-    for (const part of content) {
-      if (part.type !== 'image_file') continue;
-      const imageSession = await images.sessionOf(principal.org_id, part.image_id);
-      if (!imageSession) throw new NotFoundError();
-      // An image is its session's: a member may attach only images of sessions they may reach.
-      if (imageSession !== sessionId) await owned(principal, imageSession);
-    }
-  }
-
-  async function checkControls(orgId: string, sessionId: string, controls: MessageControlsInput): Promise<void> {
-    if (controls.model_id) await models.resolve(orgId, controls.model_id);
-    if (controls.max_tokens === undefined) return;
-    // The model defaults the turn will use: the session's configuration snapshot (spec 3.4).
-    const defaults = await store.sql<{ model_id: string | null; agent_model: string | null; harness_model: string | null }>(
-      `select s.model_id, c.config #>> '{agent,default_model_id}' as agent_model, c.config #>> '{harness,default_model_id}' as harness_model
-       from ${SESSION_LAYERS_JOIN_SQL}, lateral (select ${EFFECTIVE_SESSION_CONFIG_SQL} as config) c where s.id = ?`,
-      [sessionId],
-    );
-    const d = defaults[0];
-    const model = await models
-      .resolve(orgId, pickModelId(controls.model_id, d?.model_id, d?.agent_model, d?.harness_model))
-      .catch(() => null);
-    if (model?.max_output_tokens !== undefined && controls.max_tokens > model.max_output_tokens) {
-      throw new InvalidRequestError('Invalid request: controls.max_tokens exceeds the model maximum');
-    }
-  }
-
   return submitMessage;
 }
 
-function normalizePart(part: InputPart): MessagePart {
-  if (part.type === 'text') return { type: 'text', text: part.text };
-  const out: MessagePart = { type: 'image_file', image_id: part.image_id };
-  if (part.filename) out['filename'] = part.filename;
-  return out;
-}
+export type SubmitMessage = ReturnType<typeof createSubmitMessage>;

@@ -5,7 +5,7 @@
  */
 import type { SessionEvent } from '../../../schemas/events.js';
 import type { ModelResolver } from '../../llm/index.js';
-import type { ImageSource, SessionStatusStore, SessionTurnRow } from '../../turns/index.js';
+import type { ImageSource, MessageQueue, QueueDispatcher, SessionStatusStore, SessionTurnRow } from '../../turns/index.js';
 import { assertSessionAccess, type Actor } from '../../auth/index.js';
 import type { Bus } from '../../bus/index.js';
 import type { Store } from '../../db/index.js';
@@ -24,6 +24,11 @@ export interface TurnServiceDeps {
   tracing?: Tracing;
   /** The organisation's cap on turns in flight (default: none). */
   turnCap?: OrgTurnCap;
+  /** Messages sent while a turn runs (decision 0097); without them `on_busy` other than `reject` answers as `reject`. */
+  queue?: MessageQueue;
+  dispatcher?: QueueDispatcher;
+  /** Queued messages per session and per organisation (SESSION_MAX_QUEUED_MESSAGES, ORG_MAX_QUEUED_MESSAGES). */
+  queueLimits?: { perSession: number; perOrg: number };
 }
 
 /** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */

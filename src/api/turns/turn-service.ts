@@ -4,18 +4,25 @@
  */
 import { createApprovals } from './approvals.js';
 import { createCancelTurn } from './cancel-turn.js';
+import { createQueueMessage } from './queue-message.js';
 import { createSubmitMessage } from './submit-message.js';
 import { createToolResults } from './tool-results.js';
 import { createTurnApiContext, type TurnServiceDeps } from './turn-api-context.js';
 
 export type { Acceptance } from './submit-message.js';
+export type { QueuedMessageView, SendOutcome } from './queue-message.js';
 export type { TurnPrincipal, TurnServiceDeps } from './turn-api-context.js';
 
 export function createTurnService(deps: TurnServiceDeps) {
   const ctx = createTurnApiContext(deps);
+  const submitMessage = createSubmitMessage(ctx);
+  const cancel = createCancelTurn(ctx);
+  const queued = createQueueMessage(ctx, submitMessage, cancel);
   return {
-    submitMessage: createSubmitMessage(ctx),
-    cancel: createCancelTurn(ctx),
+    submitMessage,
+    sendMessage: queued.send,
+    queued,
+    cancel,
     submitToolResults: createToolResults(ctx),
     submitApprovals: createApprovals(ctx),
   };

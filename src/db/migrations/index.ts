@@ -18,6 +18,7 @@ import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
 import { SecretAllowedHostsMigration } from './0020-secret-allowed-hosts.js';
 import { TurnBegunMigration } from './0021-turn-begun.js';
 import { WebhooksMigration } from './0022-webhooks.js';
+import { QueuedMessagesMigration } from './0023-queued-messages.js';
 import { AgentToolApprovalsMigration } from './0024-agent-tool-approvals.js';
 import { SubAgentsMigration } from './0025-sub-agents.js';
 
@@ -41,6 +42,7 @@ export const migrations = [
   SecretAllowedHostsMigration,
   TurnBegunMigration,
   WebhooksMigration,
+  QueuedMessagesMigration,
   AgentToolApprovalsMigration,
   SubAgentsMigration,
 ];

@@ -18,10 +18,12 @@ export function chatCommand(program: Command): void {
     .description('chat with a session: streams the reply, shows thinking and tool calls; Ctrl-C cancels the turn')
     .option('-m, --message <text...>', 'send these messages, one turn each, then exit')
     .option('-y, --yes', 'approve every tool call that asks for approval (without it -m leaves such a turn waiting)')
-    .action(async (sessionId: string, opts: { message?: string[]; yes?: boolean }, cmd: Command) => {
+    .option('--on-busy <policy>', 'while a turn runs: reject (default), enqueue (wait for it) or interrupt (cancel it)', 'reject')
+    .action(async (sessionId: string, opts: { message?: string[]; yes?: boolean; onBusy: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const client = clientFor(g);
-      const chat = createChat(client, sessionId, !!g.json, !!opts.yes);
+      if (!ON_BUSY.includes(opts.onBusy as OnBusy)) throw new Error(`--on-busy must be one of ${ON_BUSY.join(', ')}`);
+      const chat = createChat(client, sessionId, !!g.json, !!opts.yes, opts.onBusy as OnBusy);
       const messages = opts.message ?? (process.stdin.isTTY ? undefined : [await readStdin()]);
       if (messages) {
         let code = 0;
@@ -37,7 +39,10 @@ function exitCode(result: TurnResult): number {
   return result.status === 'failed' ? 1 : result.status === 'cancelled' ? 130 : 0;
 }
 
-function createChat(client: AgentSessionClient, sessionId: string, json: boolean, approveAll: boolean) {
+const ON_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
+type OnBusy = (typeof ON_BUSY)[number];
+
+function createChat(client: AgentSessionClient, sessionId: string, json: boolean, approveAll: boolean, onBusy: OnBusy) {
   let running = false;
   let cancelling = false;
   const onInterrupt = () => {
@@ -56,6 +61,7 @@ function createChat(client: AgentSessionClient, sessionId: string, json: boolean
     const render = renderer(json, () => spinner.stop());
     try {
       const result = await client.sessions.sendAndWait(sessionId, text, {
+        onBusy,
         onEvent: render,
         tools: (call) => answerTool(call, rl),
         ...(approveAll ? { approve: () => true } : rl ? { approve: (call: ToolCall) => askApproval(call, rl) } : {}),

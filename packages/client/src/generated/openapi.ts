@@ -877,9 +877,43 @@ export interface paths {
         /** Messages derived from the event log */
         get: operations["get_sessions_by_id_messages"];
         put?: never;
-        /** Send a message (starts a turn) */
+        /** Send a message (starts a turn, or waits while one runs: on_busy) */
         post: operations["post_sessions_by_id_messages"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the messages waiting for a turn */
+        get: operations["get_sessions_by_id_queue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/queue/{queued_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel a queued message */
+        delete: operations["delete_sessions_by_id_queue_by_queued_id"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1458,6 +1492,99 @@ export interface components {
                     };
                     thinking?: string;
                 };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Empty when the event has none. */
+            tags: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "input.queued",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "queued_id": "019a0000-0000-7000-8000-000000000004",
+         *         "position": 1,
+         *         "on_busy": "enqueue"
+         *       },
+         *       "tags": []
+         *     }
+         */
+        Event_input_queued: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "input.queued";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** Format: uuid */
+                queued_id: string;
+                /** @description Its place in the queue when it arrived (1 runs next). */
+                position: number;
+                on_busy: "enqueue" | "interrupt";
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Empty when the event has none. */
+            tags: string[];
+        };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "input.dequeued",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "queued_id": "019a0000-0000-7000-8000-000000000004",
+         *         "reason": "started",
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001"
+         *       },
+         *       "tags": []
+         *     }
+         */
+        Event_input_dequeued: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "input.dequeued";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** Format: uuid */
+                queued_id: string;
+                /** @description `started`: its turn begins (the turn's input.message follows); `cancelled`: removed by a user. */
+                reason: "started" | "cancelled";
+                /** @description The turn this event belongs to. */
+                turn_id?: string;
             };
             metadata?: {
                 [key: string]: unknown;
@@ -2613,7 +2740,7 @@ export interface components {
             /** @description Empty when the event has none. */
             tags: string[];
         };
-        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_subagent_started"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_tool_approval_requested"] | components["schemas"]["Event_tool_approval_decided"] | components["schemas"]["Event_llm_generation"];
+        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_input_queued"] | components["schemas"]["Event_input_dequeued"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_subagent_started"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_tool_approval_requested"] | components["schemas"]["Event_tool_approval_decided"] | components["schemas"]["Event_llm_generation"];
         EventList: {
             data: components["schemas"]["Event"][];
             /** @description Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first). */
@@ -2678,6 +2805,44 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+            /** @description While a turn runs: `reject` (default) answers 409; `enqueue` queues the message (202) to run after the turns before it; `interrupt` queues it first and cancels the running turn. */
+            on_busy?: "reject" | "enqueue" | "interrupt";
+        };
+        QueuedMessage: {
+            /** Format: uuid */
+            readonly id: string;
+            /** @constant */
+            object: "queued_message";
+            /** Format: uuid */
+            session_id: string;
+            readonly status: "queued" | "started" | "cancelled";
+            /** @description 1 runs next; 0 once it left the queue. */
+            position: number;
+            on_busy: "enqueue" | "interrupt";
+            message: {
+                /** @constant */
+                role: "user";
+                content: ({
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                controls?: {
+                    [key: string]: unknown;
+                };
+                tags?: string[];
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description The turn it started, once it did. */
+            turn_id: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        QueuedMessageList: {
+            data: components["schemas"]["QueuedMessage"][];
+            total: number;
         };
         CancelTurnResponse: {
             readonly status: "cancelled" | "no_op";
@@ -3433,7 +3598,7 @@ export interface components {
              */
             url: string;
             description?: string;
-            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
+            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
             filter?: components["schemas"]["WebhookFilter"];
         };
         /**
@@ -3449,7 +3614,7 @@ export interface components {
              */
             url?: string;
             description?: string;
-            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
+            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
             filter?: components["schemas"]["WebhookFilter"];
             status?: "active" | "disabled";
         };
@@ -13045,6 +13210,38 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "object": "queued_message",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "status": "queued",
+                     *       "position": 0,
+                     *       "on_busy": "enqueue",
+                     *       "message": {
+                     *         "role": "user",
+                     *         "content": [
+                     *           {}
+                     *         ],
+                     *         "controls": {},
+                     *         "tags": [
+                     *           "example"
+                     *         ],
+                     *         "metadata": {}
+                     *       },
+                     *       "turn_id": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueuedMessage"];
+                };
+            };
             /** @description Error */
             400: {
                 headers: {
@@ -13130,6 +13327,280 @@ export interface operations {
                      * @example {
                      *       "error": "Unprocessable entity",
                      *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_sessions_by_id_queue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "object": "queued_message",
+                     *           "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "status": "queued",
+                     *           "position": 0,
+                     *           "on_busy": "enqueue",
+                     *           "message": {
+                     *             "role": "user",
+                     *             "content": [
+                     *               {}
+                     *             ]
+                     *           },
+                     *           "turn_id": "example",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueuedMessageList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    delete_sessions_by_id_queue_by_queued_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
+                id: string;
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
+                queued_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "object": "queued_message",
+                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "status": "queued",
+                     *       "position": 0,
+                     *       "on_busy": "enqueue",
+                     *       "message": {
+                     *         "role": "user",
+                     *         "content": [
+                     *           {}
+                     *         ],
+                     *         "controls": {},
+                     *         "tags": [
+                     *           "example"
+                     *         ],
+                     *         "metadata": {}
+                     *       },
+                     *       "turn_id": "example",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueuedMessage"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -13589,13 +14060,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "example"
@@ -13754,13 +14225,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
                 /**
                  * @example [
                  *       "example"
