@@ -22,6 +22,7 @@ import { turnRoutes } from '../src/api/turns/index.js';
 import { createTurnRunner } from './session/turn-runner.js';
 import type { TurnRunnerOptions } from './session/turn-runner-deps.js';
 import { createTurnService, type TurnService } from '../src/api/turns/index.js';
+import { createReplySchemaChecks, type ReplySchemaChecks } from '../src/offthread/index.js';
 import { startStuckTurnSweeper } from './recovery/stuck-turn-sweeper.js';
 import { createTurnWorker, type TurnWorker } from './session/turn-worker.js';
 
@@ -30,6 +31,8 @@ export interface TurnPorts {
   models: ModelResolver;
   toolStorage: ToolContextFactory;
   images: ImageSource;
+  /** Structured replies' schema checks (default: on the calling thread; the app passes the parse pool's). */
+  replySchemas?: ReplySchemaChecks;
 }
 
 export interface TurnModuleDeps extends TurnPorts {
@@ -56,9 +59,11 @@ export interface TurnModule {
 export function createTurnModule(deps: TurnModuleDeps): TurnModule {
   const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
-  const ports = { models, toolStorage, images, status };
+  const replySchemas = deps.replySchemas ?? createReplySchemaChecks();
+  const ports = { models, toolStorage, images, status, replySchemas };
   const turnCap = createOrgTurnCap(status, config.ORG_MAX_TURNS_IN_FLIGHT);
-  const service = createTurnService({ store, bus, log, tracing, turnCap, ...ports });
+  const maxResponseSchemaBytes = config.STRUCTURED_OUTPUT_MAX_SCHEMA_BYTES;
+  const service = createTurnService({ store, bus, log, tracing, turnCap, maxResponseSchemaBytes, ...ports });
 
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(

@@ -11,6 +11,7 @@ import type { ImageSource } from '../../src/turns/index.js';
 import type { ModelResolver } from '../../src/llm/index.js';
 import type { SessionStatusStore } from '../../src/turns/index.js';
 import type { ToolContextFactory } from './steps/tool-context.js';
+import type { ReplySchemaChecks } from '../../src/offthread/index.js';
 
 export interface TurnRunnerDeps {
   store: Store;
@@ -21,6 +22,8 @@ export interface TurnRunnerDeps {
   toolStorage: ToolContextFactory;
   images: ImageSource;
   status: SessionStatusStore;
+  /** Structured replies' checks against their schema (the parse pool). */
+  replySchemas: ReplySchemaChecks;
   /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
   tracing?: Tracing;
 }

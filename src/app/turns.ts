@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createScheduler, createTurnModule, type TurnModule, type TurnRunnerOptions, type TurnWorker } from '../../actors/index.js';
 import type { Closers } from './closers.js';
+import { createReplySchemaChecks } from '../offthread/index.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { Modules } from './modules.js';
 
@@ -15,7 +16,7 @@ export type { TurnModule };
 export function buildTurns(
   config: Config,
   { store, bus, tracing }: Infrastructure,
-  { capabilities, llm, storage }: Modules,
+  { capabilities, llm, storage, parsePool }: Modules,
   { log, turnRunner }: { log: Logger; turnRunner?: Partial<TurnRunnerOptions> },
 ): TurnModule {
   return createTurnModule({
@@ -28,6 +29,7 @@ export function buildTurns(
     models: llm.modelResolver,
     toolStorage: storage.toolStorage,
     images: storage.imageSource,
+    replySchemas: createReplySchemaChecks(parsePool.run),
     turnRunner,
   });
 }

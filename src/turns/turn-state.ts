@@ -36,6 +36,8 @@ export interface StepState {
   completed: ReadonlyMap<string, boolean>;
   /** Client tool calls announced with `tool.call_requested`. */
   requested: ReadonlySet<string>;
+  /** Why the step's reply did not match the turn's response format (null: it did, or none was asked for). */
+  structuredErrors: readonly string[] | null;
 }
 
 export interface TurnState {
@@ -90,6 +92,7 @@ function newStep(iteration: number): StepState {
     started: new Map(),
     completed: new Map(),
     requested: new Set(),
+    structuredErrors: null,
   };
 }
 
@@ -142,7 +145,8 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
       };
       const { model, model_id, provider_id } = e.data.metadata;
       const ref = { model, model_id: model_id ?? null, provider_id: provider_id ?? null };
-      return withLastStep(s, (step) => ({ ...step, llmDone: true, toolCalls: calls, generation, model: ref }));
+      const structuredErrors = e.data.structured_output_errors ?? null;
+      return withLastStep(s, (step) => ({ ...step, llmDone: true, toolCalls: calls, generation, model: ref, structuredErrors }));
     }
     case 'llm.generation': {
       const { model, model_id, provider_id, usage } = e.data;

@@ -8,6 +8,7 @@ import { pickModelId } from '../../llm/index.js';
 import { stampEvents } from '../../observability/index.js';
 import { retry, retryPolicies } from '../../retry/index.js';
 import { startJob, turnEvents, type MessagePart, type SessionTurnRow, type StoredMessage, type TurnRef } from '../../turns/index.js';
+import { createResponseFormatCheck } from './response-format.js';
 import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
 
 /**
@@ -43,6 +44,7 @@ class PreviousJobQueued extends Error {
 
 export function createSubmitMessage(ctx: TurnApiContext) {
   const { store, bus, log, models, images, status, turnCap, span, owned } = ctx;
+  const checkResponseFormat = createResponseFormatCheck(ctx);
 
   /**
    * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
@@ -69,6 +71,7 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     if (!pending) await turnCap?.check(row.organization_id);
     await checkImages(principal, sessionId, content);
     await checkControls(principal.org_id, sessionId, controls);
+    await checkResponseFormat(principal, controls.response_format);
 
     const accepted = pending ? prior! : mintAccepted(content, controls, tags, metadata);
     if (!pending) await acceptance?.reserve(accepted);

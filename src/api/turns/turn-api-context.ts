@@ -11,6 +11,7 @@ import type { Store } from '../../db/index.js';
 import type { Logger } from '../../log.js';
 import { createIdTracing, type TraceSpan, type Tracing } from '../../observability/index.js';
 import type { OrgTurnCap } from './org-turn-cap.js';
+import type { ReplySchemaChecks } from '../../offthread/index.js';
 
 export interface TurnServiceDeps {
   store: Store;
@@ -23,6 +24,10 @@ export interface TurnServiceDeps {
   tracing?: Tracing;
   /** The organisation's cap on turns in flight (default: none). */
   turnCap?: OrgTurnCap;
+  /** Compiles `controls.response_format` schemas off the event loop (docs/decisions/0098-structured-replies.md). */
+  replySchemas?: ReplySchemaChecks;
+  /** STRUCTURED_OUTPUT_MAX_SCHEMA_BYTES (default 64 KiB). */
+  maxResponseSchemaBytes?: number;
 }
 
 /** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */
