@@ -33,9 +33,7 @@ export const ResponseFormat = Type.Union(
         type: Type.Literal('json_schema'),
         json_schema: Type.Object(
           {
-            name: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Default `reply`.' }),
-            ),
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Default `reply`.' })),
             description: Type.Optional(Type.String({ maxLength: 1024 })),
             schema: Type.Record(Type.String(), Type.Unknown(), { description: 'The JSON Schema the reply must match.' }),
             strict: Type.Optional(Type.Boolean({ description: "Passed to vendors that have it (OpenAI's strict mode)." })),

@@ -71,7 +71,9 @@ export function geminiThinkingConfig(model: string, effort: LlmReasoningEffort):
 export function toGeminiConfig(req: LlmRequest): GenerateContentConfig {
   const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
   return {
-    ...(response_format && nativeJsonWith(req) ? { responseMimeType: 'application/json', responseJsonSchema: replySchemaOf(response_format) } : {}),
+    ...(response_format && nativeJsonWith(req)
+      ? { responseMimeType: 'application/json', responseJsonSchema: replySchemaOf(response_format) }
+      : {}),
     ...(req.system ? { systemInstruction: req.system } : {}),
     ...(req.tools.length
       ? {

@@ -3,7 +3,16 @@ import { LlmError, toLlmError } from './errors.js';
 import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, toolOutputText } from './openai-client.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
-import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmResponseFormat, LlmStopReason, LlmStreamEvent, LlmUsage } from './types.js';
+import type {
+  LlmMessage,
+  LlmProvider,
+  LlmProviderConfig,
+  LlmRequest,
+  LlmResponseFormat,
+  LlmStopReason,
+  LlmStreamEvent,
+  LlmUsage,
+} from './types.js';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 type StreamEvent = OpenAI.Responses.ResponseStreamEvent;

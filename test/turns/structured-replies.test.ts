@@ -39,7 +39,7 @@ for (const mode of ['pglite', 'nats'] as const) {
       events = await turn(app, '@json {"name":"Ada","age":"old"}', { response_format: format() });
       completed = ofType(events, 'output.message.completed');
       assert.equal(completed.length, 2, events.map((e) => e.type).join(','));
-      assert.match(completed[0]!.data['structured_output_errors'].join(' '), /\/age must be integer/);
+      assert.match(String(completed[0]!.data['structured_output_errors']), /\/age must be integer/);
       assert.equal(completed[0]!.data['parsed'], undefined);
       assert.deepEqual(completed[1]!.data['parsed'], { name: '', age: 0 });
       assert.deepEqual(

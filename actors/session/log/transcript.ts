@@ -7,7 +7,14 @@
  * synthetic error result.
  */
 import type { EventData, SessionEvent, TypedEvent } from '../../../schemas/events.js';
-import { repairNoteText, type LlmAssistantMessage, type LlmMessage, type LlmToolCall, type LlmToolMessage, type LlmUserPart } from '../../../src/llm/index.js';
+import {
+  repairNoteText,
+  type LlmAssistantMessage,
+  type LlmMessage,
+  type LlmToolCall,
+  type LlmToolMessage,
+  type LlmUserPart,
+} from '../../../src/llm/index.js';
 import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from '../../../src/turns/index.js';
 
 /** Shown to the LLM for a call that has no stored result. */

@@ -24,7 +24,8 @@ export function createResponseFormatCheck(ctx: TurnApiContext) {
     try {
       problem = await checks.problem(schema, { org: principal.org_id, key: principal.user_id ?? '' });
     } catch (err) {
-      if (err instanceof ParseLimitError) throw new InvalidRequestError(`Invalid request: ${FIELD} is too complex to compile (${err.message})`);
+      if (err instanceof ParseLimitError)
+        throw new InvalidRequestError(`Invalid request: ${FIELD} is too complex to compile (${err.message})`);
       throw err;
     }
     if (problem) throw new InvalidRequestError(`Invalid request: ${FIELD} is not a valid JSON Schema: ${problem}`);

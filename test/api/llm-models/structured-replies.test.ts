@@ -47,7 +47,8 @@ describe('structured replies: vendor-native formats through the SDKs (postgres)'
     assert.equal(sent.status, 201, sent.text);
     return waitForEvent(app(), session.id, 'session.idled');
   }
-  const requestsFor = (fake: FakeLlmServer, model: string) => fake.requests.filter((r) => JSON.stringify(r.body ?? {}).includes(model) || r.url.includes(model));
+  const requestsFor = (fake: FakeLlmServer, model: string) =>
+    fake.requests.filter((r) => JSON.stringify(r.body ?? {}).includes(model) || r.url.includes(model));
 
   it('openai (Responses): text.format is the json_schema; output.message.completed carries parsed', async () => {
     openai.enqueue({ type: 'reply', reply: { text: [JSON.stringify(VALID)] } });
@@ -58,10 +59,7 @@ describe('structured replies: vendor-native formats through the SDKs (postgres)'
   });
 
   it('openai_completions: response_format on both steps; an invalid reply is repaired with a note of its errors', async () => {
-    openai.enqueue(
-      { type: 'reply', reply: { text: ['{"city":"Oslo"}'] } },
-      { type: 'reply', reply: { text: [JSON.stringify(VALID)] } },
-    );
+    openai.enqueue({ type: 'reply', reply: { text: ['{"city":"Oslo"}'] } }, { type: 'reply', reply: { text: [JSON.stringify(VALID)] } });
     const events = await runTurn('openai_completions', `${openai.origin}/v1`, 'gpt-chat-structured');
     const completed = ofType(events, 'output.message.completed');
     assert.deepEqual(completed[0]!.data['structured_output_errors'], ["/ must have required property 'degrees'"]);
@@ -69,7 +67,8 @@ describe('structured replies: vendor-native formats through the SDKs (postgres)'
     assert.equal(ofType(events, 'turn.completed').length, 1);
     const reqs = requestsFor(openai, 'gpt-chat-structured').filter((r) => r.url.startsWith('/v1/chat/completions'));
     assert.equal(reqs.length, 2);
-    for (const r of reqs) assert.deepEqual(r.body.response_format, { type: 'json_schema', json_schema: { name: 'weather', schema: SCHEMA, strict: true } });
+    for (const r of reqs)
+      assert.deepEqual(r.body.response_format, { type: 'json_schema', json_schema: { name: 'weather', schema: SCHEMA, strict: true } });
     const note = reqs[1]!.body.messages.at(-1);
     assert.equal(note.role, 'user');
     assert.match(JSON.stringify(note.content), /did not match the required response format.*degrees/);
