@@ -23,6 +23,7 @@ import { turnRoutes } from '../src/api/turns/index.js';
 import { createTurnRunner } from './session/turn-runner.js';
 import type { TurnRunnerOptions } from './session/turn-runner-deps.js';
 import { createTurnService, type TurnService } from '../src/api/turns/index.js';
+import { createReplySchemaChecks, type ReplySchemaChecks } from '../src/offthread/index.js';
 import { startStuckTurnSweeper } from './recovery/stuck-turn-sweeper.js';
 import { createTurnWorker, type TurnWorker } from './session/turn-worker.js';
 
@@ -31,6 +32,8 @@ export interface TurnPorts {
   models: ModelResolver;
   toolStorage: ToolContextFactory;
   images: ImageSource;
+  /** Structured replies' schema checks (default: on the calling thread; the app passes the parse pool's). */
+  replySchemas?: ReplySchemaChecks;
 }
 
 export interface TurnModuleDeps extends TurnPorts {
@@ -59,10 +62,23 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
   const status: SessionStatusStore = createSessionStatus(store);
   const queue = createMessageQueue(store);
   const dispatcher = createQueueDispatcher({ queue, status, turns: bus.turns, events: bus.events, log });
-  const ports = { models, toolStorage, images, status };
+  const replySchemas = deps.replySchemas ?? createReplySchemaChecks();
+  const ports = { models, toolStorage, images, status, replySchemas };
   const turnCap = createOrgTurnCap(status, config.ORG_MAX_TURNS_IN_FLIGHT);
   const queueLimits = { perSession: config.SESSION_MAX_QUEUED_MESSAGES, perOrg: config.ORG_MAX_QUEUED_MESSAGES };
-  const service = createTurnService({ store, bus, log, tracing, turnCap, queue, dispatcher, queueLimits, ...ports });
+  const maxResponseSchemaBytes = config.STRUCTURED_OUTPUT_MAX_SCHEMA_BYTES;
+  const service = createTurnService({
+    store,
+    bus,
+    log,
+    tracing,
+    turnCap,
+    queue,
+    dispatcher,
+    queueLimits,
+    maxResponseSchemaBytes,
+    ...ports,
+  });
 
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(

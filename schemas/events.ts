@@ -70,7 +70,12 @@ export const ModelRef = Type.Object({
   provider_id: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const TurnErrorCode = Type.Union([Type.Literal('llm_error'), Type.Literal('max_iterations'), Type.Literal('internal_error')]);
+export const TurnErrorCode = Type.Union([
+  Type.Literal('llm_error'),
+  Type.Literal('max_iterations'),
+  Type.Literal('internal_error'),
+  Type.Literal('invalid_structured_output'),
+]);
 
 const TurnIds = { turn_id: TurnId, input_message_id: Type.String() };
 
@@ -130,6 +135,14 @@ export const eventData = {
     message: StoredMessage,
     metadata: ModelRef,
     usage: Type.Object({ input_tokens: Type.Integer({ minimum: 0 }), output_tokens: Type.Integer({ minimum: 0 }) }),
+    parsed: Type.Optional(
+      Type.Unknown({ description: "With `controls.response_format`: the final reply's JSON value, valid against the schema." }),
+    ),
+    structured_output_errors: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'With `controls.response_format`: why the reply did not validate (the turn then repairs once, or fails).',
+      }),
+    ),
   }),
   'act.started': Type.Object({
     turn_id: TurnId,

@@ -20,6 +20,34 @@ export const ImageFileInputPart = Type.Object(
   { $id: 'ImageFileInputPart', additionalProperties: false },
 );
 
+/**
+ * A structured reply, OpenAI's `response_format` shape (docs/decisions/0098-structured-replies.md):
+ * the turn's final reply is JSON matching `json_schema.schema` (or any JSON object for
+ * `json_object`), validated before the turn completes. A schema that does not compile, or is
+ * larger than the operator's cap, is refused with 400.
+ */
+export const ResponseFormat = Type.Union(
+  [
+    Type.Object(
+      {
+        type: Type.Literal('json_schema'),
+        json_schema: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Default `reply`.' })),
+            description: Type.Optional(Type.String({ maxLength: 1024 })),
+            schema: Type.Record(Type.String(), Type.Unknown(), { description: 'The JSON Schema the reply must match.' }),
+            strict: Type.Optional(Type.Boolean({ description: "Passed to vendors that have it (OpenAI's strict mode)." })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object({ type: Type.Literal('json_object') }, { additionalProperties: false }),
+  ],
+  { $id: 'ResponseFormat' },
+);
+
 /** Per-message runtime controls (spec 2.4); an unknown `model_id` gives 404. */
 export const MessageControls = Type.Object(
   {
@@ -27,6 +55,7 @@ export const MessageControls = Type.Object(
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     model_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     reasoning_effort: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+    response_format: Type.Optional(ref(ResponseFormat)),
     // Earlier public API (docs/decisions/0044-earlier-api-aliases.md).
     modelId: Type.Optional(
       Type.String({ minLength: 1, maxLength: 128, description: 'camelCase alias of `model_id`; both given must agree.' }),
@@ -147,11 +176,13 @@ export type TextInputPartValue = Static<typeof TextInputPart>;
 export type ImageFileInputPartValue = Static<typeof ImageFileInputPart>;
 export type InputPart = TextInputPartValue | ImageFileInputPartValue;
 export type MessageControlsInput = Static<typeof MessageControls>;
+export type ResponseFormatInput = Static<typeof ResponseFormat>;
 export type ClientToolResultInput = Static<typeof ClientToolResult>;
 
 export const turnSchemas = [
   TextInputPart,
   ImageFileInputPart,
+  ResponseFormat,
   MessageControls,
   InputMessage,
   SubmitMessageBody,

@@ -96,6 +96,8 @@ const ConfigSchema = Type.Object({
   SECRET_CHECK_WAIT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
+  /** Largest `controls.response_format` JSON Schema, bytes of JSON (docs/operations.md section 38): it is stored with the message and compiled per reply. */
+  STRUCTURED_OUTPUT_MAX_SCHEMA_BYTES: Type.Integer({ minimum: 256, maximum: 1024 * 1024, default: 64 * 1024 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
   /** Tenant quotas (docs/decisions/0037-tenant-quotas.md). */
   SESSION_KV_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),

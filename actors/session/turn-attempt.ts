@@ -9,6 +9,7 @@ import type { Logger } from '../../src/log.js';
 import { runActStep } from './steps/act-step.js';
 import { awaitHandover, recordsInterrupted } from './handover-grace.js';
 import { modelRef, runReasonStep } from './steps/reason-step.js';
+import { replyChecker } from './steps/structured-reply.js';
 import {
   asTerminal,
   decideTurnStep,
@@ -238,6 +239,7 @@ export class TurnAttempt {
     const controls = turnLog.state.controls;
     const model = await this.#inputs!.model(setup, controls);
     const messages = await this.#inputs!.messages(turnLog.transcript, setup.orgId);
+    const llm = llmControls(controls);
     this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': model.model });
     await this.#trace.traced(
       runReasonStep(
@@ -250,7 +252,8 @@ export class TurnAttempt {
           system: setup.system,
           messages,
           tools: setup.llmTools,
-          controls: llmControls(controls),
+          controls: llm,
+          checkReply: replyChecker(this.#deps.replySchemas, llm.response_format, { orgId: setup.orgId, sessionId: this.#sessionId }),
           signal: this.#ac.signal,
           deltaIntervalMs: this.#o.deltaIntervalMs,
         },

@@ -5,7 +5,7 @@
  */
 import { NotFoundError } from '../../src/errors.js';
 import { LlmError, pickModelId, type LlmControls, type LlmImagePart, type LlmMessage, type ResolvedModel } from '../../src/llm/index.js';
-import { TerminalTurnError, type MessagePart, type TurnJobData } from '../../src/turns/index.js';
+import { responseFormatOf, TerminalTurnError, type MessagePart, type TurnJobData } from '../../src/turns/index.js';
 import { toLlmMessages, type Transcript } from './log/transcript.js';
 import type { TurnRunnerDeps } from './turn-runner-deps.js';
 import { loadTurnSetup, type TurnSetup } from './turn-setup.js';
@@ -85,5 +85,7 @@ export function llmControls(c: Readonly<Record<string, unknown>>): LlmControls {
   if (typeof c['temperature'] === 'number') out.temperature = c['temperature'];
   if (c['reasoning_effort'] === 'low' || c['reasoning_effort'] === 'medium' || c['reasoning_effort'] === 'high')
     out.reasoning_effort = c['reasoning_effort'];
+  const format = responseFormatOf(c);
+  if (format) out.response_format = format;
   return out;
 }

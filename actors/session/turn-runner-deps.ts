@@ -12,6 +12,7 @@ import type { ImageSource } from '../../src/turns/index.js';
 import type { ModelResolver } from '../../src/llm/index.js';
 import type { MessageQueue, QueueDispatcher, SessionStatusStore } from '../../src/turns/index.js';
 import type { ToolContextFactory } from './steps/tool-context.js';
+import type { ReplySchemaChecks } from '../../src/offthread/index.js';
 
 export interface TurnRunnerDeps {
   store: Store;
@@ -26,6 +27,8 @@ export interface TurnRunnerDeps {
   queue?: MessageQueue;
   /** Starts the session's next queued message once an attempt is over. */
   dispatcher?: QueueDispatcher;
+  /** Structured replies' checks against their schema (the parse pool). */
+  replySchemas: ReplySchemaChecks;
   /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
   tracing?: Tracing;
 }

@@ -108,7 +108,7 @@ export async function buildModules(config: Config, infra: Infrastructure, { log,
     owners: sessionOwners,
     maxSessionsPerOrg: config.ORG_MAX_SESSIONS,
   });
-  return { llm, auth, capabilities, subAgents, agents, harnesses, storage, sessionOwners, sessions };
+  return { llm, auth, capabilities, subAgents, agents, harnesses, storage, sessionOwners, sessions, parsePool };
 }
 
 export type Modules = Awaited<ReturnType<typeof buildModules>>;

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { createScheduler, createTurnModule, type TurnModule, type TurnRunnerOptions, type TurnWorker } from '../../actors/index.js';
 import { createSubAgentRunner } from '../api/sub-agents/index.js';
 import type { Closers } from './closers.js';
+import { createReplySchemaChecks } from '../offthread/index.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { Modules } from './modules.js';
 
@@ -16,7 +17,7 @@ export type { TurnModule };
 export function buildTurns(
   config: Config,
   { store, bus, tracing }: Infrastructure,
-  { capabilities, llm, storage, subAgents, sessions }: Modules,
+  { capabilities, llm, storage, subAgents, sessions, parsePool }: Modules,
   { log, turnRunner }: { log: Logger; turnRunner?: Partial<TurnRunnerOptions> },
 ): TurnModule {
   const turns = createTurnModule({
@@ -29,6 +30,7 @@ export function buildTurns(
     models: llm.modelResolver,
     toolStorage: storage.toolStorage,
     images: storage.imageSource,
+    replySchemas: createReplySchemaChecks(parsePool.run),
     turnRunner,
   });
   subAgents.bind(

@@ -1,6 +1,7 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
 import { decodeProviderState } from './provider-state.js';
-import type { LlmMessage, LlmReasoningEffort, LlmRequest } from './types.js';
+import { REPLY_TOOL_NAME, replySchemaOf } from './structured-output.js';
+import type { LlmMessage, LlmReasoningEffort, LlmRequest, LlmToolDefinition } from './types.js';
 
 type MessageParam = Anthropic.MessageParam;
 type Block = Exclude<MessageParam['content'], string>[number];
@@ -64,18 +65,19 @@ export function toAnthropicMessages(messages: LlmMessage[], withThinking: boolea
  * budget on top of max_tokens, and temperature is dropped (the API requires the default).
  */
 export function toAnthropicParams(req: LlmRequest): Anthropic.MessageCreateParamsStreaming {
-  const { max_tokens, temperature, reasoning_effort } = req.controls;
+  const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
   const budget = reasoning_effort ? ANTHROPIC_THINKING_BUDGET_TOKENS[reasoning_effort] : 0;
-  const lastTool = req.tools.length - 1;
+  const tools = response_format ? [...req.tools, replyTool(replySchemaOf(response_format))] : req.tools;
+  const lastTool = tools.length - 1;
   return {
     model: req.model,
     max_tokens: (max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS) + budget,
     stream: true,
     ...(req.system ? { system: [{ type: 'text' as const, text: req.system, cache_control: EPHEMERAL }] } : {}),
     messages: toAnthropicMessages(req.messages, budget > 0),
-    ...(req.tools.length
+    ...(tools.length
       ? {
-          tools: req.tools.map((t, i) => ({
+          tools: tools.map((t, i) => ({
             name: t.name,
             description: t.description,
             input_schema: t.parameters as Anthropic.Tool.InputSchema,
@@ -83,7 +85,22 @@ export function toAnthropicParams(req: LlmRequest): Anthropic.MessageCreateParam
           })),
         }
       : {}),
+    ...(response_format ? { tool_choice: replyToolChoice(req.tools.length, budget > 0) } : {}),
     ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
     ...(temperature !== undefined && budget === 0 ? { temperature } : {}),
   };
+}
+
+/** Anthropic has no JSON mode: a structured reply is the input of a tool the model is made to call. */
+function replyTool(schema: Record<string, unknown>): LlmToolDefinition {
+  return { name: REPLY_TOOL_NAME, description: 'Send your final reply: its input is the reply.', parameters: schema };
+}
+
+/**
+ * Forced: that tool alone (`tool`) or, with the agent's tools, some tool (`any`, so the model
+ * can still act first). Extended thinking allows only `auto`: the repair step is the backstop.
+ */
+function replyToolChoice(agentTools: number, thinking: boolean): Anthropic.ToolChoice {
+  if (thinking) return { type: 'auto' };
+  return agentTools ? { type: 'any' } : { type: 'tool', name: REPLY_TOOL_NAME };
 }

@@ -4,6 +4,7 @@ import { LlmError } from './errors.js';
 import { encodeProviderState } from './provider-state.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
+import { replyToolAsText } from './structured-output.js';
 import type { LlmModelInfo, LlmProvider, LlmProviderConfig, LlmStopReason, LlmStreamEvent } from './types.js';
 import { vendorSseItems } from './vendor-sse.js';
 
@@ -142,7 +143,8 @@ export function createAnthropicProvider(config: LlmProviderConfig, retry: LlmRet
     stream(req) {
       const open = async function* () {
         const response = await client.messages.create(toAnthropicParams(req), { signal: req.signal }).asResponse();
-        yield* mapAnthropicStream(anthropicEvents(response));
+        const events = mapAnthropicStream(anthropicEvents(response));
+        yield* req.controls.response_format ? replyToolAsText(events) : events;
       };
       return streamWithRetries(open, req.signal, retry);
     },

@@ -1,5 +1,6 @@
 import { ThinkingLevel, type Content, type GenerateContentConfig, type Part, type ThinkingConfig } from '@google/genai';
 import { decodeProviderState } from './provider-state.js';
+import { replySchemaOf } from './structured-output.js';
 import type { LlmMessage, LlmReasoningEffort, LlmRequest } from './types.js';
 
 /** Prefix of tool-call ids this adapter invents when Gemini sends none; never sent back. */
@@ -68,8 +69,11 @@ export function geminiThinkingConfig(model: string, effort: LlmReasoningEffort):
  * continuation are switched off: the turn engine runs tools, `streamWithRetries` retries.
  */
 export function toGeminiConfig(req: LlmRequest): GenerateContentConfig {
-  const { max_tokens, temperature, reasoning_effort } = req.controls;
+  const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
   return {
+    ...(response_format && nativeJsonWith(req)
+      ? { responseMimeType: 'application/json', responseJsonSchema: replySchemaOf(response_format) }
+      : {}),
     ...(req.system ? { systemInstruction: req.system } : {}),
     ...(req.tools.length
       ? {
@@ -91,4 +95,9 @@ export function toGeminiConfig(req: LlmRequest): GenerateContentConfig {
     automaticFunctionCalling: { disable: true },
     automaticContinuation: false,
   };
+}
+
+/** Gemini before 3 refuses a JSON response type together with function declarations: there the repair step is the backstop. */
+function nativeJsonWith(req: LlmRequest): boolean {
+  return !(req.tools.length && /^(models\/)?gemini-(1|2)\./.test(req.model));
 }

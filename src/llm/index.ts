@@ -10,6 +10,7 @@ export type {
   LlmProviderConfig,
   LlmProviderType,
   LlmReasoningEffort,
+  LlmResponseFormat,
   LlmRequest,
   LlmStopReason,
   LlmStreamEvent,
@@ -37,3 +38,4 @@ export { createDeltaBatcher, DEFAULT_DELTA_BATCH_INTERVAL_MS } from './delta-bat
 export type { DeltaBatch, DeltaBatcher, DeltaBatcherOptions } from './delta-batcher.js';
 export { pickModelId, DEFAULT_MAX_OUTPUT_TOKENS } from './model-resolver.js';
 export type { ModelResolver, ResolvedModel } from './model-resolver.js';
+export { REPLY_TOOL_NAME, STRUCTURED_REPAIR_PREFIX, repairNoteText } from './structured-output.js';

@@ -18,6 +18,8 @@ export interface LlmsimScript {
   sleepMs?: number;
   /** `@echo`: echo the text even when other directives are present. */
   echo: boolean;
+  /** `@json TEXT` (the first reply only) or `@json-always TEXT` (repair steps too): the reply's text. */
+  json?: { text: string; always: boolean };
 }
 
 const FAIL_KINDS: readonly LlmErrorKind[] = ['auth', 'rate_limit', 'network', 'server', 'bad_request'];
@@ -89,6 +91,11 @@ function applyDirective(script: LlmsimScript, line: string, limits: LlmsimLimits
       return true;
     case 'echo':
       script.echo = true;
+      return true;
+    case 'json':
+    case 'json-always':
+      if (!afterName) return false;
+      script.json = { text: afterName, always: keyword === 'json-always' };
       return true;
     default:
       return false;

@@ -2,6 +2,8 @@ import { LlmError } from './errors.js';
 import { defaultLlmsimLimits, parseLlmsimScript, type LlmsimLimits, type LlmsimScript } from './llmsim-directives.js';
 import { abortableSleep } from '../retry/index.js';
 import { streamWithRetries, type LlmRetryOptions } from './retry.js';
+import { exampleOf } from './llmsim-json.js';
+import { replySchemaOf, STRUCTURED_REPAIR_PREFIX } from './structured-output.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmRequest, LlmStreamEvent, LlmToolMessage, LlmUserMessage } from './types.js';
 
@@ -59,6 +61,21 @@ function lastUser(messages: LlmMessage[]): LlmUserMessage | undefined {
   return messages.findLast((m): m is LlmUserMessage => m.role === 'user');
 }
 
+/** The message whose directives drive the step: the last user message, or the one a repair note answers. */
+function scriptMessage(messages: LlmMessage[]): { message: LlmUserMessage | undefined; repair: boolean } {
+  const isNote = (m: LlmMessage) => m.role === 'user' && userText(m).startsWith(STRUCTURED_REPAIR_PREFIX);
+  const last = lastUser(messages);
+  if (!last || !isNote(last)) return { message: last, repair: false };
+  return { message: messages.findLast((m): m is LlmUserMessage => m.role === 'user' && !isNote(m)), repair: true };
+}
+
+/** The reply of a structured step: `@json`'s text, else the smallest value of the format's schema. */
+function structuredText(req: LlmRequest, script: LlmsimScript): string | null {
+  if (script.json) return script.json.text;
+  const format = req.controls.response_format;
+  return format ? JSON.stringify(exampleOf(replySchemaOf(format))) : null;
+}
+
 function userText(m: LlmUserMessage | undefined): string {
   return (m?.content ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
 }
@@ -77,6 +94,9 @@ function summarise(results: LlmToolMessage[]): string {
 /** The visible text of a step: filler tokens, an echo, or a summary of tool results. */
 function replyTokens(req: LlmRequest, script: LlmsimScript, afterTools: boolean): string[] {
   const spaced = (ws: string[]) => ws.map((w, i) => (i === 0 ? w : ` ${w}`));
+  const structured = structuredText(req, script);
+  const callsTools = script.loop || (script.tools.length && !afterTools);
+  if (structured !== null && !callsTools) return [structured];
   if (afterTools && !script.loop) return spaced(summarise(trailingToolResults(req.messages)).split(' '));
   if (script.tokens) return spaced(Array.from({ length: script.tokens.count }, (_, i) => FILLER[i % FILLER.length]!));
   if (script.tools.length || script.loop) return script.echo && script.text ? spaced(script.text.split(' ')) : [];
@@ -140,8 +160,14 @@ export function createLlmsimProvider(retry: LlmRetryOptions, limits: LlmsimLimit
   return {
     type: 'llmsim',
     stream(req) {
-      const text = userText(lastUser(req.messages));
+      const { message, repair } = scriptMessage(req.messages);
+      const text = userText(message);
       const script = parseLlmsimScript(text, limits);
+      // A repair step answers the note: no tools again, and `@json`'s text only when it is `@json-always`.
+      if (repair) {
+        script.tools = [];
+        if (!script.json?.always) delete script.json;
+      }
       const key = `${req.messages.length}\u0000${text}`;
       const open = () => {
         if (!script.fail) return simulate(req, script, false, limits);

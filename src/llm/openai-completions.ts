@@ -11,7 +11,7 @@ import {
 } from './openai-client.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
-import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmStopReason, LlmStreamEvent } from './types.js';
+import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmResponseFormat, LlmStopReason, LlmStreamEvent } from './types.js';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type Chunk = OpenAI.Chat.ChatCompletionChunk;
@@ -49,10 +49,11 @@ export function toChatMessages(system: string, messages: LlmMessage[]): ChatMess
  * a custom base URL mostly know only `max_tokens`.
  */
 export function toChatParams(req: LlmRequest, officialEndpoint: boolean): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
-  const { max_tokens, temperature, reasoning_effort } = req.controls;
+  const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
   return {
     model: req.model,
     messages: toChatMessages(req.system, req.messages),
+    ...(response_format ? { response_format: chatResponseFormat(response_format) } : {}),
     stream: true,
     stream_options: { include_usage: true },
     ...(req.tools.length
@@ -68,6 +69,13 @@ export function toChatParams(req: LlmRequest, officialEndpoint: boolean): OpenAI
     ...(temperature !== undefined ? { temperature } : {}),
     ...(reasoning_effort ? { reasoning_effort } : {}),
   };
+}
+
+/** `response_format` of Chat Completions: its native structured output. */
+function chatResponseFormat(f: LlmResponseFormat): OpenAI.Chat.ChatCompletionCreateParams['response_format'] {
+  if (f.type === 'json_object') return { type: 'json_object' };
+  const strict = f.strict !== undefined ? { strict: f.strict } : {};
+  return { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, ...strict } };
 }
 
 function stopReasonOf(finish: string, toolCalls: number): LlmStopReason {

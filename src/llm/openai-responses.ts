@@ -3,7 +3,16 @@ import { LlmError, toLlmError } from './errors.js';
 import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, toolOutputText } from './openai-client.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
-import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmStopReason, LlmStreamEvent, LlmUsage } from './types.js';
+import type {
+  LlmMessage,
+  LlmProvider,
+  LlmProviderConfig,
+  LlmRequest,
+  LlmResponseFormat,
+  LlmStopReason,
+  LlmStreamEvent,
+  LlmUsage,
+} from './types.js';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 type StreamEvent = OpenAI.Responses.ResponseStreamEvent;
@@ -37,10 +46,11 @@ export function toResponsesInput(messages: LlmMessage[]): InputItem[] {
  * is dropped: OpenAI's reasoning models reject it.
  */
 export function toResponsesParams(req: LlmRequest): OpenAI.Responses.ResponseCreateParamsStreaming {
-  const { max_tokens, temperature, reasoning_effort } = req.controls;
+  const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
   return {
     model: req.model,
     ...(req.system ? { instructions: req.system } : {}),
+    ...(response_format ? { text: { format: responsesTextFormat(response_format) } } : {}),
     input: toResponsesInput(req.messages),
     stream: true,
     store: false,
@@ -60,6 +70,12 @@ export function toResponsesParams(req: LlmRequest): OpenAI.Responses.ResponseCre
     ...(temperature !== undefined && !reasoning_effort ? { temperature } : {}),
     ...(reasoning_effort ? { reasoning: { effort: reasoning_effort, summary: 'auto' as const } } : {}),
   };
+}
+
+/** `text.format` of the Responses API: its native structured output. */
+function responsesTextFormat(f: LlmResponseFormat): OpenAI.Responses.ResponseFormatTextConfig {
+  if (f.type === 'json_object') return { type: 'json_object' };
+  return { type: 'json_schema', name: f.name, schema: f.schema, ...(f.strict !== undefined ? { strict: f.strict } : {}) };
 }
 
 function usageOf(response: ResponseBody): LlmUsage {

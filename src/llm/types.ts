@@ -61,11 +61,21 @@ export interface LlmToolDefinition {
 
 export type LlmReasoningEffort = 'low' | 'medium' | 'high';
 
+/**
+ * A structured reply (OpenAI's `response_format` shape): the final reply is JSON, matching
+ * `schema` for `json_schema`, any JSON object for `json_object`. Adapters use the vendor's
+ * native structured output (docs/decisions/0098-structured-replies.md).
+ */
+export type LlmResponseFormat =
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean }
+  | { type: 'json_object' };
+
 export interface LlmControls {
   max_tokens?: number;
   temperature?: number;
   /** Enables extended thinking: OpenAI `reasoning.effort`, Anthropic thinking budget, Gemini thinkingConfig. */
   reasoning_effort?: LlmReasoningEffort;
+  response_format?: LlmResponseFormat;
 }
 
 export interface LlmRequest {

@@ -14,8 +14,7 @@ const addFormats = ajvFormats.default;
  * keywords allowed) must not loosen ours, and its compile time must not be spent there.
  */
 export function firstNonCompilingSchema(schemas: readonly Record<string, unknown>[]): number {
-  const ajv = new Ajv({ strict: false, logger: false, addUsedSchema: false, validateSchema: true });
-  addFormats(ajv);
+  const ajv = tenantAjv();
   return schemas.findIndex((schema) => {
     try {
       ajv.compile(schema);
@@ -24,4 +23,14 @@ export function firstNonCompilingSchema(schemas: readonly Record<string, unknown
       return true;
     }
   });
+}
+
+/**
+ * A fresh ajv for tenant schemas (client tools, reply formats: src/offthread/reply-schemas.ts),
+ * for the reasons above; `allErrors` where the errors are shown (a repair note lists them all).
+ */
+export function tenantAjv(opts: { allErrors?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ strict: false, logger: false, addUsedSchema: false, validateSchema: true, allErrors: opts.allErrors ?? false });
+  addFormats(ajv);
+  return ajv;
 }

@@ -5,5 +5,7 @@ export { createGrepPool, DEFAULT_GREP_POOL_OPTIONS, GrepTimeoutError } from './g
 export type { GrepPool, GrepPoolOptions, GrepSearch, TextMatcher } from './grep-pool.js';
 export type { PoolTenant } from './fair-share.js';
 export { firstNonCompilingSchema } from './client-tool-schemas.js';
+export type { ReplyCheck } from './reply-schemas.js';
+export { createReplySchemaChecks, type ReplySchemaChecks } from './reply-schema-checks.js';
 export { AGENT_MAX_BODY_BYTES, type DefinitionFormat, FORMAT_NAMES, parseDefinition } from './definition-parse.js';
 export { createDeadlinePool, formatSeconds } from './deadline-pool.js';

@@ -8,17 +8,23 @@ import { firstNonCompilingSchema } from './client-tool-schemas.js';
 import { parseDefinition, type DefinitionFormat } from './definition-parse.js';
 import { AppError } from '../errors.js';
 import { convertHtml } from './html-conversion.js';
+import { checkReply, replySchemaProblem, type ReplyCheck } from './reply-schemas.js';
 
 export type ParseJobInput =
   | { kind: 'agent-definition'; raw: Uint8Array; contentType: string | undefined }
   | { kind: 'json-schemas'; schemas: Record<string, unknown>[] }
-  | { kind: 'html'; html: string; format: 'markdown' | 'text' };
+  | { kind: 'html'; html: string; format: 'markdown' | 'text' }
+  | { kind: 'reply-schema'; schema: Record<string, unknown> }
+  | { kind: 'structured-reply'; schema: Record<string, unknown>; text: string };
 
 export interface ParseResults {
   'agent-definition': { format: DefinitionFormat; doc: Record<string, unknown> };
   /** Index of the first schema that does not compile, or -1. */
   'json-schemas': number;
   html: string;
+  /** Why the schema does not compile, or null. */
+  'reply-schema': string | null;
+  'structured-reply': ReplyCheck;
 }
 
 export type ParseJobReply = { ok: true; value: unknown } | { ok: false; status: number; code: string; message: string };
@@ -32,6 +38,10 @@ export function runParseJob(job: ParseJobInput): ParseResults[ParseJobInput['kin
       return firstNonCompilingSchema(job.schemas);
     case 'html':
       return convertHtml(job.html, job.format);
+    case 'reply-schema':
+      return replySchemaProblem(job.schema);
+    case 'structured-reply':
+      return checkReply(job.schema, job.text);
   }
 }
 

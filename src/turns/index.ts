@@ -31,12 +31,14 @@ export type {
   MessagePart,
   ModelRef,
   StoredMessage,
+  StructuredReply,
   ToolCallRef,
   ToolSource,
   TurnErrorCode,
   TurnRef,
   Usage,
 } from './turn-events.js';
+export { MAX_STRUCTURED_REPAIRS, responseFormatOf } from './structured-output.js';
 export { asTerminal, TerminalTurnError, RetryableTurnError, TurnStoppedError } from './turn-errors.js';
 export { createMessageQueue } from './message-queue.js';
 export type { MessageQueue, NewQueued, OnBusy, QueuedRow, QueuedState } from './message-queue.js';

@@ -19,6 +19,7 @@ import {
 } from './turn-events.js';
 import { stepClosingEvents } from './turn-event-groups.js';
 import { approvalEvents, mayRun, type ApprovalPolicyOf } from './approval-step.js';
+import { invalidReplyOutcome } from './structured-output.js';
 import type { TurnState } from './turn-state.js';
 
 /** What the shell does next. */
@@ -74,6 +75,12 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
   if (!step) return { type: 'reason', iteration: 1, resumed: false };
   if (!step.llmDone) return { type: 'reason', iteration: step.iteration, resumed: true };
   if (step.toolCalls.length === 0) {
+    const invalid = invalidReplyOutcome(s, input.maxIterations);
+    if (invalid?.kind === 'repair') return { type: 'reason', iteration: step.iteration + 1, resumed: false };
+    if (invalid) {
+      const failed = { error: invalid.error, error_code: 'invalid_structured_output' as const, iterations };
+      return { type: 'emit', events: [turnEvents.turnFailed(id(), turn, failed)] };
+    }
     return {
       type: 'emit',
       events: [turnEvents.turnCompleted(id(), turn, { iterations, duration_ms: durationMs(s, input.now), usage: s.usage })],

@@ -167,6 +167,8 @@ export const turnEvents = {
       provider_state?: string;
       cancellation?: boolean;
       generation?: GenerationFacts;
+      /** The reply checked against the turn's response format: its value, or why it is not one. */
+      structured?: StructuredReply;
     },
   ): NewTypedEvent<'output.message.completed'> {
     const metadata = {
@@ -182,6 +184,8 @@ export const turnEvents = {
         message: m.message,
         metadata: { ...m.model },
         usage: { input_tokens: m.usage.input_tokens, output_tokens: m.usage.output_tokens },
+        ...(m.structured && 'parsed' in m.structured ? { parsed: m.structured.parsed } : {}),
+        ...(m.structured && 'errors' in m.structured ? { structured_output_errors: m.structured.errors } : {}),
       },
     };
     if (Object.keys(metadata).length) event.metadata = metadata;
@@ -361,6 +365,9 @@ export const turnEvents = {
     return { id, type: 'session.idled', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
 };
+
+/** A final reply checked against the turn's response format (src/turns/structured-output.ts). */
+export type StructuredReply = { parsed: unknown } | { errors: string[] };
 
 /** `turn.failed` codes: spec 6.2 plus `internal_error` for a turn no worker could finish. */
 export type TurnErrorCode = TurnErrorCodeView;

@@ -40,6 +40,8 @@ export interface StepState {
   approvalRequested: ReadonlySet<string>;
   /** Tool call id → the person's decision (`tool.approval_decided`); the first one counts. */
   approvals: ReadonlyMap<string, ApprovalDecision>;
+  /** Why the step's reply did not match the turn's response format (null: it did, or none was asked for). */
+  structuredErrors: readonly string[] | null;
 }
 
 export interface ApprovalDecision {
@@ -101,6 +103,7 @@ function newStep(iteration: number): StepState {
     requested: new Set(),
     approvalRequested: new Set(),
     approvals: new Map(),
+    structuredErrors: null,
   };
 }
 
@@ -153,7 +156,8 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
       };
       const { model, model_id, provider_id } = e.data.metadata;
       const ref = { model, model_id: model_id ?? null, provider_id: provider_id ?? null };
-      return withLastStep(s, (step) => ({ ...step, llmDone: true, toolCalls: calls, generation, model: ref }));
+      const structuredErrors = e.data.structured_output_errors ?? null;
+      return withLastStep(s, (step) => ({ ...step, llmDone: true, toolCalls: calls, generation, model: ref, structuredErrors }));
     }
     case 'llm.generation': {
       const { model, model_id, provider_id, usage } = e.data;

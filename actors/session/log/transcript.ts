@@ -7,7 +7,14 @@
  * synthetic error result.
  */
 import type { EventData, SessionEvent, TypedEvent } from '../../../schemas/events.js';
-import type { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolMessage, LlmUserPart } from '../../../src/llm/index.js';
+import {
+  repairNoteText,
+  type LlmAssistantMessage,
+  type LlmMessage,
+  type LlmToolCall,
+  type LlmToolMessage,
+  type LlmUserPart,
+} from '../../../src/llm/index.js';
 import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from '../../../src/turns/index.js';
 
 /** Shown to the LLM for a call that has no stored result. */
@@ -91,6 +98,9 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         const message = assistantOf(e);
         m.entries.push({ role: 'assistant', message, results: new Map() });
         for (const c of message.tool_calls ?? []) m.owners.set(c.id, m.entries.length - 1);
+        // A reply that missed the response format is answered with what was wrong (the repair step's ask).
+        const invalid = e.data.structured_output_errors;
+        if (invalid) m.entries.push({ role: 'user', content: [{ type: 'text', text: repairNoteText(invalid) }] });
         break;
       }
       case 'tool.completed': {

@@ -29,6 +29,8 @@ import {
   type Usage,
 } from '../../../src/turns/index.js';
 
+import type { ReplyChecker } from './structured-reply.js';
+
 export interface ReasonStepIo {
   /** Queues events for appending (group-committed, in call order); throws once appends have failed. */
   push(events: NewSessionEvent[]): void;
@@ -48,6 +50,8 @@ export interface ReasonStepInput {
   controls: LlmControls;
   signal: AbortSignal;
   deltaIntervalMs: number;
+  /** With a response format: checks a final reply (no tool calls) before its step is stored. */
+  checkReply?: ReplyChecker;
 }
 
 export function modelRef(m: ResolvedModel): ModelRef {
@@ -146,6 +150,7 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
     created_at: io.now().toISOString(),
     ...(thought ? { thinking: thought } : {}),
   };
+  const structured = p.checkReply && !calls.length ? await p.checkReply(text.accumulated) : undefined;
   const model = modelRef(p.model);
   const generation: GenerationFacts = { stop_reason: stopReason, duration_ms: Date.now() - started, usage };
   const completed = turnEvents.outputCompleted(io.newId(), turn, {
@@ -154,6 +159,7 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
     usage,
     generation,
     ...(providerState ? { provider_state: providerState } : {}),
+    ...(structured ? { structured } : {}),
   });
   io.push([completed, ...stepClosingEvents(io.newId, turn, { iteration: p.iteration, model, toolCalls: calls.length, generation })]);
 }

@@ -4,6 +4,7 @@ import { EFFECTIVE_SESSION_CONFIG_SQL, SESSION_LAYERS_JOIN_SQL } from '../../db/
 import { InvalidRequestError, NotFoundError } from '../../errors.js';
 import { pickModelId } from '../../llm/index.js';
 import type { MessageInput, MessagePart } from '../../turns/index.js';
+import { createResponseFormatCheck } from './response-format.js';
 import type { TurnApiContext, TurnPrincipal } from './turn-api-context.js';
 
 /** The message as stored: parts normalised, tags unique, empty controls left out. */
@@ -20,8 +21,9 @@ export function messageInput(
   return input;
 }
 
-export function createMessageChecks(ctx: Pick<TurnApiContext, 'store' | 'models' | 'images' | 'owned'>) {
+export function createMessageChecks(ctx: TurnApiContext) {
   const { store, models, images, owned } = ctx;
+  const checkResponseFormat = createResponseFormatCheck(ctx);
 
   async function checkImages(principal: TurnPrincipal, sessionId: string, content: InputPart[]): Promise<void> {
     for (const part of content) {
@@ -52,10 +54,11 @@ export function createMessageChecks(ctx: Pick<TurnApiContext, 'store' | 'models'
   }
 
   return {
-    /** 404 for an image the principal may not reach, 400 for controls the model refuses. */
+    /** 404 for an image the principal may not reach, 400 for controls the model refuses or a response format that does not compile. */
     async input(principal: TurnPrincipal, sessionId: string, content: InputPart[], controls: MessageControlsInput): Promise<void> {
       await checkImages(principal, sessionId, content);
       await checkControls(principal.org_id, sessionId, controls);
+      await checkResponseFormat(principal, controls.response_format);
     },
   };
 }

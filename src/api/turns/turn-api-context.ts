@@ -12,6 +12,7 @@ import type { Store } from '../../db/index.js';
 import type { Logger } from '../../log.js';
 import { createIdTracing, type TraceSpan, type Tracing } from '../../observability/index.js';
 import type { OrgTurnCap } from './org-turn-cap.js';
+import type { ReplySchemaChecks } from '../../offthread/index.js';
 
 export interface TurnServiceDeps {
   store: Store;
@@ -29,6 +30,10 @@ export interface TurnServiceDeps {
   dispatcher?: QueueDispatcher;
   /** Queued messages per session and per organisation (SESSION_MAX_QUEUED_MESSAGES, ORG_MAX_QUEUED_MESSAGES). */
   queueLimits?: { perSession: number; perOrg: number };
+  /** Compiles `controls.response_format` schemas off the event loop (docs/decisions/0098-structured-replies.md). */
+  replySchemas?: ReplySchemaChecks;
+  /** STRUCTURED_OUTPUT_MAX_SCHEMA_BYTES (default 64 KiB). */
+  maxResponseSchemaBytes?: number;
 }
 
 /** Who submits: a user (HTTP) or a component acting for an organisation (the scheduler). */

@@ -1730,7 +1730,7 @@ export interface components {
                 /** @description The turn this event belongs to. */
                 turn_id: string;
                 error: string;
-                error_code: "llm_error" | "max_iterations" | "internal_error";
+                error_code: "llm_error" | "max_iterations" | "internal_error" | "invalid_structured_output";
                 iterations: number;
             };
             metadata?: {
@@ -2191,6 +2191,10 @@ export interface components {
                     input_tokens: number;
                     output_tokens: number;
                 };
+                /** @description With `controls.response_format`: the final reply's JSON value, valid against the schema. */
+                parsed?: unknown;
+                /** @description With `controls.response_format`: why the reply did not validate (the turn then repairs once, or fails). */
+                structured_output_errors?: string[];
             };
             metadata?: {
                 [key: string]: unknown;
@@ -2779,11 +2783,30 @@ export interface components {
             image_id: string;
             filename?: string | null;
         };
+        ResponseFormat: {
+            /** @constant */
+            type: "json_schema";
+            json_schema: {
+                /** @description Default `reply`. */
+                name?: string;
+                description?: string;
+                /** @description The JSON Schema the reply must match. */
+                schema: {
+                    [key: string]: unknown;
+                };
+                /** @description Passed to vendors that have it (OpenAI's strict mode). */
+                strict?: boolean;
+            };
+        } | {
+            /** @constant */
+            type: "json_object";
+        };
         MessageControls: {
             max_tokens?: number;
             temperature?: number;
             model_id?: string;
             reasoning_effort?: "low" | "medium" | "high";
+            response_format?: components["schemas"]["ResponseFormat"];
             /** @description camelCase alias of `model_id`; both given must agree. */
             modelId?: string;
             /** @description BCP 47 tag, kept with the message. */
