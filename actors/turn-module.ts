@@ -21,6 +21,7 @@ import type { ToolContextFactory } from './session/steps/tool-context.js';
 import { turnRoutes } from '../src/api/turns/index.js';
 import { createTurnRunner } from './session/turn-runner.js';
 import type { TurnRunnerOptions } from './session/turn-runner-deps.js';
+import type { FoldObserver } from './session/log/snapshot-store.js';
 import { createTurnService, type TurnService } from '../src/api/turns/index.js';
 import { startStuckTurnSweeper } from './recovery/stuck-turn-sweeper.js';
 import { createTurnWorker, type TurnWorker } from './session/turn-worker.js';
@@ -40,6 +41,8 @@ export interface TurnModuleDeps extends TurnPorts {
   capabilities: CapabilityLookup;
   /** Turn spans and event trace ids (default: ids only). */
   tracing?: Tracing;
+  /** Snapshot loads and events read by turns (metrics). */
+  folds?: FoldObserver;
   /** Runner settings beyond the configuration's (tests: short append retry pauses). */
   turnRunner?: Partial<TurnRunnerOptions>;
 }
@@ -54,7 +57,7 @@ export interface TurnModule {
 }
 
 export function createTurnModule(deps: TurnModuleDeps): TurnModule {
-  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner } = deps;
+  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner, folds } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
   const ports = { models, toolStorage, images, status };
   const turnCap = createOrgTurnCap(status, config.ORG_MAX_TURNS_IN_FLIGHT);
@@ -62,13 +65,14 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
 
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
-      { store, bus, log, capabilities, tracing, ...ports },
+      { store, bus, log, capabilities, tracing, ...ports, ...(folds ? { folds } : {}) },
       {
         ...turnRunner,
         maxIterations: config.MAX_ITERATIONS,
         toolTimeoutMs: config.TOOL_TIMEOUT_MS,
         secretCheckWaitMs: config.SECRET_CHECK_WAIT_MS,
         leaseMs: config.TURN_CLAIM_TIMEOUT_MS,
+        snapshotIntervalEvents: config.SESSION_SNAPSHOT_INTERVAL_EVENTS,
       },
     );
     const worker = createTurnWorker(

@@ -96,6 +96,8 @@ const ConfigSchema = Type.Object({
   SECRET_CHECK_WAIT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   TURN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
+  /** Events a session's log grows by before its stored snapshot is refreshed (0: none; docs/operations.md §37). */
+  SESSION_SNAPSHOT_INTERVAL_EVENTS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 200 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
   /** Tenant quotas (docs/decisions/0037-tenant-quotas.md). */
   SESSION_KV_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),

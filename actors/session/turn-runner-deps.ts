@@ -11,6 +11,7 @@ import type { ImageSource } from '../../src/turns/index.js';
 import type { ModelResolver } from '../../src/llm/index.js';
 import type { SessionStatusStore } from '../../src/turns/index.js';
 import type { ToolContextFactory } from './steps/tool-context.js';
+import type { FoldObserver } from './log/snapshot-store.js';
 
 export interface TurnRunnerDeps {
   store: Store;
@@ -23,6 +24,8 @@ export interface TurnRunnerDeps {
   status: SessionStatusStore;
   /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
   tracing?: Tracing;
+  /** Counts snapshot loads and the events turns read (metrics). */
+  folds?: FoldObserver;
 }
 
 export interface TurnRunnerOptions {
@@ -53,4 +56,9 @@ export interface TurnRunnerOptions {
   cacheIdleMs: number;
   /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
   appendRetryDelaysMs: readonly number[];
+  /**
+   * Events the log may grow by past a session's stored snapshot before a turn's end writes a new
+   * one (SESSION_SNAPSHOT_INTERVAL_EVENTS, default 200; 0: no snapshots, a cold turn folds the log).
+   */
+  snapshotIntervalEvents: number;
 }
