@@ -81,7 +81,9 @@ export function createSnapshotStore(store: Store, log: Logger, o: SnapshotStoreO
     // After the current macrotask: the turn's ack and the next claim go first.
     setImmediate(() => {
       write(sessionId, transcript)
-        .catch((err: unknown) => log.warn({ err, sessionId }, 'storing the session snapshot failed; the next cold turn reads a longer tail'))
+        .catch((err: unknown) =>
+          log.warn({ err, sessionId }, 'storing the session snapshot failed; the next cold turn reads a longer tail'),
+        )
         .finally(() => writing.delete(sessionId));
     });
     return transcript.sequence;
