@@ -90,7 +90,7 @@ export async function startService(
     env,
     cwd: ROOT,
     readyUrl: `${base}/health`,
-    readyTimeoutMs: 120_000,
+    readyTimeoutMs: 300_000,
   });
   stops.unshift(() => proc.stop(20_000));
   const json = (method: string, path: string, body: unknown) => apiJson(method, `${base}${path}`, body, ADMIN_KEY);
