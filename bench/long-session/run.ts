@@ -78,6 +78,8 @@ interface Bucket {
   bytesPerTurn: number;
   approxTokensPerTurn: number;
   machineBusy: number | null;
+  /** Turns of the bucket that ended in turn.failed. */
+  failed: number;
 }
 
 /** A session with its SSE stream open; `turn()` sends one message and waits for its `session.idled`. */
@@ -90,11 +92,15 @@ async function openSession(s: Service) {
     signal: ac.signal,
   });
   if (res.status !== 200) throw new Error(`SSE ${res.status}`);
-  let waiting: ((failed?: string) => void) | null = null;
+  let waiting: (() => void) | null = null;
+  let failures = 0;
   const parser = createParser({
     onEvent(m) {
       if (m.event === 'session.idled') waiting?.();
-      else if (m.event === 'turn.failed') waiting?.(m.data.slice(0, 300));
+      else if (m.event === 'turn.failed') {
+        failures++;
+        log(`turn.failed: ${JSON.stringify(JSON.parse(m.data).data).slice(0, 400)}`);
+      }
     },
   });
   void (async () => {
@@ -107,7 +113,7 @@ async function openSession(s: Service) {
   })();
   return {
     async turn(i: number): Promise<number> {
-      const idled = new Promise<string | undefined>((r) => (waiting = r));
+      const idled = new Promise<void>((r) => (waiting = r));
       const t0 = performance.now();
       await apiJson(
         'POST',
@@ -115,10 +121,13 @@ async function openSession(s: Service) {
         { message: { content: [{ type: 'text', text: `What time is it? (${i})` }] } },
         ADMIN_KEY,
       );
-      const failed = await idled;
+      await idled;
       waiting = null;
-      if (failed) throw new Error(`turn ${i} failed: ${failed}`);
       return performance.now() - t0;
+    },
+    /** Turns that ended in turn.failed (an LLM timeout on an overloaded machine): counted, not fatal. */
+    get failures() {
+      return failures;
     },
     close: () => ac.abort(),
   };
@@ -157,6 +166,7 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
       const deps0 = s.deps.map((d) => readCpuByCmdline(d));
       const sys0 = readSystemCpu();
       const fakeAt = fake.proc.stdout().length;
+      const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
       const latencies: number[] = [];
       while (done < end) {
         done++;
@@ -182,6 +192,7 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
         bytesPerTurn: Math.round(bytes / n),
         approxTokensPerTurn: Math.round(bytes / 4 / n),
         machineBusy: busyShare(sys0, readSystemCpu()),
+        failed: sessions.reduce((a, x) => a + x.failures, 0) - failed0,
       };
       log(`[${mode}] turns ${from + 1}-${end}: ${JSON.stringify(bucket)}`);
       out.push(bucket);

@@ -14,7 +14,7 @@ import { emptyTranscript, extendTranscript } from '../../actors/session/log/tran
 import { startTestApp, type TestApp, type TestMode } from '../helpers/app.js';
 import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 import { scrape } from '../helpers/prometheus.js';
-import { createSession, getSession, listEvents, sendMessage, type StoredEvent } from './helpers.js';
+import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, type StoredEvent } from './helpers.js';
 
 const TOKEN = 'snapshot-metrics-token-0123456789';
 /** Large enough that an instance started with it writes no snapshot during the test. */
@@ -40,15 +40,26 @@ async function instance(t: { after(fn: () => unknown): void }, s: Shared, interv
   return app;
 }
 
-async function turn(app: TestApp, sessionId: string, text: string): Promise<void> {
-  const r = await sendMessage(app, sessionId, text);
-  assert.equal(r.status, 201, r.text);
+async function untilStatus(app: TestApp, sessionId: string, status: string): Promise<void> {
   const deadline = Date.now() + 20_000;
-  while ((await getSession(app, sessionId)).status !== 'idle') {
-    assert.ok(Date.now() < deadline, 'the turn did not end');
+  while ((await getSession(app, sessionId)).status !== status) {
+    assert.ok(Date.now() < deadline, `the session did not become ${status}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+async function turn(app: TestApp, sessionId: string, text: string): Promise<void> {
+  const r = await sendMessage(app, sessionId, text);
+  assert.equal(r.status, 201, r.text);
+  await untilStatus(app, sessionId, 'idle');
+}
+
+const ASK_USER = {
+  type: 'client',
+  name: 'ask_user',
+  description: 'Ask the user.',
+  parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+};
 
 interface SnapshotRow {
   version: number;
@@ -139,6 +150,47 @@ for (const mode of ['pglite', 'nats'] as const) {
       const del = await c.request('DELETE', `/v1/sessions/${id}`);
       assert.equal(del.status, 204, del.text);
       assert.equal(await snapshotOf(c, id), undefined);
+    });
+
+    it('a turn suspended for a client tool resumes on another instance from the snapshot taken mid-turn', async (t) => {
+      const shared: Shared = { mode };
+      if (mode === 'pglite') {
+        shared.dataDir = mkdtempSync(join(tmpdir(), 'ass-snap-'));
+        t.after(() => rmSync(shared.dataDir!, { recursive: true, force: true }));
+        await seedEmbeddedDataDir(shared.dataDir);
+      }
+      const a = await instance(t, shared, 1);
+      const { id } = await createSession(a, { client_tools: [ASK_USER] });
+      await turn(a, id, 'hello');
+      assert.equal((await sendMessage(a, id, '@tool ask_user {"q":"colour?"}')).status, 201);
+      await untilStatus(a, id, 'waiting_for_tool_results');
+      const snapshotAt = await snapshotAtEnd(a, id);
+      const callId = (await listEvents(a, id)).find((e) => e.type === 'tool.call_requested')!.data['tool_calls'][0].id;
+      await a.app.close();
+
+      // The resume starts from a snapshot without turn state: the turn's own events are replayed into it.
+      const b = await instance(t, shared, NEVER);
+      const m0 = await metrics(b);
+      const r = await b.request('POST', `/v1/sessions/${id}/tool-results`, {
+        body: { tool_results: [{ tool_call_id: callId, result: 'blue' }] },
+      });
+      assert.equal(r.status, 200, r.text);
+      await untilStatus(b, id, 'idle');
+      const m1 = await metrics(b);
+      assert.equal(m1.hit - m0.hit, 1);
+      const events = await listEvents(b, id);
+      assertLogIntegrity(events);
+      const turnId = events.filter((e) => e.type === 'turn.started').at(-1)!.data['turn_id'];
+      const types = typesOf(events, turnId);
+      assert.deepEqual(types.slice(-2), ['turn.completed', 'session.idled']);
+      assert.equal(types.filter((x) => x === 'turn.started').length, 1, 'one turn, resumed');
+      const reply = events.filter((e) => e.type === 'output.message.completed').at(-1)!;
+      assert.match(reply.data['message'].content[0].text, /ask_user: "?blue/);
+      const firstOfTurn = events.find((e) => e.context['turn_id'] === turnId)!.sequence;
+      assert.ok(
+        m1.read - m0.read < snapshotAt - firstOfTurn + 2 * (events.length - snapshotAt) + 4,
+        `read ${m1.read - m0.read}: the turn's events, not the session's`,
+      );
     });
   });
 }
