@@ -22,6 +22,7 @@ import type { ToolContextFactory } from './session/steps/tool-context.js';
 import { turnRoutes } from '../src/api/turns/index.js';
 import { createTurnRunner } from './session/turn-runner.js';
 import type { TurnRunnerOptions } from './session/turn-runner-deps.js';
+import type { FoldObserver } from './session/log/snapshot-store.js';
 import { createTurnService, type TurnService } from '../src/api/turns/index.js';
 import { createReplySchemaChecks, type ReplySchemaChecks } from '../src/offthread/index.js';
 import { startStuckTurnSweeper } from './recovery/stuck-turn-sweeper.js';
@@ -44,6 +45,8 @@ export interface TurnModuleDeps extends TurnPorts {
   capabilities: CapabilityLookup;
   /** Turn spans and event trace ids (default: ids only). */
   tracing?: Tracing;
+  /** Snapshot loads and events read by turns (metrics). */
+  folds?: FoldObserver;
   /** Runner settings beyond the configuration's (tests: short append retry pauses). */
   turnRunner?: Partial<TurnRunnerOptions>;
 }
@@ -58,7 +61,7 @@ export interface TurnModule {
 }
 
 export function createTurnModule(deps: TurnModuleDeps): TurnModule {
-  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner } = deps;
+  const { config, store, bus, log, capabilities, tracing, models, toolStorage, images, turnRunner, folds } = deps;
   const status: SessionStatusStore = createSessionStatus(store);
   const queue = createMessageQueue(store);
   const dispatcher = createQueueDispatcher({ queue, status, turns: bus.turns, events: bus.events, log });
@@ -82,13 +85,14 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
 
   function startWorker(): TurnWorker {
     const runner = createTurnRunner(
-      { store, bus, log, capabilities, tracing, queue, dispatcher, ...ports },
+      { store, bus, log, capabilities, tracing, queue, dispatcher, ...ports, ...(folds ? { folds } : {}) },
       {
         ...turnRunner,
         maxIterations: config.MAX_ITERATIONS,
         toolTimeoutMs: config.TOOL_TIMEOUT_MS,
         secretCheckWaitMs: config.SECRET_CHECK_WAIT_MS,
         leaseMs: config.TURN_CLAIM_TIMEOUT_MS,
+        snapshotIntervalEvents: config.SESSION_SNAPSHOT_INTERVAL_EVENTS,
       },
     );
     const worker = createTurnWorker(

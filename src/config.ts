@@ -98,6 +98,8 @@ const ConfigSchema = Type.Object({
   MAX_ITERATIONS: Type.Integer({ minimum: 1, default: 100 }),
   /** Largest `controls.response_format` JSON Schema, bytes of JSON (docs/operations.md section 38): it is stored with the message and compiled per reply. */
   STRUCTURED_OUTPUT_MAX_SCHEMA_BYTES: Type.Integer({ minimum: 256, maximum: 1024 * 1024, default: 64 * 1024 }),
+  /** Events a session's log grows by before its stored snapshot is refreshed (0: none; docs/operations.md §37). */
+  SESSION_SNAPSHOT_INTERVAL_EVENTS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 200 }),
   SESSION_FS_QUOTA_BYTES: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
   /** Tenant quotas (docs/decisions/0037-tenant-quotas.md). */
   SESSION_KV_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000 }),

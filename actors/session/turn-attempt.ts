@@ -21,7 +21,7 @@ import {
   type TurnRef,
 } from '../../src/turns/index.js';
 import type { ToolSessionRef } from './steps/tool-context.js';
-import { TurnLog, type FoldedSession } from './log/turn-log.js';
+import { TurnLog, type FoldedSession, type StartingPoint } from './log/turn-log.js';
 import { TurnTrace } from './turn-trace.js';
 import { watchAttempt } from './turn-watch.js';
 import { createIdTracing } from '../../src/observability/index.js';
@@ -104,7 +104,7 @@ export class TurnAttempt {
   }
 
   /** Runs the turn until it is done, suspended or idle; returns the fold to cache. */
-  async run(cached: FoldedSession | undefined): Promise<FoldedSession | null> {
+  async run(cached: StartingPoint | undefined): Promise<FoldedSession | null> {
     const inputs = new TurnInputs(this.#deps, this.#o.maxIterations, this.#sessionId, this.#job);
     this.#inputs = inputs;
     const turnLog = await this.#openLog(cached);
@@ -280,7 +280,7 @@ export class TurnAttempt {
     };
   }
 
-  #openLog(cached?: FoldedSession): Promise<TurnLog> {
+  #openLog(cached?: StartingPoint): Promise<TurnLog> {
     return TurnLog.open(
       {
         events: this.#deps.bus.events,
@@ -294,6 +294,7 @@ export class TurnAttempt {
         stamp: this.#trace.stamp,
         appendRetryDelaysMs: this.#o.appendRetryDelaysMs,
         log: this.#log,
+        onRead: this.#deps.folds?.eventsRead,
       },
       cached,
     );

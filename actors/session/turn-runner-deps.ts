@@ -13,6 +13,7 @@ import type { ModelResolver } from '../../src/llm/index.js';
 import type { MessageQueue, QueueDispatcher, SessionStatusStore } from '../../src/turns/index.js';
 import type { ToolContextFactory } from './steps/tool-context.js';
 import type { ReplySchemaChecks } from '../../src/offthread/index.js';
+import type { FoldObserver } from './log/snapshot-store.js';
 
 export interface TurnRunnerDeps {
   store: Store;
@@ -31,6 +32,8 @@ export interface TurnRunnerDeps {
   replySchemas: ReplySchemaChecks;
   /** Turn, reason, act and tool spans; the ids on the turn's events (default: ids only). */
   tracing?: Tracing;
+  /** Counts snapshot loads and the events turns read (metrics). */
+  folds?: FoldObserver;
 }
 
 export interface TurnRunnerOptions {
@@ -61,4 +64,9 @@ export interface TurnRunnerOptions {
   cacheIdleMs: number;
   /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
   appendRetryDelaysMs: readonly number[];
+  /**
+   * Events the log may grow by past a session's stored snapshot before a turn's end writes a new
+   * one (SESSION_SNAPSHOT_INTERVAL_EVENTS, default 200; 0: no snapshots, a cold turn folds the log).
+   */
+  snapshotIntervalEvents: number;
 }

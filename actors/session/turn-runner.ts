@@ -16,7 +16,17 @@ import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { RetryableTurnError, TurnStoppedError } from '../../src/turns/index.js';
 import { parseTurnJob } from '../../src/turns/index.js';
 import { DEFAULT_APPEND_RETRY_DELAYS_MS } from './log/append-retry-pauses.js';
-import type { FoldedSession } from './log/turn-log.js';
+import type { StartingPoint } from './log/turn-log.js';
+import { createSnapshotStore } from './log/snapshot-store.js';
+
+/** Default of SESSION_SNAPSHOT_INTERVAL_EVENTS (docs/operations.md §37). */
+export const DEFAULT_SNAPSHOT_INTERVAL_EVENTS = 200;
+
+/** A session's fold kept between its turns, and the sequence its stored snapshot is at. */
+interface CachedFold {
+  fold: StartingPoint;
+  storedAt: number;
+}
 
 export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 
@@ -42,6 +52,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cacheSize: 2_000,
     cacheIdleMs: 60_000,
     appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
+    snapshotIntervalEvents: DEFAULT_SNAPSHOT_INTERVAL_EVENTS,
   };
 }
 
@@ -68,7 +79,16 @@ function isOutage(err: unknown): boolean {
 
 export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunnerOptions> = {}) {
   const o = { ...defaultTurnRunnerOptions(), ...options };
-  const cache = new RecencyMap<string, FoldedSession>({ max: o.cacheSize, idleMs: o.cacheIdleMs });
+  const cache = new RecencyMap<string, CachedFold>({ max: o.cacheSize, idleMs: o.cacheIdleMs });
+  const snapshots = createSnapshotStore(deps.store, deps.log, { intervalEvents: o.snapshotIntervalEvents }, deps.folds);
+
+  /** The session's fold in this worker's cache, else its stored snapshot (issue 26: never the whole log). */
+  async function startingPoint(sessionId: string): Promise<CachedFold | undefined> {
+    const cached = cache.get(sessionId);
+    if (cached || o.snapshotIntervalEvents <= 0) return cached;
+    const stored = await snapshots.load(sessionId);
+    return stored && { fold: { transcript: stored.transcript }, storedAt: stored.sequence };
+  }
 
   /**
    * One attempt at a claimed turn. Never throws: failures are acked, nakked or logged.
@@ -96,8 +116,9 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
     if (shutdown.abort?.aborted) onAbort();
     let failure: unknown;
     try {
-      const folded = await attempt.run(cache.get(sessionId));
-      if (folded) cache.set(sessionId, folded);
+      const start = await startingPoint(sessionId);
+      const folded = await attempt.run(start?.fold);
+      if (folded) cache.set(sessionId, { fold: folded, storedAt: snapshots.refresh(sessionId, folded.transcript, start?.storedAt ?? 0) });
     } catch (err) {
       failure = err;
       cache.delete(sessionId);

@@ -26,6 +26,8 @@ const opts = JSON.parse(process.argv[2] ?? '{}') as {
   provider?: 'openai' | 'anthropic';
   /** The tool every conversation calls (bench/mcp: an MCP tool); default `get_current_time` `{"timezone":"UTC"}`. */
   tool?: { name: string; arguments: Record<string, unknown> };
+  /** One line per request, `{"m":messages,"b":bytes}`: the history each request carried (bench/long-session). */
+  report?: boolean;
 };
 const tool = opts.tool ?? { name: 'get_current_time', arguments: { timezone: 'UTC' } };
 
@@ -69,6 +71,10 @@ const server = await startFake({
   models: [{ id: 'gpt-bench', display_name: 'gpt-bench' }],
   respond(request) {
     calls++;
+    if (opts.report) {
+      const m = ((request.body?.messages ?? []) as unknown[]).length;
+      process.stdout.write(`{"m":${m},"b":${Buffer.byteLength(JSON.stringify(request.body ?? {}))}}\n`);
+    }
     // Keep the recorded requests from growing over a soak: the bench never reads them.
     server.requests.length = 0;
     if (endsWithToolResult(request)) {

@@ -16,7 +16,7 @@ export type { TurnModule };
 /** The turn module (service, routes, worker factory) on the app's store, bus and capabilities. */
 export function buildTurns(
   config: Config,
-  { store, bus, tracing }: Infrastructure,
+  { store, bus, tracing, observability }: Infrastructure,
   { capabilities, llm, storage, subAgents, sessions, parsePool }: Modules,
   { log, turnRunner }: { log: Logger; turnRunner?: Partial<TurnRunnerOptions> },
 ): TurnModule {
@@ -27,6 +27,7 @@ export function buildTurns(
     log,
     capabilities,
     tracing,
+    ...(observability.folds ? { folds: observability.folds } : {}),
     models: llm.modelResolver,
     toolStorage: storage.toolStorage,
     images: storage.imageSource,

@@ -17,6 +17,7 @@ import { TaskCounts } from './task-counts.js';
 import { localTaskCountSource, type TaskCountSource } from './timeseries.js';
 import { createSharedTaskCounts, type SqlRunner } from './timeseries-store.js';
 import { createTurnMetrics } from './turn-metrics.js';
+import { createFoldMetrics, type FoldMetrics } from './fold-metrics.js';
 
 export interface ObservabilityOptions {
   instanceId: string;
@@ -79,6 +80,8 @@ export function createObservability(deps: ObservabilityDeps, opts: Observability
     http: (registry ? createHttpMetrics(registry) : null) as HttpObserver | null,
     sse: (registry ? createSseMetrics(registry, () => late.sseStreams()) : null) as SseObserver | null,
     llm: (registry ? createLlmMetrics(registry) : undefined) as LlmObserver | undefined,
+    /** The turn engine's fold costs (snapshot loads and writes, events read). */
+    folds: (registry ? createFoldMetrics(registry) : undefined) as FoldMetrics | undefined,
     /** The Prometheus text exposition; null when metrics are off. */
     scrape: registry ? () => registry.metrics() : null,
     bind(sources: LateSources): void {

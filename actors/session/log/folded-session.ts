@@ -25,8 +25,17 @@ export function provisional(sessionId: string, events: readonly NewSessionEvent[
   return events.map((e, i) => ({ ...e, id: e.id!, ts, session_id: sessionId, sequence: after + i + 1, context: e.context ?? {} }));
 }
 
-/** Where a turn's view starts: the cached fold of the session (this turn's state kept only if it is the same turn), or nothing. */
-export function startingFold(turn: TurnRef, cached?: FoldedSession): FoldedSession {
-  if (!cached) return { transcript: emptyTranscript(), turn: initialTurnState(turn) };
-  return { transcript: cached.transcript, turn: cached.turn.turn.turn_id === turn.turn_id ? cached.turn : initialTurnState(turn) };
+/**
+ * A fold a turn's view may start from: a worker's cached fold (with the state of the turn it
+ * folded last), or a stored snapshot (the transcript only).
+ */
+export interface StartingPoint {
+  transcript: Transcript;
+  turn?: TurnState;
+}
+
+/** Where a turn's view starts: the starting point (this turn's state kept only if it is the same turn), or nothing. */
+export function startingFold(turn: TurnRef, from?: StartingPoint): FoldedSession {
+  if (!from) return { transcript: emptyTranscript(), turn: initialTurnState(turn) };
+  return { transcript: from.transcript, turn: from.turn?.turn.turn_id === turn.turn_id ? from.turn : initialTurnState(turn) };
 }

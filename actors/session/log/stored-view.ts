@@ -5,20 +5,32 @@
  */
 import type { SessionEvent } from '../../../schemas/events.js';
 import type { EventLog } from '../../../src/bus/index.js';
+import { evolveTurn } from '../../../src/turns/index.js';
 import { fold, type FoldedSession } from './folded-session.js';
 
 const READ_PAGE = 1000;
+
+/** Events of a start's preamble before its `turn.started` (input.message, session.started). */
+const PREAMBLE_BEFORE_STARTED = 2;
 
 export class StoredView {
   readonly #events: EventLog<SessionEvent>;
   readonly #sessionId: string;
   #folded: FoldedSession;
   readonly #ids = new Set<string>();
+  readonly #onRead: ((count: number) => void) | undefined;
 
-  constructor(events: EventLog<SessionEvent>, sessionId: string, folded: FoldedSession) {
+  constructor(events: EventLog<SessionEvent>, sessionId: string, folded: FoldedSession, onRead?: (count: number) => void) {
     this.#events = events;
     this.#sessionId = sessionId;
     this.#folded = folded;
+    this.#onRead = onRead;
+  }
+
+  async #read(afterSequence: number, limit: number): Promise<SessionEvent[]> {
+    const page = await this.#events.read(this.#sessionId, { afterSequence, limit });
+    this.#onRead?.(page.length);
+    return page;
   }
 
   get folded(): FoldedSession {
@@ -39,7 +51,7 @@ export class StoredView {
     for (;;) {
       const limit = Math.min(READ_PAGE, upTo - this.#folded.transcript.sequence);
       if (limit <= 0) break;
-      const page = await this.#events.read(this.#sessionId, { afterSequence: this.#folded.transcript.sequence, limit });
+      const page = await this.#read(this.#folded.transcript.sequence, limit);
       if (page.length) {
         this.#folded = fold(this.#folded, page, this.#ids);
         read = true;
@@ -47,6 +59,28 @@ export class StoredView {
       if (page.length < limit) break;
     }
     return read;
+  }
+
+  /**
+   * Folds the turn's stored events from its preamble (`turn.started` at `startedAt`) up to the
+   * fold's sequence into the turn state only: the turn began before the starting point (a
+   * redelivery, a resume after a snapshot), whose transcript holds those events already. Reads
+   * the turn's events, not the session's.
+   */
+  async replayTurn(startedAt: number): Promise<void> {
+    const after = Math.max(0, startedAt - PREAMBLE_BEFORE_STARTED - 1);
+    const upTo = this.#folded.transcript.sequence;
+    let turn = this.#folded.turn;
+    for (let cursor = after; cursor < upTo; ) {
+      const page = await this.#read(cursor, Math.min(READ_PAGE, upTo - cursor));
+      if (!page.length) break;
+      for (const e of page.filter((p) => p.sequence <= upTo)) {
+        turn = evolveTurn(turn, e);
+        this.#ids.add(e.id);
+      }
+      cursor = page.at(-1)!.sequence;
+    }
+    this.#folded = { ...this.#folded, turn };
   }
 
   /**

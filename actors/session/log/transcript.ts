@@ -37,14 +37,26 @@ type Entry = UserEntry | AssistantEntry;
 export interface Transcript {
   /** The sequence of the last folded event (0 = nothing folded). */
   sequence: number;
+  /** Plain data and Maps only: a stored snapshot (snapshot-codec.ts) writes and reads them as they are. */
   entries: readonly Entry[];
-  /** Call id → index of the assistant entry that made it. */
-  callOwners: ReadonlyMap<string, number>;
   usage: Usage;
 }
 
 export function emptyTranscript(): Transcript {
-  return { sequence: 0, entries: [], callOwners: new Map(), usage: ZERO_USAGE };
+  return { sequence: 0, entries: [], usage: ZERO_USAGE };
+}
+
+/**
+ * The index of the assistant entry that made call `callId`, or -1. Searched from the end: a
+ * result follows its call within the same step, so this looks at one or two entries. (A map of
+ * every call id was copied on every fold, a cost that grew with the session: issue 26.)
+ */
+function ownerOf(entries: readonly Entry[], callId: string): number {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.role === 'assistant' && e.message.tool_calls?.some((c) => c.id === callId)) return i;
+  }
+  return -1;
 }
 
 function resultText(data: EventData<'tool.completed'>): { content: string; is_error: boolean } {
@@ -78,29 +90,22 @@ function assistantOf(e: TypedEvent<'output.message.completed'>): LlmAssistantMes
  */
 export function extendTranscript(t: Transcript, events: readonly SessionEvent[]): Transcript {
   let entries: Entry[] | null = null;
-  let owners: Map<string, number> | null = null;
   let { usage, sequence } = t;
-  const mutable = () => {
-    entries ??= t.entries.slice();
-    owners ??= new Map(t.callOwners);
-    return { entries, owners };
-  };
+  const mutable = () => (entries ??= t.entries.slice());
   for (const e of events) {
     if (e.sequence <= sequence) continue;
     sequence = e.sequence;
     switch (e.type) {
       case 'input.message': {
-        mutable().entries.push({ role: 'user', content: e.data.message.content ?? [] });
+        mutable().push({ role: 'user', content: e.data.message.content ?? [] });
         break;
       }
       case 'output.message.completed': {
         const m = mutable();
-        const message = assistantOf(e);
-        m.entries.push({ role: 'assistant', message, results: new Map() });
-        for (const c of message.tool_calls ?? []) m.owners.set(c.id, m.entries.length - 1);
+        m.push({ role: 'assistant', message: assistantOf(e), results: new Map() });
         // A reply that missed the response format is answered with what was wrong (the repair step's ask).
         const invalid = e.data.structured_output_errors;
-        if (invalid) m.entries.push({ role: 'user', content: [{ type: 'text', text: repairNoteText(invalid) }] });
+        if (invalid) m.push({ role: 'user', content: [{ type: 'text', text: repairNoteText(invalid) }] });
         break;
       }
       case 'tool.completed': {
@@ -108,12 +113,12 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         if (e.data.usage) usage = addUsage(usage, e.data.usage);
         const m = mutable();
         const callId = e.data.tool_call_id;
-        const index = m.owners.get(callId);
-        if (index === undefined) break;
-        const owner = m.entries[index] as AssistantEntry;
+        const index = ownerOf(m, callId);
+        if (index < 0) break;
+        const owner = m[index] as AssistantEntry;
         const results = new Map(owner.results);
         results.set(callId, { role: 'tool', tool_call_id: callId, name: e.data.tool_name ?? '', ...resultText(e.data) });
-        m.entries[index] = { ...owner, results };
+        m[index] = { ...owner, results };
         break;
       }
       case 'llm.generation':
@@ -123,7 +128,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         break;
     }
   }
-  return { sequence, entries: entries ?? t.entries, callOwners: owners ?? t.callOwners, usage };
+  return { sequence, entries: entries ?? t.entries, usage };
 }
 
 /** Resolves an `image_file` part to inline bytes; null when the image is gone. */

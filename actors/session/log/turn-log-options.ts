@@ -23,4 +23,6 @@ export interface TurnLogOptions {
   appendRetryDelaysMs?: readonly number[];
   /** Where a slow append says what it waited for (append-waits.ts). */
   log?: Logger;
+  /** Told how many events each read of the log returned (the fold's cost; metrics, tests). */
+  onRead?: (count: number) => void;
 }

@@ -16,12 +16,12 @@ import { RetryableTurnError, TurnStoppedError, type TurnState } from '../../../s
 import type { Transcript } from './transcript.js';
 import { DEFAULT_APPEND_RETRY_DELAYS_MS, RetryPauses } from './append-retry-pauses.js';
 import * as outcomes from './append-outcomes.js';
-import { fold, provisional, startingFold, type FoldedSession } from './folded-session.js';
+import { fold, provisional, startingFold, type FoldedSession, type StartingPoint } from './folded-session.js';
 import { AppendWaits } from './append-waits.js';
 import { StoredView } from './stored-view.js';
 import type { TurnLogOptions } from './turn-log-options.js';
 
-export type { FoldedSession, TurnLogOptions };
+export type { FoldedSession, StartingPoint, TurnLogOptions };
 
 export class TurnLog {
   readonly #o: TurnLogOptions;
@@ -42,23 +42,22 @@ export class TurnLog {
 
   private constructor(o: TurnLogOptions, folded: FoldedSession) {
     this.#o = o;
-    this.#stored = new StoredView(o.events, o.sessionId, folded);
+    this.#stored = new StoredView(o.events, o.sessionId, folded, o.onRead);
     this.#view = folded;
   }
 
-  /**
-   * Opens the turn's view: from a cached fold when there is one (reading only what came after
-   * it), else from the start of the log.
-   */
-  static async open(o: TurnLogOptions, cached?: FoldedSession): Promise<TurnLog> {
-    const sameTurn = cached?.turn.turn.turn_id === o.turn.turn_id;
+  /** Opens the turn's view: from a cached fold or a stored snapshot (reading what came after it), else from the log's start. */
+  static async open(o: TurnLogOptions, cached?: StartingPoint): Promise<TurnLog> {
+    const sameTurn = cached?.turn?.turn.turn_id === o.turn.turn_id;
     let log = new TurnLog(o, startingFold(o.turn, cached));
     await log.sync();
     if (cached && !sameTurn && !log.state.hasTurnStarted && o.mayPredateCache) {
-      // `turn.started` carries the turn id as its event id: stored before the cached point?
+      // `turn.started` carries the turn id as its event id: stored before the starting point? Then its turn's events are replayed.
       const started = await o.events.findById(o.sessionId, o.turn.turn_id);
       if (started && started.sequence <= cached.transcript.sequence) {
-        log = new TurnLog(o, startingFold(o.turn));
+        log = new TurnLog(o, startingFold(o.turn, { transcript: cached.transcript }));
+        await log.#stored.replayTurn(started.sequence);
+        log.#reproject();
         await log.sync();
       }
     }

@@ -21,6 +21,7 @@ import { WebhooksMigration } from './0022-webhooks.js';
 import { QueuedMessagesMigration } from './0023-queued-messages.js';
 import { AgentToolApprovalsMigration } from './0024-agent-tool-approvals.js';
 import { SubAgentsMigration } from './0025-sub-agents.js';
+import { SessionSnapshotsMigration } from './0026-session-snapshots.js';
 
 export const migrations = [
   CoreMigration,
@@ -45,4 +46,5 @@ export const migrations = [
   QueuedMessagesMigration,
   AgentToolApprovalsMigration,
   SubAgentsMigration,
+  SessionSnapshotsMigration,
 ];

@@ -1,0 +1,256 @@
+/**
+ * Long-session benchmark (issue 26 item 2): one session (or `--parallel P` sessions in lockstep),
+ * N sequential real-path turns each — the `openai_completions` provider (official openai SDK)
+ * against bench/real-path's zero-latency fake, model → get_current_time → model, each turn sent
+ * with POST …/messages and read on the session's SSE stream to `session.idled`. Per bucket of
+ * turns (ending at turns 100, 1,000 and 5,000 by default, those ≤ N; plus the first bucket):
+ * service CPU per turn (and PostgreSQL / nats-server in NATS mode), turn latency, and the
+ * history the fake received (messages and bytes per request, ~tokens = bytes / 4). The ratio
+ * last/first bucket is the figure of the issue (target ≤ 1.1× for the work outside building and
+ * sending the LLM request; this measures the whole turn, request included).
+ *
+ *   node --import tsx bench/long-session/run.ts [--modes embedded,nats] [--turns 300] [--buckets 100,1000,5000]
+ *        [--width 25] [--parallel 1] [--env K=V]… [--cpu-prof] [--prof-dir DIR] [--no-write] [--label name]
+ *
+ * Run it under `flock /work/wt/bench.lock` on a shared machine. Results: a table on stdout and
+ * bench/results/long-session-<date>.json. See bench/README.md ("Long session").
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createParser } from 'eventsource-parser';
+import { machineInfo } from '../lib/machine.js';
+import { cpuDelta, onInterrupt, readCpuByCmdline, readSystemCpu, busyShare, readTreeCpu } from '../lib/process.js';
+import { apiJson } from '../lib/api-json.js';
+import { ADMIN_KEY, ROOT, startFake, startService, type Mode, type Service } from './service.js';
+
+const { values: args } = parseArgs({
+  options: {
+    modes: { type: 'string', default: 'embedded,nats' },
+    turns: { type: 'string', default: '300' },
+    buckets: { type: 'string', default: '100,1000,5000' },
+    width: { type: 'string', default: '25' },
+    parallel: { type: 'string', default: '1' },
+    env: { type: 'string', multiple: true, default: [] },
+    'cpu-prof': { type: 'boolean', default: false },
+    'prof-dir': { type: 'string' },
+    'no-write': { type: 'boolean', default: false },
+    label: { type: 'string', default: '' },
+  },
+});
+const log = (msg: string) => process.stderr.write(msg + '\n');
+const int = (name: string, v: string | undefined) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name}: ${v} is not a positive integer`);
+  return n;
+};
+const modes = args.modes!.split(',').map((m) => {
+  if (m !== 'embedded' && m !== 'nats') throw new Error(`--modes: unknown mode ${m}`);
+  return m as Mode;
+});
+const turns = int('turns', args.turns);
+const width = Math.min(int('width', args.width), turns);
+const parallel = int('parallel', args.parallel);
+/** Bucket ends: the first bucket, then every requested end within N (the last one at N if none is). */
+const ends = [...new Set([width, ...args.buckets!.split(',').map((b) => int('buckets', b)), turns])]
+  .filter((e) => e >= width && e <= turns)
+  .sort((a, b) => a - b);
+const extraEnv = Object.fromEntries(
+  args.env!.map((kv) => {
+    const eq = kv.indexOf('=');
+    if (eq < 1) throw new Error(`--env: ${kv} is not K=V`);
+    return [kv.slice(0, eq), kv.slice(eq + 1)];
+  }),
+);
+
+interface Bucket {
+  mode: Mode;
+  /** Turns (first, last] of every session. */
+  from: number;
+  to: number;
+  serviceCpuMsPerTurn: number;
+  postgresCpuMsPerTurn: number | null;
+  natsCpuMsPerTurn: number | null;
+  turnMs: { mean: number; p50: number; p95: number };
+  /** What the fake received per LLM request in the bucket (two requests per turn). */
+  messagesPerRequest: number;
+  bytesPerTurn: number;
+  approxTokensPerTurn: number;
+  machineBusy: number | null;
+  /** Turns of the bucket that ended in turn.failed. */
+  failed: number;
+}
+
+/** A session with its SSE stream open; `turn()` sends one message and waits for its `session.idled`. */
+async function openSession(s: Service) {
+  const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+  const session = await apiJson('POST', `${s.base}/v1/sessions`, { agent_id: s.agentId }, ADMIN_KEY);
+  const ac = new AbortController();
+  const res = await fetch(`${s.base}/v1/sessions/${session.id}/sse?types=session.idled&types=turn.failed`, {
+    headers: { ...auth, accept: 'text/event-stream' },
+    signal: ac.signal,
+  });
+  if (res.status !== 200) throw new Error(`SSE ${res.status}`);
+  let waiting: (() => void) | null = null;
+  let failures = 0;
+  const parser = createParser({
+    onEvent(m) {
+      if (m.event === 'session.idled') waiting?.();
+      else if (m.event === 'turn.failed') {
+        failures++;
+        log(`turn.failed: ${JSON.stringify(JSON.parse(m.data).data).slice(0, 400)}`);
+      }
+    },
+  });
+  void (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // closed
+    }
+  })();
+  return {
+    async turn(i: number): Promise<number> {
+      const idled = new Promise<void>((r) => (waiting = r));
+      const t0 = performance.now();
+      await apiJson(
+        'POST',
+        `${s.base}/v1/sessions/${session.id}/messages`,
+        { message: { content: [{ type: 'text', text: `What time is it? (${i})` }] } },
+        ADMIN_KEY,
+      );
+      await idled;
+      waiting = null;
+      return performance.now() - t0;
+    },
+    /** Turns that ended in turn.failed (an LLM timeout on an overloaded machine): counted, not fatal. */
+    get failures() {
+      return failures;
+    },
+    close: () => ac.abort(),
+  };
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const pct = (xs: number[], p: number) =>
+  xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+
+/** The fake's request lines since `offset` of its stdout. */
+function fakeRequests(stdout: string, offset: number): { m: number; b: number }[] {
+  return stdout
+    .slice(offset)
+    .split('\n')
+    .filter((l) => l.startsWith('{"m"'))
+    .map((l) => JSON.parse(l) as { m: number; b: number });
+}
+
+async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>): Promise<Bucket[]> {
+  const profDir = args['cpu-prof'] ? (args['prof-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-long-session-prof-'))) : undefined;
+  const flags = profDir ? ['--cpu-prof', '--cpu-prof-dir', join(profDir, mode)] : [];
+  log(`[${mode}] starting …`);
+  const s = await startService(mode, fake.origin, extraEnv, flags);
+  onInterrupt(() => s.stop());
+  const sessions = await Promise.all(Array.from({ length: parallel }, () => openSession(s)));
+  const out: Bucket[] = [];
+  try {
+    let done = 0;
+    for (const end of ends) {
+      const from = end - width;
+      while (done < from) {
+        done++;
+        await Promise.all(sessions.map((x) => x.turn(done)));
+      }
+      const svc0 = readTreeCpu(s.proc.pid);
+      const deps0 = s.deps.map((d) => readCpuByCmdline(d));
+      const sys0 = readSystemCpu();
+      const fakeAt = fake.proc.stdout().length;
+      const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
+      const latencies: number[] = [];
+      while (done < end) {
+        done++;
+        latencies.push(...(await Promise.all(sessions.map((x) => x.turn(done)))));
+      }
+      const n = width * parallel;
+      const ms = (sec: number) => round1((sec * 1000) / n);
+      const requests = fakeRequests(fake.proc.stdout(), fakeAt);
+      const bytes = requests.reduce((a, r) => a + r.b, 0);
+      const bucket: Bucket = {
+        mode,
+        from,
+        to: end,
+        serviceCpuMsPerTurn: ms(cpuDelta(svc0, readTreeCpu(s.proc.pid))),
+        postgresCpuMsPerTurn: s.deps[0] ? ms(cpuDelta(deps0[0]!, readCpuByCmdline(s.deps[0]))) : null,
+        natsCpuMsPerTurn: s.deps[1] ? ms(cpuDelta(deps0[1]!, readCpuByCmdline(s.deps[1]))) : null,
+        turnMs: {
+          mean: round1(latencies.reduce((a, b) => a + b, 0) / latencies.length),
+          p50: round1(pct(latencies, 50)),
+          p95: round1(pct(latencies, 95)),
+        },
+        messagesPerRequest: round1(requests.reduce((a, r) => a + r.m, 0) / Math.max(1, requests.length)),
+        bytesPerTurn: Math.round(bytes / n),
+        approxTokensPerTurn: Math.round(bytes / 4 / n),
+        machineBusy: busyShare(sys0, readSystemCpu()),
+        failed: sessions.reduce((a, x) => a + x.failures, 0) - failed0,
+      };
+      log(`[${mode}] turns ${from + 1}-${end}: ${JSON.stringify(bucket)}`);
+      out.push(bucket);
+    }
+  } finally {
+    for (const x of sessions) x.close();
+    await s.stop();
+  }
+  if (profDir) log(`[${mode}] CPU profile in ${join(profDir, mode)}`);
+  return out;
+}
+
+async function main(): Promise<void> {
+  const fake = await startFake();
+  onInterrupt(() => fake.proc.stop(5000));
+  const buckets: Bucket[] = [];
+  try {
+    for (const mode of modes) buckets.push(...(await runMode(mode, fake)));
+  } finally {
+    await fake.proc.stop(5000);
+  }
+  // From the bucket at turn 100 (the first ones include the service's warm-up), else the first.
+  const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+  const ratios = modes.map((mode) => {
+    const mine = buckets.filter((b) => b.mode === mode);
+    const first = mine.find((b) => b.to >= 100 && b !== mine.at(-1)) ?? mine[0]!;
+    const last = mine.at(-1)!;
+    return {
+      mode,
+      buckets: `${first.from + 1}-${first.to} → ${last.from + 1}-${last.to}`,
+      serviceCpu: ratio(last.serviceCpuMsPerTurn, first.serviceCpuMsPerTurn),
+      turnMsMean: ratio(last.turnMs.mean, first.turnMs.mean),
+      bytesPerTurn: ratio(last.bytesPerTurn, first.bytesPerTurn),
+    };
+  });
+  console.log('mode      turns        svc ms/turn  pg ms  nats ms  turn ms mean/p50/p95   msgs/req  ~tokens/turn  busy');
+  for (const b of buckets) {
+    console.log(
+      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
+    );
+  }
+  for (const r of ratios)
+    console.log(
+      `${r.mode}: last/first bucket (${r.buckets}): service CPU ×${r.serviceCpu}, turn latency ×${r.turnMsMean}, request bytes ×${r.bytesPerTurn}`,
+    );
+  if (!args['no-write']) {
+    const dir = join(ROOT, 'bench/results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(
+      dir,
+      `long-session-${new Date().toISOString().slice(0, 16).replace(/:/g, '')}${args.label ? `-${args.label}` : ''}.json`,
+    );
+    writeFileSync(
+      file,
+      JSON.stringify({ args: { turns, width, parallel, ends, env: extraEnv }, machine: machineInfo(), buckets, ratios }, null, 2) + '\n',
+    );
+    log(`results in ${file}`);
+  }
+}
+
+await main();
