@@ -187,6 +187,8 @@ const ConfigSchema = Type.Object({
   LLMSIM_MAX_TOKENS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
   /** Most time one simulated model call waits in all (`@sleep` and `delay=` together), in ms. */
   LLMSIM_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 60_000 }),
+  /** The simulator's context window in its tokens (words): tests drive compaction with small ones. */
+  LLMSIM_CONTEXT_WINDOW: Type.Integer({ minimum: 100, maximum: 10_000_000, default: 1_000_000 }),
   /** Parse pool (agent definitions, client tool schemas, fetched HTML): threads, deadline per job, heap per thread, waiting jobs. */
   PARSE_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),

@@ -18,6 +18,7 @@ import { SessionsBusyIndexMigration } from './0019-sessions-busy-index.js';
 import { SecretAllowedHostsMigration } from './0020-secret-allowed-hosts.js';
 import { TurnBegunMigration } from './0021-turn-begun.js';
 import { WebhooksMigration } from './0022-webhooks.js';
+import { ModelLimitsMigration } from './0027-model-limits.js';
 
 export const migrations = [
   CoreMigration,
@@ -39,4 +40,5 @@ export const migrations = [
   SecretAllowedHostsMigration,
   TurnBegunMigration,
   WebhooksMigration,
+  ModelLimitsMigration,
 ];

@@ -39,6 +39,10 @@ export interface RecordedRequest {
 export interface FakeModel {
   id: string;
   display_name: string;
+  /** Listed as Gemini `inputTokenLimit` / Anthropic `max_input_tokens` when set. */
+  input_limit?: number;
+  /** Listed as Gemini `outputTokenLimit` / Anthropic `max_tokens` when set. */
+  output_limit?: number;
 }
 
 export interface VendorCodec {
