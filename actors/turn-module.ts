@@ -69,6 +69,15 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
         toolTimeoutMs: config.TOOL_TIMEOUT_MS,
         secretCheckWaitMs: config.SECRET_CHECK_WAIT_MS,
         leaseMs: config.TURN_CLAIM_TIMEOUT_MS,
+        compaction: {
+          enabled: config.COMPACTION_ENABLED,
+          thresholdPercent: config.COMPACTION_THRESHOLD_PERCENT,
+          keepRecentPercent: config.COMPACTION_KEEP_RECENT_PERCENT,
+          summaryMaxTokens: config.COMPACTION_SUMMARY_MAX_TOKENS,
+          defaultContextWindow: config.COMPACTION_DEFAULT_CONTEXT_WINDOW,
+          exactCountChars: config.COMPACTION_EXACT_COUNT_CHARS,
+          maxResultChars: config.COMPACTION_MAX_RESULT_CHARS,
+        },
       },
     );
     const worker = createTurnWorker(

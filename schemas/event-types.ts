@@ -23,6 +23,7 @@ export const EVENT_TYPES = [
   'tool.completed',
   'tool.call_requested',
   'llm.generation',
+  'session.compacted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

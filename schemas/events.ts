@@ -152,6 +152,20 @@ export const eventData = {
     duration_ms: Type.Number({ minimum: 0 }),
     usage: Usage,
   }),
+  'session.compacted': Type.Object({
+    summary: Type.String({ description: 'What the model is given in place of the history up to the boundary.' }),
+    up_to_event_id: Type.String({
+      description:
+        'The boundary: the event that opened the last history entry summarised (a user message, or a step whose tool results go with it). Later requests hold the summary and what follows this entry, verbatim.',
+    }),
+    tokens_before: Type.Integer({ minimum: 0, description: 'The request size before compaction (counted or estimated).' }),
+    tokens_after: Type.Integer({ minimum: 0, description: 'The request size after compaction (counted or estimated).' }),
+    reason: Type.Union([Type.Literal('threshold'), Type.Literal('context_length'), Type.Literal('manual')], {
+      description: '`threshold`: the request passed the threshold; `context_length`: the vendor refused it as too long; `manual`: POST …/compact.',
+    }),
+    ...ModelRef.properties,
+    usage: Usage,
+  }),
 } satisfies Record<EventType, TSchema>;
 
 type EventDataSchemas = typeof eventData;
@@ -241,6 +255,17 @@ export const eventExamples: { [T in EventType]: EventData<T> } = {
     duration_ms: 3,
   },
   'tool.call_requested': { tool_calls: [{ id: 'call_2', name: 'ask_user', arguments: { question: 'Which city?' } }] },
+  'session.compacted': {
+    summary: 'The user is planning a trip to Tokyo; flights are booked for 3 May.',
+    up_to_event_id: '019a0000-0000-7000-8000-000000000020',
+    tokens_before: 104_000,
+    tokens_after: 12_500,
+    reason: 'threshold',
+    model: 'gpt-5',
+    model_id: '019a0000-0000-7000-8000-00000000000c',
+    provider_id: '019a0000-0000-7000-8000-00000000000d',
+    usage,
+  },
   'llm.generation': {
     turn_id: turnId,
     iteration: 1,

@@ -28,6 +28,9 @@ import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import type { TurnSetup } from './turn-setup.js';
 import { llmControls, TurnInputs } from './turn-inputs.js';
 import { beginTurn, changeStatus, endTurnForGood, type TurnBoundsContext } from './turn-bounds.js';
+import type { LlmMessage } from '../../src/llm/index.js';
+import type { Compactor } from './compaction/compactor.js';
+import { attemptCompactor, reasonCompacting } from './compaction/reason-compacting.js';
 
 /** Marks a turn attempt aborted because the user cancelled (the loop then closes the turn). */
 class TurnCancelled extends Error {
@@ -57,6 +60,7 @@ export class TurnAttempt {
   #setup: TurnSetup | null = null;
   #inputs: TurnInputs | null = null;
   #lastId: string | undefined;
+  #compactor: Compactor | null = null;
   readonly #trace: TurnTrace;
 
   constructor(deps: TurnRunnerDeps, o: TurnRunnerOptions, claim: TurnClaim, job: TurnJobData & { turn: TurnRef }, log: Logger) {
@@ -235,15 +239,16 @@ export class TurnAttempt {
   async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
     const controls = turnLog.state.controls;
     const model = await this.#inputs!.model(setup, controls);
-    const messages = await this.#inputs!.messages(turnLog.transcript, setup.orgId);
+    this.#compactor ??= attemptCompactor(turnLog, this.#inputs!, setup.orgId, this.newId, this.#o.compaction);
+    const target = { model, system: setup.system, tools: setup.llmTools, turn: this.#job.turn, signal: this.#ac.signal };
     this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': model.model });
-    await this.#trace.traced(
+    const step = (messages: LlmMessage[], again: boolean) =>
       runReasonStep(
         { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
         {
           turn: this.#job.turn,
           iteration,
-          resumed,
+          resumed: resumed || again,
           model,
           system: setup.system,
           messages,
@@ -252,8 +257,8 @@ export class TurnAttempt {
           signal: this.#ac.signal,
           deltaIntervalMs: this.#o.deltaIntervalMs,
         },
-      ),
-    );
+      );
+    await this.#trace.traced(reasonCompacting(this.#compactor, target, () => turnLog.transcript.usage.input_tokens, step));
   }
 
   /** After too many failed attempts: record the failure so the session is usable again. */

@@ -3,6 +3,7 @@
  * (turn-attempt.ts) can name it without importing the runner that creates them.
  */
 import type { Bus } from '../../src/bus/index.js';
+import type { CompactionOptions } from './compaction/compactor.js';
 import type { CapabilityLookup } from '../../src/capabilities/index.js';
 import type { Logger } from '../../src/log.js';
 import type { Tracing } from '../../src/observability/index.js';
@@ -53,4 +54,6 @@ export interface TurnRunnerOptions {
   cacheIdleMs: number;
   /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
   appendRetryDelaysMs: readonly number[];
+  /** Context compaction (issue 26; docs/operations.md §33). */
+  compaction: CompactionOptions;
 }

@@ -16,6 +16,7 @@ import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { RetryableTurnError, TurnStoppedError } from '../../src/turns/index.js';
 import { parseTurnJob } from '../../src/turns/index.js';
 import { DEFAULT_APPEND_RETRY_DELAYS_MS } from './log/append-retry-pauses.js';
+import { defaultCompactionOptions } from './compaction/compactor.js';
 import type { FoldedSession } from './log/turn-log.js';
 
 export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
@@ -42,6 +43,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cacheSize: 2_000,
     cacheIdleMs: 60_000,
     appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
+    compaction: defaultCompactionOptions(),
   };
 }
 

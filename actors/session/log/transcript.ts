@@ -5,6 +5,10 @@
  * history stays valid for every vendor even when other events (a cancel's user message)
  * were logged between a call and its result; a call that never got a result gets a
  * synthetic error result.
+ *
+ * Compaction (issue 26, decision 0100): a `session.compacted` event drops the entries up to its
+ * boundary and keeps its summary; the LLM then sees the summary, then the entries after the
+ * boundary verbatim. Everything here is data (hsnap serialises the fold).
  */
 import type { EventData, SessionEvent, TypedEvent } from '../../../schemas/events.js';
 import type { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolMessage, LlmUserPart } from '../../../src/llm/index.js';
@@ -15,17 +19,21 @@ export const MISSING_RESULT_TEXT = 'No result: the tool call did not complete.';
 
 interface UserEntry {
   role: 'user';
+  /** The event that opened the entry (a compaction boundary names it). */
+  event_id: string;
   /** Parts as stored; `image_file` parts are resolved to bytes when the request is built. */
   content: MessagePart[];
 }
 
 interface AssistantEntry {
   role: 'assistant';
+  event_id: string;
   message: LlmAssistantMessage;
   results: Map<string, LlmToolMessage>;
 }
 
-type Entry = UserEntry | AssistantEntry;
+export type TranscriptEntry = UserEntry | AssistantEntry;
+type Entry = TranscriptEntry;
 
 export interface Transcript {
   /** The sequence of the last folded event (0 = nothing folded). */
@@ -34,11 +42,16 @@ export interface Transcript {
   /** Call id → index of the assistant entry that made it. */
   callOwners: ReadonlyMap<string, number>;
   usage: Usage;
+  /** The latest compaction's summary of the entries before `entries` (null: never compacted). */
+  summary: string | null;
 }
 
 export function emptyTranscript(): Transcript {
-  return { sequence: 0, entries: [], callOwners: new Map(), usage: ZERO_USAGE };
+  return { sequence: 0, entries: [], callOwners: new Map(), usage: ZERO_USAGE, summary: null };
 }
+
+/** Shown to the LLM before the summary of a compacted history. */
+export const SUMMARY_PREFIX = 'Summary of the earlier conversation (older messages were compacted):\n';
 
 function resultText(data: EventData<'tool.completed'>): { content: string; is_error: boolean } {
   if (!data.success) return { content: data.error || 'Tool failed', is_error: true };
@@ -73,6 +86,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
   let entries: Entry[] | null = null;
   let owners: Map<string, number> | null = null;
   let { usage, sequence } = t;
+  let summary = t.summary ?? null;
   const mutable = () => {
     entries ??= t.entries.slice();
     owners ??= new Map(t.callOwners);
@@ -83,13 +97,13 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
     sequence = e.sequence;
     switch (e.type) {
       case 'input.message': {
-        mutable().entries.push({ role: 'user', content: e.data.message.content ?? [] });
+        mutable().entries.push({ role: 'user', event_id: e.id, content: e.data.message.content ?? [] });
         break;
       }
       case 'output.message.completed': {
         const m = mutable();
         const message = assistantOf(e);
-        m.entries.push({ role: 'assistant', message, results: new Map() });
+        m.entries.push({ role: 'assistant', event_id: e.id, message, results: new Map() });
         for (const c of message.tool_calls ?? []) m.owners.set(c.id, m.entries.length - 1);
         break;
       }
@@ -107,11 +121,29 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
       case 'llm.generation':
         usage = addUsage(usage, e.data.usage);
         break;
+      case 'session.compacted': {
+        usage = addUsage(usage, e.data.usage);
+        const m = mutable();
+        const cut = m.entries.findIndex((x) => x.event_id === e.data.up_to_event_id);
+        if (cut < 0) break; // a boundary this fold does not hold (already compacted past it)
+        entries = m.entries.slice(cut + 1);
+        owners = ownersOf(entries);
+        summary = e.data.summary;
+        break;
+      }
       default:
         break;
     }
   }
-  return { sequence, entries: entries ?? t.entries, callOwners: owners ?? t.callOwners, usage };
+  return { sequence, entries: entries ?? t.entries, callOwners: owners ?? t.callOwners, usage, summary };
+}
+
+function ownersOf(entries: readonly Entry[]): Map<string, number> {
+  const owners = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    if (entry.role === 'assistant') for (const c of entry.message.tool_calls ?? []) owners.set(c.id, i);
+  });
+  return owners;
 }
 
 /** Resolves an `image_file` part to inline bytes; null when the image is gone. */
@@ -120,9 +152,16 @@ export type ImagePartResolver = (part: MessagePart) => Promise<LlmUserPart | nul
 /** The LLM messages of the transcript, every tool call followed by its result. */
 export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
   const out: LlmMessage[] = [];
+  // The summary leads the first user message (vendors want user and assistant turns to alternate).
+  let lead: LlmUserPart[] = t.summary ? [{ type: 'text', text: SUMMARY_PREFIX + t.summary }] : [];
+  if (lead.length && t.entries[0]?.role !== 'user') {
+    out.push({ role: 'user', content: lead });
+    lead = [];
+  }
   for (const entry of t.entries) {
     if (entry.role === 'user') {
-      const content: LlmUserPart[] = [];
+      const content: LlmUserPart[] = lead;
+      lead = [];
       for (const part of entry.content) {
         if (part.type === 'text') content.push({ type: 'text', text: String(part['text'] ?? '') });
         else if (part.type === 'image_file') content.push((await resolveImage(part)) ?? { type: 'text', text: '[image unavailable]' });
