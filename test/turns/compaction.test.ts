@@ -159,6 +159,13 @@ describe('compaction: a vendor refusal compacts and retries instead of failing (
       assert.match(retried, /r3marker/);
       assert.doesNotMatch(retried, /r1marker|r2marker/);
       assert.equal(events.filter((e) => e.type === 'output.message.completed').at(-1)?.data['message'].content[0].text, 'ok');
+      if (c.vendor === 'anthropic') {
+        // Prompt caching: the summary-led first message and the conversation's end are breakpoints.
+        const { messages } = calls.at(-1)!.body;
+        assert.match(messages[0].content[0].text, /SUMMARY-ALPHA/);
+        assert.deepEqual(messages[0].content[0].cache_control, { type: 'ephemeral' });
+        assert.deepEqual(messages.at(-1).content.at(-1).cache_control, { type: 'ephemeral' });
+      }
     });
   }
 
@@ -180,7 +187,11 @@ describe('compaction: cancel during compaction (postgres)', () => {
   before(async () => {
     fake = await startFakeOpenAi({
       api_key: KEY,
-      respond: openAiResponder(() => ({ type: 'reply', reply: { text: ['SUMMARY', '-ALPHA', ' late'] }, frame_delay_ms: slow ? 3_000 : 0 })),
+      respond: openAiResponder(() => ({
+        type: 'reply',
+        reply: { text: ['SUMMARY', '-ALPHA', ' late'] },
+        frame_delay_ms: slow ? 3_000 : 0,
+      })),
     });
   });
   after(() => fake.close());
@@ -196,7 +207,10 @@ describe('compaction: cancel during compaction (postgres)', () => {
     const cancel = await app.request('POST', `/v1/sessions/${id}/cancel`);
     assert.equal(cancel.status, 200, cancel.text);
     let events = await waitForEvent(app, id, 'session.idled', { n: 2 });
-    assert.ok(events.some((e) => e.type === 'turn.cancelled'), events.map((e) => e.type).join(','));
+    assert.ok(
+      events.some((e) => e.type === 'turn.cancelled'),
+      events.map((e) => e.type).join(','),
+    );
     assert.ok(!events.some((e) => e.type === 'session.compacted'));
     slow = false;
     events = await turn(app, id, 'c3marker', 3);

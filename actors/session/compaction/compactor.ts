@@ -129,7 +129,8 @@ export class Compactor {
     const cut = chooseBoundary({ entries: t.entries, sizes, keepTokens }, reason === 'context_length');
     if (cut === null) return false;
     const before =
-      tokensBefore ?? (await this.measure(target.model, { system: target.system, messages: await this.#io.messages(t), tools: target.tools }));
+      tokensBefore ??
+      (await this.measure(target.model, { system: target.system, messages: await this.#io.messages(t), tools: target.tools }));
     const rendered = renderForSummary(t.summary, t.entries.slice(0, cut + 1), {
       maxResultChars: this.#o.maxResultChars,
       // What the summariser reads stays well inside its own window.

@@ -10,7 +10,13 @@ import type { TurnInputs } from '../turn-inputs.js';
 import { Compactor, type CompactionOptions, type CompactionTarget } from './compactor.js';
 
 /** The compactor of an attempt, reading and appending through its turn log. */
-export function attemptCompactor(turnLog: TurnLog, inputs: TurnInputs, orgId: string, newId: () => string, o: CompactionOptions): Compactor {
+export function attemptCompactor(
+  turnLog: TurnLog,
+  inputs: TurnInputs,
+  orgId: string,
+  newId: () => string,
+  o: CompactionOptions,
+): Compactor {
   return new Compactor(
     {
       transcript: () => turnLog.transcript,

@@ -36,7 +36,9 @@ const quote = (text: string) =>
     .join('\n');
 
 function userText(parts: readonly MessagePart[]): string {
-  return parts.map((p) => (p.type === 'text' ? String(p['text'] ?? '') : p.type.startsWith('image') ? '[image]' : `[${p.type}]`)).join('\n');
+  return parts
+    .map((p) => (p.type === 'text' ? String(p['text'] ?? '') : p.type.startsWith('image') ? '[image]' : `[${p.type}]`))
+    .join('\n');
 }
 
 /** The entries (and the summary they follow) as the text the summariser reads. Pure. */
@@ -83,7 +85,8 @@ export async function summarise(
   });
   for await (const ev of stream) {
     if (ev.type === 'text_delta') text += ev.text;
-    else if (ev.type === 'usage') usage = { input_tokens: ev.input_tokens, output_tokens: ev.output_tokens, cache_read_tokens: ev.cache_read_tokens };
+    else if (ev.type === 'usage')
+      usage = { input_tokens: ev.input_tokens, output_tokens: ev.output_tokens, cache_read_tokens: ev.cache_read_tokens };
   }
   // A model that ignores max_tokens (the simulator echoes) is cut at the same bound.
   return { summary: shorten(text.trim(), p.maxTokens * 4) || '(empty summary)', usage };
