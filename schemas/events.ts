@@ -161,7 +161,8 @@ export const eventData = {
     tokens_before: Type.Integer({ minimum: 0, description: 'The request size before compaction (counted or estimated).' }),
     tokens_after: Type.Integer({ minimum: 0, description: 'The request size after compaction (counted or estimated).' }),
     reason: Type.Union([Type.Literal('threshold'), Type.Literal('context_length'), Type.Literal('manual')], {
-      description: '`threshold`: the request passed the threshold; `context_length`: the vendor refused it as too long; `manual`: POST …/compact.',
+      description:
+        '`threshold`: the request passed the threshold; `context_length`: the vendor refused it as too long; `manual`: POST …/compact.',
     }),
     ...ModelRef.properties,
     usage: Usage,

@@ -125,7 +125,12 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
     if (route === 'models') return sendJson(res, 200, codec.modelsBody(opts.models ?? []));
     const step = queue.shift() ?? opts.respond?.(recorded) ?? DEFAULT_STEP;
     if (step.type === 'error') {
-      return sendJson(res, step.status, step.body ?? codec.errorBody(step.status), step.retry_after ? { 'retry-after': step.retry_after } : {});
+      return sendJson(
+        res,
+        step.status,
+        step.body ?? codec.errorBody(step.status),
+        step.retry_after ? { 'retry-after': step.retry_after } : {},
+      );
     }
     await stream(res, step.type === 'frames' ? step.frames : codec.encode(step.reply, body), step);
   });
