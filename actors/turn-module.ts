@@ -93,6 +93,15 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
         secretCheckWaitMs: config.SECRET_CHECK_WAIT_MS,
         leaseMs: config.TURN_CLAIM_TIMEOUT_MS,
         snapshotIntervalEvents: config.SESSION_SNAPSHOT_INTERVAL_EVENTS,
+        compaction: {
+          enabled: config.COMPACTION_ENABLED,
+          thresholdPercent: config.COMPACTION_THRESHOLD_PERCENT,
+          keepRecentPercent: config.COMPACTION_KEEP_RECENT_PERCENT,
+          summaryMaxTokens: config.COMPACTION_SUMMARY_MAX_TOKENS,
+          defaultContextWindow: config.COMPACTION_DEFAULT_CONTEXT_WINDOW,
+          exactCountChars: config.COMPACTION_EXACT_COUNT_CHARS,
+          maxResultChars: config.COMPACTION_MAX_RESULT_CHARS,
+        },
       },
     );
     const worker = createTurnWorker(

@@ -31,6 +31,7 @@ export const EVENT_TYPES = [
   'tool.approval_requested',
   'tool.approval_decided',
   'llm.generation',
+  'session.compacted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

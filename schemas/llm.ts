@@ -74,6 +74,12 @@ const Capabilities = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   description: 'E.g. `chat`, `vision`, `tools`.',
 });
 const DisplayName = Type.String({ minLength: 1, maxLength: 256 });
+const ContextWindow = Type.Integer({
+  minimum: 256,
+  maximum: 100_000_000,
+  description: 'Tokens one request to the model may hold (compaction keeps the history under it).',
+});
+const MaxOutputTokens = Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'Most tokens the model generates per call.' });
 
 /** POST /v1/llm-providers/{id}/models: a manual model. */
 export const LlmModelCreate = Type.Object(
@@ -82,13 +88,21 @@ export const LlmModelCreate = Type.Object(
     display_name: Type.Optional(DisplayName),
     capabilities: Type.Optional(Capabilities),
     enabled: Type.Optional(Type.Boolean({ default: true })),
+    context_window: Type.Optional(ContextWindow),
+    max_output_tokens: Type.Optional(MaxOutputTokens),
   },
   { $id: 'LlmModelCreate', additionalProperties: false },
 );
 
 /** PATCH /v1/llm-models/{id}. */
 export const LlmModelPatch = Type.Object(
-  { display_name: Type.Optional(DisplayName), capabilities: Type.Optional(Capabilities), enabled: Type.Optional(Type.Boolean()) },
+  {
+    display_name: Type.Optional(DisplayName),
+    capabilities: Type.Optional(Capabilities),
+    enabled: Type.Optional(Type.Boolean()),
+    context_window: Type.Optional(Type.Union([ContextWindow, Type.Null()], { description: 'null: back to the family default.' })),
+    max_output_tokens: Type.Optional(Type.Union([MaxOutputTokens, Type.Null()], { description: 'null: back to the family default.' })),
+  },
   { $id: 'LlmModelPatch', additionalProperties: false },
 );
 
@@ -102,6 +116,13 @@ export const LlmModel = Type.Object(
     display_name: Type.String(),
     capabilities: Type.Array(Type.String()),
     enabled: Type.Boolean({ description: 'Shown in model pickers; every model stays usable through the API.' }),
+    context_window: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "Tokens one request may hold: the record's own value (set, or listed by the vendor at sync), else the known family's; null: unknown.",
+    }),
+    max_output_tokens: Type.Union([Type.Integer(), Type.Null()], {
+      description: "Most tokens one call generates: the record's own value, else the known family's; null: unknown.",
+    }),
     source: ref(LlmModelSource),
     status: ref(LlmModelStatus),
     created_at: Timestamp,

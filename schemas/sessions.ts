@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from './event-types.js';
 import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
-import { Event, EventContext, eventSchemas } from './events.js';
+import { Event, eventSchemas } from './event-documents.js';
+import { EventContext } from './events.js';
 import { MAX_INITIAL_FILES } from './fs.js';
 import { ToolApprovals } from './approvals.js';
 

@@ -205,6 +205,22 @@ const ConfigSchema = Type.Object({
   LLMSIM_MAX_TOKENS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
   /** Most time one simulated model call waits in all (`@sleep` and `delay=` together), in ms. */
   LLMSIM_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 60_000 }),
+  /** Context compaction (issue 26, docs/operations.md §33): whether a turn compacts before a step that passes the threshold. */
+  COMPACTION_ENABLED: Type.Boolean({ default: true }),
+  /** Compact when a request would hold more than this share of the model's context window, in percent. */
+  COMPACTION_THRESHOLD_PERCENT: Type.Integer({ minimum: 10, maximum: 100, default: 80 }),
+  /** The newest history kept verbatim by a compaction fills at most this share of the window, in percent. */
+  COMPACTION_KEEP_RECENT_PERCENT: Type.Integer({ minimum: 0, maximum: 80, default: 30 }),
+  /** Most tokens of one summary. */
+  COMPACTION_SUMMARY_MAX_TOKENS: Type.Integer({ minimum: 100, maximum: 100_000, default: 2_000 }),
+  /** The context window assumed for a model whose window neither its record nor its family states. */
+  COMPACTION_DEFAULT_CONTEXT_WINDOW: Type.Integer({ minimum: 1_000, maximum: 100_000_000, default: 128_000 }),
+  /** Characters of a request tokenised exactly (OpenAI); the rest is counted at the measured ratio. Bounds the event loop's work. */
+  COMPACTION_EXACT_COUNT_CHARS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 32_768 }),
+  /** A tool result longer than this is shortened in what the summariser reads. */
+  COMPACTION_MAX_RESULT_CHARS: Type.Integer({ minimum: 100, maximum: 1_000_000, default: 2_000 }),
+  /** The simulator's context window in its tokens (words): tests drive compaction with small ones. */
+  LLMSIM_CONTEXT_WINDOW: Type.Integer({ minimum: 100, maximum: 10_000_000, default: 1_000_000 }),
   /** Parse pool (agent definitions, client tool schemas, fetched HTML): threads, deadline per job, heap per thread, waiting jobs. */
   PARSE_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),

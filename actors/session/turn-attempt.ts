@@ -26,9 +26,12 @@ import { TurnTrace } from './turn-trace.js';
 import { watchAttempt } from './turn-watch.js';
 import { createIdTracing } from '../../src/observability/index.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
-import type { TurnSetup } from './turn-setup.js';
+import { decideInputOf, type TurnSetup } from './turn-setup.js';
 import { llmControls, TurnInputs } from './turn-inputs.js';
 import { beginTurn, changeStatus, endTurnForGood, type TurnBoundsContext } from './turn-bounds.js';
+import type { LlmMessage } from '../../src/llm/index.js';
+import type { Compactor } from './compaction/compactor.js';
+import { attemptCompactor, reasonCompacting } from './compaction/reason-compacting.js';
 
 /** Marks a turn attempt aborted because the user cancelled (the loop then closes the turn). */
 class TurnCancelled extends Error {
@@ -58,6 +61,7 @@ export class TurnAttempt {
   #setup: TurnSetup | null = null;
   #inputs: TurnInputs | null = null;
   #lastId: string | undefined;
+  #compactor: Compactor | null = null;
   readonly #trace: TurnTrace;
 
   constructor(deps: TurnRunnerDeps, o: TurnRunnerOptions, claim: TurnClaim, job: TurnJobData & { turn: TurnRef }, log: Logger) {
@@ -128,17 +132,8 @@ export class TurnAttempt {
         await turnLog.flush();
         throw this.#drain.signal.reason;
       }
-      const decision = decideTurnStep(turnLog.state, {
-        maxIterations: setup.maxIterations,
-        clientToolNames: setup.clientToolNames,
-        toolSource: (name) => setup.serverTools.get(name)?.capability_id ?? null,
-        approvalOf: setup.approvalOf,
-        sessionOwner: setup.ownerUserId,
-        sessionUsage: turnLog.transcript.usage,
-        model: this.#inputs?.resolved ? modelRef(this.#inputs.resolved) : null,
-        now: new Date(),
-        newId: this.newId,
-      });
+      const model = this.#inputs?.resolved ? modelRef(this.#inputs.resolved) : null;
+      const decision = decideTurnStep(turnLog.state, decideInputOf(setup, turnLog.transcript.usage, model, this.newId));
       try {
         const ended = await this.#perform(turnLog, setup, decision);
         if (ended) return turnLog.folded();
@@ -238,16 +233,17 @@ export class TurnAttempt {
   async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
     const controls = turnLog.state.controls;
     const model = await this.#inputs!.model(setup, controls);
-    const messages = await this.#inputs!.messages(turnLog.transcript, setup.orgId);
     const llm = llmControls(controls);
+    this.#compactor ??= attemptCompactor(turnLog, this.#inputs!, setup.orgId, this.newId, this.#o.compaction);
+    const target = { model, system: setup.system, tools: setup.llmTools, turn: this.#job.turn, signal: this.#ac.signal };
     this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': model.model });
-    await this.#trace.traced(
+    const step = (messages: LlmMessage[], again: boolean) =>
       runReasonStep(
         { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
         {
           turn: this.#job.turn,
           iteration,
-          resumed,
+          resumed: resumed || again,
           model,
           system: setup.system,
           messages,
@@ -257,8 +253,8 @@ export class TurnAttempt {
           signal: this.#ac.signal,
           deltaIntervalMs: this.#o.deltaIntervalMs,
         },
-      ),
-    );
+      );
+    await this.#trace.traced(reasonCompacting(this.#compactor, target, () => turnLog.transcript.usage.input_tokens, step));
   }
 
   /** After too many failed attempts: record the failure so the session is usable again. */

@@ -4,6 +4,7 @@
  */
 import type { SessionEvent } from '../../schemas/events.js';
 import type { Bus } from '../../src/bus/index.js';
+import type { CompactionOptions } from './compaction/compactor.js';
 import type { CapabilityLookup } from '../../src/capabilities/index.js';
 import type { Logger } from '../../src/log.js';
 import type { Tracing } from '../../src/observability/index.js';
@@ -69,4 +70,6 @@ export interface TurnRunnerOptions {
    * one (SESSION_SNAPSHOT_INTERVAL_EVENTS, default 200; 0: no snapshots, a cold turn folds the log).
    */
   snapshotIntervalEvents: number;
+  /** Context compaction (issue 26; docs/operations.md §33). */
+  compaction: CompactionOptions;
 }

@@ -27,6 +27,7 @@ interface CachedFold {
   fold: StartingPoint;
   storedAt: number;
 }
+import { defaultCompactionOptions } from './compaction/compactor.js';
 
 export type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 
@@ -53,6 +54,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cacheIdleMs: 60_000,
     appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
     snapshotIntervalEvents: DEFAULT_SNAPSHOT_INTERVAL_EVENTS,
+    compaction: defaultCompactionOptions(),
   };
 }
 

@@ -23,7 +23,7 @@ import {
   type Store,
   preparedSql,
 } from '../../src/db/index.js';
-import { compileApprovalPolicy, type ApprovalPolicyOf } from '../../src/turns/index.js';
+import { compileApprovalPolicy, type ApprovalPolicyOf, type DecideInput, type ModelRef, type Usage } from '../../src/turns/index.js';
 import { unavailableToolStorage, type ToolContextFactory } from './steps/tool-context.js';
 
 export interface ClientToolDef {
@@ -164,4 +164,19 @@ export function mergeClientTools<T extends { name: string }>(agentTools: readonl
   if (!sessionTools.length) return [...agentTools];
   const sessionNames = new Set(sessionTools.map((t) => t.name));
   return [...agentTools.filter((t) => !sessionNames.has(t.name)), ...sessionTools];
+}
+
+/** What the decider needs of the setup and the session for one step. */
+export function decideInputOf(setup: TurnSetup, sessionUsage: Usage, model: ModelRef | null, newId: () => string): DecideInput {
+  return {
+    maxIterations: setup.maxIterations,
+    clientToolNames: setup.clientToolNames,
+    toolSource: (name) => setup.serverTools.get(name)?.capability_id ?? null,
+    approvalOf: setup.approvalOf,
+    sessionOwner: setup.ownerUserId,
+    sessionUsage,
+    model,
+    now: new Date(),
+    newId,
+  };
 }

@@ -54,7 +54,7 @@ export async function buildModules(config: Config, infra: Infrastructure, { log,
     systemDefault: config.LLMSIM_ENABLED ? 'llmsim' : null,
     syncBaseUrlOverride: llmSyncBaseUrlOverride,
     llm: {
-      llmsim: { maxTokens: config.LLMSIM_MAX_TOKENS, maxWaitMs: config.LLMSIM_MAX_WAIT_MS },
+      llmsim: { maxTokens: config.LLMSIM_MAX_TOKENS, maxWaitMs: config.LLMSIM_MAX_WAIT_MS, contextWindow: config.LLMSIM_CONTEXT_WINDOW },
       ...(observability.llm ? { observer: observability.llm } : {}),
     },
     allowPrivateHosts: parseHostAllowlist(config.LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS),

@@ -10,6 +10,9 @@ export type ModelProviderRow = Pick<
   model_row_id: string;
   /** The vendor's model name. */
   model_id: string;
+  /** The record's own limits (null: not stated; src/llm/model-limits.ts fills the family's). */
+  context_window: number | null;
+  max_output_tokens: number | null;
 };
 
 /**
@@ -20,6 +23,6 @@ export type ModelProviderRow = Pick<
  * seen at once on every instance.
  */
 export const modelProviderSql = (idSql: string, orgSql: string) =>
-  `select m.id as model_row_id, m.model_id, p.id, p.organization_id, p.provider_type, p.base_url, p.api_key_encrypted
+  `select m.id as model_row_id, m.model_id, m.context_window, m.max_output_tokens, p.id, p.organization_id, p.provider_type, p.base_url, p.api_key_encrypted
    from llm_models m join llm_providers p on p.id = m.provider_id and p.organization_id = m.organization_id
    where m.id = ${idSql} and m.organization_id = ${orgSql}`;

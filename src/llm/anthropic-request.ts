@@ -59,9 +59,28 @@ export function toAnthropicMessages(messages: LlmMessage[], withThinking: boolea
   return out;
 }
 
+/** Blocks that may carry `cache_control` (thinking blocks may not). */
+const CACHEABLE = new Set(['text', 'image', 'tool_use', 'tool_result']);
+
+/**
+ * Marks the conversation's stable prefixes for the prompt cache (issue 26): the first message's
+ * first block (after a compaction it leads with the summary, unchanged until the next one) and
+ * the last message's last block (the next step and the next turn read the whole conversation
+ * so far from the cache). With the system prompt and the tools that is the API's limit of four.
+ */
+function markCacheBreakpoints(messages: MessageParam[]): MessageParam[] {
+  const mark = (m: MessageParam | undefined, pick: (blocks: Block[]) => Block | undefined) => {
+    const block = m && Array.isArray(m.content) ? pick(m.content as Block[]) : undefined;
+    if (block && CACHEABLE.has(block.type)) Object.assign(block, { cache_control: EPHEMERAL });
+  };
+  mark(messages[0], (b) => b[0]);
+  mark(messages.at(-1), (b) => b.at(-1));
+  return messages;
+}
+
 /**
  * The streaming request body for `POST /v1/messages`. Prompt caching: breakpoints on the
- * system prompt and on the last tool. With reasoning_effort, extended thinking gets a
+ * system prompt, on the last tool, and on the conversation (`markCacheBreakpoints`). With reasoning_effort, extended thinking gets a
  * budget on top of max_tokens, and temperature is dropped (the API requires the default).
  */
 export function toAnthropicParams(req: LlmRequest): Anthropic.MessageCreateParamsStreaming {
@@ -74,7 +93,7 @@ export function toAnthropicParams(req: LlmRequest): Anthropic.MessageCreateParam
     max_tokens: (max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS) + budget,
     stream: true,
     ...(req.system ? { system: [{ type: 'text' as const, text: req.system, cache_control: EPHEMERAL }] } : {}),
-    messages: toAnthropicMessages(req.messages, budget > 0),
+    messages: markCacheBreakpoints(toAnthropicMessages(req.messages, budget > 0)),
     ...(tools.length
       ? {
           tools: tools.map((t, i) => ({

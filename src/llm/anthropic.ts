@@ -1,6 +1,7 @@
 import { Anthropic, APIError } from '@anthropic-ai/sdk';
 import { type AnthropicThinkingBlock, toAnthropicParams } from './anthropic-request.js';
 import { LlmError } from './errors.js';
+import { listedLimits } from './model-limits.js';
 import { encodeProviderState } from './provider-state.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
@@ -126,7 +127,11 @@ export async function* mapAnthropicStream(events: AsyncIterable<StreamEvent>): A
 
 async function listAnthropicModels(client: Anthropic): Promise<LlmModelInfo[]> {
   const models: LlmModelInfo[] = [];
-  for await (const m of client.models.list()) models.push({ id: m.id, display_name: m.display_name || m.id });
+  for await (const m of client.models.list()) {
+    // Newer listings state the limits; the SDK's type may not name them yet.
+    const limits = m as { max_input_tokens?: unknown; max_tokens?: unknown };
+    models.push({ id: m.id, display_name: m.display_name || m.id, ...listedLimits(limits.max_input_tokens, limits.max_tokens) });
+  }
   return models;
 }
 

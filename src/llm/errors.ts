@@ -24,6 +24,8 @@ export interface LlmErrorDetails {
   vendorCode?: string;
   /** Overrides the kind's default (rate_limit/network/server are retryable). */
   retryable?: boolean;
+  /** The request did not fit the model's context window (the turn compacts and tries once more). */
+  contextExceeded?: boolean;
 }
 
 export class LlmError extends Error {
@@ -32,6 +34,7 @@ export class LlmError extends Error {
   readonly retryAfterMs: number | undefined;
   readonly vendorCode: string | undefined;
   readonly retryable: boolean;
+  readonly contextExceeded: boolean;
   constructor(kind: LlmErrorKind, details: LlmErrorDetails = {}, options?: ErrorOptions) {
     super(MESSAGES[kind], options);
     this.name = 'LlmError';
@@ -40,6 +43,7 @@ export class LlmError extends Error {
     this.retryAfterMs = details.retryAfterMs;
     this.vendorCode = details.vendorCode;
     this.retryable = details.retryable ?? (kind === 'rate_limit' || kind === 'network' || kind === 'server');
+    this.contextExceeded = details.contextExceeded ?? false;
   }
 }
 
@@ -112,6 +116,25 @@ export function parseRetryAfterMs(headers: unknown, now = Date.now()): number | 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/**
+ * How each vendor says a request is over the context window: OpenAI's code
+ * `context_length_exceeded` (both APIs), Anthropic's 400 `invalid_request_error` "prompt is too
+ * long: N tokens > M maximum", Gemini's 400 `INVALID_ARGUMENT` "The input token count (N) exceeds
+ * the maximum number of tokens allowed (M)". Only this yes/no is kept, never the message.
+ */
+const CONTEXT_EXCEEDED_CODES = new Set(['context_length_exceeded', 'model_context_window_exceeded']);
+const CONTEXT_EXCEEDED_TEXT = /prompt is too long|input token count|context (?:length|window)|maximum context|too many (?:input )?tokens/i;
+
+function saysContextExceeded(err: unknown, codes: readonly unknown[]): boolean {
+  if (codes.some((c) => typeof c === 'string' && CONTEXT_EXCEEDED_CODES.has(c))) return true;
+  const e = (err ?? {}) as { status?: unknown; message?: unknown; error?: unknown };
+  if (e.status !== 400 && e.status !== 413) return false;
+  const nested = (e.error && typeof e.error === 'object' ? e.error : {}) as { message?: unknown; error?: { message?: unknown } };
+  const texts = [e.message, nested.message, nested.error?.message];
+  // Bounded: a vendor's message is matched on its first 2 KB only.
+  return texts.some((t) => typeof t === 'string' && CONTEXT_EXCEEDED_TEXT.test(t.slice(0, 2048)));
+}
+
 function isNetworkFailure(err: unknown): boolean {
   for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const { name, code, message } = e as { name?: string; code?: string; message?: string };
@@ -137,7 +160,8 @@ export function toLlmError(err: unknown, hint: { retryAfterMs?: number } = {}): 
   const status = typeof e.status === 'number' ? e.status : undefined;
   const retryAfterMs = hint.retryAfterMs ?? parseRetryAfterMs(e.headers);
   const retryable = vendorCode && NON_RETRYABLE_CODES.has(vendorCode) ? false : undefined;
-  const details = { status, retryAfterMs, vendorCode, retryable };
+  const contextExceeded = saysContextExceeded(err, [e.code, e.type, nested.code, nested.type]) || undefined;
+  const details = { status, retryAfterMs, vendorCode, retryable, contextExceeded };
   if (status !== undefined && status >= 400) return new LlmError(kindForStatus(status), details);
   if (vendorCode && CODE_KINDS[vendorCode]) return new LlmError(CODE_KINDS[vendorCode], details);
   if (isNetworkFailure(err)) return new LlmError('network', details, { cause: err });

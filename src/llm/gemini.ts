@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GoogleGenAI, type GenerateContentResponse, type GenerateContentResponseUsageMetadata } from '@google/genai';
 import { LlmError, toLlmError } from './errors.js';
+import { listedLimits } from './model-limits.js';
 import { GEMINI_SYNTHETIC_ID_PREFIX, GEMINI_TEXT_SIGNATURE_KEY, toGeminiConfig, toGeminiContents } from './gemini-request.js';
 import { encodeProviderState } from './provider-state.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
@@ -72,7 +73,7 @@ async function listGeminiModels(client: GoogleGenAI): Promise<LlmModelInfo[]> {
   for await (const m of pager) {
     if (!m.name || (m.supportedActions && !m.supportedActions.includes('generateContent'))) continue;
     const id = m.name.replace(/^models\//, '');
-    models.push({ id, display_name: m.displayName || id });
+    models.push({ id, display_name: m.displayName || id, ...listedLimits(m.inputTokenLimit, m.outputTokenLimit) });
   }
   return models;
 }

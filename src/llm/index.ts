@@ -37,5 +37,6 @@ export { defaultLlmsimLimits, type LlmsimLimits } from './llmsim-directives.js';
 export { createDeltaBatcher, DEFAULT_DELTA_BATCH_INTERVAL_MS } from './delta-batcher.js';
 export type { DeltaBatch, DeltaBatcher, DeltaBatcherOptions } from './delta-batcher.js';
 export { pickModelId, DEFAULT_MAX_OUTPUT_TOKENS } from './model-resolver.js';
+export { effectiveLimits, familyLimits, type ModelLimits } from './model-limits.js';
 export type { ModelResolver, ResolvedModel } from './model-resolver.js';
 export { REPLY_TOOL_NAME, STRUCTURED_REPAIR_PREFIX, repairNoteText } from './structured-output.js';

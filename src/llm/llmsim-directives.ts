@@ -30,13 +30,20 @@ export interface LlmsimLimits {
   maxTokens: number;
   /** Most time one call waits in all, `@sleep` and every `delay=` together, in ms (default 60 000). */
   maxWaitMs: number;
+  /**
+   * The simulator's context window in its tokens (words, see docs/llmsim.md; default 1 000 000):
+   * a larger request fails as a vendor's "context length exceeded" does. Small windows let tests
+   * drive compaction (LLMSIM_CONTEXT_WINDOW).
+   */
+  contextWindow: number;
 }
 
 export const DEFAULT_LLMSIM_MAX_TOKENS = 10_000;
 export const DEFAULT_LLMSIM_MAX_WAIT_MS = 60_000;
+export const DEFAULT_LLMSIM_CONTEXT_WINDOW = 1_000_000;
 
 export function defaultLlmsimLimits(): LlmsimLimits {
-  return { maxTokens: DEFAULT_LLMSIM_MAX_TOKENS, maxWaitMs: DEFAULT_LLMSIM_MAX_WAIT_MS };
+  return { maxTokens: DEFAULT_LLMSIM_MAX_TOKENS, maxWaitMs: DEFAULT_LLMSIM_MAX_WAIT_MS, contextWindow: DEFAULT_LLMSIM_CONTEXT_WINDOW };
 }
 
 function options(words: string[]): Record<string, number> {

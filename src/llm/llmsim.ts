@@ -122,6 +122,10 @@ async function* simulate(req: LlmRequest, script: LlmsimScript, failNow: boolean
   const afterTools = req.messages.at(-1)?.role === 'tool';
   const fail = failNow && script.fail ? script.fail : undefined;
   let emitted = 0;
+  const systemWords = words(req.system);
+  const inputTokens = systemWords + req.messages.reduce((n, m) => n + messageWords(m), 0);
+  if (inputTokens > limits.contextWindow)
+    throw new LlmError('bad_request', { vendorCode: 'context_length_exceeded', contextExceeded: true });
   if (script.sleepMs) await pause(script.sleepMs);
   if (fail && fail.after === undefined) throw new LlmError(fail.kind, { retryAfterMs: fail.retryAfterMs, vendorCode: 'llmsim' });
   for (let i = 0; i < (script.think?.count ?? 0); i++) {
@@ -140,10 +144,9 @@ async function* simulate(req: LlmRequest, script: LlmsimScript, failNow: boolean
   const loopTool = script.loop?.name ?? req.tools[0]?.name;
   if (script.loop && loopTool && !calls.length) calls.push({ name: loopTool, rawArguments: script.loop.rawArguments });
   for (const [i, call] of calls.entries()) yield toolCallEvent(`sim_${req.messages.length}_${i}`, call.name, call.rawArguments);
-  const systemWords = words(req.system);
   yield {
     type: 'usage',
-    input_tokens: systemWords + req.messages.reduce((n, m) => n + messageWords(m), 0),
+    input_tokens: inputTokens,
     output_tokens: emitted + calls.length,
     cache_read_tokens: req.messages.length > 1 ? systemWords : 0,
   };

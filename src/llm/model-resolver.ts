@@ -15,8 +15,10 @@ export interface ResolvedModel {
   model_id: string;
   /** The provider record's id; `llmsim` for the built-in default. */
   provider_id: string;
-  /** Upper bound for `controls.max_tokens`, when the model record knows it. */
+  /** Upper bound for `controls.max_tokens`, when the model record (or its family) knows it. */
   max_output_tokens?: number;
+  /** Tokens one request may hold, when the record (or its family) knows it; compaction keeps under it. */
+  context_window?: number;
 }
 
 export interface ModelResolver {

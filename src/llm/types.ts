@@ -123,6 +123,10 @@ export type LlmStreamEvent =
 export interface LlmModelInfo {
   id: string;
   display_name: string;
+  /** Input tokens the vendor lists for the model (Gemini `inputTokenLimit`, Anthropic `max_input_tokens`). */
+  context_window?: number;
+  /** Output tokens the vendor lists (Gemini `outputTokenLimit`, Anthropic `max_tokens`). */
+  max_output_tokens?: number;
 }
 
 export interface LlmProvider {

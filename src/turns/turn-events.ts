@@ -364,6 +364,10 @@ export const turnEvents = {
   sessionIdled(id: string, turn: TurnRef, t: { iterations: number; usage: Usage }): NewTypedEvent<'session.idled'> {
     return { id, type: 'session.idled', ...on(turn), data: { turn_id: turn.turn_id, ...t } };
   },
+  /** The history up to a boundary replaced by a summary (issue 26); `turn`: the turn it ran in, if any. */
+  sessionCompacted(id: string, turn: TurnRef | null, data: EventData<'session.compacted'>): NewTypedEvent<'session.compacted'> {
+    return { id, type: 'session.compacted', ...(turn ? on(turn) : { context: {} }), data };
+  },
 };
 
 /** A final reply checked against the turn's response format (src/turns/structured-output.ts). */

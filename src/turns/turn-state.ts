@@ -224,6 +224,7 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     case 'reason.thinking.completed':
     case 'output.message.started':
     case 'output.message.delta':
+    case 'session.compacted': // the transcript's concern, not the turn's
       return s;
     default: {
       const unknown: never = e;

@@ -37,7 +37,8 @@ describe('event catalogue', () => {
   });
 
   it('every event a real turn writes matches its catalogue schema, and a malformed one does not', async (t) => {
-    const app = await startTestApp(t);
+    // A low threshold: the turns after the first compact their history (`session.compacted`).
+    const app = await startTestApp(t, { env: { COMPACTION_THRESHOLD_PERCENT: 10, LLMSIM_CONTEXT_WINDOW: 500 } });
     const validate = eventValidator();
     const clientTool = {
       name: 'ask_user',

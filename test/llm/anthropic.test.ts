@@ -22,7 +22,7 @@ describe('anthropic request mapping', () => {
   after(() => fake.close());
   const provider = () => createLlmProvider({ provider_type: 'anthropic', api_key: 'test-key', base_url: fake.origin });
 
-  test('anthropic - prompt caching on system and last tool; parallel tool results merged into one user turn', async () => {
+  test('anthropic - prompt caching on system, last tool, first and last message; parallel tool results merged into one user turn', async () => {
     const tools = [
       { name: 'a', description: 'A', parameters: { type: 'object', properties: {} } },
       { name: 'b', description: 'B', parameters: { type: 'object', properties: {} } },
@@ -73,7 +73,7 @@ describe('anthropic request mapping', () => {
       {
         role: 'user',
         content: [
-          { type: 'text', text: 'Go' },
+          { type: 'text', text: 'Go', cache_control: { type: 'ephemeral' } },
           { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
         ],
       },
@@ -88,7 +88,7 @@ describe('anthropic request mapping', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 't1', content: 'ra' },
-          { type: 'tool_result', tool_use_id: 't2', content: 'rb', is_error: true },
+          { type: 'tool_result', tool_use_id: 't2', content: 'rb', is_error: true, cache_control: { type: 'ephemeral' } },
         ],
       },
     ]);
@@ -141,7 +141,7 @@ describe('anthropic request mapping', () => {
         }),
       ),
     );
-    assert.deepEqual(fake.requests.at(-1)!.body.messages[1].content, [{ type: 'text', text: 'Hi' }]);
+    assert.deepEqual(fake.requests.at(-1)!.body.messages[1].content, [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }]);
   });
 
   test('anthropic - 529 overloaded is a retryable server error', async () => {

@@ -8,7 +8,7 @@
 import type { Transcript } from './transcript.js';
 
 /** Raise on any change to what the fold keeps or how it keeps it (transcript.ts). */
-export const FOLD_VERSION = 1;
+export const FOLD_VERSION = 2;
 
 const MAP = '$map';
 const SET = '$set';

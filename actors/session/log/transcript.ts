@@ -5,6 +5,10 @@
  * history stays valid for every vendor even when other events (a cancel's user message)
  * were logged between a call and its result; a call that never got a result gets a
  * synthetic error result.
+ *
+ * Compaction (issue 26, decision 0100): a `session.compacted` event drops the entries up to its
+ * boundary and keeps its summary; the LLM then sees the summary, then the entries after the
+ * boundary verbatim. Everything here is data (hsnap serialises the fold).
  */
 import type { EventData, SessionEvent, TypedEvent } from '../../../schemas/events.js';
 import {
@@ -22,17 +26,21 @@ export const MISSING_RESULT_TEXT = 'No result: the tool call did not complete.';
 
 interface UserEntry {
   role: 'user';
+  /** The event that opened the entry (a compaction boundary names it). */
+  event_id: string;
   /** Parts as stored; `image_file` parts are resolved to bytes when the request is built. */
   content: MessagePart[];
 }
 
 interface AssistantEntry {
   role: 'assistant';
+  event_id: string;
   message: LlmAssistantMessage;
   results: Map<string, LlmToolMessage>;
 }
 
-type Entry = UserEntry | AssistantEntry;
+export type TranscriptEntry = UserEntry | AssistantEntry;
+type Entry = TranscriptEntry;
 
 export interface Transcript {
   /** The sequence of the last folded event (0 = nothing folded). */
@@ -40,10 +48,12 @@ export interface Transcript {
   /** Plain data and Maps only: a stored snapshot (snapshot-codec.ts) writes and reads them as they are. */
   entries: readonly Entry[];
   usage: Usage;
+  /** The latest compaction's summary of the entries before `entries` (null: never compacted). */
+  summary: string | null;
 }
 
 export function emptyTranscript(): Transcript {
-  return { sequence: 0, entries: [], usage: ZERO_USAGE };
+  return { sequence: 0, entries: [], usage: ZERO_USAGE, summary: null };
 }
 
 /**
@@ -58,6 +68,9 @@ function ownerOf(entries: readonly Entry[], callId: string): number {
   }
   return -1;
 }
+
+/** Shown to the LLM before the summary of a compacted history. */
+export const SUMMARY_PREFIX = 'Summary of the earlier conversation (older messages were compacted):\n';
 
 function resultText(data: EventData<'tool.completed'>): { content: string; is_error: boolean } {
   if (!data.success) return { content: data.error || 'Tool failed', is_error: true };
@@ -91,21 +104,22 @@ function assistantOf(e: TypedEvent<'output.message.completed'>): LlmAssistantMes
 export function extendTranscript(t: Transcript, events: readonly SessionEvent[]): Transcript {
   let entries: Entry[] | null = null;
   let { usage, sequence } = t;
+  let summary = t.summary ?? null;
   const mutable = () => (entries ??= t.entries.slice());
   for (const e of events) {
     if (e.sequence <= sequence) continue;
     sequence = e.sequence;
     switch (e.type) {
       case 'input.message': {
-        mutable().push({ role: 'user', content: e.data.message.content ?? [] });
+        mutable().push({ role: 'user', event_id: e.id, content: e.data.message.content ?? [] });
         break;
       }
       case 'output.message.completed': {
         const m = mutable();
-        m.push({ role: 'assistant', message: assistantOf(e), results: new Map() });
+        m.push({ role: 'assistant', event_id: e.id, message: assistantOf(e), results: new Map() });
         // A reply that missed the response format is answered with what was wrong (the repair step's ask).
         const invalid = e.data.structured_output_errors;
-        if (invalid) m.push({ role: 'user', content: [{ type: 'text', text: repairNoteText(invalid) }] });
+        if (invalid) m.push({ role: 'user', event_id: e.id, content: [{ type: 'text', text: repairNoteText(invalid) }] });
         break;
       }
       case 'tool.completed': {
@@ -124,11 +138,21 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
       case 'llm.generation':
         usage = addUsage(usage, e.data.usage);
         break;
+      case 'session.compacted': {
+        usage = addUsage(usage, e.data.usage);
+        const m = mutable();
+        // The last entry the boundary event opened (a repair note shares its reply's event).
+        const cut = m.findLastIndex((x) => x.event_id === e.data.up_to_event_id);
+        if (cut < 0) break; // a boundary this fold does not hold (already compacted past it)
+        entries = m.slice(cut + 1);
+        summary = e.data.summary;
+        break;
+      }
       default:
         break;
     }
   }
-  return { sequence, entries: entries ?? t.entries, usage };
+  return { sequence, entries: entries ?? t.entries, usage, summary };
 }
 
 /** Resolves an `image_file` part to inline bytes; null when the image is gone. */
@@ -137,9 +161,16 @@ export type ImagePartResolver = (part: MessagePart) => Promise<LlmUserPart | nul
 /** The LLM messages of the transcript, every tool call followed by its result. */
 export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
   const out: LlmMessage[] = [];
+  // The summary leads the first user message (vendors want user and assistant turns to alternate).
+  let lead: LlmUserPart[] = t.summary ? [{ type: 'text', text: SUMMARY_PREFIX + t.summary }] : [];
+  if (lead.length && t.entries[0]?.role !== 'user') {
+    out.push({ role: 'user', content: lead });
+    lead = [];
+  }
   for (const entry of t.entries) {
     if (entry.role === 'user') {
-      const content: LlmUserPart[] = [];
+      const content: LlmUserPart[] = lead;
+      lead = [];
       for (const part of entry.content) {
         if (part.type === 'text') content.push({ type: 'text', text: String(part['text'] ?? '') });
         else if (part.type === 'image_file') content.push((await resolveImage(part)) ?? { type: 'text', text: '[image unavailable]' });

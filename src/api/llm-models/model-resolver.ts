@@ -7,6 +7,8 @@ import {
   LlmError,
   LLMSIM_MODEL_ID,
   LLMSIM_MODEL_UUID,
+  defaultLlmsimLimits,
+  effectiveLimits,
   type LlmProvider,
   type LlmProviderOptions,
 } from '../../llm/index.js';
@@ -87,6 +89,7 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
       model: LLMSIM_MODEL_ID,
       model_id: LLMSIM_MODEL_ID,
       provider_id: LLMSIM_MODEL_ID,
+      context_window: (llm?.llmsim ?? defaultLlmsimLimits()).contextWindow,
     };
     return llmsim;
   }
@@ -122,7 +125,20 @@ export function createModelResolver(deps: ModelResolverDeps, opts: Partial<Model
   }
 
   function resolved(row: ModelProviderRow): ResolvedModel {
-    return { provider: providerFor(row), model: row.model_id, model_id: row.model_row_id, provider_id: row.id };
+    const out: ResolvedModel = { provider: providerFor(row), model: row.model_id, model_id: row.model_row_id, provider_id: row.id };
+    // A row read before migration 0027 (a cached fold) has no limit columns: undefined = not stated.
+    const limits = row.provider_type === 'llmsim' ? llmsimLimits(row) : effectiveLimits(row.model_id, row);
+    if (limits.context_window !== null) out.context_window = limits.context_window;
+    if (limits.max_output_tokens !== null) out.max_output_tokens = limits.max_output_tokens;
+    return out;
+  }
+
+  /** A manual llmsim model states its own limits, else it has the simulator's configured window. */
+  function llmsimLimits(row: ModelProviderRow): { context_window: number | null; max_output_tokens: number | null } {
+    return {
+      context_window: row.context_window ?? (llm?.llmsim ?? defaultLlmsimLimits()).contextWindow,
+      max_output_tokens: row.max_output_tokens ?? null,
+    };
   }
 
   function systemFallback(): ResolvedModel {

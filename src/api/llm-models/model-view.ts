@@ -1,5 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { LlmModelView } from '../../../schemas/llm.js';
+import { effectiveLimits } from '../../llm/index.js';
 import type { LlmModelEntity } from '../../db/index.js';
 import type { LlmProviderRow } from '../llm-providers/index.js';
 
@@ -20,6 +21,7 @@ export function toLlmModelView(row: LlmModelRow, provider: ModelProviderInfo): L
     display_name: row.display_name,
     capabilities: row.capabilities ?? [],
     enabled: row.enabled,
+    ...effectiveLimits(row.model_id, row),
     source: row.source,
     status: row.status,
     created_at: row.created_at.toISOString(),

@@ -73,6 +73,8 @@ export function createLlmModelService({ store, providers, systemDefault, onDefau
       display_name: input.display_name ?? input.model_id,
       capabilities: input.capabilities ?? [],
       enabled: input.enabled ?? true,
+      context_window: input.context_window ?? null,
+      max_output_tokens: input.max_output_tokens ?? null,
       source: 'manual',
       status: 'active',
     } as never) as LlmModelRow;
@@ -109,6 +111,8 @@ export function createLlmModelService({ store, providers, systemDefault, onDefau
     if (input.display_name !== undefined) row.display_name = input.display_name;
     if (input.capabilities !== undefined) row.capabilities = input.capabilities;
     if (input.enabled !== undefined) row.enabled = input.enabled;
+    if (input.context_window !== undefined) row.context_window = input.context_window;
+    if (input.max_output_tokens !== undefined) row.max_output_tokens = input.max_output_tokens;
     await em.flush();
     return viewOf(em, row);
   }

@@ -30,6 +30,20 @@ function listingError(err: LlmError): Error {
 }
 
 /**
+ * The limits a listing changes on a known row: a discovered row follows the vendor; a manual
+ * row's own values win, the listing only fills what it left unset. Null: nothing changes.
+ */
+function listedLimits(row: LlmModelRow, info: LlmModelInfo): Partial<Pick<LlmModelRow, 'context_window' | 'max_output_tokens'>> | null {
+  const out: Partial<Pick<LlmModelRow, 'context_window' | 'max_output_tokens'>> = {};
+  for (const key of ['context_window', 'max_output_tokens'] as const) {
+    const listed = info[key];
+    if (listed === undefined || listed === row[key]) continue;
+    if (row.source === 'discovered' || row[key] === null || row[key] === undefined) out[key] = listed;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+/**
  * Applies a listing to the provider's models under a row lock on the provider (concurrent
  * syncs serialise): new ids are created (`discovered`, enabled), known ones get their name
  * and `active` status back, and discovered models no longer listed are marked `stale`.
@@ -57,6 +71,8 @@ async function applyListing(em: EntityManager, orgId: string, providerId: string
         display_name: info.display_name || info.id,
         capabilities: ['chat'],
         enabled: true,
+        context_window: info.context_window ?? null,
+        max_output_tokens: info.max_output_tokens ?? null,
         source: 'discovered',
         status: 'active',
       } as never);
@@ -64,8 +80,9 @@ async function applyListing(em: EntityManager, orgId: string, providerId: string
       continue;
     }
     const name = row.source === 'discovered' && info.display_name ? info.display_name : row.display_name;
-    if (row.status !== 'active' || name !== row.display_name) {
-      Object.assign(row, { status: 'active', display_name: name });
+    const limits = listedLimits(row, info);
+    if (row.status !== 'active' || name !== row.display_name || limits) {
+      Object.assign(row, { status: 'active', display_name: name, ...limits });
       counts.updated++;
     }
   }

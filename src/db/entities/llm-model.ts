@@ -24,6 +24,10 @@ export const LlmModelEntity = defineEntity({
     display_name: p.text(),
     capabilities: p.json<string[]>(),
     enabled: p.boolean(),
+    /** Tokens the model accepts per request (null: the family default, src/llm/model-limits.ts). */
+    context_window: p.integer().nullable(),
+    /** Most tokens the model generates per call (null: the family default). */
+    max_output_tokens: p.integer().nullable(),
     source: p.string().$type<LlmModelSourceValue>(),
     status: p.string().$type<LlmModelStatusValue>(),
     created_at: p.datetime().onCreate(() => new Date()),

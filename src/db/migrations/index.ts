@@ -22,6 +22,7 @@ import { QueuedMessagesMigration } from './0023-queued-messages.js';
 import { AgentToolApprovalsMigration } from './0024-agent-tool-approvals.js';
 import { SubAgentsMigration } from './0025-sub-agents.js';
 import { SessionSnapshotsMigration } from './0026-session-snapshots.js';
+import { ModelLimitsMigration } from './0027-model-limits.js';
 
 export const migrations = [
   CoreMigration,
@@ -47,4 +48,5 @@ export const migrations = [
   AgentToolApprovalsMigration,
   SubAgentsMigration,
   SessionSnapshotsMigration,
+  ModelLimitsMigration,
 ];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { EventType } from '../../../schemas/event-types.js';
-import { eventExamples } from '../../../schemas/events.js';
+import { eventExamples } from '../../../schemas/event-documents.js';
 import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { TestApp } from '../../helpers/app.js';
 import type { SseEvent } from '../../helpers/sse-client.js';

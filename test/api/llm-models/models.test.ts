@@ -23,6 +23,8 @@ describe('llm models: manual models, listing, default (postgres)', () => {
         display_name: 'qwen3-32b',
         capabilities: ['chat', 'tools'],
         enabled: true,
+        context_window: null,
+        max_output_tokens: null,
         source: 'manual',
         status: 'active',
         created_at: 0,

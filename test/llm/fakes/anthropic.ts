@@ -88,7 +88,14 @@ export const anthropicCodec: VendorCodec = {
     return { type: 'error', error: { type, message: status === 401 ? ANTHROPIC_ERROR_SECRET : `fake ${type}` } };
   },
   modelsBody: (models) => ({
-    data: models.map((m) => ({ type: 'model', id: m.id, display_name: m.display_name, created_at: '2025-01-01T00:00:00Z' })),
+    data: models.map((m) => ({
+      type: 'model',
+      id: m.id,
+      display_name: m.display_name,
+      created_at: '2025-01-01T00:00:00Z',
+      ...(m.input_limit ? { max_input_tokens: m.input_limit } : {}),
+      ...(m.output_limit ? { max_tokens: m.output_limit } : {}),
+    })),
     has_more: false,
     first_id: models[0]?.id ?? null,
     last_id: models.at(-1)?.id ?? null,

@@ -22,7 +22,7 @@ export interface FakeReply {
 export type FakeStep =
   | { type: 'reply'; reply: FakeReply; frame_delay_ms?: number }
   /** An HTTP error with the vendor's error body; `retry_after` is sent as Retry-After. */
-  | { type: 'error'; status: number; retry_after?: string }
+  | { type: 'error'; status: number; retry_after?: string; body?: object }
   /** Streams the first `after_frames` SSE frames of `reply`, then destroys the socket. */
   | { type: 'cut'; reply: FakeReply; after_frames: number }
   /** Streams these raw SSE frames; `hold_open` leaves the body open until the client goes. */
@@ -39,6 +39,10 @@ export interface RecordedRequest {
 export interface FakeModel {
   id: string;
   display_name: string;
+  /** Listed as Gemini `inputTokenLimit` / Anthropic `max_input_tokens` when set. */
+  input_limit?: number;
+  /** Listed as Gemini `outputTokenLimit` / Anthropic `max_tokens` when set. */
+  output_limit?: number;
 }
 
 export interface VendorCodec {
@@ -121,7 +125,12 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
     if (route === 'models') return sendJson(res, 200, codec.modelsBody(opts.models ?? []));
     const step = queue.shift() ?? opts.respond?.(recorded) ?? DEFAULT_STEP;
     if (step.type === 'error') {
-      return sendJson(res, step.status, codec.errorBody(step.status), step.retry_after ? { 'retry-after': step.retry_after } : {});
+      return sendJson(
+        res,
+        step.status,
+        step.body ?? codec.errorBody(step.status),
+        step.retry_after ? { 'retry-after': step.retry_after } : {},
+      );
     }
     await stream(res, step.type === 'frames' ? step.frames : codec.encode(step.reply, body), step);
   });

@@ -79,6 +79,8 @@ function modelsBody(models: FakeModel[]): object {
         name: `models/${m.id}`,
         displayName: m.display_name,
         supportedGenerationMethods: ['generateContent', 'countTokens'],
+        ...(m.input_limit ? { inputTokenLimit: m.input_limit } : {}),
+        ...(m.output_limit ? { outputTokenLimit: m.output_limit } : {}),
       })),
       { name: 'models/text-embedding-fake', displayName: 'Embedding', supportedGenerationMethods: ['embedContent'] },
     ],

@@ -2744,7 +2744,77 @@ export interface components {
             /** @description Empty when the event has none. */
             tags: string[];
         };
-        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_input_queued"] | components["schemas"]["Event_input_dequeued"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_subagent_started"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_tool_approval_requested"] | components["schemas"]["Event_tool_approval_decided"] | components["schemas"]["Event_llm_generation"];
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-0000000000f0",
+         *       "type": "session.compacted",
+         *       "ts": "2026-11-27T12:00:00.000Z",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "sequence": 1,
+         *       "context": {
+         *         "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *         "input_message_id": "019a0000-0000-7000-8000-000000000002"
+         *       },
+         *       "data": {
+         *         "summary": "The user is planning a trip to Tokyo; flights are booked for 3 May.",
+         *         "up_to_event_id": "019a0000-0000-7000-8000-000000000020",
+         *         "tokens_before": 104000,
+         *         "tokens_after": 12500,
+         *         "reason": "threshold",
+         *         "model": "gpt-5",
+         *         "model_id": "019a0000-0000-7000-8000-00000000000c",
+         *         "provider_id": "019a0000-0000-7000-8000-00000000000d",
+         *         "usage": {
+         *           "input_tokens": 120,
+         *           "output_tokens": 20,
+         *           "cache_read_tokens": 0
+         *         }
+         *       },
+         *       "tags": []
+         *     }
+         */
+        Event_session_compacted: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.compacted";
+            /** Format: date-time */
+            readonly ts: string;
+            /** Format: uuid */
+            session_id: string;
+            readonly sequence: number;
+            context: components["schemas"]["EventContext"];
+            data: {
+                /** @description What the model is given in place of the history up to the boundary. */
+                summary: string;
+                /** @description The boundary: the event that opened the last history entry summarised (a user message, or a step whose tool results go with it). Later requests hold the summary and what follows this entry, verbatim. */
+                up_to_event_id: string;
+                /** @description The request size before compaction (counted or estimated). */
+                tokens_before: number;
+                /** @description The request size after compaction (counted or estimated). */
+                tokens_after: number;
+                /** @description `threshold`: the request passed the threshold; `context_length`: the vendor refused it as too long; `manual`: POST …/compact. */
+                reason: "threshold" | "context_length" | "manual";
+                /** @description The vendor model name the step ran on. */
+                model: string;
+                model_id: string | null;
+                provider_id: string | null;
+                usage: {
+                    input_tokens: number;
+                    output_tokens: number;
+                    cache_read_tokens: number;
+                };
+            };
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Empty when the event has none. */
+            tags: string[];
+        };
+        Event: components["schemas"]["Event_session_created"] | components["schemas"]["Event_session_started"] | components["schemas"]["Event_session_activated"] | components["schemas"]["Event_session_idled"] | components["schemas"]["Event_input_message"] | components["schemas"]["Event_input_queued"] | components["schemas"]["Event_input_dequeued"] | components["schemas"]["Event_turn_started"] | components["schemas"]["Event_turn_completed"] | components["schemas"]["Event_turn_failed"] | components["schemas"]["Event_turn_cancelled"] | components["schemas"]["Event_reason_started"] | components["schemas"]["Event_reason_completed"] | components["schemas"]["Event_reason_thinking_started"] | components["schemas"]["Event_reason_thinking_delta"] | components["schemas"]["Event_reason_thinking_completed"] | components["schemas"]["Event_output_message_started"] | components["schemas"]["Event_output_message_delta"] | components["schemas"]["Event_output_message_completed"] | components["schemas"]["Event_act_started"] | components["schemas"]["Event_act_completed"] | components["schemas"]["Event_tool_started"] | components["schemas"]["Event_tool_completed"] | components["schemas"]["Event_subagent_started"] | components["schemas"]["Event_tool_call_requested"] | components["schemas"]["Event_tool_approval_requested"] | components["schemas"]["Event_tool_approval_decided"] | components["schemas"]["Event_llm_generation"] | components["schemas"]["Event_session_compacted"];
         EventList: {
             data: components["schemas"]["Event"][];
             /** @description Present (true) when the page stopped at the byte bound before `limit`: continue from its last event (since_id or after_sequence; before_sequence when newest first). */
@@ -3327,12 +3397,20 @@ export interface components {
             capabilities?: string[];
             /** @default true */
             enabled?: boolean;
+            /** @description Tokens one request to the model may hold (compaction keeps the history under it). */
+            context_window?: number;
+            /** @description Most tokens the model generates per call. */
+            max_output_tokens?: number;
         };
         LlmModelPatch: {
             display_name?: string;
             /** @description E.g. `chat`, `vision`, `tools`. */
             capabilities?: string[];
             enabled?: boolean;
+            /** @description null: back to the family default. */
+            context_window?: number | null;
+            /** @description null: back to the family default. */
+            max_output_tokens?: number | null;
         };
         LlmModel: {
             /** Format: uuid */
@@ -3346,6 +3424,10 @@ export interface components {
             capabilities: string[];
             /** @description Shown in model pickers; every model stays usable through the API. */
             enabled: boolean;
+            /** @description Tokens one request may hold: the record's own value (set, or listed by the vendor at sync), else the known family's; null: unknown. */
+            context_window: number | null;
+            /** @description Most tokens one call generates: the record's own value, else the known family's; null: unknown. */
+            max_output_tokens: number | null;
             source: components["schemas"]["LlmModelSource"];
             readonly status: components["schemas"]["LlmModelStatus"];
             /** Format: date-time */
@@ -3621,7 +3703,7 @@ export interface components {
              */
             url: string;
             description?: string;
-            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
+            event_types: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "session.compacted")[];
             filter?: components["schemas"]["WebhookFilter"];
         };
         /**
@@ -3637,7 +3719,7 @@ export interface components {
              */
             url?: string;
             description?: string;
-            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation")[];
+            event_types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.completed" | "output.message.started" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "session.compacted")[];
             filter?: components["schemas"]["WebhookFilter"];
             status?: "active" | "disabled";
         };
@@ -11771,6 +11853,8 @@ export interface operations {
                      *             "example"
                      *           ],
                      *           "enabled": true,
+                     *           "context_window": 1,
+                     *           "max_output_tokens": 1,
                      *           "source": "manual",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -11899,6 +11983,8 @@ export interface operations {
                      *         "example"
                      *       ],
                      *       "enabled": true,
+                     *       "context_window": 1,
+                     *       "max_output_tokens": 1,
                      *       "source": "manual",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -12174,6 +12260,8 @@ export interface operations {
                      *             "example"
                      *           ],
                      *           "enabled": true,
+                     *           "context_window": 1,
+                     *           "max_output_tokens": 1,
                      *           "source": "manual",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -12286,6 +12374,8 @@ export interface operations {
                      *             "example"
                      *           ],
                      *           "enabled": true,
+                     *           "context_window": 1,
+                     *           "max_output_tokens": 1,
                      *           "source": "manual",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -12390,6 +12480,8 @@ export interface operations {
                      *         "example"
                      *       ],
                      *       "enabled": true,
+                     *       "context_window": 1,
+                     *       "max_output_tokens": 1,
                      *       "source": "manual",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -12505,6 +12597,8 @@ export interface operations {
                      *           "example"
                      *         ],
                      *         "enabled": true,
+                     *         "context_window": 1,
+                     *         "max_output_tokens": 1,
                      *         "source": "manual",
                      *         "status": "active",
                      *         "created_at": "2026-01-15T09:30:00.000Z",
@@ -12616,6 +12710,8 @@ export interface operations {
                      *           "example"
                      *         ],
                      *         "enabled": true,
+                     *         "context_window": 1,
+                     *         "max_output_tokens": 1,
                      *         "source": "manual",
                      *         "status": "active",
                      *         "created_at": "2026-01-15T09:30:00.000Z",
@@ -12734,6 +12830,8 @@ export interface operations {
                      *         "example"
                      *       ],
                      *       "enabled": true,
+                     *       "context_window": 1,
+                     *       "max_output_tokens": 1,
                      *       "source": "manual",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -12966,6 +13064,8 @@ export interface operations {
                      *         "example"
                      *       ],
                      *       "enabled": true,
+                     *       "context_window": 1,
+                     *       "max_output_tokens": 1,
                      *       "source": "manual",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -14083,13 +14183,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "session.compacted" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "session.compacted" | "")[];
                 /**
                  * @example [
                  *       "example"
@@ -14248,13 +14348,13 @@ export interface operations {
                  *       "session.created"
                  *     ]
                  */
-                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                types?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "session.compacted" | "")[];
                 /**
                  * @example [
                  *       "session.created"
                  *     ]
                  */
-                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "")[];
+                exclude?: ("session.created" | "session.started" | "session.activated" | "session.idled" | "input.message" | "input.queued" | "input.dequeued" | "turn.started" | "turn.completed" | "turn.failed" | "turn.cancelled" | "reason.started" | "reason.completed" | "reason.thinking.started" | "reason.thinking.delta" | "reason.thinking.completed" | "output.message.started" | "output.message.delta" | "output.message.completed" | "act.started" | "act.completed" | "tool.started" | "tool.completed" | "tool.call_requested" | "subagent.started" | "tool.approval_requested" | "tool.approval_decided" | "llm.generation" | "session.compacted" | "")[];
                 /**
                  * @example [
                  *       "example"

@@ -1,0 +1,49 @@
+/**
+ * A reason step with compaction around it (issue 26): the step's messages are compacted first
+ * when they pass the threshold, and a vendor's "context length exceeded" compacts once more and
+ * runs the step again (as a resumed step: its `reason.started` is stored) instead of failing
+ * the turn. The vendor's reported input tokens calibrate the next step's estimate.
+ */
+import { LlmError, type LlmMessage } from '../../../src/llm/index.js';
+import type { TurnLog } from '../log/turn-log.js';
+import type { TurnInputs } from '../turn-inputs.js';
+import { Compactor, type CompactionOptions, type CompactionTarget } from './compactor.js';
+
+/** The compactor of an attempt, reading and appending through its turn log. */
+export function attemptCompactor(
+  turnLog: TurnLog,
+  inputs: TurnInputs,
+  orgId: string,
+  newId: () => string,
+  o: CompactionOptions,
+): Compactor {
+  return new Compactor(
+    {
+      transcript: () => turnLog.transcript,
+      messages: (t) => inputs.messages(t, orgId),
+      commit: (events) => turnLog.commit(events),
+      newId,
+    },
+    o,
+  );
+}
+
+/** Runs `run` (one reason step) with the compacted messages; `again`: the retry after a refusal. */
+export async function reasonCompacting(
+  compactor: Compactor,
+  target: CompactionTarget,
+  reportedInput: () => number,
+  run: (messages: LlmMessage[], again: boolean) => Promise<void>,
+): Promise<void> {
+  const messages = await compactor.messagesFor(target);
+  const before = reportedInput();
+  try {
+    await run(messages, false);
+  } catch (err) {
+    if (!(err instanceof LlmError && err.contextExceeded) || target.signal.aborted) throw err;
+    if (!(await compactor.compact(target, 'context_length'))) throw err;
+    await run(await compactor.messagesNow(), true);
+    return;
+  }
+  compactor.reported(reportedInput() - before);
+}

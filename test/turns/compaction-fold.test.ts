@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { chooseBoundary } from '../../actors/session/compaction/boundary.js';
+import { renderForSummary } from '../../actors/session/compaction/summarise.js';
+import { calibrated, countTokens, estimateTokens, loadOpenAiTokenizer } from '../../actors/session/compaction/token-count.js';
+import { emptyTranscript, extendTranscript, SUMMARY_PREFIX, toLlmMessages } from '../../actors/session/log/transcript.js';
+import type { SessionEvent } from '../../schemas/events.js';
+
+let seq = 0;
+const ev = (id: string, type: string, data: Record<string, unknown>) =>
+  ({ id, type, data, sequence: ++seq, ts: new Date(0).toISOString(), session_id: 's', context: {} }) as unknown as SessionEvent;
+const user = (id: string, text: string) =>
+  ev(id, 'input.message', { message: { id, role: 'user', content: [{ type: 'text', text }], created_at: '' } });
+const agent = (id: string, text: string, calls: string[] = []) =>
+  ev(id, 'output.message.completed', {
+    message: {
+      id,
+      role: 'agent',
+      created_at: '',
+      content: [{ type: 'text', text }, ...calls.map((c) => ({ type: 'tool_call', id: c, name: 'tool', arguments: {} }))],
+    },
+    metadata: {},
+  });
+const result = (id: string, call: string, text: string) =>
+  ev(id, 'tool.completed', { tool_call_id: call, tool_name: 'tool', success: true, result: [{ type: 'text', text }] });
+const usage = { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0 };
+
+describe('compaction: the transcript fold and the boundary (pure)', () => {
+  const history = [
+    user('u1', 'first'),
+    agent('a1', 'calling', ['c1']),
+    result('r1', 'c1', 'R'.repeat(5000)),
+    user('u2', 'second'),
+    agent('a2', 'done'),
+  ];
+
+  it('session.compacted drops the entries up to its boundary; the summary leads the next user message', async () => {
+    const t = extendTranscript(emptyTranscript(), history);
+    const compacted = extendTranscript(t, [
+      ev('k1', 'session.compacted', { summary: 'S1', up_to_event_id: 'a1', tokens_before: 1, tokens_after: 1, reason: 'manual', usage }),
+      user('u3', 'third'),
+    ]);
+    assert.deepEqual(
+      compacted.entries.map((e) => e.event_id),
+      ['u2', 'a2', 'u3'],
+    );
+    assert.equal(compacted.usage.input_tokens, 7, 'the summary call is counted');
+    const messages = await toLlmMessages(compacted, async () => null);
+    assert.deepEqual(messages[0], {
+      role: 'user',
+      content: [
+        { type: 'text', text: `${SUMMARY_PREFIX}S1` },
+        { type: 'text', text: 'second' },
+      ],
+    });
+    assert.equal(messages.length, 3);
+  });
+
+  it('a tail that starts with a step gets the summary as its own user message first', async () => {
+    const t = extendTranscript(emptyTranscript(), history);
+    const c = extendTranscript(t, [
+      ev('k2', 'session.compacted', { summary: 'S2', up_to_event_id: 'u2', tokens_before: 1, tokens_after: 1, reason: 'manual', usage }),
+    ]);
+    const messages = await toLlmMessages(c, async () => null);
+    assert.equal(messages[0]!.role, 'user');
+    assert.equal(messages[1]!.role, 'assistant');
+  });
+
+  it('the boundary never splits a call from its result, keeps the newest entry, and never takes an open step', () => {
+    const t = extendTranscript(emptyTranscript(), history);
+    const sizes = t.entries.map(() => 100);
+    assert.equal(chooseBoundary({ entries: t.entries, sizes, keepTokens: 250 }), 1, 'keeps the two newest that fit');
+    assert.equal(chooseBoundary({ entries: t.entries, sizes, keepTokens: 10_000 }), null, 'all fit: nothing to do');
+    assert.equal(chooseBoundary({ entries: t.entries, sizes, keepTokens: 10_000 }, true), 2, 'forced: all but the newest');
+    const open = extendTranscript(emptyTranscript(), [user('x1', 'q'), agent('x2', 'asks', ['c9']), user('x3', 'more')]);
+    assert.equal(chooseBoundary({ entries: open.entries, sizes: [1, 1, 1], keepTokens: 0 }), 0, 'the open step stays');
+  });
+
+  it('what the summariser reads: quoted lines, large results shortened, images named', () => {
+    const t = extendTranscript(emptyTranscript(), history);
+    const text = renderForSummary('before', t.entries.slice(0, 2), { maxResultChars: 100, maxChars: 100_000 });
+    assert.match(text, /characters omitted/);
+    assert.ok(text.length < 1000);
+    for (const line of text.split('\n')) assert.ok(!line.trim().startsWith('@'), 'no line reads as a directive');
+  });
+
+  it('counting: exact for OpenAI within its bound, calibrated estimate otherwise', async () => {
+    assert.ok(await loadOpenAiTokenizer());
+    const req = {
+      system: 'You help.',
+      tools: [],
+      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hello world '.repeat(1000) }] }],
+    };
+    const exact = await countTokens('openai', req, 1_000_000);
+    assert.ok(exact !== null && exact > 1900 && exact < 2200, `exact ${exact}`);
+    const bounded = await countTokens('openai', req, 2048);
+    assert.ok(bounded !== null && Math.abs(bounded - exact) < exact * 0.1, `bounded ${bounded}`);
+    assert.equal(await countTokens('anthropic', req, 1_000_000), null);
+    const plain = estimateTokens(req);
+    assert.equal(calibrated(plain, { estimated: 100, reported: 200 }), plain * 2);
+    assert.equal(calibrated(plain, { estimated: 100, reported: 100_000 }), plain * 4, 'clamped');
+  });
+});
