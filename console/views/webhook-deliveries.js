@@ -68,7 +68,7 @@ export function WebhookDeliveries({ endpoint }) {
               </tr>`)}
           </tbody>
         </table>
-        <p class="muted">${deliveries.data.total} deliveries${deliveries.data.total > rows.length ? `, the newest ${rows.length} shown` : ''}.</p>`}
+        <p class="muted">${deliveries.data.total === 1 ? '1 delivery' : `${deliveries.data.total} deliveries`}${deliveries.data.total > rows.length ? `, the newest ${rows.length} shown` : ''}.</p>`}
     </div>
   `;
 }

@@ -46,9 +46,9 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       assert.equal(await page.title(), 'Webhooks · Agent Session Service');
       assert.deepEqual(await page.locator('header nav [aria-current=page]').allTextContents(), ['Webhooks']);
       // The catalogue comes from the API: no token deltas, the lifecycle types are there.
-      const offered = await page.locator('[data-testid=webhook-event-types] input[name=event_types]').evaluateAll((els) =>
-        els.map((e) => (e as unknown as { value: string }).value),
-      );
+      const offered = await page
+        .locator('[data-testid=webhook-event-types] input[name=event_types]')
+        .evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
       assert.ok(offered.includes('session.idled') && offered.includes('turn.failed'), offered.join(','));
       assert.ok(!offered.some((t) => t.endsWith('.delta')), 'no deltas offered');
 
@@ -111,7 +111,9 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       rx.secrets = [secret, rotated];
       const beforeRotated = rx.received.length;
       await row.locator('button:text-is("Test")').click();
-      const [afterRotation] = (await rx.waitFor((all) => all.length > beforeRotated, 20_000, 'a delivery after rotation')).slice(beforeRotated);
+      const [afterRotation] = (await rx.waitFor((all) => all.length > beforeRotated, 20_000, 'a delivery after rotation')).slice(
+        beforeRotated,
+      );
       assert.ok(afterRotation!.verifiedBy.includes(1), 'signed with the rotated secret');
 
       // Delete.
@@ -145,7 +147,9 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       body: { email: 'member-hooks@example.com', name: 'Member', password: 'a-long-password-1', role: 'member' },
     });
     assert.equal(member.status, 201, member.text);
-    const login = await app.request('POST', '/v1/auth/login', { body: { email: 'member-hooks@example.com', password: 'a-long-password-1' } });
+    const login = await app.request('POST', '/v1/auth/login', {
+      body: { email: 'member-hooks@example.com', password: 'a-long-password-1' },
+    });
     assert.equal(login.status, 200, login.text);
     const key = await fetch(`${app.url}/v1/auth/api-keys`, {
       method: 'POST',
@@ -170,7 +174,10 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
           system_prompt: 'You help.',
           capabilities: [
             'current_time',
-            { ref: 'mcp', config: { servers: [{ name: 'legacy', url: 'https://legacy.example.com/mcp', headers: { 'X-Api-Key': literal } }] } },
+            {
+              ref: 'mcp',
+              config: { servers: [{ name: 'legacy', url: 'https://legacy.example.com/mcp', headers: { 'X-Api-Key': literal } }] },
+            },
           ],
         },
       });

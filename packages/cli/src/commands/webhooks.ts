@@ -50,18 +50,24 @@ export function webhooksCommand(program: Command): void {
     .option('--agent <id...>', 'only sessions of these agents')
     .option('--session <id...>', 'only these sessions')
     .option('--tag <tag...>', 'only sessions with one of these tags')
-    .action(async (url: string, opts: { event: string[]; description?: string; agent?: string[]; session?: string[]; tag?: string[] }, cmd: Command) => {
-      const g = cmd.optsWithGlobals<GlobalOptions>();
-      const filter = filterOf(opts);
-      const created = await clientFor(g).webhooks.create({
-        url,
-        event_types: opts.event as WebhookEndpointCreate['event_types'],
-        ...(opts.description ? { description: opts.description } : {}),
-        ...(filter ? { filter } : {}),
-      });
-      if (g.json) printJson(created);
-      else process.stdout.write(`${created.endpoint.id}\nsecret (shown once): ${created.secret}\n`);
-    });
+    .action(
+      async (
+        url: string,
+        opts: { event: string[]; description?: string; agent?: string[]; session?: string[]; tag?: string[] },
+        cmd: Command,
+      ) => {
+        const g = cmd.optsWithGlobals<GlobalOptions>();
+        const filter = filterOf(opts);
+        const created = await clientFor(g).webhooks.create({
+          url,
+          event_types: opts.event as WebhookEndpointCreate['event_types'],
+          ...(opts.description ? { description: opts.description } : {}),
+          ...(filter ? { filter } : {}),
+        });
+        if (g.json) printJson(created);
+        else process.stdout.write(`${created.endpoint.id}\nsecret (shown once): ${created.secret}\n`);
+      },
+    );
   webhooks
     .command('delete <id>')
     .alias('rm')
@@ -96,7 +102,8 @@ export function webhooksCommand(program: Command): void {
         else printTable(detail.attempts, ['attempt', 'started_at', 'status', 'latency_ms', 'error']);
         return;
       }
-      if (opts.state && !['pending', 'delivered', 'failed'].includes(opts.state)) throw new UsageError('--state is pending, delivered or failed');
+      if (opts.state && !['pending', 'delivered', 'failed'].includes(opts.state))
+        throw new UsageError('--state is pending, delivered or failed');
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError('--limit is a whole number from 1 to 200');
       const page = await client.webhooks.deliveries(id, { limit, ...(opts.state ? { state: opts.state as 'pending' } : {}) });
