@@ -12,6 +12,7 @@ import { Chat } from './views/chat.js';
 import { Events } from './views/events.js';
 import { Storage } from './views/storage.js';
 import { Admin } from './views/admin.js';
+import { Webhooks } from './views/webhooks.js';
 
 /** Route table: a hash pattern and the view it shows (`:name` segments become props). */
 const ROUTES = [
@@ -24,6 +25,7 @@ const ROUTES = [
   ['sessions/:sessionId/events', Events],
   ['sessions/:sessionId/storage', Storage],
   ['admin', Admin],
+  ['webhooks', Webhooks],
 ];
 
 function matchRoute(hash) {
@@ -81,6 +83,7 @@ function App() {
         ${link('agents', 'Agents')}
         ${link('sessions', 'Sessions')}
         ${isAdmin && link('admin', 'Providers & models')}
+        ${isAdmin && link('webhooks', 'Webhooks')}
       </nav>
       <span class="who" data-testid="who">${me.user.email} (${me.user.role}, ${me.organization.name})</span>
       <button class="link" onClick=${logout}>Sign out</button>

@@ -4,6 +4,7 @@
 // drives Debian's chromium. Run: node --experimental-async-context-frame --import tsx scripts/console-screenshots.ts
 import { mkdirSync } from 'node:fs';
 import { consolePage, showView, startConsoleBed, VIEWPORTS, type ViewportName } from '../test/helpers/console.js';
+import { FAST_WEBHOOKS, startReceiver } from '../test/webhooks/receiver.js';
 
 const OUT = new URL('../docs/console/', import.meta.url);
 const bed = await startConsoleBed({
@@ -11,8 +12,26 @@ const bed = await startConsoleBed({
   agent: {
     name: 'Planner',
     description: 'Plans the quarter with the team',
-    capabilities: ['session_file_system', 'session_storage', 'current_time'],
+    capabilities: [
+      'session_file_system',
+      'session_storage',
+      'current_time',
+      {
+        ref: 'mcp',
+        config: {
+          servers: [
+            {
+              name: 'tickets',
+              url: 'https://tickets.example.com/mcp',
+              headers: { Authorization: 'Bearer {{secret:TICKETS_TOKEN}}' },
+              allowed_tools: ['search'],
+            },
+          ],
+        },
+      },
+    ],
   },
+  env: FAST_WEBHOOKS,
 });
 try {
   const { app, browser, agentId } = bed;
@@ -26,6 +45,13 @@ try {
   };
   await say('@think 3\n@tool get_current_time {}');
   await say('Draft the plan in three bullet points.');
+  // A webhook endpoint on a local receiver, with one delivered test-send.
+  const rx = await startReceiver({ after: bed.onClose });
+  const hook = await app.request('POST', '/v1/webhooks', {
+    body: { url: rx.url, description: 'CRM', event_types: ['turn.completed', 'turn.failed'] },
+  });
+  await app.request('POST', `/v1/webhooks/${hook.body.endpoint.id}/test`);
+  await rx.waitFor((all) => all.length > 0);
 
   const views: [string, string, string][] = [
     ['agents', '#/agents', '[data-testid=agents]'],
@@ -36,12 +62,17 @@ try {
     ['events', `#/sessions/${id}/events`, '[data-testid=timeline] li'],
     ['storage', `#/sessions/${id}/storage`, '[data-testid=files] li[data-path]'],
     ['admin', '#/admin', '[data-testid=provider-form]'],
+    ['webhooks', '#/webhooks', '[data-testid=webhooks] tr[data-endpoint-id]'],
   ];
   mkdirSync(OUT, { recursive: true });
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     const { page } = await consolePage(browser, app.url, app.adminKey, size);
     for (const [name, hash, ready] of views) {
       await showView(page, hash, ready);
+      if (name === 'webhooks') {
+        await page.click('[data-testid=webhooks] button:text-is("Deliveries")');
+        await page.waitForSelector('[data-testid=webhook-deliveries] tr[data-state=delivered]');
+      }
       await page.screenshot({ path: new URL(`${name}-${size}.png`, OUT).pathname });
     }
     await page.context().close();

@@ -1,8 +1,9 @@
 // Create or edit an agent, with a preview of the runtime system prompt and tools (nothing stored).
 import { html, useEffect, useState } from '../vendor/preact-htm.js';
-import { api } from '../lib/api.js';
+import { ApiError, api } from '../lib/api.js';
 import { humanError } from '../lib/errors.js';
 import { ErrorLine, parseJsonField, useTitle } from '../lib/ui.js';
+import { McpServers, mcpConfigOf, mcpRowsOf } from './mcp-servers.js';
 
 const EMPTY = { name: '', description: '', system_prompt: '', capabilities: [], client_tools: [], max_iterations: null, default_model_id: null };
 
@@ -12,11 +13,16 @@ export function AgentEditor({ agentId }) {
   const [error, setError] = useState('');
   const [preview, setPreview] = useState(null);
   const [saved, setSaved] = useState('');
+  const [mcpRows, setMcpRows] = useState([]);
+  const loaded = (a) => {
+    setAgent(a);
+    setMcpRows(mcpRowsOf(a.capabilities));
+  };
   useTitle(agentId ? `Agent ${agent?.name ?? ''}` : 'New agent');
 
   useEffect(() => {
     api('GET', '/v1/capabilities').then((r) => setCapabilities(r.data ?? []), () => {});
-    if (agentId) api('GET', `/v1/agents/${agentId}`).then(setAgent, (err) => setError(humanError(err, { notFound: 'This agent' })));
+    if (agentId) api('GET', `/v1/agents/${agentId}`).then(loaded, (err) => setError(humanError(err, { notFound: 'This agent' })));
   }, [agentId]);
 
   if (!agent) return html`<section><h1>Agent</h1>${error ? html`<${ErrorLine} error=${error} />` : html`<p class="loading" role="status">Loading the agent…</p>`}</section>`;
@@ -28,7 +34,7 @@ export function AgentEditor({ agentId }) {
       name: String(f.get('name')).trim(),
       description: String(f.get('description')) || null,
       system_prompt: String(f.get('system_prompt')),
-      capabilities: f.getAll('capabilities').map(String),
+      capabilities: withConfigs(f.getAll('capabilities').map(String), agent.capabilities, mcpRows),
       client_tools: parseJsonField(String(f.get('client_tools')), 'Client tools', []),
       max_iterations: maxIterations ? Number(maxIterations) : null,
       default_model_id: String(f.get('default_model_id') ?? '').trim() || null,
@@ -43,11 +49,11 @@ export function AgentEditor({ agentId }) {
       const body = read(e.currentTarget);
       const result = agentId ? await api('PATCH', `/v1/agents/${agentId}`, { body }) : await api('POST', '/v1/agents', { body });
       if (agentId) {
-        setAgent(result);
+        loaded(result);
         setSaved('Saved.');
       } else location.hash = `#/agents/${result.id}`;
     } catch (err) {
-      setError(`Not saved: ${humanError(err)}`);
+      setError(`Not saved: ${fieldError(err)}`);
     }
   };
 
@@ -78,6 +84,7 @@ export function AgentEditor({ agentId }) {
               <input type="checkbox" name="capabilities" value=${c.id} defaultChecked=${chosen.has(c.id)} /> ${c.id}
             </label>`)}
         </fieldset>
+        ${capabilities.some((c) => c.id === 'mcp') && html`<${McpServers} rows=${mcpRows} onChange=${setMcpRows} />`}
         <label>Client tools (JSON array of {name, description, parameters})
           <textarea name="client_tools" rows="4" defaultValue=${agent.client_tools.length ? JSON.stringify(agent.client_tools, null, 2) : ''}></textarea>
         </label>
@@ -99,6 +106,21 @@ export function AgentEditor({ agentId }) {
         </div>`}
     </section>
   `;
+}
+
+/** The service's refusal in plain words, or the form's own check (its message names the field). */
+const fieldError = (err) => (err instanceof ApiError || err instanceof TypeError ? humanError(err) : err.message);
+
+/**
+ * The checked capability ids as the API takes them: `mcp` with the servers edited here, any other
+ * capability with the config it had (the editor has no form for it, and saving must not drop it).
+ */
+function withConfigs(ids, previous, mcpRows) {
+  const configs = new Map(previous.filter((c) => typeof c === 'object').map((c) => [c.ref, c.config]));
+  return ids.map((id) => {
+    if (id === 'mcp') return mcpRows.length ? { ref: 'mcp', config: mcpConfigOf(mcpRows) } : 'mcp';
+    return configs.has(id) ? { ref: id, config: configs.get(id) } : id;
+  });
 }
 
 /** Downloads the Markdown export (the link itself would go out without the credential). */

@@ -35,6 +35,8 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
         description: 'Keeps_every_note_in_a_long_unbroken_identifier_that_would_not_wrap_by_itself_anywhere',
         capabilities: ['session_file_system', 'session_storage', 'current_time'],
       },
+      // The webhook endpoint below names a loopback address (no DNS here); its events never happen.
+      env: { WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' },
     });
     ({ app, browser, agentId } = bed);
     sessionId = await newSession('Quarterly planning with the whole team');
@@ -47,6 +49,15 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
       body: { message: { content: [{ type: 'text', text: 'hello' }] } },
     });
     assert.equal(sent.status, 201, sent.text);
+    // A webhook endpoint with a long URL and many event types: the Webhooks view's table has a row to fit.
+    const hook = await app.request('POST', '/v1/webhooks', {
+      body: {
+        url: 'http://127.0.0.1:9/agent-session-service/organisation-wide/turn-failures-and-approvals-for-the-on-call-pager',
+        description: 'Pager_for_the_on_call_engineer_with_a_long_unbroken_identifier',
+        event_types: ['turn.failed', 'turn.cancelled', 'tool.call_requested'],
+      },
+    });
+    assert.equal(hook.status, 201, hook.text);
   });
   after(() => bed.close());
 
@@ -63,6 +74,7 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
     [`#/sessions/${sessionId}/events`, '[data-testid=feed-state][data-state=live]', 'Sessions'],
     [`#/sessions/${sessionId}/storage`, '[data-testid=files] li[data-path]', 'Sessions'],
     ['#/admin', '[data-testid=provider-form]', 'Providers & models'],
+    ['#/webhooks', '[data-testid=webhooks] tr[data-endpoint-id]', 'Webhooks'],
   ];
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {

@@ -6,6 +6,7 @@ import { chatCommand } from './commands/chat.js';
 import { eventsCommand } from './commands/events.js';
 import { loginCommand } from './commands/login.js';
 import { sessionsCommand } from './commands/sessions.js';
+import { webhooksCommand } from './commands/webhooks.js';
 import { UsageError } from './context.js';
 
 /** The command tree of `agent-session`. */
@@ -22,6 +23,7 @@ export function createProgram(): Command {
   chatCommand(program);
   eventsCommand(program);
   adminCommand(program);
+  webhooksCommand(program);
   return program;
 }
 
