@@ -137,7 +137,22 @@ export const QueuedMessage = Type.Object(
     turn_id: Type.Union([Type.String(), Type.Null()], { description: 'The turn it started, once it did.' }),
     created_at: Timestamp,
   },
-  { $id: 'QueuedMessage' },
+  {
+    $id: 'QueuedMessage',
+    examples: [
+      {
+        id: '019a0000-0000-7000-8000-000000000031',
+        object: 'queued_message',
+        session_id: '019a0000-0000-7000-8000-0000000000e0',
+        status: 'queued',
+        position: 1,
+        on_busy: 'enqueue',
+        message: { role: 'user', content: [{ type: 'text', text: 'And in Tokyo?' }] },
+        turn_id: null,
+        created_at: '2026-11-29T12:00:00.000Z',
+      },
+    ],
+  },
 );
 
 export const QueuedMessageList = ListOf(ref(QueuedMessage), 'QueuedMessageList');

@@ -2901,6 +2901,27 @@ export interface components {
             /** @description While a turn runs: `reject` (default) answers 409; `enqueue` queues the message (202) to run after the turns before it; `interrupt` queues it first and cancels the running turn. */
             on_busy?: "reject" | "enqueue" | "interrupt";
         };
+        /**
+         * @example {
+         *       "id": "019a0000-0000-7000-8000-000000000031",
+         *       "object": "queued_message",
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "status": "queued",
+         *       "position": 1,
+         *       "on_busy": "enqueue",
+         *       "message": {
+         *         "role": "user",
+         *         "content": [
+         *           {
+         *             "type": "text",
+         *             "text": "And in Tokyo?"
+         *           }
+         *         ]
+         *       },
+         *       "turn_id": null,
+         *       "created_at": "2026-11-29T12:00:00.000Z"
+         *     }
+         */
         QueuedMessage: {
             /** Format: uuid */
             readonly id: string;
@@ -13341,25 +13362,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "id": "019a0000-0000-7000-8000-000000000031",
                      *       "object": "queued_message",
-                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
                      *       "status": "queued",
-                     *       "position": 0,
+                     *       "position": 1,
                      *       "on_busy": "enqueue",
                      *       "message": {
                      *         "role": "user",
                      *         "content": [
-                     *           {}
-                     *         ],
-                     *         "controls": {},
-                     *         "tags": [
-                     *           "example"
-                     *         ],
-                     *         "metadata": {}
+                     *           {
+                     *             "type": "text",
+                     *             "text": "And in Tokyo?"
+                     *           }
+                     *         ]
                      *       },
-                     *       "turn_id": "example",
-                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *       "turn_id": null,
+                     *       "created_at": "2026-11-29T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["QueuedMessage"];
@@ -13509,20 +13528,23 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "id": "019a0000-0000-7000-8000-000000000031",
                      *           "object": "queued_message",
-                     *           "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *           "session_id": "019a0000-0000-7000-8000-0000000000e0",
                      *           "status": "queued",
-                     *           "position": 0,
+                     *           "position": 1,
                      *           "on_busy": "enqueue",
                      *           "message": {
                      *             "role": "user",
                      *             "content": [
-                     *               {}
+                     *               {
+                     *                 "type": "text",
+                     *                 "text": "And in Tokyo?"
+                     *               }
                      *             ]
                      *           },
-                     *           "turn_id": "example",
-                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *           "turn_id": null,
+                     *           "created_at": "2026-11-29T12:00:00.000Z"
                      *         }
                      *       ],
                      *       "total": 0
@@ -13630,25 +13652,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "id": "019a0000-0000-7000-8000-000000000031",
                      *       "object": "queued_message",
-                     *       "session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
                      *       "status": "queued",
-                     *       "position": 0,
+                     *       "position": 1,
                      *       "on_busy": "enqueue",
                      *       "message": {
                      *         "role": "user",
                      *         "content": [
-                     *           {}
-                     *         ],
-                     *         "controls": {},
-                     *         "tags": [
-                     *           "example"
-                     *         ],
-                     *         "metadata": {}
+                     *           {
+                     *             "type": "text",
+                     *             "text": "And in Tokyo?"
+                     *           }
+                     *         ]
                      *       },
-                     *       "turn_id": "example",
-                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *       "turn_id": null,
+                     *       "created_at": "2026-11-29T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["QueuedMessage"];
