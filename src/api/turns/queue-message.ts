@@ -4,6 +4,7 @@
  * order; `interrupt` goes first in the queue and cancels the running turn (spec 3.2). The queue
  * is rows in the database, started by a dispatcher when the session goes idle (src/turns/queue-dispatch.ts).
  */
+import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { InputPart, MessageControlsInput } from '../../../schemas/turns.js';
 import { ConflictError, NotFoundError, SessionBusyError, TooManyRequestsError, UnprocessableError } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -11,6 +12,7 @@ import { turnEvents, type OnBusy, type QueuedRow, type StoredMessage } from '../
 import { createMessageChecks, messageInput } from './message-checks.js';
 import type { Acceptance, SubmitMessage } from './submit-message.js';
 import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
+import { startedEvent } from './turn-so-far.js';
 
 /** What a refused message tells the client to wait: a queued message leaves the queue when a turn ends. */
 const RETRY_AFTER_S = 5;
@@ -70,6 +72,18 @@ export function createQueueMessage(
   const { bus, queue, dispatcher, log, owned } = ctx;
   const limits: QueueLimits = ctx.queueLimits ?? { perSession: 20, perOrg: 1000 };
   const checks = createMessageChecks(ctx);
+
+  /**
+   * Appends a queue event after the running turn's first events. Their ids were minted when that
+   * turn was accepted and only its worker appends them; the SQL log keeps ids increasing, so an
+   * event stored before them would have them refused. A turn whose worker has not begun within
+   * retryPolicies.turnStartedStored (5 s) is not waited for longer.
+   */
+  async function appendAfterRunningStart(sessionId: string, event: NewSessionEvent): Promise<void> {
+    const now = await ctx.status.read(sessionId);
+    if (now?.current_turn_id && BUSY_STATUSES.has(now.status)) await startedEvent(bus, sessionId, now.current_turn_id, true);
+    await bus.events.append(sessionId, [event]);
+  }
 
   /**
    * POST messages with a busy policy: an idle session starts the turn as before; a busy one
@@ -147,7 +161,7 @@ export function createQueueMessage(
     }
     const stored = (await queue!.get(sessionId, id))!;
     // A retry after a lost answer does not write it again (the first attempt may have).
-    if (added.outcome === 'added') await bus.events.append(sessionId, [turnEvents.inputQueued(id, added.position, onBusy)]);
+    if (added.outcome === 'added') await appendAfterRunningStart(sessionId, turnEvents.inputQueued(id, added.position, onBusy));
     if (interrupt && added.outcome === 'added') await cancelRunning(principal, sessionId);
     // The turn may have ended between the status read and the insert: its worker found no message then.
     await dispatcher!.nextQuietly(sessionId);
@@ -184,7 +198,7 @@ export function createQueueMessage(
         if (row.state === 'cancelled') return viewOf(row, 0);
         throw new ConflictError('The queued message has left the queue: its turn is starting or has started');
       }
-      await bus.events.append(sessionId, [turnEvents.inputDequeued(undefined, id)]);
+      await appendAfterRunningStart(sessionId, turnEvents.inputDequeued(undefined, id));
       log.info({ sessionId, queuedId: id }, 'queued message cancelled');
       return viewOf({ ...row, state: 'cancelled' }, 0);
     },

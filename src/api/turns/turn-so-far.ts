@@ -53,7 +53,7 @@ class NotStartedYet extends Error {}
  * `turn.started` (its id is the turn id); with `waitForStart`, waited for (retryPolicies.turnStartedStored):
  * a turn that began is about to store it (its worker asked the row first, then appends).
  */
-async function startedEvent(
+export async function startedEvent(
   bus: Pick<BusReader<SessionEvent>, 'events'>,
   sessionId: string,
   turnId: string,
