@@ -35,6 +35,7 @@ function agentCrudSuite(mode: TestMode) {
           display_name: null,
           model: null,
           parallel_tool_calls: null,
+          tool_approvals: [],
           harness_id: '00000000-0000-4000-8000-000000000001',
           status: 'active',
           created_at: undefined,
