@@ -3,7 +3,7 @@ import { it } from 'node:test';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createLeaderGet } from '../../src/bus/nats/leader-get.js';
-import { natsClientOptions, startNatsCluster } from '../helpers/nats-server.js';
+import { addReplicatedStream, natsClientOptions, startNatsCluster } from '../helpers/nats-server.js';
 
 const TIMEOUT_MS = 12_000;
 
@@ -18,7 +18,7 @@ it('nats leader get - a get sent while a stream elects a leader answers soon aft
   const nc = await connect(await natsClientOptions(cluster));
   t.after(() => nc.close());
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: 'LG', subjects: ['lg.>'], num_replicas: 3, storage: StorageType.File });
+  await addReplicatedStream(jsm, { name: 'LG', subjects: ['lg.>'], num_replicas: 3, storage: StorageType.File });
   await nc.request('lg.a', 'x');
   const leader = (await jsm.streams.info('LG')).cluster?.leader;
   const node = cluster.servers.find((s) => s.name === leader)!;

@@ -4,8 +4,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { NodeConnectionOptions } from '@nats-io/transport-node';
 import { natsConnectOptions, type NatsAuthOptions } from '../../src/bus/nats/connect-options.js';
+import { retry } from '../../src/retry/index.js';
 import { createTestPki, type TestPki } from './test-pki.js';
 
 /** Anything with node:test's `after` (a TestContext or a suite context). */
@@ -404,4 +406,22 @@ export async function startNatsCluster(n = 3, opts: NatsServerOptions & { attemp
     }
   }
   throw new Error(`NATS cluster did not form in ${attempts} attempts:\n${failures.join('\n')}`);
+}
+
+/** JetStream's "no suitable peers for placement": a peer the meta leader still counts offline. */
+const NO_PLACEMENT = 10005;
+
+/**
+ * Adds a replicated stream on a cluster just formed: its meta leader may still count a peer
+ * offline for a moment after every node reported it current (seen in CI under load), and refuses
+ * the placement; asked again every 250 ms for up to 30 s.
+ */
+export async function addReplicatedStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  const policy = {
+    name: 'test-stream-placement',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    deadlineMs: 30_000,
+    backoff: { firstMs: 250, growth: 'constant', maxMs: 250, jitter: 'none' },
+  } as const;
+  await retry(() => jsm.streams.add(config), policy, { retryable: (err) => (err as { code?: number }).code === NO_PLACEMENT });
 }

@@ -6,7 +6,7 @@ import { it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { backup, restore } from '../../scripts/backup.js';
-import { startNatsCluster, type NatsServer } from '../helpers/nats-server.js';
+import { addReplicatedStream, startNatsCluster, type NatsServer } from '../helpers/nats-server.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 /**
@@ -44,7 +44,7 @@ it('restore refuses a 3-node cluster with a node missing, naming it, changes not
   // A stream of three replicas, as the service makes in a 3-node cluster, with three messages.
   const nc = await connect({ servers: cluster.url.split(',') });
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: 'EVENTS_0', subjects: ['evt.0.*'], num_replicas: 3 });
+  await addReplicatedStream(jsm, { name: 'EVENTS_0', subjects: ['evt.0.*'], num_replicas: 3 });
   for (let i = 0; i < 3; i++) await jetstream(nc).publish('evt.0.s', `event ${i}`);
   await nc.close();
   const dir = mkdtempSync(join(tmpdir(), 'restore-check-'));
