@@ -32,7 +32,7 @@ const ROOT_FILE =
 const RESULT_FILE = /^(?:chaos|http|real-path|sse-fanout|startup|turns)-20\d\d-[\w.-]+\.(?:json|md)$/;
 
 /** Paths a doc names although the repository does not hold them: made at run time or by the operator (git-ignored). */
-const NOT_IN_REPO = new Set(['deploy/.env', 'deploy/certs/', 'bench/.cache/langgraph']);
+const NOT_IN_REPO = new Set(['deploy/.env', 'deploy/certs/', 'bench/.cache/langgraph', 'bench/.cache/mastra']);
 
 /** A path: a top-level folder, then path characters, `{a,b}` lists and `<placeholder>`s. */
 const pathInText = new RegExp(`(?<![\\w./@<-])(?:${TOP_FOLDERS.join('|')})/(?:[\\w.*/-]|\\{[\\w.,/-]*\\}|<[\\w -]*>|\\[[\\w-]*\\])*`, 'g');
