@@ -14,7 +14,8 @@ serial=(test/security/event-loop.test.ts test/security/hostile-patterns.test.ts
   test/http/nats-node-loss.test.ts test/turns/accept-once.test.ts test/turns/secret-check-outage.test.ts
   test/turns/sigterm-handover.test.ts test/bus/nats-frozen-node.test.ts test/security/grep-limits.test.ts
   test/http/sse-stream.test.ts test/offthread/grep-pool.test.ts test/api/auth/unauthenticated-cpu.test.ts
-  test/capabilities/sql/sql-sandbox.test.ts)
+  test/capabilities/sql/sql-sandbox.test.ts test/offthread/parse-pool.test.ts test/offthread/fair-share.test.ts
+  test/bus/nats-leader-get.test.ts)
 mapfile -t all < <(find test -name '*.test.ts' | sort)
 parallel=()
 for f in "${all[@]}"; do
