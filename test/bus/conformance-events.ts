@@ -94,6 +94,26 @@ export function defineEventLogCases(ctx: ConformanceContext): void {
     assert.equal((await ctx.bus.events.read(sid)).length, 2);
   });
 
+  it('append - ids minted before another writer appended (a start job’s) are stored after it, once', async () => {
+    const sid = newId();
+    const preamble = ['input.message', 'turn.started', 'session.activated'].map((type) => ({ id: newId(), type }));
+    const queued = await ctx.bus.events.append(sid, [{ type: 'input.queued' }]);
+    assert.ok(queued.ok);
+    const expectedSequence = 1;
+    const stored = await ctx.bus.events.append(sid, preamble, { expectedSequence });
+    assert.ok(stored.ok, 'earlier-minted ids are not refused');
+    assert.deepEqual(
+      stored.events.map((e) => [e.id, e.sequence]),
+      preamble.map((e, i) => [e.id, i + 2]),
+    );
+    const again = await ctx.bus.events.append(sid, preamble, { expectedSequence });
+    assert.deepEqual(again, stored, 'a retry finds the stored copies');
+    assert.deepEqual(
+      (await ctx.bus.events.read(sid)).map((e) => e.type),
+      ['input.queued', ...preamble.map((e) => e.type)],
+    );
+  });
+
   it('append - a wrong expectedSequence writes nothing and reports the current sequence', async () => {
     const sid = newId();
     assert.ok((await ctx.bus.events.append(sid, [{ type: 'session.created' }], { expectedSequence: 0 })).ok);

@@ -171,8 +171,9 @@ describe('turn log', () => {
       claim: { isCurrent: async () => (checks++, true) },
       sessionId: 's',
       turn,
-      // Pauses long beside an in-memory try: the second retry comes well within their total.
-      appendRetryDelaysMs: [50, 50],
+      // Two short pauses for the two losses; the long third only widens the retries' deadline (their
+      // total) so a loaded machine's late timers do not end them early.
+      appendRetryDelaysMs: [50, 50, 10_000],
     });
     await tl.commit([...started(), reason(), reason()]);
     assert.deepEqual(

@@ -7,6 +7,12 @@ export interface TailInsert {
   sessionId: string;
   fresh: LoggedEvent[];
   expected: number | undefined;
+  /**
+   * The batch was looked up and none of it is stored: its ids need not be above the tail's. Ids
+   * a start job carries were minted when its turn was accepted, and another writer may have
+   * appended since; the unique id still stores each event once.
+   */
+  anyOrder: boolean;
 }
 
 /** The tail the statement saw and whether it inserted; null = a concurrent writer took the sequence (retry). */
@@ -98,11 +104,11 @@ export function createGroupInsert({ store, insertOne, maxEvents = 1000 }: GroupI
  */
 const GROUP_INSERT = preparedSql(
   'bus-events.group-insert',
-  `with req as (select * from jsonb_to_recordset(?::jsonb) as r(k int, sid uuid, first_id uuid, expect int)),
+  `with req as (select * from jsonb_to_recordset(?::jsonb) as r(k int, sid uuid, first_id uuid, expect int, any_order boolean)),
     v as (select * from jsonb_to_recordset(?::jsonb) as e(k int, n int, body jsonb)),
     base as (
       select req.k, req.sid, coalesce(t.sequence, 0) as seq, t.id as tail_id,
-        (t.id is null or t.id < req.first_id) and (req.expect is null or coalesce(t.sequence, 0) = req.expect) as ok
+        (req.any_order or t.id is null or t.id < req.first_id) and (req.expect is null or coalesce(t.sequence, 0) = req.expect) as ok
       from req left join lateral (
         select sequence, id from bus_events where session_id = req.sid order by sequence desc limit 1) t on true),
     ins as (
@@ -122,6 +128,7 @@ function groupParams(batch: Pending[]): unknown[] {
     sid: p.insert.sessionId,
     first_id: p.insert.fresh[0]!.id,
     expect: p.insert.expected ?? null,
+    any_order: p.insert.anyOrder,
   }));
   const values = batch.flatMap((p, k) => p.insert.fresh.map((body, i) => ({ k, n: i + 1, body })));
   return [JSON.stringify(requests), JSON.stringify(values)];

@@ -18,7 +18,8 @@ const PRIMARY_KEY = 'bus_events_pkey';
 
 /**
  * One session's batch (a JSON array of its events) numbered after the stored tail, provided the
- * first id is above the tail's id and the tail is the expected one; one text whatever the batch
+ * first id is above the tail's id (unless the batch was looked up: group-insert.ts `anyOrder`)
+ * and the tail is the expected one; one text whatever the batch
  * size, so it stays prepared (prepared-sql.ts).
  */
 const INSERT_AT_TAIL = preparedSql(
@@ -29,7 +30,7 @@ const INSERT_AT_TAIL = preparedSql(
      insert into bus_events (session_id, sequence, id, body)
      select ?::uuid, base.seq + v.n, (v.body ->> 'id')::uuid, jsonb_set(v.body, '{sequence}', to_jsonb(base.seq + v.n))
      from base, jsonb_array_elements(?::jsonb) with ordinality as v(body, n)
-     where (base.id is null or base.id < ?::uuid) and (?::int is null or base.seq = ?::int)
+     where (?::boolean or base.id is null or base.id < ?::uuid) and (?::int is null or base.seq = ?::int)
      returning 1)
    select base.seq as tail_sequence, base.id as tail_id, (select count(*) from ins)::int as inserted from base`,
 );
@@ -56,7 +57,9 @@ export interface SqlEventLogOptions {
  * processes sharing one PostgreSQL and keeps a busy writer from starving the other (an earlier
  * read-then-insert version starved one process under load). Within a process a per-session
  * chain keeps writers from racing each other at all. Ids are minted after the last id this
- * process knows; the statement refuses ids not above the stored tail, and the retry mints again.
+ * process knows; the statement refuses ids not above the stored tail, and the retry looks the
+ * batch up, mints again what had no id, and stores what is missing whatever its ids (a start
+ * job's ids were minted when its turn was accepted, and another writer may have appended since).
  * Appends of other sessions that arrive while a statement is in flight share the next one
  * (group-insert.ts): one INSERT and one commit for all of them.
  *
@@ -110,10 +113,10 @@ export function createSqlEventLog({
 
   /**
    * One attempt: null when another writer got in between (retry), else the result. The first
-   * attempt does not look the batch's ids up: ids increase with the sequence, so an event is
-   * stored only at or below the stored tail's id, and the insert refuses a batch that does not
-   * start above it. So an insert that went in stored nothing twice, and one that was refused
-   * (a retried batch among the reasons) is tried again with the look-up. That saves one
+   * attempt does not look the batch's ids up: the insert refuses a batch that does not start
+   * above the stored tail's id (a retried batch among the reasons), and event ids are unique,
+   * so nothing goes in twice. A refused batch is tried again with the look-up, which mints its
+   * own ids again and stores the caller's ids that are missing whatever they are. That saves one
    * statement per append on the common path.
    */
   async function appendOnce(
@@ -141,7 +144,9 @@ export function createSqlEventLog({
       fresh.push(event);
       return event;
     });
-    const outcome = await group.insert({ sessionId, fresh, expected: opts.expectedSequence });
+    // Ids the log mints are minted again above the tail; only the caller's may stay below it.
+    const anyOrder = lookUp && input.every((e) => e.id !== undefined);
+    const outcome = await group.insert({ sessionId, fresh, expected: opts.expectedSequence, anyOrder });
     if (outcome === null) return null;
     const { tail, inserted } = outcome;
     if (!inserted) {
@@ -169,13 +174,14 @@ export function createSqlEventLog({
    * `expected`. Returns the tail it saw and whether it inserted; null when a concurrent
    * writer took the same sequence (primary key), which is worth an immediate retry.
    */
-  async function insertAtTail({ sessionId, fresh, expected }: TailInsert): Promise<TailInsertOutcome> {
+  async function insertAtTail({ sessionId, fresh, expected, anyOrder }: TailInsert): Promise<TailInsertOutcome> {
     const expect = expected ?? null;
     try {
       const [r] = await store.sql<{ tail_sequence: number; tail_id: string | null; inserted: number }>(INSERT_AT_TAIL, [
         sessionId,
         sessionId,
         JSON.stringify(fresh),
+        anyOrder,
         fresh[0]!.id,
         expect,
         expect,
