@@ -288,7 +288,7 @@ export class TurnAttempt {
         },
         mayPredateCache: this.#claim.deliveryCount > 1 || this.#job.kind === 'resume',
         stamp: this.#trace.stamp,
-        appendRetryDelaysMs: this.#o.appendRetryDelaysMs,
+        appendRetry: this.#o.appendRetry,
         log: this.#log,
         onRead: this.#deps.folds?.eventsRead,
       },

@@ -14,6 +14,7 @@ import {
   type TurnRef,
 } from '../../src/turns/index.js';
 import type { Logger } from '../../src/log.js';
+import { retryPolicies, waitUntil } from '../../src/retry/index.js';
 import type { TurnLog } from './log/turn-log.js';
 
 export interface TurnBoundsContext {
@@ -70,12 +71,12 @@ export async function changeStatus(
   const row = await c.status.read(c.sessionId);
   if (!row) throw new TurnStoppedError('session_deleted');
   if (row.cancel_requested_turn_id !== c.job.turn_id || turnLog.state.cancelled) return true;
-  const deadline = Date.now() + c.cancelEventsWaitMs;
-  while (!turnLog.state.cancelled && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
+  const waited = { ...retryPolicies.cancelEvents, deadlineMs: c.cancelEventsWaitMs };
+  const cancelStored = async () => {
     await turnLog.sync();
-  }
-  if (turnLog.state.cancelled) return false;
+    return turnLog.state.cancelled;
+  };
+  if (await waitUntil(cancelStored, waited)) return false;
   c.log.warn('cancel requested but its events never arrived; finishing the turn');
   return change(true);
 }

@@ -7,6 +7,7 @@ import type { Bus } from '../../src/bus/index.js';
 import type { CompactionOptions } from './compaction/compactor.js';
 import type { CapabilityLookup } from '../../src/capabilities/index.js';
 import type { Logger } from '../../src/log.js';
+import type { RetryPolicy } from '../../src/retry/index.js';
 import type { Tracing } from '../../src/observability/index.js';
 import type { Store } from '../../src/db/index.js';
 import type { ImageSource } from '../../src/turns/index.js';
@@ -63,8 +64,8 @@ export interface TurnRunnerOptions {
    * within seconds to a minute; later, that turn folds the log from the start.
    */
   cacheIdleMs: number;
-  /** Pauses before retrying an append whose outcome is unknown, in ms (turn-log.ts; about 7 s in all). */
-  appendRetryDelaysMs: readonly number[];
+  /** How an append whose outcome is unknown is retried (turn-log.ts; retryPolicies.turnAppendOutcome). */
+  appendRetry: RetryPolicy;
   /**
    * Events the log may grow by past a session's stored snapshot before a turn's end writes a new
    * one (SESSION_SNAPSHOT_INTERVAL_EVENTS, default 200; 0: no snapshots, a cold turn folds the log).

@@ -15,7 +15,7 @@ import { TurnAttempt } from './turn-attempt.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { RetryableTurnError, TurnStoppedError } from '../../src/turns/index.js';
 import { parseTurnJob } from '../../src/turns/index.js';
-import { DEFAULT_APPEND_RETRY_DELAYS_MS } from './log/append-retry-pauses.js';
+import { pauseMs, retryPolicies } from '../../src/retry/index.js';
 import type { StartingPoint } from './log/turn-log.js';
 import { createSnapshotStore } from './log/snapshot-store.js';
 
@@ -52,7 +52,7 @@ export function defaultTurnRunnerOptions(): TurnRunnerOptions {
     cancelEventsWaitMs: 5_000,
     cacheSize: 2_000,
     cacheIdleMs: 60_000,
-    appendRetryDelaysMs: DEFAULT_APPEND_RETRY_DELAYS_MS,
+    appendRetry: retryPolicies.turnAppendOutcome,
     snapshotIntervalEvents: DEFAULT_SNAPSHOT_INTERVAL_EVENTS,
     compaction: defaultCompactionOptions(),
   };
@@ -68,11 +68,6 @@ const STALE_CLAIM_RETRY_MS = 250;
  * 4-8 s after the new leader was up (issue 13: 15 s to recover from a node loss).
  */
 const OUTAGE_RETRY_MS = 500;
-
-/** Backoff before a retry of an attempt that failed for internal reasons, in ms. */
-function retryDelayMs(delivery: number): number {
-  return Math.min(30_000, 500 * 2 ** Math.max(0, delivery - 1));
-}
 
 /** An unreachable dependency, not a defect of the turn: retried soon, and never failed for good. */
 function isOutage(err: unknown): boolean {
@@ -152,7 +147,12 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
         await attempt.failForGood();
         return;
       }
-      const delay = err instanceof RetryableTurnError ? err.retryAfterMs : outage ? OUTAGE_RETRY_MS : retryDelayMs(claim.deliveryCount);
+      const delay =
+        err instanceof RetryableTurnError
+          ? err.retryAfterMs
+          : outage
+            ? OUTAGE_RETRY_MS
+            : pauseMs(retryPolicies.turnAttempt.backoff, Math.max(1, claim.deliveryCount));
       log.error({ err, delivery: claim.deliveryCount, retryInMs: delay }, 'turn attempt failed; will retry');
       await claim.nak(delay);
     } catch (again) {

@@ -5,6 +5,7 @@
  */
 import type { TurnClaim, TurnQueue } from '../../src/bus/index.js';
 import type { Logger } from '../../src/log.js';
+import { retrier, retryPolicies, type Retrier } from '../../src/retry/index.js';
 import type { TurnRunner } from './turn-runner.js';
 
 export interface TurnWorkerOptions {
@@ -26,9 +27,6 @@ export interface TurnWorkerDeps {
 
 /** How long `stop()` lets running turns drain before aborting them, in ms. */
 export const DEFAULT_STOP_GRACE_MS = 10_000;
-
-/** Pause after a failed claim (bus unreachable), in ms. */
-const CLAIM_ERROR_BACKOFF_MS = 500;
 
 export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerOptions> & Pick<TurnWorkerOptions, 'workerId'>) {
   const { workerId, concurrency = 100, claimers = 2, claimWaitMs = 1_000 } = opts;
@@ -63,6 +61,8 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
   }
 
   async function claimLoop(): Promise<void> {
+    // Failed claims in a row back off (retryPolicies.turnClaim); a claim that answers starts afresh.
+    let claimErrors: Retrier | undefined;
     while (!stop.signal.aborted) {
       while (paused && !stop.signal.aborted) await new Promise<void>((resolve) => unpause.push(resolve));
       if (stop.signal.aborted) return;
@@ -74,9 +74,10 @@ export function createTurnWorker(deps: TurnWorkerDeps, opts: Partial<TurnWorkerO
         release();
         if (stop.signal.aborted) return;
         log.error({ err }, 'claiming a turn failed');
-        await new Promise((r) => setTimeout(r, CLAIM_ERROR_BACKOFF_MS));
+        await (claimErrors ??= retrier(retryPolicies.turnClaim, { signal: stop.signal })).failed(err).catch(() => undefined);
         continue;
       }
+      claimErrors = undefined;
       if (!claim) {
         release();
         continue;

@@ -48,6 +48,13 @@ export const retryPolicies = {
     deadlineMs: 30_000,
     backoff: { firstMs: 100, growth: 'linear', maxMs: 1_000, jitter: 'none' },
   },
+  /** A new replicated stream until its leader and every replica are current: asked every 100 ms, as long as a cluster forms. */
+  streamReplicas: {
+    name: 'stream-replicas',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    deadlineMs: 30_000,
+    backoff: { firstMs: 100, growth: 'constant', maxMs: 100, jitter: 'none' },
+  },
   /**
    * A stream's leader get, sent again at once after each per-try timeout while the stream elects
    * a leader (a get changes nothing, so a copy is harmless); the caller sets maxAttempts from its timeout.
@@ -108,6 +115,15 @@ export const retryPolicies = {
     backoff: { firstMs: 20, growth: 'constant', maxMs: 20, jitter: 'none' },
   },
   /**
+   * A turn's status change refused by a pending cancel whose events are not stored yet: the log
+   * is read again every 50 ms; the caller sets how long (the runner's cancelEventsWaitMs, 5 s).
+   */
+  cancelEvents: {
+    name: 'cancel-events',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    backoff: { firstMs: 50, growth: 'constant', maxMs: 50, jitter: 'none' },
+  },
+  /**
    * A cancel of a turn whose worker began it (session row) before its `turn.started` is stored:
    * the worker is appending it; looked up every 20 ms for up to 5 s.
    */
@@ -116,5 +132,44 @@ export const retryPolicies = {
     maxAttempts: Number.POSITIVE_INFINITY,
     deadlineMs: 5_000,
     backoff: { firstMs: 20, growth: 'constant', maxMs: 20, jitter: 'none' },
+  },
+  /**
+   * A turn's append whose outcome is unknown (the log timed out or lost its leader): about 10 s
+   * from the first failure, longer than a replicated stream takes to elect a new leader, in short
+   * pauses so the append goes through within half a second of the new leader instead of up to 4 s
+   * later (issue 13: the slow tail of a NATS node loss). The deadline, not a count, ends it: tries
+   * that each ran into a request timeout kept one attempt at a preamble for 60 s (issue 13, the
+   * SIGTERM straggler); the job goes back to the queue instead.
+   */
+  turnAppendOutcome: {
+    name: 'turn-append-outcome',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    deadlineMs: 10_000,
+    backoff: { firstMs: 250, growth: 'linear', maxMs: 500, jitter: 'none' },
+  },
+  /**
+   * A read through a short outage of its store (a tool result's secret check must not turn a
+   * succeeded call into a failed one because PostgreSQL was unreachable for seconds, issue 13):
+   * exponential from 100 ms to 2 s; the caller sets the deadline.
+   */
+  storeOutage: {
+    name: 'store-outage',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    backoff: { firstMs: 100, growth: 'exponential', maxMs: 2_000, jitter: 'none' },
+  },
+  /** A worker's claim that failed (the bus unreachable): from 500 ms up to 5 s, spread so instances do not ask together. */
+  turnClaim: {
+    name: 'turn-claim',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    backoff: { firstMs: 500, growth: 'exponential', maxMs: 5_000, jitter: 'half' },
+  },
+  /**
+   * A turn attempt that failed for internal reasons, by the job's delivery count: from 500 ms,
+   * doubling up to 30 s (the job's redelivery delay; outages and stale claims have their own, shorter ones).
+   */
+  turnAttempt: {
+    name: 'turn-attempt',
+    maxAttempts: Number.POSITIVE_INFINITY,
+    backoff: { firstMs: 500, growth: 'exponential', maxMs: 30_000, jitter: 'none' },
   },
 } as const satisfies Record<string, RetryPolicy>;

@@ -7,7 +7,10 @@ export interface RetryPolicy {
   readonly name: string;
   /** Attempts in all, the first included; Infinity: until the deadline or forever. */
   readonly maxAttempts: number;
-  /** No attempt starts later than this after the first one started; absent: no deadline. */
+  /**
+   * No attempt starts later than this after the first one started; the pause before the last one
+   * is cut so that it starts at the deadline (a store back just before it is not missed). Absent: no deadline.
+   */
   readonly deadlineMs?: number;
   readonly backoff: Backoff;
 }
@@ -63,8 +66,12 @@ export function retrier<E = unknown>(policy: RetryPolicy, opts: RetryOptions<E> 
       if (signal?.aborted) throw abortReason(signal);
       if (attempt >= policy.maxAttempts) return false;
       if (opts.retryable && !opts.retryable(err)) return false;
-      const pause = opts.pauseFor?.(err) ?? pauseMs(policy.backoff, attempt, opts.random);
-      if (policy.deadlineMs !== undefined && now() + pause > startedAt + policy.deadlineMs) return false;
+      let pause = opts.pauseFor?.(err) ?? pauseMs(policy.backoff, attempt, opts.random);
+      if (policy.deadlineMs !== undefined) {
+        const left = startedAt + policy.deadlineMs - now();
+        if (left <= 0) return false;
+        pause = Math.min(pause, left);
+      }
       opts.onRetry?.({ err, attempt, pauseMs: pause, policy });
       // A pause of 0 is taken at once (an optimistic append's next round); an injected sleep hears it too.
       if (pause > 0 || opts.sleep) await sleep(pause, signal);

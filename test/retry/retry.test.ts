@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { retrier, retry, type RetryEvent, type RetryPolicy } from '../../src/retry/index.js';
+import { retrier, retry, waitUntil, type RetryEvent, type RetryPolicy } from '../../src/retry/index.js';
 
 const policy: RetryPolicy = {
   name: 'test',
@@ -57,7 +57,7 @@ describe('retry - retry()', () => {
     assert.deepEqual(sleeps, [7, 7]);
   });
 
-  it('stops before a pause would end past the deadline', async () => {
+  it('cuts the last pause so one last attempt starts at the deadline, then stops', async () => {
     let clock = 0;
     const sleeps: number[] = [];
     const f = flaky(100);
@@ -70,10 +70,10 @@ describe('retry - retry()', () => {
           clock += ms;
         },
       }),
-      /fail 4/,
+      /fail 5/,
     );
-    // 10 + 20 + 40 = 70 ms slept; the next pause (80 ms) would end at 150 > 100.
-    assert.deepEqual(sleeps, [10, 20, 40]);
+    // 10 + 20 + 40 = 70 ms slept; the next pause (80 ms) would end at 150 > 100, so it is cut to 30.
+    assert.deepEqual(sleeps, [10, 20, 40, 30]);
   });
 
   it('an abort during a pause rejects with the signal reason and stops calling', async () => {
@@ -122,5 +122,23 @@ describe('retry - retrier()', () => {
     ac.abort(new Error('gone'));
     const loop = retrier(policy, { signal: ac.signal, sleep: async () => {} });
     await assert.rejects(loop.failed(new Error('x')), /gone/);
+  });
+});
+
+describe('retry - waitUntil()', () => {
+  it('asks until the answer is yes, pausing by the policy', async () => {
+    const sleeps: number[] = [];
+    let asks = 0;
+    const done = await waitUntil(async () => ++asks === 3, policy, { sleep: async (ms) => void sleeps.push(ms) });
+    assert.equal(done, true);
+    assert.equal(asks, 3);
+    assert.deepEqual(sleeps, [10, 20]);
+  });
+
+  it('says false once the policy gives up, after its last ask', async () => {
+    let asks = 0;
+    const done = await waitUntil(async () => (asks++, false), policy, { sleep: async () => {} });
+    assert.equal(done, false);
+    assert.equal(asks, policy.maxAttempts);
   });
 });

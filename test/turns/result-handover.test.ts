@@ -11,6 +11,7 @@ import { NoRespondersError } from '@nats-io/transport-node';
 import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
 import type { AppendOptions, Bus, ClaimOptions, EventLog, TurnClaim, TurnQueue } from '../../src/bus/ports.js';
 import { INTERRUPTED_TOOL_ERROR } from '../../src/turns/turn-events.js';
+import type { RetryPolicy } from '../../src/retry/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startNatsCluster } from '../helpers/nats-server.js';
 import { assertLogIntegrity, createSession, sendMessage, waitForEvent, type StoredEvent } from './helpers.js';
@@ -20,7 +21,12 @@ import { dataOf } from '../helpers/raw-log.js';
 /** A short lease, so a lost one runs out within the test. */
 const LEASE_MS = 1_000;
 /** A worker's retries of an append with an unknown outcome: 4 s of 100 ms pauses. */
-const RETRY_DELAYS_MS = Array<number>(40).fill(100);
+const APPEND_RETRY: RetryPolicy = {
+  name: 'test-append',
+  maxAttempts: 41,
+  deadlineMs: 4_000,
+  backoff: { firstMs: 100, growth: 'constant', maxMs: 100, jitter: 'none' },
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const outageError = (subject: string) => new NoRespondersError(subject);
@@ -89,14 +95,14 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
   const start = async (
     t: { after(fn: () => unknown): void },
     wrapBus: (bus: Bus<SessionEvent>) => Bus<SessionEvent>,
-    appendRetryDelaysMs = RETRY_DELAYS_MS,
+    appendRetry = APPEND_RETRY,
   ) => {
     const cluster = await startNatsCluster(3, { t });
     return startTestApp(t, {
       mode: 'nats',
       natsUrl: cluster.url,
       env: { ...LOCAL_WEB_FETCH_ENV, TURN_CLAIM_TIMEOUT_MS: LEASE_MS },
-      appOptions: { wrapBus, turnRunner: { appendRetryDelaysMs } },
+      appOptions: { wrapBus, turnRunner: { appendRetry } },
     });
   };
 
@@ -208,7 +214,7 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
             return log.append(sessionId, events, opts);
           },
         ),
-      [], // no retries within the attempt here: each outage ends the attempt
+      { ...APPEND_RETRY, maxAttempts: 1 }, // no retries within the attempt here: each outage ends the attempt
     );
     const { id } = await createSession(app);
     assert.equal((await sendMessage(app, id, 'hello')).status, 201);

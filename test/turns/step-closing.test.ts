@@ -8,12 +8,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
 import type { AppendOptions, Bus, EventLog } from '../../src/bus/ports.js';
+import type { RetryPolicy } from '../../src/retry/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { assertLogIntegrity, createSession, getSession, sendMessage, waitForEvent, type StoredEvent } from './helpers.js';
 import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-server.js';
 
-/** Short pauses between a worker's retries of a lost append, so a fault can outlast them quickly. */
-const RETRY_DELAYS_MS = [50, 100];
+/** Short pauses between a worker's retries of a lost append (50, then 100 ms), so a fault can outlast them quickly. */
+const APPEND_RETRY: RetryPolicy = {
+  name: 'test-append',
+  maxAttempts: 3,
+  deadlineMs: 150,
+  backoff: { firstMs: 50, growth: 'linear', maxMs: 100, jitter: 'none' },
+};
 
 /**
  * Hits the next `times` appends that hold an event of `type`: stores the events before the last
@@ -49,7 +55,7 @@ async function startFaultyApp(t: { after(fn: () => unknown): void }, mode: 'post
     env: LOCAL_WEB_FETCH_ENV,
     appOptions: {
       wrapBus: (bus) => losingTails(bus, fault),
-      turnRunner: { appendRetryDelaysMs: RETRY_DELAYS_MS },
+      turnRunner: { appendRetry: APPEND_RETRY },
     },
   });
 }
@@ -86,7 +92,7 @@ for (const mode of ['postgres', 'nats'] as const) {
   describe(`a step's closing events survive a partly stored append (${mode})`, () => {
     for (const [name, times] of [
       ['a short outage: the attempt retries the lost tail', 1],
-      ['an outage that outlasts the attempt: the next attempt writes what is missing', 1 + RETRY_DELAYS_MS.length],
+      ['an outage that outlasts the attempt: the next attempt writes what is missing', APPEND_RETRY.maxAttempts],
     ] as const) {
       it(`reason step, only output.message.completed stored - ${name}`, async (t) => {
         const fault = tailLoss('llm.generation', times);

@@ -5,8 +5,19 @@ import { turnEvents, ZERO_USAGE, type TurnRef } from '../../src/turns/turn-event
 import { TurnLog } from '../../actors/session/log/turn-log.js';
 import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
 import type { AppendOptions, AppendResult, EventLog } from '../../src/bus/ports.js';
+import type { RetryPolicy } from '../../src/retry/index.js';
 
 const turn: TurnRef = { turn_id: 'turn-1', input_message_id: 'msg-1' };
+
+/** An append retry of equal pauses, for tries counted by the test. */
+function testRetry(o: { maxAttempts: number; pauseMs: number; deadlineMs: number }): RetryPolicy {
+  return {
+    name: 'test-append',
+    maxAttempts: o.maxAttempts,
+    deadlineMs: o.deadlineMs,
+    backoff: { firstMs: o.pauseMs, growth: 'constant', maxMs: o.pauseMs, jitter: 'none' },
+  };
+}
 
 /** An in-memory EventLog<SessionEvent> with the port's semantics (contiguous sequence, dedup by id, expectedSequence). */
 function memoryLog() {
@@ -171,9 +182,8 @@ describe('turn log', () => {
       claim: { isCurrent: async () => (checks++, true) },
       sessionId: 's',
       turn,
-      // Two short pauses for the two losses; the long third only widens the retries' deadline (their
-      // total) so a loaded machine's late timers do not end them early.
-      appendRetryDelaysMs: [50, 50, 10_000],
+      // Two short pauses for the two losses, under a deadline a loaded machine's late timers do not reach.
+      appendRetry: testRetry({ maxAttempts: 3, pauseMs: 50, deadlineMs: 10_000 }),
     });
     await tl.commit([...started(), reason(), reason()]);
     assert.deepEqual(
@@ -210,7 +220,7 @@ describe('turn log', () => {
       claim: { isCurrent: async () => true },
       sessionId: 's',
       turn,
-      appendRetryDelaysMs: [1],
+      appendRetry: testRetry({ maxAttempts: 2, pauseMs: 1, deadlineMs: 1_000 }),
     });
     await assert.rejects(tl.commit([...started(), reason()]), /stream unavailable/);
     assert.equal(mem.events.length, 2, 'one event per try');
@@ -229,13 +239,13 @@ describe('turn log', () => {
         throw new Error('no answer in time');
       },
     };
-    // 20 pauses of 25 ms: 0.5 s in all, but 20 tries of 200 ms would take 4.5 s.
+    // 20 pauses of 25 ms under a 0.5 s deadline, but 20 tries of 200 ms would take 4.5 s.
     const tl = await TurnLog.open({
       events: slow,
       claim: { isCurrent: async () => true },
       sessionId: 's',
       turn,
-      appendRetryDelaysMs: Array<number>(20).fill(25),
+      appendRetry: testRetry({ maxAttempts: 21, pauseMs: 25, deadlineMs: 500 }),
     });
     const t0 = Date.now();
     await assert.rejects(tl.commit(started()), /no answer in time/);

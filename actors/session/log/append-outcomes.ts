@@ -3,13 +3,18 @@ import type { NewSessionEvent, SessionEvent } from '../../../schemas/events.js';
 import type { AppendResult } from '../../../src/bus/index.js';
 import { AppError } from '../../../src/errors.js';
 import type { TurnState } from '../../../src/turns/index.js';
-import type { RetryPauses } from './append-retry-pauses.js';
 
 /** Conflicting appends retried this often before the attempt is given back to the queue (also the hand-over's tries). */
 export const MAX_APPEND_ATTEMPTS = 20;
 export const CONFLICT_RETRY_DELAY_MS = 1_000;
 /** How soon a job whose attempt decided on a stale view (another writer's result) is offered again, in ms. */
 export const REDECIDE_DELAY_MS = 0;
+
+/**
+ * Waits out the next pause after an append with an unknown outcome (retryPolicies.turnAppendOutcome
+ * by default); false once the policy gives up.
+ */
+export type OutagePause = (err: unknown) => Promise<boolean>;
 
 /**
  * Whether a failed append may have stored part of its events: anything but a refusal the
@@ -54,7 +59,7 @@ export interface HandoverIo {
  * checks again), through the remaining outage pauses. Nothing else of the batch is appended,
  * and nothing at all once any result for the call is stored.
  */
-export async function handOverResults(io: HandoverIo, batch: readonly NewSessionEvent[], pauses: RetryPauses): Promise<void> {
+export async function handOverResults(io: HandoverIo, batch: readonly NewSessionEvent[], pause: OutagePause): Promise<void> {
   for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
     try {
       await io.readNew();
@@ -63,7 +68,7 @@ export async function handOverResults(io: HandoverIo, batch: readonly NewSession
       const r = await io.append(results);
       if (r.ok) return void (await io.absorb(r.events));
     } catch (err) {
-      if (!isUnknownOutcome(err) || !(await pauses.wait())) return;
+      if (!isUnknownOutcome(err) || !(await pause(err))) return;
     }
   }
 }

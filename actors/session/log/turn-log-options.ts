@@ -2,6 +2,7 @@
 import type { NewSessionEvent, SessionEvent } from '../../../schemas/events.js';
 import type { EventLog, TurnClaim } from '../../../src/bus/index.js';
 import type { Logger } from '../../../src/log.js';
+import type { RetryPolicy } from '../../../src/retry/index.js';
 import type { TurnRef, TurnState } from '../../../src/turns/index.js';
 
 export interface TurnLogOptions {
@@ -19,8 +20,8 @@ export interface TurnLogOptions {
   mayPredateCache?: boolean;
   /** Called with events as they are queued (not `stamped` ones): trace ids (turn-trace.ts). */
   stamp?: (events: readonly NewSessionEvent[]) => void;
-  /** Pauses before retrying an append that failed with an unknown outcome (default DEFAULT_APPEND_RETRY_DELAYS_MS). */
-  appendRetryDelaysMs?: readonly number[];
+  /** How an append that failed with an unknown outcome is retried (default retryPolicies.turnAppendOutcome). */
+  appendRetry?: RetryPolicy;
   /** Where a slow append says what it waited for (append-waits.ts). */
   log?: Logger;
   /** Told how many events each read of the log returned (the fold's cost; metrics, tests). */

@@ -14,8 +14,9 @@ import { type AppendResult, createKeyedChain, UnstorableEventError } from '../..
 import { storableJson } from '../../../src/storable-text.js';
 import { RetryableTurnError, TurnStoppedError, type TurnState } from '../../../src/turns/index.js';
 import type { Transcript } from './transcript.js';
-import { DEFAULT_APPEND_RETRY_DELAYS_MS, RetryPauses } from './append-retry-pauses.js';
+import { retrier, retryPolicies, type Retrier } from '../../../src/retry/index.js';
 import * as outcomes from './append-outcomes.js';
+import type { OutagePause } from './append-outcomes.js';
 import { fold, provisional, startingFold, type FoldedSession, type StartingPoint } from './folded-session.js';
 import { AppendWaits } from './append-waits.js';
 import { StoredView } from './stored-view.js';
@@ -221,10 +222,13 @@ export class TurnLog {
   async #append(events: NewSessionEvent[], fence?: Promise<boolean>): Promise<void> {
     const pending = events;
     const newIds = !events.some((e) => this.#mayBeStored.has(e.id!));
-    const pauses = new RetryPauses(this.#o.appendRetryDelaysMs ?? DEFAULT_APPEND_RETRY_DELAYS_MS);
+    // The policy's deadline counts from the first unknown outcome, not from the first try.
+    let outage: Retrier | undefined;
+    const policy = this.#o.appendRetry ?? retryPolicies.turnAppendOutcome;
+    const pause: OutagePause = (err) => (outage ??= retrier(policy)).failed(err);
     const waits = new AppendWaits();
     try {
-      await this.#appendWaiting(pending, newIds, pauses, waits, fence);
+      await this.#appendWaiting(pending, newIds, pause, waits, fence);
     } finally {
       waits.report(this.#o.log, events.length);
     }
@@ -234,7 +238,7 @@ export class TurnLog {
     }
   }
 
-  async #appendWaiting(pending: NewSessionEvent[], newIds: boolean, pauses: RetryPauses, waits: AppendWaits, fence?: Promise<boolean>) {
+  async #appendWaiting(pending: NewSessionEvent[], newIds: boolean, pause: OutagePause, waits: AppendWaits, fence?: Promise<boolean>) {
     while (pending.length) {
       let result: AppendResult<SessionEvent>;
       try {
@@ -252,7 +256,7 @@ export class TurnLog {
               absorb: (events) => this.#absorb(events),
             },
             pending,
-            pauses,
+            pause,
           );
           throw new TurnStoppedError('stale_claim');
         }
@@ -260,7 +264,7 @@ export class TurnLog {
         result = await waits.time('append', this.#o.events.append(this.#o.sessionId, pending, { expectedSequence, newIds }));
       } catch (err) {
         waits.unknownOutcomes++;
-        if (err instanceof TurnStoppedError || !outcomes.isUnknownOutcome(err) || !(await waits.time('pause', pauses.wait()))) throw err;
+        if (err instanceof TurnStoppedError || !outcomes.isUnknownOutcome(err) || !(await waits.time('pause', pause(err)))) throw err;
         pending = await this.#unstoredNow(pending);
         newIds = false;
         continue;

@@ -21,7 +21,7 @@ import {
 } from '../../../src/capabilities/index.js';
 import { isDatabaseUnavailable } from '../../../src/db/index.js';
 import type { Logger } from '../../../src/log.js';
-import { loadPatiently } from '../patient-load.js';
+import { retry, retryPolicies } from '../../../src/retry/index.js';
 import { redactSecrets, redactionTable } from './secret-redaction.js';
 import { STORAGE_UNAVAILABLE_MESSAGE, toolContextFor, type SessionToolStorage, type ToolSessionRef } from './tool-context.js';
 import { turnEvents, type MessagePart, type ToolCallRef, type TurnRef } from '../../../src/turns/index.js';
@@ -96,7 +96,9 @@ export async function runActStep(io: ActStepIo, p: ActStepInput): Promise<void> 
 /** Redacts with the session's secret values; no storage (tests, storage not wired) means no secrets. */
 async function secretRedactor(storage: SessionToolStorage, waitMs: number, signal: AbortSignal): Promise<Redactor> {
   try {
-    const values = await loadPatiently(() => storage.secrets.allValues(), { waitMs, isTransient: isDatabaseUnavailable, signal });
+    // A short database outage must not turn a succeeded call into a failed one (issue 13).
+    const outage = { ...retryPolicies.storeOutage, deadlineMs: waitMs };
+    const values = await retry(() => storage.secrets.allValues(), outage, { retryable: isDatabaseUnavailable, signal });
     const table = redactionTable(values);
     return (text) => redactSecrets(text, table);
   } catch (err) {

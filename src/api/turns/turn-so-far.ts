@@ -3,7 +3,7 @@ import type { SessionEvent } from '../../../schemas/events.js';
 import type { BusReader } from '../../bus/index.js';
 import { ConflictError } from '../../errors.js';
 import { addUsage, ZERO_USAGE, type TurnRef, type Usage } from '../../turns/index.js';
-import { retry, retryPolicies } from '../../retry/index.js';
+import { retryPolicies, waitUntil } from '../../retry/index.js';
 
 const READ_PAGE = 1000;
 
@@ -46,9 +46,6 @@ export async function readTurnSoFar(
   return { turn, usage, events, lastSequence: events.at(-1)!.sequence, startedBy };
 }
 
-/** `turn.started` is not stored yet. */
-class NotStartedYet extends Error {}
-
 /**
  * `turn.started` (its id is the turn id); with `waitForStart`, waited for (retryPolicies.turnStartedStored):
  * a turn that began is about to store it (its worker asked the row first, then appends).
@@ -59,10 +56,9 @@ export async function startedEvent(
   turnId: string,
   waitForStart: boolean,
 ): Promise<SessionEvent | null> {
-  const find = async () => (await bus.events.findById(sessionId, turnId)) ?? Promise.reject(new NotStartedYet());
-  if (!waitForStart) return bus.events.findById(sessionId, turnId);
-  return retry(find, retryPolicies.turnStartedStored, { retryable: (err) => err instanceof NotStartedYet }).catch((err: unknown) => {
-    if (err instanceof NotStartedYet) return null;
-    throw err;
-  });
+  let started: SessionEvent | null = null;
+  const find = async () => (started = await bus.events.findById(sessionId, turnId)) !== null;
+  if (!waitForStart) await find();
+  else await waitUntil(find, retryPolicies.turnStartedStored);
+  return started;
 }

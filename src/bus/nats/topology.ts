@@ -14,7 +14,7 @@ import { nanos } from '@nats-io/nats-core';
 import { InvalidRequestError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import { retry, retryPolicies } from '../../retry/index.js';
+import { retry, retryPolicies, waitUntil } from '../../retry/index.js';
 import { apiErrorCode, isClusterForming, JetStreamErrorCodes } from './nats-errors.js';
 
 export const TURN_STREAM = 'TURNS';
@@ -26,8 +26,6 @@ export const CLAIM_STREAM = `KV_${CLAIM_BUCKET}`;
 const CLAIM_TTL_MS = 7 * 24 * 3600_000;
 /** Upper bound on turns in flight across all workers (the consumer's max_ack_pending). */
 const MAX_TURNS_IN_FLIGHT = 10_000;
-/** How long start-up waits for a forming cluster to accept replicated streams, in ms. */
-const CLUSTER_FORMING_WAIT_MS = retryPolicies.clusterForming.deadlineMs;
 
 export interface TopologyOptions {
   /** Number of event streams (EVENTS_0..N-1); fixed once data exists. */
@@ -162,19 +160,18 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
 /**
  * After a replica change the stream elects a new leader, and until then its API requests
  * (message gets, publishes) go unanswered; start-up waits so the first append does not time out.
- * Gives up with a warning after CLUSTER_FORMING_WAIT_MS: the stream still works once it settles.
+ * Gives up with a warning after retryPolicies.streamReplicas' deadline: the stream still works once it settles.
  */
 async function waitForReplicas(jsm: JetStreamManager, stream: string, replicas: number, log: Logger): Promise<void> {
-  const deadline = Date.now() + CLUSTER_FORMING_WAIT_MS;
-  while (Date.now() < deadline) {
+  const settled = async () => {
     const cluster = await jsm.streams.info(stream).then(
       (i) => i.cluster,
       () => undefined,
     );
     const peers = cluster?.replicas ?? [];
-    if (cluster?.leader && peers.length === replicas - 1 && peers.every((p) => p.current)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return !!cluster?.leader && peers.length === replicas - 1 && peers.every((p) => p.current);
+  };
+  if (await waitUntil(settled, retryPolicies.streamReplicas)) return;
   log.warn({ stream, replicas }, 'stream replicas not settled yet; continuing');
 }
 
