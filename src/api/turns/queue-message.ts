@@ -125,7 +125,11 @@ export function createQueueMessage(
   }
 
   /** Queues the message; `priorId`: the queued id an earlier request with the same Idempotency-Key reserved. */
-  async function enqueue(principal: TurnPrincipal, sent: SentMessage<'enqueue' | 'interrupt'>, priorId: string | null): Promise<QueuedMessageView> {
+  async function enqueue(
+    principal: TurnPrincipal,
+    sent: SentMessage<'enqueue' | 'interrupt'>,
+    priorId: string | null,
+  ): Promise<QueuedMessageView> {
     const { sessionId, content, controls, tags, metadata, onBusy, acceptance } = sent;
     const row = await owned(principal, sessionId);
     await checks.input(principal, sessionId, content, controls);
