@@ -31,6 +31,10 @@ export const Session = Type.Object(
     parent_tool_call_id: Type.Union([Type.String(), Type.Null()], {
       description: "Sub-agents: the id of that tool call in the parent's log (its tool.started / tool.completed events).",
     }),
+    queued_messages: Type.Integer({
+      minimum: 0,
+      description: 'Messages waiting for a turn (sent with `on_busy` `enqueue` or `interrupt` while one ran); GET …/queue lists them.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -52,6 +52,25 @@ try {
   });
   await app.request('POST', `/v1/webhooks/${hook.body.endpoint.id}/test`);
   await rx.waitFor((all) => all.length > 0);
+  // A session whose turn runs while two messages wait (issue 26 item 3): kept busy for each size's shot.
+  const busyId = await bed.newSession('Release checklist');
+  const sendTo = (text: string, onBusy?: string) =>
+    app.request('POST', `/v1/sessions/${busyId}/messages`, {
+      body: { message: { content: [{ type: 'text', text }] }, ...(onBusy ? { on_busy: onBusy } : {}) },
+    });
+  const keepBusy = async () => {
+    await sendTo('@tokens 400 delay=50\nWrite the release notes.', 'enqueue');
+    await sendTo('Then list the open blockers.', 'enqueue');
+    await sendTo('And draft the announcement.', 'enqueue');
+  };
+  const idleAfterCancel = async () => {
+    await app.request('POST', `/v1/sessions/${busyId}/cancel`);
+    for (let i = 0; i < 100; i++) {
+      const s = (await app.request('GET', `/v1/sessions/${busyId}`)).body;
+      if (s.status === 'idle' && s.queued_messages === 0) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
 
   const views: [string, string, string][] = [
     ['agents', '#/agents', '[data-testid=agents]'],
@@ -59,6 +78,7 @@ try {
     ['agent-import', '#/agents/import', 'h2'],
     ['sessions', '#/sessions', '[data-testid=sessions]'],
     ['chat', `#/sessions/${id}/chat`, '[data-turn-stats]'],
+    ['chat-queue', `#/sessions/${busyId}/chat`, '[data-testid=queued-messages] li >> nth=1'],
     ['events', `#/sessions/${id}/events`, '[data-testid=timeline] li'],
     ['storage', `#/sessions/${id}/storage`, '[data-testid=files] li[data-path]'],
     ['admin', '#/admin', '[data-testid=provider-form]'],
@@ -68,12 +88,15 @@ try {
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     const { page } = await consolePage(browser, app.url, app.adminKey, size);
     for (const [name, hash, ready] of views) {
+      if (name === 'chat-queue') await keepBusy();
       await showView(page, hash, ready);
       if (name === 'webhooks') {
         await page.click('[data-testid=webhooks] button:text-is("Deliveries")');
         await page.waitForSelector('[data-testid=webhook-deliveries] tr[data-state=delivered]');
       }
       await page.screenshot({ path: new URL(`${name}-${size}.png`, OUT).pathname });
+      // The queued messages run once the turn is cancelled: the next size starts from an idle session.
+      if (name === 'chat-queue') await idleAfterCancel();
     }
     await page.context().close();
   }

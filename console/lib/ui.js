@@ -45,6 +45,11 @@ export function Loading({ res, what = 'Loading…' }) {
   return res.loading && !res.data ? html`<p class="loading" role="status" aria-live="polite">${what}</p>` : null;
 }
 
+/** "2 queued" beside a session: its messages waiting for a turn (nothing when none wait). */
+export function QueuedCount({ n }) {
+  return n > 0 ? html`<span class="badge queued-count" data-testid="queued-count">${n} queued</span>` : null;
+}
+
 /** Sets the tab's title for the view shown. */
 export function useTitle(title) {
   useEffect(() => {

@@ -1,7 +1,10 @@
 // A session's conversation: replies stream in as deltas, thinking and tool calls with their
 // results are shown, client tool calls wait for an answer here, and a running turn can be
-// cancelled. Built from the session's events (lib/session-feed.js), so a reload replays the
-// history and resumes the stream from the last event. The page follows a streaming reply while
+// cancelled. While a turn runs, a message can be queued (it runs after the turn) or interrupt it
+// (the turn is cancelled and the message runs next); queued messages wait above the composer,
+// where they can be cancelled (lib/queued.js). Built from the session's events
+// (lib/session-feed.js), so a reload replays the history and resumes the stream from the last
+// event. The page follows a streaming reply while
 // the reader is at the bottom; the composer (sticky at the bottom) carries the send errors, so
 // they show where the reader looks.
 import { html, useEffect, useMemo, useState } from '../vendor/preact-htm.js';
@@ -9,9 +12,11 @@ import { api } from '../lib/api.js';
 import { humanError } from '../lib/errors.js';
 import { FeedStatus } from '../lib/feed-status.js';
 import { useFollowBottom } from '../lib/follow.js';
+import { useQueuedMessages } from '../lib/queued.js';
 import { openSessionFeed } from '../lib/session-feed.js';
 import { foldTranscript, turnSummary } from '../lib/transcript.js';
 import { ErrorLine, useResource } from '../lib/ui.js';
+import { QueuedMessages } from './queued-messages.js';
 import { SessionList } from './session-list.js';
 import { SessionNav, sessionMissing, useSession } from './session-nav.js';
 
@@ -26,12 +31,14 @@ export function Chat({ sessionId }) {
   }, [sessionId]);
 
   const view = useMemo(() => foldTranscript(events), [events]);
-  const follow = useFollowBottom(`${events.length}:${view.waiting.length}`);
+  const queue = useQueuedMessages(sessionId, events);
+  // The queue sits in the sticky composer: when it grows, the newest message must stay above it.
+  const follow = useFollowBottom(`${events.length}:${view.waiting.length}:${queue.queued.length}`);
   const missing = sessionMissing(session) || feed.state === 'not_found';
 
   return html`
     <div class="with-sidebar">
-      <${SessionList} current=${sessionId} />
+      <${SessionList} current=${sessionId} refresh=${queue.changes} />
       <section class="chat">
         <${SessionNav} sessionId=${sessionId} current="chat" session=${session} />
         ${!missing && html`
@@ -42,13 +49,17 @@ export function Chat({ sessionId }) {
           </ol>
           ${view.waiting.map((t) => html`<${ClientToolPrompt} key=${t.id} sessionId=${sessionId} tool=${t} />`)}
           ${view.approvals.map((t) => html`<${ApprovalPrompt} key=${t.id} sessionId=${sessionId} tool=${t} />`)}
-          <${Composer} sessionId=${sessionId} running=${view.running} waiting=${view.waiting.length + view.approvals.length > 0} follow=${follow} />`}
+          <${Composer} sessionId=${sessionId} running=${view.running} waiting=${view.waiting.length + view.approvals.length > 0} follow=${follow} queue=${queue} />`}
       </section>
     </div>
   `;
 }
 
-function Composer({ sessionId, running, waiting, follow }) {
+/**
+ * The message box. Idle: Send (as `enqueue`, so a turn that began meanwhile queues it instead of
+ * refusing it). While a turn runs or waits: Queue, or Interrupt (cancel the turn, run this next).
+ */
+function Composer({ sessionId, running, waiting, follow, queue }) {
   const models = useResource(() => api('GET', '/v1/llm-models', { query: { enabled: true } }));
   const [text, setText] = useState('');
   const [modelId, setModelId] = useState('');
@@ -56,14 +67,15 @@ function Composer({ sessionId, running, waiting, follow }) {
   const [busy, setBusy] = useState(false);
   const choices = (models.data?.data ?? []).filter((m) => m.enabled !== false);
 
-  const send = async (e) => {
-    e.preventDefault();
+  const occupied = running || waiting;
+
+  const sendAs = async (onBusy) => {
     if (!text.trim() || busy) return;
     setError('');
     setBusy(true);
     try {
       const message = { content: [{ type: 'text', text }], ...(modelId ? { controls: { model_id: modelId } } : {}) };
-      await api('POST', `/v1/sessions/${sessionId}/messages`, { body: { message } });
+      await api('POST', `/v1/sessions/${sessionId}/messages`, { body: { message, on_busy: onBusy } });
       setText('');
       follow.jump();
     } catch (err) {
@@ -72,6 +84,10 @@ function Composer({ sessionId, running, waiting, follow }) {
       setBusy(false);
     }
   };
+  const send = (e) => {
+    e.preventDefault();
+    sendAs('enqueue');
+  };
   const cancel = () => api('POST', `/v1/sessions/${sessionId}/cancel`).catch((err) => setError(`Not cancelled: ${humanError(err)}`));
   const onKey = (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e);
@@ -79,12 +95,17 @@ function Composer({ sessionId, running, waiting, follow }) {
 
   return html`
     <form class="composer" onSubmit=${send} data-testid="composer">
+      <${QueuedMessages} queue=${queue} />
       ${!follow.following && html`<button type="button" class="secondary jump" onClick=${follow.jump}>↓ Newest</button>`}
       <${ErrorLine} error=${error} />
       <label class="visually-hidden" for="composer-text">Message</label>
-      <textarea id="composer-text" name="text" rows="3" placeholder="Message (Ctrl+Enter sends)" value=${text} onInput=${(e) => setText(e.currentTarget.value)} onKeyDown=${onKey}></textarea>
+      <textarea id="composer-text" name="text" rows="3" placeholder=${occupied ? 'Message (Ctrl+Enter queues it)' : 'Message (Ctrl+Enter sends)'} value=${text} onInput=${(e) => setText(e.currentTarget.value)} onKeyDown=${onKey}></textarea>
       <div class="bar">
-        <button type="submit" disabled=${running || waiting || busy}>Send</button>
+        ${occupied
+          ? html`
+            <button type="button" data-on-busy="enqueue" disabled=${busy} onClick=${() => sendAs('enqueue')} title="Runs after the current turn">Queue</button>
+            <button type="button" class="secondary" data-on-busy="interrupt" disabled=${busy} onClick=${() => sendAs('interrupt')} title="Cancels the current turn, then runs">Interrupt</button>`
+          : html`<button type="submit" disabled=${busy}>Send</button>`}
         ${choices.length > 0 && html`
           <label class="inline">Model
             <select name="model_id" value=${modelId} onChange=${(e) => setModelId(e.currentTarget.value)}>

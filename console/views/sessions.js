@@ -1,8 +1,9 @@
-// The caller's sessions (a page at a time) and a form to start one with an agent.
+// The caller's sessions (a page at a time, each with its status and queued messages) and a form
+// to start one with an agent.
 import { html, useState } from '../vendor/preact-htm.js';
 import { api } from '../lib/api.js';
 import { humanError } from '../lib/errors.js';
-import { ErrorLine, Loading, useResource, useTitle, when } from '../lib/ui.js';
+import { ErrorLine, Loading, QueuedCount, useResource, useTitle, when } from '../lib/ui.js';
 
 const PAGE = 20;
 
@@ -55,7 +56,7 @@ export function Sessions() {
               <tr key=${s.id} data-session-id=${s.id}>
                 <td data-label="Title"><a href=${`#/sessions/${s.id}/chat`}>${s.title || 'Untitled session'}</a></td>
                 <td data-label="Agent">${agentName.get(s.agent_id) ?? s.agent_id ?? ''}</td>
-                <td data-label="Status"><span class=${`status ${s.status}`}>${s.status}</span></td>
+                <td data-label="Status"><span class=${`status ${s.status}`}>${s.status}</span> <${QueuedCount} n=${s.queued_messages} /></td>
                 <td data-label="Updated">${when(s.updated_at)}</td>
                 <td class="actions">
                   <a href=${`#/sessions/${s.id}/events`}>Events</a>

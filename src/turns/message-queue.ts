@@ -106,6 +106,16 @@ export function createMessageQueue(store: Store) {
       ]);
       return Number(rows[0]?.n ?? 0);
     },
+    /** Queued messages per session of `sessionIds` (a page of the session list), in one query; absent ids hold none. */
+    async countsBySession(sessionIds: readonly string[]): Promise<Map<string, number>> {
+      if (!sessionIds.length) return new Map();
+      const rows = await store.sql<{ session_id: string; n: unknown }>(
+        `select session_id, count(*) as n from queued_messages
+         where session_id in (${sessionIds.map(() => '?::uuid').join(', ')}) and state = 'queued' group by session_id`,
+        [...sessionIds],
+      );
+      return new Map(rows.map((r) => [r.session_id, Number(r.n)]));
+    },
     async countInOrg(orgId: string): Promise<number> {
       const rows = await store.sql<{ n: unknown }>(
         `select count(*) as n from queued_messages where organization_id = ? and state = 'queued'`,

@@ -1,32 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { startTestApp } from '../helpers/app.js';
 import { FAST_WEBHOOKS, startReceiver } from '../webhooks/receiver.js';
-import { REPO_ROOT, buildPackages } from './helpers.js';
-
-const BIN = join(REPO_ROOT, 'packages', 'cli', 'dist', 'bin.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI with the service's URL and key in its environment (no login config). */
-function cli(url: string, key: string, args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, AGENT_SESSION_URL: url, AGENT_SESSION_KEY: key, NO_COLOR: '1' };
-  delete env['AGENT_SESSION_CONFIG'];
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-const ok = (r: Run) => assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr}`);
+import { cliOk as ok, runCli as cli } from './cli-run.js';
+import { buildPackages } from './helpers.js';
 
 describe('agent-session webhooks (CLI) against the service and a real receiver', () => {
   before(() => buildPackages());

@@ -32,6 +32,14 @@ function turnInputs(events: StoredEvent[]): string[] {
     .map((e) => e.data['message'].content[0].text as string);
 }
 
+/** `queued_messages` of the session as GET /v1/sessions/{id} and the session list show it. */
+async function queuedCounts(app: TestApp, sessionId: string): Promise<{ view: number; listed: number }> {
+  const view = await app.request('GET', `/v1/sessions/${sessionId}`);
+  const list = await app.request('GET', '/v1/sessions');
+  const listed = list.body.data.find((s: { id: string }) => s.id === sessionId);
+  return { view: view.body.queued_messages, listed: listed?.queued_messages };
+}
+
 /** Polls the log until `n` session.idled are in (a queued turn's events come after the first idle). */
 async function idledTimes(app: TestApp, sessionId: string, n: number, timeoutMs = 60_000): Promise<StoredEvent[]> {
   return waitForEvent(app, sessionId, 'session.idled', { n, timeoutMs });
@@ -70,6 +78,7 @@ for (const mode of ['pglite', 'nats'] as const) {
       assert.ok(dequeued.every((e) => e.data['reason'] === 'started'));
       assertLogIntegrity(events);
       assert.equal((await app.request('GET', `/v1/sessions/${id}/queue`)).body.total, 0);
+      assert.equal((await app.request('GET', `/v1/sessions/${id}`)).body.queued_messages, 0);
       // Nothing runs twice: a while later the log holds the same six turns.
       await new Promise((r) => setTimeout(r, 500));
       assert.equal((await listEvents(app, id)).filter((e) => e.type === 'turn.started').length, 6);
@@ -100,9 +109,11 @@ for (const mode of ['pglite', 'nats'] as const) {
       const over = await send(app, id, '@tokens 2\nC', 'enqueue');
       assert.equal(over.status, 429, over.text);
       assert.equal(over.body.status, 429);
+      assert.deepEqual(await queuedCounts(app, id), { view: 2, listed: 2 }, 'the session view and list count the waiting messages');
       const cancelled = await app.request('DELETE', `/v1/sessions/${id}/queue/${a.body.id}`);
       assert.equal(cancelled.status, 200, cancelled.text);
       assert.equal(cancelled.body.status, 'cancelled');
+      assert.deepEqual(await queuedCounts(app, id), { view: 1, listed: 1 }, 'a cancelled message is no longer counted');
       assert.equal((await app.request('DELETE', `/v1/sessions/${id}/queue/${a.body.id}`)).body.status, 'cancelled');
       const unknown = await app.request('DELETE', `/v1/sessions/${id}/queue/019a0000-0000-7000-8000-0000000000ff`);
       assert.equal(unknown.status, 404);

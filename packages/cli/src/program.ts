@@ -5,6 +5,7 @@ import { agentsCommand } from './commands/agents.js';
 import { chatCommand } from './commands/chat.js';
 import { eventsCommand } from './commands/events.js';
 import { loginCommand } from './commands/login.js';
+import { messagesCommand } from './commands/messages.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { webhooksCommand } from './commands/webhooks.js';
 import { UsageError } from './context.js';
@@ -21,6 +22,7 @@ export function createProgram(): Command {
   agentsCommand(program);
   sessionsCommand(program);
   chatCommand(program);
+  messagesCommand(program);
   eventsCommand(program);
   adminCommand(program);
   webhooksCommand(program);

@@ -1,4 +1,4 @@
-import { ZERO_USAGE } from '../../turns/index.js';
+import { createMessageQueue, ZERO_USAGE } from '../../turns/index.js';
 import type { NewTypedEvent, SessionEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/index.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
@@ -65,6 +65,9 @@ export function createSessionService({
   starterFiles,
   maxSessionsPerOrg = Number.POSITIVE_INFINITY,
 }: SessionServiceDeps) {
+  // Only its counts: each session view carries the number of messages waiting for a turn.
+  const queue = createMessageQueue(store);
+
   /** `link`: a sub-agent's child session (child-link.ts); the child a redelivered call made before is returned as is. */
   async function create(principal: Principal, input: CreateSessionInput, link?: SessionLink) {
     const harness_id = await resolveNamed(store, principal.org_id, 'harness', input.harness_id, input.harness_name);
@@ -145,12 +148,12 @@ export function createSessionService({
       const rows = await (tx as unknown as SqlEntityManager).execute<{ connected: boolean }[]>(INSERT_SESSION, params);
       return [rows[0], null] as const;
     });
-    if (existing) return sessionView(await store.em().findOneOrFail(Session, { id: existing }));
+    if (existing) return sessionView(await store.em().findOneOrFail(Session, { id: existing }), await queue.countInSession(existing));
     if (!inserted) return null;
     owners?.remember(row.id, row);
     if (inserted?.connected) await connections?.injectConnections(row);
     await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
-    return sessionView(row);
+    return sessionView(row, 0);
   }
 
   async function emitCreated(sessionId: string, harnessId: string, agentId: string | null): Promise<void> {
@@ -175,11 +178,14 @@ export function createSessionService({
       scope.find(Session, where, { offset, limit, orderBy: { created_at: 'desc', id: 'desc' } }),
       scope.count(Session, where),
     ]);
-    return { data: rows.map(sessionView), total, offset, limit };
+    const queued = await queue.countsBySession(rows.map((r) => r.id));
+    return { data: rows.map((r) => sessionView(r, queued.get(r.id) ?? 0)), total, offset, limit };
   }
 
   async function get(principal: Principal, id: string) {
-    return sessionView(await owned(orgScope(store.em(), principal.org_id), principal, id));
+    // The count runs beside the access check (one round trip); a refused read discards it.
+    const [row, queued] = await Promise.all([owned(orgScope(store.em(), principal.org_id), principal, id), queue.countInSession(id)]);
+    return sessionView(row, queued);
   }
 
   async function update(principal: Principal, id: string, input: UpdateSessionInput) {
@@ -205,7 +211,7 @@ export function createSessionService({
     if (input.title !== undefined) row.title = input.title;
     if (input.tags !== undefined) row.tags = input.tags;
     await scope.em.flush();
-    return sessionView(row);
+    return sessionView(row, await queue.countInSession(id));
   }
 
   /** Permanent: the row (and, by cascade, files, kv, secrets, images), the events and any queued turn. */
@@ -224,7 +230,7 @@ export function createSessionService({
   async function chat(principal: Principal) {
     const em = store.em();
     const existing = await em.findOne(Session, { chat_user_id: principal.user_id });
-    if (existing) return sessionView(existing);
+    if (existing) return sessionView(existing, await queue.countInSession(existing.id));
     const resolved = await setup.resolve(principal, { harness_id: setup.chatHarnessId });
     const now = new Date();
     const inserted = await store.sql<{ id: string }>(
@@ -252,7 +258,7 @@ export function createSessionService({
       await connections?.injectConnections(row);
       await emitCreated(row.id, row.harness_id, null);
     }
-    return sessionView(row);
+    return sessionView(row, inserted.length ? 0 : await queue.countInSession(row.id));
   }
 
   return { create, list, get, update, remove, chat };

@@ -17,8 +17,8 @@ interface SessionRow {
   updated_at: Date;
 }
 
-/** The public JSON of a session row (spec 2.3). */
-export function sessionView(s: SessionRow): SessionView {
+/** The public JSON of a session row (spec 2.3) and the number of its messages waiting for a turn. */
+export function sessionView(s: SessionRow, queuedMessages: number): SessionView {
   return {
     id: s.id,
     organization_id: s.organization_id,
@@ -32,6 +32,7 @@ export function sessionView(s: SessionRow): SessionView {
     features: s.features,
     parent_session_id: s.parent_session_id ?? null,
     parent_tool_call_id: s.parent_tool_call_id ?? null,
+    queued_messages: queuedMessages,
     created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(),
   };

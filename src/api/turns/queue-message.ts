@@ -38,6 +38,18 @@ export interface QueuedMessageView {
 
 export type SendOutcome = { kind: 'started'; message: StoredMessage } | { kind: 'queued'; queued: QueuedMessageView };
 
+/** A user message as POST …/messages received it, with what to do while a turn runs. */
+export interface SentMessage<P extends OnBusy = OnBusy> {
+  sessionId: string;
+  content: InputPart[];
+  controls: MessageControlsInput;
+  tags: readonly string[];
+  metadata?: Record<string, unknown> | undefined;
+  onBusy: P;
+  /** The request's Idempotency-Key record, when it carried one. */
+  acceptance?: Acceptance | undefined;
+}
+
 export interface QueueLimits {
   perSession: number;
   perOrg: number;
@@ -90,16 +102,8 @@ export function createQueueMessage(
    * answers 409 (`reject`), or queues the message (`enqueue`), or queues it first and cancels
    * the running turn (`interrupt`).
    */
-  async function send(
-    principal: TurnPrincipal,
-    sessionId: string,
-    content: InputPart[],
-    controls: MessageControlsInput,
-    tags: readonly string[],
-    metadata: Record<string, unknown> | undefined,
-    onBusy: OnBusy,
-    acceptance?: Acceptance,
-  ): Promise<SendOutcome> {
+  async function send(principal: TurnPrincipal, sent: SentMessage): Promise<SendOutcome> {
+    const { sessionId, content, controls, tags, metadata, onBusy, acceptance } = sent;
     const start = async () => ({
       kind: 'started' as const,
       message: await submitMessage(principal, sessionId, content, controls, tags, metadata, acceptance),
@@ -117,20 +121,16 @@ export function createQueueMessage(
         }
       }
     }
-    return { kind: 'queued', queued: await enqueue(principal, sessionId, content, controls, tags, metadata, onBusy, queuedId, acceptance) };
+    return { kind: 'queued', queued: await enqueue(principal, { ...sent, onBusy }, queuedId) };
   }
 
+  /** Queues the message; `priorId`: the queued id an earlier request with the same Idempotency-Key reserved. */
   async function enqueue(
     principal: TurnPrincipal,
-    sessionId: string,
-    content: InputPart[],
-    controls: MessageControlsInput,
-    tags: readonly string[],
-    metadata: Record<string, unknown> | undefined,
-    onBusy: 'enqueue' | 'interrupt',
+    sent: SentMessage<'enqueue' | 'interrupt'>,
     priorId: string | null,
-    acceptance?: Acceptance,
   ): Promise<QueuedMessageView> {
+    const { sessionId, content, controls, tags, metadata, onBusy, acceptance } = sent;
     const row = await owned(principal, sessionId);
     await checks.input(principal, sessionId, content, controls);
     if (!priorId && (await queue!.countInOrg(row.organization_id)) >= limits.perOrg) {

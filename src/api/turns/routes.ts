@@ -36,16 +36,15 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
       },
       async ({ params, body }, { principal, idempotency }) => {
         const { message, controls, tags, metadata, on_busy } = body;
-        const sent = await turns.sendMessage(
-          principal,
-          params.id,
-          message.content,
-          foldControls(message.controls ?? controls ?? {}),
-          mergeTags(message.tags, tags),
-          checkMetadata(metadata),
-          on_busy ?? 'reject',
-          idempotency,
-        );
+        const sent = await turns.sendMessage(principal, {
+          sessionId: params.id,
+          content: message.content,
+          controls: foldControls(message.controls ?? controls ?? {}),
+          tags: mergeTags(message.tags, tags),
+          metadata: checkMetadata(metadata),
+          onBusy: on_busy ?? 'reject',
+          acceptance: idempotency,
+        });
         return sent.kind === 'started' ? { status: 201, body: sent.message } : { status: 202, body: sent.queued };
       },
     ),

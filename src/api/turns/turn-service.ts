@@ -10,7 +10,7 @@ import { createToolResults } from './tool-results.js';
 import { createTurnApiContext, type TurnServiceDeps } from './turn-api-context.js';
 
 export type { Acceptance } from './submit-message.js';
-export type { QueuedMessageView, SendOutcome } from './queue-message.js';
+export type { QueuedMessageView, SendOutcome, SentMessage } from './queue-message.js';
 export type { TurnPrincipal, TurnServiceDeps } from './turn-api-context.js';
 
 export function createTurnService(deps: TurnServiceDeps) {

@@ -3,6 +3,7 @@ import { messageText, type AgentSessionClient, type SessionEvent, type ToolCall,
 import type { Command } from 'commander';
 import { clientFor } from '../context.js';
 import { startSpinner, style, type GlobalOptions } from '../output.js';
+import { onBusyOf, ON_BUSY_HELP, type OnBusy } from '../on-busy.js';
 import { readStdin } from '../stdin.js';
 
 const out = (text: string) => process.stdout.write(text);
@@ -18,12 +19,11 @@ export function chatCommand(program: Command): void {
     .description('chat with a session: streams the reply, shows thinking and tool calls; Ctrl-C cancels the turn')
     .option('-m, --message <text...>', 'send these messages, one turn each, then exit')
     .option('-y, --yes', 'approve every tool call that asks for approval (without it -m leaves such a turn waiting)')
-    .option('--on-busy <policy>', 'while a turn runs: reject (default), enqueue (wait for it) or interrupt (cancel it)', 'reject')
+    .option('--on-busy <policy>', ON_BUSY_HELP, 'reject')
     .action(async (sessionId: string, opts: { message?: string[]; yes?: boolean; onBusy: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const client = clientFor(g);
-      if (!ON_BUSY.includes(opts.onBusy as OnBusy)) throw new Error(`--on-busy must be one of ${ON_BUSY.join(', ')}`);
-      const chat = createChat(client, sessionId, !!g.json, !!opts.yes, opts.onBusy as OnBusy);
+      const chat = createChat(client, sessionId, !!g.json, !!opts.yes, onBusyOf(opts.onBusy));
       const messages = opts.message ?? (process.stdin.isTTY ? undefined : [await readStdin()]);
       if (messages) {
         let code = 0;
@@ -38,9 +38,6 @@ export function chatCommand(program: Command): void {
 function exitCode(result: TurnResult): number {
   return result.status === 'failed' ? 1 : result.status === 'cancelled' ? 130 : 0;
 }
-
-const ON_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
-type OnBusy = (typeof ON_BUSY)[number];
 
 function createChat(client: AgentSessionClient, sessionId: string, json: boolean, approveAll: boolean, onBusy: OnBusy) {
   let running = false;

@@ -19,7 +19,7 @@ export function sessionsCommand(program: Command): void {
         ...(opts.agent ? { agent_id: opts.agent } : {}),
       });
       if (g.json) printPage(page);
-      else printTable(page.data, ['id', 'title', 'status', 'agent_id', 'updated_at']);
+      else printTable(page.data, ['id', 'title', 'status', 'queued_messages', 'agent_id', 'updated_at']);
     });
   sessions
     .command('create')

@@ -1203,6 +1203,8 @@ export interface components {
             parent_session_id: string | null;
             /** @description Sub-agents: the id of that tool call in the parent's log (its tool.started / tool.completed events). */
             parent_tool_call_id: string | null;
+            /** @description Messages waiting for a turn (sent with `on_busy` `enqueue` or `interrupt` while one ran); GET …/queue lists them. */
+            queued_messages: number;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -7921,6 +7923,7 @@ export interface operations {
                      *           ],
                      *           "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "parent_tool_call_id": "example",
+                     *           "queued_messages": 0,
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -7947,6 +7950,7 @@ export interface operations {
                      *           ],
                      *           "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "parent_tool_call_id": "example",
+                     *           "queued_messages": 0,
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -8074,6 +8078,7 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "queued_messages": 0,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8225,6 +8230,7 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "queued_messages": 0,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8334,6 +8340,7 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "queued_messages": 0,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8559,6 +8566,7 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "queued_messages": 0,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
