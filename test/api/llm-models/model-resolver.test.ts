@@ -45,13 +45,12 @@ describe('llm models: model resolver (postgres)', () => {
     assert.equal((await app().request('PUT', '/v1/llm-models/default', { body: { model_id: m['id'] } })).status, 200);
     const resolved = await resolver().resolve(orgId, null);
     assert.deepEqual(pick(resolved), { model: 'gpt-fake', model_id: m['id'], provider_id: p['id'], type: 'openai_completions' });
-    assert.equal(await say(resolved.provider, resolved.model), 'ok');
-    assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer key-one');
-
     // A direct SQL change bypasses the service, so the cached default stays until invalidated
-    // (another instance's PUT is seen after the cache TTL).
+    // (another instance's PUT is seen after the cache TTL, 5 s: asked right away, well within it).
     await services().store.sql('update organizations set default_model_id = ? where id = ?', [uuidv7(), orgId]);
     assert.equal((await resolver().resolve(orgId, null)).model_id, m['id'], 'cached default');
+    assert.equal(await say(resolved.provider, resolved.model), 'ok');
+    assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer key-one');
     resolver().invalidateDefault(orgId);
     assert.equal((await resolver().resolve(orgId, null)).model_id, 'llmsim', 'a dangling default falls back');
     assert.ok(app().logs.some((l) => l.includes('organization default model no longer exists')));
