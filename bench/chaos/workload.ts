@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createParser } from 'eventsource-parser';
+import { readSse } from '../lib/sse-read.js';
 import type { LoggedEvent, PostedTurn, RefusedPost, RequestRecord, SessionData } from './audit.js';
 
 /**
@@ -141,14 +141,9 @@ export async function startWorkload(o: WorkloadOptions): Promise<Workload> {
           if (res.status !== 200) {
             await res.text().catch(() => undefined);
           } else {
-            const parser = createParser({
-              onEvent(m) {
-                if (m.event !== 'connected' && m.event !== 'disconnecting' && m.data) onEvent(m.data);
-              },
+            await readSse(res, (m) => {
+              if (m.event !== 'connected' && m.event !== 'disconnecting' && m.data) onEvent(m.data);
             });
-            const decoder = new TextDecoder();
-            for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-              parser.feed(decoder.decode(chunk, { stream: true }));
           }
         } catch (err) {
           // Stamped when the stream broke, not when it opened: that is when the instance failed it.

@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createParser } from 'eventsource-parser';
+import { readSse } from '../lib/sse-read.js';
 import { machineInfo } from '../lib/machine.js';
 import { cpuDelta, onInterrupt, readCpuByCmdline, readSystemCpu, busyShare, readTreeCpu } from '../lib/process.js';
 import { apiJson } from '../lib/api-json.js';
@@ -94,23 +94,13 @@ async function openSession(s: Service) {
   if (res.status !== 200) throw new Error(`SSE ${res.status}`);
   let waiting: (() => void) | null = null;
   let failures = 0;
-  const parser = createParser({
-    onEvent(m) {
-      if (m.event === 'session.idled') waiting?.();
-      else if (m.event === 'turn.failed') {
-        failures++;
-        log(`turn.failed: ${JSON.stringify(JSON.parse(m.data).data).slice(0, 400)}`);
-      }
-    },
-  });
-  void (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // closed
+  void readSse(res, (m) => {
+    if (m.event === 'session.idled') waiting?.();
+    else if (m.event === 'turn.failed') {
+      failures++;
+      log(`turn.failed: ${JSON.stringify(JSON.parse(m.data).data).slice(0, 400)}`);
     }
-  })();
+  }).catch(() => undefined); // closed
   return {
     async turn(i: number): Promise<number> {
       const idled = new Promise<void>((r) => (waiting = r));

@@ -12,7 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.js';
 import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { apiJson } from '../lib/api-json.js';
-import { SERVICE_ENTRY, SERVICE_NODE_FLAGS, buildIfStale, freePort, spawnProcess, startServer, type Proc } from '../lib/process.js';
+import {
+  SERVICE_ENTRY,
+  SERVICE_NODE_FLAGS,
+  buildIfStale,
+  freePort,
+  serviceEnv,
+  spawnProcess,
+  startServer,
+  type Proc,
+} from '../lib/process.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
@@ -60,15 +69,7 @@ export async function startService(
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-long-session-'));
   stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
-  const env: Record<string, string> = {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    BOOTSTRAP_ADMIN_API_KEY: ADMIN_KEY,
-    DATA_DIR: dataDir,
-    TURN_CONCURRENCY: '200',
-    LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-  };
+  const env = serviceEnv(port, dataDir, ADMIN_KEY, { TURN_CONCURRENCY: '200', LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' });
   const deps: string[] = [];
   if (mode === 'nats') {
     const db = await createTestDatabase('bench_long_session');

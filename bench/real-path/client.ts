@@ -20,7 +20,7 @@
  * `{"phase":"measure"}` when the measured window starts, `{"phase":"done"}` when it ends, then one
  * JSON report.
  */
-import { createParser } from 'eventsource-parser';
+import { readSse } from '../lib/sse-read.js';
 import { runMeasuredWindow, type WindowState } from '../lib/measured-window.js';
 
 export interface RealPathClientOptions {
@@ -85,21 +85,13 @@ async function oursTurn(): Promise<{ turnMs: number; conversationMs: number }> {
     if (res.status !== 200) throw new TurnError(`SSE ${res.status} ${(await res.text()).slice(0, 300)}`);
     let settle!: (v: { at: number; failed?: string }) => void;
     const ended = new Promise<{ at: number; failed?: string }>((r) => (settle = r));
-    const parser = createParser({
-      onEvent(m) {
-        if (m.event === 'turn.completed') settle({ at: performance.now() });
-        else if (m.event === 'turn.failed') settle({ at: performance.now(), failed: m.data.slice(0, 300) });
-      },
-    });
-    void (async () => {
-      const decoder = new TextDecoder();
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-        settle({ at: performance.now(), failed: 'SSE stream ended before turn.completed' });
-      } catch {
-        // aborted below
-      }
-    })();
+    readSse(res, (m) => {
+      if (m.event === 'turn.completed') settle({ at: performance.now() });
+      else if (m.event === 'turn.failed') settle({ at: performance.now(), failed: m.data.slice(0, 300) });
+    }).then(
+      () => settle({ at: performance.now(), failed: 'SSE stream ended before turn.completed' }),
+      () => undefined, // aborted below
+    );
     const t1 = performance.now();
     await post(`/v1/sessions/${session.id}/messages`, { message: { content: [{ type: 'text', text: QUESTION }] } }, auth);
     const end = await ended;
@@ -123,14 +115,10 @@ async function langgraphTurn(): Promise<{ turnMs: number; conversationMs: number
   if (res.status !== 200) throw new TurnError(`runs/stream ${res.status} ${(await res.text()).slice(0, 300)}`);
   let error: string | undefined;
   let updates = 0;
-  const parser = createParser({
-    onEvent(m) {
-      if (m.event === 'error') error ??= m.data.slice(0, 300);
-      else if (m.event === 'updates') updates++;
-    },
+  await readSse(res, (m) => {
+    if (m.event === 'error') error ??= m.data.slice(0, 300);
+    else if (m.event === 'updates') updates++;
   });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   const end = performance.now();
   if (error) throw new TurnError(`run error: ${error}`);
   // model (tool call) → tools → model (text): three updates, or the run did not do the whole turn.
@@ -149,16 +137,12 @@ async function mastraTurn(): Promise<{ turnMs: number; conversationMs: number }>
   if (res.status !== 200) throw new TurnError(`agents/stream ${res.status} ${(await res.text()).slice(0, 300)}`);
   let error: string | undefined;
   const seen = new Set<string>();
-  const parser = createParser({
-    onEvent(m) {
-      if (m.data === '[DONE]') return;
-      const type = (JSON.parse(m.data) as { type?: string }).type ?? '';
-      seen.add(type);
-      if (type === 'error') error ??= m.data.slice(0, 300);
-    },
+  await readSse(res, (m) => {
+    if (m.data === '[DONE]') return;
+    const type = (JSON.parse(m.data) as { type?: string }).type ?? '';
+    seen.add(type);
+    if (type === 'error') error ??= m.data.slice(0, 300);
   });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   const end = performance.now();
   if (error) throw new TurnError(`stream error: ${error}`);
   // The tool ran and the reply streamed to its finish, or the run did not do the whole turn.

@@ -13,7 +13,7 @@
  * overhead is measured below saturation rather than as closed-loop queueing.
  * Prints one JSON report on stdout.
  */
-import { createParser } from 'eventsource-parser';
+import { readSse } from '../lib/sse-read.js';
 import { runMeasuredWindow, type WindowState } from '../lib/measured-window.js';
 
 interface ClientOptions {
@@ -68,24 +68,14 @@ async function openStream(sessionId: string) {
     signal: ac.signal,
   });
   if (res.status !== 200) throw new Error(`SSE ${res.status}`);
-  const parser = createParser({
-    onEvent(m) {
-      const at = performance.now();
-      const type = m.event === 'turn.failed' ? 'turn.completed' : (m.event ?? '');
-      const list = waiters.get(type);
-      const w = list?.shift();
-      if (w) w(at);
-      if (m.event === 'turn.failed') failures.push(m.data.slice(0, 200));
-    },
-  });
-  void (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // closed
-    }
-  })();
+  void readSse(res, (m) => {
+    const at = performance.now();
+    const type = m.event === 'turn.failed' ? 'turn.completed' : (m.event ?? '');
+    const list = waiters.get(type);
+    const w = list?.shift();
+    if (w) w(at);
+    if (m.event === 'turn.failed') failures.push(m.data.slice(0, 200));
+  }).catch(() => undefined); // closed
   return {
     next(type: string): Promise<number> {
       return new Promise((resolve) => {
