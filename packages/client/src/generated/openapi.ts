@@ -1203,6 +1203,8 @@ export interface components {
             parent_session_id: string | null;
             /** @description Sub-agents: the id of that tool call in the parent's log (its tool.started / tool.completed events). */
             parent_tool_call_id: string | null;
+            /** @description The session's own tool approval rules (matched before the agent's), when it has any. In the replies of create, get and update; not in lists. */
+            tool_approvals?: components["schemas"]["ToolApprovalRule"][];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1239,6 +1241,8 @@ export interface components {
             tags?: string[];
             /** Format: uuid */
             agent_id?: string;
+            /** @description Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the turn's next step: a call that already waits keeps its request. */
+            tool_approvals?: components["schemas"]["ToolApprovalRule"][];
         };
         SessionList: {
             data: components["schemas"]["Session"][];
@@ -8074,6 +8078,12 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8225,6 +8235,12 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8334,6 +8350,12 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8559,6 +8581,12 @@ export interface operations {
                      *       ],
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
