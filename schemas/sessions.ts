@@ -1,12 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from './event-types.js';
-import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
+import { ListOf, PageOf, ref, Timestamp, Uuid } from './common.js';
 import { Event, eventSchemas } from './event-documents.js';
 import { EventContext } from './events.js';
 import { MAX_INITIAL_FILES } from './fs.js';
-import { ToolApprovals } from './approvals.js';
+import { MAX_TOOL_APPROVAL_RULES, ToolApprovalRule, ToolApprovals } from './approvals.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
+
+/** The rules' list (as `ToolApprovals`) described for where it appears. */
+const approvalRules = (description: string) => Type.Array(ref(ToolApprovalRule), { maxItems: MAX_TOOL_APPROVAL_RULES, description });
 
 export const SessionStatus = Type.Union(
   ['started', 'active', 'idle', 'waiting_for_tool_results'].map((s) => Type.Literal(s)),
@@ -35,6 +38,11 @@ export const Session = Type.Object(
       minimum: 0,
       description: 'Messages waiting for a turn (sent with `on_busy` `enqueue` or `interrupt` while one ran); GET …/queue lists them.',
     }),
+    tool_approvals: Type.Optional(
+      approvalRules(
+        "The session's own tool approval rules (matched before the agent's), when it has any. In the replies of create, get and update; not in lists.",
+      ),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -101,6 +109,11 @@ export const UpdateSessionBody = Type.Object(
     title: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 100 })),
     agent_id: Type.Optional(Uuid),
+    tool_approvals: Type.Optional(
+      approvalRules(
+        "Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the turn's next step: a call that already waits keeps its request.",
+      ),
+    ),
   },
   { $id: 'UpdateSessionBody', additionalProperties: false },
 );

@@ -68,7 +68,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     const { agents, harnesses, sessions, llm } = built;
     const modules = { agents, harnesses, sessions, llmProviders: llm.providers, llmModels: llm, turns };
     phases.lap('services');
-    const { routes, prometheusRoutes } = buildRoutes(config, infra, built, streams, turns);
+    const { routes, prometheusRoutes } = buildRoutes(config, infra, built, streams, turns, log);
     phases.lap('routes');
     const { server, validation } = buildHttpServer(config, routes, infra, built, deps);
     const port = await phases.time('listen', () => server.listen());

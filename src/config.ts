@@ -185,6 +185,8 @@ const ConfigSchema = Type.Object({
   MCP_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 256 }),
   MCP_MAX_CONNECTIONS_PER_ORG: Type.Integer({ minimum: 1, maximum: 100_000, default: 32 }),
   MCP_IDLE_CLOSE_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 300_000 }),
+  /** `/v1/mcp` (agents served to MCP clients): how long one `tools/call` waits for its turn, in ms; past it the turn is cancelled. */
+  MCP_SERVER_TURN_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 300_000 }),
   /**
    * Sub-agents (capability `sub_agents`; docs/decisions/0102-sub-agents.md): how deep child sessions
    * nest (a session made through the API is depth 0), how many child sessions one turn may start,

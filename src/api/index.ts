@@ -22,6 +22,7 @@ export interface ApiModules {
   llmModels: RoutesOf;
   events: RoutesOf;
   webhooks: RoutesOf;
+  mcp: RoutesOf;
 }
 
 /**
@@ -48,5 +49,6 @@ export function createApiRoutes(modules: ApiModules, elsewhere: { turns: Route[]
     ...elsewhere.turns,
     ...m.events.routes,
     ...m.webhooks.routes,
+    ...m.mcp.routes,
   ];
 }

@@ -6,6 +6,7 @@ import { createEventsModule } from '../api/events/index.js';
 import { createFsModule } from '../api/fs/index.js';
 import { createImagesModule } from '../api/images/index.js';
 import { createApiRoutes } from '../api/index.js';
+import { createMcpServerModule } from '../api/mcp-server/index.js';
 import { createMetricsModule } from '../api/metrics/index.js';
 import { createOrgsModule } from '../api/orgs/index.js';
 import { createStorageModule } from '../api/storage/index.js';
@@ -13,6 +14,7 @@ import { createSystemModule } from '../api/system/index.js';
 import { createUsersModule } from '../api/users/index.js';
 import { createWebhooksModule } from '../api/webhooks/index.js';
 import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
 import { buildOpenApi, type Route } from '../http/index.js';
 import type { EventStreams } from './event-streams.js';
 import type { Infrastructure } from './infrastructure.js';
@@ -27,7 +29,14 @@ const API_VERSION = '1.0.0';
  * /health and the document on every role; the API (and /metrics behind its token) where ROLE
  * serves it. `prometheusRoutes` are for the separate metrics listener (METRICS_PORT).
  */
-export function buildRoutes(config: Config, infra: Infrastructure, modules: Modules, streams: EventStreams, turns: TurnModule) {
+export function buildRoutes(
+  config: Config,
+  infra: Infrastructure,
+  modules: Modules,
+  streams: EventStreams,
+  turns: TurnModule,
+  log: Logger,
+) {
   const { store, checks, observability } = infra;
   const { auth, storage, capabilities } = modules;
   const routes: Route[] = [];
@@ -60,6 +69,14 @@ export function buildRoutes(config: Config, infra: Infrastructure, modules: Modu
         listMaxBytes: config.EVENTS_LIST_MAX_BYTES,
       }),
       webhooks: createWebhooksModule({ webhooks: infra.webhooks.service }),
+      mcp: createMcpServerModule({
+        store,
+        bus: infra.bus,
+        log,
+        sessions: modules.sessions.service,
+        turns: turns.service,
+        timeoutMs: config.MCP_SERVER_TURN_TIMEOUT_MS,
+      }),
     };
     routes.push(...createApiRoutes(api, { turns: turns.routes }), ...metrics.routes);
   }

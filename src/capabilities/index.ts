@@ -1,5 +1,6 @@
 // Public names of the capabilities folder. Other folders import from here only.
 export { ToolError, FEATURES } from './types.js';
+export { mcpToolName } from './mcp/tool-names.js';
 export type {
   Capability,
   CapabilityConfig,

@@ -12,7 +12,12 @@ export interface IncomingRequest {
   headers: Record<string, string>;
   /** Read on demand: the transport's peer address costs an allocation few routes need (login). */
   remoteAddress: () => string;
+  /** Read on demand: a signal that fires when the client goes away before the reply (absent: never fires). */
+  clientGone?: () => AbortSignal;
 }
+
+/** The signal of a request whose transport cannot tell when its client leaves. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** One request travelling through the pipeline. */
 export class Exchange {
@@ -21,6 +26,7 @@ export class Exchange {
   readonly rawQuery: string;
   readonly headers: Record<string, string>;
   #remoteAddress: (() => string) | string;
+  #clientGone: (() => AbortSignal) | AbortSignal;
   readonly startedAt = Date.now();
   rawBody: Buffer = EMPTY_BODY;
   reqId = '';
@@ -43,6 +49,7 @@ export class Exchange {
     this.rawQuery = req.rawQuery;
     this.headers = req.headers;
     this.#remoteAddress = req.remoteAddress;
+    this.#clientGone = req.clientGone ?? NEVER_ABORTED;
     this.rootLog = rootLog;
   }
 
@@ -50,6 +57,12 @@ export class Exchange {
   get remoteAddress(): string {
     if (typeof this.#remoteAddress === 'function') this.#remoteAddress = this.#remoteAddress();
     return this.#remoteAddress;
+  }
+
+  /** Fires when the client closes the connection before the reply is written (a long call stops its work). */
+  get clientGone(): AbortSignal {
+    if (typeof this.#clientGone === 'function') this.#clientGone = this.#clientGone();
+    return this.#clientGone;
   }
 
   /**

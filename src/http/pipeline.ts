@@ -248,6 +248,9 @@ export function handlerStage(): Stage<Exchange> {
       get remoteAddress() {
         return ex.remoteAddress;
       },
+      get clientGone() {
+        return ex.clientGone;
+      },
       ...(ex.idempotency ? { idempotency: ex.idempotency } : {}),
     });
   };

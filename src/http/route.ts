@@ -39,6 +39,8 @@ export interface RequestContext {
   /** Set for every route whose auth is not `none`. */
   principal: Principal;
   remoteAddress: string;
+  /** Fires when the client goes away before the reply (built on first read; most routes never read it). */
+  clientGone: AbortSignal;
   /** Set on an `idempotent` route when the request carries an `Idempotency-Key`. */
   idempotency?: IdempotencyScope;
 }

@@ -59,6 +59,8 @@ interface Conn {
   res: HttpResponse;
   aborted: boolean;
   sse?: SseStream;
+  /** Built when a handler asks whether its client left (Exchange.clientGone); aborted by onAborted. */
+  gone?: AbortController;
   /** The request's CORS response headers; set only when CORS is on. */
   cors?: readonly (readonly [string, string])[];
 }
@@ -96,6 +98,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
       rawQuery: req.getQuery() ?? '',
       headers,
       remoteAddress: () => clientAddressOf(conn, headers['x-forwarded-for']),
+      clientGone: () => goneSignal(conn),
     };
     if (draining)
       return writeReply(conn, { status: 503, body: { error: 'Service unavailable', status: 503 }, headers: { Connection: 'close' } });
@@ -109,6 +112,13 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     return opts.clientAddress ? opts.clientAddress(peer, forwardedFor) : peer;
   }
 
+  /** Asked for while the handler runs, before the reply: `aborted` then means the client left. */
+  function goneSignal(conn: Conn): AbortSignal {
+    conn.gone ??= new AbortController();
+    if (conn.aborted) conn.gone.abort();
+    return conn.gone.signal;
+  }
+
   /**
    * The abort handler lives as long as the response (for SSE: the whole stream). It is built
    * here, apart from the request's closures, so its V8 context holds `conn` only and the
@@ -118,6 +128,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     const conn: Conn = { res, aborted: false };
     res.onAborted(() => {
       conn.aborted = true;
+      conn.gone?.abort();
       conn.sse?.closed();
     });
     return conn;

@@ -1,4 +1,4 @@
-import { createMessageQueue, ZERO_USAGE } from '../../turns/index.js';
+import { checkApprovalRules, createMessageQueue, ZERO_USAGE } from '../../turns/index.js';
 import type { NewTypedEvent, SessionEvent } from '../../../schemas/events.js';
 import type { Bus } from '../../bus/index.js';
 import { assertSessionAccess, sessionListOwner } from '../../auth/index.js';
@@ -6,7 +6,8 @@ import { ConflictError, InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Principal, SessionOwners } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
-import type { SessionAdditions, Store } from '../../db/index.js';
+import type { SessionAdditions, SessionConfig, Store } from '../../db/index.js';
+import type { ToolApprovalRuleInput } from '../../../schemas/approvals.js';
 import { Session, assertOrgHasRoom, orgScope, type OrgScope } from '../../db/index.js';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
@@ -163,8 +164,9 @@ export function createSessionService({
   }
 
   /** The session row: 404 unknown, 403 another organisation's or (for a member) another user's. */
-  async function owned(scope: OrgScope, principal: Principal, id: string) {
-    const row = await scope.em.findOne(Session, { id });
+  async function owned(scope: OrgScope, principal: Principal, id: string, withConfig = false) {
+    // The configuration is a lazy column: read in the same query when the reply shows its rules.
+    const row = await scope.em.findOne(Session, { id }, withConfig ? { populate: ['config'] } : {});
     assertSessionAccess(principal, row);
     return row!;
   }
@@ -184,22 +186,23 @@ export function createSessionService({
 
   async function get(principal: Principal, id: string) {
     // The count runs beside the access check (one round trip); a refused read discards it.
-    const [row, queued] = await Promise.all([owned(orgScope(store.em(), principal.org_id), principal, id), queue.countInSession(id)]);
+    const [row, queued] = await Promise.all([owned(orgScope(store.em(), principal.org_id), principal, id, true), queue.countInSession(id)]);
     return sessionView(row, queued);
   }
 
   async function update(principal: Principal, id: string, input: UpdateSessionInput) {
     const scope = orgScope(store.em(), principal.org_id);
-    const row = await owned(scope, principal, id);
-    if (input.agent_id !== undefined && input.agent_id !== row.agent_id) {
-      await scope.em.populate(row, ['config']);
+    const row = await owned(scope, principal, id, true);
+    const switching = input.agent_id !== undefined && input.agent_id !== row.agent_id;
+    // New rules go into the snapshot's session part; a row without one (pre-0010) gets it now.
+    if (switching || (input.tool_approvals !== undefined && !row.config)) {
       const additions = row.config?.session;
       // The new agent must exist and be active; its configuration is snapshotted now and used from
       // the next turn on. The harness snapshot and the session additions stay (spec 3.4 rule 2).
       const resolved = await setup.resolve(principal, {
         harness_id: row.harness_id,
         harness_snapshot: row.config?.harness,
-        agent_id: input.agent_id,
+        agent_id: input.agent_id ?? row.agent_id ?? null,
         capabilities: row.capabilities,
         model_id: row.model_id,
         ...(additions ? { additions } : {}),
@@ -208,6 +211,7 @@ export function createSessionService({
       row.features = resolved.features;
       row.config = resolved.config;
     }
+    if (input.tool_approvals !== undefined) row.config = withSessionRules(row.config!, input.tool_approvals);
     if (input.title !== undefined) row.title = input.title;
     if (input.tags !== undefined) row.tags = input.tags;
     await scope.em.flush();
@@ -265,6 +269,14 @@ export function createSessionService({
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
+
+/** The configuration with the session's own approval rules replaced (checked as at create; `[]`: removed). */
+function withSessionRules(config: SessionConfig, rules: ToolApprovalRuleInput[]): SessionConfig {
+  const { tool_approvals: _replaced, ...kept } = config.session ?? {};
+  const session: SessionAdditions = rules.length ? { ...kept, tool_approvals: checkApprovalRules(rules) } : kept;
+  const { session: _old, ...layers } = config;
+  return Object.keys(session).length ? { ...layers, session } : layers;
+}
 
 /** The earlier public API's session-level fields, kept in the session's configuration copy. */
 function sessionAdditions(input: CreateSessionInput): SessionAdditions | undefined {

@@ -12,13 +12,34 @@ export type ChildTurnEnd =
   | { status: 'failed' | 'cancelled'; error: string; usage: Usage }
   | { status: 'waiting_for_tool_results'; usage: Usage };
 
-/** Ends when the turn does; rejects with `signal.reason` when the signal fires first. */
+/** Only with `endOnApproval`: a tool call waits for a person (decision 0101). */
+export type ApprovalWait = { status: 'waiting_for_approval'; tools: string[]; usage: Usage };
+
+/**
+ * Ends when the turn does; rejects with `signal.reason` when the signal fires first.
+ * `endOnApproval`: also when a call waits for a person (a sub-agent's parent waits for that
+ * person; a caller over MCP, which cannot decide in the middle of a call, does not).
+ */
 export async function waitForChildTurn(
   events: EventReader<SessionEvent>,
   sessionId: string,
   turnId: string,
   signal: AbortSignal,
-): Promise<ChildTurnEnd> {
+): Promise<ChildTurnEnd>;
+export async function waitForChildTurn(
+  events: EventReader<SessionEvent>,
+  sessionId: string,
+  turnId: string,
+  signal: AbortSignal,
+  options: { endOnApproval: true },
+): Promise<ChildTurnEnd | ApprovalWait>;
+export async function waitForChildTurn(
+  events: EventReader<SessionEvent>,
+  sessionId: string,
+  turnId: string,
+  signal: AbortSignal,
+  { endOnApproval = false } = {},
+): Promise<ChildTurnEnd | ApprovalWait> {
   signal.throwIfAborted();
   const sub: EventSubscription<SessionEvent> = events.subscribe(sessionId, { afterSequence: 0 });
   const onAbort = () => sub.close();
@@ -27,6 +48,8 @@ export async function waitForChildTurn(
   try {
     for await (const e of sub) {
       if (e.context?.turn_id !== turnId) continue;
+      if (endOnApproval && e.type === 'tool.approval_requested')
+        return { status: 'waiting_for_approval', tools: e.data.tool_calls.map((c) => c.name), usage: fold.usage };
       const end = step(fold, e);
       if (end) return end;
     }

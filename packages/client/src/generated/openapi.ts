@@ -1126,6 +1126,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The organisation's agents as an MCP server (Streamable HTTP, stateless, JSON responses): one tool per agent runs a turn */
+        post: operations["post_mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/durable/metrics/timeseries": {
         parameters: {
             query?: never;
@@ -1205,6 +1222,8 @@ export interface components {
             parent_tool_call_id: string | null;
             /** @description Messages waiting for a turn (sent with `on_busy` `enqueue` or `interrupt` while one ran); GET …/queue lists them. */
             queued_messages: number;
+            /** @description The session's own tool approval rules (matched before the agent's), when it has any. In the replies of create, get and update; not in lists. */
+            tool_approvals?: components["schemas"]["ToolApprovalRule"][];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1241,6 +1260,8 @@ export interface components {
             tags?: string[];
             /** Format: uuid */
             agent_id?: string;
+            /** @description Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the turn's next step: a call that already waits keeps its request. */
+            tool_approvals?: components["schemas"]["ToolApprovalRule"][];
         };
         SessionList: {
             data: components["schemas"]["Session"][];
@@ -8079,6 +8100,12 @@ export interface operations {
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
                      *       "queued_messages": 0,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8231,6 +8258,12 @@ export interface operations {
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
                      *       "queued_messages": 0,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8341,6 +8374,12 @@ export interface operations {
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
                      *       "queued_messages": 0,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8567,6 +8606,12 @@ export interface operations {
                      *       "parent_session_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "parent_tool_call_id": "example",
                      *       "queued_messages": 0,
+                     *       "tool_approvals": [
+                     *         {
+                     *           "tool": "example",
+                     *           "policy": "always_allow"
+                     *         }
+                     *       ],
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -15677,6 +15722,133 @@ export interface operations {
                      * @example {
                      *       "error": "Not found",
                      *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    [key: string]: unknown;
+                } | {
+                    [key: string]: unknown;
+                }[];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "application/json": string;
+                };
+            };
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Error",
+                     *       "status": 406
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type",
+                     *       "status": 415
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { ErrorResponse, ref } from '../../../schemas/common.js';
+import { route, type Route } from '../../http/index.js';
+import type { McpCall } from './server.js';
+import type { McpReply } from './web-exchange.js';
+
+const err = ref(ErrorResponse);
+
+/** A JSON-RPC 2.0 message or batch; the SDK checks the rest (our pipeline has bounded its size and depth). */
+const McpMessage = Type.Union(
+  [Type.Object({}, { additionalProperties: true }), Type.Array(Type.Object({}, { additionalProperties: true }))],
+  {
+    description:
+      'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, notifications) or a batch of them.',
+  },
+);
+
+/** `/v1/mcp` (decision 0094, "Serving agents"): POST only, as a stateless Streamable HTTP server is. */
+export function mcpServerRoutes({ serve }: { serve: (call: McpCall) => Promise<McpReply> }): Route[] {
+  return [
+    route(
+      {
+        method: 'POST',
+        path: '/v1/mcp',
+        auth: 'user',
+        summary: "The organisation's agents as an MCP server (Streamable HTTP, stateless, JSON responses): one tool per agent runs a turn",
+        tags: ['mcp'],
+        schema: {
+          body: McpMessage,
+          response: { 200: 'application/json', 202: null, 400: err, 401: err, 406: err, 415: err },
+        },
+      },
+      async ({ body, headers }, { principal, clientGone }) => serve({ principal, headers, body, clientGone }),
+    ),
+  ];
+}
