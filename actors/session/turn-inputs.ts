@@ -34,6 +34,7 @@ export class TurnInputs {
       { store: deps.store, capabilities: deps.capabilities, defaultMaxIterations: maxIterations, toolStorage: deps.toolStorage },
       sessionId,
       controlsModelId,
+      job.user_id,
     );
     this.setup.catch(() => undefined);
     if (job.preamble) {

@@ -107,12 +107,15 @@ export interface TurnSetupOptions {
 
 /**
  * Loads a session's turn setup; null when the session no longer exists. `controlsModelId`: the
- * model the turn's message names, when known (a fresh turn's job carries it).
+ * model the turn's message names, when known (a fresh turn's job carries it). `jobUserId`: who
+ * started the turn; the tools listed now (MCP headers) may use the creator's connections only
+ * for the creator, as the act step's calls may.
  */
 export async function loadTurnSetup(
   { store, capabilities, defaultMaxIterations, toolStorage }: TurnSetupOptions,
   sessionId: string,
   controlsModelId?: string,
+  jobUserId?: string,
 ): Promise<TurnSetup | null> {
   const row = (await store.sql<SetupRow>(SETUP_QUERY, [controlsModelId ?? null, sessionId]))[0];
   if (!row) return null;
@@ -121,7 +124,7 @@ export async function loadTurnSetup(
   const ref = { session_id: row.id, org_id: row.organization_id };
   const resolved = await withDynamicTools(resolveCapabilities(layers, capabilities), capabilities, async () => ({
     ...ref,
-    secrets: (await (toolStorage ?? unavailableToolStorage)(ref)).secrets,
+    secrets: (await (toolStorage ?? unavailableToolStorage)({ ...ref, may_use_connections: jobUserId === row.user_id })).secrets,
   }));
   if (row.unsnapshotted)
     await store.sql(STORE_SNAPSHOT, [JSON.stringify({ harness, agent }), JSON.stringify(resolved.features), sessionId]);
