@@ -111,7 +111,7 @@ export const UpdateSessionBody = Type.Object(
     agent_id: Type.Optional(Uuid),
     tool_approvals: Type.Optional(
       approvalRules(
-        "Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the turn's next step: a call that already waits keeps its request.",
+        "Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the session's next turn.",
       ),
     ),
   },

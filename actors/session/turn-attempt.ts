@@ -27,7 +27,6 @@ import { watchAttempt } from './turn-watch.js';
 import { createIdTracing } from '../../src/observability/index.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { decideInputOf, type TurnSetup } from './turn-setup.js';
-import { callsServerTools, readApprovalPolicy } from './approval-refresh.js';
 import { llmControls, TurnInputs } from './turn-inputs.js';
 import { beginTurn, changeStatus, endTurnForGood, type TurnBoundsContext } from './turn-bounds.js';
 import type { LlmMessage } from '../../src/llm/index.js';
@@ -197,9 +196,6 @@ export class TurnAttempt {
         return true;
       case 'reason':
         await this.#reason(turnLog, setup, d.iteration, d.resumed);
-        // Rules changed by PATCH while the turn ran apply to this step's calls (approval-refresh.ts).
-        if (callsServerTools(turnLog.state.steps.at(-1)?.toolCalls ?? [], setup.serverTools))
-          setup.approvalOf = await readApprovalPolicy(this.#deps.store, this.#sessionId, setup.approvalOf);
         return false;
       case 'act': {
         const session = { session_id: this.#sessionId, org_id: setup.orgId, may_use_connections: this.#job.user_id === setup.ownerUserId };

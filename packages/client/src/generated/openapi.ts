@@ -1260,7 +1260,7 @@ export interface components {
             tags?: string[];
             /** Format: uuid */
             agent_id?: string;
-            /** @description Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the turn's next step: a call that already waits keeps its request. */
+            /** @description Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the session's next turn. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
         };
         SessionList: {
