@@ -4,7 +4,9 @@
  * runs the step again (as a resumed step: its `reason.started` is stored) instead of failing
  * the turn. The vendor's reported input tokens calibrate the next step's estimate.
  */
+import type { NewSessionEvent } from '../../../schemas/events.js';
 import { LlmError, type LlmMessage } from '../../../src/llm/index.js';
+import { turnEvents } from '../../../src/turns/index.js';
 import type { TurnLog } from '../log/turn-log.js';
 import type { TurnInputs } from '../turn-inputs.js';
 import { Compactor, type CompactionOptions, type CompactionTarget } from './compactor.js';
@@ -46,4 +48,23 @@ export async function reasonCompacting(
     return;
   }
   compactor.reported(reportedInput() - before);
+}
+
+/** What a user who asks for a compaction of too short a history is told (decision 0103). */
+export const NOTHING_TO_COMPACT =
+  'Nothing to compact: the history needs at least one exchange before the newest entry, which stays verbatim';
+
+/**
+ * A compaction turn's one step (POST …/compact): everything but the newest entry is summarised
+ * into `session.compacted`. With nothing to summarise, the events that end the turn as
+ * `nothing_to_compact`; else none. A cancel aborts the summary call: nothing is stored.
+ */
+export async function compactOnDemand(
+  target: CompactionTarget & { turn: NonNullable<CompactionTarget['turn']> },
+  compactor: Compactor,
+  instructions: string | undefined,
+  newId: () => string,
+): Promise<NewSessionEvent[]> {
+  if (await compactor.compact(target, 'manual', undefined, instructions)) return [];
+  return [turnEvents.turnFailed(newId(), target.turn, { error: NOTHING_TO_COMPACT, error_code: 'nothing_to_compact', iterations: 0 })];
 }

@@ -936,6 +936,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compact the history now: a summary replaces all but the newest exchange in later requests (cancel with POST …/cancel) */
+        post: operations["post_sessions_by_id_compact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tool-results": {
         parameters: {
             query?: never;
@@ -1183,6 +1200,34 @@ export interface components {
             /** @description Decisions recorded now (a call decided before is not decided again). */
             accepted: number;
             readonly status: components["schemas"]["SessionStatus"];
+        };
+        CompactSessionBody: {
+            /** @description What the summary should keep or stress (added to the summariser’s prompt). */
+            instructions?: string;
+        };
+        /**
+         * @example {
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *       "status": "active"
+         *     }
+         */
+        CompactionAccepted: {
+            /** Format: uuid */
+            session_id: string;
+            /** @description The compaction turn: follow it over SSE or the events API (`turn.started` kind `compaction`, then `session.compacted`, `turn.completed` and `session.idled`; or `turn.failed` `nothing_to_compact`). POST …/cancel cancels it. */
+            turn_id: string;
+            /**
+             * @description The session runs the compaction; it answers messages again once idle.
+             * @constant
+             */
+            readonly status: "active";
+        };
+        CompactionSettings: {
+            /** @description Compact when a request would hold more than this share of the model’s window, in percent; at most the server’s COMPACTION_THRESHOLD_PERCENT (default 80). Null: the server’s. */
+            threshold_percent?: number | null;
+            /** @description A model of the organisation that writes the summaries; null: the session’s own model. */
+            model_id?: string | null;
         };
         SessionStatus: "started" | "active" | "idle" | "waiting_for_tool_results";
         Session: {
@@ -1630,6 +1675,11 @@ export interface components {
                 input_message_id: string;
                 /** @description Who sent the message; absent for the scheduler. */
                 user_id?: string;
+                /**
+                 * @description A compaction on demand (POST …/compact): the turn summarises the history and stores `session.compacted` instead of calling tools; it has no input message (`input_message_id` is the turn id). Absent for a message turn.
+                 * @constant
+                 */
+                kind?: "compaction";
             };
             metadata?: {
                 [key: string]: unknown;
@@ -1730,7 +1780,7 @@ export interface components {
                 /** @description The turn this event belongs to. */
                 turn_id: string;
                 error: string;
-                error_code: "llm_error" | "max_iterations" | "internal_error" | "invalid_structured_output";
+                error_code: "llm_error" | "max_iterations" | "internal_error" | "invalid_structured_output" | "nothing_to_compact";
                 iterations: number;
             };
             metadata?: {
@@ -13863,6 +13913,152 @@ export interface operations {
                      * @example {
                      *       "error": "Unprocessable entity",
                      *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_sessions_by_id_compact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome (same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. Errors 5xx, 409 and 429 are not kept: a retry runs anew.
+                 * @example example
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CompactSessionBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+                     *       "turn_id": "019a0000-0000-7000-8000-000000000001",
+                     *       "status": "active"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CompactionAccepted"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests",
+                     *       "status": 429
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
