@@ -239,23 +239,20 @@ export class TurnAttempt {
   async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
     const llm = llmControls(turnLog.state.controls);
     const target = await this.#compactionTarget(turnLog, setup);
-    const model = target.model;
-    this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': model.model });
+    this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': target.model.model });
     const step = (messages: LlmMessage[], again: boolean) =>
       runReasonStep(
         { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
         {
-          turn: this.#job.turn,
+          ...target,
           iteration,
           resumed: resumed || again,
-          model,
-          system: setup.system,
           messages,
-          tools: setup.llmTools,
           controls: llm,
           checkReply: replyChecker(this.#deps.replySchemas, llm.response_format, { orgId: setup.orgId, sessionId: this.#sessionId }),
-          signal: this.#ac.signal,
           deltaIntervalMs: this.#o.deltaIntervalMs,
+          // The vendor's prompt cache groups a session's requests (OpenAI `prompt_cache_key`).
+          cacheKey: this.#sessionId,
         },
       );
     await this.#trace.traced(reasonCompacting(this.#compactor!, target, () => turnLog.transcript.usage.input_tokens, step));
