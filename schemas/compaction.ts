@@ -38,6 +38,9 @@ export const CompactionAccepted = Type.Object(
 );
 export type CompactionAcceptedView = Static<typeof CompactionAccepted>;
 
+/** COMPACTION_THRESHOLD_PERCENT's default (docs/operations.md §33). */
+export const DEFAULT_COMPACTION_THRESHOLD_PERCENT = 80;
+
 /** Tightest threshold a tenant may set: below it every step would compact. */
 export const MIN_COMPACTION_THRESHOLD_PERCENT = 10;
 

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from './event-types.js';
-import { ListOf, PageOf, Timestamp, Uuid } from './common.js';
+import { ListOf, PageOf, Timestamp, Uuid, ref } from './common.js';
 import { Event, eventSchemas } from './event-documents.js';
 import { EventContext } from './events.js';
 import { MAX_INITIAL_FILES } from './fs.js';
 import { ToolApprovals } from './approvals.js';
+import { CompactionSettings } from './compaction.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -76,6 +77,11 @@ export const CreateSessionBody = Type.Object(
       Type.Union([Type.Boolean(), Type.Null()], { description: "false: a step's server tools run one at a time; overrides the agent's." }),
     ),
     tool_approvals: Type.Optional(ToolApprovals),
+    compaction: Type.Optional(
+      Type.Union([ref(CompactionSettings), Type.Null()], {
+        description: "Context compaction of this session, over its agent's field by field; null: the agent's (else the server's).",
+      }),
+    ),
     locale: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], {
         description: 'BCP 47 tag, stored with the session.',
@@ -97,6 +103,11 @@ export const UpdateSessionBody = Type.Object(
     title: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 100 })),
     agent_id: Type.Optional(Uuid),
+    compaction: Type.Optional(
+      Type.Union([ref(CompactionSettings), Type.Null()], {
+        description: "Replaces the session's compaction settings (from its next turn on); null removes them (the agent's apply).",
+      }),
+    ),
   },
   { $id: 'UpdateSessionBody', additionalProperties: false },
 );

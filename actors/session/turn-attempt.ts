@@ -32,7 +32,7 @@ import { llmControls, TurnInputs } from './turn-inputs.js';
 import { beginTurn, changeStatus, endTurnForGood, type TurnBoundsContext } from './turn-bounds.js';
 import type { LlmMessage } from '../../src/llm/index.js';
 import type { Compactor } from './compaction/compactor.js';
-import { attemptCompactor, compactOnDemand, reasonCompacting } from './compaction/reason-compacting.js';
+import { attemptCompactor, compactionTarget, compactOnDemand, reasonCompacting } from './compaction/reason-compacting.js';
 
 /** One attempt's state: the log view, watchers, and the lazily loaded setup and model. */
 export class TurnAttempt {
@@ -233,7 +233,7 @@ export class TurnAttempt {
   async #compactionTarget(turnLog: TurnLog, setup: TurnSetup) {
     const model = await this.#inputs!.model(setup, turnLog.state.controls);
     this.#compactor ??= attemptCompactor(turnLog, this.#inputs!, setup.orgId, this.newId, this.#o.compaction);
-    return { model, system: setup.system, tools: setup.llmTools, turn: this.#job.turn, signal: this.#ac.signal };
+    return compactionTarget(this.#inputs!, setup, model, this.#job.turn, this.#ac.signal);
   }
 
   async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {

@@ -11,6 +11,8 @@ export type { DecideInput, TurnDecision } from './turn-decider.js';
 export { evolveTurn, foldTurn, initialTurnState, outstandingOf } from './turn-state.js';
 export type { ApprovalDecision, StepState, TurnState } from './turn-state.js';
 export { checkApprovalRules, compileApprovalPolicy } from './tool-approval-policy.js';
+export { checkCompactionSettings, effectiveCompaction } from './compaction-settings.js';
+export type { CompactionSettingsBounds, EffectiveCompaction } from './compaction-settings.js';
 export type { ApprovalPolicyOf } from './approval-step.js';
 export { cancelEvents, stepClosingEvents } from './turn-event-groups.js';
 export {

@@ -53,8 +53,8 @@ export interface CompactionIo {
 export interface CompactionTarget {
   /** The session's model: its window is the one the requests must fit. */
   model: ResolvedModel;
-  /** The model that writes the summary (the agent's or session's `compaction.model_id`); default `model`. */
-  summariser?: ResolvedModel;
+  /** The model that writes the summary (the agent's or session's `compaction.model_id`), asked for when one is written; default `model`. */
+  summariser?: () => Promise<ResolvedModel | null>;
   /** The agent's or session's `compaction.threshold_percent` (at most the operator's); default the operator's. */
   thresholdPercent?: number;
   system: string;
@@ -138,7 +138,7 @@ export class Compactor {
     const before =
       tokensBefore ??
       (await this.measure(target.model, { system: target.system, messages: await this.#io.messages(t), tools: target.tools }));
-    const summariser = target.summariser ?? target.model;
+    const summariser = (await target.summariser?.()) ?? target.model;
     const rendered = renderForSummary(t.summary, t.entries.slice(0, cut + 1), {
       maxResultChars: this.#o.maxResultChars,
       // What the summariser reads stays well inside its own window.

@@ -5,10 +5,11 @@
  * the turn. The vendor's reported input tokens calibrate the next step's estimate.
  */
 import type { NewSessionEvent } from '../../../schemas/events.js';
-import { LlmError, type LlmMessage } from '../../../src/llm/index.js';
-import { turnEvents } from '../../../src/turns/index.js';
+import { LlmError, type LlmMessage, type ResolvedModel } from '../../../src/llm/index.js';
+import { turnEvents, type TurnRef } from '../../../src/turns/index.js';
 import type { TurnLog } from '../log/turn-log.js';
 import type { TurnInputs } from '../turn-inputs.js';
+import type { TurnSetup } from '../turn-setup.js';
 import { Compactor, type CompactionOptions, type CompactionTarget } from './compactor.js';
 
 /** The compactor of an attempt, reading and appending through its turn log. */
@@ -28,6 +29,21 @@ export function attemptCompactor(
     },
     o,
   );
+}
+
+/** What a turn's compaction measures and summarises with: its model, prompt and tools, and the session's settings. */
+export function compactionTarget(
+  inputs: TurnInputs,
+  setup: TurnSetup,
+  model: ResolvedModel,
+  turn: TurnRef,
+  signal: AbortSignal,
+): CompactionTarget & { turn: TurnRef } {
+  const { thresholdPercent } = setup.compaction;
+  return {
+    ...{ model, system: setup.system, tools: setup.llmTools, turn, signal },
+    ...{ summariser: () => inputs.summariser(setup), ...(thresholdPercent === null ? {} : { thresholdPercent }) },
+  };
 }
 
 /** Runs `run` (one reason step) with the compacted messages; `again`: the retry after a refusal. */

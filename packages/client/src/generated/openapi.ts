@@ -1274,6 +1274,8 @@ export interface components {
             parallel_tool_calls?: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
+            /** @description Context compaction of this session, over its agent's field by field; null: the agent's (else the server's). */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
             /** @description BCP 47 tag, stored with the session. */
             locale?: string | null;
             /** @description Starter files written into the session file system at creation (a later path replaces an earlier one); non-empty adds `session_file_system`. */
@@ -1284,6 +1286,8 @@ export interface components {
             tags?: string[];
             /** Format: uuid */
             agent_id?: string;
+            /** @description Replaces the session's compaction settings (from its next turn on); null removes them (the agent's apply). */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
         };
         SessionList: {
             data: components["schemas"]["Session"][];
@@ -3264,6 +3268,8 @@ export interface components {
             parallel_tool_calls?: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
+            /** @description Context compaction of this agent's sessions (a session's settings win field by field); null: the server's. */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
@@ -3301,6 +3307,8 @@ export interface components {
             parallel_tool_calls?: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
+            /** @description Context compaction of this agent's sessions (a session's settings win field by field); null: the server's. */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
@@ -3329,6 +3337,7 @@ export interface components {
             parallel_tool_calls: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals: components["schemas"]["ToolApprovalRule"][];
+            compaction: components["schemas"]["CompactionSettings"] | null;
             /**
              * Format: uuid
              * @description The harness of a session created from this agent alone: the built-in `generic` (earlier API; its SDK requires the field).
@@ -5594,6 +5603,7 @@ export interface operations {
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
                      *           "tool_approvals": [],
+                     *           "compaction": {},
                      *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -5625,6 +5635,7 @@ export interface operations {
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
                      *           "tool_approvals": [],
+                     *           "compaction": {},
                      *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -5763,6 +5774,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -5940,6 +5952,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6300,6 +6313,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6444,6 +6458,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6489,6 +6504,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6739,6 +6755,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6888,6 +6905,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
