@@ -213,7 +213,7 @@ describe('agent-session CLI against the service', () => {
     for (let i = 0; i < 200 && !events.some((e) => e.id === turnId); i++, await sleep(50))
       events = (await app.request('GET', `/v1/sessions/${sid}/events?limit=1000`)).body.data;
     const started = events.find((e) => e.id === turnId);
-    assert.equal(started?.data.kind, 'compaction', 'the printed id is the compaction turn');
+    assert.equal(started?.data['kind'], 'compaction', 'the printed id is the compaction turn');
     assert.equal(events.filter((e) => e.type === 'session.compacted').length, 1);
   });
 
