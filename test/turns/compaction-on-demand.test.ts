@@ -100,7 +100,8 @@ for (const mode of ['pglite', 'nats'] as const satisfies TestMode[]) {
     });
 
     it('a second compaction right after the first has nothing to compact: turn.failed nothing_to_compact, the session stays usable', async (t) => {
-      const app = await startTestApp(t, { mode });
+      const metricsToken = 'metrics-token-0123456789abcdef';
+      const app = await startTestApp(t, { mode, env: { METRICS_TOKEN: metricsToken } });
       const id = await openAiSession(app, fake);
       await turn(app, id, 'one', 1);
       assert.equal((await compact(app, id)).status, 202);
@@ -112,6 +113,8 @@ for (const mode of ['pglite', 'nats'] as const satisfies TestMode[]) {
       assert.equal(failed.data['error_code'], 'nothing_to_compact');
       assert.equal(failed.context['turn_id'], again.body.turn_id);
       assert.equal(events.filter((e) => e.type === 'session.compacted').length, 1);
+      const metrics = await (await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
+      assert.match(metrics, /turns_failed_total\{error_code="nothing_to_compact"\} 1\n/, 'counted under its own code');
       await turn(app, id, 'two', 4);
     });
 
