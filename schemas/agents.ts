@@ -3,6 +3,7 @@ import { ListOf, Timestamp, Uuid } from './common.js';
 import { CapabilityItem, ToolSpec } from './capabilities.js';
 import { InitialFile } from './fs.js';
 import { ToolApprovals } from './approvals.js';
+import { CompactionSettings } from './compaction.js';
 
 /** A `$ref` to a named schema that keeps the target's static type. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
@@ -81,6 +82,11 @@ const AgentFields = {
     }),
   ),
   tool_approvals: Type.Optional(ToolApprovals),
+  compaction: Type.Optional(
+    Type.Union([ref(CompactionSettings), Type.Null()], {
+      description: "Context compaction of this agent's sessions (a session's settings win field by field); null: the server's.",
+    }),
+  ),
   initial_files: Type.Optional(
     Type.Array(ref(InitialFile), {
       description: 'Earlier API: only `[]` (what its SDK always sends); starter files are given on session create.',
@@ -111,6 +117,7 @@ export const AgentPatch = Type.Object(
     display_name: AgentFields.display_name,
     parallel_tool_calls: AgentFields.parallel_tool_calls,
     tool_approvals: AgentFields.tool_approvals,
+    compaction: AgentFields.compaction,
     initial_files: AgentFields.initial_files,
     ...EchoedReadOnly,
   },
@@ -132,6 +139,7 @@ export const Agent = Type.Object(
     model: Type.Union([Type.String(), Type.Null()], { description: 'The default model as the client named it, else `default_model_id`.' }),
     parallel_tool_calls: Type.Union([Type.Boolean(), Type.Null()]),
     tool_approvals: ToolApprovals,
+    compaction: Type.Union([ref(CompactionSettings), Type.Null()]),
     harness_id: Type.String({
       format: 'uuid',
       description:

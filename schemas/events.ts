@@ -75,6 +75,7 @@ export const TurnErrorCode = Type.Union([
   Type.Literal('max_iterations'),
   Type.Literal('internal_error'),
   Type.Literal('invalid_structured_output'),
+  Type.Literal('nothing_to_compact'),
 ]);
 
 const TurnIds = { turn_id: TurnId, input_message_id: Type.String() };
@@ -105,6 +106,12 @@ export const eventData = {
   'turn.started': Type.Object({
     ...TurnIds,
     user_id: Type.Optional(Type.String({ description: 'Who sent the message; absent for the scheduler.' })),
+    kind: Type.Optional(
+      Type.Literal('compaction', {
+        description:
+          'A compaction on demand (POST …/compact): the turn summarises the history and stores `session.compacted` instead of calling tools; it has no input message (`input_message_id` is the turn id). Absent for a message turn.',
+      }),
+    ),
   }),
   'turn.completed': Type.Object({
     turn_id: TurnId,

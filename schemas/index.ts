@@ -18,6 +18,7 @@ import { connectionSchemas } from './connections.js';
 import { metricsSchemas } from './metrics.js';
 import { webhookSchemas } from './webhooks.js';
 import { approvalSchemas } from './approvals.js';
+import { compactionSchemas } from './compaction.js';
 
 export const namedSchemas: TSchema[] = [
   ErrorResponse,
@@ -25,6 +26,7 @@ export const namedSchemas: TSchema[] = [
   CapabilityRef,
   // Referenced by agents and sessions: registered before them.
   ...approvalSchemas,
+  ...compactionSchemas,
   ...sessionSchemas,
   ...turnSchemas,
   ...authSchemas,

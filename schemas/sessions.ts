@@ -5,6 +5,7 @@ import { Event, eventSchemas } from './event-documents.js';
 import { EventContext } from './events.js';
 import { MAX_INITIAL_FILES } from './fs.js';
 import { MAX_TOOL_APPROVAL_RULES, ToolApprovalRule, ToolApprovals } from './approvals.js';
+import { CompactionSettings } from './compaction.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -88,6 +89,11 @@ export const CreateSessionBody = Type.Object(
       Type.Union([Type.Boolean(), Type.Null()], { description: "false: a step's server tools run one at a time; overrides the agent's." }),
     ),
     tool_approvals: Type.Optional(ToolApprovals),
+    compaction: Type.Optional(
+      Type.Union([ref(CompactionSettings), Type.Null()], {
+        description: "Context compaction of this session, over its agent's field by field; null: the agent's (else the server's).",
+      }),
+    ),
     locale: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], {
         description: 'BCP 47 tag, stored with the session.',
@@ -113,6 +119,11 @@ export const UpdateSessionBody = Type.Object(
       approvalRules(
         "Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the session's next turn.",
       ),
+      ),
+    compaction: Type.Optional(
+      Type.Union([ref(CompactionSettings), Type.Null()], {
+        description: "Replaces the session's compaction settings (from its next turn on); null removes them (the agent's apply).",
+      }),
     ),
   },
   { $id: 'UpdateSessionBody', additionalProperties: false },

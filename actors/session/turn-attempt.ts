@@ -13,6 +13,7 @@ import { replyChecker } from './steps/structured-reply.js';
 import {
   asTerminal,
   decideTurnStep,
+  TurnCancelled,
   TurnStoppedError,
   turnEvents,
   type ToolCallRef,
@@ -31,15 +32,7 @@ import { llmControls, TurnInputs } from './turn-inputs.js';
 import { beginTurn, changeStatus, endTurnForGood, type TurnBoundsContext } from './turn-bounds.js';
 import type { LlmMessage } from '../../src/llm/index.js';
 import type { Compactor } from './compaction/compactor.js';
-import { attemptCompactor, reasonCompacting } from './compaction/reason-compacting.js';
-
-/** Marks a turn attempt aborted because the user cancelled (the loop then closes the turn). */
-class TurnCancelled extends Error {
-  constructor() {
-    super('turn cancelled');
-    this.name = 'TurnCancelled';
-  }
-}
+import { attemptCompactor, compactionTarget, compactOnDemand, reasonCompacting } from './compaction/reason-compacting.js';
 
 /** One attempt's state: the log view, watchers, and the lazily loaded setup and model. */
 export class TurnAttempt {
@@ -197,6 +190,12 @@ export class TurnAttempt {
       case 'reason':
         await this.#reason(turnLog, setup, d.iteration, d.resumed);
         return false;
+      case 'compact':
+        // The target first: it makes the compactor (arguments are evaluated in order).
+        turnLog.push(
+          await compactOnDemand(await this.#compactionTarget(turnLog, setup), this.#compactor!, this.#job.instructions, this.newId),
+        );
+        return false;
       case 'act': {
         const session = { session_id: this.#sessionId, org_id: setup.orgId, may_use_connections: this.#job.user_id === setup.ownerUserId };
         this.#trace.enterAct(d.iteration, d.calls.length);
@@ -230,31 +229,33 @@ export class TurnAttempt {
     );
   }
 
-  async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
-    const controls = turnLog.state.controls;
-    const model = await this.#inputs!.model(setup, controls);
-    const llm = llmControls(controls);
+  /** The models and prompt a compaction measures and summarises with (the compactor made on first use). */
+  async #compactionTarget(turnLog: TurnLog, setup: TurnSetup) {
+    const model = await this.#inputs!.model(setup, turnLog.state.controls);
     this.#compactor ??= attemptCompactor(turnLog, this.#inputs!, setup.orgId, this.newId, this.#o.compaction);
-    const target = { model, system: setup.system, tools: setup.llmTools, turn: this.#job.turn, signal: this.#ac.signal };
-    this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': model.model });
+    return compactionTarget(this.#inputs!, setup, model, this.#job.turn, this.#ac.signal);
+  }
+
+  async #reason(turnLog: TurnLog, setup: TurnSetup, iteration: number, resumed: boolean): Promise<void> {
+    const llm = llmControls(turnLog.state.controls);
+    const target = await this.#compactionTarget(turnLog, setup);
+    this.#trace.startStep('reason', { 'turn.iteration': iteration, 'gen_ai.request.model': target.model.model });
     const step = (messages: LlmMessage[], again: boolean) =>
       runReasonStep(
         { push: (events) => turnLog.push(events), newId: this.newId, now: () => new Date() },
         {
-          turn: this.#job.turn,
+          ...target,
           iteration,
           resumed: resumed || again,
-          model,
-          system: setup.system,
           messages,
-          tools: setup.llmTools,
           controls: llm,
           checkReply: replyChecker(this.#deps.replySchemas, llm.response_format, { orgId: setup.orgId, sessionId: this.#sessionId }),
-          signal: this.#ac.signal,
           deltaIntervalMs: this.#o.deltaIntervalMs,
+          // The vendor's prompt cache groups a session's requests (OpenAI `prompt_cache_key`).
+          cacheKey: this.#sessionId,
         },
       );
-    await this.#trace.traced(reasonCompacting(this.#compactor, target, () => turnLog.transcript.usage.input_tokens, step));
+    await this.#trace.traced(reasonCompacting(this.#compactor!, target, () => turnLog.transcript.usage.input_tokens, step));
   }
 
   /** After too many failed attempts: record the failure so the session is usable again. */

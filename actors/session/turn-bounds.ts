@@ -31,7 +31,8 @@ export interface TurnBoundsContext {
 }
 
 /**
- * A start job carries the turn's first events (input.message … session.activated) and its
+ * A start job carries the turn's first events (input.message … session.activated; a compact
+ * job's have no input.message) and its
  * attempt is their one writer. The session row decides before anything is appended: a start
  * whose request was answered with an error (voided while its job was in flight) leaves no
  * trace, and a cancel requested before the turn began is this attempt's to write. An earlier
@@ -42,7 +43,7 @@ export interface TurnBoundsContext {
 export async function beginTurn(c: TurnBoundsContext, turnLog: TurnLog, seedIds: (lastId: string) => void): Promise<void> {
   const preamble = c.job.preamble;
   const s = turnLog.state;
-  if (c.job.kind !== 'start' || !preamble || (s.hasTurnStarted && s.activated)) return;
+  if (c.job.kind === 'resume' || !preamble || (s.hasTurnStarted && s.activated)) return;
   const begun = await c.status.begin(c.sessionId, c.job.turn_id);
   if (!begun) throw new TurnStoppedError('void');
   // A queued message leaves its queue once its turn began (decision 0097); a dispatcher finds its turn.started should this fail.

@@ -15,6 +15,7 @@ export class TurnInputs {
   /** The session's setup; null when the session is gone. */
   readonly setup: Promise<TurnSetup | null>;
   #model: ResolvedModel | null = null;
+  #summariser: Promise<ResolvedModel | null> | null = null;
   /** The model resolution started early (fresh turns); its failure surfaces at the first reason step. */
   readonly #modelLoading: Promise<ResolvedModel | null> | null = null;
   /** Images of the history, loaded once per attempt (every reason step sends the whole history). */
@@ -51,6 +52,17 @@ export class TurnInputs {
   async model(setup: TurnSetup, controls: Readonly<Record<string, unknown>>): Promise<ResolvedModel> {
     this.#model ??= (await this.#modelLoading) ?? (await this.#resolve(setup, controls['model_id'] as string | undefined));
     return this.#model;
+  }
+
+  /**
+   * The model that writes summaries (`compaction.model_id`); null: the turn's own. One that no
+   * longer resolves (deleted, its provider's key unreadable) falls back to the turn's own: a
+   * summary from the session's model beats a turn that fails.
+   */
+  summariser(setup: TurnSetup): Promise<ResolvedModel | null> {
+    const id = setup.compaction.modelId;
+    this.#summariser ??= id ? this.#deps.models.resolve(setup.orgId, id).catch(() => null) : Promise.resolve(null);
+    return this.#summariser;
   }
 
   messages(transcript: Transcript, orgId: string): Promise<LlmMessage[]> {

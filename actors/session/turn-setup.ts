@@ -23,7 +23,15 @@ import {
   type Store,
   preparedSql,
 } from '../../src/db/index.js';
-import { compileApprovalPolicy, type ApprovalPolicyOf, type DecideInput, type ModelRef, type Usage } from '../../src/turns/index.js';
+import {
+  compileApprovalPolicy,
+  effectiveCompaction,
+  type ApprovalPolicyOf,
+  type DecideInput,
+  type EffectiveCompaction,
+  type ModelRef,
+  type Usage,
+} from '../../src/turns/index.js';
 import { unavailableToolStorage, type ToolContextFactory } from './steps/tool-context.js';
 
 export interface ClientToolDef {
@@ -46,6 +54,8 @@ export interface TurnSetup {
   maxIterations: number;
   /** false: the server tools of one step run one at a time (session, else agent, `parallel_tool_calls`). */
   parallelToolCalls: boolean;
+  /** The session's compaction settings over its agent's (decision 0103). */
+  compaction: EffectiveCompaction;
   /** First model id among session > agent default > harness default (message controls come first, per turn). */
   modelIds: { session: string | null; agent: string | null; harness: string | null };
   /**
@@ -153,6 +163,7 @@ export async function loadTurnSetup(
       row.budget ?? Number.POSITIVE_INFINITY,
     ),
     parallelToolCalls: session?.parallel_tool_calls ?? agent?.parallel_tool_calls ?? true,
+    compaction: effectiveCompaction(agent?.compaction, session?.compaction),
     modelIds: { session: row.model_id, agent: agent?.default_model_id ?? null, harness: harness.default_model_id },
     model: { id: row.picked_model_id, row: row.model_row },
   };

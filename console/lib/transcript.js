@@ -1,7 +1,7 @@
 // Folds a session's events into what the chat view shows: user messages, agent replies (text
 // and thinking, streaming until completed), tool calls with their results, client tool calls
-// waiting for an answer, turn notices, and each finished turn's time, tokens and model. A pure
-// function of the event list.
+// waiting for an answer, turn notices, compactions (their summary), and each finished turn's time,
+// tokens and model. A pure function of the event list.
 
 export function foldTranscript(events) {
   const items = [];
@@ -73,6 +73,17 @@ export function foldTranscript(events) {
         t.result = d.success ? resultText(d.result) : resultText(d.error ?? d.result);
         break;
       }
+      case 'session.compacted':
+        addUsage(usage, d);
+        items.push({
+          kind: 'compacted',
+          id: e.id,
+          summary: d.summary ?? '',
+          reason: d.reason ?? '',
+          tokensBefore: d.tokens_before ?? null,
+          tokensAfter: d.tokens_after ?? null,
+        });
+        break;
       case 'turn.completed':
         running = false;
         if (reply) reply.streaming = false;

@@ -89,6 +89,11 @@ function Composer({ sessionId, running, waiting, follow, queue }) {
     sendAs('enqueue');
   };
   const cancel = () => api('POST', `/v1/sessions/${sessionId}/cancel`).catch((err) => setError(`Not cancelled: ${humanError(err)}`));
+  // A compaction runs as a turn of its own: the feed shows it, and Cancel turn stops it.
+  const compact = () => {
+    setError('');
+    api('POST', `/v1/sessions/${sessionId}/compact`, { body: {} }).catch((err) => setError(`Not compacted: ${humanError(err)}`));
+  };
   const onKey = (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e);
   };
@@ -113,6 +118,7 @@ function Composer({ sessionId, running, waiting, follow, queue }) {
               ${choices.map((m) => html`<option key=${m.id} value=${m.id}>${m.display_name || m.model_id}</option>`)}
             </select>
           </label>`}
+        ${!running && !waiting && html`<button type="button" class="secondary" onClick=${compact} title="Summarise the history so later turns send less">Compact</button>`}
         ${running && html`<button type="button" class="danger" onClick=${cancel}>Cancel turn</button>`}
         ${running && html`<span class="muted" role="status">working…</span>`}
       </div>
@@ -143,6 +149,14 @@ function Item({ item }) {
         </li>`;
     case 'turn':
       return html`<li class="turn-stats muted" data-turn-stats=${item.id}>${turnSummary(item)}</li>`;
+    case 'compacted':
+      return html`
+        <li class="compacted" data-testid="compacted" data-event-id=${item.id}>
+          <details>
+            <summary>History compacted${item.reason === 'manual' ? '' : ` (${item.reason})`}: ${item.tokensBefore} → ${item.tokensAfter} tokens</summary>
+            <pre class="summary">${item.summary}</pre>
+          </details>
+        </li>`;
     default:
       return html`<li class="notice" data-event-id=${item.id}>${item.text}</li>`;
   }

@@ -90,7 +90,14 @@ export async function buildModules(config: Config, infra: Infrastructure, { log,
     },
   });
   const models = llm.service.lookup;
-  const agents = createAgentsModule({ store, capabilities, models, parse: parsePool.run, maxAgentsPerOrg: config.ORG_MAX_AGENTS });
+  const agents = createAgentsModule({
+    store,
+    capabilities,
+    models,
+    parse: parsePool.run,
+    maxAgentsPerOrg: config.ORG_MAX_AGENTS,
+    maxCompactionThresholdPercent: config.COMPACTION_THRESHOLD_PERCENT,
+  });
   const harnesses = createHarnessesModule({ store, capabilities, models });
   await phases.time('harnesses', () => harnesses.service.ensureBuiltIns());
   const storage = openStorage(config, infra, closers, log);
@@ -107,6 +114,7 @@ export async function buildModules(config: Config, infra: Infrastructure, { log,
     starterFiles: storage,
     owners: sessionOwners,
     maxSessionsPerOrg: config.ORG_MAX_SESSIONS,
+    maxCompactionThresholdPercent: config.COMPACTION_THRESHOLD_PERCENT,
   });
   return { llm, auth, capabilities, subAgents, agents, harnesses, storage, sessionOwners, sessions, parsePool };
 }

@@ -7,6 +7,7 @@
 import type { CapabilityItemInput } from '../../schemas/capabilities.js';
 import type { ClientToolInput } from '../../schemas/agents.js';
 import type { ToolApprovalRuleInput } from '../../schemas/approvals.js';
+import type { CompactionSettingsInput } from '../../schemas/compaction.js';
 
 /** What a session keeps of its harness. */
 export interface HarnessSnapshot {
@@ -23,6 +24,8 @@ export interface AgentSnapshot extends HarnessSnapshot {
   parallel_tool_calls?: boolean | null;
   /** Tool approval rules (decision 0101); absent in copies of agents without any. */
   tool_approvals?: ToolApprovalRuleInput[] | null;
+  /** Compaction settings (decision 0103); absent in copies of agents without any. */
+  compaction?: CompactionSettingsInput | null;
 }
 
 /**
@@ -36,6 +39,8 @@ export interface SessionAdditions {
   parallel_tool_calls?: boolean;
   /** Tool approval rules matched before the agent's (decision 0101). */
   tool_approvals?: ToolApprovalRuleInput[];
+  /** Compaction settings over the agent's, field by field (decision 0103). */
+  compaction?: CompactionSettingsInput;
   locale?: string;
 }
 
@@ -69,12 +74,14 @@ export function snapshotAgent(
     client_tools?: ClientToolInput[] | null;
     parallel_tool_calls?: boolean | null;
     tool_approvals?: ToolApprovalRuleInput[] | null;
+    compaction?: CompactionSettingsInput | null;
   },
 ): AgentSnapshot {
   const snapshot: AgentSnapshot = { ...snapshotHarness(a), client_tools: structuredClone(a.client_tools ?? []) };
   // Only when set, so copies of agents that never used it look as before.
   if (a.parallel_tool_calls != null) snapshot.parallel_tool_calls = a.parallel_tool_calls;
   if (a.tool_approvals?.length) snapshot.tool_approvals = structuredClone(a.tool_approvals);
+  if (a.compaction) snapshot.compaction = { ...a.compaction };
   return snapshot;
 }
 

@@ -46,7 +46,8 @@ export function toChatMessages(system: string, messages: LlmMessage[]): ChatMess
 /**
  * The streaming request body for `POST /chat/completions`. OpenAI itself wants
  * `max_completion_tokens` (reasoning models reject `max_tokens`); compatible servers behind
- * a custom base URL mostly know only `max_tokens`.
+ * a custom base URL mostly know only `max_tokens`, and some refuse fields they do not know, so
+ * `prompt_cache_key` goes to OpenAI's own endpoint only.
  */
 export function toChatParams(req: LlmRequest, officialEndpoint: boolean): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
   const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
@@ -56,6 +57,7 @@ export function toChatParams(req: LlmRequest, officialEndpoint: boolean): OpenAI
     ...(response_format ? { response_format: chatResponseFormat(response_format) } : {}),
     stream: true,
     stream_options: { include_usage: true },
+    ...(req.cache_key && officialEndpoint ? { prompt_cache_key: req.cache_key } : {}),
     ...(req.tools.length
       ? {
           tools: req.tools.map((t) => ({

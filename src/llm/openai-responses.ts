@@ -54,6 +54,7 @@ export function toResponsesParams(req: LlmRequest): OpenAI.Responses.ResponseCre
     input: toResponsesInput(req.messages),
     stream: true,
     store: false,
+    ...(req.cache_key ? { prompt_cache_key: req.cache_key } : {}),
     ...(req.tools.length
       ? {
           tools: req.tools.map((t) => ({

@@ -85,6 +85,12 @@ export interface LlmRequest {
   messages: LlmMessage[];
   tools: LlmToolDefinition[];
   controls: LlmControls;
+  /**
+   * Groups requests that share a prefix in the vendor's prompt cache: OpenAI `prompt_cache_key`
+   * (Responses; Chat Completions on OpenAI's own endpoint only, as compatible servers may refuse
+   * unknown fields). The turn sends the session id. Anthropic marks its prefix with `cache_control`.
+   */
+  cache_key?: string;
   /** Aborting stops the stream; the iterator then rejects with the signal's reason. */
   signal?: AbortSignal;
 }

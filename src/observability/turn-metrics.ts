@@ -13,9 +13,11 @@ import { uuidv7Millis } from '../ids.js';
 import { CounterFamily, HistogramFamily, LATENCY_BUCKETS_S, LONG_BUCKETS_S, type CounterCell, type HistogramCell } from './cells.js';
 import type { BusObserver } from './instrumented-bus.js';
 import { METRIC_PREFIX } from './names.js';
+import { TurnErrorCode } from '../../schemas/events.js';
 
 const ITERATION_BUCKETS = [1, 2, 3, 5, 10, 20, 50, 100] as const;
-const TURN_ERROR_CODES = ['llm_error', 'max_iterations', 'internal_error'] as const;
+/** Every `turn.failed` code of the catalogue, so none is counted as another. */
+const TURN_ERROR_CODES: readonly string[] = TurnErrorCode.anyOf.map((code) => code.const);
 
 export interface TurnMetricsSources {
   /** Turns running in this instance's worker right now (0 for `api` instances). */
@@ -61,7 +63,7 @@ export function createTurnMetrics(registry: Registry, sources: TurnMetricsSource
     help: 'Turns failed (turn.failed), by error code.',
     labelNames: ['error_code'],
   });
-  const failed = new Map(TURN_ERROR_CODES.map((c) => [c as string, failedFamily.cell({ error_code: c })]));
+  const failed = new Map(TURN_ERROR_CODES.map((c) => [c, failedFamily.cell({ error_code: c })]));
   const cancelled = new CounterFamily(registry, {
     name: `${p}turns_cancelled_total`,
     help: 'Turns cancelled by the user (turn.cancelled).',

@@ -3,13 +3,16 @@
 export type { ImageSource } from './image-source.js';
 export { createSessionStatus } from './session-status.js';
 export type { SessionStatusStore, SessionTurnRow, TurnSessionStatus } from './session-status.js';
-export { startJob, resumeJob, parseTurnJob } from './turn-job.js';
+export { compactJob, startJob, resumeJob, parseTurnJob } from './turn-job.js';
+export { compactionPreamble, mintCompactionTurn } from './compaction-start.js';
 export type { TurnJobData } from './turn-job.js';
 export { decideTurnStep } from './turn-decider.js';
 export type { DecideInput, TurnDecision } from './turn-decider.js';
 export { evolveTurn, foldTurn, initialTurnState, outstandingOf } from './turn-state.js';
 export type { ApprovalDecision, StepState, TurnState } from './turn-state.js';
 export { checkApprovalRules, compileApprovalPolicy } from './tool-approval-policy.js';
+export { checkCompactionSettings, effectiveCompaction } from './compaction-settings.js';
+export type { CompactionSettingsBounds, EffectiveCompaction } from './compaction-settings.js';
 export type { ApprovalPolicyOf } from './approval-step.js';
 export { cancelEvents, stepClosingEvents } from './turn-event-groups.js';
 export {
@@ -39,7 +42,7 @@ export type {
   Usage,
 } from './turn-events.js';
 export { MAX_STRUCTURED_REPAIRS, responseFormatOf } from './structured-output.js';
-export { asTerminal, TerminalTurnError, RetryableTurnError, TurnStoppedError } from './turn-errors.js';
+export { asTerminal, TerminalTurnError, RetryableTurnError, TurnCancelled, TurnStoppedError } from './turn-errors.js';
 export { createMessageQueue } from './message-queue.js';
 export type { MessageQueue, NewQueued, OnBusy, QueuedRow, QueuedState } from './message-queue.js';
 export { createQueueDispatcher } from './queue-dispatch.js';

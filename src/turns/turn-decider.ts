@@ -35,7 +35,9 @@ export type TurnDecision =
   /** Run these server tool calls (at most 10 at a time), then decide again. */
   | { type: 'act'; iteration: number; calls: ToolCallRef[] }
   /** Client tool results or approval decisions are outstanding: mark the session waiting and ack. */
-  | { type: 'wait_for_client'; pending: string[] };
+  | { type: 'wait_for_client'; pending: string[] }
+  /** A compaction on demand: summarise the history (`session.compacted`, or `turn.failed` when there is nothing to), then decide again. */
+  | { type: 'compact' };
 
 export interface DecideInput {
   maxIterations: number;
@@ -70,6 +72,11 @@ export function decideTurnStep(s: TurnState, input: DecideInput): TurnDecision {
   if (s.cancelled && !s.cancelClosed) return { type: 'emit', events: closeCancellation(s, input) };
   if (s.outcome || s.cancelClosed) {
     return { type: 'idle', events: [turnEvents.sessionIdled(id(), turn, { iterations, usage: input.sessionUsage })] };
+  }
+  if (s.compaction) {
+    if (!s.compacted) return { type: 'compact' };
+    const completed = { iterations: 0, duration_ms: durationMs(s, input.now), usage: s.usage };
+    return { type: 'emit', events: [turnEvents.turnCompleted(id(), turn, completed)] };
   }
   const step = s.steps.at(-1);
   if (!step) return { type: 'reason', iteration: 1, resumed: false };

@@ -18,6 +18,14 @@ export class TerminalTurnError extends Error {
   }
 }
 
+/** Marks a turn attempt aborted because the user cancelled (the attempt's loop then closes the turn). */
+export class TurnCancelled extends Error {
+  constructor() {
+    super('turn cancelled');
+    this.name = 'TurnCancelled';
+  }
+}
+
 export class RetryableTurnError extends Error {
   readonly retryAfterMs: number;
   constructor(message: string, retryAfterMs: number, options?: ErrorOptions) {

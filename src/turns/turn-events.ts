@@ -123,9 +123,17 @@ export const turnEvents = {
   sessionStarted(id: string, turn: TurnRef): NewTypedEvent<'session.started'> {
     return { id, type: 'session.started', ...on(turn), data: {} };
   },
-  /** `user_id`: who sent the message (absent for the scheduler); a resumed turn acts for them only if they resume it. */
-  turnStarted(id: string, turn: TurnRef, userId?: string): NewTypedEvent<'turn.started'> {
-    const data = { turn_id: turn.turn_id, input_message_id: turn.input_message_id, ...(userId ? { user_id: userId } : {}) };
+  /**
+   * `user_id`: who sent the message (absent for the scheduler); a resumed turn acts for them only
+   * if they resume it. `kind`: `compaction` for a compaction on demand.
+   */
+  turnStarted(id: string, turn: TurnRef, userId?: string, kind?: 'compaction'): NewTypedEvent<'turn.started'> {
+    const data = {
+      turn_id: turn.turn_id,
+      input_message_id: turn.input_message_id,
+      ...(userId ? { user_id: userId } : {}),
+      ...(kind ? { kind } : {}),
+    };
     return { id, type: 'turn.started', ...on(turn), data };
   },
   sessionActivated(id: string, turn: TurnRef): NewTypedEvent<'session.activated'> {

@@ -3,7 +3,9 @@
  * begins, ids precomputed, so a worker can append them itself (deduplicated by id) if the API
  * died between enqueueing and appending. `resume` jobs continue a turn that was suspended for
  * client tool results or is being cancelled while suspended; their queue-level id is fresh
- * (the queue deduplicates by it), the turn id is in the payload.
+ * (the queue deduplicates by it), the turn id is in the payload. `compact` jobs are a compaction
+ * on demand: a start job of a turn that summarises the history instead of answering a message,
+ * so it shares the session's one-turn rule and the cancel flow (docs/decisions/0103).
  */
 import type { NewSessionEvent } from '../../schemas/events.js';
 import type { TurnJob } from '../bus/index.js';
@@ -11,7 +13,8 @@ import { newId } from '../ids.js';
 import type { TurnRef } from './turn-events.js';
 
 export interface TurnJobData {
-  kind: 'start' | 'resume';
+  /** `compact`: a compaction on demand (POST …/compact), a turn of its own whose preamble has no input message. */
+  kind: 'start' | 'resume' | 'compact';
   org_id: string;
   turn_id: string;
   input_message_id: string;
@@ -24,7 +27,9 @@ export interface TurnJobData {
   tags?: string[];
   /** `start` of a queued message (decision 0097): its queue row, marked started when the turn begins. */
   queued_id?: string;
-  /** `start` only: input.message, (session.started), turn.started, session.activated. */
+  /** `compact` only: what the summary should keep or stress (the request's `instructions`). */
+  instructions?: string;
+  /** `start`: input.message, (session.started), turn.started, session.activated; `compact`: turn.started, session.activated. */
   preamble?: NewSessionEvent[];
   /**
    * W3C traceparent of the span that queued the job (the HTTP request): the worker's turn span
@@ -37,6 +42,10 @@ export function startJob(sessionId: string, data: Omit<TurnJobData, 'kind'>): Tu
   return { session_id: sessionId, turn_id: data.turn_id, job: { kind: 'start', ...data } };
 }
 
+export function compactJob(sessionId: string, data: Omit<TurnJobData, 'kind'>): TurnJob {
+  return { session_id: sessionId, turn_id: data.turn_id, job: { kind: 'compact', ...data } };
+}
+
 export function resumeJob(sessionId: string, data: Omit<TurnJobData, 'kind' | 'preamble'>): TurnJob {
   return { session_id: sessionId, turn_id: newId(), job: { kind: 'resume', ...data } };
 }
@@ -44,7 +53,7 @@ export function resumeJob(sessionId: string, data: Omit<TurnJobData, 'kind' | 'p
 /** The job's data; throws on a payload this version cannot read. */
 export function parseTurnJob(turn: TurnJob): TurnJobData & { turn: TurnRef } {
   const d = turn.job as Partial<TurnJobData>;
-  if ((d.kind !== 'start' && d.kind !== 'resume') || !d.turn_id || !d.input_message_id || !d.org_id) {
+  if ((d.kind !== 'start' && d.kind !== 'resume' && d.kind !== 'compact') || !d.turn_id || !d.input_message_id || !d.org_id) {
     throw new Error(`unreadable turn job for session ${turn.session_id}`);
   }
   const turnRef: TurnRef = { turn_id: d.turn_id, input_message_id: d.input_message_id };

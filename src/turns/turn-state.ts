@@ -65,6 +65,10 @@ export interface TurnState {
   model: ModelRef | null;
   outcome: 'completed' | 'failed' | null;
   cancelled: boolean;
+  /** A compaction on demand (`turn.started` kind `compaction`): it summarises instead of reasoning. */
+  compaction: boolean;
+  /** This turn stored a `session.compacted`. */
+  compacted: boolean;
   /** The cancellation's `output.message.completed` is stored. */
   cancelClosed: boolean;
   idled: boolean;
@@ -82,6 +86,8 @@ export function initialTurnState(turn: TurnRef): TurnState {
     model: null,
     outcome: null,
     cancelled: false,
+    compaction: false,
+    compacted: false,
     cancelClosed: false,
     idled: false,
   };
@@ -141,7 +147,10 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
   if (e.context?.turn_id !== s.turn.turn_id) return s;
   switch (e.type) {
     case 'turn.started':
-      return { ...s, hasTurnStarted: true, startedAt: s.startedAt ?? e.ts };
+      return { ...s, hasTurnStarted: true, startedAt: s.startedAt ?? e.ts, compaction: s.compaction || e.data.kind === 'compaction' };
+    case 'session.compacted':
+      // The summary call is this turn's usage too (it is the session's: transcript.ts).
+      return { ...s, compacted: true, usage: addUsage(s.usage, e.data.usage) };
     case 'reason.started':
       return { ...s, steps: [...s.steps, newStep(e.data.iteration ?? s.steps.length + 1)] };
     case 'output.message.completed': {
@@ -224,7 +233,6 @@ export function evolveTurn(s: TurnState, e: SessionEvent): TurnState {
     case 'reason.thinking.completed':
     case 'output.message.started':
     case 'output.message.delta':
-    case 'session.compacted': // the transcript's concern, not the turn's
       return s;
     default: {
       const unknown: never = e;

@@ -188,6 +188,35 @@ describe('agent-session CLI against the service', () => {
     assert.equal(events.at(-1), 'session.idled');
   });
 
+  it('sessions compact: waits for the outcome (the summary, or nothing to compact); --no-wait prints the compaction turn', async (t) => {
+    const app = await startTestApp(t);
+    const home = mkdtempSync(join(tmpdir(), 'ass-cli-'));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    const agent = await app.request('POST', '/v1/agents', { body: { name: 'notes', system_prompt: 'p' } });
+    const sid = (await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id } })).body.id;
+    ok(await cli(home, ['login', '--url', app.url, '--key', app.adminKey]));
+    ok(await cli(home, ['chat', sid, '-m', 'first note', 'second note']));
+
+    const compacted = await cli(home, ['sessions', 'compact', sid, '--instructions', 'Keep the notes.']);
+    ok(compacted);
+    assert.match(compacted.stdout, /^compacted: \d+ → \d+ tokens\n/);
+    const again = await cli(home, ['sessions', 'compact', sid, '--json']);
+    ok(again);
+    const outcome = JSON.parse(again.stdout);
+    assert.equal(outcome.status, 'nothing_to_compact', 'only the newest reply is left');
+    assert.match(outcome.error, /Nothing to compact/);
+    const queued = await cli(home, ['sessions', 'compact', sid, '--no-wait']);
+    ok(queued);
+    const turnId = queued.stdout.trim();
+    // Its worker appends its first events right after the answer.
+    let events: { id: string; type: string; data: Record<string, unknown> }[] = [];
+    for (let i = 0; i < 200 && !events.some((e) => e.id === turnId); i++, await sleep(50))
+      events = (await app.request('GET', `/v1/sessions/${sid}/events?limit=1000`)).body.data;
+    const started = events.find((e) => e.id === turnId);
+    assert.equal(started?.data['kind'], 'compaction', 'the printed id is the compaction turn');
+    assert.equal(events.filter((e) => e.type === 'session.compacted').length, 1);
+  });
+
   it('a stopped server: one line naming the URL and the cause, exit 1', async (t) => {
     const home = mkdtempSync(join(tmpdir(), 'ass-cli-'));
     t.after(() => rmSync(home, { recursive: true, force: true }));

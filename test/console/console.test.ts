@@ -141,7 +141,7 @@ describe('web console (chromium)', () => {
     await page.context().close();
   });
 
-  it('chat: streams the reply, shows thinking, a server tool call with its result, answers a client tool, and cancels', async () => {
+  it('chat: streams the reply, shows thinking, a server tool call with its result, answers a client tool, cancels, and compacts', async () => {
     const agentId = await createAgentViaApi({
       capabilities: ['current_time'],
       client_tools: [
@@ -191,6 +191,19 @@ describe('web console (chromium)', () => {
     await page.waitForSelector('li.notice:has-text("Turn cancelled")');
     const types = (await serverEvents(sessionId)).map((e) => e.type);
     assert.ok(types.includes('turn.cancelled'));
+
+    // Compact on demand: the compaction shows in the transcript, its summary folded away.
+    await page.click('form.composer button:has-text("Compact")');
+    const compacted = page.locator('[data-testid=compacted]');
+    await compacted.waitFor();
+    assert.match((await compacted.locator('summary').textContent()) ?? '', /^History compacted: \d+ → \d+ tokens$/);
+    assert.equal(await compacted.locator('pre.summary').isVisible(), false, 'the summary is collapsed');
+    await compacted.locator('summary').click();
+    const stored = (await serverEvents(sessionId)).find((e) => e.type === 'session.compacted') as
+      | { data?: { summary: string } }
+      | undefined;
+    assert.ok(stored?.data?.summary, 'session.compacted is stored');
+    assert.equal(((await compacted.locator('pre.summary').textContent()) ?? '').trim(), stored.data.summary.trim());
     await page.context().close();
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createLlmProvider } from '../../src/llm/index.js';
-import { mapChatStream } from '../../src/llm/openai-completions.js';
+import { mapChatStream, toChatParams } from '../../src/llm/openai-completions.js';
 import { startFakeOpenAi } from './fakes/openai.js';
 import type { FakeLlmServer } from './fakes/fake-server.js';
 import { collect, request, runProviderConformance } from './provider-conformance.js';
@@ -88,5 +88,11 @@ describe('openai_completions request mapping', () => {
     ]);
     assert.deepEqual(events.at(-1), { type: 'done', stop_reason: 'tool_use' });
     assert.deepEqual(events.at(-2), { type: 'usage', input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 });
+  });
+
+  test('openai_completions - the cache key goes out as prompt_cache_key on OpenAI’s endpoint, not to compatible servers', () => {
+    assert.equal(toChatParams(request({ cache_key: 'session-1' }), true).prompt_cache_key, 'session-1');
+    assert.equal('prompt_cache_key' in toChatParams(request({ cache_key: 'session-1' }), false), false);
+    assert.equal('prompt_cache_key' in toChatParams(request(), true), false);
   });
 });

@@ -20,6 +20,7 @@ export interface AgentInput {
   client_tools?: unknown[];
   max_iterations?: number;
   default_model_id?: string;
+  compaction?: Record<string, unknown>;
 }
 
 export async function createAgent(app: TestApp, input: AgentInput = {}): Promise<string> {

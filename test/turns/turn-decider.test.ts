@@ -318,3 +318,36 @@ describe('turn decider', () => {
     assert.deepEqual(foldTurn(turn, stored).controls, { max_tokens: 5 });
   });
 });
+
+describe('turn decider: a compaction on demand (decision 0103)', () => {
+  const compactionStarted = [turnEvents.turnStarted('t', turn, undefined, 'compaction'), turnEvents.sessionActivated('a', turn)];
+  const compacted = turnEvents.sessionCompacted('sc', turn, {
+    summary: 's',
+    up_to_event_id: 'm1',
+    tokens_before: 100,
+    tokens_after: 10,
+    reason: 'manual',
+    ...model,
+    usage,
+  });
+
+  it('compacts instead of reasoning; once session.compacted is stored the turn completes with its usage, then idles', () => {
+    assert.deepEqual(given(compactionStarted), { type: 'compact' });
+    const done = given([...compactionStarted, compacted]);
+    assert.ok(done.type === 'emit');
+    assert.deepEqual(eventTypes(done), ['turn.completed']);
+    assert.deepEqual(dataOf(done.events[0])['usage'], usage, 'the summary call is the turn’s usage');
+    const completed = turnEvents.turnCompleted('tc', turn, { iterations: 0, duration_ms: 1, usage });
+    assert.deepEqual(eventTypes(given([...compactionStarted, compacted, completed])), ['session.idled']);
+  });
+
+  it('a cancelled compaction closes by the cancel flow and never compacts', () => {
+    const cancelled = turnEvents.turnCancelled('x', turn, ZERO_USAGE);
+    assert.deepEqual(eventTypes(given([...compactionStarted, cancelled])), ['output.message.completed']);
+  });
+
+  it('nothing to compact (turn.failed) idles', () => {
+    const failed = turnEvents.turnFailed('f', turn, { error: 'Nothing to compact', error_code: 'nothing_to_compact', iterations: 0 });
+    assert.deepEqual(eventTypes(given([...compactionStarted, failed])), ['session.idled']);
+  });
+});

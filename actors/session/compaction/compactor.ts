@@ -51,7 +51,12 @@ export interface CompactionIo {
 }
 
 export interface CompactionTarget {
+  /** The session's model: its window is the one the requests must fit. */
   model: ResolvedModel;
+  /** The model that writes the summary (the agent's or session's `compaction.model_id`), asked for when one is written; default `model`. */
+  summariser?: () => Promise<ResolvedModel | null>;
+  /** The agent's or session's `compaction.threshold_percent` (at most the operator's); default the operator's. */
+  thresholdPercent?: number;
   system: string;
   tools: readonly LlmToolDefinition[];
   /** The turn it runs in (null: a compaction on demand). */
@@ -112,31 +117,34 @@ export class Compactor {
     const messages = await this.#io.messages(this.#io.transcript());
     if (!this.#o.enabled) return messages;
     const tokens = await this.measure(target.model, { system: target.system, messages, tools: target.tools });
-    if (tokens <= (this.window(target.model) * this.#o.thresholdPercent) / 100) return messages;
+    const threshold = Math.min(target.thresholdPercent ?? this.#o.thresholdPercent, this.#o.thresholdPercent);
+    if (tokens <= (this.window(target.model) * threshold) / 100) return messages;
     if (!(await this.compact(target, 'threshold', tokens))) return messages;
     return this.#io.messages(this.#io.transcript());
   }
 
   /**
    * Summarises the history up to a boundary and stores `session.compacted`; false when there
-   * is nothing to summarise. `context_length` keeps only the newest entry verbatim.
+   * is nothing to summarise. `context_length` and `manual` keep only the newest entry verbatim
+   * (a compaction on demand compacts a short history too).
    */
   async compact(target: CompactionTarget, reason: CompactionReason, tokensBefore?: number, instructions?: string): Promise<boolean> {
     const t = this.#io.transcript();
     const sizes = t.entries.map(entryTokens);
     const window = this.window(target.model);
     const keepTokens = Math.floor((window * this.#o.keepRecentPercent) / 100);
-    const cut = chooseBoundary({ entries: t.entries, sizes, keepTokens }, reason === 'context_length');
+    const cut = chooseBoundary({ entries: t.entries, sizes, keepTokens }, reason !== 'threshold');
     if (cut === null) return false;
     const before =
       tokensBefore ??
       (await this.measure(target.model, { system: target.system, messages: await this.#io.messages(t), tools: target.tools }));
+    const summariser = (await target.summariser?.()) ?? target.model;
     const rendered = renderForSummary(t.summary, t.entries.slice(0, cut + 1), {
       maxResultChars: this.#o.maxResultChars,
       // What the summariser reads stays well inside its own window.
-      maxChars: Math.floor(window * 0.6) * CHARS_PER_TOKEN,
+      maxChars: Math.floor(this.window(summariser) * 0.6) * CHARS_PER_TOKEN,
     });
-    const { summary, usage } = await summarise(target.model, {
+    const { summary, usage } = await summarise(summariser, {
       rendered,
       instructions,
       maxTokens: this.#o.summaryMaxTokens,
@@ -144,7 +152,7 @@ export class Compactor {
     });
     const dropped = sizes.slice(0, cut + 1).reduce((a, b) => a + b, 0) + Math.ceil((t.summary?.length ?? 0) / CHARS_PER_TOKEN);
     const after = Math.max(0, before - dropped) + Math.ceil(summary.length / CHARS_PER_TOKEN);
-    const { model, model_id, provider_id } = target.model;
+    const { model, model_id, provider_id } = summariser;
     const event = turnEvents.sessionCompacted(this.#io.newId(), target.turn, {
       summary,
       up_to_event_id: t.entries[cut]!.event_id,

@@ -46,8 +46,10 @@ export interface ReasonStepInput {
   model: ResolvedModel;
   system: string;
   messages: LlmMessage[];
-  tools: LlmToolDefinition[];
+  tools: readonly LlmToolDefinition[];
   controls: LlmControls;
+  /** Groups the session's requests in the vendor's prompt cache (the session id). */
+  cacheKey?: string;
   signal: AbortSignal;
   deltaIntervalMs: number;
   /** With a response format: checks a final reply (no tool calls) before its step is stored. */
@@ -99,8 +101,9 @@ export async function runReasonStep(io: ReasonStepIo, p: ReasonStepInput): Promi
       model: p.model.model,
       system: p.system,
       messages: p.messages,
-      tools: p.tools,
+      tools: [...p.tools],
       controls: p.controls,
+      ...(p.cacheKey ? { cache_key: p.cacheKey } : {}),
       signal: p.signal,
     });
     for await (const ev of stream) {

@@ -129,6 +129,17 @@ export function createAgentSessionClient(options: ClientOptions) {
       );
     },
     cancel: (sessionId: string) => ok(api.POST('/v1/sessions/{id}/cancel', { params: id(sessionId) })),
+    /**
+     * Compacts the history now (a turn of its own: follow `turn_id` to `session.compacted` and
+     * `session.idled`; `cancel` stops it). 409 while a turn runs or before the first message.
+     */
+    compact: (sessionId: string, opts: { instructions?: string } = {}) =>
+      ok(
+        api.POST('/v1/sessions/{id}/compact', {
+          params: id(sessionId),
+          body: opts.instructions ? { instructions: opts.instructions } : {},
+        }),
+      ),
     /** The messages waiting for a turn (sent with `onBusy: 'enqueue'` or `'interrupt'`), in the order they will run. */
     queue: (sessionId: string) => ok(api.GET('/v1/sessions/{id}/queue', { params: id(sessionId) })),
     /** Cancels a queued message (409 once its turn is starting). */

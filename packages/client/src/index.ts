@@ -32,6 +32,8 @@ export type {
   MessageControls,
   SendMessageOptions,
   QueuedMessage,
+  CompactionAccepted,
+  CompactionSettings,
   Session,
   SessionCreate,
   SessionPatch,

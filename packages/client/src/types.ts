@@ -37,3 +37,5 @@ export interface SendMessageOptions {
 
 /** A message sent with `onBusy` while a turn ran, waiting for its own. */
 export type QueuedMessage = Schemas['QueuedMessage'];
+export type CompactionAccepted = Schemas['CompactionAccepted'];
+export type CompactionSettings = Schemas['CompactionSettings'];

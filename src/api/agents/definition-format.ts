@@ -18,6 +18,7 @@ export function exportMarkdown(agent: AgentView): string {
   if (agent.model !== null && agent.model !== agent.default_model_id) front['model'] = agent.model;
   if (agent.parallel_tool_calls !== null) front['parallel_tool_calls'] = agent.parallel_tool_calls;
   if (agent.tool_approvals.length) front['tool_approvals'] = agent.tool_approvals;
+  if (agent.compaction !== null) front['compaction'] = agent.compaction;
   return `---\n${stringifyYaml(front, { lineWidth: 0 })}---\n\n${agent.system_prompt}`;
 }
 

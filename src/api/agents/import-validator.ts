@@ -3,6 +3,7 @@ import { AgentCreate, AgentStatus, ClientTool, ToolDeclaration, type AgentCreate
 import { CapabilityItem } from '../../../schemas/capabilities.js';
 import { CapabilityRef } from '../../../schemas/common.js';
 import { ToolApprovalPolicy, ToolApprovalRule } from '../../../schemas/approvals.js';
+import { CompactionSettings } from '../../../schemas/compaction.js';
 import { InitialFile } from '../../../schemas/fs.js';
 import { InvalidRequestError } from '../../errors.js';
 import { addNamedSchemas, ajv, resolveRef } from '../../validation/index.js';
@@ -23,6 +24,7 @@ export function createImportValidator() {
     InitialFile,
     ToolApprovalPolicy,
     ToolApprovalRule,
+    CompactionSettings,
   ]);
   const validate = ajv.compile(AgentCreate);
 

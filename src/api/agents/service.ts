@@ -16,7 +16,8 @@ import { createImportValidator } from './import-validator.js';
 import { checkAgentLimits } from './limits.js';
 import type { AgentFields, AgentRow, ModelLookup } from './types.js';
 import { storedAgentFields, toAgentView } from './view.js';
-import { checkApprovalRules } from '../../turns/index.js';
+import { checkApprovalRules, checkCompactionSettings } from '../../turns/index.js';
+import { DEFAULT_COMPACTION_THRESHOLD_PERCENT } from '../../../schemas/compaction.js';
 
 export interface AgentServiceDeps {
   store: Store;
@@ -29,11 +30,13 @@ export interface AgentServiceDeps {
   examples?: ExampleCatalogue;
   /** Agents one organisation may hold (config ORG_MAX_AGENTS; default: no cap). */
   maxAgentsPerOrg?: number;
+  /** The operator's COMPACTION_THRESHOLD_PERCENT: an agent's `compaction.threshold_percent` may not exceed it (default 80). */
+  maxCompactionThresholdPercent?: number;
 }
 
 /** The columns `getActive` reads: ownership, status and what a session snapshots. */
 const ACTIVE_AGENT_QUERY = `select id, organization_id, status, system_prompt, capabilities, client_tools, default_model_id,
-  max_iterations, parallel_tool_calls, tool_approvals, xmin::text as version from agents where id = ?`;
+  max_iterations, parallel_tool_calls, tool_approvals, compaction, xmin::text as version from agents where id = ?`;
 
 type ActiveAgentRow = Pick<
   AgentRow,
@@ -47,6 +50,7 @@ type ActiveAgentRow = Pick<
   | 'max_iterations'
   | 'parallel_tool_calls'
   | 'tool_approvals'
+  | 'compaction'
 > & { version: string };
 
 /**
@@ -75,6 +79,7 @@ export function createAgentService({
   parse = async (job) => (await import('../../offthread/parse-jobs.js')).runParseJob(job) as never,
   examples = loadExampleCatalogue(),
   maxAgentsPerOrg = Number.POSITIVE_INFINITY,
+  maxCompactionThresholdPercent = DEFAULT_COMPACTION_THRESHOLD_PERCENT,
 }: AgentServiceDeps) {
   const bounded = <T>(work: Promise<T>, what: string) =>
     work.catch((err: unknown) => {
@@ -90,8 +95,11 @@ export function createAgentService({
     });
   const validateImport = createImportValidator();
 
-  /** Limits, capabilities, client tools and model of a full set of fields; returns them normalised. */
-  async function checkFields(actor: Actor, input: AgentCreateInput, modelChanged: boolean): Promise<AgentFields> {
+  /**
+   * Limits, capabilities, client tools and model of a full set of fields; returns them normalised.
+   * Models are checked only where they changed (a PATCH of another field keeps one since deleted).
+   */
+  async function checkFields(actor: Actor, input: AgentCreateInput, modelChanged: boolean, compactionChanged = true): Promise<AgentFields> {
     const orgId = actor.org_id;
     checkAgentLimits(input);
     // The earlier API's SDK always sends `initial_files: []`; files of an agent are not kept.
@@ -125,6 +133,12 @@ export function createAgentService({
       model,
       parallel_tool_calls: input.parallel_tool_calls ?? null,
       tool_approvals: input.tool_approvals?.length ? checkApprovalRules(input.tool_approvals) : null,
+      compaction: compactionChanged
+        ? await checkCompactionSettings(input.compaction, {
+            maxThresholdPercent: maxCompactionThresholdPercent,
+            ...(models ? { modelExists: (id: string) => models.exists(orgId, id) } : {}),
+          })
+        : (input.compaction ?? null),
     };
   }
 
@@ -189,7 +203,8 @@ export function createAgentService({
     if (given.default_model_id !== undefined && given.model === undefined) merged.model = null;
     if (given.model !== undefined && given.default_model_id === undefined) delete merged.default_model_id;
     if (given.tools !== undefined && given.client_tools === undefined) delete merged.client_tools;
-    Object.assign(row, await checkFields(actor, merged, given.default_model_id !== undefined || given.model !== undefined));
+    const modelChanged = given.default_model_id !== undefined || given.model !== undefined;
+    Object.assign(row, await checkFields(actor, merged, modelChanged, given.compaction !== undefined));
     await scope.em.flush();
     return toAgentView(row);
   }

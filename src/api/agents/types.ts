@@ -26,4 +26,5 @@ export type AgentFields = Pick<
   | 'model'
   | 'parallel_tool_calls'
   | 'tool_approvals'
+  | 'compaction'
 >;

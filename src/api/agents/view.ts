@@ -22,6 +22,7 @@ export function storedAgentFields(row: AgentRow) {
     model: row.model ?? null,
     parallel_tool_calls: row.parallel_tool_calls ?? null,
     tool_approvals: row.tool_approvals ?? [],
+    compaction: row.compaction ?? null,
   };
 }
 

@@ -25,6 +25,8 @@ export interface SessionsModuleDeps {
   owners?: SessionServiceDeps['owners'];
   starterFiles: SessionServiceDeps['starterFiles'];
   maxSessionsPerOrg?: number;
+  /** COMPACTION_THRESHOLD_PERCENT: the most a session's `compaction.threshold_percent` may be. */
+  maxCompactionThresholdPercent?: number;
 }
 
 export interface SessionsModule {
@@ -45,8 +47,9 @@ export function createSessionsModule({
   owners,
   starterFiles,
   maxSessionsPerOrg,
+  maxCompactionThresholdPercent,
 }: SessionsModuleDeps): SessionsModule {
-  const setup = createSessionSetupResolver({ agents, harnesses, capabilities, models });
+  const setup = createSessionSetupResolver({ agents, harnesses, capabilities, models, maxCompactionThresholdPercent });
   const service = createSessionService({ store, bus, log, setup, owners, connections, starterFiles, maxSessionsPerOrg });
   return { service, routes: sessionRoutes({ sessions: service }) };
 }

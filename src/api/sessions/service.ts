@@ -11,6 +11,7 @@ import type { ToolApprovalRuleInput } from '../../../schemas/approvals.js';
 import { Session, assertOrgHasRoom, orgScope, type OrgScope } from '../../db/index.js';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
+import type { CompactionSettingsInput } from '../../../schemas/compaction.js';
 import { clientToolsOf } from '../agents/index.js';
 import type { InitialFileInput } from '../../../schemas/fs.js';
 import { decodeStarterFiles, starterFileLimit, withFileSystem, type StarterFile } from './initial-files.js';
@@ -190,6 +191,22 @@ export function createSessionService({
     return sessionView(row, queued);
   }
 
+  /** PATCH `compaction`: the session's own settings in its configuration copy, read by its next turn; null removes them. */
+  async function setCompaction(
+    scope: OrgScope,
+    principal: Principal,
+    row: Awaited<ReturnType<typeof owned>>,
+    input: CompactionSettingsInput | null,
+  ): Promise<void> {
+    const compaction = await setup.checkCompaction(principal, input);
+    await scope.em.populate(row, ['config']);
+    if (!row.config) throw new ConflictError('The session has no configuration copy yet; retry after its first turn');
+    const { compaction: _previous, ...others } = row.config.session ?? {};
+    const session: SessionAdditions = compaction ? { ...others, compaction } : others;
+    const { harness, agent } = row.config;
+    row.config = Object.keys(session).length ? { harness, agent, session } : { harness, agent };
+  }
+
   async function update(principal: Principal, id: string, input: UpdateSessionInput) {
     const scope = orgScope(store.em(), principal.org_id);
     const row = await owned(scope, principal, id, true);
@@ -212,6 +229,7 @@ export function createSessionService({
       row.config = resolved.config;
     }
     if (input.tool_approvals !== undefined) row.config = withSessionRules(row.config!, input.tool_approvals);
+    if (input.compaction !== undefined) await setCompaction(scope, principal, row, input.compaction);
     if (input.title !== undefined) row.title = input.title;
     if (input.tags !== undefined) row.tags = input.tags;
     await scope.em.flush();
@@ -285,6 +303,7 @@ function sessionAdditions(input: CreateSessionInput): SessionAdditions | undefin
   if (tools?.length) additions.client_tools = tools;
   if (input.parallel_tool_calls != null) additions.parallel_tool_calls = input.parallel_tool_calls;
   if (input.tool_approvals?.length) additions.tool_approvals = input.tool_approvals;
+  if (input.compaction) additions.compaction = input.compaction;
   if (input.locale != null) additions.locale = input.locale;
   return Object.keys(additions).length ? additions : undefined;
 }

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/index.js';
+import type { CompactionSettingsInput } from '../../../schemas/compaction.js';
 import type { HarnessSnapshot, SessionAdditions, SessionConfig } from '../../db/index.js';
 
 export interface CapabilityItem {
@@ -53,4 +54,6 @@ export interface SessionSetupResolver {
   forgetAgent(agentId: string): void;
   /** The platform chat harness used by the global chat session. */
   chatHarnessId: string;
+  /** A session's compaction settings as stored (null: none); 422 past the server's threshold, 404 for a model not of the organisation. */
+  checkCompaction(principal: Principal, input: CompactionSettingsInput | null | undefined): Promise<CompactionSettingsInput | null>;
 }

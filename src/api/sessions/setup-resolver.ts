@@ -9,7 +9,9 @@ import { ForbiddenError } from '../../errors.js';
 import type { ActiveAgent, AgentService, ModelLookup } from '../agents/index.js';
 import { GENERIC_HARNESS_ID, PLATFORM_CHAT_HARNESS_ID, type HarnessService } from '../harnesses/index.js';
 import type { SessionSetupInput, SessionSetupResolver } from './session-setup.js';
-import { checkApprovalRules } from '../../turns/index.js';
+import { checkApprovalRules, checkCompactionSettings } from '../../turns/index.js';
+import type { CompactionSettingsInput } from '../../../schemas/compaction.js';
+import { DEFAULT_COMPACTION_THRESHOLD_PERCENT } from '../../../schemas/compaction.js';
 
 export interface SessionSetupDeps {
   agents: AgentService;
@@ -17,6 +19,8 @@ export interface SessionSetupDeps {
   capabilities: CapabilityRegistry;
   /** When absent, any model id is accepted (no model registry configured). */
   models?: ModelLookup;
+  /** The operator's COMPACTION_THRESHOLD_PERCENT: a session's `compaction.threshold_percent` may not exceed it (default 80). */
+  maxCompactionThresholdPercent?: number;
 }
 
 /**
@@ -32,7 +36,18 @@ export interface SessionSetupDeps {
  */
 const AGENT_MEMORY = { ttl: 60_000, max: 2_000 };
 
-export function createSessionSetupResolver({ agents, harnesses, capabilities, models }: SessionSetupDeps): SessionSetupResolver {
+export function createSessionSetupResolver({
+  agents,
+  harnesses,
+  capabilities,
+  models,
+  maxCompactionThresholdPercent = DEFAULT_COMPACTION_THRESHOLD_PERCENT,
+}: SessionSetupDeps): SessionSetupResolver {
+  const checkCompaction = (principal: Principal, input: CompactionSettingsInput | null | undefined) =>
+    checkCompactionSettings(input, {
+      maxThresholdPercent: maxCompactionThresholdPercent,
+      ...(models ? { modelExists: (id: string) => models.exists(principal.org_id, id) } : {}),
+    });
   const known = new LRUCache<string, ActiveAgent>(AGENT_MEMORY);
   const reading = new Map<string, Promise<ActiveAgent>>();
 
@@ -76,12 +91,15 @@ export function createSessionSetupResolver({ agents, harnesses, capabilities, mo
       out.client_tools = await agents.checkClientTools(principal, additions.client_tools, serverToolNames);
     if (additions.parallel_tool_calls !== undefined) out.parallel_tool_calls = additions.parallel_tool_calls;
     if (additions.tool_approvals?.length) out.tool_approvals = checkApprovalRules(additions.tool_approvals);
+    const compaction = additions.compaction ? await checkCompaction(principal, additions.compaction) : null;
+    if (compaction) out.compaction = compaction;
     if (additions.locale !== undefined) out.locale = additions.locale;
     return Object.keys(out).length ? out : undefined;
   }
 
   return {
     chatHarnessId: PLATFORM_CHAT_HARNESS_ID,
+    checkCompaction,
     async resolve(principal: Principal, input: SessionSetupInput) {
       const harnessId = input.harness_id ?? GENERIC_HARNESS_ID;
       const harness = input.harness_snapshot ?? snapshotHarness(await harnesses.getActiveHarness(principal.org_id, harnessId));

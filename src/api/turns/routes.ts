@@ -13,6 +13,7 @@ import {
 } from '../../../schemas/turns.js';
 import { Message } from '../../../schemas/sessions.js';
 import { SubmitApprovalsBody, SubmitApprovalsResponse } from '../../../schemas/approvals.js';
+import { CompactionAccepted, CompactSessionBody } from '../../../schemas/compaction.js';
 
 const tags = ['turns'];
 const err = ref(ErrorResponse);
@@ -86,6 +87,24 @@ export function turnRoutes({ turns }: { turns: TurnService }): Route[] {
       },
       async ({ params }, { principal }) => {
         return { status: 200, body: await turns.cancel(principal, params.id) };
+      },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/v1/sessions/:id/compact',
+        auth: 'user',
+        summary: 'Compact the history now: a summary replaces all but the newest exchange in later requests (cancel with POST …/cancel)',
+        tags,
+        idempotent: true,
+        schema: {
+          params: IdParams,
+          body: ref(CompactSessionBody),
+          response: { 202: ref(CompactionAccepted), 400: err, 404: err, 409: err, 429: err },
+        },
+      },
+      async ({ params, body }, { principal }) => {
+        return { status: 202, body: await turns.compact(principal, params.id, body?.instructions) };
       },
     ),
     route(

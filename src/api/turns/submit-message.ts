@@ -1,20 +1,11 @@
 /** POST messages (spec 3.2, 4.2): accept a user message and queue its turn. */
 import type { InputPart, MessageControlsInput } from '../../../schemas/turns.js';
-import type { TurnJob } from '../../bus/index.js';
 import { SessionBusyError } from '../../errors.js';
 import { stampEvents } from '../../observability/index.js';
-import { retry, retryPolicies } from '../../retry/index.js';
-import {
-  mintAccepted,
-  startJob,
-  startPreamble,
-  turnRefOf,
-  type AcceptedMessage,
-  type SessionTurnRow,
-  type StoredMessage,
-} from '../../turns/index.js';
+import { mintAccepted, startJob, startPreamble, turnRefOf, type AcceptedMessage, type StoredMessage } from '../../turns/index.js';
 import { createMessageChecks, messageInput } from './message-checks.js';
 import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-api-context.js';
+import { createEnqueueTurn } from './enqueue-turn.js';
 
 /**
  * The Idempotency-Key's record (src/http/route.ts IdempotencyScope): `prior` is what an earlier
@@ -32,21 +23,10 @@ function asAccepted(value: unknown): AcceptedMessage | null {
   return ok && v.message && typeof v.message.id === 'string' ? (v as AcceptedMessage) : null;
 }
 
-/** How long the previous turn's ack may take before its job is removed for the next message, in ms. */
-const ACK_GRACE_MS = 250;
-/** Events read back from the log's end to find the previous turn's session.idled (session events may follow it). */
-const ENDED_TAIL = 16;
-
-/** The queue still holds the previous turn's job, which the row says is over: it is about to be acked. */
-class PreviousJobQueued extends Error {
-  constructor(readonly busy: SessionBusyError) {
-    super('the previous turn’s job is still queued');
-  }
-}
-
 export function createSubmitMessage(ctx: TurnApiContext) {
-  const { bus, log, status, turnCap, span, owned } = ctx;
+  const { bus, status, turnCap, span, owned } = ctx;
   const checks = createMessageChecks(ctx);
+  const enqueueTurn = createEnqueueTurn(ctx);
 
   /**
    * Starts a turn with a user message; returns the stored input message. 409 (SessionBusyError)
@@ -75,7 +55,7 @@ export function createSubmitMessage(ctx: TurnApiContext) {
 
     const accepted = pending ? prior! : mintAccepted(messageInput(content, controls, tags, metadata));
     if (!pending) await acceptance?.reserve(accepted);
-    const { message, turn_id: turnId } = accepted;
+    const { message } = accepted;
     const turn = turnRefOf(accepted);
     const preamble = startPreamble(accepted, row.status === 'started', principal.user_id);
     const actingUser = principal.user_id ? { user_id: principal.user_id } : {};
@@ -84,14 +64,7 @@ export function createSubmitMessage(ctx: TurnApiContext) {
 
     // The job carries the turn's first events and its worker is their one writer (docs/decisions/); the queue refuses a second turn, so a loser leaves no trace.
     const job = startJob(sessionId, { org_id: row.organization_id, ...turn, ...actingUser, preamble, traceparent: trace.traceparent() });
-    await enqueueStart(job, row).catch((err: unknown) => settleUnknownStart(err, sessionId, turnId));
-    // The row says active before the answer, so a read or a cancel right after it sees the turn.
-    // (The worker's `begin` shows it active too, should this process die first.)
-    try {
-      await status.markActive(sessionId, turnId);
-    } catch (err) {
-      log.warn({ err, sessionId, turnId }, 'message accepted; the session row is left to the worker');
-    }
+    await enqueueTurn(job, row);
     return message;
   }
 
@@ -106,58 +79,6 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     if (await bus.turns.has(sessionId)) return 'queued';
     // Its job may have run and been acked between the two reads: its preamble came first.
     return (await bus.events.findById(sessionId, prior.event_id)) ? 'stored' : null;
-  }
-
-  /**
-   * The job's enqueue failed, but a publish that timed out may still be stored later (a frozen
-   * NATS leader wakes): before the error is answered, the turn is voided so its job, should it
-   * arrive, is dropped (issue 32 item 1). If its worker already started it, it was accepted.
-   */
-  async function settleUnknownStart(err: unknown, sessionId: string, turnId: string): Promise<void> {
-    if (err instanceof SessionBusyError) throw err;
-    if (await status.voidTurn(sessionId, turnId)) throw err;
-    log.warn({ err, sessionId, turnId }, 'enqueue failed, but its turn has started: accepted');
-  }
-
-  /**
-   * Enqueues; a busy queue whose job is the previous, finished turn's is asked again
-   * (retryPolicies.previousTurnJob). Its ack normally lands within milliseconds; one still
-   * missing after ACK_GRACE_MS (a frozen worker, a NATS election: issue 32 item 4, 409s after
-   * session.idled) is not waited for: once the turn's session.idled is stored, its job is removed.
-   */
-  async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {
-    const since = Date.now();
-    let cleared = false;
-    const enqueue = async () => {
-      try {
-        await bus.turns.enqueue(job);
-      } catch (err) {
-        // Busy, but the row says the last turn is over: its job is about to be acked. Anything
-        // else (a turn started meanwhile, which moves current_turn_id) is really busy.
-        if (!(err instanceof SessionBusyError)) throw err;
-        const now = await status.read(job.session_id);
-        const settling = now && !BUSY_STATUSES.has(now.status) && now.current_turn_id === seen.current_turn_id;
-        if (!settling) throw err;
-        if (!cleared && seen.current_turn_id && Date.now() - since >= ACK_GRACE_MS) {
-          cleared = true;
-          await removeEndedJob(job.session_id, seen.current_turn_id);
-        }
-        throw new PreviousJobQueued(err);
-      }
-    };
-    await retry(enqueue, retryPolicies.previousTurnJob, { retryable: (err) => err instanceof PreviousJobQueued }).catch((err: unknown) => {
-      throw err instanceof PreviousJobQueued ? err.busy : err;
-    });
-  }
-
-  /** Removes the finished turn's job when the log's last events show it ended (session.idled stored). */
-  async function removeEndedJob(sessionId: string, turnId: string): Promise<void> {
-    const last = await bus.events.lastSequence(sessionId);
-    const tail = await bus.events.read(sessionId, { afterSequence: Math.max(0, last - ENDED_TAIL), limit: ENDED_TAIL });
-    const ended = tail.some((e) => e.type === 'session.idled' && e.context.turn_id === turnId);
-    if (!ended) return;
-    const removed = await bus.turns.removeFinished(sessionId, turnId);
-    log.info({ sessionId, turnId, removed }, 'the finished turn’s job was still queued; removed for the next message');
   }
 
   return submitMessage;

@@ -1,9 +1,10 @@
 /**
  * Turns from the API side (spec 3.2, 4.2): submit a message (start a turn), cancel, client
- * tool results and tool approval decisions. Each is its own file; this is what the routes and the scheduler hold.
+ * tool results, tool approval decisions and a compaction on demand. Each is its own file; this is what the routes and the scheduler hold.
  */
 import { createApprovals } from './approvals.js';
 import { createCancelTurn } from './cancel-turn.js';
+import { createCompactSession } from './compact-session.js';
 import { createQueueMessage } from './queue-message.js';
 import { createSubmitMessage } from './submit-message.js';
 import { createToolResults } from './tool-results.js';
@@ -23,6 +24,7 @@ export function createTurnService(deps: TurnServiceDeps) {
     sendMessage: queued.send,
     queued,
     cancel,
+    compact: createCompactSession(ctx),
     submitToolResults: createToolResults(ctx),
     submitApprovals: createApprovals(ctx),
   };

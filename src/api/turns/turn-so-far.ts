@@ -37,6 +37,8 @@ export async function readTurnSoFar(
     if (e.type === 'llm.generation') usage = addUsage(usage, e.data.usage);
     // A sub-agent's child turn counts in this turn's usage (turn-state.ts).
     else if (e.type === 'tool.completed' && e.data.usage) usage = addUsage(usage, e.data.usage);
+    // A summary call of the turn counts too (turn-state.ts).
+    else if (e.type === 'session.compacted') usage = addUsage(usage, e.data.usage);
   }
   const start = started;
   if (start.type !== 'turn.started') throw new ConflictError('The turn has not started yet');

@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { CapabilityItemInput } from '../../../schemas/capabilities.js';
 import type { ClientToolInput } from '../../../schemas/agents.js';
 import type { ToolApprovalRuleInput } from '../../../schemas/approvals.js';
+import type { CompactionSettingsInput } from '../../../schemas/compaction.js';
 import { newId } from '../../ids.js';
 
 export type AgentStatus = 'active' | 'archived';
@@ -35,6 +36,8 @@ export const Agent = defineEntity({
     parallel_tool_calls: p.boolean().nullable(),
     /** 0024: tool approval rules (docs/decisions/0101-tool-approval.md); null: none. */
     tool_approvals: p.json<ToolApprovalRuleInput[]>().nullable(),
+    /** 0028: compaction settings (docs/decisions/0103); null: the server's. */
+    compaction: p.json<CompactionSettingsInput>().nullable(),
     status: p.string().$type<AgentStatus>(),
     /** The user who created it (null: created before 0012, treated as an admin's); not part of the API view. */
     created_by: p.uuid().nullable(),

@@ -23,6 +23,7 @@ import { AgentToolApprovalsMigration } from './0024-agent-tool-approvals.js';
 import { SubAgentsMigration } from './0025-sub-agents.js';
 import { SessionSnapshotsMigration } from './0026-session-snapshots.js';
 import { ModelLimitsMigration } from './0027-model-limits.js';
+import { AgentCompactionMigration } from './0028-agent-compaction.js';
 
 export const migrations = [
   CoreMigration,
@@ -49,4 +50,5 @@ export const migrations = [
   SubAgentsMigration,
   SessionSnapshotsMigration,
   ModelLimitsMigration,
+  AgentCompactionMigration,
 ];

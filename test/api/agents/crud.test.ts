@@ -36,6 +36,7 @@ function agentCrudSuite(mode: TestMode) {
           model: null,
           parallel_tool_calls: null,
           tool_approvals: [],
+          compaction: null,
           harness_id: '00000000-0000-4000-8000-000000000001',
           status: 'active',
           created_at: undefined,

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { clientFor } from '../context.js';
 import { printJson, printPage, printTable, type GlobalOptions } from '../output.js';
+import { compactCommand } from './compact.js';
 
-/** `sessions ls|create|rm`. */
+/** `sessions ls|create|rm|compact`. */
 export function sessionsCommand(program: Command): void {
-  const sessions = program.command('sessions').description('list, create and delete sessions');
+  const sessions = program.command('sessions').description('list, create, compact and delete sessions');
   sessions
     .command('ls')
     .description('list sessions (newest page)')
@@ -39,6 +40,7 @@ export function sessionsCommand(program: Command): void {
       if (g.json) printJson(session);
       else process.stdout.write(`${session.id}\n`);
     });
+  compactCommand(sessions);
   sessions
     .command('rm <id...>')
     .description('delete sessions permanently (history, files and events)')

@@ -936,6 +936,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compact the history now: a summary replaces all but the newest exchange in later requests (cancel with POST …/cancel) */
+        post: operations["post_sessions_by_id_compact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tool-results": {
         parameters: {
             query?: never;
@@ -1201,6 +1218,34 @@ export interface components {
             accepted: number;
             readonly status: components["schemas"]["SessionStatus"];
         };
+        CompactSessionBody: {
+            /** @description What the summary should keep or stress (added to the summariser’s prompt). */
+            instructions?: string;
+        };
+        /**
+         * @example {
+         *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+         *       "turn_id": "019a0000-0000-7000-8000-000000000001",
+         *       "status": "active"
+         *     }
+         */
+        CompactionAccepted: {
+            /** Format: uuid */
+            session_id: string;
+            /** @description The compaction turn: follow it over SSE or the events API (`turn.started` kind `compaction`, then `session.compacted`, `turn.completed` and `session.idled`; or `turn.failed` `nothing_to_compact`). POST …/cancel cancels it. */
+            turn_id: string;
+            /**
+             * @description The session runs the compaction; it answers messages again once idle.
+             * @constant
+             */
+            readonly status: "active";
+        };
+        CompactionSettings: {
+            /** @description Compact when a request would hold more than this share of the model’s window, in percent; at most the server’s COMPACTION_THRESHOLD_PERCENT (default 80). Null: the server’s. */
+            threshold_percent?: number | null;
+            /** @description A model of the organisation that writes the summaries; null: the session’s own model. */
+            model_id?: string | null;
+        };
         SessionStatus: "started" | "active" | "idle" | "waiting_for_tool_results";
         Session: {
             /** Format: uuid */
@@ -1250,6 +1295,8 @@ export interface components {
             parallel_tool_calls?: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
+            /** @description Context compaction of this session, over its agent's field by field; null: the agent's (else the server's). */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
             /** @description BCP 47 tag, stored with the session. */
             locale?: string | null;
             /** @description Starter files written into the session file system at creation (a later path replaces an earlier one); non-empty adds `session_file_system`. */
@@ -1262,6 +1309,8 @@ export interface components {
             agent_id?: string;
             /** @description Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the session's next turn. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
+            /** @description Replaces the session's compaction settings (from its next turn on); null removes them (the agent's apply). */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
         };
         SessionList: {
             data: components["schemas"]["Session"][];
@@ -1653,6 +1702,11 @@ export interface components {
                 input_message_id: string;
                 /** @description Who sent the message; absent for the scheduler. */
                 user_id?: string;
+                /**
+                 * @description A compaction on demand (POST …/compact): the turn summarises the history and stores `session.compacted` instead of calling tools; it has no input message (`input_message_id` is the turn id). Absent for a message turn.
+                 * @constant
+                 */
+                kind?: "compaction";
             };
             metadata?: {
                 [key: string]: unknown;
@@ -1753,7 +1807,7 @@ export interface components {
                 /** @description The turn this event belongs to. */
                 turn_id: string;
                 error: string;
-                error_code: "llm_error" | "max_iterations" | "internal_error" | "invalid_structured_output";
+                error_code: "llm_error" | "max_iterations" | "internal_error" | "invalid_structured_output" | "nothing_to_compact";
                 iterations: number;
             };
             metadata?: {
@@ -3237,6 +3291,8 @@ export interface components {
             parallel_tool_calls?: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
+            /** @description Context compaction of this agent's sessions (a session's settings win field by field); null: the server's. */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
@@ -3274,6 +3330,8 @@ export interface components {
             parallel_tool_calls?: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals?: components["schemas"]["ToolApprovalRule"][];
+            /** @description Context compaction of this agent's sessions (a session's settings win field by field); null: the server's. */
+            compaction?: components["schemas"]["CompactionSettings"] | null;
             /** @description Earlier API: only `[]` (what its SDK always sends); starter files are given on session create. */
             initial_files?: components["schemas"]["InitialFile"][];
             status?: components["schemas"]["AgentStatus"];
@@ -3302,6 +3360,7 @@ export interface components {
             parallel_tool_calls: boolean | null;
             /** @description Per-tool approval policy of server tools (built-in capabilities and MCP tools; client tools are the client's own): the session's rules first, then the agent's; the first rule whose `tool` matches decides; no match: `always_allow`. */
             tool_approvals: components["schemas"]["ToolApprovalRule"][];
+            compaction: components["schemas"]["CompactionSettings"] | null;
             /**
              * Format: uuid
              * @description The harness of a session created from this agent alone: the built-in `generic` (earlier API; its SDK requires the field).
@@ -5567,6 +5626,7 @@ export interface operations {
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
                      *           "tool_approvals": [],
+                     *           "compaction": {},
                      *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -5598,6 +5658,7 @@ export interface operations {
                      *           "model": "example",
                      *           "parallel_tool_calls": true,
                      *           "tool_approvals": [],
+                     *           "compaction": {},
                      *           "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -5736,6 +5797,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -5913,6 +5975,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6273,6 +6336,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6417,6 +6481,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6462,6 +6527,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6712,6 +6778,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -6861,6 +6928,7 @@ export interface operations {
                      *           "policy": "always_allow"
                      *         }
                      *       ],
+                     *       "compaction": {},
                      *       "harness_id": "0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f",
                      *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -13916,6 +13984,152 @@ export interface operations {
                      * @example {
                      *       "error": "Unprocessable entity",
                      *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_sessions_by_id_compact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat within 24 h with the same key, method, path and body returns the first outcome (same status and body, header Idempotent-Replayed: true) instead of running again; the same key with another request is 422; while the first is still running, 409 with Retry-After. Keys are per organisation. Errors 5xx, 409 and 429 are not kept: a retry runs anew.
+                 * @example example
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0195f3c0-8a2b-7c3d-9e4f-5a6b7c8d9e0f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CompactSessionBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "019a0000-0000-7000-8000-0000000000e0",
+                     *       "turn_id": "019a0000-0000-7000-8000-000000000001",
+                     *       "status": "active"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CompactionAccepted"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid request",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests",
+                     *       "status": 429
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
