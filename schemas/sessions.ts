@@ -119,7 +119,7 @@ export const UpdateSessionBody = Type.Object(
       approvalRules(
         "Replaces the session's own approval rules (`[]` removes them), checked as at create. Applies from the session's next turn.",
       ),
-      ),
+    ),
     compaction: Type.Optional(
       Type.Union([ref(CompactionSettings), Type.Null()], {
         description: "Replaces the session's compaction settings (from its next turn on); null removes them (the agent's apply).",
