@@ -14,7 +14,7 @@ import { lazyChildLogger } from './lazy-logger.js';
 import { TurnAttempt } from './turn-attempt.js';
 import type { TurnRunnerDeps, TurnRunnerOptions } from './turn-runner-deps.js';
 import { RetryableTurnError, TurnStoppedError } from '../../src/turns/index.js';
-import { parseTurnJob } from '../../src/turns/index.js';
+import { parseTurnJob, type TurnJobData } from '../../src/turns/index.js';
 import { pauseMs, retryPolicies } from '../../src/retry/index.js';
 import type { StartingPoint } from './log/turn-log.js';
 import { createSnapshotStore } from './log/snapshot-store.js';
@@ -79,10 +79,15 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
   const cache = new RecencyMap<string, CachedFold>({ max: o.cacheSize, idleMs: o.cacheIdleMs });
   const snapshots = createSnapshotStore(deps.store, deps.log, { intervalEvents: o.snapshotIntervalEvents }, deps.folds);
 
-  /** The session's fold in this worker's cache, else its stored snapshot (issue 26: never the whole log). */
-  async function startingPoint(sessionId: string): Promise<CachedFold | undefined> {
+  /**
+   * The session's fold in this worker's cache, else its stored snapshot (issue 26: never the whole
+   * log). A session's first turn (its start carries `session.started`) has none to load: snapshots
+   * are written at turn ends, so that lookup is saved for every new session.
+   */
+  async function startingPoint(sessionId: string, job: TurnJobData): Promise<CachedFold | undefined> {
     const cached = cache.get(sessionId);
-    if (cached || o.snapshotIntervalEvents <= 0) return cached;
+    const firstTurn = job.preamble?.some((e) => e.type === 'session.started') ?? false;
+    if (cached || firstTurn || o.snapshotIntervalEvents <= 0) return cached;
     const stored = await snapshots.load(sessionId);
     return stored && { fold: { transcript: stored.transcript }, storedAt: stored.sequence };
   }
@@ -113,7 +118,7 @@ export function createTurnRunner(deps: TurnRunnerDeps, options: Partial<TurnRunn
     if (shutdown.abort?.aborted) onAbort();
     let failure: unknown;
     try {
-      const start = await startingPoint(sessionId);
+      const start = await startingPoint(sessionId, job);
       const folded = await attempt.run(start?.fold);
       if (folded) cache.set(sessionId, { fold: folded, storedAt: snapshots.refresh(sessionId, folded.transcript, start?.storedAt ?? 0) });
     } catch (err) {

@@ -68,13 +68,18 @@ export function createQueueDispatcher(deps: QueueDispatchDeps) {
     return 'started';
   }
 
-  /** Starts the next queued message when the session is idle; a no-op otherwise. */
+  /**
+   * Starts the next queued message when the session is idle; a no-op otherwise. The queue is read
+   * before the row: most sessions have nothing waiting, so a turn's end costs one statement. Each
+   * side still reads after its own write (the worker marked the row idle, the API inserted the
+   * message), so one of them sees both.
+   */
   async function next(sessionId: string): Promise<DispatchOutcome> {
     for (let i = 0; i < MAX_SKIPPED; i++) {
-      const row = await status.read(sessionId);
-      if (!row || row.status === 'active' || row.status === 'waiting_for_tool_results') return 'busy';
       const head = await queue.head(sessionId);
       if (!head) return 'empty';
+      const row = await status.read(sessionId);
+      if (!row || row.status === 'active' || row.status === 'waiting_for_tool_results') return 'busy';
       const accepted = await idsFor(head);
       if (accepted === 'began') {
         await queue.markStarted(head.id, head.turn_id!);

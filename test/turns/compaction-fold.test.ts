@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chooseBoundary } from '../../actors/session/compaction/boundary.js';
 import { renderForSummary } from '../../actors/session/compaction/summarise.js';
-import { calibrated, countTokens, estimateTokens, loadOpenAiTokenizer } from '../../actors/session/compaction/token-count.js';
+import { randomBytes } from 'node:crypto';
+import { calibrated, countTokens, estimateTokens, loadOpenAiTokenizer, requestSize } from '../../actors/session/compaction/token-count.js';
 import { emptyTranscript, extendTranscript, SUMMARY_PREFIX, toLlmMessages } from '../../actors/session/log/transcript.js';
 import type { SessionEvent } from '../../schemas/events.js';
 
@@ -99,5 +100,24 @@ describe('compaction: the transcript fold and the boundary (pure)', () => {
     const plain = estimateTokens(req);
     assert.equal(calibrated(plain, { estimated: 100, reported: 200 }), plain * 2);
     assert.equal(calibrated(plain, { estimated: 100, reported: 100_000 }), plain * 4, 'clamped');
+  });
+
+  it('the bound that spares a count is never below the exact count (English, CJK, emoji, base64, JSON)', async () => {
+    assert.ok(await loadOpenAiTokenizer());
+    const texts = ['hello world '.repeat(500), '上下文窗口压缩'.repeat(300), '🙂🚀👩‍💻'.repeat(200), randomBytes(3000).toString('base64')];
+    for (const text of texts) {
+      const req = {
+        system: 'You help.',
+        tools: [{ name: 'get_time', description: 'Time.', parameters: { type: 'object', properties: { tz: { type: 'string' } } } }],
+        messages: [
+          { role: 'user' as const, content: [{ type: 'text' as const, text }] },
+          { role: 'assistant' as const, content: '', tool_calls: [{ id: 'c1', name: 'get_time', arguments: { tz: text.slice(0, 50) } }] },
+        ],
+      };
+      const exact = (await countTokens('openai', req, 1_000_000))!;
+      const { bound, estimate } = requestSize(req);
+      assert.ok(bound >= exact, `bound ${bound} < exact ${exact} for ${text.slice(0, 10)}`);
+      assert.equal(estimate, estimateTokens(req));
+    }
   });
 });

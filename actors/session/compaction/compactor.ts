@@ -11,7 +11,7 @@ import { turnEvents, type TurnRef } from '../../../src/turns/index.js';
 import type { Transcript, TranscriptEntry } from '../log/transcript.js';
 import { chooseBoundary } from './boundary.js';
 import { renderForSummary, summarise } from './summarise.js';
-import { CHARS_PER_TOKEN, calibrated, countTokens, estimateTokens, IMAGE_TOKENS } from './token-count.js';
+import { CHARS_PER_TOKEN, calibrated, countTokens, estimateTokens, IMAGE_TOKENS, requestSize } from './token-count.js';
 
 export interface CompactionOptions {
   /** false: never compact before a step (a vendor's refusal still compacts once). */
@@ -116,9 +116,17 @@ export class Compactor {
   async messagesFor(target: CompactionTarget): Promise<LlmMessage[]> {
     const messages = await this.#io.messages(this.#io.transcript());
     if (!this.#o.enabled) return messages;
-    const tokens = await this.measure(target.model, { system: target.system, messages, tools: target.tools });
+    const req = { system: target.system, messages, tools: target.tools };
     const threshold = Math.min(target.thresholdPercent ?? this.#o.thresholdPercent, this.#o.thresholdPercent);
-    if (tokens <= (this.window(target.model) * threshold) / 100) return messages;
+    const limit = (this.window(target.model) * threshold) / 100;
+    const size = requestSize(req);
+    // Under the limit even at one token per byte: no count needed (most steps of most sessions).
+    if (size.bound <= limit) {
+      this.#sentEstimate = size.estimate;
+      return messages;
+    }
+    const tokens = await this.measure(target.model, req);
+    if (tokens <= limit) return messages;
     if (!(await this.compact(target, 'threshold', tokens))) return messages;
     return this.#io.messages(this.#io.transcript());
   }

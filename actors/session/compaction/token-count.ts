@@ -43,12 +43,28 @@ export function requestTexts(req: RequestShape): { texts: string[]; images: numb
   return { texts, images, messages: req.messages.length };
 }
 
-/** The plain estimate: characters / 4, images and framing added. Pure, linear, no tokenizer. */
-export function estimateTokens(req: RequestShape): number {
+/** Tokens a vendor adds beyond the request's texts (Anthropic's tool-use system prompt is a few hundred). */
+const VENDOR_FRAMING_TOKENS = 1_000;
+
+/**
+ * The plain estimate (characters / 4, images and framing added) and a bound no vendor's count
+ * exceeds: byte-level BPE makes at most one token per UTF-8 byte. Pure, linear, no tokenizer.
+ */
+export function requestSize(req: RequestShape): { estimate: number; bound: number } {
   const { texts, images, messages } = requestTexts(req);
   let chars = 0;
-  for (const t of texts) chars += t.length;
-  return Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS + messages * MESSAGE_OVERHEAD;
+  let bytes = 0;
+  for (const t of texts) {
+    chars += t.length;
+    bytes += Buffer.byteLength(t);
+  }
+  const framing = images * IMAGE_TOKENS + messages * MESSAGE_OVERHEAD;
+  return { estimate: Math.ceil(chars / CHARS_PER_TOKEN) + framing, bound: bytes + framing + VENDOR_FRAMING_TOKENS };
+}
+
+/** The plain estimate of requestSize. */
+export function estimateTokens(req: RequestShape): number {
+  return requestSize(req).estimate;
 }
 
 type CountFn = (text: string) => number;

@@ -3,7 +3,8 @@
  * events and returns at once; whatever queues while an append is in flight goes out in the next
  * (group commit); `commit`/`flush` wait where durability matters. `state`/`transcript` include
  * queued events, folded over what is stored (StoredView). Every append is fenced (the claim is
- * checked first) and optimistic (`expectedSequence`; after a conflict, other writers' events are
+ * checked first), but one of only the start job's own events (`stamped`: ids fixed when the turn
+ * was accepted, no decision of this attempt's, stored once whoever writes them), and optimistic (`expectedSequence`; after a conflict, other writers' events are
  * folded and the same ids sent again). An append with an unknown outcome is retried after a pause
  * with what the log lacks of it; a failure beyond that is sticky. Tool results in hand are still
  * appended after the claim was lost if their call has no result yet (append-outcomes.ts); a writer
@@ -40,6 +41,8 @@ export class TurnLog {
   #failure: unknown = null;
   /** Ids of queued tool results in hand, handed over when the claim is lost (see the class comment). */
   readonly #results = new Set<string>();
+  /** Ids of the start job's own events (`stamped`): a batch of only these needs no claim check. */
+  readonly #jobEvents = new Set<string>();
 
   private constructor(o: TurnLogOptions, folded: FoldedSession) {
     this.#o = o;
@@ -86,10 +89,9 @@ export class TurnLog {
   }
 
   /**
-   * After the log refused a batch for its content (UnstorableEventError): forgets what was
-   * queued and not stored (none of it was, past the refused batch) and clears the failure, so
-   * the attempt can record `turn.failed` on what is stored. False for any other failure, which
-   * stays sticky.
+   * After the log refused a batch for its content (UnstorableEventError): forgets what was queued
+   * (none of it was stored) and clears the failure, so the attempt can record `turn.failed`.
+   * False for any other failure, which stays sticky.
    */
   dropRefused(): boolean {
     if (!(this.#failure instanceof UnstorableEventError)) return false;
@@ -111,29 +113,27 @@ export class TurnLog {
 
   /**
    * Queues events to append after everything queued before; throws a sticky append failure.
-   * `stamped`: they carry their trace ids already (the start job's, from the request).
+   * `stamped`: the start job's own (ids and trace fixed when the turn was accepted).
    * `mayBeStored`: an earlier attempt may have stored them (see the class comment).
+   * `result`: a tool's `tool.completed` in hand, handed over if the claim is lost before it is stored.
    */
   push(pushed: NewSessionEvent[], { result = false, stamped = false, mayBeStored = false } = {}): void {
     if (this.#failure) throw this.#failure;
     if (pushed.length === 0) return;
-    // The one way model output and tool results become events: a NUL or a lone surrogate in them
-    // would make the store refuse the batch, so they are repaired here, before anything folds them
-    // (the tools then run on the repaired arguments they are stored with).
+    // A NUL or a lone surrogate in model output would make the store refuse the batch: repaired
+    // here, before anything folds them (tools run on the repaired arguments they are stored with).
     const events = pushed.map(storableJson);
     if (result) for (const e of events) this.#results.add(e.id!);
     if (mayBeStored) for (const e of events) this.#mayBeStored.add(e.id!);
-    if (!stamped) this.#o.stamp?.(events);
+    if (stamped) for (const e of events) this.#jobEvents.add(e.id!);
+    else this.#o.stamp?.(events);
     this.#queue.push(...events);
     this.#pushed += events.length;
     this.#view = fold(this.#view, provisional(this.#o.sessionId, events, this.#view.transcript.sequence));
     if (!this.#draining) void this.#drain();
   }
 
-  /**
-   * Queues events and resolves once they (and everything before them) are stored. `result`: a
-   * tool's `tool.completed` in hand, handed over if the claim is lost before it is stored.
-   */
+  /** Queues events and resolves once they are stored; `result`: a tool's result in hand (see push). */
   commit(events: NewSessionEvent[], { result = false } = {}): Promise<void> {
     try {
       this.push(events, { result });
@@ -163,25 +163,19 @@ export class TurnLog {
     if (await this.#stored.absorb(events)) this.#reproject();
   }
 
-  /**
-   * Like sync, but not while our own appends are queued or in flight (the log is ahead of us
-   * only because of them). A read that finds nothing new costs one tail lookup, so no separate
-   * lookup comes first.
-   */
+  /** Like sync, but not while our own appends are queued or in flight (the log is ahead only by them). */
   async syncIfBehind(): Promise<void> {
     if (this.#queue.length === 0 && !this.#draining) await this.sync();
   }
 
   async #drain(): Promise<void> {
     this.#draining = true;
-    // The fence check of the first append goes out with the burst's first event: its answer
-    // is back about when the burst is complete instead of one round trip after that. It is
-    // still awaited before anything is appended.
-    let fence: Promise<boolean> | undefined = this.#o.claim.isCurrent();
-    fence.catch(() => undefined);
+    // The first append's fence check goes out with the burst's first event (its answer is back
+    // about when the burst is complete); it is still awaited before anything is appended.
+    let fence: Promise<boolean> | undefined = this.#fenced(this.#queue) ? this.#o.claim.isCurrent() : undefined;
+    fence?.catch(() => undefined);
     try {
-      // Let the current burst of work queue up first (a zero-latency step pushes many events
-      // within one macrotask), so it goes out as one append.
+      // Let the current burst queue up first (a step pushes many events in one macrotask): one append.
       await new Promise((resolve) => setImmediate(resolve));
       while (this.#queue.length && !this.#failure) {
         try {
@@ -202,6 +196,11 @@ export class TurnLog {
       this.#draining = false;
       this.#settleWaiters();
     }
+  }
+
+  /** Whether appending `events` needs the claim checked first (not for the start job's own events alone). */
+  #fenced(events: readonly NewSessionEvent[]): boolean {
+    return !events.every((e) => this.#jobEvents.has(e.id!));
   }
 
   #settleWaiters(): void {
@@ -232,10 +231,7 @@ export class TurnLog {
     } finally {
       waits.report(this.#o.log, events.length);
     }
-    for (const e of events) {
-      this.#mayBeStored.delete(e.id!);
-      this.#results.delete(e.id!);
-    }
+    for (const e of events) for (const set of [this.#mayBeStored, this.#results, this.#jobEvents]) set.delete(e.id!);
   }
 
   async #appendWaiting(pending: NewSessionEvent[], newIds: boolean, pause: OutagePause, waits: AppendWaits, fence?: Promise<boolean>) {
@@ -244,7 +240,7 @@ export class TurnLog {
       try {
         // A check that failed (the claims bucket electing a leader) says nothing about the
         // claim: it is retried like an append with an unknown outcome.
-        const current = fence ?? this.#o.claim.isCurrent();
+        const current = fence ?? (this.#fenced(pending) ? this.#o.claim.isCurrent() : Promise.resolve(true));
         fence = undefined;
         if (!(await waits.time('fence', current))) {
           await outcomes.handOverResults(
