@@ -48,7 +48,9 @@ describe('console: approving and denying tool calls (chromium, desktop and phone
       await send(page, '@tool get_current_time {"timezone":"UTC"}');
       const first = await pendingPrompt(page, size);
       assert.match((await first.prompt.textContent()) ?? '', /get_current_time[\s\S]*"timezone": "UTC"/);
-      assert.equal(await page.locator('form.composer button[type=submit]').isDisabled(), true, 'no new message while a call waits');
+      // While a call waits a new message can only queue behind it (decision 0097): no Send, a Queue.
+      assert.equal(await page.locator('form.composer button[type=submit]').count(), 0, 'no Send while a call waits');
+      assert.equal(await page.locator('form.composer button[data-on-busy=enqueue]').count(), 1, 'Queue instead');
       const waiting = await app.request('GET', `/v1/sessions/${sessionId}`);
       assert.equal(waiting.body.status, 'waiting_for_tool_results');
       assert.equal((await toolEvents(app, sessionId, first.callId)).started, 0, 'nothing ran before the decision');
