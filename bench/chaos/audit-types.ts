@@ -106,6 +106,8 @@ export interface FaultFindings {
   restartToHealthyMs: number | null;
   status5xx: number;
   status503: number;
+  /** POST messages answered 409 busy: each is sent after the previous turn's session.idled (issue 32 item 4). */
+  busy409: number;
   /** 5xx other than 503 inside this window (the goal: zero). */
   status500: number;
   noAnswer: number;
@@ -151,6 +153,9 @@ export interface AuditReport {
     inside500: number;
     noAnswerOutside: number;
     noAnswerInside: number;
+    /** POST messages answered 409 busy, outside and inside the fault windows. */
+    busyOutside: number;
+    busyInside: number;
   };
   faults: FaultFindings[];
   /** The first defects found, precisely (session ids, event ids), for the report. */

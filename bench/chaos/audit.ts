@@ -245,11 +245,28 @@ function auditTools(sessions: SessionData[], tools: ToolRun[], faults: FaultReco
   return { calls, runTwice: runTwice.length, succeededRecordedFailed, answeredThenKilled, duplicateResults, neverRun };
 }
 
-/** 5xx and unanswered requests inside and outside the fault windows. */
+/** A POST of a message answered 409: the workload sends one only after the previous turn idled. */
+const isBusy = (r: RequestRecord) => r.kind === 'messages' && r.status === 409;
+
+/** 5xx, unanswered and busy-refused requests inside and outside the fault windows. */
 function auditHttp(requests: RequestRecord[], faults: FaultRecord[], c: Collector) {
-  const out = { requests: requests.length, outside5xx: 0, inside5xx: 0, inside503: 0, inside500: 0, noAnswerOutside: 0, noAnswerInside: 0 };
+  const out = {
+    requests: requests.length,
+    outside5xx: 0,
+    inside5xx: 0,
+    inside503: 0,
+    inside500: 0,
+    noAnswerOutside: 0,
+    noAnswerInside: 0,
+    busyOutside: 0,
+    busyInside: 0,
+  };
   for (const r of requests) {
     const inside = faults.some((f) => inWindow(r.at, f));
+    if (isBusy(r)) {
+      if (inside) out.busyInside++;
+      else out.busyOutside++;
+    }
     if (r.status === 0) {
       if (inside) out.noAnswerInside++;
       else {
@@ -296,6 +313,7 @@ function auditFault(f: FaultRecord, sessions: Map<string, SessionData>, requests
     status5xx: fivexx.length,
     status503: fivexx.filter((r) => r.status === 503).length,
     status500: fivexx.filter((r) => r.status !== 503).length,
+    busy409: window.filter(isBusy).length,
     noAnswer: window.filter((r) => r.status === 0).length,
     retryWaitMaxMs: maxOrNull(
       posted.filter((p) => p.retriedFrom !== undefined && inWindow(p.retriedFrom, f)).map((p) => p.at - p.retriedFrom!),

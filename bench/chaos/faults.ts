@@ -1,6 +1,7 @@
 import type { FaultKind, FaultRecord } from './audit.js';
 import type { Cluster, Instance } from './cluster.js';
 import type { Workload } from './workload.js';
+import type { NatsServer } from '../../test/helpers/nats-server.js';
 
 /**
  * The faults, one at a time (issue 13): SIGKILL of an instance while one of its turns streams
@@ -165,8 +166,9 @@ async function freezeNatsFault(ctx: FaultContext, repetition: number): Promise<F
   const node = ctx.cluster.nats.servers[(repetition - 1) % ctx.cluster.nats.servers.length]!;
   const affectedSessions = ctx.workload.running();
   const ms = freezeMs();
+  const onNode = await instancesOn(node);
   const injectedAt = Date.now();
-  const sampling = sampleHealth(ctx, injectedAt + ms);
+  const sampling = sampleHealth(ctx, injectedAt + ms, onNode);
   await ctx.cluster.freezeNatsNode(node, ms);
   const healedAt = Date.now();
   const health = await sampling;
@@ -184,12 +186,21 @@ async function freezeNatsFault(ctx: FaultContext, repetition: number): Promise<F
   };
 }
 
+/** The instances whose NATS connection sits on `node` (the service names it after INSTANCE_ID). */
+async function instancesOn(node: NatsServer): Promise<Set<string>> {
+  const res = await fetch(`${node.monitorUrl}/connz?limit=1024`).catch(() => null);
+  if (!res?.ok) return new Set();
+  const { connections = [] } = (await res.json()) as { connections?: { name?: string }[] };
+  const prefix = 'agent-session-service/';
+  return new Set(connections.flatMap((c) => (c.name?.startsWith(prefix) ? [c.name.slice(prefix.length)] : [])));
+}
+
 /**
  * /health of every instance every HEALTH_SAMPLE_MS until `until`: how many rounds found all of
- * them unhealthy at once (the goal: none; only instances on the frozen node may fail), and each
- * instance's unhealthy rounds.
+ * them unhealthy at once, each instance's unhealthy rounds, and the rounds in which an instance
+ * NOT connected to the frozen node was unhealthy (the goal: 0; only those on it may fail).
  */
-async function sampleHealth(ctx: FaultContext, until: number): Promise<string> {
+async function sampleHealth(ctx: FaultContext, until: number, onFrozen: Set<string>): Promise<string> {
   const unhealthy = new Map(ctx.cluster.instances.map((i) => [i.name, 0]));
   let rounds = 0;
   let allDown = 0;
@@ -209,7 +220,9 @@ async function sampleHealth(ctx: FaultContext, until: number): Promise<string> {
     await sleep(Math.max(0, HEALTH_SAMPLE_MS - (Date.now() - t)));
   }
   const each = [...unhealthy].map(([name, n]) => `${name} ${n}`).join(', ');
-  return `/health every ${HEALTH_SAMPLE_MS} ms: all unhealthy in ${allDown} of ${rounds} rounds; unhealthy rounds ${each}`;
+  const others = [...unhealthy].filter(([name]) => !onFrozen.has(name)).reduce((sum, [, n]) => sum + n, 0);
+  const on = [...onFrozen].join(', ') || 'none';
+  return `/health every ${HEALTH_SAMPLE_MS} ms: all unhealthy in ${allDown} of ${rounds} rounds; unhealthy rounds ${each}; connected to the frozen node: ${on}; unhealthy rounds of the others: ${others}`;
 }
 
 export function injectFault(ctx: FaultContext, kind: FaultKind, repetition: number): Promise<FaultRecord> {

@@ -16,7 +16,7 @@ export interface RunSummary {
 const ms = (v: number | null) => (v === null ? '–' : `${(v / 1000).toFixed(1)} s`);
 
 function faultRow(f: FaultFindings): string {
-  return `| ${f.kind} | ${f.repetition} | ${f.target} | ${f.affected} | ${ms(f.recoveryFirstMs)} | ${ms(f.recoveryAllMs)} | ${f.unrecovered} | ${ms(f.restartToHealthyMs)} | ${f.status503} | ${f.status500} | ${f.noAnswer} | ${ms(f.retryWaitMaxMs)} |`;
+  return `| ${f.kind} | ${f.repetition} | ${f.target} | ${f.affected} | ${ms(f.recoveryFirstMs)} | ${ms(f.recoveryAllMs)} | ${f.unrecovered} | ${ms(f.restartToHealthyMs)} | ${f.status503} | ${f.status500} | ${f.noAnswer} | ${f.busy409} | ${ms(f.retryWaitMaxMs)} |`;
 }
 
 export function renderReport(s: RunSummary): string {
@@ -42,12 +42,12 @@ export function renderReport(s: RunSummary): string {
         : ''
     } | ${a.sse.followers} / ${s.sseReconnects} | ${a.sse.received} | ${a.sse.lost} | ${a.sse.repeated} | ${a.sse.outOfOrder} |`,
     '',
-    '| requests | 5xx outside fault windows | 5xx inside | of which 503 | other 5xx inside | no answer outside / inside |',
-    '|---|---|---|---|---|---|',
-    `| ${a.http.requests} | ${a.http.outside5xx} | ${a.http.inside5xx} | ${a.http.inside503} | ${a.http.inside500} | ${a.http.noAnswerOutside} / ${a.http.noAnswerInside} |`,
+    '| requests | 5xx outside fault windows | 5xx inside | of which 503 | other 5xx inside | no answer outside / inside | 409 busy after session.idled outside / inside |',
+    '|---|---|---|---|---|---|---|',
+    `| ${a.http.requests} | ${a.http.outside5xx} | ${a.http.inside5xx} | ${a.http.inside503} | ${a.http.inside500} | ${a.http.noAnswerOutside} / ${a.http.noAnswerInside} | ${a.http.busyOutside} / ${a.http.busyInside} |`,
     '',
-    '| fault | # | target | affected turns | recovery (first) | recovery (all) | unrecovered | restart → healthy | 503 | other 5xx | no answer | idempotent retry wait (max) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| fault | # | target | affected turns | recovery (first) | recovery (all) | unrecovered | restart → healthy | 503 | other 5xx | no answer | 409 busy | idempotent retry wait (max) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...a.faults.map(faultRow),
     '',
     `RSS per instance (peak over its processes / at the end): ${s.memory

@@ -104,7 +104,7 @@ interface ModeResult extends ClientReport {
   profile?: string;
 }
 
-/** The service's connection name on the NATS server (src/bus/nats/nats-bus.ts default). */
+/** The service's connection names on the NATS server start with this (src/app/infrastructure.ts). */
 const SERVICE_CONNECTION = 'agent-session-service';
 
 interface ConnCounters {
@@ -128,7 +128,7 @@ async function serviceNatsCounters(monitorUrl: string | null): Promise<ConnCount
   const res = await fetch(`${monitorUrl}/connz?limit=1024`).catch(() => null);
   if (!res?.ok) return null;
   const { connections = [] } = (await res.json()) as { connections?: { name?: string; in_msgs: number; out_msgs: number }[] };
-  const mine = connections.filter((c) => c.name === SERVICE_CONNECTION);
+  const mine = connections.filter((c) => c.name?.startsWith(SERVICE_CONNECTION));
   if (mine.length === 0) return null;
   return { in: mine.reduce((n, c) => n + c.in_msgs, 0), out: mine.reduce((n, c) => n + c.out_msgs, 0) };
 }

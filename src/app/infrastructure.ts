@@ -90,7 +90,7 @@ export type Infrastructure = Awaited<ReturnType<typeof openInfrastructure>>;
  * convergence on the other) shortens a start by the shorter of the two (issue 13 item 7).
  * Without NATS_URL the bus is the local one, on the store.
  */
-async function openStoreAndBus(config: Config, { log, phases, closers, embeddedDatabase }: InfrastructureDeps) {
+async function openStoreAndBus(config: Config, { log, phases, closers, embeddedDatabase, instanceId }: InfrastructureDeps) {
   const [storeResult, natsResult] = await Promise.allSettled([
     createStore({
       databaseUrl: config.DATABASE_URL,
@@ -106,6 +106,8 @@ async function openStoreAndBus(config: Config, { log, phases, closers, embeddedD
       ? createBus<SessionEvent>({
           kind: 'nats',
           url: config.NATS_URL,
+          // Names the connection in the servers' /connz and nats-top: which instance sits on which node.
+          name: `agent-session-service/${instanceId}`,
           log,
           shards: config.NATS_EVENT_SHARDS,
           ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,

@@ -192,7 +192,7 @@ describe('chaos audit', () => {
     assert.equal(audit(d).faults[0]!.retryWaitMaxMs, 1_000, 'the longest wait of the retries that began in the window');
   });
 
-  it('splits 5xx inside and outside fault windows and measures recovery from the log', () => {
+  it('splits 5xx and busy 409s inside and outside fault windows and measures recovery from the log', () => {
     const log = toolTurn('t1', 'm1', 'k1');
     const d = data([session('s1', log)], {
       requests: [
@@ -200,6 +200,9 @@ describe('chaos audit', () => {
         { at: T0 + 350, instance: 'i1', kind: 'messages', status: 503 },
         { at: T0 + 360, instance: 'i2', kind: 'messages', status: 500 },
         { at: T0 + 370, instance: 'i2', kind: 'messages', status: 0, error: 'ECONNREFUSED' },
+        { at: T0 + 380, instance: 'i3', kind: 'messages', status: 409 },
+        { at: T0 + 600, instance: 'i3', kind: 'messages', status: 409 },
+        { at: T0 + 610, instance: 'i3', kind: 'tool-results', status: 409 },
       ],
       faults: [
         {
@@ -217,12 +220,23 @@ describe('chaos audit', () => {
     const r = audit(d);
     assert.deepEqual(
       { ...r.http, requests: undefined },
-      { requests: undefined, outside5xx: 1, inside5xx: 2, inside503: 1, inside500: 1, noAnswerOutside: 0, noAnswerInside: 1 },
+      {
+        requests: undefined,
+        outside5xx: 1,
+        inside5xx: 2,
+        inside503: 1,
+        inside500: 1,
+        noAnswerOutside: 0,
+        noAnswerInside: 1,
+        busyOutside: 1,
+        busyInside: 1,
+      },
     );
     const f = r.faults[0]!;
     assert.equal(f.retryWaitMaxMs, null, 'no POST was retried');
     assert.equal(f.recoveryFirstMs, 80, 'event #4 at +400 ms is the first after the fault at +320 ms');
     assert.equal(f.unrecovered, 0);
     assert.equal(f.status500, 1);
+    assert.equal(f.busy409, 1, 'only the POST of a message inside the window counts');
   });
 });
