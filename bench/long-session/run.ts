@@ -75,6 +75,8 @@ interface Bucket {
   turnMs: { mean: number; p50: number; p95: number };
   /** What the fake received per LLM request in the bucket (two requests per turn). */
   messagesPerRequest: number;
+  /** Compactions in the bucket: the fake's summary requests (they count in the bytes too). */
+  compactions: number;
   bytesPerTurn: number;
   approxTokensPerTurn: number;
   machineBusy: number | null;
@@ -128,12 +130,12 @@ const pct = (xs: number[], p: number) =>
   xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 
 /** The fake's request lines since `offset` of its stdout. */
-function fakeRequests(stdout: string, offset: number): { m: number; b: number }[] {
+function fakeRequests(stdout: string, offset: number): { m: number; b: number; s: number }[] {
   return stdout
     .slice(offset)
     .split('\n')
     .filter((l) => l.startsWith('{"m"'))
-    .map((l) => JSON.parse(l) as { m: number; b: number });
+    .map((l) => JSON.parse(l) as { m: number; b: number; s: number });
 }
 
 async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>): Promise<Bucket[]> {
@@ -166,6 +168,7 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
       const ms = (sec: number) => round1((sec * 1000) / n);
       const requests = fakeRequests(fake.proc.stdout(), fakeAt);
       const bytes = requests.reduce((a, r) => a + r.b, 0);
+      const turnRequests = requests.filter((r) => r.s !== 1);
       const bucket: Bucket = {
         mode,
         from,
@@ -178,7 +181,8 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
           p50: round1(pct(latencies, 50)),
           p95: round1(pct(latencies, 95)),
         },
-        messagesPerRequest: round1(requests.reduce((a, r) => a + r.m, 0) / Math.max(1, requests.length)),
+        messagesPerRequest: round1(turnRequests.reduce((a, r) => a + r.m, 0) / Math.max(1, turnRequests.length)),
+        compactions: requests.length - turnRequests.length,
         bytesPerTurn: Math.round(bytes / n),
         approxTokensPerTurn: Math.round(bytes / 4 / n),
         machineBusy: busyShare(sys0, readSystemCpu()),
@@ -218,10 +222,10 @@ async function main(): Promise<void> {
       bytesPerTurn: ratio(last.bytesPerTurn, first.bytesPerTurn),
     };
   });
-  console.log('mode      turns        svc ms/turn  pg ms  nats ms  turn ms mean/p50/p95   msgs/req  ~tokens/turn  busy');
+  console.log('mode      turns        svc ms/turn  pg ms  nats ms  turn ms mean/p50/p95   msgs/req  compactions  ~tokens/turn  busy');
   for (const b of buckets) {
     console.log(
-      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
+      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
     );
   }
   for (const r of ratios)

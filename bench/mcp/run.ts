@@ -120,6 +120,9 @@ async function measure(
   return { ...report, cpuMsPerTurn: report.turns > 0 ? (cpuDelta(cpu0, cpu1) * 1000) / report.turns : Number.NaN };
 }
 
+/** A figure with `digits` decimals; a dash when the window measured none (no turn ended). */
+const fixed = (v: number | null, digits: number) => (v === null || Number.isNaN(v) ? '–' : v.toFixed(digits));
+
 async function main(): Promise<void> {
   buildIfStale(ROOT);
   const mcp = spawn('mcp-server', 'bench/mcp/mcp-server.ts');
@@ -160,12 +163,13 @@ async function main(): Promise<void> {
       log(`K=${k} ${name}: ${args.warmup} s warm-up + ${args.duration} s`);
       const r = (results[name] = await measure(service, base, agentId, k));
       rows.push(
-        `| ${k} | ${name} | ${r.turnsPerSec.toFixed(1)} | ${r.turnMs.p50.toFixed(1)} | ${r.turnMs.p99.toFixed(1)} | ${r.cpuMsPerTurn.toFixed(2)} | ${r.errors}${r.firstError ? ` (${r.firstError})` : ''} |`,
+        `| ${k} | ${name} | ${fixed(r.turnsPerSec, 1)} | ${fixed(r.turnMs.p50, 1)} | ${fixed(r.turnMs.p99, 1)} | ${fixed(r.cpuMsPerTurn, 2)} | ${r.errors}${r.firstError ? ` (${r.firstError})` : ''} |`,
       );
+      log(rows.at(-1)!);
     }
     const [b, m] = [results['built-in']!, results['mcp']!];
     deltas.push(
-      `K=${k}: the MCP call adds ${(m.cpuMsPerTurn - b.cpuMsPerTurn).toFixed(2)} ms service CPU and ${(m.turnMs.p50 - b.turnMs.p50).toFixed(1)} ms p50 latency per turn`,
+      `K=${k}: the MCP call adds ${fixed(m.cpuMsPerTurn - b.cpuMsPerTurn, 2)} ms service CPU and ${fixed(m.turnMs.p50 === null || b.turnMs.p50 === null ? null : m.turnMs.p50 - b.turnMs.p50, 1)} ms p50 latency per turn`,
     );
   }
   process.stdout.write(`${rows.join('\n')}\n\n${deltas.join('\n')}\n`);

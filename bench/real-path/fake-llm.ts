@@ -55,6 +55,11 @@ export const REPLY_TOKENS = [
   '.',
 ];
 
+const SUMMARY = (
+  'Summary of the conversation so far: the user asked for the current time many times; each time the assistant ' +
+  'called get_current_time and answered with the time it returned. No other task is open.'
+).split(/(?= )/);
+
 /** Whether the request's last message carries a tool's result, as each vendor words it. */
 function endsWithToolResult(request: RecordedRequest): boolean {
   const last = ((request.body?.messages ?? []) as { role: string; content?: unknown }[]).at(-1);
@@ -71,12 +76,17 @@ const server = await startFake({
   models: [{ id: 'gpt-bench', display_name: 'gpt-bench' }],
   respond(request) {
     calls++;
+    // The service's compaction asks for a summary with no tools offered (actors/session/compaction/summarise.ts).
+    const summary = ((request.body?.tools ?? []) as unknown[]).length === 0;
     if (opts.report) {
       const m = ((request.body?.messages ?? []) as unknown[]).length;
-      process.stdout.write(`{"m":${m},"b":${Buffer.byteLength(JSON.stringify(request.body ?? {}))}}\n`);
+      process.stdout.write(`{"m":${m},"b":${Buffer.byteLength(JSON.stringify(request.body ?? {}))},"s":${summary ? 1 : 0}}\n`);
     }
     // Keep the recorded requests from growing over a soak: the bench never reads them.
     server.requests.length = 0;
+    if (summary) {
+      return { type: 'reply', reply: { text: SUMMARY, usage: { input_tokens: 2_000, output_tokens: 60, cache_read_tokens: 0 } } };
+    }
     if (endsWithToolResult(request)) {
       return {
         type: 'reply',
