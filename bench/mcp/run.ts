@@ -6,7 +6,10 @@
  * MCP server (official SDK, its own process, Streamable HTTP). Each K runs both variants back to
  * back; the difference in service CPU per turn is what the MCP hop costs the service.
  *
- *   node --import tsx bench/mcp/run.ts [--sessions 1,10,50] [--duration 10] [--warmup 5]
+ *   node --import tsx bench/mcp/run.ts [--sessions 1,10,50] [--duration 10] [--warmup 5] [--rounds 1]
+ *
+ * With --rounds R each K measures both agents R times, the order alternating (built-in first in
+ * odd rounds), and reports the median of the per-round differences: one pair is noise-bound.
  *
  * Embedded mode (PGlite + in-process bus): the MCP hop is the same in both modes.
  */
@@ -38,6 +41,7 @@ const { values: args } = parseArgs({
     sessions: { type: 'string', default: '1,10,50' },
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -120,6 +124,8 @@ async function measure(
   return { ...report, cpuMsPerTurn: report.turns > 0 ? (cpuDelta(cpu0, cpu1) * 1000) / report.turns : Number.NaN };
 }
 
+const median = (xs: number[]): number | null => (xs.length ? xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)]! : null);
+
 /** A figure with `digits` decimals; a dash when the window measured none (no turn ended). */
 const fixed = (v: number | null, digits: number) => (v === null || Number.isNaN(v) ? '–' : v.toFixed(digits));
 
@@ -135,6 +141,8 @@ async function main(): Promise<void> {
     TURN_CONCURRENCY: '200',
     LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     MCP_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+    // A new session per turn: every K and round of one service would pass the default 10,000.
+    ORG_MAX_SESSIONS: '10000000',
   });
   const service = await startServer({
     name: 'service',
@@ -150,26 +158,31 @@ async function main(): Promise<void> {
     { ref: 'mcp', config: { servers: [{ name: 'bench', url: mcpUrl }] } },
   ]);
   const rows: string[] = [
-    '| K | tool | turns/s | turn p50 ms | turn p99 ms | service CPU ms/turn | errors |',
-    '|---|---|---|---|---|---|---|',
+    '| K | round | tool | turns/s | turn p50 ms | turn p99 ms | service CPU ms/turn | errors |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   const deltas: string[] = [];
+  const agents = { 'built-in': builtin, mcp: viaMcp } as const;
   for (const k of args.sessions.split(',').map(Number)) {
-    const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
-    for (const [name, agentId] of [
-      ['built-in', builtin],
-      ['mcp', viaMcp],
-    ] as const) {
-      log(`K=${k} ${name}: ${args.warmup} s warm-up + ${args.duration} s`);
-      const r = (results[name] = await measure(service, base, agentId, k));
-      rows.push(
-        `| ${k} | ${name} | ${fixed(r.turnsPerSec, 1)} | ${fixed(r.turnMs.p50, 1)} | ${fixed(r.turnMs.p99, 1)} | ${fixed(r.cpuMsPerTurn, 2)} | ${r.errors}${r.firstError ? ` (${r.firstError})` : ''} |`,
-      );
-      log(rows.at(-1)!);
+    const cpu: number[] = [];
+    const p50: number[] = [];
+    for (let round = 1; round <= Number(args.rounds); round++) {
+      const results: Partial<Record<keyof typeof agents, Awaited<ReturnType<typeof measure>>>> = {};
+      const order = round % 2 === 1 ? (['built-in', 'mcp'] as const) : (['mcp', 'built-in'] as const);
+      for (const name of order) {
+        log(`K=${k} round ${round} ${name}: ${args.warmup} s warm-up + ${args.duration} s`);
+        const r = (results[name] = await measure(service, base, agents[name], k));
+        rows.push(
+          `| ${k} | ${round} | ${name} | ${fixed(r.turnsPerSec, 1)} | ${fixed(r.turnMs.p50, 1)} | ${fixed(r.turnMs.p99, 1)} | ${fixed(r.cpuMsPerTurn, 2)} | ${r.errors}${r.firstError ? ` (${r.firstError})` : ''} |`,
+        );
+        log(rows.at(-1)!);
+      }
+      const [b, m] = [results['built-in']!, results.mcp!];
+      cpu.push(m.cpuMsPerTurn - b.cpuMsPerTurn);
+      if (m.turnMs.p50 !== null && b.turnMs.p50 !== null) p50.push(m.turnMs.p50 - b.turnMs.p50);
     }
-    const [b, m] = [results['built-in']!, results['mcp']!];
     deltas.push(
-      `K=${k}: the MCP call adds ${fixed(m.cpuMsPerTurn - b.cpuMsPerTurn, 2)} ms service CPU and ${fixed(m.turnMs.p50 === null || b.turnMs.p50 === null ? null : m.turnMs.p50 - b.turnMs.p50, 1)} ms p50 latency per turn`,
+      `K=${k}: the MCP call adds ${fixed(median(cpu), 2)} ms service CPU and ${fixed(median(p50), 1)} ms p50 latency per turn (median of ${cpu.length}; each round: ${cpu.map((d) => d.toFixed(2)).join(', ')} ms)`,
     );
   }
   process.stdout.write(`${rows.join('\n')}\n\n${deltas.join('\n')}\n`);
