@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chooseBoundary } from '../../actors/session/compaction/boundary.js';
+import { chooseBoundary, keepBudget } from '../../actors/session/compaction/boundary.js';
 import { renderForSummary } from '../../actors/session/compaction/summarise.js';
 import { randomBytes } from 'node:crypto';
 import { calibrated, countTokens, estimateTokens, loadOpenAiTokenizer, requestSize } from '../../actors/session/compaction/token-count.js';
@@ -75,6 +75,20 @@ describe('compaction: the transcript fold and the boundary (pure)', () => {
     assert.equal(chooseBoundary({ entries: t.entries, sizes, keepTokens: 10_000 }, true), 2, 'forced: all but the newest');
     const open = extendTranscript(emptyTranscript(), [user('x1', 'q'), agent('x2', 'asks', ['c9']), user('x3', 'more')]);
     assert.equal(chooseBoundary({ entries: open.entries, sizes: [1, 1, 1], keepTokens: 0 }), 0, 'the open step stays');
+  });
+
+  it('the verbatim tail is budgeted in measured tokens: a count twice the estimate halves it', () => {
+    const sizes = Array.from({ length: 100 }, () => 10); // 1,000 estimated tokens
+    assert.equal(keepBudget(10_000, 30, sizes), 3_000, 'no measurement: the window share');
+    assert.equal(keepBudget(10_000, 30, sizes, 800), 3_000, 'a count under the estimate never widens it');
+    assert.equal(keepBudget(10_000, 30, sizes, 2_000), 1_500);
+    // The session the long-session bench found: each entry measured at twice its estimate. The
+    // tail kept must stay within 30 % of the window in measured tokens, not 60 %.
+    const t = extendTranscript(emptyTranscript(), history);
+    const even = t.entries.map(() => 100);
+    const cut = chooseBoundary({ entries: t.entries, sizes: even, keepTokens: keepBudget(1_000, 30, even, 800) });
+    const keptMeasured = (t.entries.length - 1 - cut!) * 200;
+    assert.ok(keptMeasured <= 300, `kept ${keptMeasured} measured tokens of a 300 budget`);
   });
 
   it('what the summariser reads: quoted lines, large results shortened, images named', () => {

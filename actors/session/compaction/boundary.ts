@@ -14,6 +14,20 @@ export interface BoundaryInput {
   keepTokens: number;
 }
 
+/**
+ * The verbatim tail's budget in the entries' estimated tokens. The threshold is crossed by a
+ * measured count (a tokenizer, or the vendor's calibrated figure), which can be twice the entries'
+ * characters / 4 (digits, JSON, per-message framing): a tail sized by the estimate alone would keep
+ * nearly the whole window, and the next compaction would come a few turns later (measured: every
+ * ~35 turns at a 128k window, each cutting 7 %). So the budget shrinks by estimated / measured.
+ */
+export function keepBudget(window: number, keepRecentPercent: number, sizes: readonly number[], measured?: number): number {
+  const budget = (window * keepRecentPercent) / 100;
+  const estimated = sizes.reduce((a, b) => a + b, 0);
+  const scale = measured && measured > estimated && estimated > 0 ? estimated / measured : 1;
+  return Math.floor(budget * scale);
+}
+
 /** True when every call of the entry has its result. */
 export function isClosed(entry: TranscriptEntry): boolean {
   if (entry.role === 'user') return true;

@@ -9,7 +9,7 @@ import type { NewSessionEvent } from '../../../schemas/events.js';
 import type { LlmMessage, LlmToolDefinition, ResolvedModel } from '../../../src/llm/index.js';
 import { turnEvents, type TurnRef } from '../../../src/turns/index.js';
 import type { Transcript, TranscriptEntry } from '../log/transcript.js';
-import { chooseBoundary } from './boundary.js';
+import { chooseBoundary, keepBudget } from './boundary.js';
 import { renderForSummary, summarise } from './summarise.js';
 import { CHARS_PER_TOKEN, calibrated, countTokens, estimateTokens, IMAGE_TOKENS, requestSize } from './token-count.js';
 
@@ -140,7 +140,7 @@ export class Compactor {
     const t = this.#io.transcript();
     const sizes = t.entries.map(entryTokens);
     const window = this.window(target.model);
-    const keepTokens = Math.floor((window * this.#o.keepRecentPercent) / 100);
+    const keepTokens = keepBudget(window, this.#o.keepRecentPercent, sizes, tokensBefore);
     const cut = chooseBoundary({ entries: t.entries, sizes, keepTokens }, reason !== 'threshold');
     if (cut === null) return false;
     const before =
