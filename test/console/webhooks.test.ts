@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import {
-  type ConsoleBed,
-  consolePage,
-  overflowCulprits,
-  showView,
-  sidewaysOverflow,
-  startConsoleBed,
-  VIEWPORTS,
-  type ViewportName,
-} from '../helpers/console.js';
+import { overflowCulprits, showView, sidewaysOverflow, useConsoleBed, VIEWPORTS, type ViewportName } from '../helpers/console.js';
 import { FAST_WEBHOOKS, startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 async function noSidewaysScroll(page: Page, where: string): Promise<void> {
@@ -23,23 +14,17 @@ async function noSidewaysScroll(page: Page, where: string): Promise<void> {
  * chromium against a service that delivers to a real local receiver checking the signatures.
  */
 describe('console: webhooks and MCP servers (chromium, desktop and phone)', () => {
-  let bed: ConsoleBed;
+  const bed = useConsoleBed({ agent: { name: 'Hooks', capabilities: ['current_time'] }, env: FAST_WEBHOOKS });
   let rx: Receiver;
-  const closers: (() => unknown)[] = [];
 
   before(async () => {
-    bed = await startConsoleBed({ agent: { name: 'Hooks', capabilities: ['current_time'] }, env: FAST_WEBHOOKS });
-    rx = await startReceiver({ after: (fn) => void closers.push(fn) });
-  });
-  after(async () => {
-    for (const close of closers) await close();
-    await bed.close();
+    rx = await startReceiver({ after: bed.onClose });
   });
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`${size}: create an endpoint (secret once), test-send, the delivery succeeds in the table; disable, enable, rotate, delete`, async () => {
-      const { app, browser } = bed;
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { app } = bed;
+      const { page, errors } = await bed.open(size);
       page.on('dialog', (d) => void d.accept());
       await showView(page, '#/webhooks', '[data-testid=webhook-event-types] input[value="turn.completed"]');
       assert.equal(await page.locator('h1').textContent(), 'Webhooks');
@@ -122,13 +107,12 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       assert.equal((await app.request('GET', `/v1/webhooks/${endpointId}`)).status, 404);
       await noSidewaysScroll(page, `${size} webhooks after delete`);
       assert.deepEqual(errors, [], 'no JavaScript errors');
-      await page.context().close();
     });
   }
 
   it('a bad URL gets a sentence, not a schema pattern; members see no Webhooks entry', async () => {
-    const { app, browser } = bed;
-    const { page, errors } = await consolePage(browser, app.url, app.adminKey, 'phone');
+    const { app } = bed;
+    const { page, errors } = await bed.open('phone');
     await showView(page, '#/webhooks', '[data-testid=webhook-event-types] input[value="turn.completed"]');
     await page.fill('[data-testid=webhook-form] input[name=url]', 'http://10.1.2.3/hook');
     await page.check('[data-testid=webhook-form] input[value="turn.failed"]');
@@ -141,7 +125,6 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
     const list = await app.request('GET', '/v1/webhooks');
     assert.ok(!list.text.includes('10.1.2.3'), 'nothing was created');
     assert.deepEqual(errors, []);
-    await page.context().close();
 
     const member = await app.request('POST', '/v1/users', {
       body: { email: 'member-hooks@example.com', name: 'Member', password: 'a-long-password-1', role: 'member' },
@@ -157,16 +140,15 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       body: JSON.stringify({ name: 'console' }),
     });
     assert.equal(key.status, 201);
-    const { page: mp } = await consolePage(browser, app.url, ((await key.json()) as { key: string }).key, 'desktop');
+    const { page: mp } = await bed.open('desktop', { key: ((await key.json()) as { key: string }).key });
     assert.equal(await mp.locator('header nav a:text-is("Webhooks")').count(), 0);
     await showView(mp, '#/webhooks');
     assert.match((await mp.locator('main').textContent())!, /Only admins manage webhooks/);
-    await mp.context().close();
   });
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`${size}: the agent editor saves MCP servers (secret references only) and they round-trip; a literal header value never shows`, async () => {
-      const { app, browser } = bed;
+      const { app } = bed;
       const literal = `literal-value-${size}-0123456789`;
       const created = await app.request('POST', '/v1/agents', {
         body: {
@@ -183,7 +165,7 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       });
       assert.equal(created.status, 201, created.text);
       const agentId: string = created.body.id;
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { page, errors } = await bed.open(size);
       await showView(page, `#/agents/${agentId}`, '[data-testid=mcp-servers] [data-server-index="0"]');
       assert.ok(!(await page.content()).includes(literal), 'the literal header value is not in the page');
       assert.equal(await page.locator('[data-testid=hidden-header]').count(), 1);
@@ -248,7 +230,6 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       );
       assert.ok(!after.text.includes(literal));
       assert.deepEqual(errors, [], 'no JavaScript errors');
-      await page.context().close();
     });
   }
 });
