@@ -42,6 +42,7 @@ describe('console: approving and denying tool calls (chromium, desktop and phone
       // While a call waits a new message can only queue behind it (decision 0097): no Send, a Queue.
       assert.equal(await page.locator('form.composer button[type=submit]').count(), 0, 'no Send while a call waits');
       assert.equal(await page.locator('form.composer button[data-on-busy=enqueue]').count(), 1, 'Queue instead');
+      assert.equal(await page.textContent('[data-testid=turn-state]'), 'waiting for your answer', 'not "working…" while it waits');
       const waiting = await app.request('GET', `/v1/sessions/${sessionId}`);
       assert.equal(waiting.body.status, 'waiting_for_tool_results');
       assert.equal((await toolEvents(app, sessionId, first.callId)).started, 0, 'nothing ran before the decision');

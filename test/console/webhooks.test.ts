@@ -71,9 +71,14 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       assert.match((await delivered.textContent())!, /webhook\.test/);
       assert.match((await delivered.textContent())!, /200/);
       await delivered.locator('button:text-is("Attempts")').click();
-      const attempt = delivered.locator('[data-testid=webhook-attempts] li[data-status="200"]');
+      const attempt = page.locator(
+        `[data-testid=webhook-deliveries][data-endpoint-id="${endpointId}"] [data-testid=webhook-attempts] li[data-status="200"]`,
+      );
       await attempt.waitFor();
       assert.match((await attempt.textContent())!, /#1 .*HTTP 200 in \d+ ms/);
+      // The attempts open below the delivery, not in its last cell: the columns keep their room and an event name is not split.
+      const eventLines = await delivered.locator('td[data-label=Event] code').evaluate((el) => el.getClientRects().length);
+      assert.equal(eventLines, 1, `${size}: the event name of a delivery with its attempts open is on one line`);
       await noSidewaysScroll(page, `${size} deliveries with attempts`);
 
       // Redeliver: the same webhook-id arrives again.
@@ -144,6 +149,45 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
     assert.equal(await mp.locator('header nav a:text-is("Webhooks")').count(), 0);
     await showView(mp, '#/webhooks');
     assert.match((await mp.locator('main').textContent())!, /Only admins manage webhooks/);
+  });
+
+  it('desktop: a refused attempt reads as its status once, marked as an error; the retry follows it; event names stay whole', async () => {
+    const { app } = bed;
+    rx.answer = () => ({ status: 503 });
+    const created = await app.request('POST', '/v1/webhooks', {
+      body: { url: `${rx.url}/refusing`, description: 'Refuses once', event_types: ['turn.completed'] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const endpointId: string = created.body.endpoint.id;
+    const before = rx.received.length;
+    assert.equal((await app.request('POST', `/v1/webhooks/${endpointId}/test`)).status, 202);
+    // The first attempt has its 503 (the answer is chosen when a request arrives): the retry gets a 200.
+    await rx.waitFor((all) => all.length > before, 20_000, 'the first attempt');
+    rx.answer = () => ({ status: 200 });
+    // A turn adds a turn.completed delivery: with the long names and dates a real table holds, the columns are tight.
+    const sessionId = await bed.newSession('Refused once');
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: 'hi' }] } },
+    });
+    assert.equal(sent.status, 201, sent.text);
+    const { page, errors } = await bed.open('desktop');
+    await showView(page, '#/webhooks', `[data-testid=webhooks] tr[data-endpoint-id="${endpointId}"]`);
+    await page.click(`[data-testid=webhooks] tr[data-endpoint-id="${endpointId}"] button:text-is("Deliveries")`);
+    const table = page.locator(`[data-testid=webhook-deliveries][data-endpoint-id="${endpointId}"]`);
+    await table.locator('tr[data-state=delivered]:has(code:text-is("turn.completed"))').waitFor({ timeout: 15_000 });
+    const delivered = table.locator('tr[data-state=delivered]:has(code:text-is("webhook.test"))');
+    await delivered.waitFor({ timeout: 15_000 });
+    await delivered.locator('button:text-is("Attempts")').click();
+    const attempts = page.locator('[data-testid=webhook-attempts] li');
+    await attempts.nth(1).waitFor();
+    const refused = (await attempts.nth(0).textContent())!;
+    assert.match(refused, /^\s*#1 .*: HTTP 503 in \d+ ms\s*$/, refused);
+    assert.equal(await attempts.nth(0).locator('.error').textContent(), 'HTTP 503');
+    assert.match((await attempts.nth(1).textContent())!, /#2 .*: HTTP 200 in \d+ ms/);
+    assert.equal(await attempts.nth(1).locator('.error').count(), 0);
+    const lines = await table.locator('td[data-label=Event] code').evaluateAll((els) => els.map((el) => el.getClientRects().length));
+    assert.deepEqual(lines, [1, 1], 'each event name on one line (not split mid-word)');
+    assert.deepEqual(errors, []);
   });
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {

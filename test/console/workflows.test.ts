@@ -203,6 +203,11 @@ describe('console workflows (chromium)', () => {
       [['SEARCH_API_KEY', ['api.example.com']]],
     );
     const secretRow = page.locator('[data-testid=secrets] li[data-name="SEARCH_API_KEY"]');
+    const gap = await secretRow.evaluate((li) => {
+      const button = li.querySelector('button')!;
+      return button.getBoundingClientRect().left - button.previousElementSibling!.getBoundingClientRect().right;
+    });
+    assert.ok(gap >= 4, `the secret's delete button stands apart from its name and hosts (${gap} px)`);
     page.once('dialog', (d) => void d.accept());
     await secretRow.locator('button:has-text("delete")').click();
     await secretRow.waitFor({ state: 'detached' });
