@@ -120,7 +120,7 @@ function Composer({ sessionId, running, waiting, follow, queue }) {
           </label>`}
         ${!running && !waiting && html`<button type="button" class="secondary" onClick=${compact} title="Summarise the history so later turns send less">Compact</button>`}
         ${running && html`<button type="button" class="danger" onClick=${cancel}>Cancel turn</button>`}
-        ${running && html`<span class="muted" role="status">working…</span>`}
+        ${running && html`<span class="muted" role="status" data-testid="turn-state">${waiting ? 'waiting for your answer' : 'working…'}</span>`}
       </div>
     </form>
   `;

@@ -30,7 +30,7 @@ export function SecretsPanel({ sessionId, res }) {
   const names = res.data?.data ?? [];
   return html`
     ${res.data && names.length === 0 && html`<p class="muted">No secrets yet.</p>`}
-    <ul class="plain">
+    <ul class="plain secrets">
       ${names.map((s) => html`
         <li key=${s.name} data-name=${s.name}>
           <code>${s.name}</code>${s.allowed_hosts?.length ? html` <span class="muted">→ ${s.allowed_hosts.join(', ')}</span>` : ''}

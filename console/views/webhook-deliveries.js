@@ -13,11 +13,15 @@ function Attempts({ endpointId, deliveryId }) {
   if (!detail.data) return html`<span class="loading" role="status">Loading the attempts…</span>`;
   if (detail.data.attempts.length === 0) return html`<span class="muted">No attempt yet.</span>`;
   return html`
-    <ol class="attempts" data-testid="webhook-attempts">
-      ${detail.data.attempts.map((a) => html`
-        <li key=${a.attempt} data-status=${a.status ?? ''}>
-          #${a.attempt} ${when(a.started_at)}: ${a.status === null ? 'no response' : `HTTP ${a.status}`} in ${a.latency_ms} ms${a.error ? html` <span class="error">${a.error}</span>` : ''}
-        </li>`)}
+    <ol class="attempts" data-testid="webhook-attempts" data-delivery-id=${deliveryId}>
+      ${detail.data.attempts.map((a) => {
+        const answer = a.status === null ? 'no response' : `HTTP ${a.status}`;
+        // A refused attempt's error is its status line ("HTTP 503"): said once, marked as an error.
+        return html`
+          <li key=${a.attempt} data-status=${a.status ?? ''}>
+            #${a.attempt} ${when(a.started_at)}: <span class=${a.error ? 'error' : ''}>${answer}</span> in ${a.latency_ms} ms${a.error && a.error !== answer ? html`: <span class="error">${a.error}</span>` : ''}
+          </li>`;
+      })}
     </ol>
   `;
 }
@@ -49,11 +53,11 @@ export function WebhookDeliveries({ endpoint }) {
       <p class="ok" role="status">${message}</p>
       ${deliveries.data && rows.length === 0 && html`<p class="muted">No deliveries yet. “Test” sends one.</p>`}
       ${rows.length > 0 && html`
-        <table>
+        <table class="deliveries">
           <thead><tr><th>Event</th><th>State</th><th>Attempts</th><th>Last status</th><th>Last error</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
-            ${rows.map((d) => html`
-              <tr key=${d.id} data-delivery-id=${d.id} data-state=${d.state}>
+            ${rows.map((d) => [
+              html`<tr key=${d.id} data-delivery-id=${d.id} data-state=${d.state}>
                 <td data-label="Event"><code>${d.event_type}</code></td>
                 <td data-label="State" class=${d.state === 'failed' ? 'error' : d.state === 'delivered' ? 'ok' : ''}>${outcome(d)}</td>
                 <td data-label="Attempts">${d.attempts}</td>
@@ -63,9 +67,11 @@ export function WebhookDeliveries({ endpoint }) {
                 <td class="actions">
                   <button class="secondary" aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? null : d.id)}>Attempts</button>
                   <button class="secondary" onClick=${() => redeliver(d)}>Redeliver</button>
-                  ${open === d.id && html`<${Attempts} endpointId=${endpoint.id} deliveryId=${d.id} />`}
                 </td>
-              </tr>`)}
+              </tr>`,
+              // A row of its own across the table: in the last cell the attempts' text took the other columns' room.
+              open === d.id && html`<tr key=${`${d.id}-attempts`} class="attempts-row"><td colspan="7"><${Attempts} endpointId=${endpoint.id} deliveryId=${d.id} /></td></tr>`,
+            ])}
           </tbody>
         </table>
         <p class="muted">${deliveries.data.total === 1 ? '1 delivery' : `${deliveries.data.total} deliveries`}${deliveries.data.total > rows.length ? `, the newest ${rows.length} shown` : ''}.</p>`}

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
 import {
-  type ConsoleBed,
-  consolePage,
   lastMessageAndComposer,
   overflowCulprits,
   showView,
   sidewaysOverflow,
-  startConsoleBed,
+  useConsoleBed,
   VIEWPORTS,
   type ViewportName,
 } from '../helpers/console.js';
@@ -22,26 +20,19 @@ import {
  * which is what the model reads (the simulator repeats its tool results in its reply).
  */
 describe('console: approving and denying tool calls (chromium, desktop and phone)', () => {
-  let bed: ConsoleBed;
-  let app: TestApp;
-  let browser: Browser;
-
-  before(async () => {
-    bed = await startConsoleBed({
-      agent: {
-        name: 'Clockwatcher',
-        capabilities: ['current_time'],
-        tool_approvals: [{ tool: 'get_current_*', policy: 'always_ask' }],
-      },
-    });
-    ({ app, browser } = bed);
+  const bed = useConsoleBed({
+    agent: {
+      name: 'Clockwatcher',
+      capabilities: ['current_time'],
+      tool_approvals: [{ tool: 'get_current_*', policy: 'always_ask' }],
+    },
   });
-  after(() => bed.close());
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`${size}: the pending call shows; Approve runs it; Deny with a reason is the result the model sees`, async () => {
+      const { app } = bed;
       const sessionId = await bed.newSession(`Approvals on a ${size}`);
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { page, errors } = await bed.open(size);
       await showView(page, `#/sessions/${sessionId}/chat`, '[data-testid=feed-state][data-state=live]');
 
       // Turn 1: ask → approve.
@@ -51,6 +42,7 @@ describe('console: approving and denying tool calls (chromium, desktop and phone
       // While a call waits a new message can only queue behind it (decision 0097): no Send, a Queue.
       assert.equal(await page.locator('form.composer button[type=submit]').count(), 0, 'no Send while a call waits');
       assert.equal(await page.locator('form.composer button[data-on-busy=enqueue]').count(), 1, 'Queue instead');
+      assert.equal(await page.textContent('[data-testid=turn-state]'), 'waiting for your answer', 'not "working…" while it waits');
       const waiting = await app.request('GET', `/v1/sessions/${sessionId}`);
       assert.equal(waiting.body.status, 'waiting_for_tool_results');
       assert.equal((await toolEvents(app, sessionId, first.callId)).started, 0, 'nothing ran before the decision');
@@ -80,7 +72,6 @@ describe('console: approving and denying tool calls (chromium, desktop and phone
       assert.ok(m.lastBottom <= m.composerTop + 1 && m.lastTop >= 0, `${size}: the last entry is in view (${JSON.stringify(m)})`);
       assert.ok((await sidewaysOverflow(page)) <= 0, `${size}: ${(await overflowCulprits(page)).join(', ')}`);
       assert.deepEqual(errors, [], 'no JavaScript errors');
-      await page.context().close();
     });
   }
 });

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import type { TestApp } from '../helpers/app.js';
+import { before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import {
-  type ConsoleBed,
-  consolePage,
   lastMessageAndComposer,
   overflowCulprits,
   showView,
   sidewaysOverflow,
-  startConsoleBed,
+  useConsoleBed,
   VIEWPORTS,
   type ViewportName,
 } from '../helpers/console.js';
@@ -21,24 +18,20 @@ import {
  * above the sticky composer while a reply streams. One service and one chromium for the file.
  */
 describe('console layout and accessibility (chromium, desktop and phone)', () => {
-  let bed: ConsoleBed;
-  let app: TestApp;
-  let browser: Browser;
-  let agentId: string;
+  // Long words and names: what pushes a narrow layout sideways when nothing wraps.
+  const bed = useConsoleBed({
+    agent: {
+      name: 'Archivist',
+      description: 'Keeps_every_note_in_a_long_unbroken_identifier_that_would_not_wrap_by_itself_anywhere',
+      capabilities: ['session_file_system', 'session_storage', 'current_time'],
+    },
+    // The webhook endpoint below names a loopback address (no DNS here); its events never happen.
+    env: { WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' },
+  });
   let sessionId: string;
 
   before(async () => {
-    // Long words and names: what pushes a narrow layout sideways when nothing wraps.
-    bed = await startConsoleBed({
-      agent: {
-        name: 'Archivist',
-        description: 'Keeps_every_note_in_a_long_unbroken_identifier_that_would_not_wrap_by_itself_anywhere',
-        capabilities: ['session_file_system', 'session_storage', 'current_time'],
-      },
-      // The webhook endpoint below names a loopback address (no DNS here); its events never happen.
-      env: { WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' },
-    });
-    ({ app, browser, agentId } = bed);
+    const { app } = bed;
     sessionId = await newSession('Quarterly planning with the whole team');
     const file = await app.request('POST', `/v1/sessions/${sessionId}/fs/reports/q3-summary.md`, {
       raw: '# Q3\n',
@@ -59,7 +52,6 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
     });
     assert.equal(hook.status, 201, hook.text);
   });
-  after(() => bed.close());
 
   const newSession = (title: string) => bed.newSession(title);
 
@@ -68,7 +60,7 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
     ['#/agents', '[data-testid=agents]', 'Agents'],
     ['#/agents/new', 'input[value=current_time]', 'Agents'],
     ['#/agents/import', 'h2:has-text("Examples")', 'Agents'],
-    [`#/agents/${agentId}`, 'input[name=description]', 'Agents'],
+    [`#/agents/${bed.agentId}`, 'input[name=description]', 'Agents'],
     ['#/sessions', '[data-testid=sessions]', 'Sessions'],
     [`#/sessions/${sessionId}/chat`, '[data-testid=feed-state][data-state=live]', 'Sessions'],
     [`#/sessions/${sessionId}/events`, '[data-testid=feed-state][data-state=live]', 'Sessions'],
@@ -79,7 +71,7 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`${size}: every view fits without sideways scroll, has one <h1>, a title, labelled fields with visible borders`, async () => {
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { page, errors } = await bed.open(size);
       const titles = new Set<string>();
       let fieldsMeasured = 0;
       for (const [hash, ready, navEntry] of views()) {
@@ -104,12 +96,11 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
       assert.ok(fieldsMeasured >= 10, `measured the borders of ${fieldsMeasured} fields`);
       assert.equal(titles.size, views().length, `each view has its own page title: ${[...titles].join(' | ')}`);
       assert.deepEqual(errors, [], 'no JavaScript errors');
-      await page.context().close();
     });
 
     it(`${size}: the chat follows a streaming reply above the sticky composer; the turn shows its time and tokens`, async () => {
       const chatId = await newSession(`Streaming on a ${size}`);
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { page, errors } = await bed.open(size);
       await showView(page, `#/sessions/${chatId}/chat`, '[data-testid=feed-state][data-state=live]');
       await page.fill('textarea[name=text]', '@tokens 60');
       await page.click('form.composer button[type=submit]');
@@ -139,12 +130,11 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
       assert.match(stats, /^\d+(\.\d)? (ms|s) · \d+ in \/ \d+ out tokens/, stats);
       assert.ok((await sidewaysOverflow(page)) <= 0, `${size}: the chat does not scroll sideways`);
       assert.deepEqual(errors, []);
-      await page.context().close();
     });
   }
 
   it('keyboard: timeline rows open with Tab and Enter; the session list beside the chat marks the open session', async () => {
-    const { page } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    const { page } = await bed.open('desktop');
     await showView(page, `#/sessions/${sessionId}/events`, '[data-testid=timeline] li[data-type="turn.completed"]');
     const row = page.locator('[data-testid=timeline] li[data-type="input.message"] button.row');
     let presses = 0;
@@ -165,7 +155,6 @@ describe('console layout and accessibility (chromium, desktop and phone)', () =>
       'Quarterly planning with the whole team',
     );
     assert.ok(await page.locator('[data-testid=session-list]').isVisible(), 'beside the chat on a desktop');
-    await page.context().close();
   });
 });
 

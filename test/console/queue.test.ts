@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import type { TestApp } from '../helpers/app.js';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import {
-  type ConsoleBed,
-  consolePage,
   lastMessageAndComposer,
   overflowCulprits,
   showView,
   sidewaysOverflow,
-  startConsoleBed,
+  useConsoleBed,
   VIEWPORTS,
   type ViewportName,
 } from '../helpers/console.js';
@@ -22,17 +19,9 @@ import {
  * checks of layout.test.ts: no sideways scroll, the newest message above the sticky composer.
  */
 describe('console: messages while a turn runs (chromium, desktop and phone)', () => {
-  let bed: ConsoleBed;
-  let app: TestApp;
-  let browser: Browser;
+  const bed = useConsoleBed({ agent: { name: 'Queuer', capabilities: ['current_time'] } });
 
-  before(async () => {
-    bed = await startConsoleBed({ agent: { name: 'Queuer', capabilities: ['current_time'] } });
-    ({ app, browser } = bed);
-  });
-  after(() => bed.close());
-
-  const events = async (sessionId: string) => (await app.request('GET', `/v1/sessions/${sessionId}/events?limit=1000`)).body.data;
+  const events = async (sessionId: string) => (await bed.app.request('GET', `/v1/sessions/${sessionId}/events?limit=1000`)).body.data;
   const userTexts = (page: Page) => page.locator('[data-testid=transcript] li.msg.user').allTextContents();
 
   async function typeAndClick(page: Page, text: string, button: string): Promise<void> {
@@ -60,7 +49,8 @@ describe('console: messages while a turn runs (chromium, desktop and phone)', ()
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`${size}: queue 2 while a slow turn runs, see them listed in order, cancel one, the other runs; the session list counts them`, async () => {
       const sessionId = await bed.newSession(`Queue on a ${size} with a title long enough to wrap on a phone`);
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { app } = bed;
+      const { page, errors } = await bed.open(size);
       await showView(page, `#/sessions/${sessionId}/chat`, '[data-testid=feed-state][data-state=live]');
 
       // ~8 s of streaming: time to queue, look and cancel on a loaded machine.
@@ -125,13 +115,12 @@ describe('console: messages while a turn runs (chromium, desktop and phone)', ()
       assert.ok(overflow <= 0, `${size} sessions: scrolls sideways by ${overflow} px: ${(await overflowCulprits(page)).join(', ')}`);
       assert.equal((await app.request('POST', `/v1/sessions/${busyId}/cancel`)).status, 200);
       assert.deepEqual(errors, [], 'no JavaScript errors');
-      await page.context().close();
     });
   }
 
   it('desktop: Interrupt cancels the running turn and its message runs next, before one queued earlier', async () => {
     const sessionId = await bed.newSession('Interrupt');
-    const { page, errors } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    const { page, errors } = await bed.open('desktop');
     await showView(page, `#/sessions/${sessionId}/chat`, '[data-testid=feed-state][data-state=live]');
     await typeAndClick(page, '@tokens 300 delay=40\nlong', 'form.composer button[type=submit]');
     await page.waitForSelector('li.msg.agent[data-streaming=true] .reply');
@@ -150,6 +139,5 @@ describe('console: messages while a turn runs (chromium, desktop and phone)', ()
     ]);
     await layout(page, 'desktop after the interrupt');
     assert.deepEqual(errors, [], 'no JavaScript errors');
-    await page.context().close();
   });
 });

@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import {
-  type ConsoleBed,
-  consolePage,
-  overflowCulprits,
-  showView,
-  sidewaysOverflow,
-  startConsoleBed,
-  VIEWPORTS,
-  type ViewportName,
-} from '../helpers/console.js';
+import { overflowCulprits, showView, sidewaysOverflow, useConsoleBed, VIEWPORTS, type ViewportName } from '../helpers/console.js';
 import { FAST_WEBHOOKS, startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 async function noSidewaysScroll(page: Page, where: string): Promise<void> {
@@ -23,23 +14,17 @@ async function noSidewaysScroll(page: Page, where: string): Promise<void> {
  * chromium against a service that delivers to a real local receiver checking the signatures.
  */
 describe('console: webhooks and MCP servers (chromium, desktop and phone)', () => {
-  let bed: ConsoleBed;
+  const bed = useConsoleBed({ agent: { name: 'Hooks', capabilities: ['current_time'] }, env: FAST_WEBHOOKS });
   let rx: Receiver;
-  const closers: (() => unknown)[] = [];
 
   before(async () => {
-    bed = await startConsoleBed({ agent: { name: 'Hooks', capabilities: ['current_time'] }, env: FAST_WEBHOOKS });
-    rx = await startReceiver({ after: (fn) => void closers.push(fn) });
-  });
-  after(async () => {
-    for (const close of closers) await close();
-    await bed.close();
+    rx = await startReceiver({ after: bed.onClose });
   });
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`${size}: create an endpoint (secret once), test-send, the delivery succeeds in the table; disable, enable, rotate, delete`, async () => {
-      const { app, browser } = bed;
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { app } = bed;
+      const { page, errors } = await bed.open(size);
       page.on('dialog', (d) => void d.accept());
       await showView(page, '#/webhooks', '[data-testid=webhook-event-types] input[value="turn.completed"]');
       assert.equal(await page.locator('h1').textContent(), 'Webhooks');
@@ -86,9 +71,14 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       assert.match((await delivered.textContent())!, /webhook\.test/);
       assert.match((await delivered.textContent())!, /200/);
       await delivered.locator('button:text-is("Attempts")').click();
-      const attempt = delivered.locator('[data-testid=webhook-attempts] li[data-status="200"]');
+      const attempt = page.locator(
+        `[data-testid=webhook-deliveries][data-endpoint-id="${endpointId}"] [data-testid=webhook-attempts] li[data-status="200"]`,
+      );
       await attempt.waitFor();
       assert.match((await attempt.textContent())!, /#1 .*HTTP 200 in \d+ ms/);
+      // The attempts open below the delivery, not in its last cell: the columns keep their room and an event name is not split.
+      const eventLines = await delivered.locator('td[data-label=Event] code').evaluate((el) => el.getClientRects().length);
+      assert.equal(eventLines, 1, `${size}: the event name of a delivery with its attempts open is on one line`);
       await noSidewaysScroll(page, `${size} deliveries with attempts`);
 
       // Redeliver: the same webhook-id arrives again.
@@ -122,13 +112,12 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       assert.equal((await app.request('GET', `/v1/webhooks/${endpointId}`)).status, 404);
       await noSidewaysScroll(page, `${size} webhooks after delete`);
       assert.deepEqual(errors, [], 'no JavaScript errors');
-      await page.context().close();
     });
   }
 
   it('a bad URL gets a sentence, not a schema pattern; members see no Webhooks entry', async () => {
-    const { app, browser } = bed;
-    const { page, errors } = await consolePage(browser, app.url, app.adminKey, 'phone');
+    const { app } = bed;
+    const { page, errors } = await bed.open('phone');
     await showView(page, '#/webhooks', '[data-testid=webhook-event-types] input[value="turn.completed"]');
     await page.fill('[data-testid=webhook-form] input[name=url]', 'http://10.1.2.3/hook');
     await page.check('[data-testid=webhook-form] input[value="turn.failed"]');
@@ -141,7 +130,6 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
     const list = await app.request('GET', '/v1/webhooks');
     assert.ok(!list.text.includes('10.1.2.3'), 'nothing was created');
     assert.deepEqual(errors, []);
-    await page.context().close();
 
     const member = await app.request('POST', '/v1/users', {
       body: { email: 'member-hooks@example.com', name: 'Member', password: 'a-long-password-1', role: 'member' },
@@ -157,16 +145,54 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       body: JSON.stringify({ name: 'console' }),
     });
     assert.equal(key.status, 201);
-    const { page: mp } = await consolePage(browser, app.url, ((await key.json()) as { key: string }).key, 'desktop');
+    const { page: mp } = await bed.open('desktop', { key: ((await key.json()) as { key: string }).key });
     assert.equal(await mp.locator('header nav a:text-is("Webhooks")').count(), 0);
     await showView(mp, '#/webhooks');
     assert.match((await mp.locator('main').textContent())!, /Only admins manage webhooks/);
-    await mp.context().close();
+  });
+
+  it('desktop: a refused attempt reads as its status once, marked as an error; the retry follows it; event names stay whole', async () => {
+    const { app } = bed;
+    rx.answer = () => ({ status: 503 });
+    const created = await app.request('POST', '/v1/webhooks', {
+      body: { url: `${rx.url}/refusing`, description: 'Refuses once', event_types: ['turn.completed'] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const endpointId: string = created.body.endpoint.id;
+    const before = rx.received.length;
+    assert.equal((await app.request('POST', `/v1/webhooks/${endpointId}/test`)).status, 202);
+    // The first attempt has its 503 (the answer is chosen when a request arrives): the retry gets a 200.
+    await rx.waitFor((all) => all.length > before, 20_000, 'the first attempt');
+    rx.answer = () => ({ status: 200 });
+    // A turn adds a turn.completed delivery: with the long names and dates a real table holds, the columns are tight.
+    const sessionId = await bed.newSession('Refused once');
+    const sent = await app.request('POST', `/v1/sessions/${sessionId}/messages`, {
+      body: { message: { content: [{ type: 'text', text: 'hi' }] } },
+    });
+    assert.equal(sent.status, 201, sent.text);
+    const { page, errors } = await bed.open('desktop');
+    await showView(page, '#/webhooks', `[data-testid=webhooks] tr[data-endpoint-id="${endpointId}"]`);
+    await page.click(`[data-testid=webhooks] tr[data-endpoint-id="${endpointId}"] button:text-is("Deliveries")`);
+    const table = page.locator(`[data-testid=webhook-deliveries][data-endpoint-id="${endpointId}"]`);
+    await table.locator('tr[data-state=delivered]:has(code:text-is("turn.completed"))').waitFor({ timeout: 15_000 });
+    const delivered = table.locator('tr[data-state=delivered]:has(code:text-is("webhook.test"))');
+    await delivered.waitFor({ timeout: 15_000 });
+    await delivered.locator('button:text-is("Attempts")').click();
+    const attempts = page.locator('[data-testid=webhook-attempts] li');
+    await attempts.nth(1).waitFor();
+    const refused = (await attempts.nth(0).textContent())!;
+    assert.match(refused, /^\s*#1 .*: HTTP 503 in \d+ ms\s*$/, refused);
+    assert.equal(await attempts.nth(0).locator('.error').textContent(), 'HTTP 503');
+    assert.match((await attempts.nth(1).textContent())!, /#2 .*: HTTP 200 in \d+ ms/);
+    assert.equal(await attempts.nth(1).locator('.error').count(), 0);
+    const lines = await table.locator('td[data-label=Event] code').evaluateAll((els) => els.map((el) => el.getClientRects().length));
+    assert.deepEqual(lines, [1, 1], 'each event name on one line (not split mid-word)');
+    assert.deepEqual(errors, []);
   });
 
   for (const size of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`${size}: the agent editor saves MCP servers (secret references only) and they round-trip; a literal header value never shows`, async () => {
-      const { app, browser } = bed;
+      const { app } = bed;
       const literal = `literal-value-${size}-0123456789`;
       const created = await app.request('POST', '/v1/agents', {
         body: {
@@ -183,7 +209,7 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       });
       assert.equal(created.status, 201, created.text);
       const agentId: string = created.body.id;
-      const { page, errors } = await consolePage(browser, app.url, app.adminKey, size);
+      const { page, errors } = await bed.open(size);
       await showView(page, `#/agents/${agentId}`, '[data-testid=mcp-servers] [data-server-index="0"]');
       assert.ok(!(await page.content()).includes(literal), 'the literal header value is not in the page');
       assert.equal(await page.locator('[data-testid=hidden-header]').count(), 1);
@@ -248,7 +274,6 @@ describe('console: webhooks and MCP servers (chromium, desktop and phone)', () =
       );
       assert.ok(!after.text.includes(literal));
       assert.deepEqual(errors, [], 'no JavaScript errors');
-      await page.context().close();
     });
   }
 });

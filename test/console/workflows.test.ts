@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
-import { type ConsoleBed, consolePage, showView, sidewaysOverflow, startConsoleBed } from '../helpers/console.js';
+import { showView, sidewaysOverflow, useConsoleBed } from '../helpers/console.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -13,23 +13,20 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * model chosen per message. Streams cycle every 1.5 s, so the spec's reconnect path runs too.
  */
 describe('console workflows (chromium)', () => {
-  let bed: ConsoleBed;
+  const bed = useConsoleBed({
+    agent: { name: 'Keeper', capabilities: ['session_file_system', 'session_storage'] },
+    env: { SSE_CYCLE_MS: 1500, SSE_CYCLE_QUIET_MS: 200 },
+  });
   let app: TestApp;
-  let browser: Browser;
   let proxy: TcpProxy;
   let base: string;
 
   before(async () => {
-    bed = await startConsoleBed({
-      agent: { name: 'Keeper', capabilities: ['session_file_system', 'session_storage'] },
-      env: { SSE_CYCLE_MS: 1500, SSE_CYCLE_QUIET_MS: 200 },
-    });
-    ({ app, browser } = bed);
+    ({ app } = bed);
     proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(app.url).port) });
     bed.onClose(() => proxy.close());
     base = `http://127.0.0.1:${proxy.port}`;
   });
-  after(() => bed.close());
 
   const newSession = () => bed.newSession('Workflows');
 
@@ -47,7 +44,7 @@ describe('console workflows (chromium)', () => {
 
   it('a stopped service: the state shows, reconnects back off with jitter (not every 100 ms), the send error is in view, and the stream comes back', async () => {
     const sessionId = await newSession();
-    const { page, errors } = await consolePage(browser, base, app.adminKey, 'phone');
+    const { page, errors } = await bed.open('phone', { baseUrl: base });
     const calls = requestsTo(page, `/v1/sessions/${sessionId}/`);
     await showView(page, `#/sessions/${sessionId}/chat`, '[data-testid=feed-state][data-state=live]');
 
@@ -77,12 +74,11 @@ describe('console workflows (chromium)', () => {
     assert.equal(sent.status, 201, sent.text);
     await page.waitForSelector('li.msg.user:has-text("back again")', { timeout: 20_000 });
     assert.deepEqual(errors, []);
-    await page.context().close();
   });
 
   it("live streams keep the spec's hint: after `disconnecting` the browser itself reconnects with Last-Event-ID, on the same token", async () => {
     const sessionId = await newSession();
-    const { page } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    const { page } = await bed.open('desktop');
     const sse = requestsTo(page, `/v1/sessions/${sessionId}/sse`);
     const tokens = requestsTo(page, `/v1/sessions/${sessionId}/stream-token`);
     await showView(page, `#/sessions/${sessionId}/events`, '[data-testid=feed-state][data-state=live]');
@@ -99,11 +95,10 @@ describe('console workflows (chromium)', () => {
     );
     assert.ok(tokens.length < sse.length, `planned reconnects reuse the stream (${tokens.length} tokens for ${sse.length} opens)`);
     assert.equal(await page.textContent('[data-testid=duplicates]'), '0');
-    await page.context().close();
   });
 
   it('an unknown session says "not found" once in every session view and does not retry the 404', async () => {
-    const { page, errors } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    const { page, errors } = await bed.open('desktop');
     const missing = randomUUID();
     const calls = requestsTo(page, `/v1/sessions/${missing}`);
     for (const view of ['chat', 'events', 'storage']) {
@@ -116,11 +111,10 @@ describe('console workflows (chromium)', () => {
     const feedCalls = calls.filter((c) => /\/(events|stream-token|sse)\b/.test(c.url)).length;
     assert.ok(feedCalls <= 2, `the feed's 404 is not retried (${feedCalls} calls in two views)`);
     assert.deepEqual(errors, []);
-    await page.context().close();
   });
 
   it('slow answers show a loading state; refused input and results read as sentences (no status words, patterns or JSON)', async () => {
-    const signIn = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const signIn = await bed.browser.newPage({ viewport: { width: 390, height: 844 } });
     await signIn.goto(`${app.url}/console/`);
     await signIn.waitForSelector('h1:has-text("Sign in")');
     assert.ok((await sidewaysOverflow(signIn)) <= 0, 'the sign-in form fits a phone');
@@ -128,7 +122,7 @@ describe('console workflows (chromium)', () => {
     await signIn.context().close();
 
     const sessionId = await newSession();
-    const { page } = await consolePage(browser, app.url, app.adminKey, 'desktop');
+    const { page } = await bed.open('desktop');
     await page.route('**/v1/sessions?**', async (route) => {
       await new Promise((r) => setTimeout(r, 1_500));
       await route.continue();
@@ -153,7 +147,6 @@ describe('console workflows (chromium)', () => {
     const result = page.locator('p.ok[role=status]');
     await result.locator('text=/^Sim: /').waitFor();
     assert.doesNotMatch((await result.textContent()) ?? '', /[{}"]/, 'no raw JSON');
-    await page.context().close();
   });
 
   it('files show sizes and folder marks, upload and preview; KV entries are set, shown and deleted; a secret is saved without its value showing and deleted; an admin adds a provider and a model, and a message uses it', async () => {
@@ -163,7 +156,7 @@ describe('console workflows (chromium)', () => {
       headers: { 'Content-Type': 'text/markdown' },
     });
     assert.equal(folderFile.status, 201, folderFile.text);
-    const { page, errors } = await consolePage(browser, app.url, app.adminKey, 'phone');
+    const { page, errors } = await bed.open('phone');
     await showView(page, `#/sessions/${sessionId}/storage`, '[data-testid=files] li[data-path="/docs"]');
     assert.equal(await page.getAttribute('[data-testid=files] li[data-path="/docs"]', 'data-directory'), 'true');
     assert.match((await page.textContent('[data-testid=files] li[data-path="/docs"]')) ?? '', /\/docs\//, 'a folder ends in /');
@@ -210,6 +203,11 @@ describe('console workflows (chromium)', () => {
       [['SEARCH_API_KEY', ['api.example.com']]],
     );
     const secretRow = page.locator('[data-testid=secrets] li[data-name="SEARCH_API_KEY"]');
+    const gap = await secretRow.evaluate((li) => {
+      const button = li.querySelector('button')!;
+      return button.getBoundingClientRect().left - button.previousElementSibling!.getBoundingClientRect().right;
+    });
+    assert.ok(gap >= 4, `the secret's delete button stands apart from its name and hosts (${gap} px)`);
     page.once('dialog', (d) => void d.accept());
     await secretRow.locator('button:has-text("delete")').click();
     await secretRow.waitFor({ state: 'detached' });
@@ -257,6 +255,5 @@ describe('console workflows (chromium)', () => {
     assert.equal(completed.body.data.at(-1).data.metadata.model_id, model.id, 'the turn ran on the chosen model');
     assert.ok((await sidewaysOverflow(page)) <= 0);
     assert.deepEqual(errors, []);
-    await page.context().close();
   });
 });

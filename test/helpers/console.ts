@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { after, afterEach, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp, type TestMode } from './app.js';
 import { launchBrowser } from './browser.js';
@@ -23,34 +24,89 @@ export interface ConsoleBed {
   close(): Promise<void>;
 }
 
-export async function startConsoleBed({
-  agent,
-  env,
-  mode,
-}: {
+export interface ConsoleBedOptions {
+  /** The agent's body beyond `system_prompt` (POST /v1/agents). */
   agent: Record<string, unknown>;
   env?: Record<string, unknown>;
   mode?: TestMode;
-}): Promise<ConsoleBed> {
+}
+
+/** Starts the bed; when a step fails, what the earlier steps started is closed (else the test process never exits). */
+export async function startConsoleBed({ agent, env, mode }: ConsoleBedOptions): Promise<ConsoleBed> {
   const closers: (() => unknown)[] = [];
   const t = { after: (fn: () => unknown) => void closers.unshift(fn) };
-  const app = await startTestApp(t, { ...(env ? { env } : {}), ...(mode ? { mode } : {}) });
-  const browser = await launchBrowser(t);
-  const created = await app.request('POST', '/v1/agents', { body: { system_prompt: 'You help.', ...agent } });
-  assert.equal(created.status, 201, created.text);
-  const agentId: string = created.body.id;
+  const close = async () => {
+    for (const fn of closers.splice(0)) await fn();
+  };
+  try {
+    const app = await startTestApp(t, { ...(env ? { env } : {}), ...(mode ? { mode } : {}) });
+    const browser = await launchBrowser(t);
+    const created = await app.request('POST', '/v1/agents', { body: { system_prompt: 'You help.', ...agent } });
+    assert.equal(created.status, 201, created.text);
+    const agentId: string = created.body.id;
+    return {
+      app,
+      browser,
+      agentId,
+      async newSession(title) {
+        const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, title } });
+        assert.equal(r.status, 201, r.text);
+        return r.body.id;
+      },
+      onClose: t.after,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** A describe block's console bed, and the signed-in pages its tests open. */
+export interface ConsoleSuite extends Omit<ConsoleBed, 'close'> {
+  /**
+   * A page signed in at `size` (default desktop) with `key` (default the admin's) at `baseUrl`
+   * (default the service's URL); its browser context closes after the test, passed or failed.
+   */
+  open(size?: ViewportName, opts?: { key?: string; baseUrl?: string }): Promise<{ page: Page; errors: string[] }>;
+}
+
+/**
+ * One console bed per describe block: started in `before`, closed in `after`, and the pages a
+ * test opened with `open` closed after each test. The bed's fields throw until `before` ran;
+ * a later `before` hook may seed it, and `onClose` what that hook started.
+ */
+export function useConsoleBed(options: ConsoleBedOptions): ConsoleSuite {
+  let started: ConsoleBed | undefined;
+  const pages: Page[] = [];
+  before(async () => {
+    started = await startConsoleBed(options);
+  });
+  afterEach(async () => {
+    for (const page of pages.splice(0)) await page.context().close();
+  });
+  after(() => started?.close());
+  const bed = (): ConsoleBed => {
+    if (!started) throw new Error('the console bed starts in the before hook');
+    return started;
+  };
   return {
-    app,
-    browser,
-    agentId,
-    async newSession(title) {
-      const r = await app.request('POST', '/v1/sessions', { body: { agent_id: agentId, title } });
-      assert.equal(r.status, 201, r.text);
-      return r.body.id;
+    get app() {
+      return bed().app;
     },
-    onClose: t.after,
-    async close() {
-      for (const close of closers) await close();
+    get browser() {
+      return bed().browser;
+    },
+    get agentId() {
+      return bed().agentId;
+    },
+    newSession: (title) => bed().newSession(title),
+    onClose: (fn) => bed().onClose(fn),
+    async open(size = 'desktop', { key, baseUrl } = {}) {
+      const { app, browser } = bed();
+      const opened = await consolePage(browser, baseUrl ?? app.url, key ?? app.adminKey, size);
+      pages.push(opened.page);
+      return opened;
     },
   };
 }
