@@ -62,7 +62,9 @@ async function reportsProgress(app: TestApp): Promise<void> {
   const client = await connect(app, app.adminKey);
   try {
     const seen: Progress[] = [];
-    const r = (await client.callTool({ name: 'agent__clock', arguments: { message: '@tool get_current_time {}' } }, undefined, {
+    // Longer than the SSE cycle: an MCP answer's stream must not be cycled (the client cannot resume it).
+    const message = '@sleep 300\n@tool get_current_time {}';
+    const r = (await client.callTool({ name: 'agent__clock', arguments: { message } }, undefined, {
       onprogress: (p) => seen.push(p),
     })) as CallToolResult;
     const beforeResult = seen.map((p) => p.message);
@@ -77,9 +79,10 @@ async function reportsProgress(app: TestApp): Promise<void> {
   }
 
   // On the wire: an event stream with a token, JSON without.
-  const post = (params: Record<string, unknown>) =>
+  const post = (params: Record<string, unknown>, signal?: AbortSignal) =>
     fetch(`${app.url}/v1/mcp`, {
       method: 'POST',
+      ...(signal ? { signal } : {}),
       headers: {
         authorization: `Bearer ${app.adminKey}`,
         'content-type': 'application/json',
@@ -97,6 +100,15 @@ async function reportsProgress(app: TestApp): Promise<void> {
   const answer = (await plain.json()) as { id: number; result: CallToolResult };
   assert.equal(answer.id, 3);
   assert.match(textOf(answer.result), /hi/);
+
+  // A client that leaves a streamed call cancels its turn, as one that leaves a JSON call does.
+  const ac = new AbortController();
+  const leaving = await post({ name: 'agent__clock', arguments: { message: '@sleep 20000' }, _meta: { progressToken: 1 } }, ac.signal);
+  assert.equal(leaving.headers.get('content-type'), 'text/event-stream');
+  const sessionId = await newestSession(app);
+  ac.abort();
+  const events = await waitForEvent(app, sessionId, 'turn.cancelled');
+  assert.ok(!events.some((e) => e.type === 'turn.completed'));
 }
 
 for (const mode of ['pglite', 'nats'] as const) {
@@ -104,7 +116,8 @@ for (const mode of ['pglite', 'nats'] as const) {
     it('a client that aborts its call cancels the turn; the session is idle and takes the next message', (t) => cancelsTheTurn(t, mode));
 
     it('a call with a progress token gets a notification per finished step before its result; one without gets JSON', async (t) => {
-      await reportsProgress(await startTestApp(t, { mode }));
+      // Streams cycle at 100 ms and beat every 50 ms: heartbeats fall between the SDK's frames.
+      await reportsProgress(await startTestApp(t, { mode, env: { SSE_CYCLE_MS: 100, SSE_HEARTBEAT_MS: 50 } }));
     });
   });
 }
