@@ -8,10 +8,12 @@
  * without the credentials mode; only cookies would need it, and the service sets none.
  */
 
-/** Request headers a browser client may send cross-origin. */
-export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID, Idempotency-Key, If-None-Match, X-Request-Id';
-/** Response headers a cross-origin script may read (besides the CORS-safelisted ones). */
-export const CORS_EXPOSED_HEADERS = 'Retry-After, ETag, Location, Content-Disposition, Allow, X-Request-Id, Idempotent-Replayed';
+/** Request headers a browser client may send cross-origin (the `Mcp-*` ones: MCP clients of /v1/mcp). */
+export const CORS_ALLOWED_HEADERS =
+  'Authorization, Content-Type, Last-Event-ID, Idempotency-Key, If-None-Match, X-Request-Id, Mcp-Protocol-Version, Mcp-Session-Id';
+/** Response headers a cross-origin script may read (besides the CORS-safelisted ones); an MCP client reads its session id. */
+export const CORS_EXPOSED_HEADERS =
+  'Retry-After, ETag, Location, Content-Disposition, Allow, X-Request-Id, Idempotent-Replayed, Mcp-Session-Id';
 /** How long a browser may cache a preflight answer (Chromium caps it at 2 hours). */
 export const CORS_MAX_AGE_S = 600;
 

@@ -7,7 +7,10 @@ export type MediaType = string;
 /** The media type of SSE routes: their reply opens a stream instead of carrying a body. */
 export type EventStreamMedia = 'text/event-stream';
 
-/** A status whose 200 may be JSON (`json`) or bytes of another media type (`raw`), e.g. a directory or a file. */
+/**
+ * A status whose 200 may be JSON (`json`) or bytes of another media type (`raw`), e.g. a
+ * directory or a file; with `raw: 'text/event-stream'`, JSON or a stream (an MCP answer).
+ */
 export interface JsonOrRaw {
   readonly json: TSchema;
   readonly raw: MediaType;
@@ -44,6 +47,11 @@ export interface RawReply<S extends number> {
 export interface SseReply {
   sse: (stream: SseStream) => void;
   abandon?: () => void;
+  /**
+   * `false`: the stream is never cycled (SSE_CYCLE_MS): it carries one answer its client cannot
+   * resume, as an MCP call's does, and ends when the handler ends it. Default: cycled.
+   */
+  cycle?: false;
 }
 
 /** Carries the value a JSON reply's bytes encode, so an encoded reply is typed like a `body` one. */
@@ -65,10 +73,12 @@ type ReplyFor<S extends number, R> = R extends null
     : R extends MediaType
       ? RawReply<S>
       : R extends JsonOrRaw
-        ? JsonReply<S, Static<R['json']>> | EncodedJsonReply<S, Static<R['json']>> | RawReply<S>
+        ? JsonReply<S, Static<R['json']>> | EncodedJsonReply<S, Static<R['json']>> | RawReply<S> | StreamOf<R['raw']>
         : R extends TSchema
           ? JsonReply<S, Static<R>> | EncodedJsonReply<S, Static<R>>
           : never;
+
+type StreamOf<M> = M extends EventStreamMedia ? SseReply : never;
 
 /** The replies a route may give: for each declared status, a reply shaped by that status's schema. */
 export type ReplyOf<R extends ResponseSchemas> = { [S in keyof R & number]: ReplyFor<S, R[S]> }[keyof R & number];

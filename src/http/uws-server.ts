@@ -6,7 +6,7 @@ import type { CorsPolicy } from './cors.js';
 import { toErrorReply } from './error-response.js';
 import { Exchange } from './pipeline.js';
 import type { SseObserver } from './sse-observer.js';
-import type { Reply } from './reply.js';
+import type { Reply, SseReply } from './reply.js';
 import type { Router } from './router.js';
 import { DEFAULT_CYCLE_QUIET_MS, SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
 import { SseTimerWheel } from './sse-timers.js';
@@ -188,7 +188,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
       if ('sse' in reply) reply.abandon?.();
       return;
     }
-    if ('sse' in reply) return openStream(conn, reply.sse);
+    if ('sse' in reply) return openStream(conn, reply);
     conn.res.cork(() => {
       conn.res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status));
       if (reply.headers) for (const k in reply.headers) conn.res.writeHeader(k, reply.headers[k]!);
@@ -210,10 +210,11 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
     conn.aborted = true; // the response is finished; uWS invalidates it
   }
 
-  function openStream(conn: Conn, start: (stream: SseStream) => void): void {
+  function openStream(conn: Conn, reply: SseReply): void {
     const { res } = conn;
     const observer = opts.sse.observer ?? null;
-    const stream = new SseStream(new UwsSseSink(conn, observer), opts.sse, sseTimers);
+    const streamOpts = reply.cycle === false ? { ...opts.sse, cycleMs: Infinity } : opts.sse;
+    const stream = new SseStream(new UwsSseSink(conn, observer), streamOpts, sseTimers);
     observer?.opened();
     conn.sse = stream;
     streams.add(stream);
@@ -228,7 +229,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
       if (conn.cors) writeCorsHeaders(res, conn.cors);
       res.write(`retry: 100\nevent: connected\ndata: {"status":"connected"}\n\n`);
     });
-    start(stream);
+    reply.sse(stream);
   }
 
   /** Like watchAbort: a callback for the life of the stream whose context holds `conn` only. */

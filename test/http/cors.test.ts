@@ -50,7 +50,7 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
       assert.deepEqual(methodsOf(res.headers, 'access-control-allow-methods'), new Set(methods), path);
       assert.deepEqual(methodsOf(res.headers, 'allow'), new Set([...methods, 'OPTIONS']), path);
       const allowHeaders = methodsOf(res.headers, 'access-control-allow-headers');
-      for (const h of ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key'])
+      for (const h of ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key', 'Mcp-Protocol-Version', 'Mcp-Session-Id'])
         assert.ok(allowHeaders.has(h), `${path}: ${h}`);
       assert.ok(Number(res.headers.get('access-control-max-age')) > 0, path);
       assert.equal(res.headers.get('access-control-allow-credentials'), null, path);
@@ -93,7 +93,7 @@ describe('CORS (CORS_ALLOWED_ORIGINS)', () => {
     assert.equal(list.status, 200);
     assert.equal(list.headers.get('access-control-allow-origin'), ALLOWED);
     const exposed = methodsOf(list.headers, 'access-control-expose-headers');
-    for (const h of ['Retry-After', 'ETag', 'Location', 'Idempotent-Replayed']) assert.ok(exposed.has(h), h);
+    for (const h of ['Retry-After', 'ETag', 'Location', 'Idempotent-Replayed', 'Mcp-Session-Id']) assert.ok(exposed.has(h), h);
     const denied = await app.request('GET', '/v1/agents', { key: null, headers: { origin: ALLOWED } });
     assert.equal(denied.status, 401);
     assert.equal(denied.headers.get('access-control-allow-origin'), ALLOWED);

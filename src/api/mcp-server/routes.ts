@@ -15,6 +15,15 @@ const McpMessage = Type.Union(
   },
 );
 
+/** The JSON-RPC answer(s) to the request's request(s), when answered as JSON. */
+const McpAnswer = Type.Union(
+  [Type.Object({}, { additionalProperties: true }), Type.Array(Type.Object({}, { additionalProperties: true }))],
+  {
+    description:
+      'The JSON-RPC 2.0 answer of the Model Context Protocol, or the answers of a batch. A tools/call with `_meta.progressToken` is answered as `text/event-stream` instead: `notifications/progress` while the turn runs, then the answer (`event: message` frames).',
+  },
+);
+
 /** `/v1/mcp` (decision 0094, "Serving agents"): POST only, as a stateless Streamable HTTP server is. */
 export function mcpServerRoutes({ serve }: { serve: (call: McpCall) => Promise<McpReply> }): Route[] {
   return [
@@ -23,11 +32,12 @@ export function mcpServerRoutes({ serve }: { serve: (call: McpCall) => Promise<M
         method: 'POST',
         path: '/v1/mcp',
         auth: 'user',
-        summary: "The organisation's agents as an MCP server (Streamable HTTP, stateless, JSON responses): one tool per agent runs a turn",
+        summary:
+          "The organisation's agents as an MCP server (Streamable HTTP, stateless; JSON answers, SSE for calls that ask for progress): one tool per agent runs a turn",
         tags: ['mcp'],
         schema: {
           body: McpMessage,
-          response: { 200: 'application/json', 202: null, 400: err, 401: err, 406: err, 415: err },
+          response: { 200: { json: McpAnswer, raw: 'text/event-stream' }, 202: null, 400: err, 401: err, 406: err, 415: err },
         },
       },
       async ({ body, headers }, { principal, clientGone }) => serve({ principal, headers, body, clientGone }),

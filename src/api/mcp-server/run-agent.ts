@@ -3,7 +3,8 @@
  * session the caller names), through the ordinary path (`submitMessage`: queued, run by any
  * worker, in both modes, streamed on the session's SSE), waited for on the session's log like a
  * sub-agent's (no polling), bounded by MCP_SERVER_TURN_TIMEOUT_MS. When the deadline passes or
- * the client goes away first, the turn is cancelled: no one is left to read its answer.
+ * the client goes away or cancels the request first, the turn is cancelled: no one is left to
+ * read its answer.
  */
 import type { SessionEvent } from '../../../schemas/events.js';
 import type { Principal } from '../../auth/index.js';
@@ -14,6 +15,7 @@ import type { SessionService } from '../sessions/index.js';
 import { waitForChildTurn } from '../sub-agents/index.js';
 import type { Acceptance, TurnService } from '../turns/index.js';
 import type { ServedAgent } from './agent-tools.js';
+import { progressMessage } from './turn-progress.js';
 
 export interface AgentRunDeps {
   bus: Bus<SessionEvent>;
@@ -29,8 +31,10 @@ export interface AgentRun {
   agent: ServedAgent;
   message: string;
   sessionId?: string;
-  /** The client went away (the HTTP request closed) or the SDK aborted the request. */
+  /** The client went away (the HTTP request closed), cancelled the request (MCP), or the SDK aborted it. */
   signal: AbortSignal;
+  /** Called once per finished step of the turn (turn-progress.ts) when the caller asked for progress. */
+  onProgress?: (message: string) => void;
 }
 
 export type AgentRunOutcome =
@@ -70,7 +74,7 @@ async function waitForAnswer(deps: AgentRunDeps, run: AgentRun, sessionId: strin
   const signal = AbortSignal.any([run.signal, deadline]);
   let end: Awaited<ReturnType<typeof waitForChildTurn>>;
   try {
-    end = await waitForChildTurn(deps.bus.events, sessionId, turnId, signal, { endOnApproval: true });
+    end = await waitForChildTurn(deps.bus.events, sessionId, turnId, signal, { endOnApproval: true, onEvent: progressOf(run) });
   } catch (err) {
     if (!signal.aborted) throw err;
     cancelTurn(deps, run.principal, sessionId);
@@ -92,6 +96,14 @@ async function waitForAnswer(deps: AgentRunDeps, run: AgentRun, sessionId: strin
     default:
       return { ok: false, error: `The turn ${end.status === 'failed' ? 'failed' : 'was cancelled'}: ${end.error}`, ...ids };
   }
+}
+
+function progressOf({ onProgress }: AgentRun): ((e: SessionEvent) => void) | undefined {
+  if (!onProgress) return undefined;
+  return (e) => {
+    const message = progressMessage(e);
+    if (message) onProgress(message);
+  };
 }
 
 /** Best effort and in the background: the call is answered either way. */

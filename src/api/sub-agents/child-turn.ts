@@ -15,6 +15,12 @@ export type ChildTurnEnd =
 /** Only with `endOnApproval`: a tool call waits for a person (decision 0101). */
 export type ApprovalWait = { status: 'waiting_for_approval'; tools: string[]; usage: Usage };
 
+/** Only with `endOnApproval`: `onEvent` sees each event of the turn as it is read (an MCP caller's progress). */
+export interface McpWaitOptions {
+  endOnApproval: true;
+  onEvent?: (e: SessionEvent) => void;
+}
+
 /**
  * Ends when the turn does; rejects with `signal.reason` when the signal fires first.
  * `endOnApproval`: also when a call waits for a person (a sub-agent's parent waits for that
@@ -31,14 +37,14 @@ export async function waitForChildTurn(
   sessionId: string,
   turnId: string,
   signal: AbortSignal,
-  options: { endOnApproval: true },
+  options: McpWaitOptions,
 ): Promise<ChildTurnEnd | ApprovalWait>;
 export async function waitForChildTurn(
   events: EventReader<SessionEvent>,
   sessionId: string,
   turnId: string,
   signal: AbortSignal,
-  { endOnApproval = false } = {},
+  { endOnApproval = false, onEvent }: { endOnApproval?: boolean; onEvent?: McpWaitOptions['onEvent'] } = {},
 ): Promise<ChildTurnEnd | ApprovalWait> {
   signal.throwIfAborted();
   const sub: EventSubscription<SessionEvent> = events.subscribe(sessionId, { afterSequence: 0 });
@@ -48,6 +54,7 @@ export async function waitForChildTurn(
   try {
     for await (const e of sub) {
       if (e.context?.turn_id !== turnId) continue;
+      onEvent?.(e);
       if (endOnApproval && e.type === 'tool.approval_requested')
         return { status: 'waiting_for_approval', tools: e.data.tool_calls.map((c) => c.name), usage: fold.usage };
       const end = step(fold, e);

@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { request, startTestApp, type TestApp } from '../../helpers/app.js';
+import { request, startTestApp } from '../../helpers/app.js';
 import { createKey, createOrgWithAdmin, createUser, login } from '../auth/helpers.js';
 import { listEvents } from '../../turns/helpers.js';
+import { connect, createAgent, newestSession, textOf } from './helpers.js';
 
 /**
  * `/v1/mcp` (decision 0094, "Serving agents"): the organisation's agents as an MCP server,
@@ -14,23 +15,6 @@ import { listEvents } from '../../turns/helpers.js';
  * caller (or a given one) and answers with the final reply; without a key it is 401; a client
  * that goes away mid-call cancels the turn; a turn that waits for approval is answered at once.
  */
-async function connect(app: TestApp, key: string): Promise<Client> {
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/v1/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } },
-  });
-  await client.connect(transport);
-  return client;
-}
-
-async function createAgent(app: TestApp, body: Record<string, unknown>, key = app.adminKey): Promise<string> {
-  const r = await request(app.url, 'POST', '/v1/agents', { key, body: { system_prompt: 'You help.', ...body } });
-  assert.equal(r.status, 201, r.text);
-  return r.body.id;
-}
-
-const textOf = (r: CallToolResult) => r.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`/v1/mcp: agents served to MCP clients (${mode})`, () => {
     it("lists the organisation's agents; a call runs a turn and answers with its reply; a session continues", async (t) => {
@@ -190,15 +174,3 @@ describe('/v1/mcp: authentication, members, approvals and cancellation', () => {
     }
   });
 });
-
-/** The session the call just created (not `except`), once its turn has started. */
-async function newestSession(app: TestApp, except: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const list = await app.request('GET', '/v1/sessions?limit=10');
-    const s = list.body.data.find((x: { id: string; status: string }) => x.id !== except && x.status === 'active');
-    if (s) return s.id;
-    assert.ok(Date.now() < deadline, 'the call created its session');
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}

@@ -29,6 +29,14 @@ describe('mcp-server web exchange', () => {
       raw: answer,
       contentType: 'application/json',
     });
+    // The MCP session id issued at initialize goes to the client (it names the client for cancellation).
+    const initialized = new Response(answer, { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': 'abc' } });
+    assert.deepEqual((await fromWebResponse(initialized)) as { headers?: unknown }, {
+      status: 200,
+      raw: answer,
+      contentType: 'application/json',
+      headers: { 'mcp-session-id': 'abc' },
+    });
     assert.deepEqual(await fromWebResponse(new Response(null, { status: 202 })), { status: 202 });
     const refusal = JSON.stringify({
       jsonrpc: '2.0',

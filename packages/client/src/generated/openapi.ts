@@ -1152,7 +1152,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The organisation's agents as an MCP server (Streamable HTTP, stateless, JSON responses): one tool per agent runs a turn */
+        /** The organisation's agents as an MCP server (Streamable HTTP, stateless; JSON answers, SSE for calls that ask for progress): one tool per agent runs a turn */
         post: operations["post_mcp"];
         delete?: never;
         options?: never;
@@ -15982,8 +15982,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example example */
-                    "application/json": string;
+                    /** @example {} */
+                    "application/json": {
+                        [key: string]: unknown;
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                    "text/event-stream": string;
                 };
             };
             /** @description Success */
