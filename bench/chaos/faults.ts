@@ -16,6 +16,12 @@ import type { NatsServer } from '../../test/helpers/nats-server.js';
 export const FREEZE_MIN_MS = 15_000;
 export const FREEZE_MAX_MS = 20_000;
 const HEALTH_SAMPLE_MS = 1_000;
+/**
+ * How long a sample waits for /health: its own bound (2 s) and a margin. At 1 s, answers the
+ * instances logged as 200 within 0.3 s counted as unhealthy when this process (the workload and
+ * every SSE follower) read them late.
+ */
+const HEALTH_TIMEOUT_MS = 2_500;
 export const NATS_DOWN_MS = 5_000;
 export const PG_DOWN_MS = 10_000;
 export const SETTLE_MS = 10_000;
@@ -208,7 +214,7 @@ async function sampleHealth(ctx: FaultContext, until: number, onFrozen: Set<stri
     const t = Date.now();
     const answers = await Promise.all(
       ctx.cluster.instances.map(async (i) => {
-        const res = await fetch(`${i.base}/health`, { signal: AbortSignal.timeout(HEALTH_SAMPLE_MS) }).catch(() => null);
+        const res = await fetch(`${i.base}/health`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) }).catch(() => null);
         const ok = res?.status === 200;
         await res?.body?.cancel();
         if (!ok) unhealthy.set(i.name, unhealthy.get(i.name)! + 1);
@@ -222,7 +228,7 @@ async function sampleHealth(ctx: FaultContext, until: number, onFrozen: Set<stri
   const each = [...unhealthy].map(([name, n]) => `${name} ${n}`).join(', ');
   const others = [...unhealthy].filter(([name]) => !onFrozen.has(name)).reduce((sum, [, n]) => sum + n, 0);
   const on = [...onFrozen].join(', ') || 'none';
-  return `/health every ${HEALTH_SAMPLE_MS} ms: all unhealthy in ${allDown} of ${rounds} rounds; unhealthy rounds ${each}; connected to the frozen node: ${on}; unhealthy rounds of the others: ${others}`;
+  return `/health every ${HEALTH_SAMPLE_MS} ms (${HEALTH_TIMEOUT_MS} ms timeout): all unhealthy in ${allDown} of ${rounds} rounds; unhealthy rounds ${each}; connected to the frozen node: ${on}; unhealthy rounds of the others: ${others}`;
 }
 
 export function injectFault(ctx: FaultContext, kind: FaultKind, repetition: number): Promise<FaultRecord> {
