@@ -167,12 +167,19 @@ async function freezeInstanceFault(ctx: FaultContext, repetition: number): Promi
   };
 }
 
-/** A NATS node frozen, then woken (round robin over the nodes, as nats-kill). */
+/**
+ * A NATS node frozen, then woken: the node most instances are connected to (a node nats-kill
+ * restarted has none: its clients moved away), so that the run sees both sides of issue 32
+ * item 2 — the instances on the frozen node, and the others, whose /health must stay 200.
+ */
 async function freezeNatsFault(ctx: FaultContext, repetition: number): Promise<FaultRecord> {
-  const node = ctx.cluster.nats.servers[(repetition - 1) % ctx.cluster.nats.servers.length]!;
+  const servers = ctx.cluster.nats.servers;
+  const clients = await Promise.all(servers.map((n) => instancesOn(n)));
+  const busiestNode = clients.reduce((best, c, i) => (c.size > clients[best]!.size ? i : best), (repetition - 1) % servers.length);
+  const node = servers[busiestNode]!;
+  const onNode = clients[busiestNode]!;
   const affectedSessions = ctx.workload.running();
   const ms = freezeMs();
-  const onNode = await instancesOn(node);
   const injectedAt = Date.now();
   const sampling = sampleHealth(ctx, injectedAt + ms, onNode);
   await ctx.cluster.freezeNatsNode(node, ms);
