@@ -45,7 +45,13 @@ export async function beginTurn(c: TurnBoundsContext, turnLog: TurnLog, seedIds:
   const s = turnLog.state;
   if (c.job.kind === 'resume' || !preamble || (s.hasTurnStarted && s.activated)) return;
   const begun = await c.status.begin(c.sessionId, c.job.turn_id);
-  if (!begun) throw new TurnStoppedError('void');
+  if (!begun) {
+    // A void turn can never run, but it may hold the row active: two dispatchers of a queued
+    // message raced, one marked its turn active just before the other voided it. Released here,
+    // the dispatch at this attempt's end starts the message (else the session stayed busy).
+    await c.status.abandonUnbegun(c.sessionId, c.job.turn_id);
+    throw new TurnStoppedError('void');
+  }
   // A queued message leaves its queue once its turn began (decision 0097); a dispatcher finds its turn.started should this fail.
   if (c.job.queued_id) await c.queue?.markStarted(c.job.queued_id, c.job.turn_id);
   seedIds(preamble.at(-1)!.id!);
