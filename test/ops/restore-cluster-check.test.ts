@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -74,7 +75,7 @@ it('restore refuses a 3-node cluster with a node missing, naming it, changes not
   // The third node joins: the same restore goes through and says it checked.
   await n3.restart();
   await waitMetaPeers([n1, n2, n3], 3);
-  await restore(dir, settings);
+  await restoreOnceJoined(dir, settings);
   assert.ok(
     lines.some((l) => /all 3 server\(s\) of NATS_URL answer JetStream and 3 replica\(s\) can be placed/.test(l)),
     lines.join('\n'),
@@ -85,3 +86,20 @@ it('restore refuses a 3-node cluster with a node missing, naming it, changes not
   assert.equal(info.state.messages, 3);
   assert.equal(info.config.num_replicas, 3);
 });
+
+/**
+ * The runbook's "restore again": on a loaded machine the meta leader may still count a node that
+ * shows current as offline for placement for a moment (CI, 2026-11-30: "no suitable peers for
+ * placement, peer offline"). A refused restore changes nothing (asserted above), so it is retried
+ * for that refusal only, within a bound.
+ */
+async function restoreOnceJoined(dir: string, settings: Parameters<typeof restore>[1]): Promise<void> {
+  for (const deadline = Date.now() + 30_000; ; ) {
+    try {
+      return await restore(dir, settings);
+    } catch (err) {
+      if (Date.now() > deadline || !/cannot be placed: .*peer offline/.test((err as Error).message)) throw err;
+      await sleep(500);
+    }
+  }
+}
