@@ -2,6 +2,7 @@ import type { FaultKind, FaultRecord } from './audit.js';
 import type { Cluster, Instance } from './cluster.js';
 import type { Workload } from './workload.js';
 import type { NatsServer } from '../../test/helpers/nats-server.js';
+import { serviceConnections } from '../lib/nats-connz.js';
 
 /**
  * The faults, one at a time (issue 13): SIGKILL of an instance while one of its turns streams
@@ -199,13 +200,9 @@ async function freezeNatsFault(ctx: FaultContext, repetition: number): Promise<F
   };
 }
 
-/** The instances whose NATS connection sits on `node` (the service names it after INSTANCE_ID). */
+/** The instances whose NATS connection sits on `node`. */
 async function instancesOn(node: NatsServer): Promise<Set<string>> {
-  const res = await fetch(`${node.monitorUrl}/connz?limit=1024`).catch(() => null);
-  if (!res?.ok) return new Set();
-  const { connections = [] } = (await res.json()) as { connections?: { name?: string }[] };
-  const prefix = 'agent-session-service/';
-  return new Set(connections.flatMap((c) => (c.name?.startsWith(prefix) ? [c.name.slice(prefix.length)] : [])));
+  return new Set((await serviceConnections(node.monitorUrl))?.map((c) => c.instance) ?? []);
 }
 
 /**

@@ -28,6 +28,7 @@ import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.
 import { createTestDatabase } from '../../test/helpers/postgres.js';
 import { formatProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { machineInfo } from '../lib/machine.js';
+import { serviceConnections } from '../lib/nats-connz.js';
 import {
   SERVICE_NODE_FLAGS,
   cpuDelta,
@@ -104,9 +105,6 @@ interface ModeResult extends ClientReport {
   profile?: string;
 }
 
-/** The service's connection names on the NATS server start with this (src/app/infrastructure.ts). */
-const SERVICE_CONNECTION = 'agent-session-service';
-
 interface ConnCounters {
   in: number;
   out: number;
@@ -122,14 +120,10 @@ function natsMonitorUrl(storeDir: string): string | null {
   return null;
 }
 
-/** Messages the service's connection sent (server in_msgs) and received (out_msgs) so far. */
+/** Messages the service's connections sent (server in_msgs) and received (out_msgs) so far. */
 async function serviceNatsCounters(monitorUrl: string | null): Promise<ConnCounters | null> {
-  if (!monitorUrl) return null;
-  const res = await fetch(`${monitorUrl}/connz?limit=1024`).catch(() => null);
-  if (!res?.ok) return null;
-  const { connections = [] } = (await res.json()) as { connections?: { name?: string; in_msgs: number; out_msgs: number }[] };
-  const mine = connections.filter((c) => c.name?.startsWith(SERVICE_CONNECTION));
-  if (mine.length === 0) return null;
+  const mine = monitorUrl ? await serviceConnections(monitorUrl) : null;
+  if (!mine?.length) return null;
   return { in: mine.reduce((n, c) => n + c.in_msgs, 0), out: mine.reduce((n, c) => n + c.out_msgs, 0) };
 }
 
