@@ -9,6 +9,7 @@ import {
   openAiStreamItems,
   toolOutputText,
 } from './openai-client.js';
+import { perMessage } from './per-message.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmResponseFormat, LlmStopReason, LlmStreamEvent } from './types.js';
@@ -18,28 +19,29 @@ type Chunk = OpenAI.Chat.ChatCompletionChunk;
 /** Reasoning text as OpenAI-compatible servers stream it (DeepSeek/vLLM, OpenRouter). */
 type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
 
+/** One neutral message as a Chat Completions message (kept per message: see perMessage). */
+const chatMessage = perMessage((m): ChatMessage => {
+  if (m.role === 'user') {
+    const content = m.content.map((p) =>
+      p.type === 'text' ? ({ type: 'text', text: p.text } as const) : ({ type: 'image_url', image_url: { url: imageDataUrl(p) } } as const),
+    );
+    return { role: 'user', content };
+  }
+  if (m.role === 'assistant') {
+    const calls = (m.tool_calls ?? []).map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+    }));
+    return { role: 'assistant', content: m.content || null, ...(calls.length ? { tool_calls: calls } : {}) };
+  }
+  return { role: 'tool', tool_call_id: m.tool_call_id, content: toolOutputText(m.content, m.is_error) };
+});
+
 /** Maps neutral messages to Chat Completions messages (system prompt first). */
 export function toChatMessages(system: string, messages: LlmMessage[]): ChatMessage[] {
   const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
-  for (const m of messages) {
-    if (m.role === 'user') {
-      const content = m.content.map((p) =>
-        p.type === 'text'
-          ? ({ type: 'text', text: p.text } as const)
-          : ({ type: 'image_url', image_url: { url: imageDataUrl(p) } } as const),
-      );
-      out.push({ role: 'user', content });
-    } else if (m.role === 'assistant') {
-      const calls = (m.tool_calls ?? []).map((c) => ({
-        id: c.id,
-        type: 'function' as const,
-        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
-      }));
-      out.push({ role: 'assistant', content: m.content || null, ...(calls.length ? { tool_calls: calls } : {}) });
-    } else {
-      out.push({ role: 'tool', tool_call_id: m.tool_call_id, content: toolOutputText(m.content, m.is_error) });
-    }
-  }
+  for (const m of messages) out.push(chatMessage(m));
   return out;
 }
 

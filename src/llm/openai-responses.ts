@@ -1,6 +1,7 @@
 import type { OpenAI } from 'openai';
 import { LlmError, toLlmError } from './errors.js';
 import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, toolOutputText } from './openai-client.js';
+import { perMessage } from './per-message.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type {
@@ -18,26 +19,30 @@ type InputItem = OpenAI.Responses.ResponseInputItem;
 type StreamEvent = OpenAI.Responses.ResponseStreamEvent;
 type ResponseBody = OpenAI.Responses.Response;
 
+/** One neutral message as Responses API input items (kept per message: see perMessage). */
+const inputItems = perMessage((m): InputItem[] => {
+  if (m.role === 'user') {
+    const content = m.content.map((p) =>
+      p.type === 'text'
+        ? ({ type: 'input_text', text: p.text } as const)
+        : ({ type: 'input_image', image_url: imageDataUrl(p), detail: 'auto' } as const),
+    );
+    return [{ role: 'user', content }];
+  }
+  if (m.role === 'assistant') {
+    const items: InputItem[] = m.content ? [{ role: 'assistant', content: m.content }] : [];
+    for (const call of m.tool_calls ?? []) {
+      items.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: JSON.stringify(call.arguments) });
+    }
+    return items;
+  }
+  return [{ type: 'function_call_output', call_id: m.tool_call_id, output: toolOutputText(m.content, m.is_error) }];
+});
+
 /** Maps neutral messages to Responses API input items (stateless: `store: false`). */
 export function toResponsesInput(messages: LlmMessage[]): InputItem[] {
   const items: InputItem[] = [];
-  for (const m of messages) {
-    if (m.role === 'user') {
-      const content = m.content.map((p) =>
-        p.type === 'text'
-          ? ({ type: 'input_text', text: p.text } as const)
-          : ({ type: 'input_image', image_url: imageDataUrl(p), detail: 'auto' } as const),
-      );
-      items.push({ role: 'user', content });
-    } else if (m.role === 'assistant') {
-      if (m.content) items.push({ role: 'assistant', content: m.content });
-      for (const call of m.tool_calls ?? []) {
-        items.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: JSON.stringify(call.arguments) });
-      }
-    } else {
-      items.push({ type: 'function_call_output', call_id: m.tool_call_id, output: toolOutputText(m.content, m.is_error) });
-    }
-  }
+  for (const m of messages) for (const item of inputItems(m)) items.push(item);
   return items;
 }
 

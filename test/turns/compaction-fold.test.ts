@@ -108,8 +108,14 @@ describe('compaction: the transcript fold and the boundary (pure)', () => {
     };
     const exact = await countTokens('openai', req, 1_000_000);
     assert.ok(exact !== null && exact > 1900 && exact < 2200, `exact ${exact}`);
-    const bounded = await countTokens('openai', req, 2048);
-    assert.ok(bounded !== null && Math.abs(bounded - exact) < exact * 0.1, `bounded ${bounded}`);
+    // A copy: the messages counted above keep their count (below).
+    const copy = { ...req, messages: req.messages.map((m) => ({ ...m })) };
+    const bounded = await countTokens('openai', copy, 2048);
+    assert.ok(bounded !== null && bounded !== exact && Math.abs(bounded - exact) < exact * 0.1, `bounded ${bounded}`);
+    // What was counted whole is kept per message: with no budget left, the same messages still count exactly,
+    // while the copy (cut by its budget, so not kept) falls back to the plain ratio.
+    assert.equal(await countTokens('openai', req, 0), exact);
+    assert.notEqual(await countTokens('openai', copy, 0), exact);
     assert.equal(await countTokens('anthropic', req, 1_000_000), null);
     const plain = estimateTokens(req);
     assert.equal(calibrated(plain, { estimated: 100, reported: 200 }), plain * 2);

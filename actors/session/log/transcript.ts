@@ -17,6 +17,7 @@ import {
   type LlmMessage,
   type LlmToolCall,
   type LlmToolMessage,
+  type LlmUserMessage,
   type LlmUserPart,
 } from '../../../src/llm/index.js';
 import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from '../../../src/turns/index.js';
@@ -158,6 +159,25 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
 /** Resolves an `image_file` part to inline bytes; null when the image is gone. */
 export type ImagePartResolver = (part: MessagePart) => Promise<LlmUserPart | null>;
 
+/**
+ * A user entry's message when it has no image to resolve, kept while the entry lives: every step
+ * of a long session sends the same history, and the same message objects let the request's
+ * measure and the vendor's mapping keep theirs too (issue 26).
+ */
+const textOnlyMessages = new WeakMap<UserEntry, LlmUserMessage | null>();
+
+function textOnlyMessage(entry: UserEntry): LlmUserMessage | null {
+  let message = textOnlyMessages.get(entry);
+  if (message === undefined) {
+    const content: LlmUserPart[] = entry.content
+      .filter((p) => p.type === 'text')
+      .map((p) => ({ type: 'text', text: String(p['text'] ?? '') }));
+    message = content.length ? { role: 'user', content } : null;
+    textOnlyMessages.set(entry, message);
+  }
+  return message;
+}
+
 /** The LLM messages of the transcript, every tool call followed by its result. */
 export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
   const out: LlmMessage[] = [];
@@ -169,6 +189,11 @@ export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolv
   }
   for (const entry of t.entries) {
     if (entry.role === 'user') {
+      if (!lead.length && !entry.content.some((p) => p.type === 'image_file')) {
+        const message = textOnlyMessage(entry);
+        if (message) out.push(message);
+        continue;
+      }
       const content: LlmUserPart[] = lead;
       lead = [];
       for (const part of entry.content) {
