@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FOLD_VERSION, decodeTranscript, encodeTranscript } from '../../actors/session/log/snapshot-codec.js';
+import { refreshInterval } from '../../actors/session/log/snapshot-store.js';
 import { emptyTranscript, extendTranscript } from '../../actors/session/log/transcript.js';
 import { startTestApp, type TestApp, type TestMode } from '../helpers/app.js';
 import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
@@ -213,5 +214,16 @@ describe('snapshot codec', () => {
     assert.ok((back!.entries[1] as { results: unknown }).results instanceof Map);
     assert.equal(decodeTranscript('not json'), null);
     assert.equal(decodeTranscript('{"entries": 1}'), null);
+  });
+});
+
+describe('snapshot interval', () => {
+  it("grows with the transcript, so a write's share of a turn does not grow with the history", () => {
+    const entries = (n: number) => ({ ...emptyTranscript(), entries: Array.from({ length: n }, () => ({}) as never) });
+    assert.equal(refreshInterval(200, entries(50)), 200, "the operator's interval for a short history");
+    assert.equal(refreshInterval(200, entries(1_300)), 1_300, 'as many events as entries for a long one');
+    // A write stores the whole transcript: bytes written per event stay about one entry's share.
+    const perEvent = (n: number) => n / refreshInterval(200, entries(n));
+    assert.ok(perEvent(5_000) <= perEvent(200), 'entries written per event do not grow');
   });
 });

@@ -11,7 +11,7 @@ import { turnEvents, type TurnRef } from '../../../src/turns/index.js';
 import type { Transcript, TranscriptEntry } from '../log/transcript.js';
 import { chooseBoundary, keepBudget } from './boundary.js';
 import { renderForSummary, summarise } from './summarise.js';
-import { CHARS_PER_TOKEN, calibrated, countTokens, estimateTokens, IMAGE_TOKENS, requestSize } from './token-count.js';
+import { CHARS_PER_TOKEN, calibrated, countTokens, estimateTokens, IMAGE_TOKENS, requestSize, type RequestShape } from './token-count.js';
 
 export interface CompactionOptions {
   /** false: never compact before a step (a vendor's refusal still compacts once). */
@@ -96,8 +96,7 @@ export class Compactor {
   }
 
   /** The request's size in tokens: counted where a tokenizer exists, else the calibrated estimate. */
-  async measure(model: ResolvedModel, req: { system: string; messages: readonly LlmMessage[]; tools: readonly LlmToolDefinition[] }) {
-    const plain = estimateTokens(req);
+  async measure(model: ResolvedModel, req: RequestShape, plain = estimateTokens(req)) {
     this.#sentEstimate = plain;
     return (await countTokens(model.provider.type, req, this.#o.exactCountChars)) ?? calibrated(plain, this.#last);
   }
@@ -125,7 +124,7 @@ export class Compactor {
       this.#sentEstimate = size.estimate;
       return messages;
     }
-    const tokens = await this.measure(target.model, req);
+    const tokens = await this.measure(target.model, req, size.estimate);
     if (tokens <= limit) return messages;
     if (!(await this.compact(target, 'threshold', tokens))) return messages;
     return this.#io.messages(this.#io.transcript());

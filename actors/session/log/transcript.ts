@@ -17,7 +17,6 @@ import {
   type LlmMessage,
   type LlmToolCall,
   type LlmToolMessage,
-  type LlmUserMessage,
   type LlmUserPart,
 } from '../../../src/llm/index.js';
 import { addUsage, ZERO_USAGE, type MessagePart, type Usage } from '../../../src/turns/index.js';
@@ -160,22 +159,39 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
 export type ImagePartResolver = (part: MessagePart) => Promise<LlmUserPart | null>;
 
 /**
- * A user entry's message when it has no image to resolve, kept while the entry lives: every step
- * of a long session sends the same history, and the same message objects let the request's
- * measure and the vendor's mapping keep theirs too (issue 26).
+ * An entry's messages when it has no image to resolve, kept while the entry lives (entries are
+ * replaced, not changed, when a result arrives). Every step of a long session sends the same
+ * history, and the same message objects let the request's measure and the vendor's mapping keep
+ * theirs too (issue 26).
  */
-const textOnlyMessages = new WeakMap<UserEntry, LlmUserMessage | null>();
+const keptMessages = new WeakMap<Entry, readonly LlmMessage[] | null>();
 
-function textOnlyMessage(entry: UserEntry): LlmUserMessage | null {
-  let message = textOnlyMessages.get(entry);
-  if (message === undefined) {
-    const content: LlmUserPart[] = entry.content
-      .filter((p) => p.type === 'text')
-      .map((p) => ({ type: 'text', text: String(p['text'] ?? '') }));
-    message = content.length ? { role: 'user', content } : null;
-    textOnlyMessages.set(entry, message);
+function assistantMessages(entry: AssistantEntry): LlmMessage[] {
+  const out: LlmMessage[] = [entry.message];
+  for (const call of entry.message.tool_calls ?? []) {
+    out.push(
+      entry.results.get(call.id) ?? { role: 'tool', tool_call_id: call.id, name: call.name, content: MISSING_RESULT_TEXT, is_error: true },
+    );
   }
-  return message;
+  return out;
+}
+
+function textOnlyMessages(entry: UserEntry): LlmMessage[] | null {
+  if (entry.content.some((p) => p.type === 'image_file')) return null;
+  const content: LlmUserPart[] = entry.content
+    .filter((p) => p.type === 'text')
+    .map((p) => ({ type: 'text', text: String(p['text'] ?? '') }));
+  return content.length ? [{ role: 'user', content }] : [];
+}
+
+/** null: a user entry with images, resolved per attempt. */
+function entryMessages(entry: Entry): readonly LlmMessage[] | null {
+  let messages = keptMessages.get(entry);
+  if (messages === undefined) {
+    messages = entry.role === 'user' ? textOnlyMessages(entry) : assistantMessages(entry);
+    keptMessages.set(entry, messages);
+  }
+  return messages;
 }
 
 /** The LLM messages of the transcript, every tool call followed by its result. */
@@ -188,12 +204,12 @@ export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolv
     lead = [];
   }
   for (const entry of t.entries) {
+    const kept = entry.role === 'user' && lead.length ? null : entryMessages(entry);
+    if (kept) {
+      for (const m of kept) out.push(m);
+      continue;
+    }
     if (entry.role === 'user') {
-      if (!lead.length && !entry.content.some((p) => p.type === 'image_file')) {
-        const message = textOnlyMessage(entry);
-        if (message) out.push(message);
-        continue;
-      }
       const content: LlmUserPart[] = lead;
       lead = [];
       for (const part of entry.content) {
@@ -201,19 +217,6 @@ export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolv
         else if (part.type === 'image_file') content.push((await resolveImage(part)) ?? { type: 'text', text: '[image unavailable]' });
       }
       if (content.length) out.push({ role: 'user', content });
-      continue;
-    }
-    out.push(entry.message);
-    for (const call of entry.message.tool_calls ?? []) {
-      out.push(
-        entry.results.get(call.id) ?? {
-          role: 'tool',
-          tool_call_id: call.id,
-          name: call.name,
-          content: MISSING_RESULT_TEXT,
-          is_error: true,
-        },
-      );
     }
   }
   return out;
