@@ -7,7 +7,10 @@
  * service CPU per turn (and PostgreSQL / nats-server in NATS mode), turn latency, and the
  * history the fake received (messages and bytes per request, ~tokens = bytes / 4). The ratio
  * last/first bucket is the figure of the issue (target ≤ 1.1× for the work outside building and
- * sending the LLM request; this measures the whole turn, request included).
+ * sending the LLM request; this measures the whole turn, request included). A long run outlasts
+ * the machine's drift, so after the last bucket new sessions run the first ratio bucket again
+ * (`y` in the table), and the ratio is also given against that bucket, measured minutes, not an
+ * hour, before the last.
  *
  *   node --import tsx bench/long-session/run.ts [--modes embedded,nats] [--turns 300] [--buckets 100,1000,5000]
  *        [--width 25] [--parallel 1] [--env K=V]… [--cpu-prof] [--prof-dir DIR] [--no-write] [--label name]
@@ -69,6 +72,8 @@ interface Bucket {
   /** Turns (first, last] of every session. */
   from: number;
   to: number;
+  /** Measured on new sessions after the last bucket: the first bucket again, in the machine's state at the end. */
+  young?: boolean;
   serviceCpuMsPerTurn: number;
   postgresCpuMsPerTurn: number | null;
   natsCpuMsPerTurn: number | null;
@@ -138,58 +143,93 @@ function fakeRequests(stdout: string, offset: number): { m: number; b: number; s
     .map((l) => JSON.parse(l) as { m: number; b: number; s: number });
 }
 
+type Session = Awaited<ReturnType<typeof openSession>>;
+
+/**
+ * Runs `sessions` from turn `done` to `end`, measuring the last `width` turns as one bucket.
+ * `young`: the bucket of fresh sessions measured after the old ones (same machine state).
+ */
+async function runBucket(
+  mode: Mode,
+  s: Service,
+  fake: Awaited<ReturnType<typeof startFake>>,
+  sessions: Session[],
+  done: number,
+  end: number,
+  young = false,
+): Promise<Bucket> {
+  const from = end - width;
+  while (done < from) {
+    done++;
+    await Promise.all(sessions.map((x) => x.turn(done)));
+  }
+  const svc0 = readTreeCpu(s.proc.pid);
+  const deps0 = s.deps.map((d) => readCpuByCmdline(d));
+  const sys0 = readSystemCpu();
+  const fakeAt = fake.proc.stdout().length;
+  const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
+  const latencies: number[] = [];
+  while (done < end) {
+    done++;
+    latencies.push(...(await Promise.all(sessions.map((x) => x.turn(done)))));
+  }
+  const n = width * parallel;
+  const ms = (sec: number) => round1((sec * 1000) / n);
+  const requests = fakeRequests(fake.proc.stdout(), fakeAt);
+  const bytes = requests.reduce((a, r) => a + r.b, 0);
+  const turnRequests = requests.filter((r) => r.s !== 1);
+  const bucket: Bucket = {
+    mode,
+    from,
+    to: end,
+    ...(young ? { young } : {}),
+    serviceCpuMsPerTurn: ms(cpuDelta(svc0, readTreeCpu(s.proc.pid))),
+    postgresCpuMsPerTurn: s.deps[0] ? ms(cpuDelta(deps0[0]!, readCpuByCmdline(s.deps[0]))) : null,
+    natsCpuMsPerTurn: s.deps[1] ? ms(cpuDelta(deps0[1]!, readCpuByCmdline(s.deps[1]))) : null,
+    turnMs: {
+      mean: round1(latencies.reduce((a, b) => a + b, 0) / latencies.length),
+      p50: round1(pct(latencies, 50)),
+      p95: round1(pct(latencies, 95)),
+    },
+    messagesPerRequest: round1(turnRequests.reduce((a, r) => a + r.m, 0) / Math.max(1, turnRequests.length)),
+    compactions: requests.length - turnRequests.length,
+    bytesPerTurn: Math.round(bytes / n),
+    approxTokensPerTurn: Math.round(bytes / 4 / n),
+    machineBusy: busyShare(sys0, readSystemCpu()),
+    failed: sessions.reduce((a, x) => a + x.failures, 0) - failed0,
+  };
+  log(`[${mode}] turns ${from + 1}-${end}${young ? ' (young sessions, after the old)' : ''}: ${JSON.stringify(bucket)}`);
+  return bucket;
+}
+
+/** The bucket ratios start from: the one ending at turn 100 or later (the first ones carry the warm-up), else the first. */
+const ratioBase = (mine: Bucket[]) =>
+  mine.find((b) => !b.young && b.to >= 100 && b.to < mine.filter((x) => !x.young).at(-1)!.to) ?? mine[0]!;
+
 async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>): Promise<Bucket[]> {
   const profDir = args['cpu-prof'] ? (args['prof-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-long-session-prof-'))) : undefined;
   const flags = profDir ? ['--cpu-prof', '--cpu-prof-dir', join(profDir, mode)] : [];
   log(`[${mode}] starting …`);
   const s = await startService(mode, fake.origin, extraEnv, flags);
   onInterrupt(() => s.stop());
-  const sessions = await Promise.all(Array.from({ length: parallel }, () => openSession(s)));
+  const open = () => Promise.all(Array.from({ length: parallel }, () => openSession(s)));
+  const sessions = await open();
   const out: Bucket[] = [];
   try {
     let done = 0;
     for (const end of ends) {
-      const from = end - width;
-      while (done < from) {
-        done++;
-        await Promise.all(sessions.map((x) => x.turn(done)));
+      out.push(await runBucket(mode, s, fake, sessions, done, end));
+      done = end;
+    }
+    // The machine drifts over a long run: the first bucket is measured again, on new sessions, now.
+    const base = ratioBase(out);
+    if (base !== out.at(-1)) {
+      const young = await open();
+      try {
+        out.push(await runBucket(mode, s, fake, young, 0, base.to, true));
+      } finally {
+        for (const x of young) x.close();
       }
-      const svc0 = readTreeCpu(s.proc.pid);
-      const deps0 = s.deps.map((d) => readCpuByCmdline(d));
-      const sys0 = readSystemCpu();
-      const fakeAt = fake.proc.stdout().length;
-      const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
-      const latencies: number[] = [];
-      while (done < end) {
-        done++;
-        latencies.push(...(await Promise.all(sessions.map((x) => x.turn(done)))));
-      }
-      const n = width * parallel;
-      const ms = (sec: number) => round1((sec * 1000) / n);
-      const requests = fakeRequests(fake.proc.stdout(), fakeAt);
-      const bytes = requests.reduce((a, r) => a + r.b, 0);
-      const turnRequests = requests.filter((r) => r.s !== 1);
-      const bucket: Bucket = {
-        mode,
-        from,
-        to: end,
-        serviceCpuMsPerTurn: ms(cpuDelta(svc0, readTreeCpu(s.proc.pid))),
-        postgresCpuMsPerTurn: s.deps[0] ? ms(cpuDelta(deps0[0]!, readCpuByCmdline(s.deps[0]))) : null,
-        natsCpuMsPerTurn: s.deps[1] ? ms(cpuDelta(deps0[1]!, readCpuByCmdline(s.deps[1]))) : null,
-        turnMs: {
-          mean: round1(latencies.reduce((a, b) => a + b, 0) / latencies.length),
-          p50: round1(pct(latencies, 50)),
-          p95: round1(pct(latencies, 95)),
-        },
-        messagesPerRequest: round1(turnRequests.reduce((a, r) => a + r.m, 0) / Math.max(1, turnRequests.length)),
-        compactions: requests.length - turnRequests.length,
-        bytesPerTurn: Math.round(bytes / n),
-        approxTokensPerTurn: Math.round(bytes / 4 / n),
-        machineBusy: busyShare(sys0, readSystemCpu()),
-        failed: sessions.reduce((a, x) => a + x.failures, 0) - failed0,
-      };
-      log(`[${mode}] turns ${from + 1}-${end}: ${JSON.stringify(bucket)}`);
-      out.push(bucket);
     }
   } finally {
     for (const x of sessions) x.close();
@@ -208,24 +248,23 @@ async function main(): Promise<void> {
   } finally {
     await fake.proc.stop(5000);
   }
-  // From the bucket at turn 100 (the first ones include the service's warm-up), else the first.
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-  const ratios = modes.map((mode) => {
+  const ratios = modes.flatMap((mode) => {
     const mine = buckets.filter((b) => b.mode === mode);
-    const first = mine.find((b) => b.to >= 100 && b !== mine.at(-1)) ?? mine[0]!;
-    const last = mine.at(-1)!;
-    return {
+    const last = mine.filter((b) => !b.young).at(-1)!;
+    const bases = [ratioBase(mine), mine.find((b) => b.young)].filter((b) => b !== undefined);
+    return bases.map((first) => ({
       mode,
-      buckets: `${first.from + 1}-${first.to} → ${last.from + 1}-${last.to}`,
+      buckets: `${first.from + 1}-${first.to}${first.young ? ' (young, after)' : ''} → ${last.from + 1}-${last.to}`,
       serviceCpu: ratio(last.serviceCpuMsPerTurn, first.serviceCpuMsPerTurn),
       turnMsMean: ratio(last.turnMs.mean, first.turnMs.mean),
       bytesPerTurn: ratio(last.bytesPerTurn, first.bytesPerTurn),
-    };
+    }));
   });
   console.log('mode      turns        svc ms/turn  pg ms  nats ms  turn ms mean/p50/p95   msgs/req  compactions  ~tokens/turn  busy');
   for (const b of buckets) {
     console.log(
-      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
+      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}${b.young ? ' y' : ''}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
     );
   }
   for (const r of ratios)
