@@ -16,7 +16,7 @@ export type ChildTurnEnd =
 export type ApprovalWait = { status: 'waiting_for_approval'; tools: string[]; usage: Usage };
 
 /** Only with `endOnApproval`: `onEvent` sees each event of the turn as it is read (an MCP caller's progress). */
-export interface McpWaitOptions {
+export interface EndOnApprovalOptions {
   endOnApproval: true;
   onEvent?: (e: SessionEvent) => void;
 }
@@ -37,14 +37,14 @@ export async function waitForChildTurn(
   sessionId: string,
   turnId: string,
   signal: AbortSignal,
-  options: McpWaitOptions,
+  options: EndOnApprovalOptions,
 ): Promise<ChildTurnEnd | ApprovalWait>;
 export async function waitForChildTurn(
   events: EventReader<SessionEvent>,
   sessionId: string,
   turnId: string,
   signal: AbortSignal,
-  { endOnApproval = false, onEvent }: { endOnApproval?: boolean; onEvent?: McpWaitOptions['onEvent'] } = {},
+  { endOnApproval = false, onEvent }: { endOnApproval?: boolean; onEvent?: EndOnApprovalOptions['onEvent'] } = {},
 ): Promise<ChildTurnEnd | ApprovalWait> {
   signal.throwIfAborted();
   const sub: EventSubscription<SessionEvent> = events.subscribe(sessionId, { afterSequence: 0 });
