@@ -134,15 +134,6 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 const pct = (xs: number[], p: number) =>
   xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 
-/** The fake's request lines since `offset` of its stdout. */
-function fakeRequests(stdout: string, offset: number): { m: number; b: number; s: number }[] {
-  return stdout
-    .slice(offset)
-    .split('\n')
-    .filter((l) => l.startsWith('{"m"'))
-    .map((l) => JSON.parse(l) as { m: number; b: number; s: number });
-}
-
 type Session = Awaited<ReturnType<typeof openSession>>;
 
 /**
@@ -166,7 +157,7 @@ async function runBucket(
   const svc0 = readTreeCpu(s.proc.pid);
   const deps0 = s.deps.map((d) => readCpuByCmdline(d));
   const sys0 = readSystemCpu();
-  const fakeAt = fake.proc.stdout().length;
+  const fakeAt = fake.requests.length;
   const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
   const latencies: number[] = [];
   while (done < end) {
@@ -175,7 +166,7 @@ async function runBucket(
   }
   const n = width * parallel;
   const ms = (sec: number) => round1((sec * 1000) / n);
-  const requests = fakeRequests(fake.proc.stdout(), fakeAt);
+  const requests = fake.requests.slice(fakeAt);
   const bytes = requests.reduce((a, r) => a + r.b, 0);
   const turnRequests = requests.filter((r) => r.s !== 1);
   const bucket: Bucket = {

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { natsServiceEnv, startNatsServer } from '../../test/helpers/nats-server.js';
@@ -49,14 +50,29 @@ export async function waitForLine(proc: Proc, marker: string): Promise<void> {
 }
 
 /** The fake vendor, reporting each request's history; its origin. */
-export async function startFake(): Promise<{ proc: Proc; origin: string }> {
+/** One request the fake received: messages, bytes, and `s: 1` for a compaction's summary request. */
+export interface FakeRequest {
+  m: number;
+  b: number;
+  s?: number;
+}
+
+/**
+ * The zero-latency fake; `requests` collects its report lines as they come (its kept stdout is
+ * the last 1 MB, which a long run outgrows, so offsets into it would not hold).
+ */
+export async function startFake(): Promise<{ proc: Proc; origin: string; requests: FakeRequest[] }> {
   const proc = spawnProcess({
     name: 'fake-llm',
     args: ['--import', 'tsx', join(ROOT, 'bench/real-path/fake-llm.ts'), JSON.stringify({ apiKey: VENDOR_KEY, report: true })],
     cwd: ROOT,
   });
+  const requests: FakeRequest[] = [];
+  createInterface({ input: proc.child.stdout! }).on('line', (line) => {
+    if (line.startsWith('{"m"')) requests.push(JSON.parse(line) as FakeRequest);
+  });
   await waitForLine(proc, '"port"');
-  return { proc, origin: `http://127.0.0.1:${JSON.parse(proc.stdout().split('\n')[0]!).port}` };
+  return { proc, origin: `http://127.0.0.1:${JSON.parse(proc.stdout().split('\n')[0]!).port}`, requests };
 }
 
 export async function startService(
