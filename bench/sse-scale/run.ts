@@ -136,6 +136,7 @@ try {
   await sleep(5000);
   log(`idle window with 0 streams (${idleSeconds} s) …`);
   const base = await measureWindow(servers(), idleSeconds);
+  await heapSnapshot('0 streams');
   const opts = { ports: dep.instances.map((i) => i.port), headers: { authorization: `Bearer ${ADMIN_KEY}` }, reconnect: true };
   let opened = 0;
   for (const n of steps) {
@@ -151,11 +152,7 @@ try {
       `  idle at ${n}: ${ps.total.kibPerStream} KiB RSS/stream (${ps.total.heapKibPerStream} heap), ${ps.total.corePctPer50k} % core per 50k (total); ${ps.rows.map((x) => `${x.name} ${x.rssMiB} MiB ${x.cpuPct} %`).join(', ')}`,
     );
   }
-  if (a['heap-snapshot']) {
-    dep.instances[0]!.proc!.child.kill('SIGUSR2');
-    log(`heap snapshot of i1 requested (written to ${HEAP_DIR})`);
-    await sleep(20_000);
-  }
+  await heapSnapshot(`${N} streams`);
 
   if (turnSessions.length) {
     for (const n of [...steps].reverse()) {
@@ -228,6 +225,14 @@ mkdirSync(dir, { recursive: true });
 const files = writeResults(dir, a.label, result);
 log(`results: ${files.json}, ${files.md}`);
 process.exit(0);
+
+/** With --heap-snapshot: i1 writes a snapshot to HEAP_DIR (compare the two: what the streams hold). */
+async function heapSnapshot(what: string): Promise<void> {
+  if (!a['heap-snapshot']) return;
+  dep.instances[0]!.proc!.child.kill('SIGUSR2');
+  log(`heap snapshot of i1 at ${what} requested (written to ${HEAP_DIR})`);
+  await sleep(15_000);
+}
 
 /** SIGKILLs the last instance and waits until every stream is open again (through the others). */
 async function killOne(p: FollowerPool, n: number) {

@@ -17,6 +17,13 @@ export interface FeedSource {
   listen(push: (event: LoggedEvent) => void, fail: (err: Error) => void, stale: () => void): { stop(): void; ready: Promise<void> };
   /** Re-read the log after this long without a push (a cross-process or lost-message backstop), in ms; 0 = never. */
   idlePollMs: number;
+  /**
+   * When set, each poll that finds nothing doubles the wait, up to this (ms); a push, stale() or
+   * a poll that finds events starts over from idlePollMs. A lost event is usually the last of a
+   * burst, caught idlePollMs after it; a session idle for minutes has nothing to lose, and at
+   * tens of thousands of watched sessions a fixed 5 s poll is most of an idle instance's CPU.
+   */
+  idlePollMaxMs?: number;
 }
 
 /**
@@ -30,6 +37,7 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
   readonly #maxBuffered: number;
   readonly #listener: { stop(): void; ready: Promise<void> };
   #cursor: number;
+  #pollMs: number;
   #pending: LoggedEvent[] = [];
   #wake: ((timedOut: boolean) => void) | null = null;
   #done = false;
@@ -44,6 +52,7 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
   constructor(source: FeedSource, afterSequence = 0, maxBuffered = DEFAULT_MAX_BUFFERED_EVENTS) {
     this.#source = source;
     this.#cursor = afterSequence;
+    this.#pollMs = source.idlePollMs;
     this.#maxBuffered = maxBuffered;
     this.#listener = source.listen(
       (event) => this.#push(event),
@@ -78,6 +87,7 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
           this.#overflowed = false;
           this.#stale = false;
           const page = await this.#source.fetch(this.#cursor);
+          if (page.length) this.#pollMs = this.#source.idlePollMs;
           for (const event of page) {
             if (this.#done) break;
             if (event.sequence !== this.#cursor + 1) continue;
@@ -90,7 +100,8 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
         }
         const head = this.#pending.shift();
         if (head === undefined) {
-          readLog = await this.#sleep(this.#source.idlePollMs);
+          readLog = await this.#sleep(this.#pollMs);
+          if (readLog) this.#pollMs = Math.min(this.#source.idlePollMaxMs ?? this.#pollMs, this.#pollMs * 2);
         } else if (head.sequence === this.#cursor + 1) {
           this.#cursor = head.sequence;
           yield head;
@@ -115,6 +126,7 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
 
   #push(event: LoggedEvent): void {
     if (this.#done) return;
+    this.#pollMs = this.#source.idlePollMs;
     if (this.#pending.length >= this.#maxBuffered) {
       // A slow reader: stop buffering and let it catch up from the log instead.
       this.#pending = [];
@@ -125,8 +137,14 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
     this.#wakeUp(false);
   }
 
+  /** The log may have moved without a push (e.g. the bus reconnected): read it now. */
+  stale(): void {
+    this.#markStale();
+  }
+
   #markStale(): void {
     if (this.#done) return;
+    this.#pollMs = this.#source.idlePollMs;
     this.#stale = true;
     this.#wakeUp(true);
   }

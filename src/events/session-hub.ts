@@ -36,7 +36,6 @@ interface Watch {
   replays: Map<number, Promise<Frame[]>>;
   lastSequence: number;
   sub: EventSubscription<SessionEvent>;
-  stopSignals: () => void;
   unwatchTimer?: NodeJS.Timeout;
   dropped: boolean;
 }
@@ -52,6 +51,8 @@ export interface AttachOptions {
  */
 export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; log: Logger }) {
   const watches = new Map<string, Promise<Watch>>();
+  // One subscription for every session's deletion, not one per watched session (NATS interest and memory per stream).
+  const stopDeletions = bus.signals.subscribeType('deleted', (s) => closeSession(s.session_id));
 
   async function watch(sessionId: string): Promise<Watch> {
     let w = watches.get(sessionId);
@@ -82,9 +83,6 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
       replays: new Map(),
       lastSequence,
       sub: bus.events.subscribe(sessionId, { afterSequence: lastSequence }),
-      stopSignals: bus.signals.subscribe(sessionId, (s) => {
-        if (s.type === 'deleted') closeSession(sessionId);
-      }),
       dropped: false,
     };
     void pump(w);
@@ -200,7 +198,6 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     w.dropped = true;
     clearTimeout(w.unwatchTimer);
     w.sub.close();
-    w.stopSignals();
     watches.delete(w.sessionId);
   }
 
@@ -219,6 +216,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     /** Sessions watched on this instance (one bus subscription each). */
     watchedCount: () => watches.size,
     close(): void {
+      stopDeletions();
       for (const w of watches.values()) void w.then(drop, () => undefined);
     },
   };
