@@ -68,7 +68,7 @@ test('ordered feed - the idle poll picks up events nobody pushed (other processe
   assert.deepEqual(await out, [1, 2]);
 });
 
-test('ordered feed - idle polls that find nothing back off to idlePollMaxMs; a push starts over from idlePollMs', async () => {
+test('ordered feed - with idlePollMaxMs a feed polls that rarely until a push, then idlePollMs later, backing off again', async () => {
   const stored = [ev(1)];
   const fixed = fakeSource(stored, { idlePollMs: 10 });
   const backing = fakeSource(stored, { idlePollMs: 10, idlePollMaxMs: 80 });
