@@ -32,8 +32,8 @@ interface Watch {
   sessionId: string;
   clients: Set<Client>;
   ring: FrameRing;
-  /** Log reads in flight by start position: clients resuming from the same point share one. */
-  replays: Map<number, Promise<Frame[]>>;
+  /** Log reads in flight by start position: clients resuming from the same point share one (made on the first). */
+  replays?: Map<number, Promise<Frame[]>>;
   lastSequence: number;
   sub: EventSubscription<SessionEvent>;
   unwatchTimer?: NodeJS.Timeout;
@@ -80,7 +80,6 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
       sessionId,
       clients: new Set(),
       ring: new FrameRing(RING_SIZE, RING_MAX_CHARS),
-      replays: new Map(),
       lastSequence,
       sub: bus.events.subscribe(sessionId, { afterSequence: lastSequence }),
       dropped: false,
@@ -146,7 +145,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   function replayFrames(w: Watch, after: number): Frame[] | Promise<Frame[]> {
     const cached = w.ring.after(after);
     if (cached) return cached;
-    let read = w.replays.get(after);
+    let read = w.replays?.get(after);
     if (!read) {
       // Up to the tail the watch knows, no further: later events come live (and the bus answers a
       // read within a tail it knows from memory when it appended those events).
@@ -166,8 +165,8 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
           w.ring.prepend(frames, w.lastSequence);
           return frames;
         })
-        .finally(() => w.replays.delete(after));
-      w.replays.set(after, read);
+        .finally(() => w.replays?.delete(after));
+      (w.replays ??= new Map()).set(after, read);
     }
     return read;
   }
