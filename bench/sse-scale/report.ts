@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Writes bench/results/sse-scale-<stamp>.json and a Markdown summary beside it. */
 export function writeResults(dir: string, label: string, result: any): { json: string; md: string } {
@@ -10,6 +10,12 @@ export function writeResults(dir: string, label: string, result: any): { json: s
 }
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '–' : String(x));
+
+/** Rewrites the .md of a results file (after a change to the summary):  node --import tsx bench/sse-scale/report.ts <json> */
+if (process.argv[1]?.endsWith('report.ts') && process.argv[2]) {
+  const file = process.argv[2];
+  writeFileSync(file.replace(/\.json$/, '.md'), summary(JSON.parse(readFileSync(file, 'utf8'))));
+}
 
 export function summary(r: any): string {
   const m = r.machine;
@@ -26,16 +32,16 @@ export function summary(r: any): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of r.idle as any[]) {
-    const bare = (r.bareIdle as any[] | undefined)?.find((b) => b.streams === s.streams);
+    const bare = (r.bareIdle as any[] | undefined)?.find((b) => b.total.streams === s.total.streams);
     const worstKib = Math.max(...s.rows.map((x: any) => x.kibPerStream ?? 0));
     const worstCpu = Math.max(...s.rows.map((x: any) => x.corePctPer50k ?? 0));
     const ratio = (a: number | null, b: number | null) => (a !== null && b ? Math.round((a / b) * 10) / 10 : null);
     out.push(
-      `| service | ${s.streams} | ${fmt(s.total.kibPerStream)} | ${fmt(s.total.heapKibPerStream)} | ${fmt(s.total.corePctPer50k)} | ${fmt(worstKib)} | ${fmt(Math.round(worstCpu * 100) / 100)} | ${fmt(ratio(s.total.kibPerStream, bare?.total.kibPerStream ?? null))} | ${fmt(ratio(s.total.corePctPer50k, bare?.total.corePctPer50k ?? null))} |`,
+      `| service | ${s.total.streams} | ${fmt(s.total.kibPerStream)} | ${fmt(s.total.heapKibPerStream)} | ${fmt(s.total.corePctPer50k)} | ${fmt(worstKib)} | ${fmt(Math.round(worstCpu * 100) / 100)} | ${fmt(ratio(s.total.kibPerStream, bare?.total.kibPerStream ?? null))} | ${fmt(ratio(s.total.corePctPer50k, bare?.total.corePctPer50k ?? null))} |`,
     );
     if (bare)
       out.push(
-        `| bare uWS | ${bare.streams} | ${fmt(bare.total.kibPerStream)} | ${fmt(bare.total.heapKibPerStream)} | ${fmt(bare.total.corePctPer50k)} | | | | |`,
+        `| bare uWS | ${bare.total.streams} | ${fmt(bare.total.kibPerStream)} | ${fmt(bare.total.heapKibPerStream)} | ${fmt(bare.total.corePctPer50k)} | | | | |`,
       );
   }
   out.push(
