@@ -62,6 +62,7 @@ export async function startDeployment(o: DeploymentOptions): Promise<Deployment>
     SSE_MAX_PER_SESSION: '1000',
     SSE_MAX_PER_ORG: '1000000',
     SSE_MAX_GLOBAL: '1000000',
+    ORG_MAX_SESSIONS: '1000000',
     SSE_CYCLE_MS: String(o.cycleMs),
     // Three pools on the shared server's 100 connections.
     DATABASE_POOL_MAX: '20',
