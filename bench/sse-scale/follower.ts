@@ -8,7 +8,7 @@
  * Each stream follows one session on one instance and keeps only what the audit needs: the
  * last sequence and id it got, duplicates (a sequence at or below the last) and gaps (a jump
  * past last + 1). When the server cycles the stream (`disconnecting`) or the connection drops
- * (an instance killed), it reconnects to the next instance (no affinity) with Last-Event-ID.
+ * (an instance killed), it reconnects to another instance at random (no affinity) with Last-Event-ID.
  * Latency is receive time − the event's `ts` (wall clock, ms; every process is on this host).
  */
 import { connect, type Socket } from 'node:net';
@@ -114,7 +114,9 @@ function connectStream(s: Stream, p: OpenParams): Promise<boolean> {
       }
       settle(false);
       if (p.reconnect && !closing) {
-        s.at++; // the next instance: no affinity, and a dead one is skipped on the next failure
+        // Another instance, at random as a load balancer would spread them: all of a dead
+        // instance's clients on one survivor would pass its descriptor limit.
+        s.at += 1 + Math.floor(Math.random() * Math.max(1, p.ports.length - 1));
         setTimeout(() => void reopen(s, p), 100 + Math.random() * 100).unref();
       }
     };
