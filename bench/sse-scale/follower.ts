@@ -39,6 +39,8 @@ interface OpenParams {
   concurrency: number;
   /** Reconnect after cycling / a drop (off: a dropped stream stays down). */
   reconnect: boolean;
+  /** Reconnects wait 100 ms + up to this, at random (default 100). */
+  spreadMs?: number;
 }
 
 const streams: Stream[] = [];
@@ -117,7 +119,7 @@ function connectStream(s: Stream, p: OpenParams): Promise<boolean> {
         // Another instance, at random as a load balancer would spread them: all of a dead
         // instance's clients on one survivor would pass its descriptor limit.
         s.at += 1 + Math.floor(Math.random() * Math.max(1, p.ports.length - 1));
-        setTimeout(() => void reopen(s, p), 100 + Math.random() * 100).unref();
+        setTimeout(() => void reopen(s, p), 100 + Math.random() * (p.spreadMs ?? 100)).unref();
       }
     };
     const timer = setTimeout(() => down('timeout'), 30_000);

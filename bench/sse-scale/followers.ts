@@ -26,6 +26,7 @@ export interface OpenOptions {
   ports: number[];
   headers: Record<string, string>;
   reconnect: boolean;
+  spreadMs?: number;
 }
 
 export interface PoolReport {

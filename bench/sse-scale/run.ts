@@ -56,6 +56,8 @@ const { values: a } = parseArgs({
     'turn-text': { type: 'string', default: '@tokens 20 delay=100' },
     'turn-gap-ms': { type: 'string', default: '5000' },
     'audit-idle-sample': { type: 'string', default: '1000' },
+    /** Reconnects wait 100 ms + up to this at random: 100 is EventSource's `retry: 100` herd. */
+    'reconnect-spread-ms': { type: 'string', default: '100' },
     'no-bare': { type: 'boolean', default: false },
     'heap-snapshot': { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
@@ -137,7 +139,12 @@ try {
   log(`idle window with 0 streams (${idleSeconds} s) …`);
   const base = await measureWindow(servers(), idleSeconds);
   await heapSnapshot('0 streams');
-  const opts = { ports: dep.instances.map((i) => i.port), headers: { authorization: `Bearer ${ADMIN_KEY}` }, reconnect: true };
+  const opts = {
+    ports: dep.instances.map((i) => i.port),
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    reconnect: true,
+    spreadMs: positiveInt('reconnect-spread-ms', a['reconnect-spread-ms']),
+  };
   let opened = 0;
   for (const n of steps) {
     log(`opening streams ${opened} → ${n} …`);
