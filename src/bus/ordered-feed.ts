@@ -17,6 +17,14 @@ export interface FeedSource {
   listen(push: (event: LoggedEvent) => void, fail: (err: Error) => void, stale: () => void): { stop(): void; ready: Promise<void> };
   /** Re-read the log after this long without a push (a cross-process or lost-message backstop), in ms; 0 = never. */
   idlePollMs: number;
+  /**
+   * When set, a feed polls this rarely (ms) until something comes live; after a push, stale() or
+   * a poll that found events it polls idlePollMs later, then doubles the wait while the polls
+   * find nothing. A lost event is usually the last of a burst, caught idlePollMs after it; a
+   * session idle for minutes has nothing to lose, and at tens of thousands of watched sessions
+   * a fixed 5 s poll is most of an idle instance's CPU.
+   */
+  idlePollMaxMs?: number;
 }
 
 /**
@@ -30,6 +38,7 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
   readonly #maxBuffered: number;
   readonly #listener: { stop(): void; ready: Promise<void> };
   #cursor: number;
+  #pollMs: number;
   #pending: LoggedEvent[] = [];
   #wake: ((timedOut: boolean) => void) | null = null;
   #done = false;
@@ -44,6 +53,7 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
   constructor(source: FeedSource, afterSequence = 0, maxBuffered = DEFAULT_MAX_BUFFERED_EVENTS) {
     this.#source = source;
     this.#cursor = afterSequence;
+    this.#pollMs = source.idlePollMaxMs ?? source.idlePollMs;
     this.#maxBuffered = maxBuffered;
     this.#listener = source.listen(
       (event) => this.#push(event),
@@ -72,12 +82,15 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
     try {
       await this.#listener.ready;
       let readLog = true; // replay first
+      let polling = false;
       let backfilledAt = -1;
       while (!this.#done) {
         if (readLog || this.#overflowed || this.#stale) {
           this.#overflowed = false;
           this.#stale = false;
           const page = await this.#source.fetch(this.#cursor);
+          // A poll that finds events: pushes were lost (or another process appended), so look again soon.
+          if (page.length && polling) this.#pollMs = this.#source.idlePollMs;
           for (const event of page) {
             if (this.#done) break;
             if (event.sequence !== this.#cursor + 1) continue;
@@ -86,11 +99,13 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
           }
           // Keep reading pages until the log has nothing more; then serve the live buffer.
           readLog = page.length > 0;
+          polling &&= readLog;
           continue;
         }
         const head = this.#pending.shift();
         if (head === undefined) {
-          readLog = await this.#sleep(this.#source.idlePollMs);
+          readLog = polling = await this.#sleep(this.#pollMs);
+          if (readLog) this.#pollMs = Math.min(this.#source.idlePollMaxMs ?? this.#pollMs, this.#pollMs * 2);
         } else if (head.sequence === this.#cursor + 1) {
           this.#cursor = head.sequence;
           yield head;
@@ -115,6 +130,7 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
 
   #push(event: LoggedEvent): void {
     if (this.#done) return;
+    this.#pollMs = this.#source.idlePollMs;
     if (this.#pending.length >= this.#maxBuffered) {
       // A slow reader: stop buffering and let it catch up from the log instead.
       this.#pending = [];
@@ -125,8 +141,14 @@ export class OrderedFeed implements EventSubscription<LoggedEvent> {
     this.#wakeUp(false);
   }
 
+  /** The log may have moved without a push (e.g. the bus reconnected): read it now. */
+  stale(): void {
+    this.#markStale();
+  }
+
   #markStale(): void {
     if (this.#done) return;
+    this.#pollMs = this.#source.idlePollMs;
     this.#stale = true;
     this.#wakeUp(true);
   }

@@ -181,6 +181,12 @@ export interface Signals {
   send(signal: Signal): Promise<void>;
   /** Receives signals for one session until the returned function is called. */
   subscribe(sessionId: string, onSignal: (signal: Signal) => void): () => void;
+  /**
+   * Receives signals of one type for every session until the returned function is called: one
+   * subscription per process instead of one per session (the SSE hub watches tens of
+   * thousands of sessions and needs only `deleted`).
+   */
+  subscribeType(type: Signal['type'], onSignal: (signal: Signal) => void): () => void;
 }
 
 /** What an instance reports about itself to operators (NATS micro service `status` and STATS data). */

@@ -17,7 +17,12 @@ export interface Frame {
  * replays from memory instead of reading and serialising the same events again.
  */
 export class FrameRing {
-  readonly #slots: (Frame | undefined)[];
+  /**
+   * Grown on demand up to `capacity` (doubling, re-laid out from the head): a watched session
+   * that never gets an event must not pay for 512 empty slots (4 KiB each, and at 1 follower
+   * per session there is a watch per stream).
+   */
+  #slots: (Frame | undefined)[] = [];
   #head = 0;
   #size = 0;
   #chars = 0;
@@ -25,9 +30,7 @@ export class FrameRing {
   constructor(
     readonly capacity: number,
     readonly maxChars = Infinity,
-  ) {
-    this.#slots = new Array<Frame | undefined>(capacity);
-  }
+  ) {}
 
   get size(): number {
     return this.#size;
@@ -47,7 +50,8 @@ export class FrameRing {
   push(frame: Frame): void {
     if (this.#size && frame.sequence !== this.lastSequence! + 1) this.clear(); // never keep a gap
     while (this.#size && (this.#size === this.capacity || this.#chars + frame.text.length > this.maxChars)) this.#dropOldest();
-    this.#slots[(this.#head + this.#size) % this.capacity] = frame;
+    this.#roomForOneMore();
+    this.#slots[(this.#head + this.#size) % this.#slots.length] = frame;
     this.#size++;
     this.#chars += frame.text.length;
   }
@@ -64,7 +68,8 @@ export class FrameRing {
       const f = frames[i]!;
       if (i < frames.length - 1 && f.sequence !== frames[i + 1]!.sequence - 1) return;
       if (this.#chars + f.text.length > this.maxChars) return;
-      this.#head = (this.#head - 1 + this.capacity) % this.capacity;
+      this.#roomForOneMore();
+      this.#head = (this.#head - 1 + this.#slots.length) % this.#slots.length;
       this.#slots[this.#head] = f;
       this.#size++;
       this.#chars += f.text.length;
@@ -90,7 +95,7 @@ export class FrameRing {
   }
 
   clear(): void {
-    this.#slots.fill(undefined);
+    this.#slots = [];
     this.#head = 0;
     this.#size = 0;
     this.#chars = 0;
@@ -99,11 +104,21 @@ export class FrameRing {
   #dropOldest(): void {
     this.#chars -= this.#at(0).text.length;
     this.#slots[this.#head] = undefined;
-    this.#head = (this.#head + 1) % this.capacity;
+    this.#head = (this.#head + 1) % this.#slots.length;
     this.#size--;
   }
 
+  /** Grows the slots when full (callers never exceed `capacity`): the frames move to the front, in order. */
+  #roomForOneMore(): void {
+    const len = this.#slots.length;
+    if (this.#size < len) return;
+    const grown = new Array<Frame | undefined>(Math.min(this.capacity, Math.max(8, len * 2)));
+    for (let i = 0; i < this.#size; i++) grown[i] = this.#at(i);
+    this.#slots = grown;
+    this.#head = 0;
+  }
+
   #at(i: number): Frame {
-    return this.#slots[(this.#head + i) % this.capacity]!;
+    return this.#slots[(this.#head + i) % this.#slots.length]!;
   }
 }

@@ -32,11 +32,10 @@ interface Watch {
   sessionId: string;
   clients: Set<Client>;
   ring: FrameRing;
-  /** Log reads in flight by start position: clients resuming from the same point share one. */
-  replays: Map<number, Promise<Frame[]>>;
+  /** Log reads in flight by start position: clients resuming from the same point share one (made on the first). */
+  replays?: Map<number, Promise<Frame[]>>;
   lastSequence: number;
   sub: EventSubscription<SessionEvent>;
-  stopSignals: () => void;
   unwatchTimer?: NodeJS.Timeout;
   dropped: boolean;
 }
@@ -52,6 +51,8 @@ export interface AttachOptions {
  */
 export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; log: Logger }) {
   const watches = new Map<string, Promise<Watch>>();
+  // One subscription for every session's deletion, not one per watched session (NATS interest and memory per stream).
+  const stopDeletions = bus.signals.subscribeType('deleted', (s) => closeSession(s.session_id));
 
   async function watch(sessionId: string): Promise<Watch> {
     let w = watches.get(sessionId);
@@ -79,12 +80,8 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
       sessionId,
       clients: new Set(),
       ring: new FrameRing(RING_SIZE, RING_MAX_CHARS),
-      replays: new Map(),
       lastSequence,
       sub: bus.events.subscribe(sessionId, { afterSequence: lastSequence }),
-      stopSignals: bus.signals.subscribe(sessionId, (s) => {
-        if (s.type === 'deleted') closeSession(sessionId);
-      }),
       dropped: false,
     };
     void pump(w);
@@ -148,7 +145,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   function replayFrames(w: Watch, after: number): Frame[] | Promise<Frame[]> {
     const cached = w.ring.after(after);
     if (cached) return cached;
-    let read = w.replays.get(after);
+    let read = w.replays?.get(after);
     if (!read) {
       // Up to the tail the watch knows, no further: later events come live (and the bus answers a
       // read within a tail it knows from memory when it appended those events).
@@ -168,8 +165,8 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
           w.ring.prepend(frames, w.lastSequence);
           return frames;
         })
-        .finally(() => w.replays.delete(after));
-      w.replays.set(after, read);
+        .finally(() => w.replays?.delete(after));
+      (w.replays ??= new Map()).set(after, read);
     }
     return read;
   }
@@ -200,7 +197,6 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     w.dropped = true;
     clearTimeout(w.unwatchTimer);
     w.sub.close();
-    w.stopSignals();
     watches.delete(w.sessionId);
   }
 
@@ -219,6 +215,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     /** Sessions watched on this instance (one bus subscription each). */
     watchedCount: () => watches.size,
     close(): void {
+      stopDeletions();
       for (const w of watches.values()) void w.then(drop, () => undefined);
     },
   };

@@ -175,4 +175,33 @@ export function defineSignalCases(ctx: ConformanceContext): void {
     await sleep(100);
     assert.equal(got.length, 2);
   });
+
+  ctx.it('signals - a subscription by type gets that type for every session, no other type, until it stops', async () => {
+    const [a, b] = [newId(), newId()];
+    const got: Signal[] = [];
+    const stop = ctx.bus.signals.subscribeType('deleted', (s) => got.push(s));
+    await ctx.bus.ping();
+    await ctx.bus.signals.send({ type: 'cancel', session_id: a, turn_id: newId() });
+    await ctx.bus.signals.send({ type: 'deleted', session_id: a });
+    await ctx.bus.signals.send({ type: 'deleted', session_id: b });
+    await within(
+      (async () => {
+        while (got.length < 2) await sleep(10);
+      })(),
+      5000,
+      'deletions to arrive',
+    );
+    assert.deepEqual(
+      got.map((s) => [s.type, s.session_id]),
+      [
+        ['deleted', a],
+        ['deleted', b],
+      ],
+    );
+    stop();
+    await ctx.bus.ping();
+    await ctx.bus.signals.send({ type: 'deleted', session_id: b });
+    await sleep(100);
+    assert.equal(got.length, 2, 'nothing after stop');
+  });
 }

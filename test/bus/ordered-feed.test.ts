@@ -8,7 +8,7 @@ function ev(sequence: number): LoggedEvent {
 }
 
 /** A log of `stored` events plus a handle to push live events by hand. */
-function fakeSource(stored: LoggedEvent[], { idlePollMs = 0, failFetch = false } = {}) {
+function fakeSource(stored: LoggedEvent[], { idlePollMs = 0, idlePollMaxMs = undefined as number | undefined, failFetch = false } = {}) {
   let push: (e: LoggedEvent) => void = () => undefined;
   let stale: () => void = () => undefined;
   let fetches = 0;
@@ -24,6 +24,7 @@ function fakeSource(stored: LoggedEvent[], { idlePollMs = 0, failFetch = false }
       return { stop: () => undefined, ready: Promise.resolve() };
     },
     idlePollMs,
+    idlePollMaxMs,
   };
   return { source, push: (e: LoggedEvent) => push(e), stale: () => stale(), fetches: () => fetches };
 }
@@ -65,6 +66,30 @@ test('ordered feed - the idle poll picks up events nobody pushed (other processe
   const out = take(new OrderedFeed(src.source), 2);
   setTimeout(() => stored.push(ev(2)), 50);
   assert.deepEqual(await out, [1, 2]);
+});
+
+test('ordered feed - with idlePollMaxMs a feed polls that rarely until a push, then idlePollMs later, backing off again', async () => {
+  const stored = [ev(1)];
+  const fixed = fakeSource(stored, { idlePollMs: 10 });
+  const backing = fakeSource(stored, { idlePollMs: 10, idlePollMaxMs: 80 });
+  const feeds = [new OrderedFeed(fixed.source), new OrderedFeed(backing.source)];
+  const runs = feeds.map((f) => take(f, 3));
+  await new Promise((r) => setTimeout(r, 400));
+  const [fixedPolls, backingPolls] = [fixed.fetches(), backing.fetches()];
+  assert.ok(fixedPolls >= 20, `a fixed 10 ms poll read the log ${fixedPolls} times in 400 ms`);
+  // 10, 20, 40, 80, 80, 80 ms: at most about 8 reads (the replay's included).
+  assert.ok(backingPolls <= 9, `the backing-off poll read the log ${backingPolls} times in 400 ms`);
+  stored.push(ev(2));
+  backing.push(ev(2));
+  fixed.push(ev(2));
+  await new Promise((r) => setTimeout(r, 5));
+  const afterPush = backing.fetches();
+  stored.push(ev(3)); // appended elsewhere: only a poll finds it, and it comes idlePollMs after the push
+  const started = Date.now();
+  assert.deepEqual(await runs[1], [1, 2, 3]);
+  assert.ok(Date.now() - started < 60, `found ${Date.now() - started} ms later: the push reset the interval`);
+  assert.ok(backing.fetches() > afterPush);
+  assert.deepEqual(await runs[0], [1, 2, 3]);
 });
 
 test('ordered feed - stale() makes a feed without idle poll re-read the log, also when it comes mid-delivery', {

@@ -19,6 +19,27 @@ describe('FrameRing', () => {
     assert.equal(new FrameRing(4).after(0), undefined, 'an empty ring covers nothing');
   });
 
+  it('grows its slots as frames come (an idle session holds none) and keeps order across growth, prepends and wrap-around', () => {
+    const ring = new FrameRing(20);
+    for (const f of range(11, 13)) ring.push(f);
+    ring.prepend(range(1, 10), 10);
+    assert.deepEqual(
+      seqs(ring.after(0)),
+      range(1, 13).map((f) => f.sequence),
+      'prepended in front of pushed frames, past two growths',
+    );
+    for (const f of range(14, 50)) ring.push(f);
+    assert.deepEqual(
+      seqs(ring.after(30)),
+      range(31, 50).map((f) => f.sequence),
+      'the newest 20 after wrapping',
+    );
+    assert.equal(ring.after(29), undefined);
+    ring.clear();
+    ring.push(frame(60));
+    assert.deepEqual(seqs(ring.after(59)), [60], 'usable again after clear');
+  });
+
   it('finds the sequence of a kept event id, and forgets dropped ones', () => {
     const ring = new FrameRing(3);
     for (const f of range(1, 5)) ring.push(f);

@@ -14,20 +14,29 @@ export function createLocalSignals({ log }: { log: Logger }): Signals {
   return {
     async send(signal: Signal) {
       // Delivered on a later tick, as a network bus would: a sender never runs receiver code.
-      setImmediate(() => emitter.emit(signal.session_id, signal));
+      setImmediate(() => {
+        emitter.emit(signal.session_id, signal);
+        emitter.emit(typeChannel(signal.type), signal);
+      });
     },
-    subscribe(sessionId: string, onSignal: (signal: Signal) => void) {
-      const listener = (signal: Signal) => {
-        try {
-          onSignal(signal);
-        } catch (err) {
-          log.error({ err, sessionId, signal: signal.type }, 'signal handler failed');
-        }
-      };
-      emitter.on(sessionId, listener);
-      return () => {
-        emitter.off(sessionId, listener);
-      };
-    },
+    subscribe: (sessionId, onSignal) => listen(sessionId, onSignal),
+    subscribeType: (type, onSignal) => listen(typeChannel(type), onSignal),
   };
+
+  function listen(channel: string, onSignal: (signal: Signal) => void): () => void {
+    const listener = (signal: Signal) => {
+      try {
+        onSignal(signal);
+      } catch (err) {
+        log.error({ err, sessionId: signal.session_id, signal: signal.type }, 'signal handler failed');
+      }
+    };
+    emitter.on(channel, listener);
+    return () => {
+      emitter.off(channel, listener);
+    };
+  }
 }
+
+/** Session ids are UUIDs, so a channel named by type never meets one named by session. */
+const typeChannel = (type: Signal['type']) => `type:${type}`;

@@ -41,8 +41,10 @@ export interface NatsEventLogOptions {
   duplicateWindowMs: number;
   /** This process stored a session's first event (a new session: nothing of it was claimed yet). */
   onFirstEvent?: (sessionId: string) => void;
-  /** Idle live subscribers re-check the log this often (lost core messages), in ms. */
+  /** Idle live subscribers re-check the log this often (lost core messages), in ms… */
   livePollMs: number;
+  /** …backing off to this while the checks find nothing (ordered-feed.ts); default livePollMs. */
+  livePollMaxMs?: number;
   findSkewMs: number;
 }
 
@@ -61,7 +63,7 @@ type AppendRun = { ok: true; events: LoggedEvent[]; wrote: boolean } | { ok: fal
  * the events of one append (then the rest goes out in another round); sequences stay
  * contiguous, and `expectedSequence` is checked before the first new event only.
  */
-export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent> & { closeAll(): void } {
+export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent> & { closeAll(): void; staleAll(): void } {
   const { nc, js, shards, log } = o;
   const positions = new PositionIndex();
   const reader = createEventReader({
@@ -217,6 +219,7 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
           return { stop: () => sub.unsubscribe(), ready: nc.flush() };
         },
         idlePollMs: o.livePollMs,
+        idlePollMaxMs: o.livePollMaxMs,
       },
       afterSequence,
     );
@@ -253,6 +256,10 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
     },
     closeAll() {
       for (const feed of feeds) feed.close();
+    },
+    /** After a reconnect: live messages sent while disconnected are gone, so every feed re-reads the log. */
+    staleAll() {
+      for (const feed of feeds) feed.stale();
     },
   };
 }

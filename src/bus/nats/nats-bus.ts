@@ -26,6 +26,8 @@ export const DEFAULT_ACK_WAIT_MS = 60_000;
 export const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
 export const DEFAULT_RECONNECT_WAIT_MS = 250;
 export const DEFAULT_LIVE_POLL_MS = 5_000;
+/** An idle session's poll backs off to this (a reconnect re-reads every feed at once instead). */
+export const DEFAULT_LIVE_POLL_MAX_MS = 300_000;
 export const DEFAULT_FIND_SKEW_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 2_000;
@@ -65,8 +67,10 @@ export interface NatsBusOptions {
   duplicateWindowMs?: number;
   /** Pause between reconnect attempts, in ms (default 250); attempts never stop. */
   reconnectWaitMs?: number;
-  /** Idle live subscribers re-check the log this often, in ms (default 5000). */
+  /** Idle live subscribers re-check the log this often, in ms (default 5000)… */
   livePollMs?: number;
+  /** …doubling while the checks find nothing, up to this, in ms (default 300 000; a reconnect re-reads every feed). */
+  livePollMaxMs?: number;
   /** Clock-skew margin of findById's start-time lookup, in ms (default 10000). */
   findSkewMs?: number;
   /** JetStream API and publish timeout, in ms (default 5000). */
@@ -212,7 +216,8 @@ async function openNatsBus<E extends LoggedEvent>(opts: NatsBusOptions, settings
     );
     const role = opts.role;
     if (role) await phases.time('nats.permissions', () => checkNatsPermissions(nc, jsm, role, shards));
-    void watchStatus(nc, log);
+    let onReconnect = () => {};
+    void watchStatus(nc, log, () => onReconnect());
     const publisher = createAckedPublisher(nc, { timeoutMs: timeout });
     const getMessage = await createLeaderGet(nc, { timeoutMs: timeout });
     const ping = await createHealthProbe(nc, log, [
@@ -238,9 +243,11 @@ async function openNatsBus<E extends LoggedEvent>(opts: NatsBusOptions, settings
       duplicateWindowMs,
       publisher,
       livePollMs: opts.livePollMs ?? DEFAULT_LIVE_POLL_MS,
+      livePollMaxMs: Math.max(opts.livePollMs ?? DEFAULT_LIVE_POLL_MS, opts.livePollMaxMs ?? DEFAULT_LIVE_POLL_MAX_MS),
       findSkewMs: opts.findSkewMs ?? DEFAULT_FIND_SKEW_MS,
       onFirstEvent: (sessionId) => neverClaimed.set(sessionId, true),
     });
+    onReconnect = () => events.staleAll();
     return {
       kind: 'nats',
       events: holding<E>(events),
@@ -269,10 +276,13 @@ function authMethod(o: Omit<NatsAuthConnectOptions, 'servers'>): string {
   return 'none';
 }
 
-async function watchStatus(nc: NatsConnection, log: Logger): Promise<void> {
+async function watchStatus(nc: NatsConnection, log: Logger, onReconnect: () => void): Promise<void> {
   for await (const s of nc.status()) {
     if (s.type === 'disconnect' || s.type === 'error') log.warn({ status: s.type }, 'nats connection');
-    else if (s.type === 'reconnect') log.info({ status: s.type }, 'nats connection');
+    else if (s.type === 'reconnect') {
+      log.info({ status: s.type }, 'nats connection');
+      onReconnect();
+    }
   }
 }
 

@@ -12,18 +12,22 @@ export function createNatsSignals({ nc, log }: { nc: NatsConnection; log: Logger
     async send(signal: Signal) {
       nc.publish(controlSubject(signal.session_id, signal.type), JSON.stringify(signal));
     },
-    subscribe(sessionId: string, onSignal: (signal: Signal) => void) {
-      const sub = nc.subscribe(controlSubject(sessionId), {
-        callback(err, msg) {
-          if (err) return log.warn({ err, sessionId }, 'signal subscription ended');
-          try {
-            onSignal(msg.json<Signal>());
-          } catch (handlerErr) {
-            log.error({ err: handlerErr, sessionId }, 'signal handler failed');
-          }
-        },
-      });
-      return () => sub.unsubscribe();
-    },
+    subscribe: (sessionId, onSignal) => listen(controlSubject(sessionId), sessionId, onSignal),
+    // ctl.*.<type>: within the ctl.*.* every role may subscribe to (deploy/nats/auth.conf).
+    subscribeType: (type, onSignal) => listen(`ctl.*.${type}`, undefined, onSignal),
   };
+
+  function listen(subject: string, sessionId: string | undefined, onSignal: (signal: Signal) => void): () => void {
+    const sub = nc.subscribe(subject, {
+      callback(err, msg) {
+        if (err) return log.warn({ err, sessionId, subject }, 'signal subscription ended');
+        try {
+          onSignal(msg.json<Signal>());
+        } catch (handlerErr) {
+          log.error({ err: handlerErr, sessionId, subject }, 'signal handler failed');
+        }
+      },
+    });
+    return () => sub.unsubscribe();
+  }
 }
