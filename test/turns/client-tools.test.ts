@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp } from '../helpers/app.js';
-import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, watch } from './helpers.js';
+import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, waitForStatus, watch } from './helpers.js';
 
 const ASK_USER = {
   type: 'client',
@@ -119,12 +119,4 @@ for (const mode of ['postgres', 'nats'] as const) {
       assert.equal(late.status, 409);
     });
   });
-}
-
-async function waitForStatus(app: Awaited<ReturnType<typeof startTestApp>>, id: string, status: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await getSession(app, id)).status !== status) {
-    if (Date.now() > deadline) throw new Error(`session never became ${status}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

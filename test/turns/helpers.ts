@@ -115,3 +115,15 @@ export async function getSession(app: TestApp, sessionId: string) {
   assert.equal(r.status, 200, r.text);
   return r.body;
 }
+
+/**
+ * Waits (bounded) until the session's row reads `status`. A turn stores its event before it changes
+ * the row, so a client that reacts to the event may read the row a moment before it changes.
+ */
+export async function waitForStatus(app: TestApp, sessionId: string, status: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await getSession(app, sessionId)).status !== status) {
+    if (Date.now() > deadline) throw new Error(`session never became ${status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, watch } from './helpers.js';
+import { assertLogIntegrity, createSession, getSession, listEvents, sendMessage, typesOf, waitForStatus, watch } from './helpers.js';
 import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-server.js';
 
 /**
@@ -10,14 +10,6 @@ import { LOCAL_WEB_FETCH, LOCAL_WEB_FETCH_ENV, startSlowServer } from './slow-se
  * result); a `deny` call is refused without a pause; the session's rules win over the agent's.
  */
 const ASK_TIME = [{ tool: 'get_current_*', policy: 'always_ask' }];
-
-async function waitForStatus(app: TestApp, id: string, status: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while ((await getSession(app, id)).status !== status) {
-    if (Date.now() > deadline) throw new Error(`session never became ${status}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function decide(app: TestApp, id: string, approvals: unknown[]) {
   return app.request('POST', `/v1/sessions/${id}/approvals`, { body: { approvals } });

@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp } from '../../helpers/app.js';
 import { openSse } from '../../helpers/sse-client.js';
-import { createSession, getSession, listEvents, sendMessage, waitForEvent, type StoredEvent } from '../../turns/helpers.js';
+import { createSession, listEvents, sendMessage, waitForEvent, waitForStatus, type StoredEvent } from '../../turns/helpers.js';
 
 const TOOL_TAGS = ['tool:get_current_time', 'capability:current_time'];
-
-async function waitForStatus(app: TestApp, id: string, status: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while ((await getSession(app, id)).status !== status) {
-    if (Date.now() > deadline) throw new Error(`session never became ${status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 for (const mode of ['postgres', 'nats'] as const) {
   describe(`events: tags (${mode})`, () => {

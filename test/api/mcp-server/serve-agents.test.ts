@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { request, startTestApp } from '../../helpers/app.js';
 import { createKey, createOrgWithAdmin, createUser, login } from '../auth/helpers.js';
-import { listEvents } from '../../turns/helpers.js';
+import { listEvents, waitForStatus } from '../../turns/helpers.js';
 import { connect, createAgent, newestSession, textOf } from './helpers.js';
 
 /**
@@ -145,7 +145,7 @@ describe('/v1/mcp: authentication, members, approvals and cancellation', () => {
     assert.equal(r.isError, true);
     const waitingIn = (r.structuredContent as { session_id: string }).session_id;
     assert.match(textOf(r), new RegExp(`approve get_current_time.*${waitingIn}`));
-    assert.equal((await app.request('GET', `/v1/sessions/${waitingIn}`)).body.status, 'waiting_for_tool_results');
+    await waitForStatus(app, waitingIn, 'waiting_for_tool_results');
 
     // A raw client that closes its request while the turn runs (`@sleep`): the turn is cancelled.
     const ac = new AbortController();
