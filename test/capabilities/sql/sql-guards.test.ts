@@ -28,7 +28,9 @@ const QUOTED_PRAGMAS = [
 
 describe('SQL guard against limit pragmas and oversized databases (issue 30 item 4)', () => {
   it('refuses every quoted form of a limit pragma with 422 before SQLite sees it', async (t) => {
-    const sandbox = createSqlSandbox({ workers: 1 });
+    // The wall-clock deadline is not under test here, and on a loaded CI machine the 20 MB query
+    // below once took longer than the 5 s default (88 ms when idle).
+    const sandbox = createSqlSandbox({ workers: 1, timeoutMs: 60_000 });
     t.after(() => sandbox.close());
     const empty = await sandbox.create(who);
     for (const sql of QUOTED_PRAGMAS) {
