@@ -162,6 +162,12 @@ export function createEndpointStore(db: Db, { maxPerOrg }: { maxPerOrg: number }
       });
     },
 
+    /** Whether any organisation has an active endpoint: without one, no event needs its session read. */
+    async anyActive(): Promise<boolean> {
+      const [row] = await db.sql<{ found: boolean }>(`select exists (select 1 from webhook_endpoints where status = 'active') as found`);
+      return row?.found === true;
+    },
+
     /** What the outbox matches events against: the organisation's active endpoints. */
     async subscriptions(orgId: string): Promise<EndpointSubscription[]> {
       const rows = await db.sql<{ id: string; event_types: unknown; filter: unknown; created_at: unknown }>(

@@ -5,7 +5,8 @@
  * its writer is repaired at the session's next turn (withTurnStart). The same in both modes: it
  * wraps whichever EventLog the bus has.
  * Organisations' endpoints and sessions' facts are cached briefly, so a turn of an organisation
- * without webhooks costs two map lookups per subscribable event.
+ * without webhooks costs two map lookups per subscribable event; while no organisation has an
+ * endpoint, a new session's events cost no read at all (one look per instance per cache period).
  */
 import { LRUCache } from 'lru-cache';
 import { WEBHOOK_EVENT_TYPES } from '../../schemas/webhooks.js';
@@ -57,6 +58,17 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
   // Rows of one session are written in the order its appends returned, so sequence order holds in the outbox.
   const chain = createKeyedChain();
   const inFlight = new Set<Promise<void>>();
+  let anyEndpoint: { until: number; answer: Promise<boolean> } | undefined;
+
+  /** Whether any organisation has an active endpoint, as of at most endpointCacheMs ago (always read when 0). */
+  function anyActiveEndpoint(): Promise<boolean> {
+    const now = Date.now();
+    if (anyEndpoint && now < anyEndpoint.until) return anyEndpoint.answer;
+    const answer = deps.endpoints.anyActive();
+    anyEndpoint = { until: now + opts.endpointCacheMs, answer };
+    answer.catch(() => (anyEndpoint = undefined));
+    return answer;
+  }
 
   /**
    * The first events of a turn this process records, preceded by the events just before them in
@@ -104,6 +116,8 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
   }
 
   async function record(log: EventLog<SessionEvent>, sessionId: string, events: readonly SessionEvent[]): Promise<void> {
+    // With the cache off this look would be one more read per append, not one fewer.
+    if (opts.endpointCacheMs > 0 && !(await anyActiveEndpoint())) return;
     const facts = await sessionFacts(sessionId);
     if (!facts) return;
     const subs = await subscriptions(facts.organization_id);
@@ -140,6 +154,7 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
     /** Forget an organisation's endpoints here at once (they changed through this instance). */
     invalidate(orgId: string): void {
       orgs.delete(orgId);
+      anyEndpoint = undefined;
     },
     /** The log with its appends tapped; reads and subscriptions stay the log's own. */
     wrap(log: EventLog<SessionEvent>): EventLog<SessionEvent> {

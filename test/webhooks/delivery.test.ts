@@ -106,6 +106,37 @@ async function waitDelivered(app: TestApp, endpointId: string, n: number): Promi
   }
 }
 
+describe('webhooks: a deployment without endpoints', () => {
+  it("reads no session for its events; the first endpoint created here gets the next session's events at once", async (t) => {
+    // A long cache: only the creation's own invalidation can make this instance see the endpoint.
+    const app = await startTestApp(t, { mode: 'pglite', env: { ...FAST_WEBHOOKS, WEBHOOK_ENDPOINT_CACHE_MS: 60_000 } });
+    const store = app.app.services.store;
+    const sql = store.sql.bind(store);
+    let factReads = 0;
+    store.sql = ((text: unknown, ...rest: unknown[]) => {
+      if (String(text).includes('agent_id, tags from sessions')) factReads++;
+      return (sql as (...a: unknown[]) => unknown)(text, ...rest);
+    }) as typeof store.sql;
+    t.after(() => (store.sql = sql));
+
+    const quiet = await createSession(app);
+    await turns(app, quiet.id, 2);
+    assert.equal(factReads, 0, 'no session read while no organisation has an endpoint');
+
+    const rx = await startReceiver(t);
+    rx.secrets = [(await createEndpoint(app, rx.url)).secret];
+    const s = await createSession(app);
+    await turns(app, s.id, 1);
+    const expected = (await listEvents(app, s.id)).filter((e) => TYPES.includes(e.type));
+    await rx.waitFor((all) => expected.every((e) => all.some((x) => x.json.data['event'].id === e.id)), 30_000, "the new session's events");
+    assert.ok(factReads >= 1, 'the session is read once an endpoint exists');
+    assert.ok(
+      rx.received.every((x) => x.json.data['session_id'] === s.id),
+      'nothing of the session from before the endpoint',
+    );
+  });
+});
+
 describe('webhooks: the writer-died window', () => {
   it("an event stored without its outbox row (writer killed in between) is queued when the session's next turn starts, in order", async (t) => {
     const app = await startTestApp(t, { mode: 'pglite', env: FAST_WEBHOOKS });
