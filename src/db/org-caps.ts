@@ -13,14 +13,18 @@ export type CappedTable = keyof typeof CAPPED;
 
 /**
  * Refuses (OrgLimitError, 429) when the organisation already holds `max` rows of `table`. Call it
- * inside the transaction that inserts the row: the advisory lock serialises the organisation's
- * creates of that table, on every instance, until commit, and the count is a statement after the
- * lock, so it sees every row committed before: parallel creates never overshoot.
+ * inside the transaction that inserts the row. The organisation's count row (kept by triggers,
+ * migration 0029) is locked by this upsert until commit, on every instance, and an upsert that
+ * waited for the lock reads the count as the previous create left it: parallel creates never
+ * overshoot, and the check costs one row whatever the organisation holds.
  */
 export async function assertOrgHasRoom(em: EntityManager, table: CappedTable, orgId: string, max: number): Promise<void> {
   const tx = em as unknown as SqlEntityManager;
-  await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`org-cap:${table}:${orgId}`]);
-  const [row] = await tx.execute<{ n: unknown }[]>(`select count(*) as n from ${table} where organization_id = ?`, [orgId]);
+  const [row] = await tx.execute<{ n: unknown }[]>(
+    `insert into org_row_counts (organization_id, counted, n) values (?, ?, 0)
+     on conflict (organization_id, counted) do update set n = org_row_counts.n returning n`,
+    [orgId, table],
+  );
   if (Number(row?.n ?? 0) >= max)
     throw new OrgLimitError(`Organisation limit reached: it may hold at most ${max} ${CAPPED[table]}; the operator sets this limit`);
 }

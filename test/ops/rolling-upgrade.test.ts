@@ -49,6 +49,26 @@ async function appliedMigrations(databaseUrl: string): Promise<string[]> {
   }
 }
 
+/** Organisations whose kept session or agent count differs from their rows, when the schema keeps counts. */
+async function keptCountsOff(databaseUrl: string): Promise<unknown[]> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const kept = await c.query(`select to_regclass('org_row_counts') is not null as present`);
+    if (!kept.rows[0].present) return [];
+    const off = await c.query(`select t.counted, r.organization_id, r.n, coalesce(k.n, 0) as kept
+      from (values ('sessions'), ('agents')) t(counted)
+      cross join lateral (
+        select organization_id, count(*) as n from sessions where t.counted = 'sessions' group by organization_id
+        union all select organization_id, count(*) from agents where t.counted = 'agents' group by organization_id) r
+      left join org_row_counts k on k.organization_id = r.organization_id and k.counted = t.counted
+      where coalesce(k.n, 0) <> r.n`);
+    return off.rows;
+  } finally {
+    await c.end();
+  }
+}
+
 /** Sends a message and waits until the session is idle again; returns the session's events. */
 async function turn(url: string, sessionId: string, text: string): Promise<{ type: string; id: string }[]> {
   const sent = await request(url, 'POST', `/v1/sessions/${sessionId}/messages`, {
@@ -127,6 +147,8 @@ describe('runbook rehearsal: rolling upgrade across a migration', () => {
     const seenByOld = await turn(oldUrl, early, 'old instance again');
     assert.equal(seenByOld.filter((e) => e.type === 'turn.completed').length, 3);
     assert.equal((await request(newUrl, 'GET', `/v1/sessions/${late}`, { key: TEST_ADMIN_KEY })).status, 200);
+    // Counts a migration keeps (org_row_counts, 0029) hold rows from before it and from the old instance after it.
+    assert.deepEqual(await keptCountsOff(db.url), [], 'org_row_counts match the rows');
 
     // The old instance leaves (the end of the roll); the new one carries on.
     await oldInstance.stop();

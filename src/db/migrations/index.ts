@@ -24,6 +24,7 @@ import { SubAgentsMigration } from './0025-sub-agents.js';
 import { SessionSnapshotsMigration } from './0026-session-snapshots.js';
 import { ModelLimitsMigration } from './0027-model-limits.js';
 import { AgentCompactionMigration } from './0028-agent-compaction.js';
+import { OrgRowCountsMigration } from './0029-org-row-counts.js';
 
 export const migrations = [
   CoreMigration,
@@ -51,4 +52,5 @@ export const migrations = [
   SessionSnapshotsMigration,
   ModelLimitsMigration,
   AgentCompactionMigration,
+  OrgRowCountsMigration,
 ];

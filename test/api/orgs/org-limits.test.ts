@@ -53,18 +53,29 @@ test('ORG_MAX_AGENTS: parallel creates stop exactly at the cap with 429, on ever
   assert.equal((await other.call('POST', '/v1/agents', { body: { name: 'b', system_prompt: 'x' } })).status, 201);
 });
 
-test('ORG_MAX_SESSIONS: parallel creates stop exactly at the cap with 429; deleting a session frees its place', async (t) => {
-  const app = await startTestApp(t, { env: { ORG_MAX_SESSIONS: 5 } });
-  const org = await orgWithAgent(app);
-  const burst = await Promise.all(Array.from({ length: 15 }, () => org.call('POST', '/v1/sessions', { body: { agent_id: org.agentId } })));
-  const created = burst.filter((r) => r.status === 201);
-  assert.equal(created.length, 5, burst.map((r) => r.status).join(','));
-  for (const r of burst.filter((r) => r.status !== 201)) assertOrgLimit(r, /at most 5 sessions/);
-  assert.equal((await org.call('GET', '/v1/sessions?limit=100')).body.data.length, 5);
-  assert.equal((await org.call('DELETE', `/v1/sessions/${created[0]!.body.id}`)).status, 204);
-  assert.equal((await org.call('POST', '/v1/sessions', { body: { agent_id: org.agentId } })).status, 201);
-  assertOrgLimit(await org.call('POST', '/v1/sessions', { body: { agent_id: org.agentId } }), /5 sessions/);
-});
+for (const mode of ['pglite', 'postgres'] as TestMode[]) {
+  test(`ORG_MAX_SESSIONS (${mode}): parallel creates stop exactly at the cap with 429; deleting a session frees its place`, async (t) => {
+    const app = await startTestApp(t, { mode, env: { ORG_MAX_SESSIONS: 5 } });
+    const org = await orgWithAgent(app);
+    const burst = await Promise.all(
+      Array.from({ length: 15 }, () => org.call('POST', '/v1/sessions', { body: { agent_id: org.agentId } })),
+    );
+    const created = burst.filter((r) => r.status === 201);
+    assert.equal(created.length, 5, burst.map((r) => r.status).join(','));
+    for (const r of burst.filter((r) => r.status !== 201)) assertOrgLimit(r, /at most 5 sessions/);
+    assert.equal((await org.call('GET', '/v1/sessions?limit=100')).body.data.length, 5);
+    assert.equal((await org.call('DELETE', `/v1/sessions/${created[0]!.body.id}`)).status, 204);
+    assert.equal((await org.call('POST', '/v1/sessions', { body: { agent_id: org.agentId } })).status, 201);
+    assertOrgLimit(await org.call('POST', '/v1/sessions', { body: { agent_id: org.agentId } }), /5 sessions/);
+    // The cap reads a count the database keeps (migration 0029): it matches the rows after creates, refusals and deletes.
+    const sql = app.app.services.store.sql.bind(app.app.services.store);
+    const orgId = (await org.call('GET', `/v1/sessions/${created[1]!.body.id}`)).body.organization_id as string;
+    const [kept] = await sql<{ n: unknown }>(`select n from org_row_counts where organization_id = ? and counted = 'sessions'`, [orgId]);
+    const [rows] = await sql<{ n: unknown }>('select count(*) as n from sessions where organization_id = ?', [orgId]);
+    assert.equal(Number(kept?.n), 5);
+    assert.equal(Number(rows?.n), 5);
+  });
+}
 
 test("ORG_MAX_STORAGE_BYTES: the sum of all the organisation's sessions' files, kv and SQL is capped; 413 changes nothing", async (t) => {
   const app = await startTestApp(t, { env: { ORG_MAX_STORAGE_BYTES: 10_000 } });
