@@ -4,7 +4,9 @@ import { Migration } from '@mikro-orm/migrations';
  * Each organisation's count of capped rows (ORG_MAX_SESSIONS, ORG_MAX_AGENTS), kept by triggers
  * on every insert and delete, cascades included, so a create checks its cap by reading one row
  * instead of counting the organisation's rows (src/db/org-caps.ts): the count had made every
- * session create cost more the more sessions its organisation held.
+ * session create cost more the more sessions its organisation held. During a rolling upgrade an
+ * instance of the previous release still checks by counting under its advisory lock, which does
+ * not serialise with this row's lock: creates racing on both releases may pass a cap by one.
  */
 export class OrgRowCountsMigration extends Migration {
   override name = '0029-org-row-counts';
