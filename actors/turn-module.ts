@@ -67,7 +67,7 @@ export function createTurnModule(deps: TurnModuleDeps): TurnModule {
   const dispatcher = createQueueDispatcher({ queue, status, turns: bus.turns, events: bus.events, log });
   const replySchemas = deps.replySchemas ?? createReplySchemaChecks();
   const ports = { models, toolStorage, images, status, replySchemas };
-  const turnCap = createOrgTurnCap(status, config.ORG_MAX_TURNS_IN_FLIGHT);
+  const turnCap = createOrgTurnCap(config.ORG_MAX_TURNS_IN_FLIGHT);
   const queueLimits = { perSession: config.SESSION_MAX_QUEUED_MESSAGES, perOrg: config.ORG_MAX_QUEUED_MESSAGES };
   const maxResponseSchemaBytes = config.STRUCTURED_OUTPUT_MAX_SCHEMA_BYTES;
   const service = createTurnService({

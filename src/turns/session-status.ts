@@ -95,10 +95,16 @@ const REQUEST_CANCEL = preparedSql(
      and cancel_requested_turn_id is distinct from ?::uuid returning begun_turn_id = ?::uuid as begun`,
 );
 
-/** Turns in flight in one organisation (its busy sessions), on the partial index of migration 0019. */
-const BUSY_IN_ORG = preparedSql(
-  'session-status.busy-in-org',
-  `select count(*) as n from sessions where organization_id = ? and status in ('active', 'waiting_for_tool_results')`,
+/**
+ * READ plus the organisation's turns in flight (its busy sessions, on the partial index of
+ * migration 0019), for a request about to start a turn: one statement, not two.
+ */
+const READ_WITH_BUSY_IN_ORG = preparedSql(
+  'session-status.read-with-busy-in-org',
+  `select s.id, s.organization_id, s.user_id, s.status, s.current_turn_id, s.cancel_requested_turn_id,
+     (select count(*) from sessions b where b.organization_id = s.organization_id
+        and b.status in ('active', 'waiting_for_tool_results')) as busy_in_org
+   from sessions s where s.id = ?`,
 );
 
 export function createSessionStatus(store: Store) {
@@ -110,9 +116,12 @@ export function createSessionStatus(store: Store) {
     async read(sessionId: string): Promise<SessionTurnRow | null> {
       return (await store.sql<SessionTurnRow>(READ, [sessionId]))[0] ?? null;
     },
-    /** How many of the organisation's sessions run or wait on a turn. */
-    async busyInOrg(orgId: string): Promise<number> {
-      return Number((await store.sql<{ n: unknown }>(BUSY_IN_ORG, [orgId]))[0]?.n ?? 0);
+    /** The row and how many of the organisation's sessions run or wait on a turn. */
+    async readWithBusyInOrg(sessionId: string): Promise<(SessionTurnRow & { busyInOrg: number }) | null> {
+      const row = (await store.sql<SessionTurnRow & { busy_in_org: unknown }>(READ_WITH_BUSY_IN_ORG, [sessionId]))[0];
+      if (!row) return null;
+      const { busy_in_org, ...turnRow } = row;
+      return { ...turnRow, busyInOrg: Number(busy_in_org) };
     },
     /** idle/started → active for a turn newer than the current one (the API, once the turn is queued). */
     markActive(sessionId: string, turnId: string): Promise<boolean> {

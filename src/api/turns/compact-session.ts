@@ -12,7 +12,7 @@ import { BUSY_STATUSES, type TurnApiContext, type TurnPrincipal } from './turn-a
 import { createEnqueueTurn } from './enqueue-turn.js';
 
 export function createCompactSession(ctx: TurnApiContext) {
-  const { turnCap, span, owned } = ctx;
+  const { turnCap, span, ownedToStart } = ctx;
   const enqueueTurn = createEnqueueTurn(ctx);
 
   /** Queues the compaction turn; 409 while a turn runs or before the session's first message. */
@@ -21,10 +21,10 @@ export function createCompactSession(ctx: TurnApiContext) {
     sessionId: string,
     instructions?: string,
   ): Promise<CompactionAcceptedView> {
-    const row = await owned(principal, sessionId);
+    const row = await ownedToStart(principal, sessionId);
     if (BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
     if (row.status === 'started') throw new ConflictError('Nothing to compact: the session has no messages yet');
-    await turnCap?.check(row.organization_id);
+    turnCap?.check(row.busyInOrg);
     const turn = mintCompactionTurn();
     const preamble = compactionPreamble(turn, principal.user_id);
     const trace = span();

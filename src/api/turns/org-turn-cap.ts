@@ -1,5 +1,4 @@
 import { TooManyRequestsError } from '../../errors.js';
-import type { SessionStatusStore } from '../../turns/index.js';
 
 /** What a refused message tells the client to wait: turns take seconds. */
 const RETRY_AFTER_S = 5;
@@ -11,10 +10,11 @@ const RETRY_AFTER_S = 5;
  * session rows every instance shares: messages that pass the count at the same moment may each
  * start, so N parallel messages can exceed the cap by up to N-1 for as long as those turns last.
  */
-export function createOrgTurnCap(status: Pick<SessionStatusStore, 'busyInOrg'>, maxPerOrg: number) {
+export function createOrgTurnCap(maxPerOrg: number) {
   return {
-    async check(orgId: string): Promise<void> {
-      if ((await status.busyInOrg(orgId)) < maxPerOrg) return;
+    /** `busyInOrg`: the organisation's turns in flight, read with the session's row (session-status.ts). */
+    check(busyInOrg: number): void {
+      if (busyInOrg < maxPerOrg) return;
       throw new TooManyRequestsError(
         RETRY_AFTER_S,
         `Organisation limit reached: at most ${maxPerOrg} turns may run at once; retry when one has ended`,

@@ -24,7 +24,7 @@ function asAccepted(value: unknown): AcceptedMessage | null {
 }
 
 export function createSubmitMessage(ctx: TurnApiContext) {
-  const { bus, status, turnCap, span, owned } = ctx;
+  const { bus, status, turnCap, span, ownedToStart } = ctx;
   const checks = createMessageChecks(ctx);
   const enqueueTurn = createEnqueueTurn(ctx);
 
@@ -43,14 +43,14 @@ export function createSubmitMessage(ctx: TurnApiContext) {
     metadata?: Record<string, unknown>,
     acceptance?: Acceptance,
   ): Promise<StoredMessage> {
-    const row = await owned(principal, sessionId);
+    const row = await ownedToStart(principal, sessionId);
     let prior = acceptance?.prior === undefined ? null : asAccepted(acceptance.prior);
     // The earlier attempt was answered with an error and its turn voided: this one is a new start.
     if (prior && (await status.isVoid(sessionId, prior.turn_id))) prior = null;
     const pending = prior ? await priorOutcome(sessionId, prior) : null;
     if (pending === 'stored') return prior!.message;
     if (!pending && BUSY_STATUSES.has(row.status)) throw new SessionBusyError();
-    if (!pending) await turnCap?.check(row.organization_id);
+    if (!pending) turnCap?.check(row.busyInOrg);
     await checks.input(principal, sessionId, content, controls);
 
     const accepted = pending ? prior! : mintAccepted(messageInput(content, controls, tags, metadata));

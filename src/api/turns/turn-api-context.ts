@@ -47,18 +47,28 @@ export interface TurnApiContext extends TurnServiceDeps {
   span(): TraceSpan;
   /** The session's turn row, once the principal may reach it (404 otherwise). */
   owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow>;
+  /** `owned` for a request that starts a turn, with the organisation's turns in flight for its cap (0 when no cap is set). */
+  ownedToStart(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow & { busyInOrg: number }>;
 }
 
 export const BUSY_STATUSES: ReadonlySet<string> = new Set(['active', 'waiting_for_tool_results']);
 
 export function createTurnApiContext(deps: TurnServiceDeps): TurnApiContext {
   const tracing = deps.tracing ?? createIdTracing();
+  async function owned(principal: TurnPrincipal, sessionId: string): Promise<SessionTurnRow> {
+    const row = await deps.status.read(sessionId);
+    assertSessionAccess(principal, row);
+    return row!;
+  }
   return {
     ...deps,
     tracing,
     span: () => tracing.active() ?? tracing.startSpan('turn.submit'),
-    async owned(principal, sessionId) {
-      const row = await deps.status.read(sessionId);
+    owned,
+    async ownedToStart(principal, sessionId) {
+      // Without a cap nothing is counted.
+      if (!deps.turnCap) return { ...(await owned(principal, sessionId)), busyInOrg: 0 };
+      const row = await deps.status.readWithBusyInOrg(sessionId);
       assertSessionAccess(principal, row);
       return row!;
     },
