@@ -9,14 +9,14 @@ import { createBus, type Bus } from '../../src/bus/index.js';
 import { rawLog } from '../helpers/raw-log.js';
 import { createSessionHub, type SessionHub } from '../../src/events/session-hub.js';
 import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
-import { SseTimerWheel } from '../../src/http/sse-timers.js';
+import { TimerWheel } from '../../src/timers/index.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/db/index.js';
 import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 const log = createLogger('silent');
-const wheel = new SseTimerWheel({ shortestMs: 60_000 });
+const wheel = new TimerWheel({ shortestMs: 60_000 });
 
 /** An SSE stream over a sink that records the ids of the event frames written to it. */
 function recordingStream() {
