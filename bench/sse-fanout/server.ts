@@ -15,8 +15,8 @@ import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { EventEmitter } from 'node:events';
-import { OrderedFeed } from '../../src/bus/ordered-feed.js';
-import type { EventLog, LoggedEvent } from '../../src/bus/index.js';
+import { FeedGroup } from '../../src/bus/ordered-feed.js';
+import { iterateFeed, type EventLog, type LoggedEvent } from '../../src/bus/index.js';
 import type { SessionEvent } from '../../schemas/events.js';
 import { connectControl, nowUs } from './control.js';
 import { BUCKETS, bucketOf, toSparse } from './histogram.js';
@@ -36,7 +36,7 @@ const anyLog: EventLog<LoggedEvent> = bus.events;
  * subscriptions are fed by in-process notifications alone, without the local bus's idle
  * re-read of the table every 250 ms per watched session. This process is the only writer in the
  * benchmark, so nothing is missed; it shows what the fan-out costs once that poll is gone (the
- * recommendation in bench/README.md). Same OrderedFeed, same reads, same append path.
+ * recommendation in bench/README.md). Same feeds (FeedGroup), same reads, same append path.
  */
 if (process.env['BENCH_EXPERIMENT'] === 'no-idle-poll' && bus.kind === 'local') {
   // The bench's deltas are not the catalogue's (they carry a timestamp): the log as any writer sees it.
@@ -50,19 +50,19 @@ if (process.env['BENCH_EXPERIMENT'] === 'no-idle-poll' && bus.kind === 'local') 
     if (result.ok) live.emit(sessionId, result.events);
     return result;
   };
-  events.subscribe = (sessionId, { afterSequence = 0 } = {}) =>
-    new OrderedFeed(
-      {
-        fetch: (after) => read(sessionId, { afterSequence: after, limit: 1000 }),
-        listen(push) {
-          const onEvents = (list: SessionEvent[]) => list.forEach(push);
-          live.on(sessionId, onEvents);
-          return { stop: () => live.off(sessionId, onEvents), ready: Promise.resolve() };
-        },
-        idlePollMs: 0,
-      },
-      afterSequence,
-    );
+  const feeds = new FeedGroup({
+    fetch: (sessionId, after) => read(sessionId, { afterSequence: after, limit: 1000 }),
+    listen(sessionId, input) {
+      const onEvents = (list: SessionEvent[]) => {
+        for (const e of list) input.push(e);
+      };
+      live.on(sessionId, onEvents);
+      return { stop: () => live.off(sessionId, onEvents), ready: Promise.resolve() };
+    },
+    idlePollMs: 0,
+  });
+  events.follow = (sessionId, sink, { afterSequence = 0 } = {}) => feeds.open(sessionId, sink, afterSequence);
+  events.subscribe = (sessionId, opts) => iterateFeed((sink) => events.follow(sessionId, sink, opts));
 }
 const profiler = windowProfiler();
 

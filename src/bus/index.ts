@@ -4,6 +4,7 @@ import type { Bus, LoggedEvent } from './ports.js';
 
 export { createLocalBus } from './local/local-bus.js';
 export { createNatsBus } from './nats/nats-bus.js';
+export { iterateFeed } from './feed-iterator.js';
 export { isBusUnavailable } from './nats/unavailable.js';
 export { UnstorableEventError } from './unstorable-event.js';
 export type { LocalBusOptions } from './local/local-bus.js';
@@ -17,7 +18,9 @@ export type {
   EventContext,
   EventLog,
   EventReader,
+  EventSink,
   EventSubscription,
+  FeedHandle,
   InstanceStatus,
   LoggedEvent,
   NewEvent,

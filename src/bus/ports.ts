@@ -80,6 +80,23 @@ export interface EventSubscription<E extends LoggedEvent> extends AsyncIterable<
   closed(): Promise<void | Error>;
 }
 
+/** Where a followed feed delivers its events (EventReader.follow). */
+export interface EventSink<E extends LoggedEvent> {
+  /**
+   * The next event: its sequence is the previous one's + 1. A returned promise holds the feed
+   * until it settles (live events arriving meanwhile are buffered, past a cap re-read from the
+   * log); a rejection ends the feed with that error.
+   */
+  event(event: E): void | Promise<void>;
+  /** Called once when the feed ends, and nothing after it: null after close(), the error when it broke. */
+  end(err: Error | null): void;
+}
+
+/** A followed feed; close() ends it (the sink's end(null) is called). */
+export interface FeedHandle {
+  close(): void;
+}
+
 /**
  * The read side of a session log: what the REST events routes, the SSE streams, the messages
  * view and the console get. It cannot change the log (as Restate's shared object context
@@ -99,6 +116,11 @@ export interface EventReader<E extends LoggedEvent> {
   lastSequence(sessionId: string): Promise<number>;
   /** Live events with sequence > afterSequence (replays what is stored first). */
   subscribe(sessionId: string, opts?: { afterSequence?: number }): EventSubscription<E>;
+  /**
+   * The same feed pushed to `sink`: an idle followed session holds no pending promise or timer
+   * of its own (the SSE hub follows tens of thousands); `subscribe` is its async-iterator face.
+   */
+  follow(sessionId: string, sink: EventSink<E>, opts?: { afterSequence?: number }): FeedHandle;
 }
 
 /** The writer's side of a session log: reads, appends, and the purge of a deleted session. */

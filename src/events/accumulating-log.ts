@@ -5,7 +5,7 @@
  */
 import type { SessionEvent } from '../../schemas/events.js';
 import { LRUCache } from 'lru-cache';
-import type { EventReader, EventSubscription } from '../bus/index.js';
+import { iterateFeed, type EventReader, type EventSink, type FeedHandle } from '../bus/index.js';
 import { deltaRole, DeltaTexts, needsText } from './delta-text.js';
 
 export interface AccumulatingLogOptions {
@@ -73,13 +73,23 @@ export function withAccumulatedDeltas(
     return parts.reverse().join('');
   }
 
-  /** `e` as served, given the texts of the events before it in the same read. */
-  async function serve(sessionId: string, texts: DeltaTexts, e: SessionEvent): Promise<SessionEvent> {
+  /**
+   * `e` as served, given the texts of the events before it in the same read or feed: a promise
+   * only when it must read the text before it from the log (a delta of a message begun before
+   * the read), so a live feed goes on synchronously otherwise.
+   */
+  function serve(sessionId: string, texts: DeltaTexts, e: SessionEvent): SessionEvent | Promise<SessionEvent> {
     const role = deltaRole(e);
     if (role.kind === 'other') return e;
-    const before = needsText(e) && texts.get(role.key) === undefined ? await prefix(sessionId, e.sequence, role.key) : undefined;
+    if (needsText(e) && texts.get(role.key) === undefined) {
+      return prefix(sessionId, e.sequence, role.key).then((before) => remember(sessionId, texts, e, role.key, before));
+    }
+    return remember(sessionId, texts, e, role.key, undefined);
+  }
+
+  function remember(sessionId: string, texts: DeltaTexts, e: SessionEvent, key: string, before: string | undefined): SessionEvent {
     const served = texts.apply(e, before);
-    known.set(`${sessionId}|${role.key}`, { sequence: e.sequence, text: texts.get(role.key) ?? '' });
+    known.set(`${sessionId}|${key}`, { sequence: e.sequence, text: texts.get(key) ?? '' });
     return served;
   }
 
@@ -90,14 +100,8 @@ export function withAccumulatedDeltas(
     return out;
   }
 
-  function subscribe(sessionId: string, subOpts?: { afterSequence?: number }): EventSubscription<SessionEvent> {
-    const inner = log.subscribe(sessionId, subOpts);
-    const texts = new DeltaTexts();
-    async function* served(): AsyncGenerator<SessionEvent> {
-      for await (const e of inner) yield await serve(sessionId, texts, e);
-    }
-    const iterator = served();
-    return { [Symbol.asyncIterator]: () => iterator, close: () => inner.close(), closed: () => inner.closed() };
+  function follow(sessionId: string, sink: EventSink<SessionEvent>, subOpts?: { afterSequence?: number }): FeedHandle {
+    return log.follow(sessionId, new ServingSink(sessionId, sink, serve), subOpts);
   }
 
   return {
@@ -107,6 +111,37 @@ export function withAccumulatedDeltas(
       return e && needsText(e) ? serve(sessionId, new DeltaTexts(), e) : e;
     },
     lastSequence: (sessionId) => log.lastSequence(sessionId),
-    subscribe,
+    follow,
+    subscribe: (sessionId, subOpts) => iterateFeed((sink) => follow(sessionId, sink, subOpts)),
   };
+}
+
+type Serve = (sessionId: string, texts: DeltaTexts, e: SessionEvent) => SessionEvent | Promise<SessionEvent>;
+
+/**
+ * A feed's events as served, passed on to `inner`: one object per followed session, its texts
+ * made at the first delta. When a delta needs its prefix read, the returned promise holds the
+ * feed, so the events after it wait and stay in order.
+ */
+class ServingSink implements EventSink<SessionEvent> {
+  readonly #sessionId: string;
+  readonly #inner: EventSink<SessionEvent>;
+  readonly #serve: Serve;
+  #texts: DeltaTexts | undefined;
+
+  constructor(sessionId: string, inner: EventSink<SessionEvent>, serve: Serve) {
+    this.#sessionId = sessionId;
+    this.#inner = inner;
+    this.#serve = serve;
+  }
+
+  event(e: SessionEvent): void | Promise<void> {
+    if (deltaRole(e).kind === 'other') return this.#inner.event(e);
+    const served = this.#serve(this.#sessionId, (this.#texts ??= new DeltaTexts()), e);
+    return served instanceof Promise ? served.then((s) => this.#inner.event(s)) : this.#inner.event(served);
+  }
+
+  end(err: Error | null): void {
+    this.#inner.end(err);
+  }
 }

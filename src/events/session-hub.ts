@@ -1,9 +1,9 @@
 import type { SessionEvent } from '../../schemas/events.js';
-import type { BusReader, EventSubscription } from '../bus/index.js';
+import type { BusReader, EventSink, FeedHandle } from '../bus/index.js';
 import { formatSseFrame } from '../http/index.js';
 import { flowingFrame, type SseStream } from '../http/index.js';
 import type { Logger } from '../log.js';
-import { abortableSleep as sleep, pauseMs, retry, retryPolicies } from '../retry/index.js';
+import { pauseMs, retry, retryPolicies } from '../retry/index.js';
 import { passesFilter, type EventFilter } from './event-filter.js';
 import { FrameRing, type Frame } from './frame-ring.js';
 
@@ -35,10 +35,15 @@ interface Watch {
   /** Log reads in flight by start position: clients resuming from the same point share one (made on the first). */
   replays?: Map<number, Promise<Frame[]>>;
   lastSequence: number;
-  sub: EventSubscription<SessionEvent>;
+  feed: FeedHandle;
+  /** Failures of the feed since its last event (retried with retryPolicies.sessionFeed). */
+  failures: number;
   unwatchTimer?: NodeJS.Timeout;
   dropped: boolean;
 }
+
+/** A watch's feed until it follows the session (set in the same tick). */
+const CLOSED_FEED: FeedHandle = { close: () => undefined };
 
 export interface AttachOptions {
   afterSequence: number;
@@ -81,42 +86,52 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
       clients: new Set(),
       ring: new FrameRing(RING_SIZE, RING_MAX_CHARS),
       lastSequence,
-      sub: bus.events.subscribe(sessionId, { afterSequence: lastSequence }),
+      feed: CLOSED_FEED,
+      failures: 0,
       dropped: false,
     };
-    void pump(w);
+    follow(w);
     return w;
   }
 
-  async function pump(w: Watch): Promise<void> {
-    let failures = 0;
-    for (;;) {
-      try {
-        for await (const event of w.sub) {
-          publish(w, event);
-          failures = 0;
-        }
-        break; // closed: the watch was dropped, the session deleted or the bus closed
-      } catch (err) {
-        failures++;
-        if (w.dropped || failures >= retryPolicies.sessionFeed.maxAttempts) {
-          log.warn({ err, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
-          break;
-        }
-        log.warn({ err, sessionId: w.sessionId, attempt: failures }, 'session event subscription failed; reopening it');
-        w.sub.close();
-        await sleep(pauseMs(retryPolicies.sessionFeed.backoff, failures));
-        if (w.dropped) break;
-        try {
-          // Resumes exactly after the last event published to this session's clients.
-          w.sub = bus.events.subscribe(w.sessionId, { afterSequence: w.lastSequence });
-        } catch (err2) {
-          log.warn({ err: err2, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
-          break;
-        }
-      }
+  /**
+   * Follows the session from the last event published to its clients: pushed, so an idle
+   * watched session costs no pending promise or timer of its own (bus/ordered-feed.ts).
+   */
+  function follow(w: Watch): void {
+    const sink: EventSink<SessionEvent> = {
+      event(event) {
+        publish(w, event);
+        w.failures = 0;
+      },
+      end: (err) => feedEnded(w, err),
+    };
+    w.feed = bus.events.follow(w.sessionId, sink, { afterSequence: w.lastSequence });
+  }
+
+  /** A failed feed is reopened a few times; a closed one (the watch dropped, the session deleted, the bus closed) is not. */
+  function feedEnded(w: Watch, err: Error | null): void {
+    if (err && !w.dropped && ++w.failures < retryPolicies.sessionFeed.maxAttempts) {
+      log.warn({ err, sessionId: w.sessionId, attempt: w.failures }, 'session event subscription failed; reopening it');
+      setTimeout(() => reopen(w), pauseMs(retryPolicies.sessionFeed.backoff, w.failures));
+      return;
     }
-    // The feed ended (session deleted, bus closed, repeated failures): clients reconnect and resume with since_id.
+    if (err) log.warn({ err, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
+    resetClients(w);
+  }
+
+  function reopen(w: Watch): void {
+    if (w.dropped) return resetClients(w);
+    try {
+      follow(w);
+    } catch (err) {
+      log.warn({ err, sessionId: w.sessionId }, 'session event subscription failed; clients will reconnect');
+      resetClients(w);
+    }
+  }
+
+  /** The feed ended for good: clients reconnect and resume with since_id. */
+  function resetClients(w: Watch): void {
     for (const c of w.clients) c.stream.disconnect('stream_reset');
     drop(w);
   }
@@ -185,7 +200,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
 
   function detach(w: Watch, c: Client): void {
     w.clients.delete(c);
-    if (w.clients.size === 0) {
+    if (w.clients.size === 0 && !w.dropped) {
       clearTimeout(w.unwatchTimer);
       w.unwatchTimer = setTimeout(() => w.clients.size === 0 && drop(w), UNWATCH_GRACE_MS).unref();
     }
@@ -196,7 +211,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     if (w.dropped) return;
     w.dropped = true;
     clearTimeout(w.unwatchTimer);
-    w.sub.close();
+    w.feed.close();
     watches.delete(w.sessionId);
   }
 

@@ -1,6 +1,6 @@
 import { formatSseFrame, SSE_HEARTBEAT } from './sse-frame.js';
 import type { SseObserver } from './sse-observer.js';
-import type { SseTimerTarget, SseTimers } from './sse-timers.js';
+import type { TimerTarget, Timers } from '../timers/index.js';
 
 /** What an SSE stream writes to; the uWS adapter implements it with cork/onWritable discipline. */
 export interface SseSink {
@@ -53,10 +53,10 @@ export function flowingFrame(frame: string): string {
  * them after reconnecting with since_id) and cycles at 120 %, so `disconnecting` always
  * follows a quiet gap and is a write of its own (docs/decisions/0050-sse-cycling-at-quiet-moment.md).
  */
-export class SseStream implements SseTimerTarget {
+export class SseStream implements TimerTarget {
   #sink: SseSink;
   #opts: SseStreamOptions;
-  #timers: SseTimers;
+  #timers: Timers;
   #open = true;
   #backlog: string[] | null = null;
   #backlogBytes = 0;
@@ -77,7 +77,7 @@ export class SseStream implements SseTimerTarget {
   #timerKey: number;
   #onClose: ((stream: SseStream) => void)[] = [];
 
-  constructor(sink: SseSink, opts: SseStreamOptions, timers: SseTimers) {
+  constructor(sink: SseSink, opts: SseStreamOptions, timers: Timers) {
     this.#sink = sink;
     this.#opts = opts;
     this.#timers = timers;

@@ -9,7 +9,7 @@ import type { SseObserver } from './sse-observer.js';
 import type { Reply, SseReply } from './reply.js';
 import type { Router } from './router.js';
 import { DEFAULT_CYCLE_QUIET_MS, SseStream, type SseSink, type SseStreamOptions } from './sse-stream.js';
-import { SseTimerWheel } from './sse-timers.js';
+import { TimerWheel } from '../timers/index.js';
 
 /** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT (no SO_REUSEPORT); the package exports it untyped, the enum in its typings is not exported at run time. */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
@@ -81,7 +81,7 @@ export function createHttpServer(opts: HttpServerOptions, { log, router, pipelin
   // Heartbeats beat up to 1/20 of their interval late, cycles never before 80 % of theirs, and
   // a quiet moment is seen at most 1/20 of the quiet period after it began.
   const quietMs = opts.sse.quietMs ?? DEFAULT_CYCLE_QUIET_MS;
-  const sseTimers = new SseTimerWheel({
+  const sseTimers = new TimerWheel({
     shortestMs: Math.min(opts.sse.heartbeatMs, opts.sse.cycleMs * 0.8, quietMs > 0 ? quietMs : Infinity),
   });
 

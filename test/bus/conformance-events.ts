@@ -29,6 +29,11 @@ function assertContiguous(events: LoggedEvent[], n: number): void {
   assert.equal(new Set(events.map((e) => e.id)).size, n);
 }
 
+/** Resolves once `cond` holds (checked every 5 ms, for at most 20 s: `within` reports the timeout). */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 4000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+}
+
 async function collect(sub: AsyncIterable<LoggedEvent>, n: number): Promise<LoggedEvent[]> {
   const got: LoggedEvent[] = [];
   for await (const e of sub) if (got.push(e) >= n) break;
@@ -216,6 +221,63 @@ export function defineEventLogCases(ctx: ConformanceContext): void {
     await within(loop, 15_000, 'iteration to end after close()');
     assert.deepEqual(seen, [3, 4, 5]);
     assert.equal(await sub.closed(), undefined);
+  });
+
+  it('follow - pushes stored then live events to the sink in order without gaps; close() ends it with end(null), once', async () => {
+    const sid = newId();
+    await ctx.bus.events.append(
+      sid,
+      Array.from({ length: 3 }, () => ({ type: 'old' })),
+    );
+    const seen: LoggedEvent[] = [];
+    const ends: (Error | null)[] = [];
+    const feed = ctx.bus.events.follow(sid, { event: (e) => void seen.push(e), end: (err) => void ends.push(err) }, { afterSequence: 1 });
+    for (let i = 0; i < 5; i++) await ctx.bus.events.append(sid, [{ type: 'live' }]);
+    await Promise.all([ctx.bus.events.append(sid, [{ type: 'x' }, { type: 'y' }]), ctx.bus.events.append(sid, [{ type: 'z' }])]);
+    await within(
+      until(() => seen.length === 10),
+      15_000,
+      'follow to deliver 2..11',
+    );
+    assert.deepEqual(
+      seen.map((e) => e.sequence),
+      Array.from({ length: 10 }, (_, i) => i + 2),
+    );
+    feed.close();
+    feed.close();
+    await ctx.bus.events.append(sid, [{ type: 'after-close' }]);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(seen.length, 10, 'nothing after close');
+    assert.deepEqual(ends, [null]);
+  });
+
+  it('follow - a sink that holds the feed (a promise) gets the events that came meanwhile after it, in order', async () => {
+    const sid = newId();
+    const seen: number[] = [];
+    let release: () => void = () => undefined;
+    const feed = ctx.bus.events.follow(sid, {
+      event(e) {
+        seen.push(e.sequence);
+        if (e.sequence === 1) return new Promise<void>((r) => (release = r));
+      },
+      end: () => undefined,
+    });
+    await ctx.bus.events.append(sid, [{ type: 'first' }]);
+    await within(
+      until(() => seen.length === 1),
+      15_000,
+      'the first event',
+    );
+    for (let i = 0; i < 5; i++) await ctx.bus.events.append(sid, [{ type: 'while-held' }]);
+    assert.deepEqual(seen, [1], 'held');
+    release();
+    await within(
+      until(() => seen.length === 6),
+      15_000,
+      'the rest after release',
+    );
+    assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
+    feed.close();
   });
 
   it('purge - removes every event of that session and nothing else', async () => {

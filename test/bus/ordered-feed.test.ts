@@ -1,44 +1,83 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { OrderedFeed, type FeedSource } from '../../src/bus/ordered-feed.js';
-import type { LoggedEvent } from '../../src/bus/ports.js';
+import { after, test } from 'node:test';
+import { iterateFeed } from '../../src/bus/feed-iterator.js';
+import { FeedGroup, type FeedSource, type LiveInput } from '../../src/bus/ordered-feed.js';
+import type { EventSink, EventSubscription, LoggedEvent } from '../../src/bus/ports.js';
 
 function ev(sequence: number): LoggedEvent {
   return { id: `id-${sequence}`, type: 't', ts: '', session_id: 's', sequence, context: {}, data: {} };
 }
 
-/** A log of `stored` events plus a handle to push live events by hand. */
-function fakeSource(stored: LoggedEvent[], { idlePollMs = 0, idlePollMaxMs = undefined as number | undefined, failFetch = false } = {}) {
-  let push: (e: LoggedEvent) => void = () => undefined;
-  let stale: () => void = () => undefined;
+/** A log of `stored` events plus a handle to push live events by hand (to the last feed that listened). */
+function fakeSource(
+  stored: LoggedEvent[],
+  { idlePollMs = 0, idlePollMaxMs = undefined as number | undefined, failFetch = false, pageSize = 3 } = {},
+) {
+  let input: LiveInput | undefined;
   let fetches = 0;
+  let stops = 0;
   const source: FeedSource = {
-    async fetch(after) {
+    async fetch(_sessionId, after) {
       fetches++;
       if (failFetch) throw new Error('log unreachable');
-      return stored.filter((e) => e.sequence > after).slice(0, 3); // short pages on purpose
+      return stored.filter((e) => e.sequence > after).slice(0, pageSize); // short pages on purpose
     },
-    listen(p, _fail, s) {
-      push = p;
-      stale = s;
-      return { stop: () => undefined, ready: Promise.resolve() };
+    listen(_sessionId, live) {
+      input = live;
+      return { stop: () => void stops++, ready: Promise.resolve() };
     },
     idlePollMs,
     idlePollMaxMs,
   };
-  return { source, push: (e: LoggedEvent) => push(e), stale: () => stale(), fetches: () => fetches };
+  return {
+    source,
+    push: (e: LoggedEvent) => input!.push(e),
+    stale: () => input!.stale(),
+    fetches: () => fetches,
+    stops: () => stops,
+  };
 }
 
-async function take(feed: OrderedFeed, n: number): Promise<number[]> {
+/** The async-iterator face over a feed of `group` (as EventReader.subscribe). */
+function subscribe(group: FeedGroup, afterSequence = 0, sessionId = 's'): EventSubscription<LoggedEvent> {
+  return iterateFeed((sink) => group.open(sessionId, sink, afterSequence));
+}
+
+async function take(feed: EventSubscription<LoggedEvent>, n: number): Promise<number[]> {
   const seen: number[] = [];
   for await (const e of feed) if (seen.push(e.sequence) >= n) break;
   return seen;
 }
 
+/** A sink that records what it got and how the feed ended. */
+function recordingSink(onEvent: (e: LoggedEvent) => void | Promise<void> = () => undefined) {
+  const seen: number[] = [];
+  const ends: (Error | null)[] = [];
+  const sink: EventSink<LoggedEvent> = {
+    event(e) {
+      seen.push(e.sequence);
+      return onEvent(e);
+    },
+    end: (err) => void ends.push(err),
+  };
+  return { sink, seen, ends };
+}
+
+// The poll wheel's interval does not keep a process alive (a server has its sockets for that): this file has nothing else.
+const keepAlive = setInterval(() => undefined, 1000);
+after(() => clearInterval(keepAlive));
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 300 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(cond(), what);
+}
+
 test('ordered feed - replays in pages, then drops duplicate and stale live events', async () => {
   const stored = [1, 2, 3, 4, 5].map(ev);
   const src = fakeSource(stored);
-  const feed = new OrderedFeed(src.source, 1);
+  const feed = subscribe(new FeedGroup(src.source), 1);
   const out = take(feed, 5);
   await new Promise((r) => setImmediate(r));
   stored.push(ev(6));
@@ -51,7 +90,7 @@ test('ordered feed - replays in pages, then drops duplicate and stale live event
 test('ordered feed - a live event ahead of the cursor back-fills the gap from the log', async () => {
   const stored = [1, 2].map(ev);
   const src = fakeSource(stored);
-  const feed = new OrderedFeed(src.source);
+  const feed = subscribe(new FeedGroup(src.source));
   const out = take(feed, 6);
   await new Promise((r) => setImmediate(r));
   stored.push(...[3, 4, 5, 6].map(ev));
@@ -63,7 +102,7 @@ test('ordered feed - a live event ahead of the cursor back-fills the gap from th
 test('ordered feed - the idle poll picks up events nobody pushed (other processes)', async () => {
   const stored = [ev(1)];
   const src = fakeSource(stored, { idlePollMs: 20 });
-  const out = take(new OrderedFeed(src.source), 2);
+  const out = take(subscribe(new FeedGroup(src.source)), 2);
   setTimeout(() => stored.push(ev(2)), 50);
   assert.deepEqual(await out, [1, 2]);
 });
@@ -72,7 +111,7 @@ test('ordered feed - with idlePollMaxMs a feed polls that rarely until a push, t
   const stored = [ev(1)];
   const fixed = fakeSource(stored, { idlePollMs: 10 });
   const backing = fakeSource(stored, { idlePollMs: 10, idlePollMaxMs: 80 });
-  const feeds = [new OrderedFeed(fixed.source), new OrderedFeed(backing.source)];
+  const feeds = [subscribe(new FeedGroup(fixed.source)), subscribe(new FeedGroup(backing.source))];
   const runs = feeds.map((f) => take(f, 3));
   await new Promise((r) => setTimeout(r, 400));
   const [fixedPolls, backingPolls] = [fixed.fetches(), backing.fetches()];
@@ -97,7 +136,7 @@ test('ordered feed - stale() makes a feed without idle poll re-read the log, als
 }, async () => {
   const stored = [ev(1)];
   const src = fakeSource(stored); // idlePollMs 0: nothing but stale() or a push wakes it
-  const feed = new OrderedFeed(src.source);
+  const feed = subscribe(new FeedGroup(src.source));
   const seen: number[] = [];
   const loop = (async () => {
     for await (const e of feed) {
@@ -124,7 +163,7 @@ test('ordered feed - stale() makes a feed without idle poll re-read the log, als
 test('ordered feed - a slow reader past the buffer cap catches up from the log', async () => {
   const stored = [ev(1)];
   const src = fakeSource(stored);
-  const feed = new OrderedFeed(src.source, 0, 2);
+  const feed = subscribe(new FeedGroup(src.source, { maxBuffered: 2 }));
   const out = take(feed, 10);
   await new Promise((r) => setImmediate(r));
   for (let s = 2; s <= 10; s++) {
@@ -135,16 +174,144 @@ test('ordered feed - a slow reader past the buffer cap catches up from the log',
 });
 
 test('ordered feed - a failing read ends iteration with the error, and closed() reports it', async () => {
-  const feed = new OrderedFeed(fakeSource([], { failFetch: true }).source);
+  const feed = subscribe(new FeedGroup(fakeSource([], { failFetch: true }).source));
   await assert.rejects(take(feed, 1), /log unreachable/);
   const closed = await feed.closed();
   assert.ok(closed instanceof Error && /log unreachable/.test(closed.message));
 });
 
 test('ordered feed - close() before iterating ends it at once; a second iteration throws', async () => {
-  const feed = new OrderedFeed(fakeSource([ev(1)]).source);
+  const feed = subscribe(new FeedGroup(fakeSource([ev(1)]).source));
   feed.close();
   assert.deepEqual(await take(feed, 1), []);
   assert.equal(await feed.closed(), undefined);
   assert.throws(() => feed[Symbol.asyncIterator](), /only once/);
+});
+
+test('followed feed - pushes replay then live in order to the sink, dropping duplicates, without awaiting the sink', async () => {
+  const stored = [1, 2, 3, 4].map(ev);
+  const src = fakeSource(stored);
+  const { sink, seen, ends } = recordingSink();
+  const feed = new FeedGroup(src.source).open('s', sink, 1);
+  await until(() => seen.length === 3, 'replayed 2..4');
+  stored.push(ev(5), ev(6));
+  src.push(ev(4)); // already replayed
+  src.push(ev(5));
+  assert.deepEqual(seen, [2, 3, 4, 5], 'a live event in sequence reaches the sink at once, in the push');
+  src.push(ev(5)); // duplicate
+  src.push(ev(6));
+  assert.deepEqual(seen, [2, 3, 4, 5, 6]);
+  feed.close();
+  feed.close();
+  assert.deepEqual(ends, [null], 'end(null) once');
+  src.push(ev(7));
+  assert.deepEqual(seen, [2, 3, 4, 5, 6], 'nothing after close');
+  assert.equal(src.stops(), 1, 'the live listener was stopped');
+});
+
+test('followed feed - a jump in sequence back-fills from the log; a short backfill (replica lag) is retried after a pause', async () => {
+  const stored = [ev(1)];
+  const src = fakeSource(stored);
+  const { sink, seen } = recordingSink();
+  new FeedGroup(src.source).open('s', sink);
+  await until(() => seen.length === 1, 'replayed 1');
+  const before = src.fetches();
+  src.push(ev(4)); // 2 and 3 are not readable yet: the log lags the live path
+  await tick();
+  assert.deepEqual(seen, [1]);
+  setTimeout(() => stored.push(ev(2), ev(3), ev(4)), 10);
+  await until(() => seen.length === 4, 'the gap filled once the log had it');
+  assert.deepEqual(seen, [1, 2, 3, 4]);
+  assert.ok(src.fetches() - before >= 2, 'read again after the short backfill');
+});
+
+test('followed feed - a sink that holds the feed gets later events in order after it settles; past the cap they are re-read from the log', async () => {
+  const stored = [ev(1)];
+  const src = fakeSource(stored, { pageSize: 100 });
+  let release: () => void = () => undefined;
+  const { sink, seen } = recordingSink((e) => (e.sequence === 1 ? new Promise<void>((r) => (release = r)) : undefined));
+  new FeedGroup(src.source, { maxBuffered: 2 }).open('s', sink);
+  await until(() => seen.length === 1, 'got 1, held');
+  for (let s = 2; s <= 6; s++) {
+    stored.push(ev(s));
+    src.push(ev(s)); // the sink holds the feed: 2, 3 buffered, then the buffer overflows
+  }
+  assert.deepEqual(seen, [1]);
+  const fetchesBefore = src.fetches();
+  release();
+  await until(() => seen.length === 6, 'caught up');
+  assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
+  assert.ok(src.fetches() > fetchesBefore, 'the overflow was re-read from the log');
+});
+
+test('followed feed - stale() re-reads the log of an idle feed; staleAll() re-reads every feed of the group', async () => {
+  const stored = [ev(1)];
+  const src = fakeSource(stored);
+  const group = new FeedGroup(src.source);
+  const a = recordingSink();
+  const b = recordingSink();
+  group.open('s', a.sink);
+  group.open('s', b.sink);
+  await until(() => a.seen.length === 1 && b.seen.length === 1, 'both replayed');
+  stored.push(ev(2));
+  group.staleAll();
+  await until(() => a.seen.length === 2 && b.seen.length === 2, 'both re-read the log');
+  group.closeAll();
+  assert.deepEqual(
+    [a.seen, b.seen],
+    [
+      [1, 2],
+      [1, 2],
+    ],
+  );
+  assert.equal(group.feeds.size, 0);
+});
+
+test('followed feed - idle feeds share one poll timer: no Timeout per feed, and the wheel polls each', async () => {
+  const stored = [ev(1)];
+  const src = fakeSource(stored, { idlePollMs: 40 });
+  const group = new FeedGroup(src.source);
+  const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timeouts();
+  const sinks = Array.from({ length: 200 }, () => recordingSink());
+  for (const { sink } of sinks) group.open('s', sink);
+  await until(() => sinks.every((s) => s.seen.length === 1), 'all replayed');
+  assert.ok(timeouts() - before <= 1, `${timeouts() - before} timers for 200 idle feeds`);
+  assert.equal(group.wheel!.size, 200, 'each idle feed has its poll on the wheel');
+  stored.push(ev(2)); // appended elsewhere: only the polls find it
+  await until(() => sinks.every((s) => s.seen.length === 2), 'every feed polled');
+  group.closeAll();
+  assert.equal(group.wheel!.size, 0, 'closed feeds leave the wheel');
+});
+
+test('followed feed - a sink that throws or rejects ends the feed with that error', async () => {
+  const src = fakeSource([ev(1), ev(2)]);
+  const group = new FeedGroup(src.source);
+  const throwing = recordingSink(() => {
+    throw new Error('sink broke');
+  });
+  const rejecting = recordingSink(() => Promise.reject(new Error('sink rejected')));
+  group.open('s', throwing.sink);
+  group.open('s', rejecting.sink);
+  await until(() => throwing.ends.length === 1 && rejecting.ends.length === 1, 'both ended');
+  assert.match(String(throwing.ends[0]), /sink broke/);
+  assert.match(String(rejecting.ends[0]), /sink rejected/);
+  assert.deepEqual([throwing.seen, rejecting.seen], [[1], [1]], 'nothing delivered after the failure');
+  assert.equal(group.feeds.size, 0);
+});
+
+test('followed feed - a failing read ends the feed with the error; a listener that fails to start too', async () => {
+  const failing = recordingSink();
+  new FeedGroup(fakeSource([], { failFetch: true }).source).open('s', failing.sink);
+  await until(() => failing.ends.length === 1, 'ended');
+  assert.match(String(failing.ends[0]), /log unreachable/);
+  const refused = recordingSink();
+  const source: FeedSource = {
+    fetch: async () => [],
+    listen: () => ({ stop: () => undefined, ready: Promise.reject(new Error('no interest')) }),
+    idlePollMs: 0,
+  };
+  new FeedGroup(source).open('s', refused.sink);
+  await until(() => refused.ends.length === 1, 'ended');
+  assert.match(String(refused.ends[0]), /no interest/);
 });

@@ -9,27 +9,30 @@ import { createBus, type Bus } from '../../src/bus/index.js';
 import { rawLog } from '../helpers/raw-log.js';
 import { createSessionHub, type SessionHub } from '../../src/events/session-hub.js';
 import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
-import { SseTimerWheel } from '../../src/http/sse-timers.js';
+import { TimerWheel } from '../../src/timers/index.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/db/index.js';
 import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 const log = createLogger('silent');
-const wheel = new SseTimerWheel({ shortestMs: 60_000 });
+const wheel = new TimerWheel({ shortestMs: 60_000 });
 
 /** An SSE stream over a sink that records the ids of the event frames written to it. */
 function recordingStream() {
   const ids: string[] = [];
+  const written: string[] = [];
   const sink: SseSink = {
     write: (chunk) => {
+      written.push(chunk);
       for (const m of chunk.matchAll(/^id: (\S+)$/gm)) ids.push(m[1]!);
       return true;
     },
     end: () => undefined,
     abort: () => undefined,
   };
-  return { stream: new SseStream(sink, { heartbeatMs: 60_000, cycleMs: 3_600_000, maxBufferBytes: 1 << 20 }, wheel), ids };
+  const stream = new SseStream(sink, { heartbeatMs: 60_000, cycleMs: 3_600_000, maxBufferBytes: 1 << 20 }, wheel);
+  return { stream, ids, text: () => written.join('') };
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -116,5 +119,85 @@ describe('session hub - replays served from memory', () => {
     assert.equal(await hub.recentSequence(sessionId, other.ids[0]!), undefined, "another session's event id");
     assert.equal(await hub.recentSequence(other.sessionId, ids[3]!), undefined);
     a.stream.end();
+  });
+});
+
+describe('session hub - a failing feed', () => {
+  let dataDir: string;
+  let store: Store;
+  let bus: Bus<SessionEvent>;
+  let hub: SessionHub;
+  /** Follows the hub opened, by the afterSequence it asked for, and how many of them to fail at once. */
+  const follows: number[] = [];
+  let failNext = 0;
+  let failCurrent: () => void = () => undefined;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'hub-fail-'));
+    await seedEmbeddedDataDir(dataDir);
+    store = await createStore({ dataDir, log });
+    bus = await createBus<SessionEvent>({ kind: 'local', store, log, leaseMs: 1000 });
+    const follow = bus.events.follow.bind(bus.events);
+    // The real feed, with a switch that ends it with an error (as a broken read or subscription would).
+    bus.events.follow = (sessionId, sink, opts) => {
+      follows.push(opts?.afterSequence ?? 0);
+      let failed = false;
+      const feed = follow(sessionId, { event: (e) => sink.event(e), end: (err) => failed || sink.end(err) }, opts);
+      failCurrent = () => {
+        failed = true;
+        feed.close();
+        sink.end(new Error('feed broke'));
+      };
+      if (failNext > 0) {
+        failNext--;
+        queueMicrotask(failCurrent);
+      }
+      return feed;
+    };
+    hub = createSessionHub({ bus, log });
+  });
+  after(async () => {
+    hub.close();
+    await bus.close();
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is reopened after the last event its clients got: nothing lost, nothing twice', async () => {
+    const sessionId = newId();
+    const a = recordingStream();
+    follows.length = 0;
+    await hub.attach(sessionId, a.stream, { afterSequence: 0, filter: null });
+    const first = await rawLog(bus.events).append(sessionId, [{ type: 'input.message' }, { type: 'turn.started' }]);
+    assert.ok(first.ok);
+    await until(() => a.ids.length === 2, 'live events');
+    failCurrent();
+    const second = await rawLog(bus.events).append(sessionId, [{ type: 'turn.completed' }]);
+    assert.ok(second.ok);
+    await until(() => a.ids.length === 3, 'the event appended while the feed was down');
+    assert.deepEqual(
+      a.ids,
+      [...first.events, ...second.events].map((e) => e.id),
+    );
+    assert.deepEqual(follows, [0, 2], 'reopened after sequence 2');
+    assert.ok(a.stream.open);
+    a.stream.end();
+  });
+
+  it('after retryPolicies.sessionFeed.maxAttempts failures in a row its clients get stream_reset', async () => {
+    const sessionId = newId();
+    const a = recordingStream();
+    follows.length = 0;
+    failNext = 4;
+    await hub.attach(sessionId, a.stream, { afterSequence: 0, filter: null });
+    await until(() => !a.stream.open, 'the stream ended');
+    assert.match(a.text(), /event: disconnecting\ndata: \{"reason":"stream_reset"/);
+    assert.equal(follows.length, 4, 'opened once and reopened three times');
+    // The watch was dropped: the next client opens a new one, which follows again.
+    const b = recordingStream();
+    await hub.attach(sessionId, b.stream, { afterSequence: 0, filter: null });
+    assert.equal(follows.length, 5);
+    assert.ok(b.stream.open);
+    b.stream.end();
   });
 });

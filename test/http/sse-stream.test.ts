@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatSseFrame } from '../../src/http/sse-frame.js';
 import { SseStream, type SseSink } from '../../src/http/sse-stream.js';
-import { SseTimerWheel } from '../../src/http/sse-timers.js';
+import { TimerWheel } from '../../src/timers/index.js';
 import { VirtualSseTimers } from '../helpers/virtual-sse-timers.js';
 
 function fakeSink(accept = () => true) {
@@ -35,7 +35,7 @@ describe('SSE frames and streams', () => {
     const s = new SseStream(
       sink,
       { heartbeatMs: 20, cycleMs: 60_000, maxBufferBytes: 1e6, random: () => 0.999 },
-      new SseTimerWheel({ shortestMs: 20 }),
+      new TimerWheel({ shortestMs: 20 }),
     );
     await sleep(130);
     const beats = chunks.filter((c) => c.includes(': heartbeat'));
@@ -55,7 +55,7 @@ describe('SSE frames and streams', () => {
     const s = new SseStream(
       sink,
       { heartbeatMs: 10_000, cycleMs: 100, maxBufferBytes: 1e6, random: () => 0 },
-      new SseTimerWheel({ shortestMs: 80 }),
+      new TimerWheel({ shortestMs: 80 }),
     );
     s.onClose(() => closed.push('closed'));
     await sleep(70);
@@ -68,7 +68,7 @@ describe('SSE frames and streams', () => {
   });
 
   it('streams sharing one timer wheel each beat on their own schedule and cycle in ±20%; closed ones leave the wheel', async () => {
-    const wheel = new SseTimerWheel({ shortestMs: 40 });
+    const wheel = new TimerWheel({ shortestMs: 40 });
     const opts = { heartbeatMs: 40, cycleMs: 400, maxBufferBytes: 1e6 };
     let r = 0;
     const random = () => [0, 0.999, 0.5][r++ % 3]!; // beat jitter, then cycle jitter, per stream
@@ -169,7 +169,7 @@ describe('SSE frames and streams', () => {
     const s = new SseStream(
       sink,
       { heartbeatMs: 10_000, cycleMs: 60_000, maxBufferBytes: 200, random: () => 0.5 },
-      new SseTimerWheel({ shortestMs: 10_000 }),
+      new TimerWheel({ shortestMs: 10_000 }),
     );
     s.send('A\n\n'); // accepted by the socket buffer but reports backpressure
     s.send('B\n\n');

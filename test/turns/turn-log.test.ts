@@ -53,6 +53,9 @@ function memoryLog() {
     subscribe() {
       throw new Error('not used');
     },
+    follow() {
+      throw new Error('not used');
+    },
     async purge() {},
   };
   return { log, events, appends: () => appends };

@@ -4,13 +4,14 @@ import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import { preparedSql, type Store } from '../../db/index.js';
 import { createKeyedChain } from '../keyed-chain.js';
-import { OrderedFeed } from '../ordered-feed.js';
+import { iterateFeed } from '../feed-iterator.js';
+import { FeedGroup } from '../ordered-feed.js';
 import { createGroupInsert, type TailInsert, type TailInsertOutcome } from './group-insert.js';
 import { recentAfter, soleClientState, unlimitedEmitter } from './sole-client.js';
 import { createTailWatch } from './tail-watch.js';
 import { isPgContentRefusal, UnstorableEventError } from '../unstorable-event.js';
 import { stampEvent, type EventTail } from '../session-event.js';
-import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
+import type { AppendOptions, AppendResult, EventLog, EventSink, FeedHandle, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
 
 /** PostgreSQL's unique_violation: another writer took the sequence (or stored the id) first. */
 const PG_UNIQUE_VIOLATION = '23505';
@@ -78,7 +79,6 @@ export function createSqlEventLog({
   // keeps the tails exact; otherwise they are this log's own and the tails only a guess.
   const sole = soleClient ? soleClientState(store) : undefined;
   const { live, chain, tails } = sole ?? { live: unlimitedEmitter(), chain: createKeyedChain(), tails: new Map<string, EventTail>() };
-  const feeds = new Set<OrderedFeed>();
   const tailWatch = createTailWatch({ store, log, pollMs });
   const group = createGroupInsert({ store, insertOne: insertAtTail });
 
@@ -236,6 +236,30 @@ export function createSqlEventLog({
     return rows.map((r) => r.body);
   }
 
+  const feeds = new FeedGroup({
+    fetch: (sessionId, after) => read(sessionId, { afterSequence: after, limit: DEFAULT_READ_LIMIT }),
+    listen(sessionId, input) {
+      const onEvents = (events: LoggedEvent[]) => {
+        for (const e of events) input.push(e);
+      };
+      live.on(sessionId, onEvents);
+      const unwatch = tailWatch.watch(sessionId, () => input.stale());
+      return {
+        stop() {
+          live.off(sessionId, onEvents);
+          unwatch();
+        },
+        ready: Promise.resolve(),
+      };
+    },
+    idlePollMs: 0,
+  });
+
+  function follow(sessionId: string, sink: EventSink<LoggedEvent>, { afterSequence = 0 } = {}): FeedHandle {
+    assertUuid(sessionId);
+    return feeds.open(sessionId, sink, afterSequence);
+  }
+
   return {
     async append(sessionId, events, opts = {}) {
       assertUuid(sessionId);
@@ -262,31 +286,8 @@ export function createSqlEventLog({
       assertUuid(sessionId);
       return (knownTail(sessionId) ?? (await tail(sessionId))).sequence;
     },
-    subscribe(sessionId, { afterSequence = 0 } = {}): EventSubscription<LoggedEvent> {
-      assertUuid(sessionId);
-      const feed = new OrderedFeed(
-        {
-          fetch: (after) => read(sessionId, { afterSequence: after, limit: DEFAULT_READ_LIMIT }),
-          listen(push, _fail, stale) {
-            const onEvents = (events: LoggedEvent[]) => events.forEach(push);
-            live.on(sessionId, onEvents);
-            const unwatch = tailWatch.watch(sessionId, stale);
-            return {
-              stop() {
-                live.off(sessionId, onEvents);
-                unwatch();
-              },
-              ready: Promise.resolve(),
-            };
-          },
-          idlePollMs: 0,
-        },
-        afterSequence,
-      );
-      feeds.add(feed);
-      void feed.closed().then(() => feeds.delete(feed));
-      return feed;
-    },
+    follow,
+    subscribe: (sessionId, opts) => iterateFeed((sink) => follow(sessionId, sink, opts)),
     async purge(sessionId) {
       assertUuid(sessionId);
       await chain.run(sessionId, async () => {
@@ -297,7 +298,7 @@ export function createSqlEventLog({
       });
     },
     closeAll() {
-      for (const feed of feeds) feed.close();
+      feeds.closeAll();
       tailWatch.close();
     },
   };

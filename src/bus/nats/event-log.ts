@@ -5,8 +5,9 @@ import { uuidv7Millis } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { RecencyMap } from '../recency-map.js';
-import { OrderedFeed } from '../ordered-feed.js';
-import type { AppendOptions, AppendResult, EventLog, EventSubscription, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
+import { iterateFeed } from '../feed-iterator.js';
+import { FeedGroup, type LiveInput } from '../ordered-feed.js';
+import type { AppendOptions, AppendResult, EventLog, EventSink, FeedHandle, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import type { LeaderGet } from './leader-get.js';
@@ -78,7 +79,6 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
   const chain = createKeyedChain();
   // This process's view of each session's last event (a hint: the append's OCC check decides).
   const tails = new RecencyMap<string, StreamTail>({ max: MAX_CACHED_TAILS, idleMs: TAIL_IDLE_MS });
-  const feeds = new Set<OrderedFeed>();
 
   async function freshTail(sessionId: string): Promise<StreamTail> {
     const tail = await reader.loadTail(sessionId);
@@ -190,42 +190,41 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
     return known ? Promise.resolve(known) : null;
   }
 
-  function subscribe(sessionId: string, { afterSequence = 0 } = {}): EventSubscription<LoggedEvent> {
+  /** Live delivery of a session: its republished events, with their stream positions as hints for backfills. */
+  function listenLive(sessionId: string, input: LiveInput) {
     const where = sessionSubjects(sessionId, shards);
-    const feed = new OrderedFeed(
-      {
-        fetch: (after) => reader.read(sessionId, { afterSequence: after }),
-        listen(push, fail) {
-          const sub = nc.subscribe(where.live, {
-            callback(err, msg) {
-              if (err) return fail(err);
-              let event: LoggedEvent;
-              try {
-                event = msg.json<LoggedEvent>();
-              } catch (parseErr) {
-                // Not one of ours; skipping it is safe: a real gap is back-filled from the log.
-                return log.warn({ err: parseErr, sessionId }, 'unreadable live event skipped');
-              }
-              // Nats-Sequence is this event's stream sequence, Nats-Last-Sequence the previous
-              // one on the subject (sequence - 1): both become hints, so a gap is back-filled
-              // from exactly the right place in the stream.
-              const [seq = 0, prev = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
-              if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });
-              if (prev > 0) positions.record(sessionId, { sequence: event.sequence - 1, streamSeq: prev });
-              push(event);
-            },
-          });
-          // Once the server has our SUB, nothing stored later can be missed by the replay.
-          return { stop: () => sub.unsubscribe(), ready: nc.flush() };
-        },
-        idlePollMs: o.livePollMs,
-        idlePollMaxMs: o.livePollMaxMs,
+    const sub = nc.subscribe(where.live, {
+      callback(err, msg) {
+        if (err) return input.fail(err);
+        let event: LoggedEvent;
+        try {
+          event = msg.json<LoggedEvent>();
+        } catch (parseErr) {
+          // Not one of ours; skipping it is safe: a real gap is back-filled from the log.
+          return log.warn({ err: parseErr, sessionId }, 'unreadable live event skipped');
+        }
+        // Nats-Sequence is this event's stream sequence, Nats-Last-Sequence the previous
+        // one on the subject (sequence - 1): both become hints, so a gap is back-filled
+        // from exactly the right place in the stream.
+        const [seq = 0, prev = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
+        if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });
+        if (prev > 0) positions.record(sessionId, { sequence: event.sequence - 1, streamSeq: prev });
+        input.push(event);
       },
-      afterSequence,
-    );
-    feeds.add(feed);
-    void feed.closed().then(() => feeds.delete(feed));
-    return feed;
+    });
+    // Once the server has our SUB, nothing stored later can be missed by the replay.
+    return { stop: () => sub.unsubscribe(), ready: nc.flush() };
+  }
+
+  const feeds = new FeedGroup({
+    fetch: (sessionId, after) => reader.read(sessionId, { afterSequence: after }),
+    listen: listenLive,
+    idlePollMs: o.livePollMs,
+    idlePollMaxMs: o.livePollMaxMs,
+  });
+
+  function follow(sessionId: string, sink: EventSink<LoggedEvent>, { afterSequence = 0 } = {}): FeedHandle {
+    return feeds.open(sessionId, sink, afterSequence);
   }
 
   return {
@@ -245,7 +244,8 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
     async lastSequence(sessionId) {
       return (await freshTail(sessionId)).sequence;
     },
-    subscribe,
+    follow,
+    subscribe: (sessionId, opts) => iterateFeed((sink) => follow(sessionId, sink, opts)),
     async purge(sessionId) {
       const where = sessionSubjects(sessionId, shards);
       await chain.run(sessionId, async () => {
@@ -254,12 +254,8 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
         positions.forget(sessionId);
       });
     },
-    closeAll() {
-      for (const feed of feeds) feed.close();
-    },
+    closeAll: () => feeds.closeAll(),
     /** After a reconnect: live messages sent while disconnected are gone, so every feed re-reads the log. */
-    staleAll() {
-      for (const feed of feeds) feed.stale();
-    },
+    staleAll: () => feeds.staleAll(),
   };
 }

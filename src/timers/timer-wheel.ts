@@ -5,26 +5,26 @@ const MIN_TICK_MS = 5;
 const TICKS_PER_INTERVAL = 20;
 
 /** Something with one pending deadline on the wheel; `onTimer` reschedules it if needed. */
-export interface SseTimerTarget {
+export interface TimerTarget {
   onTimer(now: number): void;
 }
 
-/** What a stream needs of the wheel; a bench or test may drive streams on a clock of its own. */
-export interface SseTimers {
+/** What a user of the wheel needs of it; a bench or test may drive it on a clock of its own. */
+export interface Timers {
   now(): number;
-  schedule(target: SseTimerTarget, dueMs: number): number;
-  cancel(target: SseTimerTarget, key: number): void;
+  schedule(target: TimerTarget, dueMs: number): number;
+  cancel(target: TimerTarget, key: number): void;
 }
 
 /**
- * One timer for all SSE streams of a server: heartbeats and connection cycles are deadlines in
- * buckets of `tickMs`, swept by one interval, instead of two `Timeout`s (with their closures
- * and timer-list entries) per stream. A deadline fires on the first sweep at or after it, never
+ * One timer for many deadlines (every SSE stream's heartbeat and cycle, every live feed's idle
+ * poll): deadlines in buckets of `tickMs`, swept by one interval, instead of a `Timeout` (with
+ * its closure and timer-list entry) per deadline. A deadline fires on the first sweep at or after it, never
  * before, so it is late by at most one tick. Each target has at most one pending deadline.
  */
-export class SseTimerWheel implements SseTimers {
+export class TimerWheel implements Timers {
   readonly tickMs: number;
-  readonly #buckets = new Map<number, Set<SseTimerTarget>>();
+  readonly #buckets = new Map<number, Set<TimerTarget>>();
   #lastSwept: number;
   #interval: NodeJS.Timeout | undefined;
 
@@ -40,7 +40,7 @@ export class SseTimerWheel implements SseTimers {
   }
 
   /** Puts `target` in the bucket of `dueMs` (wheel clock); returns the bucket key for cancel(). */
-  schedule(target: SseTimerTarget, dueMs: number): number {
+  schedule(target: TimerTarget, dueMs: number): number {
     if (!this.#interval) {
       // Idle until now: start sweeping from the present instead of walking the idle ticks.
       this.#lastSwept = Math.floor(performance.now() / this.tickMs);
@@ -53,7 +53,7 @@ export class SseTimerWheel implements SseTimers {
     return key;
   }
 
-  cancel(target: SseTimerTarget, key: number): void {
+  cancel(target: TimerTarget, key: number): void {
     const bucket = this.#buckets.get(key);
     if (!bucket?.delete(target) || bucket.size > 0) return;
     this.#buckets.delete(key);

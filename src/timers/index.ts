@@ -1,0 +1,2 @@
+export { TimerWheel } from './timer-wheel.js';
+export type { TimerTarget, Timers } from './timer-wheel.js';
