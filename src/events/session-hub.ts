@@ -28,22 +28,50 @@ interface Client {
   live: boolean;
 }
 
-interface Watch {
-  sessionId: string;
-  clients: Set<Client>;
-  ring: FrameRing;
-  /** Log reads in flight by start position: clients resuming from the same point share one (made on the first). */
-  replays?: Map<number, Promise<Frame[]>>;
-  lastSequence: number;
-  feed: FeedHandle;
-  /** Failures of the feed since its last event (retried with retryPolicies.sessionFeed). */
-  failures: number;
-  unwatchTimer?: NodeJS.Timeout;
-  dropped: boolean;
-}
-
 /** A watch's feed until it follows the session (set in the same tick). */
 const CLOSED_FEED: FeedHandle = { close: () => undefined };
+
+/** What a watch's feed calls back into: the hub's functions, shared by every watch. */
+interface WatchOwner {
+  publish(w: Watch, event: SessionEvent): void;
+  feedEnded(w: Watch, err: Error | null): void;
+}
+
+/**
+ * One watched session. It is its own feed's sink (methods on the prototype): an idle watched
+ * session holds no closures of its own, and at one follower per session there is a watch per stream.
+ */
+class Watch implements EventSink<SessionEvent> {
+  readonly clients = new Set<Client>();
+  /** Made on the first frame pushed or replayed: a session with no events yet holds none. */
+  ring: FrameRing | undefined;
+  /** Log reads in flight by start position: clients resuming from the same point share one (made on the first). */
+  replays?: Map<number, Promise<Frame[]>>;
+  feed: FeedHandle = CLOSED_FEED;
+  /** Failures of the feed since its last event (retried with retryPolicies.sessionFeed). */
+  failures = 0;
+  unwatchTimer?: NodeJS.Timeout;
+  dropped = false;
+
+  constructor(
+    readonly sessionId: string,
+    public lastSequence: number,
+    readonly owner: WatchOwner,
+  ) {}
+
+  event(event: SessionEvent): void {
+    this.owner.publish(this, event);
+    this.failures = 0;
+  }
+
+  end(err: Error | null): void {
+    this.owner.feedEnded(this, err);
+  }
+
+  ringFor(): FrameRing {
+    return (this.ring ??= new FrameRing(RING_SIZE, RING_MAX_CHARS));
+  }
+}
 
 export interface AttachOptions {
   afterSequence: number;
@@ -55,18 +83,27 @@ export interface AttachOptions {
  * it; each event is serialised to a frame once and written to every interested client.
  */
 export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; log: Logger }) {
-  const watches = new Map<string, Promise<Watch>>();
+  // The watch itself once open (a promise only while its tail is read): no settled promise kept per session.
+  const watches = new Map<string, Watch | Promise<Watch>>();
   // One subscription for every session's deletion, not one per watched session (NATS interest and memory per stream).
   const stopDeletions = bus.signals.subscribeType('deleted', (s) => closeSession(s.session_id));
 
-  async function watch(sessionId: string): Promise<Watch> {
-    let w = watches.get(sessionId);
-    if (!w) {
-      w = openWatch(sessionId);
-      watches.set(sessionId, w);
-      w.catch(() => watches.delete(sessionId));
-    }
-    return w;
+  function watch(sessionId: string): Watch | Promise<Watch> {
+    const known = watches.get(sessionId);
+    if (known) return known;
+    const opening = openWatch(sessionId).then(
+      (w) => {
+        // Still ours unless the session was deleted or the hub closed meanwhile (the watch is dropped then).
+        if (watches.get(sessionId) === opening && !w.dropped) watches.set(sessionId, w);
+        return w;
+      },
+      (err: unknown) => {
+        if (watches.get(sessionId) === opening) watches.delete(sessionId);
+        throw err;
+      },
+    );
+    watches.set(sessionId, opening);
+    return opening;
   }
 
   /**
@@ -81,15 +118,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
 
   async function openWatch(sessionId: string): Promise<Watch> {
     const lastSequence = await withRetries(sessionId, 'reading the session tail', () => bus.events.lastSequence(sessionId));
-    const w: Watch = {
-      sessionId,
-      clients: new Set(),
-      ring: new FrameRing(RING_SIZE, RING_MAX_CHARS),
-      lastSequence,
-      feed: CLOSED_FEED,
-      failures: 0,
-      dropped: false,
-    };
+    const w = new Watch(sessionId, lastSequence, owner);
     follow(w);
     return w;
   }
@@ -99,14 +128,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
    * watched session costs no pending promise or timer of its own (bus/ordered-feed.ts).
    */
   function follow(w: Watch): void {
-    const sink: EventSink<SessionEvent> = {
-      event(event) {
-        publish(w, event);
-        w.failures = 0;
-      },
-      end: (err) => feedEnded(w, err),
-    };
-    w.feed = bus.events.follow(w.sessionId, sink, { afterSequence: w.lastSequence });
+    w.feed = bus.events.follow(w.sessionId, w, { afterSequence: w.lastSequence });
   }
 
   /** A failed feed is reopened a few times; a closed one (the watch dropped, the session deleted, the bus closed) is not. */
@@ -140,9 +162,11 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     if (event.sequence <= w.lastSequence) return;
     w.lastSequence = event.sequence;
     const frame = toFrame(event);
-    w.ring.push(frame);
+    w.ringFor().push(frame);
     for (const c of w.clients) if (c.live) deliver(c, frame);
   }
+
+  const owner: WatchOwner = { publish, feedEnded };
 
   async function attach(sessionId: string, stream: SseStream, { afterSequence, filter }: AttachOptions): Promise<void> {
     const w = await watch(sessionId);
@@ -158,7 +182,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   }
 
   function replayFrames(w: Watch, after: number): Frame[] | Promise<Frame[]> {
-    const cached = w.ring.after(after);
+    const cached = w.ring?.after(after);
     if (cached) return cached;
     let read = w.replays?.get(after);
     if (!read) {
@@ -177,7 +201,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
             chars += f.text.length;
           }
           // Kept when it joins what the ring holds, so the session's next clients skip the read.
-          w.ring.prepend(frames, w.lastSequence);
+          if (frames.length) w.ringFor().prepend(frames, w.lastSequence);
           return frames;
         })
         .finally(() => w.replays?.delete(after));
@@ -189,7 +213,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   /** The sequence of a recent event of a session watched here, from memory; undefined when not kept. */
   async function recentSequence(sessionId: string, eventId: string): Promise<number | undefined> {
     const w = watches.get(sessionId);
-    return w ? (await w.catch(() => undefined))?.ring.sequenceOf(eventId) : undefined;
+    return w ? (await Promise.resolve(w).catch(() => undefined))?.ring?.sequenceOf(eventId) : undefined;
   }
 
   function deliver(c: Client, f: Frame): void {
@@ -217,10 +241,15 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
 
   /** Ends every local stream of a deleted session. */
   function closeSession(sessionId: string): void {
-    void watches.get(sessionId)?.then((w) => {
-      for (const c of [...w.clients]) c.stream.end();
-      drop(w);
-    });
+    const w = watches.get(sessionId);
+    if (!w) return;
+    void Promise.resolve(w).then(
+      (open) => {
+        for (const c of [...open.clients]) c.stream.end();
+        drop(open);
+      },
+      () => undefined,
+    );
   }
 
   return {
@@ -231,7 +260,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     watchedCount: () => watches.size,
     close(): void {
       stopDeletions();
-      for (const w of watches.values()) void w.then(drop, () => undefined);
+      for (const w of watches.values()) void Promise.resolve(w).then(drop, () => undefined);
     },
   };
 }
