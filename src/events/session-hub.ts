@@ -1,77 +1,18 @@
 import type { SessionEvent } from '../../schemas/events.js';
-import type { BusReader, EventSink, FeedHandle } from '../bus/index.js';
+import type { BusReader } from '../bus/index.js';
 import { formatSseFrame } from '../http/index.js';
 import { flowingFrame, type SseStream } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { pauseMs, retry, retryPolicies } from '../retry/index.js';
 import { passesFilter, type EventFilter } from './event-filter.js';
-import { FrameRing, type Frame } from './frame-ring.js';
+import type { Frame } from './frame-ring.js';
+import { Watch, type Client, type WatchOwner } from './watch.js';
 
-/**
- * Frames kept per watched session so a reconnect after cycling, and every client after the
- * first to replay a session's history, is served from memory.
- */
-const RING_SIZE = 512;
-/** …and at most this much frame text (UTF-16 code units), so large events do not pin megabytes per session. */
-const RING_MAX_CHARS = 512 * 1024;
 /** How long a session stays watched after its last client left (absorbs reconnects), in ms. */
 const UNWATCH_GRACE_MS = 5_000;
 const REPLAY_PAGE = 500;
 /** A replay read serialises at most about this much frame text (UTF-16 units); the client's next read goes on from there. */
 const REPLAY_MAX_CHARS = 4 * 1024 * 1024;
-
-interface Client {
-  stream: SseStream;
-  filter: EventFilter | null;
-  /** Last sequence this client has been sent (or skipped by its filter). */
-  cursor: number;
-  live: boolean;
-}
-
-/** A watch's feed until it follows the session (set in the same tick). */
-const CLOSED_FEED: FeedHandle = { close: () => undefined };
-
-/** What a watch's feed calls back into: the hub's functions, shared by every watch. */
-interface WatchOwner {
-  publish(w: Watch, event: SessionEvent): void;
-  feedEnded(w: Watch, err: Error | null): void;
-}
-
-/**
- * One watched session. It is its own feed's sink (methods on the prototype): an idle watched
- * session holds no closures of its own, and at one follower per session there is a watch per stream.
- */
-class Watch implements EventSink<SessionEvent> {
-  readonly clients = new Set<Client>();
-  /** Made on the first frame pushed or replayed: a session with no events yet holds none. */
-  ring: FrameRing | undefined;
-  /** Log reads in flight by start position: clients resuming from the same point share one (made on the first). */
-  replays?: Map<number, Promise<Frame[]>>;
-  feed: FeedHandle = CLOSED_FEED;
-  /** Failures of the feed since its last event (retried with retryPolicies.sessionFeed). */
-  failures = 0;
-  unwatchTimer?: NodeJS.Timeout;
-  dropped = false;
-
-  constructor(
-    readonly sessionId: string,
-    public lastSequence: number,
-    readonly owner: WatchOwner,
-  ) {}
-
-  event(event: SessionEvent): void {
-    this.owner.publish(this, event);
-    this.failures = 0;
-  }
-
-  end(err: Error | null): void {
-    this.owner.feedEnded(this, err);
-  }
-
-  ringFor(): FrameRing {
-    return (this.ring ??= new FrameRing(RING_SIZE, RING_MAX_CHARS));
-  }
-}
 
 export interface AttachOptions {
   afterSequence: number;
@@ -172,7 +113,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     const w = await watch(sessionId);
     clearTimeout(w.unwatchTimer);
     const client: Client = { stream, filter, cursor: afterSequence, live: false };
-    w.clients.add(client);
+    w.addClient(client);
     stream.onClose(() => detach(w, client));
     // Replay until caught up with the live feed; no await between the last check and going live.
     while (stream.open && client.cursor < w.lastSequence) {
@@ -204,7 +145,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
           if (frames.length) w.ringFor().prepend(frames, w.lastSequence);
           return frames;
         })
-        .finally(() => w.replays?.delete(after));
+        .finally(() => w.replayDone(after));
       (w.replays ??= new Map()).set(after, read);
     }
     return read;
@@ -223,10 +164,10 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   }
 
   function detach(w: Watch, c: Client): void {
-    w.clients.delete(c);
-    if (w.clients.size === 0 && !w.dropped) {
+    w.removeClient(c);
+    if (w.clientCount === 0 && !w.dropped) {
       clearTimeout(w.unwatchTimer);
-      w.unwatchTimer = setTimeout(() => w.clients.size === 0 && drop(w), UNWATCH_GRACE_MS).unref();
+      w.unwatchTimer = setTimeout(() => w.clientCount === 0 && drop(w), UNWATCH_GRACE_MS).unref();
     }
   }
 

@@ -138,6 +138,29 @@ describe('session hub - replays served from memory', () => {
     for (const s of [a, b]) s.stream.end();
   });
 
+  it('clients leaving one by one: the rest still get live events, the last one keeps the watch for a reconnect', async () => {
+    const { sessionId } = await sessionWithHistory(1);
+    const [a, b] = [recordingStream(), recordingStream()];
+    await hub.attach(sessionId, a.stream, { afterSequence: 1, filter: null });
+    await hub.attach(sessionId, b.stream, { afterSequence: 1, filter: null });
+    const watched = hub.watchedCount();
+    a.stream.end();
+    const first = await rawLog(bus.events).append(sessionId, [{ type: 'turn.started' }]);
+    assert.ok(first.ok);
+    await until(() => b.ids.length === 1, 'the remaining client gets the event');
+    assert.deepEqual(a.ids, [], 'the client that left gets nothing');
+    b.stream.end();
+    const c = recordingStream();
+    await hub.attach(sessionId, c.stream, { afterSequence: 2, filter: null });
+    assert.equal(hub.watchedCount(), watched, 'the same watch, within the grace period');
+    const second = await rawLog(bus.events).append(sessionId, [{ type: 'turn.completed' }]);
+    assert.ok(second.ok);
+    await until(() => c.ids.length === 1, 'the reconnected client gets the next event');
+    assert.deepEqual(c.ids, [second.events[0]!.id]);
+    assert.deepEqual(b.ids, [first.events[0]!.id]);
+    c.stream.end();
+  });
+
   it('clients of one session opened at once share one watch and one tail read; a deleted session ends them', async () => {
     const { sessionId, ids } = await sessionWithHistory(3);
     let tails = 0;
