@@ -90,7 +90,8 @@ export class OrderedFeed implements FeedHandle, LiveInput, TimerTarget {
   #pollMs: number;
   /** Wheel bucket of the pending idle poll; 0 = none. */
   #pollKey = 0;
-  #pending: LoggedEvent[] = [];
+  /** Live events not yet delivered; null while none came (an idle feed holds no array). */
+  #pending: LoggedEvent[] | null = null;
   /** A page read from the log, being delivered from `#pageAt`. */
   #page: LoggedEvent[] | null = null;
   #pageAt = 0;
@@ -128,9 +129,11 @@ export class OrderedFeed implements FeedHandle, LiveInput, TimerTarget {
   push(event: LoggedEvent): void {
     if (this.#done) return;
     this.#pollMs = this.#group.source.idlePollMs;
-    if (this.#pending.length >= this.#group.maxBuffered) {
+    if (this.#pending === null) {
+      this.#pending = [event];
+    } else if (this.#pending.length >= this.#group.maxBuffered) {
       // A slow sink: stop buffering and let it catch up from the log instead.
-      this.#pending = [];
+      this.#pending = null;
       this.#overflowed = true;
     } else {
       this.#pending.push(event);
@@ -192,13 +195,16 @@ export class OrderedFeed implements FeedHandle, LiveInput, TimerTarget {
       this.#fetch();
       return 'wait';
     }
-    const head = this.#pending.shift();
-    if (head === undefined) return 'idle';
+    const head = this.#pending?.shift();
+    if (head === undefined) {
+      this.#pending = null;
+      return 'idle';
+    }
     if (head.sequence === this.#cursor + 1) return this.#deliver(head);
     if (head.sequence > this.#cursor + 1) {
       // A gap: the missing events are stored (live only carries stored events), so read
       // them. If a read at this very cursor came back short already (replica lag), wait a bit.
-      this.#pending.unshift(head);
+      this.#pending!.unshift(head);
       const again = this.#backfilledAt === this.#cursor;
       this.#backfilledAt = this.#cursor;
       this.#readLog = true;
@@ -263,7 +269,7 @@ export class OrderedFeed implements FeedHandle, LiveInput, TimerTarget {
   #finish(err: Error | null): void {
     if (this.#done) return;
     this.#done = true;
-    this.#pending = [];
+    this.#pending = null;
     this.#page = null;
     this.#cancelPoll();
     this.#stop();

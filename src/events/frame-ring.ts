@@ -18,9 +18,9 @@ export interface Frame {
  */
 export class FrameRing {
   /**
-   * Grown on demand up to `capacity` (doubling, re-laid out from the head): a watched session
-   * that never gets an event must not pay for 512 empty slots (4 KiB each, and at 1 follower
-   * per session there is a watch per stream).
+   * Grown on demand up to `capacity` (1, 2, 4 … slots, re-laid out from the head): a watched
+   * session must not pay for 512 empty slots (4 KiB each, and at 1 follower per session there
+   * is a watch per stream), nor a session with one event for eight.
    */
   #slots: (Frame | undefined)[] = [];
   #head = 0;
@@ -112,7 +112,7 @@ export class FrameRing {
   #roomForOneMore(): void {
     const len = this.#slots.length;
     if (this.#size < len) return;
-    const grown = new Array<Frame | undefined>(Math.min(this.capacity, Math.max(8, len * 2)));
+    const grown = new Array<Frame | undefined>(Math.min(this.capacity, Math.max(1, len * 2)));
     for (let i = 0; i < this.#size; i++) grown[i] = this.#at(i);
     this.#slots = grown;
     this.#head = 0;

@@ -1,49 +1,18 @@
 import type { SessionEvent } from '../../schemas/events.js';
-import type { BusReader, EventSink, FeedHandle } from '../bus/index.js';
+import type { BusReader } from '../bus/index.js';
 import { formatSseFrame } from '../http/index.js';
 import { flowingFrame, type SseStream } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { pauseMs, retry, retryPolicies } from '../retry/index.js';
 import { passesFilter, type EventFilter } from './event-filter.js';
-import { FrameRing, type Frame } from './frame-ring.js';
+import type { Frame } from './frame-ring.js';
+import { Watch, type Client, type WatchOwner } from './watch.js';
 
-/**
- * Frames kept per watched session so a reconnect after cycling, and every client after the
- * first to replay a session's history, is served from memory.
- */
-const RING_SIZE = 512;
-/** …and at most this much frame text (UTF-16 code units), so large events do not pin megabytes per session. */
-const RING_MAX_CHARS = 512 * 1024;
 /** How long a session stays watched after its last client left (absorbs reconnects), in ms. */
 const UNWATCH_GRACE_MS = 5_000;
 const REPLAY_PAGE = 500;
 /** A replay read serialises at most about this much frame text (UTF-16 units); the client's next read goes on from there. */
 const REPLAY_MAX_CHARS = 4 * 1024 * 1024;
-
-interface Client {
-  stream: SseStream;
-  filter: EventFilter | null;
-  /** Last sequence this client has been sent (or skipped by its filter). */
-  cursor: number;
-  live: boolean;
-}
-
-interface Watch {
-  sessionId: string;
-  clients: Set<Client>;
-  ring: FrameRing;
-  /** Log reads in flight by start position: clients resuming from the same point share one (made on the first). */
-  replays?: Map<number, Promise<Frame[]>>;
-  lastSequence: number;
-  feed: FeedHandle;
-  /** Failures of the feed since its last event (retried with retryPolicies.sessionFeed). */
-  failures: number;
-  unwatchTimer?: NodeJS.Timeout;
-  dropped: boolean;
-}
-
-/** A watch's feed until it follows the session (set in the same tick). */
-const CLOSED_FEED: FeedHandle = { close: () => undefined };
 
 export interface AttachOptions {
   afterSequence: number;
@@ -55,18 +24,27 @@ export interface AttachOptions {
  * it; each event is serialised to a frame once and written to every interested client.
  */
 export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; log: Logger }) {
-  const watches = new Map<string, Promise<Watch>>();
+  // The watch itself once open (a promise only while its tail is read): no settled promise kept per session.
+  const watches = new Map<string, Watch | Promise<Watch>>();
   // One subscription for every session's deletion, not one per watched session (NATS interest and memory per stream).
   const stopDeletions = bus.signals.subscribeType('deleted', (s) => closeSession(s.session_id));
 
-  async function watch(sessionId: string): Promise<Watch> {
-    let w = watches.get(sessionId);
-    if (!w) {
-      w = openWatch(sessionId);
-      watches.set(sessionId, w);
-      w.catch(() => watches.delete(sessionId));
-    }
-    return w;
+  function watch(sessionId: string): Watch | Promise<Watch> {
+    const known = watches.get(sessionId);
+    if (known) return known;
+    const opening = openWatch(sessionId).then(
+      (w) => {
+        // Still ours unless the session was deleted or the hub closed meanwhile (the watch is dropped then).
+        if (watches.get(sessionId) === opening && !w.dropped) watches.set(sessionId, w);
+        return w;
+      },
+      (err: unknown) => {
+        if (watches.get(sessionId) === opening) watches.delete(sessionId);
+        throw err;
+      },
+    );
+    watches.set(sessionId, opening);
+    return opening;
   }
 
   /**
@@ -81,15 +59,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
 
   async function openWatch(sessionId: string): Promise<Watch> {
     const lastSequence = await withRetries(sessionId, 'reading the session tail', () => bus.events.lastSequence(sessionId));
-    const w: Watch = {
-      sessionId,
-      clients: new Set(),
-      ring: new FrameRing(RING_SIZE, RING_MAX_CHARS),
-      lastSequence,
-      feed: CLOSED_FEED,
-      failures: 0,
-      dropped: false,
-    };
+    const w = new Watch(sessionId, lastSequence, owner);
     follow(w);
     return w;
   }
@@ -99,14 +69,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
    * watched session costs no pending promise or timer of its own (bus/ordered-feed.ts).
    */
   function follow(w: Watch): void {
-    const sink: EventSink<SessionEvent> = {
-      event(event) {
-        publish(w, event);
-        w.failures = 0;
-      },
-      end: (err) => feedEnded(w, err),
-    };
-    w.feed = bus.events.follow(w.sessionId, sink, { afterSequence: w.lastSequence });
+    w.feed = bus.events.follow(w.sessionId, w, { afterSequence: w.lastSequence });
   }
 
   /** A failed feed is reopened a few times; a closed one (the watch dropped, the session deleted, the bus closed) is not. */
@@ -140,15 +103,17 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     if (event.sequence <= w.lastSequence) return;
     w.lastSequence = event.sequence;
     const frame = toFrame(event);
-    w.ring.push(frame);
+    w.ringFor().push(frame);
     for (const c of w.clients) if (c.live) deliver(c, frame);
   }
+
+  const owner: WatchOwner = { publish, feedEnded };
 
   async function attach(sessionId: string, stream: SseStream, { afterSequence, filter }: AttachOptions): Promise<void> {
     const w = await watch(sessionId);
     clearTimeout(w.unwatchTimer);
     const client: Client = { stream, filter, cursor: afterSequence, live: false };
-    w.clients.add(client);
+    w.addClient(client);
     stream.onClose(() => detach(w, client));
     // Replay until caught up with the live feed; no await between the last check and going live.
     while (stream.open && client.cursor < w.lastSequence) {
@@ -158,7 +123,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   }
 
   function replayFrames(w: Watch, after: number): Frame[] | Promise<Frame[]> {
-    const cached = w.ring.after(after);
+    const cached = w.ring?.after(after);
     if (cached) return cached;
     let read = w.replays?.get(after);
     if (!read) {
@@ -177,10 +142,10 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
             chars += f.text.length;
           }
           // Kept when it joins what the ring holds, so the session's next clients skip the read.
-          w.ring.prepend(frames, w.lastSequence);
+          if (frames.length) w.ringFor().prepend(frames, w.lastSequence);
           return frames;
         })
-        .finally(() => w.replays?.delete(after));
+        .finally(() => w.replayDone(after));
       (w.replays ??= new Map()).set(after, read);
     }
     return read;
@@ -189,7 +154,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   /** The sequence of a recent event of a session watched here, from memory; undefined when not kept. */
   async function recentSequence(sessionId: string, eventId: string): Promise<number | undefined> {
     const w = watches.get(sessionId);
-    return w ? (await w.catch(() => undefined))?.ring.sequenceOf(eventId) : undefined;
+    return w ? (await Promise.resolve(w).catch(() => undefined))?.ring?.sequenceOf(eventId) : undefined;
   }
 
   function deliver(c: Client, f: Frame): void {
@@ -199,10 +164,10 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
   }
 
   function detach(w: Watch, c: Client): void {
-    w.clients.delete(c);
-    if (w.clients.size === 0 && !w.dropped) {
+    w.removeClient(c);
+    if (w.clientCount === 0 && !w.dropped) {
       clearTimeout(w.unwatchTimer);
-      w.unwatchTimer = setTimeout(() => w.clients.size === 0 && drop(w), UNWATCH_GRACE_MS).unref();
+      w.unwatchTimer = setTimeout(() => w.clientCount === 0 && drop(w), UNWATCH_GRACE_MS).unref();
     }
   }
 
@@ -217,10 +182,15 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
 
   /** Ends every local stream of a deleted session. */
   function closeSession(sessionId: string): void {
-    void watches.get(sessionId)?.then((w) => {
-      for (const c of [...w.clients]) c.stream.end();
-      drop(w);
-    });
+    const w = watches.get(sessionId);
+    if (!w) return;
+    void Promise.resolve(w).then(
+      (open) => {
+        for (const c of [...open.clients]) c.stream.end();
+        drop(open);
+      },
+      () => undefined,
+    );
   }
 
   return {
@@ -231,7 +201,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
     watchedCount: () => watches.size,
     close(): void {
       stopDeletions();
-      for (const w of watches.values()) void w.then(drop, () => undefined);
+      for (const w of watches.values()) void Promise.resolve(w).then(drop, () => undefined);
     },
   };
 }

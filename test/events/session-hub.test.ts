@@ -120,6 +120,72 @@ describe('session hub - replays served from memory', () => {
     assert.equal(await hub.recentSequence(other.sessionId, ids[3]!), undefined);
     a.stream.end();
   });
+
+  it('a session watched before its first event gets it live and remembers it for resumes', async () => {
+    const sessionId = newId();
+    const a = recordingStream();
+    await hub.attach(sessionId, a.stream, { afterSequence: 0, filter: null });
+    assert.equal(await hub.recentSequence(sessionId, newId()), undefined, 'nothing kept for a session with no events');
+    const live = await rawLog(bus.events).append(sessionId, [{ type: 'turn.started' }]);
+    assert.ok(live.ok);
+    await until(() => a.ids.length === 1, 'the live event');
+    assert.equal(await hub.recentSequence(sessionId, live.events[0]!.id), 1, 'the first frame is kept for resumes');
+    const readsBefore = reads;
+    const b = recordingStream();
+    await hub.attach(sessionId, b.stream, { afterSequence: 0, filter: null });
+    assert.deepEqual(b.ids, a.ids);
+    assert.equal(reads, readsBefore, 'replayed from memory');
+    for (const s of [a, b]) s.stream.end();
+  });
+
+  it('clients leaving one by one: the rest still get live events, the last one keeps the watch for a reconnect', async () => {
+    const { sessionId } = await sessionWithHistory(1);
+    const [a, b] = [recordingStream(), recordingStream()];
+    await hub.attach(sessionId, a.stream, { afterSequence: 1, filter: null });
+    await hub.attach(sessionId, b.stream, { afterSequence: 1, filter: null });
+    const watched = hub.watchedCount();
+    a.stream.end();
+    const first = await rawLog(bus.events).append(sessionId, [{ type: 'turn.started' }]);
+    assert.ok(first.ok);
+    await until(() => b.ids.length === 1, 'the remaining client gets the event');
+    assert.deepEqual(a.ids, [], 'the client that left gets nothing');
+    b.stream.end();
+    const c = recordingStream();
+    await hub.attach(sessionId, c.stream, { afterSequence: 2, filter: null });
+    assert.equal(hub.watchedCount(), watched, 'the same watch, within the grace period');
+    const second = await rawLog(bus.events).append(sessionId, [{ type: 'turn.completed' }]);
+    assert.ok(second.ok);
+    await until(() => c.ids.length === 1, 'the reconnected client gets the next event');
+    assert.deepEqual(c.ids, [second.events[0]!.id]);
+    assert.deepEqual(b.ids, [first.events[0]!.id]);
+    c.stream.end();
+  });
+
+  it('clients of one session opened at once share one watch and one tail read; a deleted session ends them', async () => {
+    const { sessionId, ids } = await sessionWithHistory(3);
+    let tails = 0;
+    const lastSequence = bus.events.lastSequence;
+    bus.events.lastSequence = (id) => {
+      if (id === sessionId) tails++;
+      return lastSequence.call(bus.events, id);
+    };
+    const watchedBefore = hub.watchedCount();
+    const clients = Array.from({ length: 3 }, recordingStream);
+    try {
+      await Promise.all(clients.map((c) => hub.attach(sessionId, c.stream, { afterSequence: 0, filter: null })));
+      const late = recordingStream();
+      clients.push(late);
+      await hub.attach(sessionId, late.stream, { afterSequence: 1, filter: null });
+    } finally {
+      bus.events.lastSequence = lastSequence;
+    }
+    assert.equal(tails, 1, 'the tail is read once for the session');
+    assert.equal(hub.watchedCount(), watchedBefore + 1);
+    assert.deepEqual(clients[3]!.ids, ids.slice(1));
+    hub.closeSession(sessionId);
+    await until(() => clients.every((c) => !c.stream.open), 'every stream of the deleted session ended');
+    assert.equal(hub.watchedCount(), watchedBefore, 'the watch is gone');
+  });
 });
 
 describe('session hub - a failing feed', () => {

@@ -49,6 +49,23 @@ describe('SSE frames and streams', () => {
     s.end();
   });
 
+  it('runs every close cleanup once, in the order registered; one registered after the close runs at once', () => {
+    for (const n of [1, 2, 3]) {
+      const { sink } = fakeSink();
+      const s = new SseStream(sink, { heartbeatMs: 10_000, cycleMs: 3_600_000, maxBufferBytes: 1e6 }, new TimerWheel({ shortestMs: 1000 }));
+      const ran: string[] = [];
+      for (let i = 0; i < n; i++) s.onClose((stream) => ran.push(`${i}:${stream === s}`));
+      s.end();
+      s.closed();
+      assert.deepEqual(
+        ran,
+        Array.from({ length: n }, (_, i) => `${i}:true`),
+      );
+      s.onClose(() => ran.push('late'));
+      assert.equal(ran.at(-1), 'late');
+    }
+  });
+
   it('cycles the connection with a disconnecting frame inside ±20% of the cycle', async () => {
     const { sink, chunks, state } = fakeSink();
     const closed: string[] = [];
