@@ -19,6 +19,11 @@ function nestedOf(n: NestedTurn | undefined): NestedTurn {
   return { ...(n.child_session_id ? { child_session_id: n.child_session_id } : {}), ...(n.usage ? { usage: { ...n.usage } } : {}) };
 }
 
+/** Tags of an event about several calls: each call's tool and source. */
+function callsTags(calls: readonly ToolCallRef[], sourceOf: (name: string) => ToolSource): string[] {
+  return calls.flatMap((c) => toolTags(c.name, sourceOf(c.name)));
+}
+
 export const toolEvents = {
   actStarted(
     id: string,
@@ -30,11 +35,7 @@ export const toolEvents = {
     return {
       id,
       type: 'act.started',
-      ...on(
-        turn,
-        {},
-        calls.flatMap((c) => toolTags(c.name, sourceOf(c.name))),
-      ),
+      ...on(turn, {}, callsTags(calls, sourceOf)),
       data: { turn_id: turn.turn_id, iteration, tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) },
     };
   },
@@ -129,11 +130,7 @@ export const toolEvents = {
     return {
       id,
       type: 'tool.approval_requested',
-      ...on(
-        turn,
-        {},
-        calls.flatMap((c) => toolTags(c.name, sourceOf(c.name))),
-      ),
+      ...on(turn, {}, callsTags(calls, sourceOf)),
       data: { tool_calls: calls, deciders: { session_owner: sessionOwner, org_role: 'admin' } },
     };
   },

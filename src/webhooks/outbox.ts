@@ -60,7 +60,7 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
   const inFlight = new Set<Promise<void>>();
   let anyEndpoint: { until: number; answer: Promise<boolean> } | undefined;
 
-  /** Whether any organisation has an active endpoint, as of at most endpointCacheMs ago (always read when 0). */
+  /** Whether any organisation has an active endpoint, as of at most endpointCacheMs ago (used only when that is > 0). */
   function anyActiveEndpoint(): Promise<boolean> {
     const now = Date.now();
     if (anyEndpoint && now < anyEndpoint.until) return anyEndpoint.answer;
