@@ -181,6 +181,8 @@ export interface TurnQueue {
   claim(workerId: string, opts?: ClaimOptions): Promise<TurnClaim | null>;
   /** Whether the session has a turn queued or running. */
   has(sessionId: string): Promise<boolean>;
+  /** The id of the session's queued or running turn, or null when there is none. */
+  queued(sessionId: string): Promise<string | null>;
   /** Drops the session's turn, if any (session delete, stuck turn). */
   remove(sessionId: string): Promise<void>;
   /**

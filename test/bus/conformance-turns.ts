@@ -31,12 +31,15 @@ export function defineTurnQueueCases(ctx: ConformanceContext): void {
     await ctx.bus.turns.enqueue(first);
     await assert.rejects(ctx.bus.turns.enqueue(turn(first.session_id)), SessionBusyError);
     assert.equal(await ctx.bus.turns.has(first.session_id), true);
+    assert.equal(await ctx.bus.turns.queued(first.session_id), first.turn_id);
     const claim = await ctx.bus.turns.claim('w1');
     assert.deepEqual(claim?.turn, first);
     // Still busy while the turn runs.
     await assert.rejects(ctx.bus.turns.enqueue(turn(first.session_id)), SessionBusyError);
+    assert.equal(await ctx.bus.turns.queued(first.session_id), first.turn_id, 'running counts as queued');
     await claim!.ack();
     assert.equal(await ctx.bus.turns.has(first.session_id), false);
+    assert.equal(await ctx.bus.turns.queued(first.session_id), null);
     const next = turn(first.session_id);
     await ctx.bus.turns.enqueue(next);
     await ctx.bus.turns.remove(first.session_id);

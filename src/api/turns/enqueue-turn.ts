@@ -50,14 +50,15 @@ export function createEnqueueTurn(ctx: TurnApiContext) {
   }
 
   /**
-   * Enqueues; a busy queue whose job is the previous, finished turn's is asked again
-   * (retryPolicies.previousTurnJob). Its ack normally lands within milliseconds; one still
-   * missing after ACK_GRACE_MS (a frozen worker, a NATS election: issue 32 item 4, 409s after
-   * session.idled) is not waited for: once the turn's session.idled is stored, its job is removed.
+   * Enqueues; a busy queue whose job is stale is asked again (retryPolicies.previousTurnJob).
+   * The previous turn's ack normally lands within milliseconds; a job still there after
+   * ACK_GRACE_MS (a frozen worker, a NATS election: issue 32 item 4, 409s after session.idled)
+   * is not waited for, and neither is a job whose start was answered with an error (void: its
+   * publish landed late). The look repeats every ACK_GRACE_MS: the log or the queue may answer
+   * only once a new leader is elected.
    */
   async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {
-    const since = Date.now();
-    let cleared = false;
+    let lookedAt = Date.now();
     const enqueue = async () => {
       try {
         await bus.turns.enqueue(job);
@@ -68,9 +69,9 @@ export function createEnqueueTurn(ctx: TurnApiContext) {
         const now = await status.read(job.session_id);
         const settling = now && !BUSY_STATUSES.has(now.status) && now.current_turn_id === seen.current_turn_id;
         if (!settling) throw err;
-        if (!cleared && seen.current_turn_id && Date.now() - since >= ACK_GRACE_MS) {
-          cleared = true;
-          await removeEndedJob(job.session_id, seen.current_turn_id);
+        if (Date.now() - lookedAt >= ACK_GRACE_MS) {
+          await removeStaleJob(job.session_id, seen.current_turn_id);
+          lookedAt = Date.now();
         }
         throw new PreviousJobQueued(err);
       }
@@ -80,14 +81,25 @@ export function createEnqueueTurn(ctx: TurnApiContext) {
     });
   }
 
-  /** Removes the finished turn's job when the log's last events show it ended (session.idled stored). */
-  async function removeEndedJob(sessionId: string, turnId: string): Promise<void> {
+  /**
+   * Removes the queued job when it can never run: the finished turn's, once the log's last
+   * events show it ended (session.idled stored), or a void turn's (begin refuses it anyway).
+   */
+  async function removeStaleJob(sessionId: string, finishedTurnId: string | null): Promise<void> {
+    const queued = await bus.turns.queued(sessionId);
+    if (queued === null) return;
+    const stale = queued === finishedTurnId ? await endedInLog(sessionId, queued) : await status.isVoid(sessionId, queued);
+    if (!stale) return;
+    const removed = await bus.turns.removeFinished(sessionId, queued);
+    const why = queued === finishedTurnId ? 'finished' : 'void';
+    log.info({ sessionId, turnId: queued, removed, why }, 'a stale turn job was still queued; removed for the next message');
+  }
+
+  /** Whether the log's last events hold the turn's session.idled (session events may follow it). */
+  async function endedInLog(sessionId: string, turnId: string): Promise<boolean> {
     const last = await bus.events.lastSequence(sessionId);
     const tail = await bus.events.read(sessionId, { afterSequence: Math.max(0, last - ENDED_TAIL), limit: ENDED_TAIL });
-    const ended = tail.some((e) => e.type === 'session.idled' && e.context.turn_id === turnId);
-    if (!ended) return;
-    const removed = await bus.turns.removeFinished(sessionId, turnId);
-    log.info({ sessionId, turnId, removed }, 'the finished turn’s job was still queued; removed for the next message');
+    return tail.some((e) => e.type === 'session.idled' && e.context.turn_id === turnId);
   }
 
   return enqueueTurn;

@@ -125,6 +125,13 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
     });
   }
 
+  /** The session's queued or running turn id (lower case), or null. */
+  async function queued(sessionId: string): Promise<string | null> {
+    assertUuid(sessionId);
+    const rows = await store.sql<{ turn_id: string }>('select turn_id from bus_turns where session_id = ?', [sessionId]);
+    return rows[0]?.turn_id.toLowerCase() ?? null;
+  }
+
   return {
     async enqueue(turn: TurnJob) {
       assertUuid(turn.session_id);
@@ -173,15 +180,14 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
       claims?.delete(sessionId);
       await store.sql('delete from bus_turns where session_id = ?', [sessionId]);
     },
+    queued,
     async removeFinished(sessionId: string, turnId: string) {
-      assertUuid(sessionId);
       assertUuid(turnId);
-      const rows = await store.sql<{ turn_id: string }>('select turn_id from bus_turns where session_id = ?', [sessionId]);
-      const queued = rows[0]?.turn_id.toLowerCase();
-      if (queued === undefined) return true;
-      if (queued !== turnId.toLowerCase()) return false;
+      const queuedId = await queued(sessionId);
+      if (queuedId === null) return true;
+      if (queuedId !== turnId.toLowerCase()) return false;
       claims?.delete(sessionId);
-      await store.sql('delete from bus_turns where session_id = ? and turn_id = ?', [sessionId, queued]);
+      await store.sql('delete from bus_turns where session_id = ? and turn_id = ?', [sessionId, queuedId]);
       return true;
     },
   };

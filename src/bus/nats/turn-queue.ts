@@ -251,8 +251,8 @@ export function createNatsTurnQueue({
     }
   }
 
-  async function queuedTurnId(sessionId: string): Promise<string | undefined> {
-    return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id;
+  async function queuedTurnId(sessionId: string): Promise<string | null> {
+    return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) }))?.json<TurnJob>().turn_id ?? null;
   }
 
   /** The ack of a stored (or deduplicated) job; null when this turn's job is queued already. */
@@ -329,6 +329,7 @@ export function createNatsTurnQueue({
     async has(sessionId: string) {
       return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) })) !== null;
     },
+    queued: queuedTurnId,
     async remove(sessionId: string) {
       await jsm.streams.purge(TURN_STREAM, { filter: turnSubject(sessionId) });
       released.delete(sessionId);
