@@ -59,6 +59,7 @@ export function createEnqueueTurn(ctx: TurnApiContext) {
    */
   async function enqueueStart(job: TurnJob, seen: SessionTurnRow): Promise<void> {
     let lookedAt = Date.now();
+    let removed = false;
     const enqueue = async () => {
       try {
         await bus.turns.enqueue(job);
@@ -70,29 +71,34 @@ export function createEnqueueTurn(ctx: TurnApiContext) {
         const settling = now && !BUSY_STATUSES.has(now.status) && now.current_turn_id === seen.current_turn_id;
         if (!settling) throw err;
         if (Date.now() - lookedAt >= ACK_GRACE_MS) {
-          await removeStaleJob(job.session_id, seen.current_turn_id);
+          removed ||= await removeStaleJob(job.session_id, seen.current_turn_id);
           lookedAt = Date.now();
         }
         throw new PreviousJobQueued(err);
       }
     };
-    await retry(enqueue, retryPolicies.previousTurnJob, { retryable: (err) => err instanceof PreviousJobQueued }).catch((err: unknown) => {
-      throw err instanceof PreviousJobQueued ? err.busy : err;
+    await retry(enqueue, retryPolicies.previousTurnJob, { retryable: (err) => err instanceof PreviousJobQueued }).catch(async (err: unknown) => {
+      if (!(err instanceof PreviousJobQueued)) throw err;
+      // A removal slowed by a stalled connection can end past the deadline: the way is clear, ask once more.
+      if (!removed) throw err.busy;
+      await bus.turns.enqueue(job);
     });
   }
 
   /**
    * Removes the queued job when it can never run: the finished turn's, once the log's last
    * events show it ended (session.idled stored), or a void turn's (begin refuses it anyway).
+   * True when no such job is queued any more.
    */
-  async function removeStaleJob(sessionId: string, finishedTurnId: string | null): Promise<void> {
+  async function removeStaleJob(sessionId: string, finishedTurnId: string | null): Promise<boolean> {
     const queued = await bus.turns.queued(sessionId);
-    if (queued === null) return;
+    if (queued === null) return true;
     const stale = queued === finishedTurnId ? await endedInLog(sessionId, queued) : await status.isVoid(sessionId, queued);
-    if (!stale) return;
+    if (!stale) return false;
     const removed = await bus.turns.removeFinished(sessionId, queued);
     const why = queued === finishedTurnId ? 'finished' : 'void';
     log.info({ sessionId, turnId: queued, removed, why }, 'a stale turn job was still queued; removed for the next message');
+    return removed;
   }
 
   /** Whether the log's last events hold the turn's session.idled (session events may follow it). */
