@@ -33,6 +33,8 @@ const ConfigSchema = Type.Object({
   NATS_TLS_CERT: Type.Optional(Type.String({ minLength: 1 })),
   NATS_TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   NATS_EVENT_SHARDS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
+  /** Watched sessions of one event shard from which an instance takes the shard's live events through one wildcard subscription; 0 = never. */
+  NATS_LIVE_WILDCARD_MIN_SESSIONS: Type.Integer({ minimum: 0, default: 1000 }),
   /** `auto`: min(3, servers in the NATS cluster); 1-5 fixes the replicas of every stream and bucket. */
   NATS_REPLICAS: Type.String({ pattern: '^(auto|[1-5])$', default: 'auto' }),
   API_PREFIX: Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', default: '' }),

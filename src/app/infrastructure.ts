@@ -110,6 +110,7 @@ async function openStoreAndBus(config: Config, { log, phases, closers, embeddedD
           name: `agent-session-service/${instanceId}`,
           log,
           shards: config.NATS_EVENT_SHARDS,
+          liveWildcardMinSessions: config.NATS_LIVE_WILDCARD_MIN_SESSIONS,
           ackWaitMs: config.TURN_CLAIM_TIMEOUT_MS,
           auth: {
             credsFile: config.NATS_CREDS,

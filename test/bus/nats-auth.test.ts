@@ -249,6 +249,8 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     }
     // What the roles use stays open.
     assert.equal(await subscriptionError(apiNc, `live.0.${sessionId}`, 300), null);
+    // A shard's wildcard (live-subscriptions.ts) lies within the same live.*.* grant.
+    assert.equal(await subscriptionError(apiNc, 'live.0.*', 300), null);
     assert.equal(await subscriptionError(workerNc, `ctl.${sessionId}.*`, 300), null);
 
     // The api user cannot look up or pull from the workers consumer, nor ack for it.

@@ -19,6 +19,9 @@ runBusConformance({ name: 'nats', create: () => natsHarness() });
 
 runBusConformance({ name: 'nats with 3 event shards', create: () => natsHarness({ shards: 3 }) });
 
+// Every watched session on its shard's wildcard subscription (live-subscriptions.ts).
+runBusConformance({ name: 'nats with live events through the shard wildcard', create: () => natsHarness({ liveWildcardMinSessions: 1 }) });
+
 test('nats - a process that never saw a session reads it from any position (binary search over the stream)', async (t) => {
   const harness = await natsHarness();
   t.after(() => harness.close());

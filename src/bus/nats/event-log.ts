@@ -1,18 +1,19 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { retrier, retryPolicies } from '../../retry/index.js';
 import { uuidv7Millis } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import { createKeyedChain } from '../keyed-chain.js';
 import { RecencyMap } from '../recency-map.js';
 import { iterateFeed } from '../feed-iterator.js';
-import { FeedGroup, type LiveInput } from '../ordered-feed.js';
+import { FeedGroup } from '../ordered-feed.js';
 import type { AppendOptions, AppendResult, EventLog, EventSink, FeedHandle, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import { publishRound } from './event-append.js';
 import type { LeaderGet } from './leader-get.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
 import { numericHeaders } from './msg-headers.js';
+import { LiveSubscriptions } from './live-subscriptions.js';
 import { PositionIndex } from './position-index.js';
 import { assertUuid, sessionSubjects, type SessionSubjects } from './topology.js';
 
@@ -47,6 +48,8 @@ export interface NatsEventLogOptions {
   /** …backing off to this while the checks find nothing (ordered-feed.ts); default livePollMs. */
   livePollMaxMs?: number;
   findSkewMs: number;
+  /** A shard's live events come through one wildcard subscription from this many watched sessions of it on (live-subscriptions.ts); 0 = never. */
+  liveWildcardMinSessions: number;
 }
 
 /** What one run of an append stored (its first events, at least one), or the OCC refusal. */
@@ -190,35 +193,31 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
     return known ? Promise.resolve(known) : null;
   }
 
-  /** Live delivery of a session: its republished events, with their stream positions as hints for backfills. */
-  function listenLive(sessionId: string, input: LiveInput) {
-    const where = sessionSubjects(sessionId, shards);
-    const sub = nc.subscribe(where.live, {
-      callback(err, msg) {
-        if (err) return input.fail(err);
-        let event: LoggedEvent;
-        try {
-          event = msg.json<LoggedEvent>();
-        } catch (parseErr) {
-          // Not one of ours; skipping it is safe: a real gap is back-filled from the log.
-          return log.warn({ err: parseErr, sessionId }, 'unreadable live event skipped');
-        }
-        // Nats-Sequence is this event's stream sequence, Nats-Last-Sequence the previous
-        // one on the subject (sequence - 1): both become hints, so a gap is back-filled
-        // from exactly the right place in the stream.
-        const [seq = 0, prev = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
-        if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });
-        if (prev > 0) positions.record(sessionId, { sequence: event.sequence - 1, streamSeq: prev });
-        input.push(event);
-      },
-    });
-    // Once the server has our SUB, nothing stored later can be missed by the replay.
-    return { stop: () => sub.unsubscribe(), ready: nc.flush() };
+  /**
+   * A republished event of a watched session, its stream positions kept as hints: Nats-Sequence
+   * is its stream sequence, Nats-Last-Sequence the previous one on the subject (sequence - 1),
+   * so a gap is back-filled from exactly the right place in the stream.
+   */
+  function decodeLive(sessionId: string, msg: Msg): LoggedEvent | undefined {
+    let event: LoggedEvent;
+    try {
+      event = msg.json<LoggedEvent>();
+    } catch (parseErr) {
+      // Not one of ours; skipping it is safe: a real gap is back-filled from the log.
+      log.warn({ err: parseErr, sessionId }, 'unreadable live event skipped');
+      return undefined;
+    }
+    const [seq = 0, prev = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
+    if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });
+    if (prev > 0) positions.record(sessionId, { sequence: event.sequence - 1, streamSeq: prev });
+    return event;
   }
+
+  const live = new LiveSubscriptions({ nc, shards, wildcardMinSessions: o.liveWildcardMinSessions, decode: decodeLive });
 
   const feeds = new FeedGroup({
     fetch: (sessionId, after) => reader.read(sessionId, { afterSequence: after }),
-    listen: listenLive,
+    listen: (sessionId, input) => live.listen(sessionId, input),
     idlePollMs: o.livePollMs,
     idlePollMaxMs: o.livePollMaxMs,
   });

@@ -7,6 +7,7 @@ import { createLeaderGet } from './leader-get.js';
 import { createAckedPublisher } from './acked-publisher.js';
 import { natsConnectOptions, type NatsAuthConnectOptions, type NatsAuthOptions } from './connect-options.js';
 import { createNatsEventLog } from './event-log.js';
+import { DEFAULT_LIVE_WILDCARD_MIN_SESSIONS } from './live-subscriptions.js';
 import { chooseReplicas, type ReplicasSetting } from './replicas.js';
 import { createNatsSignals } from './signals.js';
 import { shareRequestCancelError } from './request-cancel.js';
@@ -73,6 +74,11 @@ export interface NatsBusOptions {
   livePollMaxMs?: number;
   /** Clock-skew margin of findById's start-time lookup, in ms (default 10000). */
   findSkewMs?: number;
+  /**
+   * Watched sessions of one shard from which its live events come through one `live.<k>.*`
+   * subscription instead of one per session (default 1000; back below half; 0 = never).
+   */
+  liveWildcardMinSessions?: number;
   /** JetStream API and publish timeout, in ms (default 5000). */
   requestTimeoutMs?: number;
   /** Client ping interval, in ms (default 1500): a stalled server is left after two unanswered pings. */
@@ -245,6 +251,7 @@ async function openNatsBus<E extends LoggedEvent>(opts: NatsBusOptions, settings
       livePollMs: opts.livePollMs ?? DEFAULT_LIVE_POLL_MS,
       livePollMaxMs: Math.max(opts.livePollMs ?? DEFAULT_LIVE_POLL_MS, opts.livePollMaxMs ?? DEFAULT_LIVE_POLL_MAX_MS),
       findSkewMs: opts.findSkewMs ?? DEFAULT_FIND_SKEW_MS,
+      liveWildcardMinSessions: opts.liveWildcardMinSessions ?? DEFAULT_LIVE_WILDCARD_MIN_SESSIONS,
       onFirstEvent: (sessionId) => neverClaimed.set(sessionId, true),
     });
     onReconnect = () => events.staleAll();

@@ -40,6 +40,7 @@ export interface TopologyOptions {
 
 /** Where one session's events live. */
 export interface SessionSubjects {
+  shard: number;
   stream: string;
   subject: string;
   live: string;
@@ -59,7 +60,12 @@ export function shardOf(sessionId: string, shards: number): number {
 export function sessionSubjects(sessionId: string, shards: number): SessionSubjects {
   assertUuid(sessionId);
   const k = shardOf(sessionId, shards);
-  return { stream: `EVENTS_${k}`, subject: `evt.${k}.${sessionId}`, live: `live.${k}.${sessionId}` };
+  return { shard: k, stream: `EVENTS_${k}`, subject: `evt.${k}.${sessionId}`, live: `live.${k}.${sessionId}` };
+}
+
+/** Every session's live events of shard `k` (one wildcard subscription, live-subscriptions.ts). */
+export function liveShardSubject(k: number): string {
+  return `live.${k}.*`;
 }
 
 /** The TURNS subject of a session: at most one message lives there (its queued or running turn). */
