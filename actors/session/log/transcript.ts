@@ -12,6 +12,7 @@
  */
 import type { EventData, SessionEvent, TypedEvent } from '../../../schemas/events.js';
 import {
+  deriveMessages,
   repairNoteText,
   type LlmAssistantMessage,
   type LlmMessage,
@@ -105,6 +106,9 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
   let entries: Entry[] | null = null;
   let { usage, sequence } = t;
   let summary = t.summary ?? null;
+  // What the new entries share with t.entries: all but those replaced, unless a compaction cut them.
+  let shared = t.entries.length;
+  let cutAt = false;
   const mutable = () => (entries ??= t.entries.slice());
   for (const e of events) {
     if (e.sequence <= sequence) continue;
@@ -133,6 +137,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         const results = new Map(owner.results);
         results.set(callId, { role: 'tool', tool_call_id: callId, name: e.data.tool_name ?? '', ...resultText(e.data) });
         m[index] = { ...owner, results };
+        shared = Math.min(shared, index);
         break;
       }
       case 'llm.generation':
@@ -145,6 +150,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         const cut = m.findLastIndex((x) => x.event_id === e.data.up_to_event_id);
         if (cut < 0) break; // a boundary this fold does not hold (already compacted past it)
         entries = m.slice(cut + 1);
+        cutAt = true;
         summary = e.data.summary;
         break;
       }
@@ -152,6 +158,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         break;
     }
   }
+  if (entries && !cutAt) deriveEntries(entries, t.entries, shared);
   return { sequence, entries: entries ?? t.entries, usage, summary };
 }
 
@@ -176,11 +183,15 @@ function assistantMessages(entry: AssistantEntry): LlmMessage[] {
   return out;
 }
 
-function textOnlyMessages(entry: UserEntry): LlmMessage[] | null {
+/** The text parts of a user entry; null when it has images. */
+function textParts(entry: UserEntry): LlmUserPart[] | null {
   if (entry.content.some((p) => p.type === 'image_file')) return null;
-  const content: LlmUserPart[] = entry.content
-    .filter((p) => p.type === 'text')
-    .map((p) => ({ type: 'text', text: String(p['text'] ?? '') }));
+  return entry.content.filter((p) => p.type === 'text').map((p) => ({ type: 'text', text: String(p['text'] ?? '') }));
+}
+
+function textOnlyMessages(entry: UserEntry): LlmMessage[] | null {
+  const content = textParts(entry);
+  if (!content) return null;
   return content.length ? [{ role: 'user', content }] : [];
 }
 
@@ -194,8 +205,74 @@ function entryMessages(entry: Entry): readonly LlmMessage[] | null {
   return messages;
 }
 
-/** The LLM messages of the transcript, every tool call followed by its result. */
+/** The messages of an entries array with no image to resolve, kept while it lives; `ends[i]`: messages up to entry i. */
+interface Built {
+  summary: string | null;
+  messages: LlmMessage[];
+  ends: number[];
+}
+const built = new WeakMap<readonly Entry[], Built>();
+/** The entries array an array was extended from (one whose messages are built), and how many leading entries they share. */
+const entriesLineage = new WeakMap<readonly Entry[], { base: readonly Entry[]; shared: number }>();
+
+/** Records that `entries` begins with `base`'s first `shared` entries (see builtMessages). */
+function deriveEntries(entries: readonly Entry[], base: readonly Entry[], shared: number): void {
+  const via = built.has(base) ? { base, shared } : entriesLineage.get(base);
+  if (via) entriesLineage.set(entries, { base: via.base, shared: Math.min(via.shared, shared) });
+}
+
+/** The first user entry's messages with the summary leading them; null when it has images. */
+const ledKept = new WeakMap<Entry, { summary: string; messages: readonly LlmMessage[] | null }>();
+function ledMessages(entry: UserEntry, summary: string): readonly LlmMessage[] | null {
+  let kept = ledKept.get(entry);
+  if (kept?.summary !== summary) {
+    const own = textParts(entry);
+    kept = { summary, messages: own && [{ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + summary }, ...own] }] };
+    ledKept.set(entry, kept);
+  }
+  return kept.messages;
+}
+
+/**
+ * The transcript's messages built from those of the entries array it was extended from: only the
+ * entries after the shared ones are visited, so a step of a long session costs what is new since
+ * the last step (issue 26). The list is kept with the entries and derived from the last one
+ * (deriveMessages), so the request's measure and the vendor's mapping do the same. Null when an
+ * entry has images (resolved per attempt).
+ */
+function builtMessages(t: Transcript): LlmMessage[] | null {
+  const kept = built.get(t.entries);
+  if (kept && kept.summary === t.summary) return kept.messages;
+  const from = entriesLineage.get(t.entries);
+  const base = from && built.get(from.base);
+  const reuse = from && base?.summary === t.summary ? from.shared : 0;
+  const messages = reuse ? base!.messages.slice(0, base!.ends[reuse - 1]) : [];
+  const ends = reuse ? base!.ends.slice(0, reuse) : [];
+  if (!reuse && t.summary && t.entries[0]?.role !== 'user')
+    messages.push({ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + t.summary }] });
+  for (let i = reuse; i < t.entries.length; i++) {
+    const entry = t.entries[i]!;
+    const own = i === 0 && t.summary && entry.role === 'user' ? ledMessages(entry, t.summary) : entryMessages(entry);
+    if (!own) return null;
+    for (const m of own) messages.push(m);
+    ends.push(messages.length);
+  }
+  built.set(t.entries, { summary: t.summary, messages, ends });
+  entriesLineage.delete(t.entries);
+  if (reuse) deriveMessages(messages, base!.messages, base!.ends[reuse - 1]!);
+  return messages;
+}
+
+/**
+ * The LLM messages of the transcript, every tool call followed by its result. The list is shared
+ * by every caller of the same transcript: never mutated.
+ */
 export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
+  return builtMessages(t) ?? (await resolvedMessages(t, resolveImage));
+}
+
+/** The transcript's messages with images resolved (walks every entry). */
+async function resolvedMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
   const out: LlmMessage[] = [];
   // The summary leads the first user message (vendors want user and assistant turns to alternate).
   let lead: LlmUserPart[] = t.summary ? [{ type: 'text', text: SUMMARY_PREFIX + t.summary }] : [];
