@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import { countTokens, loadOpenAiTokenizer, requestSize } from '../../actors/session/compaction/token-count.js';
 import { emptyTranscript, extendTranscript, toLlmMessages, type Transcript } from '../../actors/session/log/transcript.js';
 import type { SessionEvent } from '../../schemas/events.js';
-import type { LlmMessage, LlmToolDefinition, LlmUserPart } from '../../src/llm/index.js';
+import { perMessageList, type LlmMessage, type LlmToolDefinition, type LlmUserPart } from '../../src/llm/index.js';
 import { toChatParams } from '../../src/llm/openai-completions.js';
 import { toResponsesParams } from '../../src/llm/openai-responses.js';
 
@@ -138,6 +138,52 @@ describe('incremental history (issue 26)', () => {
         toResponsesParams(request(structuredClone(messages))),
         `responses after ${upTo}`,
       );
+    });
+  });
+});
+
+describe('incremental history: what a step visits (issue 26)', () => {
+  const turn = (n: number) => [
+    user(`u${n}`, `question ${n}`),
+    agent(`a${n}`, '', [`c${n}`]),
+    result(`r${n}`, `c${n}`, `time ${n}`),
+    agent(`b${n}`, 'answer'),
+  ];
+
+  /** Runs 30 turns event by event; `view` folds the next event and gives the transcript a step reads. */
+  async function visits(view: (event: SessionEvent) => Transcript): Promise<void> {
+    let visited = 0;
+    const visit = perMessageList((m) => {
+      visited++;
+      return m;
+    });
+    const all: SessionEvent[] = [];
+    for (let n = 0; n < 30; n++) {
+      for (const event of turn(n)) {
+        all.push(event);
+        visited = 0;
+        const messages = await toLlmMessages(view(event), resolve);
+        visit(messages);
+        if (n > 2) assert.ok(visited <= 4, `turn ${n}, ${event.id}: ${visited} messages visited of ${messages.length}`);
+        assert.deepEqual(messages, await toLlmMessages(extendTranscript(emptyTranscript(), all), resolve));
+      }
+    }
+  }
+
+  it('one fold extended step by step: a step visits its new messages only', async () => {
+    let t = emptyTranscript();
+    await visits((event) => (t = extendTranscript(t, [event])));
+  });
+
+  it("the turn log's view of its stored fold (stored events come back as new objects): new messages only", async () => {
+    // The view = the stored fold + the queued event; once stored, the event is folded (as a new
+    // object) into the stored fold, from which the next view is folded.
+    let stored = emptyTranscript();
+    let queued: SessionEvent | null = null;
+    await visits((event) => {
+      if (queued) stored = extendTranscript(stored, [structuredClone(queued)]);
+      queued = event;
+      return extendTranscript(stored, [event]);
     });
   });
 });

@@ -205,20 +205,30 @@ function entryMessages(entry: Entry): readonly LlmMessage[] | null {
   return messages;
 }
 
-/** The messages of an entries array with no image to resolve, kept while it lives; `ends[i]`: messages up to entry i. */
+/**
+ * The messages of an entries array with no image to resolve, kept while it lives; `ends[i]`:
+ * messages up to entry i. `anchor`: the newest list read by a step that begins with this one's
+ * first `shared` messages (itself until a step's list is built from it), from which the next
+ * list is derived (deriveMessages) so that the request's measure and the vendor's mapping of it
+ * reuse what they kept for that list.
+ */
 interface Built {
   summary: string | null;
   messages: LlmMessage[];
   ends: number[];
+  anchor: { list: readonly LlmMessage[]; shared: number };
 }
 const built = new WeakMap<readonly Entry[], Built>();
-/** The entries array an array was extended from (one whose messages are built), and how many leading entries they share. */
-const entriesLineage = new WeakMap<readonly Entry[], { base: readonly Entry[]; shared: number }>();
+/** The entries array an array was extended from, how many leading entries they share, and how many unbuilt arrays lead to a built one. */
+const entriesLineage = new WeakMap<readonly Entry[], { base: readonly Entry[]; shared: number; depth: number }>();
+/** Unbuilt arrays chained before the chain is cut short (a fold with no step reading it keeps its base alive). */
+const MAX_UNBUILT_CHAIN = 16;
 
-/** Records that `entries` begins with `base`'s first `shared` entries (see builtMessages). */
+/** Records that `entries` begins with `base`'s first `shared` entries (see builtOf). */
 function deriveEntries(entries: readonly Entry[], base: readonly Entry[], shared: number): void {
-  const via = built.has(base) ? { base, shared } : entriesLineage.get(base);
-  if (via) entriesLineage.set(entries, { base: via.base, shared: Math.min(via.shared, shared) });
+  const via = built.has(base) ? undefined : entriesLineage.get(base);
+  if (via && via.depth >= MAX_UNBUILT_CHAIN) entriesLineage.set(entries, { ...via, shared: Math.min(via.shared, shared) });
+  else entriesLineage.set(entries, { base, shared, depth: (via?.depth ?? 0) + 1 });
 }
 
 /** The first user entry's messages with the summary leading them; null when it has images. */
@@ -234,33 +244,37 @@ function ledMessages(entry: UserEntry, summary: string): readonly LlmMessage[] |
 }
 
 /**
- * The transcript's messages built from those of the entries array it was extended from: only the
- * entries after the shared ones are visited, so a step of a long session costs what is new since
- * the last step (issue 26). The list is kept with the entries and derived from the last one
- * (deriveMessages), so the request's measure and the vendor's mapping do the same. Null when an
- * entry has images (resolved per attempt).
+ * The messages of `entries` built from those of the array it was extended from (built first if
+ * need be: the turn log extends its stored fold, and its view from that): only the entries after
+ * the shared ones are visited, so a step of a long session costs what is new since the last
+ * step (issue 26). Null when an entry has images (resolved per attempt).
  */
-function builtMessages(t: Transcript): LlmMessage[] | null {
-  const kept = built.get(t.entries);
-  if (kept && kept.summary === t.summary) return kept.messages;
-  const from = entriesLineage.get(t.entries);
-  const base = from && built.get(from.base);
-  const reuse = from && base?.summary === t.summary ? from.shared : 0;
-  const messages = reuse ? base!.messages.slice(0, base!.ends[reuse - 1]) : [];
-  const ends = reuse ? base!.ends.slice(0, reuse) : [];
-  if (!reuse && t.summary && t.entries[0]?.role !== 'user')
-    messages.push({ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + t.summary }] });
-  for (let i = reuse; i < t.entries.length; i++) {
-    const entry = t.entries[i]!;
-    const own = i === 0 && t.summary && entry.role === 'user' ? ledMessages(entry, t.summary) : entryMessages(entry);
+function builtOf(entries: readonly Entry[], summary: string | null): Built | null {
+  const kept = built.get(entries);
+  if (kept && kept.summary === summary) return kept;
+  const from = entriesLineage.get(entries);
+  const base = from ? builtOf(from.base, summary) : null;
+  const reuse = base ? from!.shared : 0;
+  const shared = reuse ? base!.ends[reuse - 1]! : 0;
+  const messages = base ? base.messages.slice(0, shared) : [];
+  const ends = base ? base.ends.slice(0, reuse) : [];
+  if (!reuse && summary && entries[0]?.role !== 'user')
+    messages.push({ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + summary }] });
+  for (let i = reuse; i < entries.length; i++) {
+    const entry = entries[i]!;
+    const own = i === 0 && summary && entry.role === 'user' ? ledMessages(entry, summary) : entryMessages(entry);
     if (!own) return null;
     for (const m of own) messages.push(m);
     ends.push(messages.length);
   }
-  built.set(t.entries, { summary: t.summary, messages, ends });
-  entriesLineage.delete(t.entries);
-  if (reuse) deriveMessages(messages, base!.messages, base!.ends[reuse - 1]!);
-  return messages;
+  const anchor = base
+    ? { list: base.anchor.list, shared: Math.min(base.anchor.shared, shared) }
+    : { list: messages, shared: messages.length };
+  const out: Built = { summary, messages, ends, anchor };
+  built.set(entries, out);
+  entriesLineage.delete(entries);
+  if (base) deriveMessages(messages, anchor.list, anchor.shared);
+  return out;
 }
 
 /**
@@ -268,7 +282,16 @@ function builtMessages(t: Transcript): LlmMessage[] | null {
  * by every caller of the same transcript: never mutated.
  */
 export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
-  return builtMessages(t) ?? (await resolvedMessages(t, resolveImage));
+  const base = entriesLineage.get(t.entries);
+  const own = builtOf(t.entries, t.summary);
+  if (!own) return resolvedMessages(t, resolveImage);
+  // The list a step reads, whose measure and mapping are kept: what is built from this transcript
+  // next, or from its base (the turn log's next view of its stored fold), derives from it.
+  own.anchor = { list: own.messages, shared: own.messages.length };
+  const from = base && built.get(base.base);
+  const shared = from?.ends[base!.shared - 1] ?? 0;
+  if (from && shared > 0) from.anchor = { list: own.messages, shared };
+  return own.messages;
 }
 
 /** The transcript's messages with images resolved (walks every entry). */
