@@ -40,3 +40,4 @@ export { pickModelId, DEFAULT_MAX_OUTPUT_TOKENS } from './model-resolver.js';
 export { effectiveLimits, familyLimits, type ModelLimits } from './model-limits.js';
 export type { ModelResolver, ResolvedModel } from './model-resolver.js';
 export { REPLY_TOOL_NAME, STRUCTURED_REPAIR_PREFIX, repairNoteText } from './structured-output.js';
+export { deriveMessages, perMessageList } from './per-message.js';

@@ -9,7 +9,7 @@ import {
   openAiStreamItems,
   toolOutputText,
 } from './openai-client.js';
-import { perMessage } from './per-message.js';
+import { perMessage, perMessageList } from './per-message.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmResponseFormat, LlmStopReason, LlmStreamEvent } from './types.js';
@@ -38,11 +38,13 @@ const chatMessage = perMessage((m): ChatMessage => {
   return { role: 'tool', tool_call_id: m.tool_call_id, content: toolOutputText(m.content, m.is_error) };
 });
 
+/** The mapped messages of a list, kept per list: a step maps only what is new since the last (see perMessageList). */
+const chatMessages = perMessageList((m) => chatMessage(m));
+
 /** Maps neutral messages to Chat Completions messages (system prompt first). */
-export function toChatMessages(system: string, messages: LlmMessage[]): ChatMessage[] {
-  const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
-  for (const m of messages) out.push(chatMessage(m));
-  return out;
+export function toChatMessages(system: string, messages: readonly LlmMessage[]): ChatMessage[] {
+  const mapped = chatMessages(messages);
+  return system ? [{ role: 'system', content: system }, ...mapped] : [...mapped];
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { OpenAI } from 'openai';
 import { LlmError, toLlmError } from './errors.js';
 import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, toolOutputText } from './openai-client.js';
-import { perMessage } from './per-message.js';
+import { perMessage, perMessageList } from './per-message.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type {
@@ -39,10 +39,13 @@ const inputItems = perMessage((m): InputItem[] => {
   return [{ type: 'function_call_output', call_id: m.tool_call_id, output: toolOutputText(m.content, m.is_error) }];
 });
 
+/** The mapped messages of a list, kept per list: a step maps only what is new since the last (see perMessageList). */
+const inputItemLists = perMessageList((m) => inputItems(m));
+
 /** Maps neutral messages to Responses API input items (stateless: `store: false`). */
-export function toResponsesInput(messages: LlmMessage[]): InputItem[] {
+export function toResponsesInput(messages: readonly LlmMessage[]): InputItem[] {
   const items: InputItem[] = [];
-  for (const m of messages) for (const item of inputItems(m)) items.push(item);
+  for (const list of inputItemLists(messages)) for (const item of list) items.push(item);
   return items;
 }
 

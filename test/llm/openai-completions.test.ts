@@ -4,7 +4,7 @@ import { createLlmProvider } from '../../src/llm/index.js';
 import { mapChatStream, toChatParams } from '../../src/llm/openai-completions.js';
 import { startFakeOpenAi } from './fakes/openai.js';
 import type { FakeLlmServer } from './fakes/fake-server.js';
-import { collect, request, runProviderConformance } from './provider-conformance.js';
+import { collect, derivedHistories, request, runProviderConformance } from './provider-conformance.js';
 
 runProviderConformance({
   name: 'openai_completions (Chat Completions)',
@@ -20,6 +20,18 @@ describe('openai_completions request mapping', () => {
     fake = await startFakeOpenAi();
   });
   after(() => fake.close());
+
+  test('openai_completions - histories derived step by step reach the wire as the mapping of the same messages as new objects', async () => {
+    const provider = createLlmProvider({ provider_type: 'openai_completions', api_key: 'test-key', base_url: `${fake.origin}/v1` });
+    for (const history of derivedHistories()) {
+      await collect(provider.stream(request({ messages: history })));
+      // Parsed from the bytes the fake received: escaping, unicode and the derived prefix all round-trip.
+      assert.deepEqual(
+        fake.requests.at(-1)!.body,
+        JSON.parse(JSON.stringify(toChatParams(request({ messages: structuredClone(history) }), false))),
+      );
+    }
+  });
 
   test('openai_completions - messages, tools, usage option and controls map to the chunked request', async () => {
     const provider = createLlmProvider({ provider_type: 'openai_completions', api_key: 'test-key', base_url: `${fake.origin}/v1` });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createLlmProvider } from '../../src/llm/index.js';
+import { toResponsesParams } from '../../src/llm/openai-responses.js';
 import { startFakeOpenAi } from './fakes/openai.js';
 import type { FakeLlmServer } from './fakes/fake-server.js';
-import { collect, request, runProviderConformance } from './provider-conformance.js';
+import { collect, derivedHistories, request, runProviderConformance } from './provider-conformance.js';
 
 runProviderConformance({
   name: 'openai (Responses)',
@@ -19,6 +20,18 @@ describe('openai (Responses) request mapping', () => {
     fake = await startFakeOpenAi();
   });
   after(() => fake.close());
+
+  test('openai - histories derived step by step reach the wire as the mapping of the same messages as new objects', async () => {
+    const provider = createLlmProvider({ provider_type: 'openai', api_key: 'test-key', base_url: `${fake.origin}/v1` });
+    for (const history of derivedHistories()) {
+      await collect(provider.stream(request({ messages: history })));
+      // Parsed from the bytes the fake received: escaping, unicode and the derived prefix all round-trip.
+      assert.deepEqual(
+        fake.requests.at(-1)!.body,
+        JSON.parse(JSON.stringify(toResponsesParams(request({ messages: structuredClone(history) })))),
+      );
+    }
+  });
 
   test('openai - system, tools, history, tool results, image and controls map to the Responses body', async () => {
     const provider = createLlmProvider({ provider_type: 'openai', api_key: 'test-key', base_url: `${fake.origin}/v1` });

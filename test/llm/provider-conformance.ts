@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   createLlmProvider,
+  deriveMessages,
   LlmError,
+  type LlmMessage,
   type LlmProvider,
   type LlmProviderType,
   type LlmRequest,
@@ -177,4 +179,30 @@ export function runProviderConformance(target: ConformanceTarget): void {
       assert.ok(models[0]!.display_name.length > 0);
     });
   });
+}
+
+/**
+ * Three histories, each the one before with a step added and derived from it (deriveMessages:
+ * what an adapter keeps per list is reused for the shared prefix, issue 26), with text that JSON
+ * must escape: quotes, backslashes, control characters, unicode and a lone surrogate pair.
+ */
+export function derivedHistories(): LlmMessage[][] {
+  const tricky = 'say "hi" \\ \u0000\u0007\u001f \n\t é 日本 \ud83d\ude00 \u2028';
+  const step = (n: number): LlmMessage[] => [
+    { role: 'user', content: [{ type: 'text', text: `${tricky} ${n}` }] },
+    {
+      role: 'assistant',
+      content: n % 2 ? `${tricky} calling` : '',
+      tool_calls: [{ id: `call_${n}`, name: 'get_current_time', arguments: { q: tricky, n } }],
+    },
+    { role: 'tool', tool_call_id: `call_${n}`, name: 'get_current_time', content: `${tricky} result ${n}`, is_error: n === 2 },
+    { role: 'assistant', content: `${tricky} answer ${n}` },
+  ];
+  const lists: LlmMessage[][] = [step(0)];
+  for (let n = 1; n < 3; n++) {
+    const list = [...lists.at(-1)!, ...step(n)];
+    deriveMessages(list, lists.at(-1)!, lists.at(-1)!.length);
+    lists.push(list);
+  }
+  return lists;
 }

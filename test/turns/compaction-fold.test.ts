@@ -116,6 +116,17 @@ describe('compaction: the transcript fold and the boundary (pure)', () => {
     // while the copy (cut by its budget, so not kept) falls back to the plain ratio.
     assert.equal(await countTokens('openai', req, 0), exact);
     assert.notEqual(await countTokens('openai', copy, 0), exact);
+    // A budget that ends inside a slice: what it left uncounted is not kept as counted (the next count is whole).
+    const short = () => ({
+      ...req,
+      messages: [
+        { role: 'user' as const, content: [{ type: 'text' as const, text: 'hello world '.repeat(80) + '0123456789'.repeat(30) }] },
+      ],
+    });
+    const cut = short();
+    const whole = await countTokens('openai', short(), 1_000_000);
+    assert.notEqual(await countTokens('openai', cut, 1_000), whole);
+    assert.equal(await countTokens('openai', cut, 1_000_000), whole);
     assert.equal(await countTokens('anthropic', req, 1_000_000), null);
     const plain = estimateTokens(req);
     assert.equal(calibrated(plain, { estimated: 100, reported: 200 }), plain * 2);

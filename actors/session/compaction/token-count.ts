@@ -13,7 +13,7 @@
  * 2 KB slices); the rest is counted at the ratio measured on what was tokenised, and not kept.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { LlmMessage, LlmProviderType, LlmToolDefinition } from '../../../src/llm/index.js';
+import { perMessageList, type LlmMessage, type LlmProviderType, type LlmToolDefinition } from '../../../src/llm/index.js';
 
 export interface RequestShape {
   system: string;
@@ -87,25 +87,40 @@ function fixedPart({ system, tools }: RequestShape): Measured {
   return size;
 }
 
-/** The parts of a request, each measured once while it lives. */
-function partsOf(req: RequestShape): Measured[] {
-  return [fixedPart(req), ...req.messages.map(ofMessage)];
+/** The totals of a message list up to a position; `tokens` while every message up to it is counted whole. */
+interface Running {
+  chars: number;
+  bytes: number;
+  images: number;
+  tokens?: number;
 }
 
 /**
+ * Running totals kept with each message list: the transcript derives a step's list from the last
+ * step's, so a step adds up only its new messages, not the whole history (issue 26).
+ */
+const runningTotals = perMessageList<Running>((m, before) => {
+  const size = ofMessage(m);
+  const running: Running = {
+    chars: (before?.chars ?? 0) + size.chars,
+    bytes: (before?.bytes ?? 0) + size.bytes,
+    images: (before?.images ?? 0) + size.images,
+  };
+  if (size.tokens !== undefined && (!before || before.tokens !== undefined)) running.tokens = (before?.tokens ?? 0) + size.tokens;
+  return running;
+});
+
+/**
  * The plain estimate (characters / 4, images and framing added) and a bound no vendor's count
- * exceeds: byte-level BPE makes at most one token per UTF-8 byte. Pure, linear, no tokenizer.
+ * exceeds: byte-level BPE makes at most one token per UTF-8 byte. Pure, no tokenizer; linear in
+ * the messages the list does not share with one measured before.
  */
 export function requestSize(req: RequestShape): { estimate: number; bound: number } {
-  let chars = 0;
-  let bytes = 0;
-  let images = 0;
-  for (const p of partsOf(req)) {
-    chars += p.chars;
-    bytes += p.bytes;
-    images += p.images;
-  }
-  const framing = images * IMAGE_TOKENS + req.messages.length * MESSAGE_OVERHEAD;
+  const fixed = fixedPart(req);
+  const all = runningTotals(req.messages).at(-1);
+  const chars = fixed.chars + (all?.chars ?? 0);
+  const bytes = fixed.bytes + (all?.bytes ?? 0);
+  const framing = (all?.images ?? 0) * IMAGE_TOKENS + req.messages.length * MESSAGE_OVERHEAD;
   return { estimate: Math.ceil(chars / CHARS_PER_TOKEN) + framing, bound: bytes + framing + VENDOR_FRAMING_TOKENS };
 }
 
@@ -147,10 +162,12 @@ async function countTexts(
   let rest = 0;
   for (const text of texts) {
     let i = 0;
-    for (; i < text.length && chars < budget; i += SLICE_CHARS) {
+    while (i < text.length && chars < budget) {
       const slice = text.slice(i, i + Math.min(SLICE_CHARS, budget - chars));
       tokens += count(slice);
       chars += slice.length;
+      // By what was counted, not by SLICE_CHARS: a slice the budget cut short leaves the rest uncounted.
+      i += slice.length;
       await yieldToLoop();
     }
     rest += Math.max(0, text.length - i);
@@ -158,36 +175,56 @@ async function countTexts(
   return { tokens, chars, rest };
 }
 
+/** What a count has seen so far: exact tokens, the characters they came from, and characters left uncounted. */
+interface Tally {
+  budget: number;
+  exact: number;
+  seen: number;
+  rest: number;
+}
+
+/** Counts a part (within the tally's budget) unless it is counted already; true when it is counted whole. */
+async function countPart(count: CountFn, part: Measured, tally: Tally): Promise<boolean> {
+  if (part.tokens === undefined) {
+    const counted = await countTexts(count, part.texts, tally.budget);
+    tally.budget -= counted.chars;
+    tally.rest += counted.rest;
+    tally.exact += counted.tokens;
+    tally.seen += counted.chars;
+    // Kept only when whole: a part cut by the budget is counted again, exactly, by a later step.
+    if (counted.rest === 0) part.tokens = counted.tokens;
+    return counted.rest === 0;
+  }
+  tally.exact += part.tokens;
+  tally.seen += part.chars;
+  return true;
+}
+
 /**
  * The exact count for OpenAI's models, bounded as described above; null when there is no
- * tokenizer for this vendor (or it is still loading): the caller then estimates.
+ * tokenizer for this vendor (or it is still loading): the caller then estimates. The messages
+ * counted whole up to a position are added up once (runningTotals): a step visits only the rest.
  */
 export async function countTokens(vendor: LlmProviderType, req: RequestShape, exactChars: number): Promise<number | null> {
   if (vendor !== 'openai' && vendor !== 'openai_completions') return null;
   const count = openAiTokenizer();
   if (!count) return null;
-  let budget = exactChars;
-  let exact = 0;
-  let exactCharsSeen = 0;
-  let rest = 0;
-  let images = 0;
-  for (const part of partsOf(req)) {
-    images += part.images;
-    if (part.tokens === undefined) {
-      const counted = await countTexts(count, part.texts, budget);
-      budget -= counted.chars;
-      rest += counted.rest;
-      exact += counted.tokens;
-      exactCharsSeen += counted.chars;
-      // Kept only when whole: a part cut by the budget is counted again, exactly, by a later step.
-      if (counted.rest === 0) part.tokens = counted.tokens;
-      continue;
-    }
-    exact += part.tokens;
-    exactCharsSeen += part.chars;
+  const tally: Tally = { budget: exactChars, exact: 0, seen: 0, rest: 0 };
+  await countPart(count, fixedPart(req), tally);
+  const totals = runningTotals(req.messages);
+  let from = totals.length;
+  while (from > 0 && totals[from - 1]!.tokens === undefined) from--;
+  const counted = totals[from - 1];
+  tally.exact += counted?.tokens ?? 0;
+  tally.seen += counted?.chars ?? 0;
+  for (let i = from; i < totals.length; i++) {
+    const whole = await countPart(count, ofMessage(req.messages[i]!), tally);
+    const before = totals[i - 1]?.tokens ?? (i === 0 ? 0 : undefined);
+    if (whole && before !== undefined) totals[i]!.tokens = before + ofMessage(req.messages[i]!).tokens!;
   }
-  const ratio = exactCharsSeen > 0 ? exact / exactCharsSeen : 1 / CHARS_PER_TOKEN;
-  return exact + Math.ceil(rest * ratio) + images * IMAGE_TOKENS + req.messages.length * MESSAGE_OVERHEAD;
+  const ratio = tally.seen > 0 ? tally.exact / tally.seen : 1 / CHARS_PER_TOKEN;
+  const images = totals.at(-1)?.images ?? 0;
+  return tally.exact + Math.ceil(tally.rest * ratio) + images * IMAGE_TOKENS + req.messages.length * MESSAGE_OVERHEAD;
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import type { EventData, SessionEvent, TypedEvent } from '../../../schemas/events.js';
 import {
+  deriveMessages,
   repairNoteText,
   type LlmAssistantMessage,
   type LlmMessage,
@@ -105,6 +106,9 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
   let entries: Entry[] | null = null;
   let { usage, sequence } = t;
   let summary = t.summary ?? null;
+  // What the new entries share with t.entries: all but those replaced, unless a compaction cut them.
+  let shared = t.entries.length;
+  let cutAt = false;
   const mutable = () => (entries ??= t.entries.slice());
   for (const e of events) {
     if (e.sequence <= sequence) continue;
@@ -133,6 +137,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         const results = new Map(owner.results);
         results.set(callId, { role: 'tool', tool_call_id: callId, name: e.data.tool_name ?? '', ...resultText(e.data) });
         m[index] = { ...owner, results };
+        shared = Math.min(shared, index);
         break;
       }
       case 'llm.generation':
@@ -145,6 +150,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         const cut = m.findLastIndex((x) => x.event_id === e.data.up_to_event_id);
         if (cut < 0) break; // a boundary this fold does not hold (already compacted past it)
         entries = m.slice(cut + 1);
+        cutAt = true;
         summary = e.data.summary;
         break;
       }
@@ -152,6 +158,7 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
         break;
     }
   }
+  if (entries && !cutAt) deriveEntries(entries, t.entries, shared);
   return { sequence, entries: entries ?? t.entries, usage, summary };
 }
 
@@ -176,11 +183,15 @@ function assistantMessages(entry: AssistantEntry): LlmMessage[] {
   return out;
 }
 
-function textOnlyMessages(entry: UserEntry): LlmMessage[] | null {
+/** The text parts of a user entry; null when it has images. */
+function textParts(entry: UserEntry): LlmUserPart[] | null {
   if (entry.content.some((p) => p.type === 'image_file')) return null;
-  const content: LlmUserPart[] = entry.content
-    .filter((p) => p.type === 'text')
-    .map((p) => ({ type: 'text', text: String(p['text'] ?? '') }));
+  return entry.content.filter((p) => p.type === 'text').map((p) => ({ type: 'text', text: String(p['text'] ?? '') }));
+}
+
+function textOnlyMessages(entry: UserEntry): LlmMessage[] | null {
+  const content = textParts(entry);
+  if (!content) return null;
   return content.length ? [{ role: 'user', content }] : [];
 }
 
@@ -194,8 +205,97 @@ function entryMessages(entry: Entry): readonly LlmMessage[] | null {
   return messages;
 }
 
-/** The LLM messages of the transcript, every tool call followed by its result. */
+/**
+ * The messages of an entries array with no image to resolve, kept while it lives; `ends[i]`:
+ * messages up to entry i. `anchor`: the newest list read by a step that begins with this one's
+ * first `shared` messages (itself until a step's list is built from it), from which the next
+ * list is derived (deriveMessages) so that the request's measure and the vendor's mapping of it
+ * reuse what they kept for that list.
+ */
+interface Built {
+  summary: string | null;
+  messages: LlmMessage[];
+  ends: number[];
+  anchor: { list: readonly LlmMessage[]; shared: number };
+}
+const built = new WeakMap<readonly Entry[], Built>();
+/** The entries array an array was extended from, how many leading entries they share, and how many unbuilt arrays lead to a built one. */
+const entriesLineage = new WeakMap<readonly Entry[], { base: readonly Entry[]; shared: number; depth: number }>();
+/** Unbuilt arrays chained before the chain is cut short (a fold with no step reading it keeps its base alive). */
+const MAX_UNBUILT_CHAIN = 16;
+
+/** Records that `entries` begins with `base`'s first `shared` entries (see builtOf). */
+function deriveEntries(entries: readonly Entry[], base: readonly Entry[], shared: number): void {
+  const via = built.has(base) ? undefined : entriesLineage.get(base);
+  if (via && via.depth >= MAX_UNBUILT_CHAIN) entriesLineage.set(entries, { ...via, shared: Math.min(via.shared, shared) });
+  else entriesLineage.set(entries, { base, shared, depth: (via?.depth ?? 0) + 1 });
+}
+
+/** The first user entry's messages with the summary leading them; null when it has images. */
+const ledKept = new WeakMap<Entry, { summary: string; messages: readonly LlmMessage[] | null }>();
+function ledMessages(entry: UserEntry, summary: string): readonly LlmMessage[] | null {
+  let kept = ledKept.get(entry);
+  if (kept?.summary !== summary) {
+    const own = textParts(entry);
+    kept = { summary, messages: own && [{ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + summary }, ...own] }] };
+    ledKept.set(entry, kept);
+  }
+  return kept.messages;
+}
+
+/**
+ * The messages of `entries` built from those of the array it was extended from (built first if
+ * need be: the turn log extends its stored fold, and its view from that): only the entries after
+ * the shared ones are visited, so a step of a long session costs what is new since the last
+ * step (issue 26). Null when an entry has images (resolved per attempt).
+ */
+function builtOf(entries: readonly Entry[], summary: string | null): Built | null {
+  const kept = built.get(entries);
+  if (kept && kept.summary === summary) return kept;
+  const from = entriesLineage.get(entries);
+  const base = from ? builtOf(from.base, summary) : null;
+  const reuse = base ? from!.shared : 0;
+  const shared = reuse ? base!.ends[reuse - 1]! : 0;
+  const messages = base ? base.messages.slice(0, shared) : [];
+  const ends = base ? base.ends.slice(0, reuse) : [];
+  if (!reuse && summary && entries[0]?.role !== 'user')
+    messages.push({ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + summary }] });
+  for (let i = reuse; i < entries.length; i++) {
+    const entry = entries[i]!;
+    const own = i === 0 && summary && entry.role === 'user' ? ledMessages(entry, summary) : entryMessages(entry);
+    if (!own) return null;
+    for (const m of own) messages.push(m);
+    ends.push(messages.length);
+  }
+  const anchor = base
+    ? { list: base.anchor.list, shared: Math.min(base.anchor.shared, shared) }
+    : { list: messages, shared: messages.length };
+  const out: Built = { summary, messages, ends, anchor };
+  built.set(entries, out);
+  entriesLineage.delete(entries);
+  if (base) deriveMessages(messages, anchor.list, anchor.shared);
+  return out;
+}
+
+/**
+ * The LLM messages of the transcript, every tool call followed by its result. The list is shared
+ * by every caller of the same transcript: never mutated.
+ */
 export async function toLlmMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
+  const base = entriesLineage.get(t.entries);
+  const own = builtOf(t.entries, t.summary);
+  if (!own) return resolvedMessages(t, resolveImage);
+  // The list a step reads, whose measure and mapping are kept: what is built from this transcript
+  // next, or from its base (the turn log's next view of its stored fold), derives from it.
+  own.anchor = { list: own.messages, shared: own.messages.length };
+  const from = base && built.get(base.base);
+  const shared = from?.ends[base!.shared - 1] ?? 0;
+  if (from && shared > 0) from.anchor = { list: own.messages, shared };
+  return own.messages;
+}
+
+/** The transcript's messages with images resolved (walks every entry). */
+async function resolvedMessages(t: Transcript, resolveImage: ImagePartResolver): Promise<LlmMessage[]> {
   const out: LlmMessage[] = [];
   // The summary leads the first user message (vendors want user and assistant turns to alternate).
   let lead: LlmUserPart[] = t.summary ? [{ type: 'text', text: SUMMARY_PREFIX + t.summary }] : [];
