@@ -7,6 +7,7 @@ import {
   imageDataUrl,
   listOpenAiModels,
   openAiStreamItems,
+  postStreaming,
   toolOutputText,
 } from './openai-client.js';
 import { perMessage, perMessageList } from './per-message.js';
@@ -139,7 +140,7 @@ export function createOpenAiCompletionsProvider(config: LlmProviderConfig, retry
     type: 'openai_completions',
     stream(req) {
       const open = async function* () {
-        const response = await client.chat.completions.create(toChatParams(req, official), { signal: req.signal }).asResponse();
+        const response = await postStreaming(client, '/chat/completions', toChatParams(req, official), req.signal);
         yield* mapChatStream(openAiStreamItems<Chunk>(response));
       };
       return streamWithRetries(open, req.signal, retry);

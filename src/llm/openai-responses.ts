@@ -1,6 +1,6 @@
 import type { OpenAI } from 'openai';
 import { LlmError, toLlmError } from './errors.js';
-import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, toolOutputText } from './openai-client.js';
+import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, postStreaming, toolOutputText } from './openai-client.js';
 import { perMessage, perMessageList } from './per-message.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
@@ -153,7 +153,7 @@ export function createOpenAiResponsesProvider(config: LlmProviderConfig, retry: 
     type: 'openai',
     stream(req) {
       const open = async function* () {
-        const response = await client.responses.create(toResponsesParams(req), { signal: req.signal }).asResponse();
+        const response = await postStreaming(client, '/responses', toResponsesParams(req), req.signal);
         yield* mapResponsesStream(openAiStreamItems<StreamEvent>(response));
       };
       return streamWithRetries(open, req.signal, retry);

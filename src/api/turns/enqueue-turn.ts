@@ -77,12 +77,14 @@ export function createEnqueueTurn(ctx: TurnApiContext) {
         throw new PreviousJobQueued(err);
       }
     };
-    await retry(enqueue, retryPolicies.previousTurnJob, { retryable: (err) => err instanceof PreviousJobQueued }).catch(async (err: unknown) => {
-      if (!(err instanceof PreviousJobQueued)) throw err;
-      // A removal slowed by a stalled connection can end past the deadline: the way is clear, ask once more.
-      if (!removed) throw err.busy;
-      await bus.turns.enqueue(job);
-    });
+    await retry(enqueue, retryPolicies.previousTurnJob, { retryable: (err) => err instanceof PreviousJobQueued }).catch(
+      async (err: unknown) => {
+        if (!(err instanceof PreviousJobQueued)) throw err;
+        // A removal slowed by a stalled connection can end past the deadline: the way is clear, ask once more.
+        if (!removed) throw err.busy;
+        await bus.turns.enqueue(job);
+      },
+    );
   }
 
   /**
