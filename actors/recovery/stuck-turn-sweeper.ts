@@ -46,7 +46,7 @@ export function startStuckTurnSweeper(
   let running = false;
 
   async function repair(c: Candidate): Promise<void> {
-    if (await turns.has(c.id)) return;
+    if ((await turns.queued(c.id)) !== null) return;
     // Read the row again after the queue: a turn finishing meanwhile went idle before its ack.
     const now = await status.read(c.id);
     if (now?.status !== 'active' || now.current_turn_id !== c.current_turn_id) return;

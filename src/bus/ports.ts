@@ -179,8 +179,6 @@ export interface TurnQueue {
   enqueue(turn: TurnJob): Promise<void>;
   /** Claims the next available turn for this worker, or null after waitMs. */
   claim(workerId: string, opts?: ClaimOptions): Promise<TurnClaim | null>;
-  /** Whether the session has a turn queued or running. */
-  has(sessionId: string): Promise<boolean>;
   /** The id of the session's queued or running turn, or null when there is none. */
   queued(sessionId: string): Promise<string | null>;
   /** Drops the session's turn, if any (session delete, stuck turn). */

@@ -30,7 +30,6 @@ export function defineTurnQueueCases(ctx: ConformanceContext): void {
     await ctx.bus.turns.enqueue(first);
     await ctx.bus.turns.enqueue(first);
     await assert.rejects(ctx.bus.turns.enqueue(turn(first.session_id)), SessionBusyError);
-    assert.equal(await ctx.bus.turns.has(first.session_id), true);
     assert.equal(await ctx.bus.turns.queued(first.session_id), first.turn_id);
     const claim = await ctx.bus.turns.claim('w1');
     assert.deepEqual(claim?.turn, first);
@@ -38,12 +37,11 @@ export function defineTurnQueueCases(ctx: ConformanceContext): void {
     await assert.rejects(ctx.bus.turns.enqueue(turn(first.session_id)), SessionBusyError);
     assert.equal(await ctx.bus.turns.queued(first.session_id), first.turn_id, 'running counts as queued');
     await claim!.ack();
-    assert.equal(await ctx.bus.turns.has(first.session_id), false);
     assert.equal(await ctx.bus.turns.queued(first.session_id), null);
     const next = turn(first.session_id);
     await ctx.bus.turns.enqueue(next);
     await ctx.bus.turns.remove(first.session_id);
-    assert.equal(await ctx.bus.turns.has(first.session_id), false);
+    assert.equal(await ctx.bus.turns.queued(first.session_id), null);
   });
 
   it('removeFinished - drops only the named turn’s job; its worker’s late ack leaves the next turn alone', async () => {
@@ -52,19 +50,19 @@ export function defineTurnQueueCases(ctx: ConformanceContext): void {
     const claim = await ctx.bus.turns.claim('w-slow', { waitMs: 3000 });
     assert.equal(claim?.turn.turn_id, finished.turn_id);
     assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, newId()), false, 'another turn’s job stays');
-    assert.equal(await ctx.bus.turns.has(finished.session_id), true);
+    assert.equal(await ctx.bus.turns.queued(finished.session_id), finished.turn_id);
     assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, finished.turn_id), true);
-    assert.equal(await ctx.bus.turns.has(finished.session_id), false);
+    assert.equal(await ctx.bus.turns.queued(finished.session_id), null);
     const next = turn(finished.session_id);
     await ctx.bus.turns.enqueue(next);
     const taken = await ctx.bus.turns.claim('w-next', { waitMs: 3000 });
     assert.equal(taken?.turn.turn_id, next.turn_id);
     await claim!.ack(); // the finished turn's ack, late: must not remove the next turn's job
-    assert.equal(await ctx.bus.turns.has(finished.session_id), true);
+    assert.equal(await ctx.bus.turns.queued(finished.session_id), next.turn_id, 'the next turn’s job stays');
     assert.equal(await taken.isCurrent(), true);
     assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, finished.turn_id), false);
     await taken.ack();
-    assert.equal(await ctx.bus.turns.has(finished.session_id), false);
+    assert.equal(await ctx.bus.turns.queued(finished.session_id), null);
     assert.equal(await ctx.bus.turns.removeFinished(finished.session_id, next.turn_id), true, 'nothing queued');
   });
 
@@ -107,10 +105,10 @@ export function defineTurnQueueCases(ctx: ConformanceContext): void {
     assert.equal(await stale.isCurrent(), false);
     assert.equal(await taken.isCurrent(), true);
     await stale.ack(); // must not release the new worker's turn
-    assert.equal(await ctx.bus.turns.has(job.session_id), true);
+    assert.equal(await ctx.bus.turns.queued(job.session_id), job.turn_id);
     assert.equal(await taken.isCurrent(), true);
     await taken.ack();
-    assert.equal(await ctx.bus.turns.has(job.session_id), false);
+    assert.equal(await ctx.bus.turns.queued(job.session_id), null);
   });
 
   it('heartbeat keeps a claim past its lease', async () => {
@@ -144,7 +142,7 @@ export function defineTurnQueueCases(ctx: ConformanceContext): void {
     assert.ok(Date.now() - nakedAt >= 400, `redelivered after ${Date.now() - nakedAt} ms`);
     assert.equal(again.deliveryCount, 2);
     await again.ack();
-    assert.equal(await ctx.bus.turns.has(job.session_id), false);
+    assert.equal(await ctx.bus.turns.queued(job.session_id), null);
   });
 }
 

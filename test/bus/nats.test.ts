@@ -194,7 +194,7 @@ test('nats - a 3-node cluster: auto raises streams and bucket made with 1 replic
   assert.equal(claim?.turn.session_id, sid);
   assert.ok(await claim.isCurrent(), 'the claim was recorded in the replicated bucket');
   await claim.ack();
-  assert.equal(await bus.turns.has(sid), false);
+  assert.equal(await bus.turns.queued(sid), null);
 
   // A lower fixed count later never shrinks what is there.
   const lower = await createBus({ kind: 'nats', url: cluster.url, auth: cluster.auth, log, ackWaitMs: ACK_WAIT_MS, replicas: 1 });

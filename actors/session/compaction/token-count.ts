@@ -218,9 +218,10 @@ export async function countTokens(vendor: LlmProviderType, req: RequestShape, ex
   tally.exact += counted?.tokens ?? 0;
   tally.seen += counted?.chars ?? 0;
   for (let i = from; i < totals.length; i++) {
-    const whole = await countPart(count, ofMessage(req.messages[i]!), tally);
+    const size = ofMessage(req.messages[i]!);
+    const whole = await countPart(count, size, tally);
     const before = totals[i - 1]?.tokens ?? (i === 0 ? 0 : undefined);
-    if (whole && before !== undefined) totals[i]!.tokens = before + ofMessage(req.messages[i]!).tokens!;
+    if (whole && before !== undefined) totals[i]!.tokens = before + size.tokens!;
   }
   const ratio = tally.seen > 0 ? tally.exact / tally.seen : 1 / CHARS_PER_TOKEN;
   const images = totals.at(-1)?.images ?? 0;

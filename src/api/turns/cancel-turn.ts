@@ -24,7 +24,7 @@ export function createCancelTurn(ctx: TurnApiContext) {
     // A turn whose worker has not begun it gets its cancel's events from that worker (session-status.ts);
     // one whose job is gone as well never will: it is over, with nothing of it in the log.
     if (requested.begun) await appendCancel(sessionId, turnId, row);
-    else if (!(await bus.turns.has(sessionId)) && (await status.abandonUnbegun(sessionId, turnId)))
+    else if ((await bus.turns.queued(sessionId)) === null && (await status.abandonUnbegun(sessionId, turnId)))
       log.warn({ sessionId, turnId }, 'cancel of a turn whose job was lost before it began: session idle');
     await bus.signals.send({ type: 'cancel', session_id: sessionId, turn_id: turnId });
     log.info({ sessionId, turnId }, 'turn cancel requested');
@@ -46,7 +46,7 @@ export function createCancelTurn(ctx: TurnApiContext) {
     // No job is queued while a turn waits for the client, nor for an active turn whose job was
     // lost (issue 13): queue one so a worker closes the turn. A running turn's job stays queued
     // until it is acked, after the session went idle.
-    if (row.status === 'waiting_for_tool_results' || !(await bus.turns.has(sessionId))) {
+    if (row.status === 'waiting_for_tool_results' || (await bus.turns.queued(sessionId)) === null) {
       await bus.turns
         .enqueue(resumeJob(sessionId, { org_id: row.organization_id, ...turn, traceparent: trace.traceparent() }))
         .catch((err: unknown) => {

@@ -76,7 +76,7 @@ export function createSubmitMessage(ctx: TurnApiContext) {
    */
   async function priorOutcome(sessionId: string, prior: AcceptedMessage): Promise<'stored' | 'queued' | null> {
     if (await bus.events.findById(sessionId, prior.event_id)) return 'stored';
-    if (await bus.turns.has(sessionId)) return 'queued';
+    if ((await bus.turns.queued(sessionId)) !== null) return 'queued';
     // Its job may have run and been acked between the two reads: its preamble came first.
     return (await bus.events.findById(sessionId, prior.event_id)) ? 'stored' : null;
   }

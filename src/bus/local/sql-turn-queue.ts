@@ -171,10 +171,6 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
         }
       }
     },
-    async has(sessionId: string) {
-      assertUuid(sessionId);
-      return (await store.sql('select 1 from bus_turns where session_id = ?', [sessionId])).length > 0;
-    },
     async remove(sessionId: string) {
       assertUuid(sessionId);
       claims?.delete(sessionId);

@@ -326,9 +326,6 @@ export function createNatsTurnQueue({
       }
       return null;
     },
-    async has(sessionId: string) {
-      return (await getMessage(TURN_STREAM, { last_by_subj: turnSubject(sessionId) })) !== null;
-    },
     queued: queuedTurnId,
     async remove(sessionId: string) {
       await jsm.streams.purge(TURN_STREAM, { filter: turnSubject(sessionId) });
