@@ -34,6 +34,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** The body's length as received, in bytes (bench/long-session reports it without encoding the body again). */
+  bytes: number;
 }
 
 export interface FakeModel {
@@ -76,15 +78,16 @@ export interface FakeLlmServer {
 
 const DEFAULT_STEP: FakeStep = { type: 'reply', reply: { text: ['ok'] } };
 
-async function readBody(req: IncomingMessage): Promise<any> {
+async function readBody(req: IncomingMessage): Promise<{ body: any; bytes: number }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const raw = Buffer.concat(chunks).toString('utf8');
-  if (!raw) return undefined;
+  const received = Buffer.concat(chunks);
+  const raw = received.toString('utf8');
+  if (!raw) return { body: undefined, bytes: 0 };
   try {
-    return JSON.parse(raw);
+    return { body: JSON.parse(raw), bytes: received.length };
   } catch {
-    return raw;
+    return { body: raw, bytes: received.length };
   }
 }
 
@@ -116,8 +119,8 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
   const queue: FakeStep[] = [];
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
+    const { body, bytes } = await readBody(req);
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, bytes };
     requests.push(recorded);
     const route = codec.route(recorded.method, recorded.url);
     if (!route) return sendJson(res, 404, codec.errorBody(404));
