@@ -34,6 +34,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** The body's bytes as received. */
+  raw: Buffer;
 }
 
 export interface FakeModel {
@@ -76,15 +78,16 @@ export interface FakeLlmServer {
 
 const DEFAULT_STEP: FakeStep = { type: 'reply', reply: { text: ['ok'] } };
 
-async function readBody(req: IncomingMessage): Promise<any> {
+async function readBody(req: IncomingMessage): Promise<{ raw: Buffer; body: any }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const raw = Buffer.concat(chunks).toString('utf8');
-  if (!raw) return undefined;
+  const raw = Buffer.concat(chunks);
+  const text = raw.toString('utf8');
+  if (!text) return { raw, body: undefined };
   try {
-    return JSON.parse(raw);
+    return { raw, body: JSON.parse(text) };
   } catch {
-    return raw;
+    return { raw, body: text };
   }
 }
 
@@ -116,8 +119,8 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
   const queue: FakeStep[] = [];
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
+    const { raw, body } = await readBody(req);
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, raw };
     requests.push(recorded);
     const route = codec.route(recorded.method, recorded.url);
     if (!route) return sendJson(res, 404, codec.errorBody(404));
