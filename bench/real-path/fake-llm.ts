@@ -80,7 +80,7 @@ const server = await startFake({
     const summary = ((request.body?.tools ?? []) as unknown[]).length === 0;
     if (opts.report) {
       const m = ((request.body?.messages ?? []) as unknown[]).length;
-      process.stdout.write(`{"m":${m},"b":${request.bytes},"s":${summary ? 1 : 0}}\n`);
+      process.stdout.write(`{"m":${m},"b":${request.raw.length},"s":${summary ? 1 : 0}}\n`);
     }
     // Keep the recorded requests from growing over a soak: the bench never reads them.
     server.requests.length = 0;

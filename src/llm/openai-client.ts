@@ -24,15 +24,20 @@ export function createOpenAiClient(config: Pick<LlmProviderConfig, 'api_key' | '
  * the body to learn the `stream` flag (a replacer called per JSON value): about a third of the
  * encoding's cost, and the request of a long session is 300+ KB (issue 26: 6.5 -> 4.7 ms of CPU
  * a request at 313 KB). Our body sets `stream: true` itself, and the caller reads the raw Response.
+ * The body comes encoded (encodeJsonBody: the history's messages are encoded once each, not on
+ * every request); the SDK sends bytes verbatim, so the content type its JSON encoder would set is
+ * set here.
  */
 export function postStreaming(
   client: OpenAI,
   path: '/chat/completions' | '/responses',
-  body: object,
+  body: Uint8Array,
   signal?: AbortSignal,
 ): Promise<Response> {
-  return client.post(path, { body, stream: true, signal }).asResponse();
+  return client.post(path, { body, headers: JSON_CONTENT, stream: true, signal }).asResponse();
 }
+
+const JSON_CONTENT = { 'content-type': 'application/json' };
 
 /** `GET /models`, all pages, without the non-chat families; the id doubles as display name. */
 export async function listOpenAiModels(client: OpenAI): Promise<LlmModelInfo[]> {

@@ -10,7 +10,7 @@ import {
   postStreaming,
   toolOutputText,
 } from './openai-client.js';
-import { perMessage, perMessageList } from './per-message.js';
+import { encodedMessages, encodeJsonBody, jsonBytes } from './encoded-body.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type { LlmMessage, LlmProvider, LlmProviderConfig, LlmRequest, LlmResponseFormat, LlmStopReason, LlmStreamEvent } from './types.js';
@@ -20,8 +20,8 @@ type Chunk = OpenAI.Chat.ChatCompletionChunk;
 /** Reasoning text as OpenAI-compatible servers stream it (DeepSeek/vLLM, OpenRouter). */
 type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
 
-/** One neutral message as a Chat Completions message (kept per message: see perMessage). */
-const chatMessage = perMessage((m): ChatMessage => {
+/** One neutral message as a Chat Completions message. */
+function chatMessage(m: LlmMessage): ChatMessage {
   if (m.role === 'user') {
     const content = m.content.map((p) =>
       p.type === 'text' ? ({ type: 'text', text: p.text } as const) : ({ type: 'image_url', image_url: { url: imageDataUrl(p) } } as const),
@@ -37,15 +37,24 @@ const chatMessage = perMessage((m): ChatMessage => {
     return { role: 'assistant', content: m.content || null, ...(calls.length ? { tool_calls: calls } : {}) };
   }
   return { role: 'tool', tool_call_id: m.tool_call_id, content: toolOutputText(m.content, m.is_error) };
-});
+}
 
-/** The mapped messages of a list, kept per list: a step maps only what is new since the last (see perMessageList). */
-const chatMessages = perMessageList((m) => chatMessage(m));
+/** The encoded messages of a list, kept per message and list: a step encodes only what is new (see encodedMessages). */
+const encodedChatMessages = encodedMessages((m) => jsonBytes(chatMessage(m)));
 
 /** Maps neutral messages to Chat Completions messages (system prompt first). */
 export function toChatMessages(system: string, messages: readonly LlmMessage[]): ChatMessage[] {
-  const mapped = chatMessages(messages);
-  return system ? [{ role: 'system', content: system }, ...mapped] : [...mapped];
+  const mapped = messages.map(chatMessage);
+  return system ? [{ role: 'system', content: system }, ...mapped] : mapped;
+}
+
+/**
+ * The bytes of `JSON.stringify(toChatParams(req, officialEndpoint))`, the history's messages
+ * copied from their kept encodings (issue 26).
+ */
+export function chatBody(req: LlmRequest, officialEndpoint: boolean): Buffer {
+  const system = req.system ? [jsonBytes({ role: 'system', content: req.system })] : [];
+  return encodeJsonBody(chatParams(req, officialEndpoint, []), 'messages', system, encodedChatMessages(req.messages));
 }
 
 /**
@@ -55,10 +64,14 @@ export function toChatMessages(system: string, messages: readonly LlmMessage[]):
  * `prompt_cache_key` goes to OpenAI's own endpoint only.
  */
 export function toChatParams(req: LlmRequest, officialEndpoint: boolean): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
+  return chatParams(req, officialEndpoint, toChatMessages(req.system, req.messages));
+}
+
+function chatParams(req: LlmRequest, officialEndpoint: boolean, messages: ChatMessage[]): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
   const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
   return {
     model: req.model,
-    messages: toChatMessages(req.system, req.messages),
+    messages,
     ...(response_format ? { response_format: chatResponseFormat(response_format) } : {}),
     stream: true,
     stream_options: { include_usage: true },
@@ -140,7 +153,7 @@ export function createOpenAiCompletionsProvider(config: LlmProviderConfig, retry
     type: 'openai_completions',
     stream(req) {
       const open = async function* () {
-        const response = await postStreaming(client, '/chat/completions', toChatParams(req, official), req.signal);
+        const response = await postStreaming(client, '/chat/completions', chatBody(req, official), req.signal);
         yield* mapChatStream(openAiStreamItems<Chunk>(response));
       };
       return streamWithRetries(open, req.signal, retry);

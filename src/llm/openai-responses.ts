@@ -1,7 +1,7 @@
 import type { OpenAI } from 'openai';
 import { LlmError, toLlmError } from './errors.js';
 import { createOpenAiClient, imageDataUrl, listOpenAiModels, openAiStreamItems, postStreaming, toolOutputText } from './openai-client.js';
-import { perMessage, perMessageList } from './per-message.js';
+import { encodedMessages, encodeJsonBody, jsonItemsBytes } from './encoded-body.js';
 import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retry.js';
 import { toolCallEvent } from './tool-arguments.js';
 import type {
@@ -19,8 +19,8 @@ type InputItem = OpenAI.Responses.ResponseInputItem;
 type StreamEvent = OpenAI.Responses.ResponseStreamEvent;
 type ResponseBody = OpenAI.Responses.Response;
 
-/** One neutral message as Responses API input items (kept per message: see perMessage). */
-const inputItems = perMessage((m): InputItem[] => {
+/** One neutral message as Responses API input items. */
+function inputItems(m: LlmMessage): InputItem[] {
   if (m.role === 'user') {
     const content = m.content.map((p) =>
       p.type === 'text'
@@ -37,16 +37,22 @@ const inputItems = perMessage((m): InputItem[] => {
     return items;
   }
   return [{ type: 'function_call_output', call_id: m.tool_call_id, output: toolOutputText(m.content, m.is_error) }];
-});
+}
 
-/** The mapped messages of a list, kept per list: a step maps only what is new since the last (see perMessageList). */
-const inputItemLists = perMessageList((m) => inputItems(m));
+/**
+ * The encoded input items of a list's messages (a message's items joined by commas, empty for
+ * none), kept per message and list: a step encodes only what is new (see encodedMessages).
+ */
+const encodedInputs = encodedMessages((m) => jsonItemsBytes(inputItems(m)));
 
 /** Maps neutral messages to Responses API input items (stateless: `store: false`). */
 export function toResponsesInput(messages: readonly LlmMessage[]): InputItem[] {
-  const items: InputItem[] = [];
-  for (const list of inputItemLists(messages)) for (const item of list) items.push(item);
-  return items;
+  return messages.flatMap(inputItems);
+}
+
+/** The bytes of `JSON.stringify(toResponsesParams(req))`, the history's items copied from their kept encodings (issue 26). */
+export function responsesBody(req: LlmRequest): Buffer {
+  return encodeJsonBody(responsesParams(req, []), 'input', encodedInputs(req.messages));
 }
 
 /**
@@ -54,12 +60,16 @@ export function toResponsesInput(messages: readonly LlmMessage[]): InputItem[] {
  * is dropped: OpenAI's reasoning models reject it.
  */
 export function toResponsesParams(req: LlmRequest): OpenAI.Responses.ResponseCreateParamsStreaming {
+  return responsesParams(req, toResponsesInput(req.messages));
+}
+
+function responsesParams(req: LlmRequest, input: InputItem[]): OpenAI.Responses.ResponseCreateParamsStreaming {
   const { max_tokens, temperature, reasoning_effort, response_format } = req.controls;
   return {
     model: req.model,
     ...(req.system ? { instructions: req.system } : {}),
     ...(response_format ? { text: { format: responsesTextFormat(response_format) } } : {}),
-    input: toResponsesInput(req.messages),
+    input,
     stream: true,
     store: false,
     ...(req.cache_key ? { prompt_cache_key: req.cache_key } : {}),
@@ -153,7 +163,7 @@ export function createOpenAiResponsesProvider(config: LlmProviderConfig, retry: 
     type: 'openai',
     stream(req) {
       const open = async function* () {
-        const response = await postStreaming(client, '/responses', toResponsesParams(req), req.signal);
+        const response = await postStreaming(client, '/responses', responsesBody(req), req.signal);
         yield* mapResponsesStream(openAiStreamItems<StreamEvent>(response));
       };
       return streamWithRetries(open, req.signal, retry);

@@ -34,8 +34,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: any;
-  /** The body's length as received, in bytes (bench/long-session reports it without encoding the body again). */
-  bytes: number;
+  /** The body's bytes as received (bench/long-session reports their length without encoding the body again). */
+  raw: Buffer;
 }
 
 export interface FakeModel {
@@ -78,16 +78,16 @@ export interface FakeLlmServer {
 
 const DEFAULT_STEP: FakeStep = { type: 'reply', reply: { text: ['ok'] } };
 
-async function readBody(req: IncomingMessage): Promise<{ body: any; bytes: number }> {
+async function readBody(req: IncomingMessage): Promise<{ raw: Buffer; body: any }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const received = Buffer.concat(chunks);
-  const raw = received.toString('utf8');
-  if (!raw) return { body: undefined, bytes: 0 };
+  const raw = Buffer.concat(chunks);
+  const text = raw.toString('utf8');
+  if (!text) return { raw, body: undefined };
   try {
-    return { body: JSON.parse(raw), bytes: received.length };
+    return { raw, body: JSON.parse(text) };
   } catch {
-    return { body: raw, bytes: received.length };
+    return { raw, body: text };
   }
 }
 
@@ -119,8 +119,8 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
   const queue: FakeStep[] = [];
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
-    const { body, bytes } = await readBody(req);
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, bytes };
+    const { raw, body } = await readBody(req);
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, raw };
     requests.push(recorded);
     const route = codec.route(recorded.method, recorded.url);
     if (!route) return sendJson(res, 404, codec.errorBody(404));
