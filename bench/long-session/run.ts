@@ -10,10 +10,13 @@
  * sending the LLM request; this measures the whole turn, request included). A long run outlasts
  * the machine's drift, so after the last bucket new sessions run the first ratio bucket again
  * (`y` in the table), and the ratio is also given against that bucket, measured minutes, not an
- * hour, before the last.
+ * hour, before the last. Then the old sessions and new young ones (from that bucket's start) run
+ * in `--pairs` alternating blocks of `--pair-width` turns (`po` / `py`): the paired ratio, the one
+ * least moved by a shared machine's drift.
  *
  *   node --import tsx bench/long-session/run.ts [--modes embedded,nats] [--turns 300] [--buckets 100,1000,5000]
- *        [--width 25] [--parallel 1] [--env K=V]… [--cpu-prof] [--prof-dir DIR] [--no-write] [--label name]
+ *        [--width 25] [--parallel 1] [--pairs 10] [--pair-width 10] [--env K=V]… [--cpu-prof] [--prof-dir DIR]
+ *        [--no-write] [--label name]
  *
  * Run it under `flock /work/wt/bench.lock` on a shared machine. Results: a table on stdout and
  * bench/results/long-session-<date>.json. See bench/README.md ("Long session").
@@ -40,6 +43,8 @@ const { values: args } = parseArgs({
     'prof-dir': { type: 'string' },
     'no-write': { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
+    pairs: { type: 'string', default: '10' },
+    'pair-width': { type: 'string', default: '10' },
   },
 });
 const log = (msg: string) => process.stderr.write(msg + '\n');
@@ -55,6 +60,8 @@ const modes = args.modes!.split(',').map((m) => {
 const turns = int('turns', args.turns);
 const width = Math.min(int('width', args.width), turns);
 const parallel = int('parallel', args.parallel);
+const pairs = args.pairs === '0' ? 0 : int('pairs', args.pairs);
+const pairWidth = int('pair-width', args['pair-width']);
 /** Bucket ends: the first bucket, then every requested end within N (the last one at N if none is). */
 const ends = [...new Set([width, ...args.buckets!.split(',').map((b) => int('buckets', b)), turns])]
   .filter((e) => e >= width && e <= turns)
@@ -74,6 +81,8 @@ interface Bucket {
   to: number;
   /** Measured on new sessions after the last bucket: the first bucket again, in the machine's state at the end. */
   young?: boolean;
+  /** Measured in alternating blocks after the last bucket: the old sessions', or young ones' from the first ratio bucket on. */
+  paired?: 'old' | 'young';
   serviceCpuMsPerTurn: number;
   postgresCpuMsPerTurn: number | null;
   natsCpuMsPerTurn: number | null;
@@ -136,6 +145,79 @@ const pct = (xs: number[], p: number) =>
 
 type Session = Awaited<ReturnType<typeof openSession>>;
 
+/** What was measured over some turns: CPU seconds by process, latencies, the fake's requests. */
+interface Sample {
+  serviceSec: number;
+  depsSec: number[];
+  latencies: number[];
+  requests: { m: number; b: number; s?: number }[];
+  busy: number[];
+  failed: number;
+}
+
+const emptySample = (): Sample => ({ serviceSec: 0, depsSec: [], latencies: [], requests: [], busy: [], failed: 0 });
+
+/** Runs turns `done + 1` to `end` of every session and adds what they cost to `into`. */
+async function measure(
+  s: Service,
+  fake: Awaited<ReturnType<typeof startFake>>,
+  sessions: Session[],
+  done: number,
+  end: number,
+  into: Sample,
+) {
+  const svc0 = readTreeCpu(s.proc.pid);
+  const deps0 = s.deps.map((d) => readCpuByCmdline(d));
+  const sys0 = readSystemCpu();
+  const fakeAt = fake.requests.length;
+  const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
+  while (done < end) {
+    done++;
+    into.latencies.push(...(await Promise.all(sessions.map((x) => x.turn(done)))));
+  }
+  into.serviceSec += cpuDelta(svc0, readTreeCpu(s.proc.pid));
+  for (const [i, d] of s.deps.entries()) into.depsSec[i] = (into.depsSec[i] ?? 0) + cpuDelta(deps0[i]!, readCpuByCmdline(d));
+  into.requests.push(...fake.requests.slice(fakeAt));
+  const busy = busyShare(sys0, readSystemCpu());
+  if (busy !== null) into.busy.push(busy);
+  into.failed += sessions.reduce((a, x) => a + x.failures, 0) - failed0;
+}
+
+function toBucket(mode: Mode, from: number, to: number, m: Sample, mark: Pick<Bucket, 'young' | 'paired'> = {}): Bucket {
+  const n = m.latencies.length;
+  const ms = (sec: number) => round1((sec * 1000) / n);
+  const bytes = m.requests.reduce((a, r) => a + r.b, 0);
+  const turnRequests = m.requests.filter((r) => r.s !== 1);
+  return {
+    mode,
+    from,
+    to,
+    ...mark,
+    serviceCpuMsPerTurn: ms(m.serviceSec),
+    postgresCpuMsPerTurn: m.depsSec[0] !== undefined ? ms(m.depsSec[0]) : null,
+    natsCpuMsPerTurn: m.depsSec[1] !== undefined ? ms(m.depsSec[1]) : null,
+    turnMs: {
+      mean: round1(m.latencies.reduce((a, b) => a + b, 0) / n),
+      p50: round1(pct(m.latencies, 50)),
+      p95: round1(pct(m.latencies, 95)),
+    },
+    messagesPerRequest: round1(turnRequests.reduce((a, r) => a + r.m, 0) / Math.max(1, turnRequests.length)),
+    compactions: m.requests.length - turnRequests.length,
+    bytesPerTurn: Math.round(bytes / n),
+    approxTokensPerTurn: Math.round(bytes / 4 / n),
+    machineBusy: m.busy.length ? m.busy.reduce((a, b) => a + b, 0) / m.busy.length : null,
+    failed: m.failed,
+  };
+}
+
+/** Brings `sessions` from turn `done` to `end` without measuring. */
+async function advance(sessions: Session[], done: number, end: number): Promise<void> {
+  while (done < end) {
+    done++;
+    await Promise.all(sessions.map((x) => x.turn(done)));
+  }
+}
+
 /**
  * Runs `sessions` from turn `done` to `end`, measuring the last `width` turns as one bucket.
  * `young`: the bucket of fresh sessions measured after the old ones (same machine state).
@@ -150,52 +232,48 @@ async function runBucket(
   young = false,
 ): Promise<Bucket> {
   const from = end - width;
-  while (done < from) {
-    done++;
-    await Promise.all(sessions.map((x) => x.turn(done)));
-  }
-  const svc0 = readTreeCpu(s.proc.pid);
-  const deps0 = s.deps.map((d) => readCpuByCmdline(d));
-  const sys0 = readSystemCpu();
-  const fakeAt = fake.requests.length;
-  const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
-  const latencies: number[] = [];
-  while (done < end) {
-    done++;
-    latencies.push(...(await Promise.all(sessions.map((x) => x.turn(done)))));
-  }
-  const n = width * parallel;
-  const ms = (sec: number) => round1((sec * 1000) / n);
-  const requests = fake.requests.slice(fakeAt);
-  const bytes = requests.reduce((a, r) => a + r.b, 0);
-  const turnRequests = requests.filter((r) => r.s !== 1);
-  const bucket: Bucket = {
-    mode,
-    from,
-    to: end,
-    ...(young ? { young } : {}),
-    serviceCpuMsPerTurn: ms(cpuDelta(svc0, readTreeCpu(s.proc.pid))),
-    postgresCpuMsPerTurn: s.deps[0] ? ms(cpuDelta(deps0[0]!, readCpuByCmdline(s.deps[0]))) : null,
-    natsCpuMsPerTurn: s.deps[1] ? ms(cpuDelta(deps0[1]!, readCpuByCmdline(s.deps[1]))) : null,
-    turnMs: {
-      mean: round1(latencies.reduce((a, b) => a + b, 0) / latencies.length),
-      p50: round1(pct(latencies, 50)),
-      p95: round1(pct(latencies, 95)),
-    },
-    messagesPerRequest: round1(turnRequests.reduce((a, r) => a + r.m, 0) / Math.max(1, turnRequests.length)),
-    compactions: requests.length - turnRequests.length,
-    bytesPerTurn: Math.round(bytes / n),
-    approxTokensPerTurn: Math.round(bytes / 4 / n),
-    machineBusy: busyShare(sys0, readSystemCpu()),
-    failed: sessions.reduce((a, x) => a + x.failures, 0) - failed0,
-  };
+  await advance(sessions, done, from);
+  const sample = emptySample();
+  await measure(s, fake, sessions, from, end, sample);
+  const bucket = toBucket(mode, from, end, sample, young ? { young } : {});
   log(`[${mode}] turns ${from + 1}-${end}${young ? ' (young sessions, after the old)' : ''}: ${JSON.stringify(bucket)}`);
   return bucket;
 }
 
+/**
+ * The old sessions against young ones in `pairs` alternating blocks of `pairWidth` turns, the
+ * young ones from the first ratio bucket's start: both sides see the same drift of a shared
+ * machine (a single young bucket measured after the old one moved more than the changes it was
+ * to judge, issue 26's runs of 2026-11-30).
+ */
+async function runPairs(
+  mode: Mode,
+  s: Service,
+  fake: Awaited<ReturnType<typeof startFake>>,
+  old: Session[],
+  oldDone: number,
+  young: Session[],
+  youngFrom: number,
+): Promise<Bucket[]> {
+  await advance(young, 0, youngFrom);
+  const samples = { old: emptySample(), young: emptySample() };
+  for (let i = 0; i < pairs; i++) {
+    await measure(s, fake, old, oldDone + i * pairWidth, oldDone + (i + 1) * pairWidth, samples.old);
+    await measure(s, fake, young, youngFrom + i * pairWidth, youngFrom + (i + 1) * pairWidth, samples.young);
+  }
+  const span = pairs * pairWidth;
+  const buckets = [
+    toBucket(mode, oldDone, oldDone + span, samples.old, { paired: 'old' }),
+    toBucket(mode, youngFrom, youngFrom + span, samples.young, { paired: 'young' }),
+  ];
+  for (const b of buckets) log(`[${mode}] turns ${b.from + 1}-${b.to} (${b.paired}, paired): ${JSON.stringify(b)}`);
+  return buckets;
+}
+
 /** The bucket ratios start from: the one ending at turn 100 or later (the first ones carry the warm-up), else the first. */
-const ratioBase = (mine: Bucket[]) =>
-  mine.find((b) => !b.young && b.to >= 100 && b.to < mine.filter((x) => !x.young).at(-1)!.to) ?? mine[0]!;
+const ratioBase = (mine: Bucket[]) => mine.find((b) => !b.young && !b.paired && b.to >= 100 && b.to < lastBucket(mine).to) ?? mine[0]!;
+/** The last bucket of the run itself (not the young or paired ones measured after it). */
+const lastBucket = (mine: Bucket[]) => mine.filter((b) => !b.young && !b.paired).at(-1)!;
 
 async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>): Promise<Bucket[]> {
   const profDir = args['cpu-prof'] ? (args['prof-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-long-session-prof-'))) : undefined;
@@ -221,6 +299,14 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
       } finally {
         for (const x of young) x.close();
       }
+      if (pairs > 0) {
+        const paired = await open();
+        try {
+          out.push(...(await runPairs(mode, s, fake, sessions, done, paired, base.from)));
+        } finally {
+          for (const x of paired) x.close();
+        }
+      }
     }
   } finally {
     for (const x of sessions) x.close();
@@ -242,11 +328,13 @@ async function main(): Promise<void> {
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const ratios = modes.flatMap((mode) => {
     const mine = buckets.filter((b) => b.mode === mode);
-    const last = mine.filter((b) => !b.young).at(-1)!;
-    const bases = [ratioBase(mine), mine.find((b) => b.young)].filter((b) => b !== undefined);
-    return bases.map((first) => ({
+    const comparisons = [
+      ...[ratioBase(mine), mine.find((b) => b.young)].filter((b) => b !== undefined).map((first) => [first, lastBucket(mine)] as const),
+      ...(mine.some((b) => b.paired) ? [[mine.find((b) => b.paired === 'young')!, mine.find((b) => b.paired === 'old')!] as const] : []),
+    ];
+    return comparisons.map(([first, last]) => ({
       mode,
-      buckets: `${first.from + 1}-${first.to}${first.young ? ' (young, after)' : ''} → ${last.from + 1}-${last.to}`,
+      buckets: `${first.from + 1}-${first.to}${first.young ? ' (young, after)' : first.paired ? ' (young, paired)' : ''} → ${last.from + 1}-${last.to}${last.paired ? ' (paired)' : ''}`,
       serviceCpu: ratio(last.serviceCpuMsPerTurn, first.serviceCpuMsPerTurn),
       turnMsMean: ratio(last.turnMs.mean, first.turnMs.mean),
       bytesPerTurn: ratio(last.bytesPerTurn, first.bytesPerTurn),
@@ -255,7 +343,7 @@ async function main(): Promise<void> {
   console.log('mode      turns        svc ms/turn  pg ms  nats ms  turn ms mean/p50/p95   msgs/req  compactions  ~tokens/turn  busy');
   for (const b of buckets) {
     console.log(
-      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}${b.young ? ' y' : ''}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
+      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}${b.young ? ' y' : b.paired ? ` p${b.paired[0]}` : ''}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
     );
   }
   for (const r of ratios)
