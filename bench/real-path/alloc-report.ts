@@ -33,25 +33,32 @@ const meta = existsSync(`${file}.json`)
   ? (JSON.parse(readFileSync(`${file}.json`, 'utf8')) as { conversations: number | null; seconds: number })
   : null;
 
-/** node_modules/<pkg> (scoped too), src/<dir>, node:internal, or (V8) for frames without a url. */
-export function packageOf(url: string): string {
+/** Our top-level folders: a frame in one of them is ours. */
+const OURS = ['/src/', '/actors/', '/schemas/'];
+const ourDir = (url: string) => (url.includes('/node_modules/') ? -1 : Math.max(...OURS.map((d) => url.lastIndexOf(d))));
+
+/** node_modules/<pkg> (scoped too), src/<dir> (actors/, schemas/), node:internal, or (V8) for frames without a url. */
+function packageOf(url: string): string {
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
     const parts = url.slice(nm + 14).split('/');
     return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
   }
-  const src = url.indexOf('/src/');
-  if (src >= 0 && !url.includes('/node_modules/')) return `src/${url.slice(src + 5).split('/')[0]}`;
+  const at = ourDir(url);
+  if (at >= 0) {
+    const [top, dir] = url.slice(at + 1).split('/');
+    return dir?.endsWith('.ts') ? `${top}/` : `${top}/${dir}`;
+  }
   if (url.startsWith('node:')) return 'node (internal)';
   return url ? 'other' : '(V8 / native)';
 }
 
 function where(f: CallFrame): string {
-  const short = f.url.replace(/^.*\/(node_modules|src)\//, '$1/');
+  const short = f.url.replace(/^.*\/(node_modules|src|actors|schemas)\//, '$1/');
   return `${f.functionName || '(anonymous)'} ${short}:${f.lineNumber + 1}`;
 }
 
-const isOurs = (f: CallFrame) => f.url.includes('/src/') && !f.url.includes('/node_modules/');
+const isOurs = (f: CallFrame) => ourDir(f.url) >= 0;
 
 const byPackage = new Map<string, number>();
 const byOurFrame = new Map<string, number>();
