@@ -5,7 +5,10 @@
  * library that did), and the top allocating functions. With the sampler's `.json` beside the
  * profile, every figure is also given in KiB per conversation.
  *
- *   node --import tsx bench/real-path/alloc-report.ts /tmp/alloc.heapprofile [--top 25] [--json out.json]
+ *   node --import tsx bench/real-path/alloc-report.ts /tmp/alloc.heapprofile [--top 25] [--json out.json] [--against before.heapprofile]
+ *
+ * `--against` adds the rows (our nearest frame, allocating function) that changed most in KiB
+ * per conversation from that profile to this one.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,15 +26,11 @@ interface ProfileNode {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, json: { type: 'string' } },
+  options: { top: { type: 'string', default: '25' }, json: { type: 'string' }, against: { type: 'string' } },
 });
 const file = positionals[0];
-if (!file) throw new Error('usage: alloc-report.ts <file.heapprofile> [--top N] [--json out.json]');
+if (!file) throw new Error('usage: alloc-report.ts <file.heapprofile> [--top N] [--json out.json] [--against before.heapprofile]');
 const top = Number(values.top);
-const head = (JSON.parse(readFileSync(file, 'utf8')) as { head: ProfileNode }).head;
-const meta = existsSync(`${file}.json`)
-  ? (JSON.parse(readFileSync(`${file}.json`, 'utf8')) as { conversations: number | null; seconds: number })
-  : null;
 
 /** Our top-level folders: a frame in one of them is ours. */
 const OURS = ['/src/', '/actors/', '/schemas/'];
@@ -59,38 +58,80 @@ function where(f: CallFrame): string {
 }
 
 const isOurs = (f: CallFrame) => ourDir(f.url) >= 0;
-
-const byPackage = new Map<string, number>();
-const byOurFrame = new Map<string, number>();
-const byFunction = new Map<string, number>();
 const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
 
-function walk(n: ProfileNode, ours: string): void {
-  const here = isOurs(n.callFrame) ? where(n.callFrame) : ours;
-  if (n.selfSize > 0) {
-    add(byPackage, packageOf(n.callFrame.url), n.selfSize);
-    add(byOurFrame, here, n.selfSize);
-    add(byFunction, where(n.callFrame), n.selfSize);
-  }
-  for (const c of n.children) walk(c, here);
+interface Breakdown {
+  total: number;
+  conversations: number | null;
+  byPackage: Map<string, number>;
+  byOurFrame: Map<string, number>;
+  byFunction: Map<string, number>;
 }
-walk(head, '(no frame of ours)');
 
-const total = [...byPackage.values()].reduce((s, b) => s + b, 0);
-const conv = meta?.conversations ?? null;
+function breakdown(profileFile: string): Breakdown {
+  const head = (JSON.parse(readFileSync(profileFile, 'utf8')) as { head: ProfileNode }).head;
+  const meta = existsSync(`${profileFile}.json`)
+    ? (JSON.parse(readFileSync(`${profileFile}.json`, 'utf8')) as { conversations: number | null })
+    : null;
+  const b: Breakdown = {
+    total: 0,
+    conversations: meta?.conversations ?? null,
+    byPackage: new Map(),
+    byOurFrame: new Map(),
+    byFunction: new Map(),
+  };
+  const walk = (n: ProfileNode, ours: string): void => {
+    const here = isOurs(n.callFrame) ? where(n.callFrame) : ours;
+    if (n.selfSize > 0) {
+      b.total += n.selfSize;
+      add(b.byPackage, packageOf(n.callFrame.url), n.selfSize);
+      add(b.byOurFrame, here, n.selfSize);
+      add(b.byFunction, where(n.callFrame), n.selfSize);
+    }
+    for (const c of n.children) walk(c, here);
+  };
+  walk(head, '(no frame of ours)');
+  return b;
+}
+
+const now = breakdown(file);
+const { total } = now;
+const conv = now.conversations;
 const rows = (m: Map<string, number>, n: number) =>
   [...m]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
     .map(([name, bytes]) => ({ name, bytes, share: bytes / total, kibPerConversation: conv ? bytes / 1024 / conv : null }));
+
+/** Rows whose KiB per conversation changed most from `before` (both profiles need their conversation count). */
+function changes(before: Breakdown, key: 'byOurFrame' | 'byFunction', n: number) {
+  const per = (b: Breakdown, name: string) => (b[key].get(name) ?? 0) / 1024 / b.conversations!;
+  const names = new Set([...before[key].keys(), ...now[key].keys()]);
+  return [...names]
+    .map((name) => ({ name, beforeKiB: per(before, name), afterKiB: per(now, name) }))
+    .sort((a, b) => Math.abs(b.afterKiB - b.beforeKiB) - Math.abs(a.afterKiB - a.beforeKiB))
+    .slice(0, n);
+}
+const before = values.against ? breakdown(values.against) : null;
+const compared =
+  before && before.conversations && conv
+    ? {
+        against: values.against,
+        mibPerConversationBefore: before.total / 1048576 / before.conversations,
+        byOurFrame: changes(before, 'byOurFrame', top),
+        byFunction: changes(before, 'byFunction', top),
+      }
+    : null;
+
 const report = {
   file,
   totalMiB: total / 1048576,
   conversations: conv,
   mibPerConversation: conv ? total / 1048576 / conv : null,
-  byPackage: rows(byPackage, top),
-  byOurFrame: rows(byOurFrame, top),
-  byFunction: rows(byFunction, top),
+  byPackage: rows(now.byPackage, top),
+  byOurFrame: rows(now.byOurFrame, top),
+  byFunction: rows(now.byFunction, top),
+  compared,
 };
 
 const fmt = (r: (typeof report.byPackage)[number]) =>
@@ -107,5 +148,18 @@ const out = [
   'by allocating function:',
   ...report.byFunction.map(fmt),
 ];
+if (compared) {
+  const change = (r: { name: string; beforeKiB: number; afterKiB: number }) =>
+    `${r.beforeKiB.toFixed(1).padStart(7)} → ${r.afterKiB.toFixed(1).padStart(7)} KiB/conv  ${r.name}`;
+  out.push(
+    '',
+    `against ${compared.against}: ${compared.mibPerConversationBefore.toFixed(3)} → ${report.mibPerConversation!.toFixed(3)} MiB per conversation`,
+    'changed most, by our nearest frame:',
+    ...compared.byOurFrame.map(change),
+    '',
+    'changed most, by allocating function:',
+    ...compared.byFunction.map(change),
+  );
+}
 process.stdout.write(out.join('\n') + '\n');
 if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
