@@ -114,7 +114,7 @@ function changes(before: Breakdown, key: 'byOurFrame' | 'byFunction', n: number)
 }
 const before = values.against ? breakdown(values.against) : null;
 const compared =
-  before && before.conversations && conv
+  before?.conversations && conv
     ? {
         against: values.against,
         mibPerConversationBefore: before.total / 1048576 / before.conversations,
