@@ -9,8 +9,15 @@
  *   node --import tsx bench/real-path/run.ts --targets nats --no-peer --sessions 50 --duration 20 --warmup 5 \
  *     --node-option=--import=$PWD/bench/real-path/alloc-sampler.ts \
  *     --env BENCH_ALLOC_PROF=/tmp/alloc.heapprofile --env BENCH_ALLOC_FROM_S=15 --env BENCH_ALLOC_S=15
+ *
+ * `BENCH_ALLOC_FROM_LOAD_S` counts the start from the first model request instead of the process
+ * start (start-up time varies by mode and build). The conversations in the window (model requests
+ * sent / 2: the benchmark's conversation is model → tool → model) go into `.top.txt` and `.json`,
+ * so MiB per conversation is total / count without guessing the rate. bench/real-path/alloc-report.ts breaks
+ * a profile down by package and by our nearest frame.
  */
 import { writeFileSync } from 'node:fs';
+import { subscribe } from 'node:diagnostics_channel';
 import { Session } from 'node:inspector/promises';
 
 interface CallFrame {
@@ -27,6 +34,24 @@ interface ProfileNode {
 const file = process.env['BENCH_ALLOC_PROF'];
 const fromS = Number(process.env['BENCH_ALLOC_FROM_S'] ?? '15');
 const forS = Number(process.env['BENCH_ALLOC_S'] ?? '15');
+const fromLoadS = process.env['BENCH_ALLOC_FROM_LOAD_S'];
+
+/** Model requests sent while sampling (two per conversation); `null` before the window opens. */
+let modelCalls: number | null = null;
+let loadSeen = false;
+if (file) {
+  // The model requests go through undici (fetch), which reports each on this channel; the HTTP
+  // server (uWebSockets.js) has no such hook. Active only with the sampler preloaded.
+  subscribe('undici:request:create', (m) => {
+    const { request } = m as { request: { path: string } };
+    if (!request.path.includes('/chat/completions') && !request.path.includes('/messages')) return;
+    if (modelCalls !== null) modelCalls++;
+    if (!loadSeen && fromLoadS !== undefined) {
+      loadSeen = true;
+      setTimeout(() => void sample(), Number(fromLoadS) * 1000).unref();
+    }
+  });
+}
 
 /** Bytes per function (name and place), summed over every stack it allocated from. */
 function selfBytes(root: ProfileNode): Map<string, number> {
@@ -43,6 +68,7 @@ function selfBytes(root: ProfileNode): Map<string, number> {
 
 async function sample(): Promise<void> {
   const session = new Session();
+  modelCalls = 0;
   session.connect();
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 16_384,
@@ -50,15 +76,18 @@ async function sample(): Promise<void> {
     includeObjectsCollectedByMinorGC: true,
   });
   await new Promise((r) => setTimeout(r, forS * 1000));
+  const conversations = modelCalls === null ? null : modelCalls / 2;
   const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
   session.disconnect();
   writeFileSync(file!, JSON.stringify(profile));
   const bytes = [...selfBytes(profile.head)].sort((a, b) => b[1] - a[1]);
   const total = bytes.reduce((s, [, b]) => s + b, 0);
-  const lines = [`total ${(total / 1048576).toFixed(1)} MiB in ${forS} s`];
+  writeFileSync(`${file}.json`, JSON.stringify({ seconds: forS, totalBytes: total, conversations }));
+  const perConv = conversations ? `, ${conversations} conversations, ${(total / 1048576 / conversations).toFixed(3)} MiB each` : '';
+  const lines = [`total ${(total / 1048576).toFixed(1)} MiB in ${forS} s${perConv}`];
   for (const [where, b] of bytes.slice(0, 60))
     lines.push(`${((100 * b) / total).toFixed(1).padStart(5)} %  ${(b / 1048576).toFixed(2).padStart(8)} MiB  ${where}`);
   writeFileSync(`${file}.top.txt`, lines.join('\n') + '\n');
 }
 
-if (file) setTimeout(() => void sample(), fromS * 1000).unref();
+if (file && fromLoadS === undefined) setTimeout(() => void sample(), fromS * 1000).unref();

@@ -4,6 +4,7 @@ import type { Bus, LoggedEvent } from './ports.js';
 
 export { createLocalBus } from './local/local-bus.js';
 export { createNatsBus } from './nats/nats-bus.js';
+export { eventJson } from './event-json.js';
 export { iterateFeed } from './feed-iterator.js';
 export { isBusUnavailable } from './nats/unavailable.js';
 export { UnstorableEventError } from './unstorable-event.js';

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../../schemas/events.js';
-import type { BusReader } from '../bus/index.js';
+import { eventJson, type BusReader } from '../bus/index.js';
 import { formatSseFrame } from '../http/index.js';
 import { flowingFrame, type SseStream } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -207,7 +207,7 @@ export function createSessionHub({ bus, log }: { bus: BusReader<SessionEvent>; l
 }
 
 function toFrame(event: SessionEvent): Frame {
-  const text = flowingFrame(formatSseFrame({ id: event.id, event: event.type, data: JSON.stringify(event) }));
+  const text = flowingFrame(formatSseFrame({ id: event.id, event: event.type, data: eventJson(event) }));
   const frame: Frame = { id: event.id, sequence: event.sequence, type: event.type, text };
   if (event.tags?.length) frame.tags = event.tags;
   return frame;

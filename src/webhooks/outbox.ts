@@ -58,16 +58,30 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
   // Rows of one session are written in the order its appends returned, so sequence order holds in the outbox.
   const chain = createKeyedChain();
   const inFlight = new Set<Promise<void>>();
-  let anyEndpoint: { until: number; answer: Promise<boolean> } | undefined;
+  /** `known`: the answer once it is in. */
+  let anyEndpoint: { until: number; answer: Promise<boolean>; known?: boolean } | undefined;
 
   /** Whether any organisation has an active endpoint, as of at most endpointCacheMs ago (used only when that is > 0). */
   function anyActiveEndpoint(): Promise<boolean> {
     const now = Date.now();
     if (anyEndpoint && now < anyEndpoint.until) return anyEndpoint.answer;
     const answer = deps.endpoints.anyActive();
-    anyEndpoint = { until: now + opts.endpointCacheMs, answer };
-    answer.catch(() => (anyEndpoint = undefined));
+    const entry: typeof anyEndpoint = { until: now + opts.endpointCacheMs, answer };
+    anyEndpoint = entry;
+    answer.then(
+      (known) => (entry.known = known),
+      () => (anyEndpoint = undefined),
+    );
     return answer;
+  }
+
+  /**
+   * No organisation has an active endpoint, as of at most endpointCacheMs ago: `record` would
+   * return at its first line. Known without a promise, so an append then queues nothing (the
+   * chain's promises and closures were 1.3 % of the service's allocations under turn load).
+   */
+  function knownNoEndpoint(): boolean {
+    return opts.endpointCacheMs > 0 && anyEndpoint?.known === false && Date.now() < anyEndpoint.until;
   }
 
   /**
@@ -160,7 +174,7 @@ export function createOutbox(deps: OutboxDeps, opts: OutboxOptions) {
     wrap(log: EventLog<SessionEvent>): EventLog<SessionEvent> {
       const append = async (sessionId: string, events: NewSessionEvent[], opts?: AppendOptions): Promise<AppendResult<SessionEvent>> => {
         const result = await log.append(sessionId, events, opts);
-        if (!result.ok || !result.events.some((e) => SUBSCRIBABLE.has(e.type))) return result;
+        if (!result.ok || knownNoEndpoint() || !result.events.some((e) => SUBSCRIBABLE.has(e.type))) return result;
         // Not awaited: the writer goes on at once (a turn never waits for webhooks); the chain keeps the session's order.
         const queued = chain
           .run(sessionId, () => record(log, sessionId, result.events))

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { jetstream, jetstreamManager, JetStreamApiError } from '@nats-io/jetstream';
 import { MsgHdrsImpl } from '@nats-io/nats-core';
-import { connect, TimeoutError } from '@nats-io/transport-node';
+import { connect, type MsgHdrs, TimeoutError } from '@nats-io/transport-node';
 import { createAckedPublisher } from '../../src/bus/nats/acked-publisher.js';
 import { JetStreamErrorCodes } from '../../src/bus/nats/nats-errors.js';
 import { newId } from '../../src/ids.js';
@@ -43,15 +43,20 @@ it('nats acked publisher - the acks and refusals of js.publish, over one reply s
   assert.equal((await jsm.streams.getMessage('P', { seq: 4 }))?.string(), 'six');
 
   // The caller's headers go out with those of the msg id and the expectation, all stored.
-  const withHeaders = await publisher.publish('p.c', 'seven', {
-    msgID: newId(),
-    expect: { lastSubjectSequence: 0 },
-    headers: MsgHdrsImpl.fromRecord({ 'Sess-Seq': ['1'] }),
-  });
+  const callerHeaders = MsgHdrsImpl.fromRecord({ 'Sess-Seq': ['1'] });
+  const msgID = newId();
+  const withHeaders = await publisher.publish('p.c', 'seven', { msgID, expect: { lastSubjectSequence: 0 }, headers: callerHeaders });
   const header = (await jsm.streams.getMessage('P', { seq: withHeaders.seq }))?.header;
   assert.equal(header?.get('Sess-Seq'), '1');
-  assert.ok(header?.get('Nats-Msg-Id'));
+  assert.equal(header?.get('Nats-Msg-Id'), msgID);
   assert.equal(header?.get('Nats-Expected-Last-Subject-Sequence'), '0');
+  // Added to the caller's headers, as js.publish adds them (no copy of the map per publish).
+  assert.equal(callerHeaders.get('Nats-Msg-Id'), msgID);
+  assert.deepEqual(callerHeaders.keys(), ['Sess-Seq', 'Nats-Msg-Id', 'Nats-Expected-Last-Subject-Sequence']);
+  // Headers of another MsgHdrs implementation are copied.
+  const foreign = { [Symbol.iterator]: () => [['X-One', ['a']] as [string, string[]]][Symbol.iterator]() } as unknown as MsgHdrs;
+  const viaCopy = await publisher.publish('p.c', 'eight', { headers: foreign, expect: { lastSubjectSequence: withHeaders.seq } });
+  assert.equal((await jsm.streams.getMessage('P', { seq: viaCopy.seq }))?.header?.get('X-One'), 'a');
   // A header value with a line break would end the header block early: refused, as MsgHdrs.set refuses it.
   await assert.rejects(publisher.publish('p.c', 'x', { msgID: 'a\r\nNats-Rollup: all' }), /cannot contain/);
 

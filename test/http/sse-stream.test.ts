@@ -27,6 +27,9 @@ function fakeSink(accept = () => true) {
 describe('SSE frames and streams', () => {
   it('formats frames with id, event and one data line per line', () => {
     assert.equal(formatSseFrame({ id: 'a', event: 't', data: 'x\ny' }), 'id: a\nevent: t\ndata: x\ndata: y\n\n');
+    assert.equal(formatSseFrame({ event: 't', data: 'x\r\ny\rz' }), 'event: t\ndata: x\ndata: y\ndata: z\n\n');
+    assert.equal(formatSseFrame({ event: 't', data: '{"a":"b\\nc"}' }), 'event: t\ndata: {"a":"b\\nc"}\n\n');
+    assert.equal(formatSseFrame({ event: 't', data: '' }), 'event: t\ndata: \n\n');
     assert.throws(() => formatSseFrame({ id: 'a\nb', event: 't', data: '' }));
   });
 

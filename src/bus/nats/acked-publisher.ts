@@ -150,19 +150,25 @@ export function createAckedPublisher(nc: NatsConnection, { timeoutMs }: { timeou
  * go: `MsgHdrs.set` canonicalises and validates its key and scans the others twice (the acked
  * publisher was 6 % of the service's allocations under turn load, mostly that). The keys here
  * are nats.js's constants and the caller's were set through `MsgHdrs` already; the values are
- * ids and numbers, checked like `set` checks them (no line breaks).
+ * ids and numbers, checked like `set` checks them (no line breaks). The caller's `MsgHdrsImpl`
+ * gets them added, as `js.publish` adds them to the caller's headers (no copy of its map).
  */
 export function publishHeaders({ headers, msgID, expect }: PublishOptions): MsgHdrs {
-  const r: Record<string, string[]> = {};
-  if (headers) for (const [k, v] of headers) r[k] = v;
-  if (msgID) r[PubHeaders.MsgIdHdr] = [msgID];
-  if (expect?.lastSubjectSequence !== undefined) r[PubHeaders.ExpectedLastSubjectSequenceHdr] = [String(expect.lastSubjectSequence)];
-  if (expect?.lastMsgID) r[PubHeaders.ExpectedLastMsgIdHdr] = [expect.lastMsgID];
-  if (expect?.lastSequence !== undefined) r[PubHeaders.ExpectedLastSeqHdr] = [String(expect.lastSequence)];
-  if (expect?.streamName) r[PubHeaders.ExpectedStreamHdr] = [expect.streamName];
   if (LINE_BREAK.test(msgID ?? '') || LINE_BREAK.test(expect?.lastMsgID ?? ''))
     throw new InvalidArgumentError('header values cannot contain \\r or \\n');
-  return MsgHdrsImpl.fromRecord(r);
+  let h: MsgHdrsImpl;
+  if (headers instanceof MsgHdrsImpl) h = headers;
+  else {
+    h = new MsgHdrsImpl();
+    if (headers) for (const [k, v] of headers) h.headers.set(k, v);
+  }
+  const r = h.headers;
+  if (msgID) r.set(PubHeaders.MsgIdHdr, [msgID]);
+  if (expect?.lastSubjectSequence !== undefined) r.set(PubHeaders.ExpectedLastSubjectSequenceHdr, [String(expect.lastSubjectSequence)]);
+  if (expect?.lastMsgID) r.set(PubHeaders.ExpectedLastMsgIdHdr, [expect.lastMsgID]);
+  if (expect?.lastSequence !== undefined) r.set(PubHeaders.ExpectedLastSeqHdr, [String(expect.lastSequence)]);
+  if (expect?.streamName) r.set(PubHeaders.ExpectedStreamHdr, [expect.streamName]);
+  return h;
 }
 const LINE_BREAK = /[\r\n]/;
 

@@ -4,6 +4,7 @@ import { MsgHdrsImpl } from '@nats-io/nats-core';
 import { ConflictError } from '../../errors.js';
 import type { AckedPublisher } from './acked-publisher.js';
 import type { NewLoggedEvent, LoggedEvent } from '../ports.js';
+import { rememberJson } from '../event-json.js';
 import { stampEvent } from '../session-event.js';
 import type { EventReader, StreamTail } from './event-reader.js';
 import { isChainBroken, isSequenceConflict, isTransientAppendError } from './nats-errors.js';
@@ -21,7 +22,16 @@ export interface AppendRoundDeps {
    * `prevStreamSeq` (0: the first) (tail cache, position hints, recent events).
    */
   onStored(event: LoggedEvent, streamSeq: number, prevStreamSeq: number): void;
+  /**
+   * The round's events and the bytes each is published as, from just before the first publish
+   * until every ack is in (the server republishes an event to its live subject before it acks):
+   * a live copy with the same bytes is this event (event-log.ts `decodeLive`).
+   */
+  inFlight?: InFlightRounds;
 }
+
+/** Per session, the round this process is publishing (appends of a session are one at a time). */
+export type InFlightRounds = Map<string, { events: readonly LoggedEvent[]; payloads: Uint8Array[] }>;
 
 /**
  * `stored`: the first events of the run are in the log (ours, or copies stored earlier under
@@ -62,11 +72,25 @@ export async function publishRound(
   const ts = new Date().toISOString();
   const stamped: LoggedEvent[] = [];
   for (const input of run) stamped.push(stampEvent(sessionId, input, stamped.at(-1) ?? tail, ts));
-  const acks = await Promise.allSettled(
-    stamped.map((event, i) =>
-      publish(deps.js, where.subject, event, i === 0 ? { lastSubjectSequence: tail.streamSeq } : { lastMsgID: stamped[i - 1]!.id }),
-    ),
-  );
+  const payloads = stamped.map(encode);
+  const round = { events: stamped, payloads };
+  deps.inFlight?.set(sessionId, round);
+  let acks: PromiseSettledResult<PubAck>[];
+  try {
+    acks = await Promise.allSettled(
+      stamped.map((event, i) =>
+        publish(
+          deps.js,
+          where.subject,
+          event,
+          i === 0 ? { lastSubjectSequence: tail.streamSeq } : { lastMsgID: stamped[i - 1]!.id },
+          payloads[i],
+        ),
+      ),
+    );
+  } finally {
+    if (deps.inFlight?.get(sessionId) === round) deps.inFlight.delete(sessionId);
+  }
   const events: LoggedEvent[] = [];
   let wrote = false;
   let offChain = false;
@@ -107,16 +131,27 @@ export async function publishRound(
   return { type: 'stored', events, wrote };
 }
 
+/**
+ * The event's JSON, once: its text is kept for the SSE frame (event-json.ts), its UTF-8 bytes
+ * are what nats.js sends (it encodes a string payload itself) and what a live copy is matched by.
+ */
+function encode(event: LoggedEvent): Uint8Array {
+  const json = JSON.stringify(event);
+  rememberJson(event, json);
+  return Buffer.from(json);
+}
+
 function publish(
   js: AppendRoundDeps['js'],
   subject: string,
   event: LoggedEvent,
   expect: { lastSubjectSequence: number } | { lastMsgID: string },
+  payload: Uint8Array = encode(event),
   msgID = event.id,
 ): Promise<PubAck> {
   // fromRecord: no key canonicalisation or value check for a constant name and a number.
   const h = MsgHdrsImpl.fromRecord({ [SEQUENCE_HEADER]: [String(event.sequence)] });
-  return js.publish(subject, JSON.stringify(event), { msgID, expect, headers: h });
+  return js.publish(subject, payload, { msgID, expect, headers: h });
 }
 
 /** Refusals mean the event was not stored; anything else leaves its fate unknown. */
@@ -170,7 +205,7 @@ async function storedCopy(
     if (prevStreamSeq === null) return { type: 'refused', err: new Error(`event ${event.id} follows a copy numbered differently`) };
     let ack: PubAck;
     try {
-      ack = await publish(deps.js, where.subject, event, { lastSubjectSequence: prevStreamSeq }, `${event.id}.${randomUUID()}`);
+      ack = await publish(deps.js, where.subject, event, { lastSubjectSequence: prevStreamSeq }, undefined, `${event.id}.${randomUUID()}`);
     } catch (err) {
       if (isRefusal(err)) return { type: 'refused', err };
       throw err;

@@ -9,7 +9,7 @@ import { iterateFeed } from '../feed-iterator.js';
 import { FeedGroup } from '../ordered-feed.js';
 import type { AppendOptions, AppendResult, EventLog, EventSink, FeedHandle, NewLoggedEvent, ReadOptions, LoggedEvent } from '../ports.js';
 import type { AckedPublisher } from './acked-publisher.js';
-import { publishRound } from './event-append.js';
+import { publishRound, SEQUENCE_HEADER, type InFlightRounds } from './event-append.js';
 import type { LeaderGet } from './leader-get.js';
 import { createEventReader, type StreamTail } from './event-reader.js';
 import { numericHeaders } from './msg-headers.js';
@@ -25,7 +25,7 @@ const MAX_CACHED_TAILS = 10_000;
  */
 const TAIL_IDLE_MS = 60_000;
 /** What a republished event says about where it and its predecessor are stored. */
-const LIVE_POSITION_HEADERS = ['Nats-Sequence', 'Nats-Last-Sequence'] as const;
+const LIVE_POSITION_HEADERS = ['Nats-Sequence', 'Nats-Last-Sequence', SEQUENCE_HEADER] as const;
 const EMPTY_TAIL: StreamTail = { sequence: 0, streamSeq: 0, id: undefined };
 /** Writer-supplied ids older than the dedup window minus this margin are looked up before appending, in ms. */
 const DEDUP_WINDOW_MARGIN_MS = 5_000;
@@ -92,9 +92,11 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
   const isBeyondDedupWindow = (e: NewLoggedEvent) =>
     e.id !== undefined && uuidv7Millis(e.id) < Date.now() - o.duplicateWindowMs + DEDUP_WINDOW_MARGIN_MS;
 
+  const inFlight: InFlightRounds = new Map();
   const roundDeps = {
     js: o.publisher ?? js,
     reader,
+    inFlight,
     onStored(event: LoggedEvent, streamSeq: number, prevStreamSeq: number) {
       tails.set(event.session_id, { sequence: event.sequence, streamSeq, id: event.id });
       positions.record(event.session_id, { sequence: event.sequence, streamSeq });
@@ -199,18 +201,34 @@ export function createNatsEventLog(o: NatsEventLogOptions): EventLog<LoggedEvent
    * so a gap is back-filled from exactly the right place in the stream.
    */
   function decodeLive(sessionId: string, msg: Msg): LoggedEvent | undefined {
-    let event: LoggedEvent;
-    try {
-      event = msg.json<LoggedEvent>();
-    } catch (parseErr) {
-      // Not one of ours; skipping it is safe: a real gap is back-filled from the log.
-      log.warn({ err: parseErr, sessionId }, 'unreadable live event skipped');
-      return undefined;
+    const [seq = 0, prev = 0, sequence = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
+    let event = publishedHere(sessionId, sequence, msg);
+    if (!event) {
+      try {
+        event = msg.json<LoggedEvent>();
+      } catch (parseErr) {
+        // Not one of ours; skipping it is safe: a real gap is back-filled from the log.
+        log.warn({ err: parseErr, sessionId }, 'unreadable live event skipped');
+        return undefined;
+      }
     }
-    const [seq = 0, prev = 0] = numericHeaders(msg, LIVE_POSITION_HEADERS);
     if (seq > 0) positions.record(sessionId, { sequence: event.sequence, streamSeq: seq });
     if (prev > 0) positions.record(sessionId, { sequence: event.sequence - 1, streamSeq: prev });
     return event;
+  }
+
+  /**
+   * The live copy of an event this process is publishing, without decoding it: the event
+   * object whose published bytes the message carries (equal bytes: the same JSON, so the same
+   * event, whoever stored it). The server republishes before it acks, so the round is still
+   * in flight; a copy that comes later is decoded.
+   */
+  function publishedHere(sessionId: string, sequence: number, msg: Msg): LoggedEvent | undefined {
+    const round = sequence > 0 ? inFlight.get(sessionId) : undefined;
+    if (!round) return undefined;
+    const i = sequence - round.events[0]!.sequence;
+    const payload = round.payloads[i];
+    return payload !== undefined && Buffer.compare(msg.data, payload) === 0 ? round.events[i] : undefined;
   }
 
   const live = new LiveSubscriptions({ nc, shards, wildcardMinSessions: o.liveWildcardMinSessions, decode: decodeLive });
