@@ -26,6 +26,7 @@ import { readSse } from '../lib/sse-read.js';
 import { machineInfo } from '../lib/machine.js';
 import { cpuDelta, onInterrupt, readCpuByCmdline, readSystemCpu, busyShare, readTreeCpu } from '../lib/process.js';
 import { apiJson } from '../lib/api-json.js';
+import { probe, probeDelta, type ProbeDelta } from './probe.js';
 import { ADMIN_KEY, ROOT, startFake, startService, type Mode, type Service } from './service.js';
 
 const { values: args } = parseArgs({
@@ -87,6 +88,10 @@ interface Bucket {
   machineBusy: number | null;
   /** Turns of the bucket that ended in turn.failed. */
   failed: number;
+  /** Writes of the service process, and with METRICS_TOKEN its GC, heap, snapshot writes and events read (probe.ts). */
+  probed: ProbeDelta;
+  /** With --cpu-prof: the bucket's window on the monotonic clock (µs), to cut the profile (bench/lib/prof-window.ts). */
+  clockUs?: [number, number];
 }
 
 /** A session with its SSE stream open; `turn()` sends one message and waits for its `session.idled`. */
@@ -154,17 +159,22 @@ async function runBucket(
     done++;
     await Promise.all(sessions.map((x) => x.turn(done)));
   }
+  const probe0 = await probe(s.proc.pid, s.base, extraEnv['METRICS_TOKEN']);
   const svc0 = readTreeCpu(s.proc.pid);
   const deps0 = s.deps.map((d) => readCpuByCmdline(d));
   const sys0 = readSystemCpu();
   const fakeAt = fake.requests.length;
   const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
+  // The monotonic clock V8's CPU profiles use (µs), so a --cpu-prof profile can be cut to the bucket.
+  const clockFromUs = Number(process.hrtime.bigint() / 1000n);
   const latencies: number[] = [];
   while (done < end) {
     done++;
     latencies.push(...(await Promise.all(sessions.map((x) => x.turn(done)))));
   }
+  const svc1 = readTreeCpu(s.proc.pid);
   const n = width * parallel;
+  const probed = probeDelta(probe0, await probe(s.proc.pid, s.base, extraEnv['METRICS_TOKEN']), n);
   const ms = (sec: number) => round1((sec * 1000) / n);
   const requests = fake.requests.slice(fakeAt);
   const bytes = requests.reduce((a, r) => a + r.b, 0);
@@ -174,7 +184,7 @@ async function runBucket(
     from,
     to: end,
     ...(young ? { young } : {}),
-    serviceCpuMsPerTurn: ms(cpuDelta(svc0, readTreeCpu(s.proc.pid))),
+    serviceCpuMsPerTurn: ms(cpuDelta(svc0, svc1)),
     postgresCpuMsPerTurn: s.deps[0] ? ms(cpuDelta(deps0[0]!, readCpuByCmdline(s.deps[0]))) : null,
     natsCpuMsPerTurn: s.deps[1] ? ms(cpuDelta(deps0[1]!, readCpuByCmdline(s.deps[1]))) : null,
     turnMs: {
@@ -188,6 +198,8 @@ async function runBucket(
     approxTokensPerTurn: Math.round(bytes / 4 / n),
     machineBusy: busyShare(sys0, readSystemCpu()),
     failed: sessions.reduce((a, x) => a + x.failures, 0) - failed0,
+    probed,
+    ...(args['cpu-prof'] ? { clockUs: [clockFromUs, Number(process.hrtime.bigint() / 1000n)] } : {}),
   };
   log(`[${mode}] turns ${from + 1}-${end}${young ? ' (young sessions, after the old)' : ''}: ${JSON.stringify(bucket)}`);
   return bucket;
