@@ -90,7 +90,7 @@ interface Bucket {
   failed: number;
   /** Writes of the service process, and with METRICS_TOKEN its GC, heap, snapshot writes and events read (probe.ts). */
   probed: ProbeDelta;
-  /** With --cpu-prof: the bucket's window on the monotonic clock (µs), to cut the profile (bench/lib/prof-window.ts). */
+  /** With --cpu-prof: the bucket's window on the monotonic clock (µs), to cut the profile (prof-buckets.ts). */
   clockUs?: [number, number];
 }
 

@@ -6,7 +6,7 @@
  * the database of bench/long-session after 5,000 turns, a session read by id took 0.72 ms and a
  * turn claim 0.49 ms, against 0.36 and 0.33 ms once vacuumed. This does autovacuum's part on a
  * timer: the tables whose dead rows pass autovacuum's default threshold (50 + 20 % of the live
- * rows; PostgreSQL counts them in the same backend) are vacuumed, a few at a time, and only
+ * rows; PostgreSQL counts them in the same backend) are vacuumed, one at a time, and only
  * those, so the append-only event log is not scanned. Distributed mode has PostgreSQL's own.
  */
 import type { Logger } from '../log.js';
