@@ -21,6 +21,8 @@ const ConfigSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  /** Embedded mode: ms between two rounds of vacuum of the tables with dead rows (PGlite has no autovacuum; 0: never). */
+  EMBEDDED_VACUUM_INTERVAL_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 10_000 }),
   /** Off for a pooler that cannot carry named prepared statements (PgBouncer before 1.21, or without max_prepared_statements). */
   DATABASE_PREPARED_STATEMENTS: Type.Boolean({ default: true }),
   NATS_URL: Type.Optional(Type.String({ minLength: 1 })),

@@ -37,9 +37,15 @@ export interface ProfileSummary {
 
 /**
  * `fromMs`: ignore the samples of the first milliseconds after the profile started (start-up:
- * module loading, migrations), so the summary shows the steady state under load.
+ * module loading, migrations), so the summary shows the steady state under load. `clockUs`:
+ * only the samples within [from, to] on the monotonic clock the profile's `startTime` is on
+ * (`process.hrtime` in µs on Linux), to cut one bench bucket out of a whole run.
  */
-export function summariseCpuProfile(file: string, top = 25, { fromMs = 0 }: { fromMs?: number } = {}): ProfileSummary {
+export function summariseCpuProfile(
+  file: string,
+  top = 25,
+  { fromMs = 0, clockUs }: { fromMs?: number; clockUs?: [number, number] } = {},
+): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
@@ -48,6 +54,7 @@ export function summariseCpuProfile(file: string, top = 25, { fromMs = 0 }: { fr
     const delta = profile.timeDeltas[i] ?? 0;
     t += delta;
     if (t < fromMs * 1000) continue;
+    if (clockUs && (profile.startTime + t < clockUs[0] || profile.startTime + t > clockUs[1])) continue;
     const id = profile.samples[i]!;
     self.set(id, (self.get(id) ?? 0) + delta);
   }

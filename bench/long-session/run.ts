@@ -29,6 +29,7 @@ import { readSse } from '../lib/sse-read.js';
 import { machineInfo } from '../lib/machine.js';
 import { cpuDelta, onInterrupt, readCpuByCmdline, readSystemCpu, busyShare, readTreeCpu } from '../lib/process.js';
 import { apiJson } from '../lib/api-json.js';
+import { probe, probeDelta, type ProbeDelta } from './probe.js';
 import { ADMIN_KEY, ROOT, startFake, startService, type Mode, type Service } from './service.js';
 
 const { values: args } = parseArgs({
@@ -96,6 +97,10 @@ interface Bucket {
   machineBusy: number | null;
   /** Turns of the bucket that ended in turn.failed. */
   failed: number;
+  /** Writes of the service process, and with METRICS_TOKEN its GC, heap, snapshot writes and events read (probe.ts); not for paired blocks. */
+  probed?: ProbeDelta;
+  /** With --cpu-prof: the bucket's window on the monotonic clock (µs), to cut the profile (prof-buckets.ts). */
+  clockUs?: [number, number];
 }
 
 /** A session with its SSE stream open; `turn()` sends one message and waits for its `session.idled`. */
@@ -233,9 +238,16 @@ async function runBucket(
 ): Promise<Bucket> {
   const from = end - width;
   await advance(sessions, done, from);
+  const probe0 = await probe(s.proc.pid, s.base, extraEnv['METRICS_TOKEN']);
+  // The monotonic clock V8's CPU profiles use (µs), so a --cpu-prof profile can be cut to the bucket.
+  const clockFromUs = Number(process.hrtime.bigint() / 1000n);
   const sample = emptySample();
   await measure(s, fake, sessions, from, end, sample);
-  const bucket = toBucket(mode, from, end, sample, young ? { young } : {});
+  const bucket: Bucket = {
+    ...toBucket(mode, from, end, sample, young ? { young } : {}),
+    probed: probeDelta(probe0, await probe(s.proc.pid, s.base, extraEnv['METRICS_TOKEN']), width * parallel),
+    ...(args['cpu-prof'] ? { clockUs: [clockFromUs, Number(process.hrtime.bigint() / 1000n)] } : {}),
+  };
   log(`[${mode}] turns ${from + 1}-${end}${young ? ' (young sessions, after the old)' : ''}: ${JSON.stringify(bucket)}`);
   return bucket;
 }

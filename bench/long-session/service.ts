@@ -83,7 +83,9 @@ export async function startService(
 ): Promise<Service> {
   const stops: (() => Promise<unknown>)[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-long-session-'));
-  stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  // BENCH_KEEP_DATA_DIR=1 keeps the data directory, to look at the embedded database after a run.
+  if (process.env['BENCH_KEEP_DATA_DIR'] === '1') process.stderr.write(`[${mode}] data directory kept: ${dataDir}\n`);
+  else stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   const env = serviceEnv(port, dataDir, ADMIN_KEY, { TURN_CONCURRENCY: '200', LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' });
   const deps: string[] = [];

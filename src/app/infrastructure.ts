@@ -101,6 +101,7 @@ async function openStoreAndBus(config: Config, { log, phases, closers, embeddedD
       log,
       phases,
       embeddedDatabase,
+      embeddedVacuumIntervalMs: config.EMBEDDED_VACUUM_INTERVAL_MS,
     }),
     config.NATS_URL
       ? createBus<SessionEvent>({

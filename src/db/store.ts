@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { type PhaseTimer, untimed } from '../start-phases.js';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
+import { startEmbeddedVacuum } from './embedded-vacuum.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase, type PgliteThread } from './pglite-thread.js';
 import { poolSizingWarning } from './pool-sizing.js';
 import { preparedInSharedSession, preparedPerConnection, type PreparedSql, type RunPrepared } from './prepared-sql.js';
@@ -23,6 +24,8 @@ export interface StoreOptions {
   phases?: PhaseTimer;
   /** Embedded mode: the database thread, when the caller started it already (src/main.ts, while modules load). */
   embeddedDatabase?: Promise<EmbeddedDatabase>;
+  /** Embedded mode: ms between two rounds of vacuum (embedded-vacuum.ts; default 10 s, 0: never). */
+  embeddedVacuumIntervalMs?: number;
 }
 
 export type Store = Awaited<ReturnType<typeof createStore>>;
@@ -40,6 +43,7 @@ export async function createStore({
   log,
   phases = untimed,
   embeddedDatabase,
+  embeddedVacuumIntervalMs = 10_000,
 }: StoreOptions) {
   const common = {
     entities,
@@ -100,6 +104,10 @@ export async function createStore({
     : databaseUrl
       ? preparedPerConnection(await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient())
       : preparedInSharedSession(execute);
+  // PGlite has no autovacuum (one backend, no postmaster): the store does its part.
+  const vacuum = embedded
+    ? startEmbeddedVacuum({ sql: async <T>(text: string) => (await execute(text, [])) as T[], log, intervalMs: embeddedVacuumIntervalMs })
+    : undefined;
 
   return {
     kind: databaseUrl ? ('postgres' as const) : ('pglite' as const),
@@ -116,7 +124,10 @@ export async function createStore({
     async ping(): Promise<void> {
       await orm.em.getConnection().execute('select 1');
     },
+    /** Embedded mode: the vacuum the store runs on a timer (its `round()` runs one now). */
+    embeddedVacuum: vacuum,
     async close(): Promise<void> {
+      await vacuum?.stop();
       await orm.close(true);
       await embedded?.close();
     },
