@@ -10,19 +10,12 @@
  * `--against` adds the rows (our nearest frame, allocating function) that changed most in KiB
  * per conversation from that profile to this one.
  */
+import type { HeapProfiler } from 'node:inspector';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  callFrame: CallFrame;
-  selfSize: number;
-  children: ProfileNode[];
-}
+type ProfileNode = HeapProfiler.SamplingHeapProfileNode;
+type CallFrame = ProfileNode['callFrame'];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -16,20 +16,12 @@
  * so MiB per conversation is total / count without guessing the rate. bench/real-path/alloc-report.ts breaks
  * a profile down by package and by our nearest frame.
  */
+import type { HeapProfiler } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { subscribe } from 'node:diagnostics_channel';
 import { Session } from 'node:inspector/promises';
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  callFrame: CallFrame;
-  selfSize: number;
-  children: ProfileNode[];
-}
+type ProfileNode = HeapProfiler.SamplingHeapProfileNode;
 
 const file = process.env['BENCH_ALLOC_PROF'];
 const fromS = Number(process.env['BENCH_ALLOC_FROM_S'] ?? '15');
