@@ -190,7 +190,8 @@ describe('compaction on demand: what the request is checked for (postgres)', () 
     const busy = await compact(app, id);
     assert.equal(busy.status, 409, 'one compaction or turn at a time');
     slow = false;
-    const events = await waitForEvent(app, id, 'session.idled', { n: 2 });
+    // The summary call began while slow: its frames stream 2 s apart (~12 s), past the default wait on a loaded CI.
+    const events = await waitForEvent(app, id, 'session.idled', { n: 2, timeoutMs: 60_000 });
     assert.equal(events.filter((e) => e.type === 'turn.started').length, 2);
   });
 });
