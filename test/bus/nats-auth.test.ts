@@ -64,6 +64,17 @@ function as(server: NatsServer, user: string, password: string) {
 }
 
 /** Resolves with the error that ends a subscription, or null if it stays open for `ms`. */
+/**
+ * The server's log once it shows `line` (or after `ms`): its stderr reaches this process as an
+ * event, which a loaded CI had not handled yet when the refused call returned (2026-11-30).
+ */
+async function logOnceItShows(server: NatsServer, line: RegExp, ms = 5_000): Promise<string> {
+  for (const deadline = Date.now() + ms; !line.test(server.log()) && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return server.log();
+}
+
 async function subscriptionError(nc: NatsConnection, subject: string, ms = 1000): Promise<unknown> {
   const sub = nc.subscribe(subject);
   const ended = sub.closed.then(
@@ -259,7 +270,8 @@ describe('nats authentication: TLS, users and per-role permissions from deploy/n
     await assert.rejects(
       apiNc.request('$JS.API.CONSUMER.MSG.NEXT.TURNS.workers', JSON.stringify({ batch: 1, expires: 500_000_000 }), { timeout: 1500 }),
     );
-    assert.match(server.log(), /Publish Violation.*"?\$JS\.API\.CONSUMER\.(INFO|MSG\.NEXT)\.TURNS\.workers/);
+    const refused = /Publish Violation.*"?\$JS\.API\.CONSUMER\.(INFO|MSG\.NEXT)\.TURNS\.workers/;
+    assert.match(await logOnceItShows(server, refused), refused);
     // Nor delete streams (only named API calls are allowed, no $JS.API.>).
     const apiJsm = await jetstreamManager(apiNc, { timeout: 1500 });
     await assert.rejects(apiJsm.streams.delete('TURNS'));
