@@ -61,10 +61,13 @@ export function createAccessTokens({ store, key, accessTtlS, streamTtlS }: Acces
     return { token, exp };
   }
 
-  /** An access token for a user of a token family; `expires_in` in seconds. */
+  /**
+   * An access token for a user of a token family; `expires_in` is its lifetime in seconds, as
+   * issued (read from the clock after signing, a second boundary made it 899 of 900 at times).
+   */
   async function issueAccess(user: { id: string; organization_id: string }, familyId: string) {
-    const { token, exp } = sign({ org: user.organization_id, fam: familyId }, user.id, AUD_API, accessTtlS);
-    return { token: await token, expires_in: exp - Math.floor(Date.now() / 1000) };
+    const { token } = sign({ org: user.organization_id, fam: familyId }, user.id, AUD_API, accessTtlS);
+    return { token: await token, expires_in: accessTtlS };
   }
 
   /** A token that opens only `sessionId`'s SSE stream, carrying the caller's family or key. */
