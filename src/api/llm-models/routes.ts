@@ -17,6 +17,23 @@ const tags = ['llm-models'];
 
 /** LLM models: per provider, across providers, sync, and the organisation default. */
 export function llmModelsRoutes({ llmModels, modelSync }: { llmModels: LlmModelService; modelSync: ModelSyncService }): Route[] {
+  const listModels = (path: string, summary: string) =>
+    route(
+      { method: 'GET', path, auth: 'user', summary, tags, schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } } },
+      async ({ query }, { principal }) => ({ status: 200, body: await llmModels.list(principal.org_id, query) }),
+    );
+  const getModel = (path: string, summary: string) =>
+    route(
+      {
+        method: 'GET',
+        path,
+        auth: 'user',
+        summary,
+        tags,
+        schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
+      },
+      async ({ params }, { principal }) => ({ status: 200, body: await llmModels.get(principal.org_id, params.id) }),
+    );
   return [
     route(
       {
@@ -64,46 +81,10 @@ export function llmModelsRoutes({ llmModels, modelSync }: { llmModels: LlmModelS
         return { status: 200, body: await modelSync.sync(principal.org_id, params.id) };
       },
     ),
-    route(
-      {
-        method: 'GET',
-        path: '/v1/llm-models',
-        auth: 'user',
-        summary: "List the organisation's models across providers",
-        tags,
-        schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } },
-      },
-      async ({ query }, { principal }) => {
-        return { status: 200, body: await llmModels.list(principal.org_id, query) };
-      },
-    ),
-    route(
-      {
-        // Reference-API alias (docs/decisions/0049-earlier-api-reads.md): the same listing, service and auth.
-        method: 'GET',
-        path: '/v1/models',
-        auth: 'user',
-        summary: 'Alias of GET /v1/llm-models (models with their provider)',
-        tags,
-        schema: { query: LlmModelListQuery, response: { 200: ref(LlmModelList) } },
-      },
-      async ({ query }, { principal }) => {
-        return { status: 200, body: await llmModels.list(principal.org_id, query) };
-      },
-    ),
-    route(
-      {
-        method: 'GET',
-        path: '/v1/models/:id',
-        auth: 'user',
-        summary: 'Alias of GET /v1/llm-models/{id}',
-        tags,
-        schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
-      },
-      async ({ params }, { principal }) => {
-        return { status: 200, body: await llmModels.get(principal.org_id, params.id) };
-      },
-    ),
+    listModels('/v1/llm-models', "List the organisation's models across providers"),
+    // Reference-API aliases (docs/decisions/0049-earlier-api-reads.md): the same listing and read, service and auth.
+    listModels('/v1/models', 'Alias of GET /v1/llm-models (models with their provider)'),
+    getModel('/v1/models/:id', 'Alias of GET /v1/llm-models/{id}'),
     route(
       {
         method: 'GET',
@@ -130,19 +111,7 @@ export function llmModelsRoutes({ llmModels, modelSync }: { llmModels: LlmModelS
         return { status: 200, body: await llmModels.setDefault(principal.org_id, body.model_id) };
       },
     ),
-    route(
-      {
-        method: 'GET',
-        path: '/v1/llm-models/:id',
-        auth: 'user',
-        summary: 'Get a model',
-        tags,
-        schema: { params: IdParams, response: { 200: ref(LlmModel), 404: ref(ErrorResponse) } },
-      },
-      async ({ params }, { principal }) => {
-        return { status: 200, body: await llmModels.get(principal.org_id, params.id) };
-      },
-    ),
+    getModel('/v1/llm-models/:id', 'Get a model'),
     route(
       {
         method: 'PATCH',
