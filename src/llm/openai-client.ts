@@ -27,6 +27,11 @@ export function createOpenAiClient(config: Pick<LlmProviderConfig, 'api_key' | '
  * The body comes encoded (encodeJsonBody: the history's messages are encoded once each, not on
  * every request); the SDK sends bytes verbatim, so the content type its JSON encoder would set is
  * set here.
+ *
+ * The bytes go to the SDK as a one-chunk stream with their length (decision 0109): fetch copies a
+ * byte body into a new buffer, then copies it again to keep a replayable clone (two 300 KB copies
+ * per request of a long session, and the garbage they make), and hands a stream's chunk to the
+ * socket as it is. The wire is the same: the same bytes, with `content-length`.
  */
 export function postStreaming(
   client: OpenAI,
@@ -34,10 +39,20 @@ export function postStreaming(
   body: Uint8Array,
   signal?: AbortSignal,
 ): Promise<Response> {
-  return client.post(path, { body, headers: JSON_CONTENT, stream: true, signal }).asResponse();
+  return client.post(path, { body: oneChunkStream(body), headers: jsonHeaders(body), stream: true, signal }).asResponse();
 }
 
-const JSON_CONTENT = { 'content-type': 'application/json' };
+const jsonHeaders = (body: Uint8Array) => ({ 'content-type': 'application/json', 'content-length': String(body.byteLength) });
+
+/** A stream of `bytes` as one chunk: fetch reads it without copying (a default stream passes chunks by reference). */
+export function oneChunkStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}
 
 /** `GET /models`, all pages, without the non-chat families; the id doubles as display name. */
 export async function listOpenAiModels(client: OpenAI): Promise<LlmModelInfo[]> {

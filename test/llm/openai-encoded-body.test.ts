@@ -150,4 +150,27 @@ describe('openai pre-encoded request bodies (issue 26)', () => {
     assert.equal(encoded.headers['content-type'], 'application/json');
     assert.deepEqual(encoded.headers, object.headers);
   });
+
+  test('fetch gets the encoded body as a one-chunk stream, not bytes it would copy twice (decision 0109)', async () => {
+    // The SDK takes fetch from globalThis when its client is made (lazily, at the first request): a spy in place meanwhile sees what it sends.
+    const real = globalThis.fetch;
+    const bodies: unknown[] = [];
+    globalThis.fetch = (input, init) => {
+      bodies.push(init?.body);
+      return real(input, init);
+    };
+    const req = request({ messages: histories()[1]!.messages });
+    try {
+      const provider = createLlmProvider({ provider_type: 'openai_completions', api_key: 'test-key', base_url: `${fake.origin}/v1` });
+      await collect(provider.stream(req));
+    } finally {
+      globalThis.fetch = real;
+    }
+    assert.equal(bodies.length, 1);
+    assert.ok(bodies[0] instanceof ReadableStream, `fetch got ${Object.prototype.toString.call(bodies[0])}`);
+    const received = fake.requests.at(-1)!;
+    assert.deepEqual(received.raw, expected(toChatParams(request({ messages: structuredClone(req.messages) }), false)));
+    assert.equal(received.headers['content-length'], String(received.raw.length));
+    assert.equal(received.headers['transfer-encoding'], undefined);
+  });
 });
