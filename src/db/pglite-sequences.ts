@@ -36,7 +36,8 @@ export function oneSequenceAtATime(db: PGlite): PGlite {
     await db.execProtocolRawStream(message, { ...options, onRawData: onRawData && ((chunk) => onRawData(withoutReadyForQuery(chunk))) });
     open = true;
   };
-  // The server rolls back with `exec` after a connection left mid-transaction: a sequence it left open ends first.
+  // The server rolls back with `exec` when a connection leaves mid-transaction: a sequence it left
+  // open ends there too (a Sync first), or it would keep the queue for whichever connection ran next.
   const exec: PGlite['exec'] = async (query, options) => {
     if (open) await db.execProtocolRawStream(SYNC_MESSAGE, { onRawData: () => undefined });
     open = false;

@@ -30,7 +30,7 @@ type Stream = { write(chunk: Uint8Array, ...rest: unknown[]): boolean; destroy()
 
 /**
  * Holds back what the client writes from its next Describe on, as a socket read that ends after
- * a Bind would: resolves once the server answered the Parse and Bind before it.
+ * a Bind would: resolves once the server answered the Parse and Bind before it (or refused them).
  */
 function holdAfterBind(client: pg.Client): { bound: Promise<void>; release(): void } {
   const connection = (client as unknown as { connection: { stream: Stream; once(event: string, fn: () => void): void } }).connection;
@@ -45,7 +45,10 @@ function holdAfterBind(client: pg.Client): { bound: Promise<void>; release(): vo
     return true;
   };
   return {
-    bound: new Promise((resolve) => connection.once('bindComplete', resolve)),
+    bound: new Promise((resolve) => {
+      connection.once('bindComplete', resolve);
+      connection.once('errorMessage', resolve);
+    }),
     release() {
       stream.write = write;
       for (const [chunk, rest] of held) write(chunk, ...rest);
@@ -72,16 +75,24 @@ describe('the embedded database’s extended-protocol sequences', () => {
     assert.deepEqual((await second).rows, [{ b: 'B' }]);
   });
 
-  it('a connection that leaves mid-sequence does not hold the others', async (t) => {
-    const [a, b] = await connections(t, 2);
-    const hold = holdAfterBind(a!);
-    const first = a!.query({ name: 'a', text: 'select $1::text as a', values: ['A'] }).catch((err: Error) => err);
-    await hold.bound;
-    a!.on('error', () => undefined);
-    (a as unknown as { connection: { stream: Stream } }).connection.stream.destroy();
-    assert.ok((await first) instanceof Error);
-    assert.deepEqual((await b!.query({ name: 'b', text: 'select $1::text as b', values: ['B'] })).rows, [{ b: 'B' }]);
-  });
+  for (const [what, text, value] of [
+    ['', 'select $1::text as a', 'A'],
+    [', even one whose Bind failed', 'select 1 / $1::int as a', 0],
+  ] as const) {
+    it(`a connection that leaves mid-sequence does not hold the others${what}`, async (t) => {
+      const [a, b, c] = await connections(t, 3);
+      const hold = holdAfterBind(a!);
+      const first = a!.query({ name: 'a', text, values: [value] }).catch((err: Error) => err);
+      await hold.bound;
+      a!.on('error', () => undefined);
+      (a as unknown as { connection: { stream: Stream } }).connection.stream.destroy();
+      assert.ok((await first) instanceof Error);
+      // A plain query first: a sequence still counted open would then hold everyone for this idle connection.
+      assert.deepEqual((await c!.query('select 1 as one')).rows, [{ one: 1 }]);
+      assert.deepEqual((await b!.query({ name: 'b', text: 'select $1::text as b', values: ['B'] })).rows, [{ b: 'B' }]);
+      assert.deepEqual((await b!.query('select 2 as two')).rows, [{ two: 2 }]);
+    });
+  }
 
   it('an error inside a sequence ends with one ReadyForQuery, so the next statement on the connection gets its own rows', async (t) => {
     const [a] = await connections(t, 1);
