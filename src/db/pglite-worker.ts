@@ -8,6 +8,7 @@ import { chmodSync, rmSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { oneSequenceAtATime } from './pglite-sequences.js';
 import type { PgliteThreadData, PgliteThreadReply, PgliteThreadRequest } from './pglite-thread-messages.js';
 
 if (!parentPort) throw new Error('pglite-worker runs only as a worker thread');
@@ -21,7 +22,8 @@ async function open(): Promise<{ db: PGlite; server: PGLiteSocketServer }> {
   // The data-directory lock makes this process the only one here, so a socket file left by a
   // killed predecessor is stale, and listen() would fail on it with EADDRINUSE.
   rmSync(socketPath, { force: true });
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
+  // Prepared statements' Parse … Sync sequences run whole, one connection's at a time (pglite-sequences.ts).
+  const server = new PGLiteSocketServer({ db: oneSequenceAtATime(db), path: socketPath, maxConnections });
   try {
     await server.start();
     // The server has no authentication: only this user may connect.

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 
 /**
  * A statement that runs on every turn or request, kept prepared: the database parses and plans
@@ -41,37 +41,104 @@ export function preparedPerConnection(pool: Pool): RunPrepared {
 }
 
 const PG_UNDEFINED_PREPARED_STATEMENT = '26000';
-const PG_DUPLICATE_PREPARED_STATEMENT = '42P05';
 
 /**
  * PGlite: every pool connection talks to one PGlite session, where a name the driver prepared on
- * one connection would already exist for the next. So each statement is prepared once in that
- * session with `PREPARE` and run with `EXECUTE`, its parameters inlined like any statement's
- * (`execute`: the ORM's raw statement path).
+ * one connection would already exist for the next (42P05). So each pool client prepares its own
+ * copy under a name of its own, `<name>.<serial>`, and runs it with bound parameters like
+ * PostgreSQL's path: no parameter is written into a statement's text (MikroORM's `execute`
+ * inlined them, the events' JSON and the transcript included: a third of an embedded
+ * conversation's allocation, and a long literal for PGlite to parse; issue 34).
  */
-export function preparedInSharedSession(execute: (text: string, params: unknown[]) => Promise<unknown[]>): RunPrepared {
-  const prepared = new Set<string>();
-  const prepare = async ({ name, numbered }: PreparedSql) => {
-    try {
-      await execute(`prepare "${name}" as ${numbered}`, []);
-    } catch (err) {
-      if (sqlState(err) !== PG_DUPLICATE_PREPARED_STATEMENT) throw err;
-    }
-    prepared.add(name);
-  };
+export function preparedPerClient(pool: Pool): RunPrepared {
+  const copies = clientCopies();
   return async (statement, params) => {
-    const run = () => execute(`execute "${statement.name}"${params.length ? `(${params.map(() => '?').join(', ')})` : ''}`, params);
-    if (!prepared.has(statement.name)) await prepare(statement);
+    const client = await pool.connect();
+    let broken: Error | undefined;
     try {
-      return await run();
+      await copies.dropEnded(client);
+      return await runCopy(client, copies, statement, params);
     } catch (err) {
-      // Gone from the session (a restarted database thread, say): prepare it again once.
-      if (sqlState(err) !== PG_UNDEFINED_PREPARED_STATEMENT) throw err;
-      prepared.delete(statement.name);
-      await prepare(statement);
-      return run();
+      // A statement the database refused leaves the connection usable (pool.query would end it for any error).
+      if (!refusedByDatabase(err)) broken = err as Error;
+      throw err;
+    } finally {
+      client.release(broken);
     }
   };
+}
+
+async function runCopy(client: PoolClient, copies: ClientCopies, statement: PreparedSql, params: unknown[]): Promise<unknown[]> {
+  const run = () => client.query({ name: copies.of(client).add(statement.name), text: statement.numbered, values: params });
+  try {
+    return (await run()).rows;
+  } catch (err) {
+    // Gone from the session (deallocated, a restarted database thread) while the driver still
+    // counts it as parsed on this connection: new names, which the driver prepares again, once.
+    if (sqlState(err) !== PG_UNDEFINED_PREPARED_STATEMENT) throw err;
+    copies.renew(client);
+    return (await run()).rows;
+  }
+}
+
+/** The names one client prepared in the shared session, under its serial. */
+interface Copies {
+  /** The client's name for `name`, now counted as prepared. */
+  add(name: string): string;
+}
+
+interface ClientCopies {
+  of(client: PoolClient): Copies;
+  /** The client's next names are new ones. */
+  renew(client: PoolClient): void;
+  /**
+   * Deallocates, on `client`, the copies of connections that ended (the pool's idle timeout, a
+   * broken socket): they would stay in the session for good. Done on a connection in hand, as a
+   * new one made when another just ended can find the server still counting that one.
+   */
+  dropEnded(client: PoolClient): Promise<void>;
+}
+
+/** Unique in the process, so two stores on one database thread never share a name either. */
+let lastSerial = 0;
+
+function clientCopies(): ClientCopies {
+  const byClient = new WeakMap<PoolClient, Copies & { names: Map<string, string> }>();
+  const ended: string[] = [];
+  const create = (client: PoolClient) => {
+    const serial = ++lastSerial;
+    // statement name → this client's name for it
+    const names = new Map<string, string>();
+    const copies = {
+      names,
+      add(name: string) {
+        let own = names.get(name);
+        if (own === undefined) names.set(name, (own = `${name}.${serial}`));
+        return own;
+      },
+    };
+    byClient.set(client, copies);
+    return copies;
+  };
+  return {
+    of(client) {
+      const known = byClient.get(client);
+      if (known) return known;
+      client.once('end', () => ended.push(...(byClient.get(client)?.names.values() ?? [])));
+      return create(client);
+    },
+    renew: create,
+    async dropEnded(client) {
+      // Best effort: a name gone with a restarted database thread is refused, and that is fine.
+      for (let name = ended.pop(); name !== undefined; name = ended.pop())
+        await client.query(`deallocate "${name}"`).catch(() => undefined);
+    },
+  };
+}
+
+/** An error the server answered with (pg's DatabaseError carries its severity), not a broken connection. */
+function refusedByDatabase(err: unknown): boolean {
+  return typeof (err as { severity?: unknown })?.severity === 'string';
 }
 
 function sqlState(err: unknown): unknown {

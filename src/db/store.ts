@@ -8,7 +8,7 @@ import { migrations } from './migrations/index.js';
 import { startEmbeddedVacuum } from './embedded-vacuum.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase, type PgliteThread } from './pglite-thread.js';
 import { poolSizingWarning } from './pool-sizing.js';
-import { preparedInSharedSession, preparedPerConnection, type PreparedSql, type RunPrepared } from './prepared-sql.js';
+import { preparedPerClient, preparedPerConnection, type PreparedSql, type RunPrepared } from './prepared-sql.js';
 
 export interface StoreOptions {
   /** `postgres://…` for distributed mode; absent for embedded PGlite under dataDir. */
@@ -98,12 +98,13 @@ export async function createStore({
   );
   if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'store migrations applied');
   const execute = async (text: string, params: unknown[]) => (await orm.em.getConnection().execute(text, params)) as unknown[];
-  // PostgreSQL prepares through the driver's pool under MikroORM, unless the operator's pooler cannot carry named statements.
+  // Prepared through the driver's pool under MikroORM, with bound parameters, unless the
+  // operator's pooler cannot carry named statements. PGlite: one session behind every connection.
   const runPrepared: RunPrepared | undefined = !preparedStatements
     ? undefined
-    : databaseUrl
-      ? preparedPerConnection(await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient())
-      : preparedInSharedSession(execute);
+    : (databaseUrl ? preparedPerConnection : preparedPerClient)(
+        await (orm.em.getConnection() as unknown as PostgreSqlConnection).getNativeClient(),
+      );
   // PGlite has no autovacuum (one backend, no postmaster): the store does its part.
   const vacuum = embedded
     ? startEmbeddedVacuum({ sql: async <T>(text: string) => (await execute(text, [])) as T[], log, intervalMs: embeddedVacuumIntervalMs })

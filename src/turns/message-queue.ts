@@ -5,7 +5,7 @@
  * is no longer queued stays for a day as a tombstone: an Idempotency-Key retry finds it and
  * never queues the message again.
  */
-import type { Store } from '../db/index.js';
+import { type PreparedSql, preparedSql, type Store } from '../db/index.js';
 import type { AcceptedMessage, MessageInput } from './turn-start.js';
 
 export type QueuedState = 'queued' | 'started' | 'cancelled';
@@ -40,9 +40,14 @@ export interface NewQueued {
 const TOMBSTONE_HOURS = 24;
 const COLUMNS = 'id, session_id, organization_id, user_id, priority, state, message, turn_id, accepted, traceparent, created_at';
 const ORDER = 'order by priority, id';
+/** Every turn's end reads the head (queue-dispatch.ts `next`): prepared, with its parameter bound. */
+const HEAD = preparedSql(
+  'queued-messages.head',
+  `select ${COLUMNS} from queued_messages where session_id = ? and state = 'queued' ${ORDER} limit 1`,
+);
 
 export function createMessageQueue(store: Store) {
-  async function one(sql: string, params: unknown[]): Promise<QueuedRow | null> {
+  async function one(sql: string | PreparedSql, params: unknown[]): Promise<QueuedRow | null> {
     return (await store.sql<QueuedRow>(sql, params))[0] ?? null;
   }
 
@@ -98,7 +103,7 @@ export function createMessageQueue(store: Store) {
       return store.sql<QueuedRow>(`select ${COLUMNS} from queued_messages where session_id = ? and state = 'queued' ${ORDER}`, [sessionId]);
     },
     head(sessionId: string): Promise<QueuedRow | null> {
-      return one(`select ${COLUMNS} from queued_messages where session_id = ? and state = 'queued' ${ORDER} limit 1`, [sessionId]);
+      return one(HEAD, [sessionId]);
     },
     async countInSession(sessionId: string): Promise<number> {
       const rows = await store.sql<{ n: unknown }>(`select count(*) as n from queued_messages where session_id = ? and state = 'queued'`, [

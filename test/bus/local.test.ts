@@ -7,7 +7,7 @@ import { createBus, type Bus, type LoggedEvent } from '../../src/bus/index.js';
 import { ConflictError } from '../../src/errors.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/log.js';
-import { createStore } from '../../src/db/index.js';
+import { createStore, type PreparedSql } from '../../src/db/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import type { TurnClaim } from '../../src/bus/index.js';
 import type { Store } from '../../src/db/index.js';
@@ -66,8 +66,8 @@ test('local - an event id stored in another session is refused with ConflictErro
 function countQueries(store: Store): { texts: string[]; params: unknown[][] } {
   const seen = { texts: [] as string[], params: [] as unknown[][] };
   const sql = store.sql.bind(store);
-  store.sql = ((query: string, params: unknown[] = []) => {
-    seen.texts.push(query);
+  store.sql = ((query: string | PreparedSql, params: unknown[] = []) => {
+    seen.texts.push(typeof query === 'string' ? query : query.text);
     seen.params.push(params);
     return sql(query, params);
   }) as Store['sql'];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { InvalidRequestError, SessionBusyError } from '../../errors.js';
 import { isAnyUuid } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../db/index.js';
+import { preparedSql, type Store } from '../../db/index.js';
 import type { ClaimOptions, TurnClaim, TurnJob, TurnQueue } from '../ports.js';
 import { soleClientState } from './sole-client.js';
 
@@ -26,6 +26,26 @@ interface ClaimedRow {
   job: Record<string, unknown>;
   delivery_count: number;
 }
+
+// Every turn runs these three: prepared, they are planned once and take their parameters bound
+// (the job's JSON included) on both databases (issue 34).
+const CLAIM = preparedSql(
+  'bus-turns.claim',
+  `update bus_turns set claimed_by = ?, claim_token = ?, delivery_count = delivery_count + 1,
+     claim_expires_at = now() + (?::int * interval '1 millisecond')
+   where session_id = (
+     select session_id from bus_turns
+     where available_at <= now() and (claim_token is null or claim_expires_at <= now())
+     order by available_at, created_at limit 1
+     for update skip locked)
+   returning session_id, turn_id, job, delivery_count`,
+);
+const ACK = preparedSql('bus-turns.ack', 'delete from bus_turns where session_id = ? and claim_token = ?');
+const ENQUEUE = preparedSql(
+  'bus-turns.enqueue',
+  `insert into bus_turns (session_id, turn_id, job, available_at) values (?, ?, ?, now())
+   on conflict (session_id) do nothing returning turn_id`,
+);
 
 /**
  * The turn queue on the `bus_turns` table: one row per session (the primary key is the
@@ -53,17 +73,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
 
   async function claimOnce(workerId: string): Promise<TurnClaim | null> {
     const token = randomUUID();
-    const rows = await store.sql<ClaimedRow>(
-      `update bus_turns set claimed_by = ?, claim_token = ?, delivery_count = delivery_count + 1,
-         claim_expires_at = now() + (?::int * interval '1 millisecond')
-       where session_id = (
-         select session_id from bus_turns
-         where available_at <= now() and (claim_token is null or claim_expires_at <= now())
-         order by available_at, created_at limit 1
-         for update skip locked)
-       returning session_id, turn_id, job, delivery_count`,
-      [workerId, token, leaseMs],
-    );
+    const rows = await store.sql<ClaimedRow>(CLAIM, [workerId, token, leaseMs]);
     const row = rows[0];
     if (!row) return null;
     // The row's token is this one from the statement's commit on: an older claim is fenced.
@@ -86,7 +96,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
       },
       async ack() {
         forget();
-        await store.sql(`delete from bus_turns ${mine}`, key);
+        await store.sql(ACK, key);
       },
       async nak(delayMs = 0) {
         forget();
@@ -136,11 +146,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
     async enqueue(turn: TurnJob) {
       assertUuid(turn.session_id);
       assertUuid(turn.turn_id);
-      const inserted = await store.sql(
-        `insert into bus_turns (session_id, turn_id, job, available_at) values (?, ?, ?, now())
-         on conflict (session_id) do nothing returning turn_id`,
-        [turn.session_id, turn.turn_id, JSON.stringify(turn.job ?? {})],
-      );
+      const inserted = await store.sql(ENQUEUE, [turn.session_id, turn.turn_id, JSON.stringify(turn.job ?? {})]);
       if (inserted.length === 0) {
         const rows = await store.sql<{ turn_id: string }>('select turn_id from bus_turns where session_id = ?', [turn.session_id]);
         // Enqueueing the same turn again is a retry, not a second turn.
