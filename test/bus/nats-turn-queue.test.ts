@@ -124,3 +124,26 @@ it('nats event log - a read within a tail this process knows (SSE open: the tail
   await nc.flush();
   assert.equal(gets.length, 2);
 });
+
+it('nats turn queue - a claim record deleted or purged by another process is no record: the claim is not current, and the next claim puts its own behind the marker', async (t) => {
+  const { bus, claims } = await openBus(t);
+  for (const remove of ['delete', 'purge'] as const) {
+    const sid = newId();
+    await bus.turns.enqueue(turn(sid));
+    const claim = await bus.turns.claim('w1');
+    assert.ok(claim && (await claim.isCurrent()), `${remove}: current while its record is there`);
+    await claims[remove](sid);
+    const marker = await claims.get(sid);
+    assert.equal(marker?.operation, remove === 'delete' ? 'DEL' : 'PURGE');
+    assert.equal(await claim.isCurrent(), false, `${remove}: a marker is no record, so not this claim's`);
+
+    // A later claim of the session reads the marker as "no record" and puts right behind it.
+    await claim.ack(); // the fence of ack: the record is not ours any more, so the job stays
+    await bus.turns.removeFinished(sid, claim.turn.turn_id);
+    await bus.turns.enqueue(turn(sid));
+    const next = await bus.turns.claim('w1');
+    assert.ok(next && (await next.isCurrent()), `${remove}: the next claim is current`);
+    assert.equal((await claims.get(sid))?.revision, marker!.revision + 1, `${remove}: put right behind the marker`);
+    await next.ack();
+  }
+});

@@ -29,6 +29,19 @@ const RELEASE_IDLE_MS = 60_000;
 /** Marks a KV entry as a delete (DEL) or purge (PURGE) marker (ADR-8); absent on values. */
 const KV_OPERATION_HEADER = 'KV-Operation';
 const claimSubject = (sessionId: string) => `$KV.${CLAIM_BUCKET}.${sessionId}`;
+const UTF8 = new TextDecoder();
+
+/**
+ * The record a claim-bucket message holds; null for a delete or purge marker. Markers are the
+ * only empty messages of the bucket (nats.js' `kv.delete` / `kv.purge` and `deleteClaim` send an
+ * empty body with the `KV-Operation` header; a record is JSON), so the body decides without
+ * decoding the headers: a get reply carries them base64-encoded, and the check runs before
+ * every append of a turn. The body is decoded once (nats.js' `json()` decodes it again and
+ * builds a TextDecoder per call).
+ */
+function claimOf(data: Uint8Array): ClaimRecord | null {
+  return data.length === 0 ? null : (JSON.parse(UTF8.decode(data)) as ClaimRecord);
+}
 
 /** What the `turn_claims` bucket holds per session while a turn is claimed. */
 interface ClaimRecord {
@@ -133,8 +146,7 @@ export function createNatsTurnQueue({
   async function readClaim(sessionId: string): Promise<{ record: ClaimRecord | null; revision: number }> {
     const sm = await getMessage(CLAIM_STREAM, { last_by_subj: claimSubject(sessionId) });
     if (!sm) return { record: null, revision: 0 };
-    const deleted = sm.header?.get(KV_OPERATION_HEADER);
-    return { record: deleted ? null : sm.json<ClaimRecord>(), revision: sm.seq };
+    return { record: claimOf(sm.data), revision: sm.seq };
   }
 
   /** Records this delivery as the session's current claim; null when a later delivery already owns the turn. */
