@@ -59,7 +59,10 @@ describe('embedded database vacuum', () => {
     assert.ok(!vacuumed.includes('public.bus_events'), 'the append-only event log is not vacuumed');
     const after = await stats(app, 'sessions');
     assert.equal(after.vacuum_count, 1);
-    assert.equal(after.n_dead_tup, 0, `dead rows left: ${after.n_dead_tup} of ${before.n_dead_tup}`);
+    // Not exactly 0: statistics reach the counters up to a second after their statement (PostgreSQL
+    // flushes them at most once a second), so updates of the last turn's end can land after the
+    // vacuum reset the count (CI saw 3 of 61).
+    assert.ok(after.n_dead_tup <= before.n_dead_tup / 10, `dead rows left: ${after.n_dead_tup} of ${before.n_dead_tup}`);
     assert.equal((await stats(app, 'bus_events')).vacuum_count, 0);
 
     // Below the threshold again: the next round has nothing to do.
