@@ -39,12 +39,10 @@ export interface NewQueued {
 /** How long a tombstone outlives its message: an Idempotency-Key's lifetime (src/http/idempotency.ts). */
 const TOMBSTONE_HOURS = 24;
 const COLUMNS = 'id, session_id, organization_id, user_id, priority, state, message, turn_id, accepted, traceparent, created_at';
-const ORDER = 'order by priority, id';
+/** A session's queued messages, in the order they will run. */
+const LIST = `select ${COLUMNS} from queued_messages where session_id = ? and state = 'queued' order by priority, id`;
 /** Every turn's end reads the head (queue-dispatch.ts `next`): prepared, with its parameter bound. */
-const HEAD = preparedSql(
-  'queued-messages.head',
-  `select ${COLUMNS} from queued_messages where session_id = ? and state = 'queued' ${ORDER} limit 1`,
-);
+const HEAD = preparedSql('queued-messages.head', `${LIST} limit 1`);
 
 export function createMessageQueue(store: Store) {
   async function one(sql: string | PreparedSql, params: unknown[]): Promise<QueuedRow | null> {
@@ -100,7 +98,7 @@ export function createMessageQueue(store: Store) {
     },
     /** The session's queued messages, in the order they will run. */
     list(sessionId: string): Promise<QueuedRow[]> {
-      return store.sql<QueuedRow>(`select ${COLUMNS} from queued_messages where session_id = ? and state = 'queued' ${ORDER}`, [sessionId]);
+      return store.sql<QueuedRow>(LIST, [sessionId]);
     },
     head(sessionId: string): Promise<QueuedRow | null> {
       return one(HEAD, [sessionId]);

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createBus, type Bus, type LoggedEvent } from '../../src/bus/index.js';
+import { createHealthProbe } from '../../src/bus/nats/health-probe.js';
 import { createLogger } from '../../src/log.js';
 import { natsClientOptions, startNatsCluster, type NatsCluster } from '../helpers/nats-server.js';
 
@@ -91,5 +92,32 @@ describe('a frozen NATS node (SIGSTOP) is one node’s problem', () => {
       unhealthyMs[onFrozen]! < 10_000,
       `the instance on the frozen node moved to another node: unhealthy ${unhealthyMs[onFrozen]} ms`,
     );
+  });
+
+  it('a probe after a quiet spell is not an outage: the grace counts from the first unreadable probe', async (t) => {
+    const cluster = await startNatsCluster(3, { t });
+    const admin = await connect(await natsClientOptions(cluster));
+    t.after(() => admin.close());
+    // One replica: its node alone answers direct gets, so freezing it makes every read hang.
+    const jsm = await jetstreamManager(admin);
+    const info = await jsm.streams.add({ name: 'PROBED', subjects: ['probed.>'], num_replicas: 1, allow_direct: true });
+    const frozen = cluster.servers.find((s) => s.name === info.cluster?.leader)!;
+    const other = cluster.servers.find((s) => s !== frozen)!;
+    const nc = await connect(await natsClientOptions(other));
+    t.after(() => nc.close());
+    const graceMs = 1_000;
+    const probe = await createHealthProbe(nc, log, [{ stream: 'PROBED', subject: 'probed.health' }], graceMs);
+    await probe();
+    // Nobody asked for longer than the grace; the last read that worked is that old.
+    await sleep(graceMs + 500);
+    frozen.freeze();
+    try {
+      await probe(); // failed before: the stale last read put it past the grace at once
+      await sleep(graceMs + 300);
+      await assert.rejects(probe(), 'unreadable for longer than the grace: unhealthy');
+    } finally {
+      frozen.thaw();
+    }
+    await probe();
   });
 });

@@ -40,7 +40,9 @@ const CLAIM = preparedSql(
      for update skip locked)
    returning session_id, turn_id, job, delivery_count`,
 );
-const ACK = preparedSql('bus-turns.ack', 'delete from bus_turns where session_id = ? and claim_token = ?');
+/** The rows a claim still holds: its session's, while its token is the current one. */
+const MINE = 'where session_id = ? and claim_token = ?';
+const ACK = preparedSql('bus-turns.ack', `delete from bus_turns ${MINE}`);
 const ENQUEUE = preparedSql(
   'bus-turns.enqueue',
   `insert into bus_turns (session_id, turn_id, job, available_at) values (?, ?, ?, now())
@@ -83,7 +85,6 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
 
   function makeClaim(row: ClaimedRow, token: string): TurnClaim {
     const key = [row.session_id, token];
-    const mine = 'where session_id = ? and claim_token = ?';
     // Forgotten before the statement: a failed one may have committed, and "not current" is the safe answer.
     const forget = () => {
       if (claims?.get(row.session_id) === token) claims.delete(row.session_id);
@@ -92,7 +93,7 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
       turn: { session_id: row.session_id, turn_id: row.turn_id, job: row.job },
       deliveryCount: row.delivery_count,
       async heartbeat() {
-        await store.sql(`update bus_turns set claim_expires_at = now() + (?::int * interval '1 millisecond') ${mine}`, [leaseMs, ...key]);
+        await store.sql(`update bus_turns set claim_expires_at = now() + (?::int * interval '1 millisecond') ${MINE}`, [leaseMs, ...key]);
       },
       async ack() {
         forget();
@@ -102,14 +103,14 @@ export function createSqlTurnQueue({ store, log, leaseMs, pollMs, soleClient = f
         forget();
         await store.sql(
           `update bus_turns set claim_token = null, claimed_by = null, claim_expires_at = null,
-             available_at = now() + (?::int * interval '1 millisecond') ${mine}`,
+             available_at = now() + (?::int * interval '1 millisecond') ${MINE}`,
           [Math.max(0, Math.round(delayMs)), ...key],
         );
         if (delayMs <= 0) wakeOne();
       },
       async isCurrent() {
         if (claims) return claims.get(row.session_id) === token;
-        return (await store.sql(`select 1 from bus_turns ${mine}`, key)).length > 0;
+        return (await store.sql(`select 1 from bus_turns ${MINE}`, key)).length > 0;
       },
     };
   }

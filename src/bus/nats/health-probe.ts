@@ -27,30 +27,34 @@ export interface HealthProbeTarget {
 
 /**
  * This instance's own truth: its server answers a ping (the connection's own ping check takes
- * it off a stalled node within seconds, connect options), and its streams were readable within
- * the last STREAM_GRACE_MS.
+ * it off a stalled node within seconds, connect options), and its streams have not been found
+ * unreadable for longer than `streamGraceMs`. The grace counts from the first probe that found
+ * them unreadable, not from the last read that worked: probes come only when someone asks
+ * (a load balancer every 10-30 s), and a quiet spell before an election is not an outage
+ * (the chaos run: the instance away from a frozen node failed its first probe after 14 s unasked).
  */
-export async function createHealthProbe(nc: NatsConnection, log: Logger, targets: HealthProbeTarget[]): Promise<() => Promise<void>> {
+export async function createHealthProbe(
+  nc: NatsConnection,
+  log: Logger,
+  targets: HealthProbeTarget[],
+  streamGraceMs = STREAM_GRACE_MS,
+): Promise<() => Promise<void>> {
   const jsm = await jetstreamManager(nc, { timeout: PROBE_DEADLINE_MS, checkAPI: false });
-  let readableAt = Date.now();
-  let warned = false;
+  let unreadableSince: number | undefined;
   return async () => {
     await withDeadline(nc.rtt(), PROBE_DEADLINE_MS, 'the NATS server did not answer a ping');
+    const askedAt = Date.now();
     const reads = Promise.all(targets.map(({ stream, subject }) => jsm.direct.getMessage(stream, { last_by_subj: subject }))).then(() => {
-      readableAt = Date.now();
-      warned = false;
+      unreadableSince = undefined;
     });
-    if (Date.now() - readableAt > STREAM_GRACE_MS) return reads;
+    if (unreadableSince !== undefined && askedAt - unreadableSince > streamGraceMs) return reads;
     // Within the grace, a read that hangs (its replica frozen) or fails need not hold the answer up.
     const answered = await withDeadline(reads, QUICK_READ_MS).then(
       () => true,
       () => false,
     );
-    if (answered || warned) return;
-    warned = true;
-    log.warn(
-      { unreadable_ms: Date.now() - readableAt },
-      'JetStream streams unreadable (a leader election?); healthy while the server answers',
-    );
+    if (answered || unreadableSince !== undefined) return;
+    unreadableSince = askedAt;
+    log.warn('JetStream streams unreadable (a leader election?); healthy while the server answers');
   };
 }
