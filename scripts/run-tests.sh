@@ -21,8 +21,11 @@ parallel=()
 for f in "${all[@]}"; do
   [[ " ${serial[*]} " == *" $f "* ]] || parallel+=("$f")
 done
+# Node's spec output, then the slowest files of the part (scripts/slowest-test-files.ts).
 run() {
-  node --experimental-async-context-frame --import tsx --test --test-timeout=300000 "$@"
+  node --experimental-async-context-frame --import tsx --test --test-timeout=300000 \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=./scripts/slowest-test-files.ts --test-reporter-destination=stdout "$@"
 }
 status=0
 run --test-concurrency="${TEST_CONCURRENCY:-4}" "${parallel[@]}" || status=1
