@@ -13,6 +13,7 @@ import { replyChecker } from './steps/structured-reply.js';
 import {
   asTerminal,
   decideTurnStep,
+  StaleDecisionError,
   TurnCancelled,
   TurnStoppedError,
   turnEvents,
@@ -135,7 +136,9 @@ export class TurnAttempt {
         if (reason instanceof TurnStoppedError) throw reason;
         if (err instanceof TurnStoppedError) throw err;
         const failure = turnLog.failure;
-        if (failure && !turnLog.dropRefused()) throw failure;
+        if (failure && !turnLog.dropUnappended()) throw failure;
+        // Another attempt started a call this one was starting: decide on what the log holds.
+        if (failure instanceof StaleDecisionError) continue;
         if (turnLog.state.cancelled) continue; // aborted by the cancel: decide again, which closes the turn
         const terminal = asTerminal(failure ?? err);
         if (!terminal) throw err;

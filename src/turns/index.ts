@@ -42,7 +42,7 @@ export type {
   Usage,
 } from './turn-events.js';
 export { MAX_STRUCTURED_REPAIRS, responseFormatOf } from './structured-output.js';
-export { asTerminal, TerminalTurnError, RetryableTurnError, TurnCancelled, TurnStoppedError } from './turn-errors.js';
+export { asTerminal, TerminalTurnError, RetryableTurnError, StaleDecisionError, TurnCancelled, TurnStoppedError } from './turn-errors.js';
 export { createMessageQueue } from './message-queue.js';
 export type { MessageQueue, NewQueued, OnBusy, QueuedRow, QueuedState } from './message-queue.js';
 export { createQueueDispatcher } from './queue-dispatch.js';

@@ -35,6 +35,19 @@ export class RetryableTurnError extends Error {
   }
 }
 
+/**
+ * The attempt queued events decided on a view the log has since moved past: another attempt
+ * started a tool call this one was starting (both passed their claim check before either
+ * appended). Appending anyway would run the tool twice; the attempt forgets what it queued and
+ * decides again on what the log holds, which waits for the other attempt's result.
+ */
+export class StaleDecisionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StaleDecisionError';
+  }
+}
+
 /** `void`: the job of a start request that was answered with an error (session-status.ts voidTurn). */
 export type TurnStopReason = 'stale_claim' | 'session_deleted' | 'shutdown' | 'void';
 

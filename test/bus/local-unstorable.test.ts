@@ -78,7 +78,7 @@ for (const mode of ['pglite', 'postgres'] as const) {
       assert.equal(asTerminal(refused)?.errorCode, 'internal_error');
       assert.throws(() => tl.push([turnEvents.reasonStarted(newId(), turn, 2)]), UnstorableEventError, 'sticky until dropped');
 
-      assert.equal(tl.dropRefused(), true);
+      assert.equal(tl.dropUnappended(), true);
       assert.equal(tl.state.steps.length, 0, 'the view is what is stored');
       await tl.commit([turnEvents.turnFailed(newId(), turn, { error: refused.message, error_code: 'internal_error', iterations: 0 })]);
       const stored = await bus.events.read(sessionId);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TurnStoppedError } from '../../src/turns/turn-errors.js';
+import { StaleDecisionError, TurnStoppedError } from '../../src/turns/turn-errors.js';
 import { turnEvents, ZERO_USAGE, type TurnRef } from '../../src/turns/turn-events.js';
 import { TurnLog } from '../../actors/session/log/turn-log.js';
 import type { NewSessionEvent, SessionEvent } from '../../schemas/events.js';
@@ -104,6 +104,26 @@ describe('turn log', () => {
     assert.ok(cancelled, 'onFolded saw the cancel');
     assert.equal(tl.state.cancelled, true);
     assert.equal(tl.state.steps.length, 1);
+  });
+
+  it('a tool call another attempt started meanwhile is not started again: the batch is dropped and the attempt decides again', async () => {
+    const mem = memoryLog();
+    const tl = await TurnLog.open({ events: mem.log, claim: { isCurrent: async () => true }, sessionId: 's', turn });
+    await tl.commit([...started(), reason()]);
+    const call = { id: 'call-1', name: 'fetch_url', arguments: {} };
+    // The other delivery passed its claim check before this one claimed, and its start landed
+    // after this one read the log: the log's order is all that tells them apart.
+    await mem.log.append('s', [turnEvents.toolStarted('theirs', turn, 'exec-theirs', call, call.name)]);
+    await assert.rejects(tl.commit([turnEvents.toolStarted('ours', turn, 'exec-ours', call, call.name)]), StaleDecisionError);
+    assert.deepEqual(
+      mem.events.filter((e) => e.type === 'tool.started').map((e) => e.id),
+      ['theirs'],
+      'one start: the tool runs once',
+    );
+    assert.equal(tl.dropUnappended(), true);
+    assert.equal(tl.state.steps.at(-1)?.started.get(call.id), 'exec-theirs', 'the next decision sees their start');
+    await tl.commit([reason(2)]);
+    assert.equal(mem.events.at(-1)?.type, 'reason.started', 'appends go on after the drop');
   });
 
   it('a lost claim stops every later append (sticky), and nothing is written', async () => {

@@ -35,6 +35,13 @@ export function isOpenResult(e: NewSessionEvent, stored: TurnState): boolean {
   return callId !== null && stored.steps.some((step) => step.started.has(callId) && !step.completed.has(callId));
 }
 
+/** `batch` starts a tool call that the log now shows started by another event (another attempt's). */
+export function startTaken(batch: readonly NewSessionEvent[], stored: TurnState, storedIds: ReadonlySet<string>): boolean {
+  return batch.some(
+    (e) => e.type === 'tool.started' && !storedIds.has(e.id!) && stored.steps.some((step) => step.started.has(e.data.tool_call.id)),
+  );
+}
+
 /** `batch` completes a tool call for which the log now holds a result that is not ours. */
 export function resultTaken(batch: readonly NewSessionEvent[], stored: TurnState, storedIds: ReadonlySet<string>): boolean {
   return batch.some((e) => {

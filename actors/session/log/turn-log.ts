@@ -13,7 +13,7 @@
 import type { NewSessionEvent, SessionEvent } from '../../../schemas/events.js';
 import { type AppendResult, createKeyedChain, UnstorableEventError } from '../../../src/bus/index.js';
 import { storableJson } from '../../../src/storable-text.js';
-import { RetryableTurnError, TurnStoppedError, type TurnState } from '../../../src/turns/index.js';
+import { RetryableTurnError, StaleDecisionError, TurnStoppedError, type TurnState } from '../../../src/turns/index.js';
 import type { Transcript } from './transcript.js';
 import { retrier, retryPolicies, type Retrier } from '../../../src/retry/index.js';
 import * as outcomes from './append-outcomes.js';
@@ -89,12 +89,13 @@ export class TurnLog {
   }
 
   /**
-   * After the log refused a batch for its content (UnstorableEventError): forgets what was queued
-   * (none of it was stored) and clears the failure, so the attempt can record `turn.failed`.
+   * After the log refused a batch for its content (UnstorableEventError), or found it decided on a
+   * view the log has moved past (StaleDecisionError): forgets what was queued (none of it was
+   * stored) and clears the failure, so the attempt can record `turn.failed` or decide again.
    * False for any other failure, which stays sticky.
    */
-  dropRefused(): boolean {
-    if (!(this.#failure instanceof UnstorableEventError)) return false;
+  dropUnappended(): boolean {
+    if (!(this.#failure instanceof UnstorableEventError || this.#failure instanceof StaleDecisionError)) return false;
     for (const e of this.#queue) {
       this.#mayBeStored.delete(e.id!);
       this.#results.delete(e.id!);
@@ -263,6 +264,7 @@ export class TurnLog {
         if (err instanceof TurnStoppedError || !outcomes.isUnknownOutcome(err) || !(await waits.time('pause', pause(err)))) throw err;
         pending = await this.#unstoredNow(pending);
         newIds = false;
+        this.#assertStillOurs(pending);
         continue;
       }
       if (result.ok) {
@@ -275,7 +277,19 @@ export class TurnLog {
       if (outcomes.resultTaken(pending, this.#stored.folded.turn, this.#stored.ids)) {
         throw new RetryableTurnError('another attempt recorded a result this one was recording: decide again', outcomes.REDECIDE_DELAY_MS);
       }
+      this.#assertStillOurs(pending);
       if (!newIds) pending = this.#unstored(pending);
+    }
+  }
+
+  /**
+   * Before `batch` goes out again after the log moved: none of its tool calls may have been
+   * started by another attempt meanwhile. The claim check came before the other attempt's claim,
+   * so only the log's order tells (chaos freeze-nats: a tool run by both deliveries).
+   */
+  #assertStillOurs(batch: readonly NewSessionEvent[]): void {
+    if (outcomes.startTaken(batch, this.#stored.folded.turn, this.#stored.ids)) {
+      throw new StaleDecisionError('another attempt started a tool call this one was starting');
     }
   }
 
