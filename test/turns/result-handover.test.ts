@@ -165,6 +165,46 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
     assertRecordedOnce(events, server, 'race');
   });
 
+  it('a start that lands between a takeover and its own start is not doubled: the tool runs once (decision 0110)', async (t) => {
+    const takenOver = deferred();
+    const firstLanded = deferred();
+    let releaseFirst: (() => void) | undefined;
+    let starts = 0;
+    const app = await start(t, (bus) =>
+      withAppend(
+        withClaims(bus, (claim) => {
+          if (claim.deliveryCount > 1) takenOver.resolve();
+          return claim.deliveryCount === 1 ? { ...claim, heartbeat: async () => undefined } : claim;
+        }),
+        async (log, sessionId, events, opts) => {
+          if (!events.some((e) => e.type === 'tool.started')) return log.append(sessionId, events, opts);
+          if (++starts === 1) {
+            // The first delivery passed its claim check; its start is held in flight (a frozen
+            // node) until the successor has read the log and sends its own start.
+            await new Promise<void>((r) => (releaseFirst = r));
+            const stored = await log.append(sessionId, events, opts);
+            firstLanded.resolve();
+            return stored;
+          }
+          if (releaseFirst) {
+            releaseFirst();
+            releaseFirst = undefined;
+            await firstLanded.promise;
+          }
+          return log.append(sessionId, events, opts);
+        },
+      ),
+    );
+    const events = await toolTurn(app, server, 'double-start');
+    assert.ok(takenOver.done, 'a later delivery took the turn over');
+    assert.ok(firstLanded.done, "the first delivery's start landed after the successor read the log");
+    assert.equal(server.hits.get('double-start'), 1, 'the tool ran once');
+    assert.equal(events.filter((e) => e.type === 'tool.started').length, 1, 'one start stored');
+    assert.equal(events.filter((e) => e.type === 'tool.completed').length, 1, 'one result');
+    assert.equal(events.filter((e) => e.type === 'turn.completed').length, 1, 'the turn completed');
+    assertLogIntegrity(events);
+  });
+
   it('the claim check before storing a result rides through an election of the claims bucket', async (t) => {
     let outageUntil = 0;
     const inOutage = () => Date.now() < outageUntil;
