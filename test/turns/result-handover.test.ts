@@ -48,6 +48,14 @@ function withClaims(bus: Bus<SessionEvent>, wrap: (claim: TurnClaim) => TurnClai
   return { ...bus, turns: Object.assign(Object.create(bus.turns) as TurnQueue, { claim }) };
 }
 
+/** The first delivery's heartbeats are lost (its consumer leader died): its lease runs out; `onTakeover` hears of each later delivery. */
+function firstLeaseLost(bus: Bus<SessionEvent>, onTakeover: () => void): Bus<SessionEvent> {
+  return withClaims(bus, (claim) => {
+    if (claim.deliveryCount > 1) onTakeover();
+    return claim.deliveryCount === 1 ? { ...claim, heartbeat: async () => undefined } : claim;
+  });
+}
+
 function withAppend(
   bus: Bus<SessionEvent>,
   append: (
@@ -110,23 +118,16 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
     const takenOver = deferred();
     const handedOver = deferred();
     const app = await start(t, (bus) =>
-      withAppend(
-        withClaims(bus, (claim) => {
-          if (claim.deliveryCount > 1) takenOver.resolve();
-          // The first delivery's heartbeats are lost (its consumer leader died): its lease runs out.
-          return claim.deliveryCount === 1 ? { ...claim, heartbeat: async () => undefined } : claim;
-        }),
-        async (log, sessionId, events, opts) => {
-          const result = toolResult(events);
-          // The first worker's result cannot be stored until another delivery took the turn over.
-          if (succeeded(result) && !takenOver.done) throw outageError(`evt.0.${sessionId}`);
-          // The successor's "interrupted" goes out after the handover (or 5 s later without one).
-          if (result && !succeeded(result)) await Promise.race([handedOver.promise, sleep(5_000)]);
-          const stored = await log.append(sessionId, events, opts);
-          if (succeeded(result) && stored.ok) handedOver.resolve();
-          return stored;
-        },
-      ),
+      withAppend(firstLeaseLost(bus, takenOver.resolve), async (log, sessionId, events, opts) => {
+        const result = toolResult(events);
+        // The first worker's result cannot be stored until another delivery took the turn over.
+        if (succeeded(result) && !takenOver.done) throw outageError(`evt.0.${sessionId}`);
+        // The successor's "interrupted" goes out after the handover (or 5 s later without one).
+        if (result && !succeeded(result)) await Promise.race([handedOver.promise, sleep(5_000)]);
+        const stored = await log.append(sessionId, events, opts);
+        if (succeeded(result) && stored.ok) handedOver.resolve();
+        return stored;
+      }),
     );
     const events = await toolTurn(app, server, 'lease');
     assert.ok(takenOver.done, 'a later delivery took the turn over');
@@ -139,12 +140,10 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
     let takenOverAt = 0;
     const app = await start(t, (bus) =>
       withAppend(
-        withClaims(bus, (claim) => {
-          if (claim.deliveryCount > 1 && !takenOver.done) {
-            takenOverAt = Date.now();
-            takenOver.resolve();
-          }
-          return claim.deliveryCount === 1 ? { ...claim, heartbeat: async () => undefined } : claim;
+        firstLeaseLost(bus, () => {
+          if (takenOver.done) return;
+          takenOverAt = Date.now();
+          takenOver.resolve();
         }),
         async (log, sessionId, events, opts) => {
           // The first worker's stream comes back 400 ms after the takeover (its 1 s resends);
@@ -171,29 +170,23 @@ describe('a NATS node loss during a tool call (issue 13)', () => {
     let releaseFirst: (() => void) | undefined;
     let starts = 0;
     const app = await start(t, (bus) =>
-      withAppend(
-        withClaims(bus, (claim) => {
-          if (claim.deliveryCount > 1) takenOver.resolve();
-          return claim.deliveryCount === 1 ? { ...claim, heartbeat: async () => undefined } : claim;
-        }),
-        async (log, sessionId, events, opts) => {
-          if (!events.some((e) => e.type === 'tool.started')) return log.append(sessionId, events, opts);
-          if (++starts === 1) {
-            // The first delivery passed its claim check; its start is held in flight (a frozen
-            // node) until the successor has read the log and sends its own start.
-            await new Promise<void>((r) => (releaseFirst = r));
-            const stored = await log.append(sessionId, events, opts);
-            firstLanded.resolve();
-            return stored;
-          }
-          if (releaseFirst) {
-            releaseFirst();
-            releaseFirst = undefined;
-            await firstLanded.promise;
-          }
-          return log.append(sessionId, events, opts);
-        },
-      ),
+      withAppend(firstLeaseLost(bus, takenOver.resolve), async (log, sessionId, events, opts) => {
+        if (!events.some((e) => e.type === 'tool.started')) return log.append(sessionId, events, opts);
+        if (++starts === 1) {
+          // The first delivery passed its claim check; its start is held in flight (a frozen
+          // node) until the successor has read the log and sends its own start.
+          await new Promise<void>((r) => (releaseFirst = r));
+          const stored = await log.append(sessionId, events, opts);
+          firstLanded.resolve();
+          return stored;
+        }
+        if (releaseFirst) {
+          releaseFirst();
+          releaseFirst = undefined;
+          await firstLanded.promise;
+        }
+        return log.append(sessionId, events, opts);
+      }),
     );
     const events = await toolTurn(app, server, 'double-start');
     assert.ok(takenOver.done, 'a later delivery took the turn over');
