@@ -72,7 +72,9 @@ async function send(way: Way): Promise<void> {
   const res =
     way === 'stream'
       ? await postStreaming(client, '/chat/completions', body)
-      : await client.post('/chat/completions', { body, headers: { 'content-type': 'application/json' }, stream: true }).asResponse();
+      : await client
+          .post('/chat/completions', { body: Buffer.concat(body), headers: { 'content-type': 'application/json' }, stream: true })
+          .asResponse();
   await res.arrayBuffer();
 }
 

@@ -3,7 +3,8 @@ import type { LlmMessage } from './types.js';
 
 const utf8 = new TextEncoder();
 const COMMA = 0x2c;
-
+const NONE = new Uint8Array(0);
+const COMMA_BYTES = new Uint8Array([COMMA]);
 /**
  * The UTF-8 bytes of `JSON.stringify(value)`. TextEncoder gives each its own ArrayBuffer: an
  * encoding kept for a message's life must not pin a slab of Node's shared Buffer pool.
@@ -18,25 +19,78 @@ export function jsonItemsBytes(values: readonly unknown[]): Uint8Array {
 }
 
 /**
- * A per-message encoding kept per message and per list, as the mappings are (see perMessage,
- * perMessageList): a step of a long session encodes only the messages that are new since the
- * last step (issue 26). A message whose mapping changes is a new object (a summary leading the
- * first message, images resolved per attempt), so it is encoded anew. An empty encoding stands
- * for a message that maps to no item.
+ * Bytes that only grow: the first `used` never change, so a view of them taken for a request
+ * stays valid while later steps append. Full, it moves to a buffer twice the size (a view taken
+ * before keeps the old one alive until its request is sent).
  */
-export function encodedMessages(encode: (m: LlmMessage) => Uint8Array): (list: readonly LlmMessage[]) => readonly Uint8Array[] {
-  const one = perMessage(encode);
-  return perMessageList((m) => one(m));
+class AppendOnlyBytes {
+  bytes = NONE;
+  used = 0;
+
+  append(at: number, comma: boolean, item: Uint8Array): number {
+    const end = at + (comma ? 1 : 0) + item.length;
+    if (end > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(end * 2, this.bytes.length * 2, 1024));
+      grown.set(this.bytes.subarray(0, at));
+      this.bytes = grown;
+    }
+    if (comma) this.bytes[at++] = COMMA;
+    this.bytes.set(item, at);
+    this.used = end;
+    return end;
+  }
+}
+
+/** A list's items up to a position, joined by commas: the first `end` bytes of `store`. */
+interface Joined {
+  readonly store: AppendOnlyBytes;
+  readonly end: number;
 }
 
 /**
- * The bytes of `JSON.stringify(body)` where `body[key]` is the array whose items are given
- * already encoded (`lists`, in order; empty ones are no item): the same keys in the same order,
- * the other values encoded here, so the history's encoding is copied, not redone, on every request
- * of a long session (issue 26: ~330 KB twice a turn at turn 5,000). `body[key]`'s own value is
- * ignored. Handed to the SDK as bytes, which it sends verbatim.
+ * `before` with `item` appended. A step's list extends the last step's, whose joined bytes end
+ * where the store's do: it appends in place. A list that shares only part of another's (a retried
+ * step, a message resolved anew) copies that part into a store of its own.
  */
-export function encodeJsonBody(body: object, key: string, ...lists: (readonly Uint8Array[])[]): Buffer {
+function joinedAfter(before: Joined | undefined, item: Uint8Array): Joined | undefined {
+  if (!item.length) return before;
+  let store = before?.store;
+  if (!store || store.used !== before!.end) {
+    store = new AppendOnlyBytes();
+    if (before) store.append(0, false, before.store.bytes.subarray(0, before.end));
+  }
+  return { store, end: store.append(before?.end ?? 0, !!before, item) };
+}
+
+/**
+ * The encodings of a list's messages joined by commas, kept per list as its per-message values
+ * are (see perMessageList), each message's encoding kept per message (perMessage): a step of a
+ * long session encodes and copies only the messages that are new since the last step (issue 26).
+ * A message whose mapping changes is a new object (a summary leading the first message, images
+ * resolved per attempt), so it is encoded anew. An empty encoding stands for a message that maps
+ * to no item. The bytes returned are a view shared with later steps: never written to.
+ */
+export function encodedMessages(encode: (m: LlmMessage) => Uint8Array): (list: readonly LlmMessage[]) => Uint8Array {
+  const one = perMessage(encode);
+  const joined = perMessageList<Joined | undefined>((m, before) => joinedAfter(before, one(m)));
+  return (list) => {
+    const last = joined(list).at(-1);
+    return last ? last.store.bytes.subarray(0, last.end) : NONE;
+  };
+}
+
+/** Below this a body is one buffer (one socket write); above it, its parts go as they are, uncopied. */
+const COPY_BELOW = 16 * 1024;
+
+/**
+ * The bytes of `JSON.stringify(body)` where `body[key]` is the array whose items are given
+ * already encoded and joined (`items`, after `first` if given): the same keys in the same order,
+ * the other values encoded here. A long session's history is sent as its kept bytes, neither
+ * encoded nor copied again (issue 26: ~330 KB twice a turn at turn 5,000); a small body is
+ * copied into one buffer. `body[key]`'s own value is ignored. Handed to the SDK as bytes, which
+ * it sends verbatim (postStreaming).
+ */
+export function encodeJsonBody(body: object, key: string, items: Uint8Array, first?: Uint8Array): readonly Uint8Array[] {
   const fields: string[] = [];
   let at = -1;
   for (const [k, v] of Object.entries(body)) {
@@ -49,35 +103,14 @@ export function encodeJsonBody(body: object, key: string, ...lists: (readonly Ui
     if (text !== undefined) fields.push(`${JSON.stringify(k)}:${text}`);
   }
   if (at < 0) throw new TypeError(`encodeJsonBody: the body has no "${key}" field`);
-  const head = Buffer.from(`{${fields.slice(0, at).join(',')}${at > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
+  const open = Buffer.from(`{${fields.slice(0, at).join(',')}${at > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
+  const head = first?.length ? Buffer.concat([open, first, items.length ? COMMA_BYTES : NONE]) : open;
   const tail = Buffer.from(
     `]${fields
       .slice(at)
       .map((f) => `,${f}`)
       .join('')}}`,
   );
-  let length = head.length + tail.length;
-  let count = 0;
-  for (const list of lists) {
-    for (const item of list) {
-      if (!item.length) continue;
-      length += item.length;
-      count++;
-    }
-  }
-  if (count > 1) length += count - 1;
-  const out = Buffer.allocUnsafe(length);
-  let offset = head.copy(out, 0);
-  let first = true;
-  for (const list of lists) {
-    for (const item of list) {
-      if (!item.length) continue;
-      if (!first) out[offset++] = COMMA;
-      first = false;
-      out.set(item, offset);
-      offset += item.length;
-    }
-  }
-  tail.copy(out, offset);
-  return out;
+  return items.length >= COPY_BELOW ? [head, items, tail] : [Buffer.concat([head, items, tail])];
 }
+

@@ -28,27 +28,32 @@ export function createOpenAiClient(config: Pick<LlmProviderConfig, 'api_key' | '
  * every request); the SDK sends bytes verbatim, so the content type its JSON encoder would set is
  * set here.
  *
- * The bytes go to the SDK as a one-chunk stream with their length (decision 0109): fetch copies a
+ * The body's parts go to the SDK as a stream with their length (decision 0109): fetch copies a
  * byte body into a new buffer, then copies it again to keep a replayable clone (two 300 KB copies
- * per request of a long session, and the garbage they make), and hands a stream's chunk to the
- * socket as it is. The wire is the same: the same bytes, with `content-length`.
+ * per request of a long session, and the garbage they make), and hands a stream's chunks to the
+ * socket as they are. The parts are the body's head, the kept bytes of the history and its tail
+ * (encodeJsonBody), so the history is not copied at all. The wire is the same: the same bytes,
+ * with `content-length`.
  */
 export function postStreaming(
   client: OpenAI,
   path: '/chat/completions' | '/responses',
-  body: Uint8Array,
+  body: readonly Uint8Array[],
   signal?: AbortSignal,
 ): Promise<Response> {
-  return client.post(path, { body: oneChunkStream(body), headers: jsonHeaders(body), stream: true, signal }).asResponse();
+  return client.post(path, { body: chunkStream(body), headers: jsonHeaders(body), stream: true, signal }).asResponse();
 }
 
-const jsonHeaders = (body: Uint8Array) => ({ 'content-type': 'application/json', 'content-length': String(body.byteLength) });
+const jsonHeaders = (body: readonly Uint8Array[]) => ({
+  'content-type': 'application/json',
+  'content-length': String(body.reduce((n, part) => n + part.byteLength, 0)),
+});
 
-/** A stream of `bytes` as one chunk: fetch reads it without copying (a default stream passes chunks by reference). */
-export function oneChunkStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+/** A stream of `parts`, in order: fetch reads them without copying (a default stream passes chunks by reference). */
+export function chunkStream(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
     start(controller) {
-      controller.enqueue(bytes);
+      for (const part of parts) controller.enqueue(part);
       controller.close();
     },
   });

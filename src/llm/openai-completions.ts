@@ -52,9 +52,9 @@ export function toChatMessages(system: string, messages: readonly LlmMessage[]):
  * The bytes of `JSON.stringify(toChatParams(req, officialEndpoint))`, the history's messages
  * copied from their kept encodings (issue 26).
  */
-export function chatBody(req: LlmRequest, officialEndpoint: boolean): Buffer {
-  const system = req.system ? [jsonBytes({ role: 'system', content: req.system })] : [];
-  return encodeJsonBody(chatParams(req, officialEndpoint, []), 'messages', system, encodedChatMessages(req.messages));
+export function chatBody(req: LlmRequest, officialEndpoint: boolean): readonly Uint8Array[] {
+  const system = req.system ? jsonBytes({ role: 'system', content: req.system }) : undefined;
+  return encodeJsonBody(chatParams(req, officialEndpoint, []), 'messages', encodedChatMessages(req.messages), system);
 }
 
 /**

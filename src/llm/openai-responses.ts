@@ -51,7 +51,7 @@ export function toResponsesInput(messages: readonly LlmMessage[]): InputItem[] {
 }
 
 /** The bytes of `JSON.stringify(toResponsesParams(req))`, the history's items copied from their kept encodings (issue 26). */
-export function responsesBody(req: LlmRequest): Buffer {
+export function responsesBody(req: LlmRequest): readonly Uint8Array[] {
   return encodeJsonBody(responsesParams(req, []), 'input', encodedInputs(req.messages));
 }
 

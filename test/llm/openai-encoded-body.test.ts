@@ -131,11 +131,36 @@ describe('openai pre-encoded request bodies (issue 26)', () => {
   test('a message that maps to no Responses item (an empty assistant message) leaves no stray comma', async () => {
     const messages: LlmMessage[] = [...turn(0), { role: 'assistant', content: '' }, ...turn(1)];
     const req = request({ messages });
-    assert.deepEqual(responsesBody(req), expected(toResponsesParams(request({ messages: structuredClone(messages) }))));
+    assert.deepEqual(Buffer.concat(responsesBody(req)), expected(toResponsesParams(request({ messages: structuredClone(messages) }))));
     assert.deepEqual(
-      responsesBody(request({ messages: [{ role: 'assistant', content: '' }] })),
+      Buffer.concat(responsesBody(request({ messages: [{ role: 'assistant', content: '' }] }))),
       expected(toResponsesParams(request({ messages: [] }))),
     );
+  });
+
+  test("a long history's bytes are sent as kept, appended in place step after step, never copied", () => {
+    // ~40 KB of history: over the size below which a body is copied into one buffer.
+    const long = Array.from({ length: 40 }, (_, n) => turn(n)).flat();
+    const first = request({ messages: long });
+    const firstParts = chatBody(first, false);
+    const firstBytes = Buffer.concat(firstParts);
+    assert.equal(firstParts.length, 3, 'head, history, tail');
+    const next = [...long, ...turn(40)];
+    deriveMessages(next, long, long.length);
+    const nextParts = chatBody(request({ messages: next }), false);
+    assert.equal(nextParts[1]!.buffer, firstParts[1]!.buffer, 'the next step appends to the same bytes');
+    assert.equal(nextParts[1]!.byteOffset, 0);
+    assert.deepEqual(Buffer.concat(nextParts), expected(toChatParams(request({ messages: structuredClone(next) }), false)));
+    // The first step's view is unchanged by the append (a request in flight keeps its bytes).
+    assert.deepEqual(Buffer.concat(firstParts), firstBytes);
+    assert.deepEqual(firstBytes, expected(toChatParams(request({ messages: structuredClone(long) }), false)));
+    // A list that shares only part of the first (a retried step) gets bytes of its own, and leaves the others' alone.
+    const retried = [...long.slice(0, 120), ...turn(41)];
+    deriveMessages(retried, next, 120);
+    const retriedParts = chatBody(request({ messages: retried }), false);
+    assert.notEqual(retriedParts[1]!.buffer, nextParts[1]!.buffer);
+    assert.deepEqual(Buffer.concat(retriedParts), expected(toChatParams(request({ messages: structuredClone(retried) }), false)));
+    assert.deepEqual(Buffer.concat(chatBody(request({ messages: next }), false)), Buffer.concat(nextParts));
   });
 
   test('the SDK sends the encoded body with the headers it gives the object body (auth, content type and length)', async () => {
