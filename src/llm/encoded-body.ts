@@ -113,4 +113,3 @@ export function encodeJsonBody(body: object, key: string, items: Uint8Array, fir
   );
   return items.length >= COPY_BELOW ? [head, items, tail] : [Buffer.concat([head, items, tail])];
 }
-
