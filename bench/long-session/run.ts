@@ -10,9 +10,10 @@
  * sending the LLM request; this measures the whole turn, request included). A long run outlasts
  * the machine's drift, so after the last bucket new sessions run the first ratio bucket again
  * (`y` in the table), and the ratio is also given against that bucket, measured minutes, not an
- * hour, before the last. Then the old sessions and new young ones (from that bucket's start) run
- * in `--pairs` alternating blocks of `--pair-width` turns (`po` / `py`): the paired ratio, the one
- * least moved by a shared machine's drift.
+ * hour, before the last. Then the old sessions and young ones run in `--pairs` alternating
+ * blocks of `--pair-width` turns (`po` / `py`), each young block on new sessions at that bucket's
+ * last turn (turns 96-105 for turn 100): the paired ratio, the one least moved by a shared
+ * machine's drift.
  *
  *   node --import tsx bench/long-session/run.ts [--modes embedded,nats] [--turns 300] [--buckets 100,1000,5000]
  *        [--width 25] [--parallel 1] [--pairs 10] [--pair-width 10] [--env K=V]… [--cpu-prof] [--prof-dir DIR]
@@ -253,10 +254,12 @@ async function runBucket(
 }
 
 /**
- * The old sessions against young ones in `pairs` alternating blocks of `pairWidth` turns, the
- * young ones from the first ratio bucket's start: both sides see the same drift of a shared
- * machine (a single young bucket measured after the old one moved more than the changes it was
- * to judge, issue 26's runs of 2026-11-30).
+ * The old sessions against young ones in `pairs` alternating blocks of `pairWidth` turns: both
+ * sides see the same drift of a shared machine (a single young bucket measured after the old one
+ * moved more than the changes it was to judge, issue 26's runs of 2026-11-30). Each young block
+ * runs on new sessions grown, unmeasured, to just before `youngAt`, so every block measures
+ * turns around `youngAt` however many pairs run (young sessions that ran every block would
+ * age by pairs × pairWidth turns).
  */
 async function runPairs(
   mode: Mode,
@@ -264,19 +267,24 @@ async function runPairs(
   fake: Awaited<ReturnType<typeof startFake>>,
   old: Session[],
   oldDone: number,
-  young: Session[],
-  youngFrom: number,
+  openYoung: () => Promise<Session[]>,
+  youngAt: number,
 ): Promise<Bucket[]> {
-  await advance(young, 0, youngFrom);
+  const youngFrom = Math.max(0, youngAt - Math.ceil(pairWidth / 2));
   const samples = { old: emptySample(), young: emptySample() };
   for (let i = 0; i < pairs; i++) {
-    await measure(s, fake, old, oldDone + i * pairWidth, oldDone + (i + 1) * pairWidth, samples.old);
-    await measure(s, fake, young, youngFrom + i * pairWidth, youngFrom + (i + 1) * pairWidth, samples.young);
+    const young = await openYoung();
+    try {
+      await advance(young, 0, youngFrom);
+      await measure(s, fake, old, oldDone + i * pairWidth, oldDone + (i + 1) * pairWidth, samples.old);
+      await measure(s, fake, young, youngFrom, youngFrom + pairWidth, samples.young);
+    } finally {
+      for (const x of young) x.close();
+    }
   }
-  const span = pairs * pairWidth;
   const buckets = [
-    toBucket(mode, oldDone, oldDone + span, samples.old, { paired: 'old' }),
-    toBucket(mode, youngFrom, youngFrom + span, samples.young, { paired: 'young' }),
+    toBucket(mode, oldDone, oldDone + pairs * pairWidth, samples.old, { paired: 'old' }),
+    toBucket(mode, youngFrom, youngFrom + pairWidth, samples.young, { paired: 'young' }),
   ];
   for (const b of buckets) log(`[${mode}] turns ${b.from + 1}-${b.to} (${b.paired}, paired): ${JSON.stringify(b)}`);
   return buckets;
@@ -311,14 +319,7 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
       } finally {
         for (const x of young) x.close();
       }
-      if (pairs > 0) {
-        const paired = await open();
-        try {
-          out.push(...(await runPairs(mode, s, fake, sessions, done, paired, base.from)));
-        } finally {
-          for (const x of paired) x.close();
-        }
-      }
+      if (pairs > 0) out.push(...(await runPairs(mode, s, fake, sessions, done, open, base.to)));
     }
   } finally {
     for (const x of sessions) x.close();
