@@ -1,7 +1,9 @@
 /**
  * Cuts the CPU profiles of a `bench/long-session/run.ts --cpu-prof` run into its buckets and
  * prints, per bucket and per thread (main, PGlite worker), the self time per turn by area and by
- * function, so an old bucket can be compared with the young one of the same run.
+ * function, so an old bucket can be compared with the young one of the same run; and the main
+ * thread's split into the LLM call, GC and the rest of the turn (llm-split.ts), with the rest's
+ * ratio last bucket / young bucket (issue 26's ≤ 1.1×).
  *
  *   node --import tsx bench/long-session/prof-buckets.ts <results.json> <prof-dir>/<mode> [--top 25]
  */
@@ -9,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { summariseCpuProfile } from '../lib/cpuprofile.js';
+import { llmSplit, type LlmSplit } from './llm-split.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
 const [resultsFile, profDir] = positionals;
@@ -20,14 +23,35 @@ const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
 };
 const turnsPerBucket = results.args.width * results.args.parallel;
 const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
+const perTurn = (ms: number) => (ms / turnsPerBucket).toFixed(2).padStart(7);
+/** The main thread's profile: the one with the most samples of the run. */
+const mainFile = files
+  .map((f) => ({ f, n: (JSON.parse(readFileSync(join(profDir, f), 'utf8')) as { samples: number[] }).samples.length }))
+  .sort((a, b) => b.n - a.n)[0]?.f;
+const splits: { bucket: (typeof results.buckets)[number]; split: LlmSplit }[] = [];
 for (const b of results.buckets) {
   if (!b.clockUs) continue;
   console.log(`\n== ${b.mode} turns ${b.from + 1}-${b.to}${b.young ? ' (young)' : ''}: ms per turn`);
   for (const f of files) {
     const s = summariseCpuProfile(join(profDir, f), top, { clockUs: b.clockUs });
-    const perTurn = (ms: number) => (ms / turnsPerBucket).toFixed(2).padStart(7);
     console.log(`-- ${f}: busy ${perTurn(s.totalMs - s.idleMs)}`);
     for (const r of s.byArea.slice(0, 12)) console.log(`   area ${perTurn(r.selfMs)}  ${r.name}`);
     for (const r of s.byFunction) console.log(`   fn   ${perTurn(r.selfMs)}  ${r.name}`);
   }
+  if (mainFile) {
+    const split = llmSplit(join(profDir, mainFile), b.clockUs);
+    splits.push({ bucket: b, split });
+    console.log(
+      `-- main thread: LLM call ${perTurn(split.llmMs)}, GC ${perTurn(split.gcMs)}, the rest of the turn ${perTurn(split.restMs)}`,
+    );
+  }
+}
+const young = splits.find((x) => x.bucket.young);
+const last = splits.filter((x) => !x.bucket.young).at(-1);
+if (young && last) {
+  const r = (a: number, b: number) => (a / b).toFixed(2);
+  console.log(
+    `\n${last.bucket.mode}: turns ${last.bucket.from + 1}-${last.bucket.to} / young ${young.bucket.from + 1}-${young.bucket.to}: ` +
+      `the rest of the turn ×${r(last.split.restMs, young.split.restMs)}, the LLM call ×${r(last.split.llmMs, young.split.llmMs)}, GC ×${r(last.split.gcMs, young.split.gcMs)}`,
+  );
 }

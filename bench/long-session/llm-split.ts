@@ -1,0 +1,72 @@
+/**
+ * Issue 26's split of a turn's main-thread time: the LLM call (building, measuring and sending
+ * the request, reading the vendor's stream) against the rest of the turn (reading the log,
+ * folding, appending, fan-out, HTTP), whose cost must not grow with the session (≤ 1.1×). A
+ * sample is the LLM call's when a frame on its stack is the vendor SDK's, fetch's (undici, web
+ * streams), the stream parser's, the tokenizer's, or one of our request functions below; GC
+ * samples are apart (the request's garbage and the rest's are not told apart).
+ */
+import { readFileSync } from 'node:fs';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+
+/** Our functions that build, measure, send or read an LLM request (the service runs bundled: names, not files). */
+const LLM_FUNCTIONS = new Set([
+  'chatBody',
+  'responsesBody',
+  'encodeJsonBody',
+  'postStreaming',
+  'streamWithRetries',
+  'vendorSseItems',
+  'openAiStreamItems',
+  'mapChatStream',
+  'countTokens',
+  'requestSize',
+  'measure',
+  'messagesFor',
+]);
+const LLM_URL = /\/node_modules\/(openai|eventsource-parser|gpt-tokenizer)\/|undici|webstreams|o200k_base/;
+
+export interface LlmSplit {
+  llmMs: number;
+  gcMs: number;
+  restMs: number;
+}
+
+/** The split of the samples within [from, to] µs on the profile's clock. */
+export function llmSplit(file: string, [from, to]: [number, number]): LlmSplit {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; startTime: number; samples: number[]; timeDeltas: number[] };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const kinds = new Map<number, keyof LlmSplit | 'idle'>();
+  const kindOf = (id: number): keyof LlmSplit | 'idle' => {
+    let kind = kinds.get(id);
+    if (kind) return kind;
+    const { functionName, url } = byId.get(id)!.callFrame;
+    if (functionName === '(garbage collector)') kind = 'gcMs';
+    else if (functionName === '(idle)') kind = 'idle';
+    else if (LLM_FUNCTIONS.has(functionName) || LLM_URL.test(url)) kind = 'llmMs';
+    else {
+      const up = parent.get(id);
+      kind = up === undefined ? 'restMs' : kindOf(up);
+      if (kind !== 'llmMs') kind = 'restMs';
+    }
+    kinds.set(id, kind);
+    return kind;
+  };
+  const out: LlmSplit = { llmMs: 0, gcMs: 0, restMs: 0 };
+  let t = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    t += delta;
+    if (t < from || t > to) continue;
+    const kind = kindOf(profile.samples[i]!);
+    if (kind !== 'idle') out[kind] += delta / 1000;
+  }
+  return out;
+}
