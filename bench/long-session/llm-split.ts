@@ -4,7 +4,10 @@
  * folding, appending, fan-out, HTTP), whose cost must not grow with the session (≤ 1.1×). A
  * sample is the LLM call's when a frame on its stack is the vendor SDK's, fetch's (undici, web
  * streams), the stream parser's, the tokenizer's, or one of our request functions below; GC
- * samples are apart (the request's garbage and the rest's are not told apart).
+ * samples are apart (the request's garbage and the rest's are not told apart), and so are the
+ * socket writes of the rest (database, NATS): on loopback the kernel bills the receiving side of
+ * what was sent last, the vendor request's hundreds of KB included, to whichever write runs
+ * next, so their time grows with the request's bytes, not with what the rest writes.
  */
 import { readFileSync } from 'node:fs';
 
@@ -25,15 +28,21 @@ const LLM_FUNCTIONS = new Set([
   'openAiStreamItems',
   'mapChatStream',
   'countTokens',
+  'countTexts',
+  'countPart',
   'requestSize',
   'measure',
   'messagesFor',
 ]);
+/** Node's socket write system calls (native frames, no URL). */
+const SOCKET_WRITES = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String', 'writeAsciiString']);
 const LLM_URL = /\/node_modules\/(openai|eventsource-parser|gpt-tokenizer)\/|undici|webstreams|o200k_base/;
 
 export interface LlmSplit {
   llmMs: number;
   gcMs: number;
+  /** The rest's socket writes (see above). */
+  writesMs: number;
   restMs: number;
 }
 
@@ -54,12 +63,12 @@ export function llmSplit(file: string, [from, to]: [number, number]): LlmSplit {
     else {
       const up = parent.get(id);
       kind = up === undefined ? 'restMs' : kindOf(up);
-      if (kind !== 'llmMs') kind = 'restMs';
+      if (kind !== 'llmMs') kind = SOCKET_WRITES.has(functionName) ? 'writesMs' : 'restMs';
     }
     kinds.set(id, kind);
     return kind;
   };
-  const out: LlmSplit = { llmMs: 0, gcMs: 0, restMs: 0 };
+  const out: LlmSplit = { llmMs: 0, gcMs: 0, writesMs: 0, restMs: 0 };
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     const delta = profile.timeDeltas[i] ?? 0;

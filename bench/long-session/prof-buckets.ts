@@ -8,7 +8,7 @@
  *   node --import tsx bench/long-session/prof-buckets.ts <results.json> <prof-dir>/<mode> [--top 25]
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { summariseCpuProfile } from '../lib/cpuprofile.js';
 import { llmSplit, type LlmSplit } from './llm-split.js';
@@ -29,8 +29,10 @@ const mainFile = files
   .map((f) => ({ f, n: (JSON.parse(readFileSync(join(profDir, f), 'utf8')) as { samples: number[] }).samples.length }))
   .sort((a, b) => b.n - a.n)[0]?.f;
 const splits: { bucket: (typeof results.buckets)[number]; split: LlmSplit }[] = [];
+// The profiles of one mode's service (`<prof-dir>/<mode>`): only that mode's buckets.
+const mode = basename(profDir);
 for (const b of results.buckets) {
-  if (!b.clockUs) continue;
+  if (!b.clockUs || b.mode !== mode) continue;
   console.log(`\n== ${b.mode} turns ${b.from + 1}-${b.to}${b.young ? ' (young)' : ''}: ms per turn`);
   for (const f of files) {
     const s = summariseCpuProfile(join(profDir, f), top, { clockUs: b.clockUs });
@@ -42,7 +44,8 @@ for (const b of results.buckets) {
     const split = llmSplit(join(profDir, mainFile), b.clockUs);
     splits.push({ bucket: b, split });
     console.log(
-      `-- main thread: LLM call ${perTurn(split.llmMs)}, GC ${perTurn(split.gcMs)}, the rest of the turn ${perTurn(split.restMs)}`,
+      `-- main thread: LLM call ${perTurn(split.llmMs)}, GC ${perTurn(split.gcMs)}, ` +
+        `the rest's socket writes ${perTurn(split.writesMs)}, the rest of the turn ${perTurn(split.restMs)}`,
     );
   }
 }
@@ -52,6 +55,8 @@ if (young && last) {
   const r = (a: number, b: number) => (a / b).toFixed(2);
   console.log(
     `\n${last.bucket.mode}: turns ${last.bucket.from + 1}-${last.bucket.to} / young ${young.bucket.from + 1}-${young.bucket.to}: ` +
-      `the rest of the turn ×${r(last.split.restMs, young.split.restMs)}, the LLM call ×${r(last.split.llmMs, young.split.llmMs)}, GC ×${r(last.split.gcMs, young.split.gcMs)}`,
+      `the rest of the turn ×${r(last.split.restMs, young.split.restMs)} ` +
+      `(with its socket writes ×${r(last.split.restMs + last.split.writesMs, young.split.restMs + young.split.writesMs)}), ` +
+      `the LLM call ×${r(last.split.llmMs, young.split.llmMs)}, GC ×${r(last.split.gcMs, young.split.gcMs)}`,
   );
 }
