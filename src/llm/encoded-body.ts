@@ -5,6 +5,7 @@ const utf8 = new TextEncoder();
 const COMMA = 0x2c;
 const NONE = new Uint8Array(0);
 const COMMA_BYTES = new Uint8Array([COMMA]);
+
 /**
  * The UTF-8 bytes of `JSON.stringify(value)`. TextEncoder gives each its own ArrayBuffer: an
  * encoding kept for a message's life must not pin a slab of Node's shared Buffer pool.

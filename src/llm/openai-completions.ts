@@ -49,8 +49,8 @@ export function toChatMessages(system: string, messages: readonly LlmMessage[]):
 }
 
 /**
- * The bytes of `JSON.stringify(toChatParams(req, officialEndpoint))`, the history's messages
- * copied from their kept encodings (issue 26).
+ * The bytes of `JSON.stringify(toChatParams(req, officialEndpoint))` as parts (encodeJsonBody),
+ * the history's messages sent as their kept, joined encodings (issue 26).
  */
 export function chatBody(req: LlmRequest, officialEndpoint: boolean): readonly Uint8Array[] {
   const system = req.system ? jsonBytes({ role: 'system', content: req.system }) : undefined;

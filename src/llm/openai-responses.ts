@@ -50,7 +50,7 @@ export function toResponsesInput(messages: readonly LlmMessage[]): InputItem[] {
   return messages.flatMap(inputItems);
 }
 
-/** The bytes of `JSON.stringify(toResponsesParams(req))`, the history's items copied from their kept encodings (issue 26). */
+/** The bytes of `JSON.stringify(toResponsesParams(req))` as parts, the history's items sent as their kept, joined encodings (issue 26). */
 export function responsesBody(req: LlmRequest): readonly Uint8Array[] {
   return encodeJsonBody(responsesParams(req, []), 'input', encodedInputs(req.messages));
 }
