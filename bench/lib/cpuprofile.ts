@@ -5,13 +5,13 @@ import { readFileSync } from 'node:fs';
  * source area (this repo's folders, each node_modules package, Node internals, GC, idle).
  */
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -42,22 +42,13 @@ export interface ProfileSummary {
  * (`process.hrtime` in µs on Linux), to cut one bench bucket out of a whole run.
  */
 export function summariseCpuProfile(
-  file: string,
+  source: string | CpuProfile,
   top = 25,
-  { fromMs = 0, clockUs }: { fromMs?: number; clockUs?: [number, number] } = {},
+  window: { fromMs?: number; clockUs?: [number, number] } = {},
 ): ProfileSummary {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const profile = typeof source === 'string' ? readCpuProfile(source) : source;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  let t = 0;
-  for (let i = 0; i < profile.samples.length; i++) {
-    const delta = profile.timeDeltas[i] ?? 0;
-    t += delta;
-    if (t < fromMs * 1000) continue;
-    if (clockUs && (profile.startTime + t < clockUs[0] || profile.startTime + t > clockUs[1])) continue;
-    const id = profile.samples[i]!;
-    self.set(id, (self.get(id) ?? 0) + delta);
-  }
+  const self = selfTimes(profile, window);
   const areas = new Map<string, number>();
   const fns = new Map<string, number>();
   let idleUs = 0;
@@ -73,8 +64,7 @@ export function summariseCpuProfile(
     fns.set(key, (fns.get(key) ?? 0) + us);
   }
   // Inclusive time: every distinct repo function on a sample's stack gets the sample's delta.
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const parent = parentsOf(profile);
   const inclusive = new Map<string, number>();
   for (const [id, us] of self) {
     const seen = new Set<string>();
@@ -101,6 +91,35 @@ export function summariseCpuProfile(
     byFunction: rows(fns),
     repoInclusive: rows(inclusive),
   };
+}
+
+export function readCpuProfile(file: string): CpuProfile {
+  return JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+}
+
+/** Self time (µs) per node of the samples in the window (see summariseCpuProfile). */
+export function selfTimes(
+  profile: CpuProfile,
+  { fromMs = 0, clockUs }: { fromMs?: number; clockUs?: [number, number] } = {},
+): Map<number, number> {
+  const self = new Map<number, number>();
+  let t = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    t += delta;
+    if (t < fromMs * 1000) continue;
+    if (clockUs && (profile.startTime + t < clockUs[0] || profile.startTime + t > clockUs[1])) continue;
+    const id = profile.samples[i]!;
+    self.set(id, (self.get(id) ?? 0) + delta);
+  }
+  return self;
+}
+
+/** Each node's caller. */
+export function parentsOf(profile: CpuProfile): Map<number, number> {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  return parent;
 }
 
 function areaOf(url: string, fn: string): string {

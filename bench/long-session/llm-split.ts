@@ -9,13 +9,7 @@
  * what was sent last, the vendor request's hundreds of KB included, to whichever write runs
  * next, so their time grows with the request's bytes, not with what the rest writes.
  */
-import { readFileSync } from 'node:fs';
-
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  children?: number[];
-}
+import { type CpuProfile, parentsOf, selfTimes } from '../lib/cpuprofile.js';
 
 /** Our functions that build, measure, send or read an LLM request (the service runs bundled: names, not files). */
 const LLM_FUNCTIONS = new Set([
@@ -47,11 +41,9 @@ export interface LlmSplit {
 }
 
 /** The split of the samples within [from, to] µs on the profile's clock. */
-export function llmSplit(file: string, [from, to]: [number, number]): LlmSplit {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; startTime: number; samples: number[]; timeDeltas: number[] };
+export function llmSplit(profile: CpuProfile, clockUs: [number, number]): LlmSplit {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const parent = parentsOf(profile);
   const kinds = new Map<number, keyof LlmSplit | 'idle'>();
   const kindOf = (id: number): keyof LlmSplit | 'idle' => {
     let kind = kinds.get(id);
@@ -69,13 +61,9 @@ export function llmSplit(file: string, [from, to]: [number, number]): LlmSplit {
     return kind;
   };
   const out: LlmSplit = { llmMs: 0, gcMs: 0, writesMs: 0, restMs: 0 };
-  let t = profile.startTime;
-  for (let i = 0; i < profile.samples.length; i++) {
-    const delta = profile.timeDeltas[i] ?? 0;
-    t += delta;
-    if (t < from || t > to) continue;
-    const kind = kindOf(profile.samples[i]!);
-    if (kind !== 'idle') out[kind] += delta / 1000;
+  for (const [id, us] of selfTimes(profile, { clockUs })) {
+    const kind = kindOf(id);
+    if (kind !== 'idle') out[kind] += us / 1000;
   }
   return out;
 }

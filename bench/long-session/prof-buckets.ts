@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { summariseCpuProfile } from '../lib/cpuprofile.js';
+import { readCpuProfile, summariseCpuProfile } from '../lib/cpuprofile.js';
 import { llmSplit, type LlmSplit } from './llm-split.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
@@ -22,26 +22,27 @@ const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
   buckets: { mode: string; from: number; to: number; young?: boolean; clockUs?: [number, number] }[];
 };
 const turnsPerBucket = results.args.width * results.args.parallel;
-const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
+// Each profile read once: every bucket cuts its window out of the same parsed profiles.
+const profiles = readdirSync(profDir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .map((f) => ({ f, profile: readCpuProfile(join(profDir, f)) }));
 const perTurn = (ms: number) => (ms / turnsPerBucket).toFixed(2).padStart(7);
 /** The main thread's profile: the one with the most samples of the run. */
-const mainFile = files
-  .map((f) => ({ f, n: (JSON.parse(readFileSync(join(profDir, f), 'utf8')) as { samples: number[] }).samples.length }))
-  .sort((a, b) => b.n - a.n)[0]?.f;
+const main = profiles.toSorted((a, b) => b.profile.samples.length - a.profile.samples.length)[0]?.profile;
 const splits: { bucket: (typeof results.buckets)[number]; split: LlmSplit }[] = [];
 // The profiles of one mode's service (`<prof-dir>/<mode>`): only that mode's buckets.
 const mode = basename(profDir);
 for (const b of results.buckets) {
   if (!b.clockUs || b.mode !== mode) continue;
   console.log(`\n== ${b.mode} turns ${b.from + 1}-${b.to}${b.young ? ' (young)' : ''}: ms per turn`);
-  for (const f of files) {
-    const s = summariseCpuProfile(join(profDir, f), top, { clockUs: b.clockUs });
+  for (const { f, profile } of profiles) {
+    const s = summariseCpuProfile(profile, top, { clockUs: b.clockUs });
     console.log(`-- ${f}: busy ${perTurn(s.totalMs - s.idleMs)}`);
     for (const r of s.byArea.slice(0, 12)) console.log(`   area ${perTurn(r.selfMs)}  ${r.name}`);
     for (const r of s.byFunction) console.log(`   fn   ${perTurn(r.selfMs)}  ${r.name}`);
   }
-  if (mainFile) {
-    const split = llmSplit(join(profDir, mainFile), b.clockUs);
+  if (main) {
+    const split = llmSplit(main, b.clockUs);
     splits.push({ bucket: b, split });
     console.log(
       `-- main thread: LLM call ${perTurn(split.llmMs)}, GC ${perTurn(split.gcMs)}, ` +
