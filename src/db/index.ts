@@ -8,7 +8,7 @@ export { Organization, User, ApiKey, Session, entities } from './entities/index.
 export { Agent, Harness } from './entities/index.js';
 export { LlmProviderEntity, LlmModelEntity } from './entities/index.js';
 export { orgScope } from './org-scope.js';
-export { assertOrgHasRoom } from './org-caps.js';
+export { assertOrgHasRoom, orgCountUpsert, orgLimitError } from './org-caps.js';
 export { isDatabaseUnavailable } from './unavailable.js';
 export type { OrgScope, OrgOwned } from './org-scope.js';
 export {

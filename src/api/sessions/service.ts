@@ -8,7 +8,7 @@ import type { Principal, SessionOwners } from '../../auth/index.js';
 import type { Logger } from '../../log.js';
 import type { SessionAdditions, SessionConfig, Store } from '../../db/index.js';
 import type { ToolApprovalRuleInput } from '../../../schemas/approvals.js';
-import { Session, assertOrgHasRoom, orgScope, type OrgScope } from '../../db/index.js';
+import { Session, orgCountUpsert, orgLimitError, orgScope, preparedSql, type OrgScope } from '../../db/index.js';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { CreateSessionInput, UpdateSessionInput } from '../../../schemas/sessions.js';
 import type { CompactionSettingsInput } from '../../../schemas/compaction.js';
@@ -39,19 +39,31 @@ export interface SessionServiceDeps {
 }
 
 /**
- * A new session row, and whether its user holds connections (`injectConnections` then copies
- * them). With an agent, the row is written only while the agent is active and still the version
- * its snapshot was taken from (no row back: it changed, read it again).
+ * A new session row, in one statement (its own transaction): the organisation's cap (its count
+ * row stays locked until commit, org-caps.ts) and, with an agent, the guard that writes the row
+ * only while the agent is active and still the version its snapshot was taken from. `full`: the
+ * cap refused it; `inserted` false otherwise: the agent changed, read it again. `connected`: the
+ * user holds connections for `injectConnections` to copy in (most have none).
  */
-const INSERT_SESSION = `with ins as (
+const INSERT_SESSION = preparedSql(
+  'sessions.insert',
+  `with cap as (${orgCountUpsert('sessions')}), ins as (
   insert into sessions (id, organization_id, user_id, harness_id, agent_id, title, tags, model_id, capabilities, features, config, status, usage, current_turn_id, chat_user_id, created_at, updated_at,
     parent_session_id, parent_tool_call_id, parent_turn_id, subagent_depth, max_iterations)
   select ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::text, ?::jsonb, ?::uuid, ?::jsonb, ?::jsonb, ?::jsonb, 'started', ?::jsonb, null, null, ?::timestamptz, ?::timestamptz,
     ?::uuid, ?::text, ?::uuid, ?::integer, ?::integer
-  where ?::text is null or exists (select 1 from agents where id = ? and status = 'active' and xmin::text = ?::text)
+  where (select n from cap) < ?::bigint and (?::text is null or exists (select 1 from agents where id = ? and status = 'active' and xmin::text = ?::text))
   returning id
 )
-select exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected from ins`;
+select exists (select 1 from ins) as inserted, (select n from cap) >= ?::bigint as full,
+  exists (select 1 from user_connections where user_id = ? and organization_id = ?) as connected`,
+);
+
+interface InsertedSession {
+  inserted: boolean;
+  full: boolean;
+  connected: boolean;
+}
 
 /** Attempts at a guarded insert before giving up on an agent that keeps changing. */
 const GUARDED_INSERT_ATTEMPTS = 3;
@@ -118,10 +130,9 @@ export function createSessionService({
       created_at: now,
       updated_at: now,
     };
-    // One statement: the agent check, the insert, and whether the user has connections to copy
-    // in (most have none, and asking separately was a round trip per session; issue 15). In a
-    // transaction after the organisation's cap check, whose lock it holds until commit.
+    const max = Number.isFinite(maxSessionsPerOrg) ? maxSessionsPerOrg : Number.MAX_SAFE_INTEGER;
     const params = [
+      row.organization_id,
       row.id,
       row.organization_id,
       row.user_id,
@@ -137,23 +148,28 @@ export function createSessionService({
       now,
       now,
       ...linkColumns(link),
+      max,
       agent_version ?? null,
       row.agent_id,
       agent_version ?? null,
+      max,
       row.user_id,
       row.organization_id,
     ];
-    const [inserted, existing] = await store.em().transactional(async (tx) => {
-      const found = link ? await existingChildOrRoom(tx, link) : null;
-      if (found) return [undefined, found] as const;
-      await assertOrgHasRoom(tx, 'sessions', principal.org_id, maxSessionsPerOrg);
-      const rows = await (tx as unknown as SqlEntityManager).execute<{ connected: boolean }[]>(INSERT_SESSION, params);
-      return [rows[0], null] as const;
-    });
+    // A child session is checked under its parent's lock first (child-link.ts), in one transaction with the insert.
+    const [inserted, existing] = link
+      ? await store.em().transactional(async (tx) => {
+          const found = await existingChildOrRoom(tx, link);
+          if (found) return [undefined, found] as const;
+          const rows = await (tx as unknown as SqlEntityManager).execute<InsertedSession[]>(INSERT_SESSION.text, params);
+          return [rows[0], null] as const;
+        })
+      : [(await store.sql<InsertedSession>(INSERT_SESSION, params))[0], null];
+    if (inserted?.full) throw orgLimitError('sessions', max);
     if (existing) return sessionView(await store.em().findOneOrFail(Session, { id: existing }), await queue.countInSession(existing));
-    if (!inserted) return null;
+    if (!inserted?.inserted) return null;
     owners?.remember(row.id, row);
-    if (inserted?.connected) await connections?.injectConnections(row);
+    if (inserted.connected) await connections?.injectConnections(row);
     await emitCreated(row.id, row.harness_id, row.agent_id ?? null);
     return sessionView(row, 0);
   }
