@@ -38,7 +38,7 @@ for (const block of readFileSync(file, 'utf8').split('\n\n')) {
 
 const GC = /v8::internal::(Heap::|Scaveng|MarkCompact|ConcurrentMarking|Sweeper|.*GarbageCollect)/;
 
-/** The owner of a JS frame: `npm:<package>`, `src/<folder>/`, `undici (fetch)`, `web streams`, or `node:*`. */
+/** The owner of a JS frame: `npm:<package>`, `src/<folder>/` (or actors/, schemas/), `undici (fetch)`, `web streams`, or `node:*`. */
 function ownerOf(sym: string): string | undefined {
   if (!sym.startsWith('JS:')) return undefined;
   const url = (/ (\S+):\d+:\d+$/.exec(sym)?.[1] ?? '').replace(/^file:\/\//, '');
@@ -47,7 +47,8 @@ function ownerOf(sym: string): string | undefined {
     const parts = url.slice(inModules + 14).split('/');
     return `npm:${parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]}`;
   }
-  const src = url.indexOf('/src/');
+  // src/, and the top-level actors/ and schemas/ (a checkout's own folders; not Node's lib/).
+  const src = /\/(src|actors|schemas)\//.exec(url)?.index ?? -1;
   if (src >= 0 && !url.startsWith('node:')) {
     const parts = url.slice(src + 1).split('/');
     return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : parts.join('/');
