@@ -26,6 +26,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { readSse } from '../lib/sse-read.js';
 import { machineInfo } from '../lib/machine.js';
 import { cpuDelta, onInterrupt, readCpuByCmdline, readSystemCpu, busyShare, readTreeCpu } from '../lib/process.js';
@@ -109,20 +110,35 @@ async function openSession(s: Service) {
   const auth = { authorization: `Bearer ${ADMIN_KEY}` };
   const session = await apiJson('POST', `${s.base}/v1/sessions`, { agent_id: s.agentId }, ADMIN_KEY);
   const ac = new AbortController();
-  const res = await fetch(`${s.base}/v1/sessions/${session.id}/sse?types=session.idled&types=turn.failed`, {
-    headers: { ...auth, accept: 'text/event-stream' },
-    signal: ac.signal,
-  });
-  if (res.status !== 200) throw new Error(`SSE ${res.status}`);
   let waiting: (() => void) | null = null;
   let failures = 0;
-  void readSse(res, (m) => {
+  let lastEventId: string | undefined;
+  const onEvent = (m: EventSourceMessage) => {
+    if (m.id) lastEventId = m.id;
     if (m.event === 'session.idled') waiting?.();
     else if (m.event === 'turn.failed') {
       failures++;
       log(`turn.failed: ${JSON.stringify(JSON.parse(m.data).data).slice(0, 400)}`);
     }
-  }).catch(() => undefined); // closed
+  };
+  // The service closes every stream after ~5 min (SSE_CYCLE_MS): a run longer than that reconnects
+  // from the last event seen, as any client does, so no session.idled is missed.
+  const connect = async () => {
+    const res = await fetch(`${s.base}/v1/sessions/${session.id}/sse?types=session.idled&types=turn.failed`, {
+      headers: { ...auth, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      signal: ac.signal,
+    });
+    if (res.status !== 200) throw new Error(`SSE ${res.status}`);
+    return res;
+  };
+  const follow = async (res: Response) => {
+    for (;;) {
+      await readSse(res, onEvent).catch(() => undefined);
+      if (ac.signal.aborted) return;
+      res = await connect();
+    }
+  };
+  void follow(await connect()).catch((err) => ac.signal.aborted || log(`SSE of ${session.id} lost: ${err}`));
   return {
     async turn(i: number): Promise<number> {
       const idled = new Promise<void>((r) => (waiting = r));
