@@ -50,17 +50,29 @@ interface Joined {
 
 /**
  * `before` with `item` appended. A step's list extends the last step's, whose joined bytes end
- * where the store's do: it appends in place. A list that shares only part of another's (a retried
- * step, a message resolved anew) copies that part into a store of its own.
+ * where the store's do: it appends in place. A second list derived from the same one (the turn's
+ * view and the stored fold both extend it) finds the item there already and shares the bytes. A
+ * list that shares only part of another's (a retried step, a message resolved anew) copies that
+ * part into a store of its own. Without the sharing, most turns of a long session copied its whole
+ * history, and every copied store stayed reachable from the later lists' first entries: 50
+ * sessions at turn 1,000 held 12 GB.
  */
 function joinedAfter(before: Joined | undefined, item: Uint8Array): Joined | undefined {
   if (!item.length) return before;
   let store = before?.store;
+  if (store && store.used !== before!.end && holdsNext(store, before!.end, item)) return { store, end: before!.end + 1 + item.length };
   if (!store || store.used !== before!.end) {
     store = new AppendOnlyBytes();
     if (before) store.append(0, false, before.store.bytes.subarray(0, before.end));
   }
   return { store, end: store.append(before?.end ?? 0, !!before, item) };
+}
+
+/** Whether `store` holds `item` after a comma at `at`: a list derived from the same one appended it there first. */
+function holdsNext(store: AppendOnlyBytes, at: number, item: Uint8Array): boolean {
+  const end = at + 1 + item.length;
+  if (end > store.used || store.bytes[at] !== COMMA) return false;
+  return Buffer.compare(store.bytes.subarray(at + 1, end), item) === 0;
 }
 
 /**

@@ -163,6 +163,30 @@ describe('openai pre-encoded request bodies (issue 26)', () => {
     assert.deepEqual(Buffer.concat(chatBody(request({ messages: next }), false)), Buffer.concat(nextParts));
   });
 
+  test('a second list derived from the same one reuses the bytes the first appended, and copies nothing', () => {
+    // The turn's view and the stored fold both extend the last step's list: without the reuse, the
+    // second copied the whole history into a store of its own (and its entries kept the old one alive).
+    const long = Array.from({ length: 40 }, (_, n) => turn(n)).flat();
+    const baseParts = chatBody(request({ messages: long }), false);
+    const view = [...long, ...turn(40)];
+    deriveMessages(view, long, long.length);
+    const viewParts = chatBody(request({ messages: view }), false);
+    const stored = [...long, ...turn(40), ...turn(41)];
+    deriveMessages(stored, long, long.length);
+    const storedParts = chatBody(request({ messages: stored }), false);
+    assert.equal(storedParts[1]!.buffer, baseParts[1]!.buffer, 'the same bytes, extended in place');
+    assert.equal(viewParts[1]!.buffer, baseParts[1]!.buffer);
+    assert.deepEqual(Buffer.concat(storedParts), expected(toChatParams(request({ messages: structuredClone(stored) }), false)));
+    assert.deepEqual(Buffer.concat(viewParts), expected(toChatParams(request({ messages: structuredClone(view) }), false)));
+    // A list whose next message differs from what the store holds there still gets bytes of its own.
+    const other = [...long, ...turn(42)];
+    deriveMessages(other, long, long.length);
+    const otherParts = chatBody(request({ messages: other }), false);
+    assert.notEqual(otherParts[1]!.buffer, baseParts[1]!.buffer);
+    assert.deepEqual(Buffer.concat(otherParts), expected(toChatParams(request({ messages: structuredClone(other) }), false)));
+    assert.deepEqual(Buffer.concat(chatBody(request({ messages: stored }), false)), Buffer.concat(storedParts));
+  });
+
   test('the SDK sends the encoded body with the headers it gives the object body (auth, content type and length)', async () => {
     const client = createOpenAiClient({ api_key: 'test-key', base_url: `${fake.origin}/v1` });
     const req = request({ messages: histories()[1]!.messages });
