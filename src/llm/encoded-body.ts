@@ -59,13 +59,17 @@ interface Joined {
  */
 function joinedAfter(before: Joined | undefined, item: Uint8Array): Joined | undefined {
   if (!item.length) return before;
-  let store = before?.store;
-  if (store && store.used !== before!.end && holdsNext(store, before!.end, item)) return { store, end: before!.end + 1 + item.length };
-  if (!store || store.used !== before!.end) {
-    store = new AppendOnlyBytes();
-    if (before) store.append(0, false, before.store.bytes.subarray(0, before.end));
+  if (!before) {
+    const store = new AppendOnlyBytes();
+    return { store, end: store.append(0, false, item) };
   }
-  return { store, end: store.append(before?.end ?? 0, !!before, item) };
+  let { store } = before;
+  if (store.used !== before.end) {
+    if (holdsNext(store, before.end, item)) return { store, end: before.end + 1 + item.length };
+    store = new AppendOnlyBytes();
+    store.append(0, false, before.store.bytes.subarray(0, before.end));
+  }
+  return { store, end: store.append(before.end, true, item) };
 }
 
 /** Whether `store` holds `item` after a comma at `at`: a list derived from the same one appended it there first. */

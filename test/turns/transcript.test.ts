@@ -80,4 +80,34 @@ describe('transcript', () => {
     );
     assert.equal((await toLlmMessages(t, noImage)).length, 1);
   });
+  it('folds made one event at a time, read in any order, give what one fold of the same events gives', async () => {
+    const events = stamp([
+      user('a'),
+      agent('', [{ id: 'c1', name: 'tool' }]),
+      user('User requested to cancel the work.'),
+      result('c1', 'late'),
+      agent('then'),
+      user('b'),
+      agent('two', [
+        { id: 'c2', name: 'tool' },
+        { id: 'c3', name: 'tool' },
+      ]),
+      result('c3', 'three'),
+      result('c2', 'two'),
+      agent('done'),
+      user('c'),
+      agent('', [{ id: 'c4', name: 'tool' }]),
+      result('c4', 'four'),
+      agent('end'),
+    ]);
+    const folds = [emptyTranscript()];
+    for (const e of events) folds.push(extendTranscript(folds.at(-1)!, [e]));
+    // Every third fold forwards (each built from one before it), then all of them backwards.
+    const order = [...folds.keys()].filter((i) => i % 3 === 2);
+    order.push(...[...folds.keys()].reverse());
+    for (const i of order) {
+      const once = extendTranscript(emptyTranscript(), events.slice(0, i));
+      assert.deepEqual(await toLlmMessages(folds[i]!, noImage), await toLlmMessages(once, noImage), `fold ${i}`);
+    }
+  });
 });

@@ -213,15 +213,15 @@ export async function countTokens(vendor: LlmProviderType, req: RequestShape, ex
   await countPart(count, fixedPart(req), tally);
   const totals = runningTotals(req.messages);
   let from = totals.length;
-  while (from > 0 && totals[from - 1]!.tokens === undefined) from--;
-  const counted = totals[from - 1];
+  while (from > 0 && totals.at(from - 1)!.tokens === undefined) from--;
+  const counted = from > 0 ? totals.at(from - 1) : undefined;
   tally.exact += counted?.tokens ?? 0;
   tally.seen += counted?.chars ?? 0;
   for (let i = from; i < totals.length; i++) {
     const size = ofMessage(req.messages[i]!);
     const whole = await countPart(count, size, tally);
-    const before = totals[i - 1]?.tokens ?? (i === 0 ? 0 : undefined);
-    if (whole && before !== undefined) totals[i]!.tokens = before + size.tokens!;
+    const before = i === 0 ? 0 : totals.at(i - 1)!.tokens;
+    if (whole && before !== undefined) totals.at(i)!.tokens = before + size.tokens!;
   }
   const ratio = tally.seen > 0 ? tally.exact / tally.seen : 1 / CHARS_PER_TOKEN;
   const images = totals.at(-1)?.images ?? 0;

@@ -219,16 +219,38 @@ interface Built {
   anchor: { list: readonly LlmMessage[]; shared: number };
 }
 const built = new WeakMap<readonly Entry[], Built>();
-/** The entries array an array was extended from, how many leading entries they share, and how many unbuilt arrays lead to a built one. */
-const entriesLineage = new WeakMap<readonly Entry[], { base: readonly Entry[]; shared: number; depth: number }>();
-/** Unbuilt arrays chained before the chain is cut short (a fold with no step reading it keeps its base alive). */
-const MAX_UNBUILT_CHAIN = 16;
+/**
+ * Where an unbuilt entries array starts from: the built (or never derived) array it was extended
+ * from, through any unbuilt ones between, with how many leading entries they share; and the
+ * array it was extended from itself (`parent`). A step builds its view from `base` directly: linked
+ * through each fold of a turn (one per event), building the view built every array between and
+ * copied the history once for each (issue 26: most of what an old session's step allocated).
+ */
+interface Lineage {
+  base: readonly Entry[];
+  shared: number;
+  parent?: { entries: readonly Entry[]; shared: number };
+}
+const entriesLineage = new WeakMap<readonly Entry[], Lineage>();
 
 /** Records that `entries` begins with `base`'s first `shared` entries (see builtOf). */
 function deriveEntries(entries: readonly Entry[], base: readonly Entry[], shared: number): void {
   const via = built.has(base) ? undefined : entriesLineage.get(base);
-  if (via && via.depth >= MAX_UNBUILT_CHAIN) entriesLineage.set(entries, { ...via, shared: Math.min(via.shared, shared) });
-  else entriesLineage.set(entries, { base, shared, depth: (via?.depth ?? 0) + 1 });
+  entriesLineage.set(
+    entries,
+    via ? { base: via.base, shared: Math.min(via.shared, shared), parent: { entries: base, shared } } : { base, shared },
+  );
+}
+
+/**
+ * Once `entries` is built, the unbuilt array it was extended from starts from it instead: the
+ * two share that many entries. The turn log extends its stored fold and its view side by side,
+ * and a step reads only the view: the stored fold's next arrays (and the next turn's view, which
+ * starts from the stored fold) then start from the last step's view, not from an older one.
+ */
+function relinkParent(entries: readonly Entry[], from: Lineage | undefined): void {
+  const parent = from?.parent;
+  if (parent && !built.has(parent.entries)) entriesLineage.set(parent.entries, { base: entries, shared: parent.shared });
 }
 
 /** The first user entry's messages with the summary leading them; null when it has images. */
@@ -273,6 +295,7 @@ function builtOf(entries: readonly Entry[], summary: string | null): Built | nul
   const out: Built = { summary, messages, ends, anchor };
   built.set(entries, out);
   entriesLineage.delete(entries);
+  relinkParent(entries, from);
   if (base) deriveMessages(messages, anchor.list, anchor.shared);
   return out;
 }
