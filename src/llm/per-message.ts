@@ -34,23 +34,77 @@ export function deriveMessages(list: readonly LlmMessage[], base: readonly LlmMe
 
 /**
  * Values computed along message lists, position by position: `values[i]` was computed at message
- * `keys[i]` after `values[i - 1]`. Positions are only appended, so the lists derived one from
- * another share one store, each reading its first `length` positions.
+ * `keys[i]` after `values[i - 1]`. The lists derived one from another share one store, each
+ * reading its first `length` positions. A list that leaves the store's lists at a position cuts
+ * the store back to it and goes on in place (`cuts` records where): a session's next turn starts
+ * from its stored fold, whose last messages are other objects than the last step's, and copying
+ * the history's values at each turn's start grew with the session (issue 26).
  */
 interface RunningStore<V> {
   values: V[];
   keys: LlmMessage[];
+  cuts: number[];
 }
-/** A list's values: the first `length` positions of its store (`at(-1)`: its last message's). */
-class StoreView<V> {
-  constructor(
-    readonly store: RunningStore<V>,
-    readonly length: number,
-  ) {}
 
+/** A list's values: the first `length` positions of its store, as they were when it was computed. */
+class StoreView<V> {
+  readonly #store: RunningStore<V>;
+  readonly #length: number;
+  /** The store's cuts this view has seen. */
+  #seen: number;
+  readonly #list: readonly LlmMessage[];
+  readonly #valueAt: (m: LlmMessage, before: V | undefined) => V;
+
+  constructor(
+    list: readonly LlmMessage[],
+    base: StoreView<V> | undefined,
+    shared: number,
+    valueAt: (m: LlmMessage, before: V | undefined) => V,
+  ) {
+    this.#list = list;
+    this.#valueAt = valueAt;
+    this.#store = base ? base.#store : { values: [], keys: [], cuts: [] };
+    this.#length = list.length;
+    this.#seen = this.#extend(base ? Math.min(shared, base.valid()) : 0);
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The value at position `i` (negative: from the end). */
   at(i: number): V | undefined {
-    const at = i < 0 ? this.length + i : i;
-    return at >= 0 && at < this.length ? this.store.values[at] : undefined;
+    const at = i < 0 ? this.#length + i : i;
+    if (at < 0 || at >= this.#length) return undefined;
+    // A later list cut the store below this position: this list's values are computed again.
+    if (at >= this.valid()) this.#seen = this.#extend(this.valid());
+    return this.#store.values[at];
+  }
+
+  /** How many leading positions still hold this list's values. */
+  valid(): number {
+    let valid = this.#length;
+    const { cuts } = this.#store;
+    for (let k = this.#seen; k < cuts.length; k++) valid = Math.min(valid, cuts[k]!);
+    return valid;
+  }
+
+  /** Computes this list's values after its first `from` (which the store holds); returns the cuts seen. */
+  #extend(from: number): number {
+    const store = this.#store;
+    const list = this.#list;
+    let at = from;
+    while (at < store.keys.length && at < list.length && store.keys[at] === list[at]) at++;
+    if (at < store.keys.length && at < list.length) {
+      store.values.length = at;
+      store.keys.length = at;
+      store.cuts.push(at);
+    }
+    for (let i = store.keys.length; i < list.length; i++) {
+      store.values.push(this.#valueAt(list[i]!, store.values[i - 1]));
+      store.keys.push(list[i]!);
+    }
+    return store.cuts.length;
   }
 }
 
@@ -58,36 +112,11 @@ class StoreView<V> {
 export type RunningValues<V> = Pick<StoreView<V>, 'length' | 'at'>;
 
 /**
- * The view of `list` on the store of the list it was derived from. A step's list extends the
- * last step's, whose positions end where the store's do: it appends in place. A second list
- * derived from the same one (the turn's view and its stored fold both extend it) finds its next
- * messages computed there already and shares them. A list that shares only part of the store
- * copies that part. Copying the shared prefix for every list was most of what an old session's
- * request measure and encoding allocated (issue 26).
- */
-function viewOf<V>(
-  list: readonly LlmMessage[],
-  base: StoreView<V> | undefined,
-  shared: number,
-  valueAt: (m: LlmMessage, before: V | undefined) => V,
-): StoreView<V> {
-  let store = base?.store ?? { values: [], keys: [] };
-  let at = base ? Math.min(shared, base.length) : 0;
-  while (at < store.keys.length && at < list.length && store.keys[at] === list[at]) at++;
-  if (at < store.keys.length && at < list.length) store = { values: store.values.slice(0, at), keys: store.keys.slice(0, at) };
-  for (let i = at; i < list.length; i++) {
-    store.values.push(valueAt(list[i]!, store.values[i - 1]));
-    store.keys.push(list[i]!);
-  }
-  return new StoreView(store, list.length);
-}
-
-/**
  * A running value of message lists (`valueAt(m, value before it)`: a mapping joined up, or a
- * running total) at each position, kept per list while it lives. A
- * list derived from a list whose values are known (deriveMessages) computes only the positions
- * after those it shares, so a step of a long session costs what is new since the last one, not
- * the whole history (issue 26). Values are shared between lists: callers never mutate them.
+ * running total) at each position, kept per list while it lives. A list derived from a list whose
+ * values are known (deriveMessages) computes only the positions after those it shares, so a step
+ * of a long session costs what is new since the last one, not the whole history (issue 26).
+ * Values are shared between lists: callers never mutate them.
  */
 export function perMessageList<V>(valueAt: (m: LlmMessage, before: V | undefined) => V): (list: readonly LlmMessage[]) => RunningValues<V> {
   const kept = new WeakMap<readonly LlmMessage[], StoreView<V>>();
@@ -95,7 +124,7 @@ export function perMessageList<V>(valueAt: (m: LlmMessage, before: V | undefined
     let view = kept.get(list);
     if (!view) {
       const from = lineage.get(list);
-      view = viewOf(list, from && kept.get(from.base), from?.shared ?? 0, valueAt);
+      view = new StoreView(list, from && kept.get(from.base), from?.shared ?? 0, valueAt);
       kept.set(list, view);
     }
     return view;

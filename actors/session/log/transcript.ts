@@ -110,20 +110,25 @@ export function extendTranscript(t: Transcript, events: readonly SessionEvent[])
   let shared = t.entries.length;
   let cutAt = false;
   const mutable = () => (entries ??= t.entries.slice());
+  // concat sizes the copy for what it adds: a slice then a push copied the history twice (issue 26).
+  const append = (...added: Entry[]) => {
+    if (entries) entries.push(...added);
+    else entries = t.entries.concat(added);
+  };
   for (const e of events) {
     if (e.sequence <= sequence) continue;
     sequence = e.sequence;
     switch (e.type) {
       case 'input.message': {
-        mutable().push({ role: 'user', event_id: e.id, content: e.data.message.content ?? [] });
+        append({ role: 'user', event_id: e.id, content: e.data.message.content ?? [] });
         break;
       }
       case 'output.message.completed': {
-        const m = mutable();
-        m.push({ role: 'assistant', event_id: e.id, message: assistantOf(e), results: new Map() });
+        const reply: Entry = { role: 'assistant', event_id: e.id, message: assistantOf(e), results: new Map() };
         // A reply that missed the response format is answered with what was wrong (the repair step's ask).
         const invalid = e.data.structured_output_errors;
-        if (invalid) m.push({ role: 'user', event_id: e.id, content: [{ type: 'text', text: repairNoteText(invalid) }] });
+        if (invalid) append(reply, { role: 'user', event_id: e.id, content: [{ type: 'text', text: repairNoteText(invalid) }] });
+        else append(reply);
         break;
       }
       case 'tool.completed': {
@@ -265,6 +270,12 @@ function ledMessages(entry: UserEntry, summary: string): readonly LlmMessage[] |
   return kept.messages;
 }
 
+/** The first `n` items of `list` then `added`, in one array sized for both (`added` itself when `n` is 0). */
+function prefixThen<T>(list: readonly T[] | undefined, n: number, added: T[]): T[] {
+  if (!list || n === 0) return added;
+  return (n === list.length ? list : list.slice(0, n)).concat(added);
+}
+
 /**
  * The messages of `entries` built from those of the array it was extended from (built first if
  * need be: the turn log extends its stored fold, and its view from that): only the entries after
@@ -278,17 +289,19 @@ function builtOf(entries: readonly Entry[], summary: string | null): Built | nul
   const base = from ? builtOf(from.base, summary) : null;
   const reuse = base ? from!.shared : 0;
   const shared = reuse ? base!.ends[reuse - 1]! : 0;
-  const messages = base ? base.messages.slice(0, shared) : [];
-  const ends = base ? base.ends.slice(0, reuse) : [];
+  const added: LlmMessage[] = [];
+  const addedEnds: number[] = [];
   if (!reuse && summary && entries[0]?.role !== 'user')
-    messages.push({ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + summary }] });
+    added.push({ role: 'user', content: [{ type: 'text', text: SUMMARY_PREFIX + summary }] });
   for (let i = reuse; i < entries.length; i++) {
     const entry = entries[i]!;
     const own = i === 0 && summary && entry.role === 'user' ? ledMessages(entry, summary) : entryMessages(entry);
     if (!own) return null;
-    for (const m of own) messages.push(m);
-    ends.push(messages.length);
+    for (const m of own) added.push(m);
+    addedEnds.push(shared + added.length);
   }
+  const messages = prefixThen(base?.messages, shared, added);
+  const ends = prefixThen(base?.ends, reuse, addedEnds);
   const anchor = base
     ? { list: base.anchor.list, shared: Math.min(base.anchor.shared, shared) }
     : { list: messages, shared: messages.length };
