@@ -77,7 +77,8 @@ class StoreView<V> {
     const at = i < 0 ? this.#length + i : i;
     if (at < 0 || at >= this.#length) return undefined;
     // A later list cut the store below this position: this list's values are computed again.
-    if (at >= this.valid()) this.#seen = this.#extend(this.valid());
+    const valid = this.valid();
+    if (at >= valid) this.#seen = this.#extend(valid);
     return this.#store.values[at];
   }
 
