@@ -133,6 +133,28 @@ describe('compaction: the transcript fold and the boundary (pure)', () => {
     assert.equal(calibrated(plain, { estimated: 100, reported: 100_000 }), plain * 4, 'clamped');
   });
 
+  it('counting: a text longer than the bound is counted on from where the last count stopped, to the whole count', async () => {
+    assert.ok(await loadOpenAiTokenizer());
+    const text = 'The tool returned {"time":"2026-12-01T09:00:00Z"}; '.repeat(400);
+    const req = () => ({
+      system: 'You help.',
+      tools: [],
+      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }],
+    });
+    const whole = await countTokens('openai', req(), 1_000_000);
+    const cut = req();
+    const counts: (number | null)[] = [];
+    for (let i = 0; i < 12; i++) counts.push(await countTokens('openai', cut, 4_096));
+    // Each request tokenises at most 4,096 new characters (whole slices kept): 20,800 take at most 11 requests.
+    const exactFrom = counts.indexOf(whole);
+    assert.ok(exactFrom > 0 && exactFrom <= Math.ceil(text.length / 2_048), `exact from request ${exactFrom}: ${counts.join(', ')}`);
+    assert.ok(
+      counts.slice(exactFrom).every((c) => c === whole),
+      'and exact from then on',
+    );
+    assert.equal(await countTokens('openai', cut, 0), whole, 'kept: a request with no budget left counts it exactly');
+  });
+
   it('the bound that spares a count is never below the exact count (English, CJK, emoji, base64, JSON)', async () => {
     assert.ok(await loadOpenAiTokenizer());
     const texts = ['hello world '.repeat(500), '上下文窗口压缩'.repeat(300), '🙂🚀👩‍💻'.repeat(200), randomBytes(3000).toString('base64')];

@@ -10,7 +10,10 @@
  * not grow with the session. Counting is bounded: at most `exactChars` characters of new text are
  * tokenised per request, in slices of `SLICE_CHARS` with a yield to the event loop between slices
  * (BPE on one long run without spaces is super-linear: 66 KB of base64 took 0.7 s whole, 80 ms in
- * 2 KB slices); the rest is counted at the ratio measured on what was tokenised, and not kept.
+ * 2 KB slices); the rest is counted at the ratio measured on what was tokenised. A text longer
+ * than the bound (a pasted document, a large tool result, a long system prompt) keeps how far its
+ * whole slices were counted, and the next request goes on from there: counted again from its
+ * start, it cost every step of a session near its limit a full bound of tokenising (~2.5 ms).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { perMessageList, type LlmMessage, type LlmProviderType, type LlmToolDefinition } from '../../../src/llm/index.js';
@@ -31,6 +34,15 @@ const SLICE_CHARS = 2_048;
 /** Tokens a vendor adds beyond the request's texts (Anthropic's tool-use system prompt is a few hundred). */
 const VENDOR_FRAMING_TOKENS = 1_000;
 
+/** How far a text cut by the bound was counted: `texts[text]` up to `offset`, `chars` in all, making `tokens`. */
+interface Progress {
+  text: number;
+  offset: number;
+  chars: number;
+  tokens: number;
+}
+const START: Progress = { text: 0, offset: 0, chars: 0, tokens: 0 };
+
 /** What one message (or the request's fixed part) weighs; `tokens` once counted exactly. */
 interface Measured {
   texts: readonly string[];
@@ -38,6 +50,8 @@ interface Measured {
   bytes: number;
   images: number;
   tokens?: number;
+  /** Set while `tokens` is not: where the last count stopped, at a slice boundary. */
+  counted?: Progress;
 }
 
 const perMessage = new WeakMap<LlmMessage, Measured>();
@@ -151,28 +165,34 @@ export async function loadOpenAiTokenizer(): Promise<boolean> {
   return tokenizer !== null;
 }
 
-/** Tokens of `texts`, at most `budget` characters of them tokenised; the rest is returned uncounted. */
+/**
+ * Counts `texts` from `from`, at most `budget` characters: `at`, where this count stopped, and
+ * `kept`, the last slice boundary before it. Slices start at multiples of SLICE_CHARS in each
+ * text, so a count resumed from `kept` slices as a whole count does and adds up to the same.
+ */
 async function countTexts(
   count: CountFn,
   texts: readonly string[],
   budget: number,
-): Promise<{ tokens: number; chars: number; rest: number }> {
-  let tokens = 0;
-  let chars = 0;
-  let rest = 0;
-  for (const text of texts) {
-    let i = 0;
-    while (i < text.length && chars < budget) {
-      const slice = text.slice(i, i + Math.min(SLICE_CHARS, budget - chars));
+  from: Progress,
+): Promise<{ at: Progress; kept: Progress }> {
+  let { text: t, offset: i, chars, tokens } = from;
+  let kept = from;
+  const end = from.chars + budget;
+  for (; t < texts.length; t++, i = 0) {
+    const text = texts[t]!;
+    while (i < text.length && chars < end) {
+      const slice = text.slice(i, i + Math.min(SLICE_CHARS, end - chars));
       tokens += count(slice);
       chars += slice.length;
-      // By what was counted, not by SLICE_CHARS: a slice the budget cut short leaves the rest uncounted.
       i += slice.length;
+      // A slice the budget cut short is this request's; the next count slices it whole.
+      if (slice.length === SLICE_CHARS || i === text.length) kept = { text: t, offset: i, chars, tokens };
       await yieldToLoop();
     }
-    rest += Math.max(0, text.length - i);
+    if (i < text.length) break;
   }
-  return { tokens, chars, rest };
+  return { at: { text: t, offset: i, chars, tokens }, kept };
 }
 
 /** What a count has seen so far: exact tokens, the characters they came from, and characters left uncounted. */
@@ -186,14 +206,18 @@ interface Tally {
 /** Counts a part (within the tally's budget) unless it is counted already; true when it is counted whole. */
 async function countPart(count: CountFn, part: Measured, tally: Tally): Promise<boolean> {
   if (part.tokens === undefined) {
-    const counted = await countTexts(count, part.texts, tally.budget);
-    tally.budget -= counted.chars;
-    tally.rest += counted.rest;
-    tally.exact += counted.tokens;
-    tally.seen += counted.chars;
-    // Kept only when whole: a part cut by the budget is counted again, exactly, by a later step.
-    if (counted.rest === 0) part.tokens = counted.tokens;
-    return counted.rest === 0;
+    const from = part.counted ?? START;
+    const { at, kept } = await countTexts(count, part.texts, tally.budget, from);
+    const rest = part.chars - at.chars;
+    tally.budget -= at.chars - from.chars;
+    tally.rest += rest;
+    tally.exact += at.tokens;
+    tally.seen += at.chars;
+    if (rest === 0) {
+      part.tokens = at.tokens;
+      part.counted = undefined;
+    } else part.counted = kept;
+    return rest === 0;
   }
   tally.exact += part.tokens;
   tally.seen += part.chars;
