@@ -40,12 +40,14 @@ export interface LlmSplit {
   restMs: number;
 }
 
-/** The split of the samples within [from, to] µs on the profile's clock. */
-export function llmSplit(profile: CpuProfile, clockUs: [number, number]): LlmSplit {
+export type SampleKind = keyof LlmSplit | 'idle';
+
+/** Which part of the split each of the profile's nodes is in (see above). */
+export function sampleKinds(profile: CpuProfile): (id: number) => SampleKind {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = parentsOf(profile);
-  const kinds = new Map<number, keyof LlmSplit | 'idle'>();
-  const kindOf = (id: number): keyof LlmSplit | 'idle' => {
+  const kinds = new Map<number, SampleKind>();
+  const kindOf = (id: number): SampleKind => {
     let kind = kinds.get(id);
     if (kind) return kind;
     const { functionName, url } = byId.get(id)!.callFrame;
@@ -60,6 +62,12 @@ export function llmSplit(profile: CpuProfile, clockUs: [number, number]): LlmSpl
     kinds.set(id, kind);
     return kind;
   };
+  return kindOf;
+}
+
+/** The split of the samples within [from, to] µs on the profile's clock. */
+export function llmSplit(profile: CpuProfile, clockUs: [number, number]): LlmSplit {
+  const kindOf = sampleKinds(profile);
   const out: LlmSplit = { llmMs: 0, gcMs: 0, writesMs: 0, restMs: 0 };
   for (const [id, us] of selfTimes(profile, { clockUs })) {
     const kind = kindOf(id);

@@ -3,7 +3,7 @@
  * prints, per bucket and per thread (main, PGlite worker), the self time per turn by area and by
  * function, so an old bucket can be compared with the young one of the same run; and the main
  * thread's split into the LLM call, GC and the rest of the turn (llm-split.ts), with the rest's
- * ratio last bucket / young bucket (issue 26's ≤ 1.1×).
+ * ratio last bucket / young bucket (issue 26's ≤ 1.1×), and / the young bucket of padded requests (`--pad-young`).
  *
  *   node --import tsx bench/long-session/prof-buckets.ts <results.json> <prof-dir>/<mode> [--top 25]
  */
@@ -19,7 +19,7 @@ if (!resultsFile || !profDir) throw new Error('usage: prof-buckets.ts <results.j
 const top = Number(values.top);
 const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
   args: { width: number; parallel: number };
-  buckets: { mode: string; from: number; to: number; young?: boolean; clockUs?: [number, number] }[];
+  buckets: { mode: string; from: number; to: number; young?: boolean; padKiB?: number; clockUs?: [number, number] }[];
 };
 const turnsPerBucket = results.args.width * results.args.parallel;
 // Each profile read once: every bucket cuts its window out of the same parsed profiles.
@@ -34,7 +34,8 @@ const splits: { bucket: (typeof results.buckets)[number]; split: LlmSplit }[] = 
 const mode = basename(profDir);
 for (const b of results.buckets) {
   if (!b.clockUs || b.mode !== mode) continue;
-  console.log(`\n== ${b.mode} turns ${b.from + 1}-${b.to}${b.young ? ' (young)' : ''}: ms per turn`);
+  const what = b.padKiB ? ` (young, ${b.padKiB} KiB of padding)` : b.young ? ' (young)' : '';
+  console.log(`\n== ${b.mode} turns ${b.from + 1}-${b.to}${what}: ms per turn`);
   for (const { f, profile } of profiles) {
     const s = summariseCpuProfile(profile, top, { clockUs: b.clockUs });
     console.log(`-- ${f}: busy ${perTurn(s.totalMs - s.idleMs)}`);
@@ -50,12 +51,14 @@ for (const b of results.buckets) {
     );
   }
 }
-const young = splits.find((x) => x.bucket.young);
 const last = splits.filter((x) => !x.bucket.young).at(-1);
-if (young && last) {
+const youngOnes = [splits.find((x) => x.bucket.young && !x.bucket.padKiB), splits.find((x) => x.bucket.padKiB)];
+for (const young of youngOnes) {
+  if (!young || !last) continue;
   const r = (a: number, b: number) => (a / b).toFixed(2);
+  const padded = young.bucket.padKiB ? ` (${young.bucket.padKiB} KiB of padding)` : '';
   console.log(
-    `\n${last.bucket.mode}: turns ${last.bucket.from + 1}-${last.bucket.to} / young ${young.bucket.from + 1}-${young.bucket.to}: ` +
+    `\n${last.bucket.mode}: turns ${last.bucket.from + 1}-${last.bucket.to} / young ${young.bucket.from + 1}-${young.bucket.to}${padded}: ` +
       `the rest of the turn ×${r(last.split.restMs, young.split.restMs)} ` +
       `(with its socket writes ×${r(last.split.restMs + last.split.writesMs, young.split.restMs + young.split.writesMs)}), ` +
       `the LLM call ×${r(last.split.llmMs, young.split.llmMs)}, GC ×${r(last.split.gcMs, young.split.gcMs)}`,

@@ -13,10 +13,12 @@
  * hour, before the last. Then the old sessions and young ones run in `--pairs` alternating
  * blocks of `--pair-width` turns (`po` / `py`), each young block on new sessions at that bucket's
  * last turn (turns 96-105 for turn 100): the paired ratio, the one least moved by a shared
- * machine's drift.
+ * machine's drift. With `--pad-young K`, new sessions whose first turns' messages carry K KiB of
+ * text then run that bucket once more (`yp`): requests near an old session's size on young
+ * sessions, so what grows with the request is told apart from what grows with the session.
  *
  *   node --import tsx bench/long-session/run.ts [--modes embedded,nats] [--turns 300] [--buckets 100,1000,5000]
- *        [--width 25] [--parallel 1] [--pairs 10] [--pair-width 10] [--env K=V]… [--cpu-prof] [--prof-dir DIR]
+ *        [--width 25] [--parallel 1] [--pairs 10] [--pair-width 10] [--pad-young KiB] [--env K=V]… [--cpu-prof] [--prof-dir DIR]
  *        [--no-write] [--label name]
  *
  * Run it under `flock /work/wt/bench.lock` on a shared machine. Results: a table on stdout and
@@ -26,13 +28,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { EventSourceMessage } from 'eventsource-parser';
-import { readSse } from '../lib/sse-read.js';
 import { machineInfo } from '../lib/machine.js';
 import { cpuDelta, onInterrupt, readCpuByCmdline, readSystemCpu, busyShare, readTreeCpu } from '../lib/process.js';
-import { apiJson } from '../lib/api-json.js';
 import { probe, probeDelta, type ProbeDelta } from './probe.js';
-import { ADMIN_KEY, ROOT, startFake, startService, type Mode, type Service } from './service.js';
+import { ROOT, startFake, startService, type Mode, type Service } from './service.js';
+import { openSession, paddingMessages, type Session } from './session-client.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,6 +48,7 @@ const { values: args } = parseArgs({
     label: { type: 'string', default: '' },
     pairs: { type: 'string', default: '10' },
     'pair-width': { type: 'string', default: '10' },
+    'pad-young': { type: 'string' },
   },
 });
 const log = (msg: string) => process.stderr.write(msg + '\n');
@@ -65,6 +66,7 @@ const width = Math.min(int('width', args.width), turns);
 const parallel = int('parallel', args.parallel);
 const pairs = args.pairs === '0' ? 0 : int('pairs', args.pairs);
 const pairWidth = int('pair-width', args['pair-width']);
+const padKiB = args['pad-young'] === undefined ? 0 : int('pad-young', args['pad-young']);
 /** Bucket ends: the first bucket, then every requested end within N (the last one at N if none is). */
 const ends = [...new Set([width, ...args.buckets!.split(',').map((b) => int('buckets', b)), turns])]
   .filter((e) => e >= width && e <= turns)
@@ -84,6 +86,12 @@ interface Bucket {
   to: number;
   /** Measured on new sessions after the last bucket: the first bucket again, in the machine's state at the end. */
   young?: boolean;
+  /**
+   * Young sessions whose first turns' messages carry this many KiB of text (`--pad-young`):
+   * requests near an old session's size on a young session, to tell what grows with the request
+   * from what grows with the session.
+   */
+  padKiB?: number;
   /** Measured in alternating blocks after the last bucket: the old sessions', or young ones' from the first ratio bucket on. */
   paired?: 'old' | 'young';
   serviceCpuMsPerTurn: number;
@@ -105,67 +113,9 @@ interface Bucket {
   clockUs?: [number, number];
 }
 
-/** A session with its SSE stream open; `turn()` sends one message and waits for its `session.idled`. */
-async function openSession(s: Service) {
-  const auth = { authorization: `Bearer ${ADMIN_KEY}` };
-  const session = await apiJson('POST', `${s.base}/v1/sessions`, { agent_id: s.agentId }, ADMIN_KEY);
-  const ac = new AbortController();
-  let waiting: (() => void) | null = null;
-  let failures = 0;
-  let lastEventId: string | undefined;
-  const onEvent = (m: EventSourceMessage) => {
-    if (m.id) lastEventId = m.id;
-    if (m.event === 'session.idled') waiting?.();
-    else if (m.event === 'turn.failed') {
-      failures++;
-      log(`turn.failed: ${JSON.stringify(JSON.parse(m.data).data).slice(0, 400)}`);
-    }
-  };
-  // The service closes every stream after ~5 min (SSE_CYCLE_MS): a run longer than that reconnects
-  // from the last event seen, as any client does, so no session.idled is missed.
-  const connect = async () => {
-    const res = await fetch(`${s.base}/v1/sessions/${session.id}/sse?types=session.idled&types=turn.failed`, {
-      headers: { ...auth, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
-      signal: ac.signal,
-    });
-    if (res.status !== 200) throw new Error(`SSE ${res.status}`);
-    return res;
-  };
-  const follow = async (res: Response) => {
-    for (;;) {
-      await readSse(res, onEvent).catch(() => undefined);
-      if (ac.signal.aborted) return;
-      res = await connect();
-    }
-  };
-  void follow(await connect()).catch((err) => ac.signal.aborted || log(`SSE of ${session.id} lost: ${err}`));
-  return {
-    async turn(i: number): Promise<number> {
-      const idled = new Promise<void>((r) => (waiting = r));
-      const t0 = performance.now();
-      await apiJson(
-        'POST',
-        `${s.base}/v1/sessions/${session.id}/messages`,
-        { message: { content: [{ type: 'text', text: `What time is it? (${i})` }] } },
-        ADMIN_KEY,
-      );
-      await idled;
-      waiting = null;
-      return performance.now() - t0;
-    },
-    /** Turns that ended in turn.failed (an LLM timeout on an overloaded machine): counted, not fatal. */
-    get failures() {
-      return failures;
-    },
-    close: () => ac.abort(),
-  };
-}
-
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const pct = (xs: number[], p: number) =>
   xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
-
-type Session = Awaited<ReturnType<typeof openSession>>;
 
 /** What was measured over some turns: CPU seconds by process, latencies, the fake's requests. */
 interface Sample {
@@ -205,7 +155,9 @@ async function measure(
   into.failed += sessions.reduce((a, x) => a + x.failures, 0) - failed0;
 }
 
-function toBucket(mode: Mode, from: number, to: number, m: Sample, mark: Pick<Bucket, 'young' | 'paired'> = {}): Bucket {
+type Mark = Pick<Bucket, 'young' | 'padKiB' | 'paired'>;
+
+function toBucket(mode: Mode, from: number, to: number, m: Sample, mark: Mark = {}): Bucket {
   const n = m.latencies.length;
   const ms = (sec: number) => round1((sec * 1000) / n);
   const bytes = m.requests.reduce((a, r) => a + r.b, 0);
@@ -242,7 +194,7 @@ async function advance(sessions: Session[], done: number, end: number): Promise<
 
 /**
  * Runs `sessions` from turn `done` to `end`, measuring the last `width` turns as one bucket.
- * `young`: the bucket of fresh sessions measured after the old ones (same machine state).
+ * `mark.young`: the bucket of fresh sessions measured after the old ones (same machine state).
  */
 async function runBucket(
   mode: Mode,
@@ -251,7 +203,7 @@ async function runBucket(
   sessions: Session[],
   done: number,
   end: number,
-  young = false,
+  mark: Mark = {},
 ): Promise<Bucket> {
   const from = end - width;
   await advance(sessions, done, from);
@@ -261,11 +213,12 @@ async function runBucket(
   const sample = emptySample();
   await measure(s, fake, sessions, from, end, sample);
   const bucket: Bucket = {
-    ...toBucket(mode, from, end, sample, young ? { young } : {}),
+    ...toBucket(mode, from, end, sample, mark),
     probed: probeDelta(probe0, await probe(s.proc.pid, s.base, extraEnv['METRICS_TOKEN']), width * parallel),
     ...(args['cpu-prof'] ? { clockUs: [clockFromUs, Number(process.hrtime.bigint() / 1000n)] } : {}),
   };
-  log(`[${mode}] turns ${from + 1}-${end}${young ? ' (young sessions, after the old)' : ''}: ${JSON.stringify(bucket)}`);
+  const what = mark.padKiB ? ` (young sessions, ${mark.padKiB} KiB of padding)` : mark.young ? ' (young sessions, after the old)' : '';
+  log(`[${mode}] turns ${from + 1}-${end}${what}: ${JSON.stringify(bucket)}`);
   return bucket;
 }
 
@@ -331,9 +284,18 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
     if (base !== out.at(-1)) {
       const young = await open();
       try {
-        out.push(await runBucket(mode, s, fake, young, 0, base.to, true));
+        out.push(await runBucket(mode, s, fake, young, 0, base.to, { young: true }));
       } finally {
         for (const x of young) x.close();
+      }
+      if (padKiB) {
+        const padding = paddingMessages(padKiB * 1024);
+        const padded = await Promise.all(Array.from({ length: parallel }, () => openSession(s, padding)));
+        try {
+          out.push(await runBucket(mode, s, fake, padded, 0, base.to, { young: true, padKiB: padKiB }));
+        } finally {
+          for (const x of padded) x.close();
+        }
       }
       if (pairs > 0) out.push(...(await runPairs(mode, s, fake, sessions, done, open, base.to)));
     }
@@ -358,12 +320,14 @@ async function main(): Promise<void> {
   const ratios = modes.flatMap((mode) => {
     const mine = buckets.filter((b) => b.mode === mode);
     const comparisons = [
-      ...[ratioBase(mine), mine.find((b) => b.young)].filter((b) => b !== undefined).map((first) => [first, lastBucket(mine)] as const),
+      ...[ratioBase(mine), mine.find((b) => b.young && !b.padKiB), mine.find((b) => b.padKiB)]
+        .filter((b) => b !== undefined)
+        .map((first) => [first, lastBucket(mine)] as const),
       ...(mine.some((b) => b.paired) ? [[mine.find((b) => b.paired === 'young')!, mine.find((b) => b.paired === 'old')!] as const] : []),
     ];
     return comparisons.map(([first, last]) => ({
       mode,
-      buckets: `${first.from + 1}-${first.to}${first.young ? ' (young, after)' : first.paired ? ' (young, paired)' : ''} → ${last.from + 1}-${last.to}${last.paired ? ' (paired)' : ''}`,
+      buckets: `${first.from + 1}-${first.to}${first.padKiB ? ` (young, ${first.padKiB} KiB of padding)` : first.young ? ' (young, after)' : first.paired ? ' (young, paired)' : ''} → ${last.from + 1}-${last.to}${last.paired ? ' (paired)' : ''}`,
       serviceCpu: ratio(last.serviceCpuMsPerTurn, first.serviceCpuMsPerTurn),
       turnMsMean: ratio(last.turnMs.mean, first.turnMs.mean),
       bytesPerTurn: ratio(last.bytesPerTurn, first.bytesPerTurn),
@@ -372,7 +336,7 @@ async function main(): Promise<void> {
   console.log('mode      turns        svc ms/turn  pg ms  nats ms  turn ms mean/p50/p95   msgs/req  compactions  ~tokens/turn  busy');
   for (const b of buckets) {
     console.log(
-      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}${b.young ? ' y' : b.paired ? ` p${b.paired[0]}` : ''}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
+      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}${b.padKiB ? ' yp' : b.young ? ' y' : b.paired ? ` p${b.paired[0]}` : ''}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
     );
   }
   for (const r of ratios)
