@@ -11,9 +11,9 @@
  * tokenised per request, in slices of `SLICE_CHARS` with a yield to the event loop between slices
  * (BPE on one long run without spaces is super-linear: 66 KB of base64 took 0.7 s whole, 80 ms in
  * 2 KB slices); the rest is counted at the ratio measured on what was tokenised. A text longer
- * than the bound (a pasted document, a large tool result, a long system prompt) keeps how far its
- * whole slices were counted, and the next request goes on from there: counted again from its
- * start, it cost every step of a session near its limit a full bound of tokenising (~2.5 ms).
+ * than the bound (a pasted document, a large tool result) keeps how far its whole slices were
+ * counted, and the next request goes on from there: counted again from its start, it cost every
+ * later step of a session near its limit a full bound of tokenising (~1.5 ms for 32 K characters).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { perMessageList, type LlmMessage, type LlmProviderType, type LlmToolDefinition } from '../../../src/llm/index.js';
