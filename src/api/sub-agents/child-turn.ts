@@ -25,6 +25,8 @@ export interface EndOnApprovalOptions {
  * Ends when the turn does; rejects with `signal.reason` when the signal fires first.
  * `endOnApproval`: also when a call waits for a person (a sub-agent's parent waits for that
  * person; a caller over MCP, which cannot decide in the middle of a call, does not).
+ * A turn that completed, failed or was cancelled is answered once the session has idled after it
+ * (its `session.idled`): the caller's next message to the session is then not refused as busy.
  */
 export async function waitForChildTurn(
   events: EventReader<SessionEvent>,
@@ -51,15 +53,23 @@ export async function waitForChildTurn(
   const onAbort = () => sub.close();
   signal.addEventListener('abort', onAbort, { once: true });
   const fold = { text: '', usage: ZERO_USAGE };
+  let ended: ChildTurnEnd | null = null;
   try {
     for await (const e of sub) {
       if (e.context?.turn_id !== turnId) continue;
+      if (ended) {
+        if (e.type === 'session.idled') return ended;
+        continue;
+      }
       onEvent?.(e);
       if (endOnApproval && e.type === 'tool.approval_requested')
         return { status: 'waiting_for_approval', tools: e.data.tool_calls.map((c) => c.name), usage: fold.usage };
       const end = step(fold, e);
-      if (end) return end;
+      if (end?.status === 'waiting_for_tool_results') return end;
+      ended = end;
     }
+    // The turn's end is known; only the idling was not seen before the signal fired.
+    if (ended) return ended;
     signal.throwIfAborted();
     throw new Error(`the event subscription of session ${sessionId} ended before its turn did`);
   } finally {

@@ -45,6 +45,8 @@ for (const mode of ['postgres', 'nats'] as const) {
       const session = await app.request('GET', `/v1/sessions/${sessionId}`);
       assert.equal(session.body.agent_id, researcher);
       assert.deepEqual(session.body.tags, ['mcp']);
+      // Answered once the session idled after the turn (not at turn.completed): a next message is not refused as busy.
+      assert.equal(session.body.status, 'idle');
       const events = await listEvents(app, sessionId);
       assert.equal(events.find((e) => e.type === 'turn.completed')?.context['turn_id'], turnId);
 
