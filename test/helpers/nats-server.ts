@@ -4,7 +4,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { NodeConnectionOptions } from '@nats-io/transport-node';
 import { natsConnectOptions, type NatsAuthOptions } from '../../src/bus/nats/connect-options.js';
 import { retry } from '../../src/retry/index.js';
@@ -430,17 +430,33 @@ export async function startNatsCluster(n = 3, opts: NatsServerOptions & { attemp
 /** JetStream's "no suitable peers for placement": a peer the meta leader still counts offline. */
 const NO_PLACEMENT = 10005;
 
+/** Asked again every `everyMs` for up to `deadlineMs`: a cluster that has just changed settles. */
+function whileSettling(name: string, everyMs: number, deadlineMs: number) {
+  return {
+    name,
+    maxAttempts: Number.POSITIVE_INFINITY,
+    deadlineMs,
+    backoff: { firstMs: everyMs, growth: 'constant', maxMs: everyMs, jitter: 'none' },
+  } as const;
+}
+
 /**
  * Adds a replicated stream on a cluster just formed: its meta leader may still count a peer
  * offline for a moment after every node reported it current (seen in CI under load), and refuses
  * the placement; asked again every 250 ms for up to 30 s.
  */
 export async function addReplicatedStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
-  const policy = {
-    name: 'test-stream-placement',
-    maxAttempts: Number.POSITIVE_INFINITY,
-    deadlineMs: 30_000,
-    backoff: { firstMs: 250, growth: 'constant', maxMs: 250, jitter: 'none' },
-  } as const;
-  await retry(() => jsm.streams.add(config), policy, { retryable: (err) => (err as { code?: number }).code === NO_PLACEMENT });
+  await retry(() => jsm.streams.add(config), whileSettling('test-stream-placement', 250, 30_000), {
+    retryable: (err) => (err as { code?: number }).code === NO_PLACEMENT,
+  });
+}
+
+/**
+ * Publishes to a stream just added: a node that has not yet heard of it answers `no responders`
+ * (JetStreamNotEnabled; seen in CI at 1.8 s); asked again every 100 ms for up to 15 s.
+ */
+export async function publishToNewStream(js: JetStreamClient, subject: string, payload: string): Promise<void> {
+  await retry(() => js.publish(subject, payload), whileSettling('test-publish-after-add', 100, 15_000), {
+    retryable: (err) => (err as Error).name === 'JetStreamNotEnabled',
+  });
 }

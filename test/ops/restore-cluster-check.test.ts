@@ -7,8 +7,7 @@ import { it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { backup, restore } from '../../scripts/backup.js';
-import { retry } from '../../src/retry/index.js';
-import { addReplicatedStream, startNatsCluster, type NatsServer } from '../helpers/nats-server.js';
+import { addReplicatedStream, publishToNewStream, startNatsCluster, type NatsServer } from '../helpers/nats-server.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 /**
@@ -47,15 +46,7 @@ it('restore refuses a 3-node cluster with a node missing, naming it, changes not
   const nc = await connect({ servers: cluster.url.split(',') });
   const jsm = await jetstreamManager(nc);
   await addReplicatedStream(jsm, { name: 'EVENTS_0', subjects: ['evt.0.*'], num_replicas: 3 });
-  // A node that has not yet heard of the new stream answers `no responders` (JetStreamNotEnabled).
-  const untilPlaced = {
-    name: 'test-publish-after-add',
-    maxAttempts: Number.POSITIVE_INFINITY,
-    deadlineMs: 15_000,
-    backoff: { firstMs: 100, growth: 'constant', maxMs: 100, jitter: 'none' },
-  } as const;
-  const notYet = (err: unknown) => (err as Error).name === 'JetStreamNotEnabled';
-  for (let i = 0; i < 3; i++) await retry(() => jetstream(nc).publish('evt.0.s', `event ${i}`), untilPlaced, { retryable: notYet });
+  for (let i = 0; i < 3; i++) await publishToNewStream(jetstream(nc), 'evt.0.s', `event ${i}`);
   await nc.close();
   const dir = mkdtempSync(join(tmpdir(), 'restore-check-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
