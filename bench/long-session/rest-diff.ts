@@ -49,18 +49,19 @@ const to = pick(values.to, old.at(-1), 'last');
 const turnsPerBucket = results.args.width * results.args.parallel;
 
 /** The main thread's profile: the one with the most samples. */
-const main = readdirSync(profDir)
+const found = readdirSync(profDir)
   .filter((f) => f.endsWith('.cpuprofile'))
   .map((f) => readCpuProfile(join(profDir, f)))
   .toSorted((a, b) => b.samples.length - a.samples.length)[0];
-if (!main) throw new Error(`no CPU profile in ${profDir}`);
+if (!found) throw new Error(`no CPU profile in ${profDir}`);
+const main: CpuProfile = found;
+const kindOf = sampleKinds(main);
+const byId = new Map(main.nodes.map((n) => [n.id, n]));
 
 /** Self ms per turn of the rest's functions (name and place), the socket writes marked. */
-function restByFunction(profile: CpuProfile, clockUs: [number, number]): Map<string, number> {
-  const kindOf = sampleKinds(profile);
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+function restByFunction(clockUs: [number, number]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const [id, us] of selfTimes(profile, { clockUs })) {
+  for (const [id, us] of selfTimes(main, { clockUs })) {
     const kind = kindOf(id);
     if (kind !== 'restMs' && kind !== 'writesMs') continue;
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
@@ -70,8 +71,8 @@ function restByFunction(profile: CpuProfile, clockUs: [number, number]): Map<str
   return out;
 }
 
-const a = restByFunction(main, from.clockUs!);
-const b = restByFunction(main, to.clockUs!);
+const a = restByFunction(from.clockUs!);
+const b = restByFunction(to.clockUs!);
 const rows = [...new Set([...a.keys(), ...b.keys()])]
   .map((name) => ({ name, before: a.get(name) ?? 0, after: b.get(name) ?? 0 }))
   .toSorted((x, y) => y.after - y.before - (x.after - x.before));

@@ -270,7 +270,7 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
   log(`[${mode}] starting …`);
   const s = await startService(mode, fake.origin, extraEnv, flags);
   onInterrupt(() => s.stop());
-  const open = () => Promise.all(Array.from({ length: parallel }, () => openSession(s)));
+  const open = (padding?: readonly string[]) => Promise.all(Array.from({ length: parallel }, () => openSession(s, padding)));
   const sessions = await open();
   const out: Bucket[] = [];
   try {
@@ -282,21 +282,16 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
     // The machine drifts over a long run: the first bucket is measured again, on new sessions, now.
     const base = ratioBase(out);
     if (base !== out.at(-1)) {
-      const young = await open();
-      try {
-        out.push(await runBucket(mode, s, fake, young, 0, base.to, { young: true }));
-      } finally {
-        for (const x of young) x.close();
-      }
-      if (padKiB) {
-        const padding = paddingMessages(padKiB * 1024);
-        const padded = await Promise.all(Array.from({ length: parallel }, () => openSession(s, padding)));
+      const youngBucket = async (mark: Mark, padding?: readonly string[]) => {
+        const young = await open(padding);
         try {
-          out.push(await runBucket(mode, s, fake, padded, 0, base.to, { young: true, padKiB: padKiB }));
+          return await runBucket(mode, s, fake, young, 0, base.to, mark);
         } finally {
-          for (const x of padded) x.close();
+          for (const x of young) x.close();
         }
-      }
+      };
+      out.push(await youngBucket({ young: true }));
+      if (padKiB) out.push(await youngBucket({ young: true, padKiB }, paddingMessages(padKiB * 1024)));
       if (pairs > 0) out.push(...(await runPairs(mode, s, fake, sessions, done, open, base.to)));
     }
   } finally {
