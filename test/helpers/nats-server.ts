@@ -359,17 +359,32 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   const bin = natsServerBin();
   const root = tempRoot('nats-test-');
   const sec = securityOf(root, opts);
-  const base = await nodeSpec(root, 'n1');
-  if (opts.port !== undefined) base.port = opts.port;
-  const spec = { ...base, config: writeConfig(base, sec) };
-  const { server, start } = managed(bin, spec, sec, readyTimeoutMs, true);
+  let running: NatsServer | undefined;
   t?.after(async () => {
-    await server.stop();
+    await running?.stop();
     rmSync(root, { recursive: true, force: true });
   });
-  await start();
-  authByUrl.set(server.url, server.auth);
-  return server;
+  // freePort's port is free when asked, not when nats-server binds it: on a busy machine an
+  // outgoing socket can take it in between (CI 2026-12-01, "n1 exited with 1" at startup). A
+  // server that exits before it is healthy is started again on new ports; a fixed port is not.
+  const attempts = opts.port === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    const base = await nodeSpec(root, 'n1');
+    if (opts.port !== undefined) base.port = opts.port;
+    const spec = { ...base, config: writeConfig(base, sec) };
+    const { server, start } = managed(bin, spec, sec, readyTimeoutMs, true);
+    try {
+      await start();
+    } catch (err) {
+      await server.stop();
+      if (attempt === attempts || !/exited with/.test((err as Error).message)) throw err;
+      process.stderr.write(`nats-server n1: ${(err as Error).message}; starting it on new ports\n${server.log().slice(-500)}\n`);
+      continue;
+    }
+    running = server;
+    authByUrl.set(server.url, server.auth);
+    return server;
+  }
 }
 
 /**
