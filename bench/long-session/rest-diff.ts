@@ -8,7 +8,8 @@
  *   node --import tsx bench/long-session/rest-diff.ts <results.json> <prof-dir>/<mode> [--from 100] [--to 5000] [--top 25]
  *
  * `--from`: the bucket ending at that turn (default: the young sessions' bucket measured after the
- * old ones); `--to`: likewise (default: the run's last bucket).
+ * old ones; `padded`: the padded young sessions' of `--pad-young`); `--to`: likewise (default: the
+ * run's last bucket).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -40,11 +41,18 @@ const pick = (end: string | undefined, fallback: ResultBucket | undefined, what:
   if (!b) throw new Error(`no ${what} bucket${end ? ` ending at turn ${end}` : ''} in ${resultsFile}`);
   return b;
 };
-const from = pick(
-  values.from,
-  profiled.find((b) => b.young && !b.padKiB),
-  'young',
-);
+const from =
+  values.from === 'padded'
+    ? pick(
+        undefined,
+        profiled.find((b) => b.young && b.padKiB),
+        'padded young',
+      )
+    : pick(
+        values.from,
+        profiled.find((b) => b.young && !b.padKiB),
+        'young',
+      );
 const to = pick(values.to, old.at(-1), 'last');
 const turnsPerBucket = results.args.width * results.args.parallel;
 

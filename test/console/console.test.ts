@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { launchBrowser } from '../helpers/browser.js';
@@ -52,6 +53,15 @@ describe('web console (chromium)', () => {
     const r = await app.request('GET', `/v1/sessions/${sessionId}/events?limit=1000`);
     assert.equal(r.status, 200, r.text);
     return r.body.data;
+  }
+
+  /** The session's stored event ids once its last event is `session.idled`. */
+  async function idledEventIds(sessionId: string): Promise<string[]> {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await setTimeout(50)) {
+      const events = await serverEvents(sessionId);
+      if (events.at(-1)?.type === 'session.idled') return events.map((e) => e.id);
+    }
+    throw new Error('the session did not go idle within 30 s');
   }
 
   it('signs in with an API key and with email and password; a wrong key is refused', async () => {
@@ -231,16 +241,15 @@ describe('web console (chromium)', () => {
     });
     assert.equal(second.status, 201);
     await page.locator('li[data-type="turn.completed"]').nth(1).waitFor({ timeout: 30_000 });
+    // The session.idled after it is logged, and reaches the page, a moment later (the stream cycles every second here).
+    const storedIds = await idledEventIds(sessionId);
+    await page.locator(`li[data-event-id="${storedIds.at(-1)}"]`).waitFor({ timeout: 30_000 });
     await page.waitForTimeout(300);
     const rendered = await page.$$eval('[data-testid=timeline] li[data-event-id]', (els) =>
       els.map((el) => el.getAttribute('data-event-id')!),
     );
     assert.equal(new Set(rendered).size, rendered.length, 'no event rendered twice');
-    assert.deepEqual(
-      rendered,
-      (await serverEvents(sessionId)).map((e) => e.id),
-      'every stored event, in order',
-    );
+    assert.deepEqual(rendered, storedIds, 'every stored event, in order');
     assert.equal(await page.textContent('[data-testid=duplicates]'), '0', 'the service never sent an event twice after a resume');
 
     // Chat: reload mid-reply; the finished reply is the stored one (no repeated deltas).
