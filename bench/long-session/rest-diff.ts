@@ -7,9 +7,9 @@
  *
  *   node --import tsx bench/long-session/rest-diff.ts <results.json> <prof-dir>/<mode> [--from 100] [--to 5000] [--top 25]
  *
- * `--from`: the bucket ending at that turn (default: the young sessions' bucket measured after the
- * old ones; `padded`: the padded young sessions' of `--pad-young`); `--to`: likewise (default: the
- * run's last bucket).
+ * `--from`/`--to`: the bucket ending at that turn, `young` (the young sessions' bucket measured after
+ * the old ones: the default `--from`), `padded` (the padded young sessions' of `--pad-young`) or
+ * `last` (the run's last bucket: the default `--to`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -36,24 +36,21 @@ const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as { args: { width
 const mode = basename(profDir);
 const profiled = results.buckets.filter((b) => b.mode === mode && b.clockUs);
 const old = profiled.filter((b) => !b.young);
-const pick = (end: string | undefined, fallback: ResultBucket | undefined, what: string): ResultBucket => {
-  const b = end === undefined ? fallback : old.find((x) => x.to === Number(end));
-  if (!b) throw new Error(`no ${what} bucket${end ? ` ending at turn ${end}` : ''} in ${resultsFile}`);
+/** A bucket by the turn it ends at, or `young` / `padded` (the young sessions' buckets measured after the old ones). */
+const pick = (name: string): ResultBucket => {
+  const b =
+    name === 'young'
+      ? profiled.find((x) => x.young && !x.padKiB)
+      : name === 'padded'
+        ? profiled.find((x) => x.young && x.padKiB)
+        : name === 'last'
+          ? old.at(-1)
+          : old.find((x) => x.to === Number(name));
+  if (!b) throw new Error(`no bucket "${name}" in ${resultsFile}`);
   return b;
 };
-const from =
-  values.from === 'padded'
-    ? pick(
-        undefined,
-        profiled.find((b) => b.young && b.padKiB),
-        'padded young',
-      )
-    : pick(
-        values.from,
-        profiled.find((b) => b.young && !b.padKiB),
-        'young',
-      );
-const to = pick(values.to, old.at(-1), 'last');
+const from = pick(values.from ?? 'young');
+const to = pick(values.to ?? 'last');
 const turnsPerBucket = results.args.width * results.args.parallel;
 
 /** The main thread's profile: the one with the most samples. */

@@ -18,7 +18,6 @@
  * Prints `{"port":N}` once listening, then one line `{"requests":N}` on SIGTERM.
  */
 import { startFakeAnthropic } from '../../test/llm/fakes/anthropic.js';
-import type { RecordedRequest } from '../../test/llm/fakes/fake-server.js';
 import { startFakeOpenAi } from '../../test/llm/fakes/openai.js';
 
 const opts = JSON.parse(process.argv[2] ?? '{}') as {
@@ -60,13 +59,50 @@ const SUMMARY = (
   'called get_current_time and answered with the time it returned. No other task is open.'
 ).split(/(?= )/);
 
-/** Whether the request's last message carries a tool's result, as each vendor words it. */
-function endsWithToolResult(request: RecordedRequest): boolean {
-  const last = ((request.body?.messages ?? []) as { role: string; content?: unknown }[]).at(-1);
-  if (opts.provider === 'anthropic') {
-    return Array.isArray(last?.content) && last.content.some((block: { type?: string }) => block.type === 'tool_result');
+/** What the fake reads of a request: how many messages, whether the last carries a tool's result, whether tools are offered. */
+interface ReadRequest {
+  model: string;
+  messageCount: number;
+  endsWithToolResult: boolean;
+  tools: boolean;
+}
+
+/** An Anthropic Messages body, parsed. */
+function readMessagesBody(raw: Buffer): ReadRequest {
+  const body = JSON.parse(raw.toString('utf8')) as { model: string; messages?: { content?: unknown }[]; tools?: unknown[] };
+  const last = body.messages?.at(-1)?.content;
+  return {
+    model: body.model,
+    messageCount: body.messages?.length ?? 0,
+    endsWithToolResult: Array.isArray(last) && last.some((block: { type?: string }) => block.type === 'tool_result'),
+    tools: (body.tools ?? []).length > 0,
+  };
+}
+
+const ROLE = Buffer.from('{"role":"');
+const MODEL = /"model":"([^"]*)"/;
+
+/**
+ * A Chat Completions body, read from its bytes without parsing it. At turn 1,000 of a long session
+ * a request is ~780 KB: parsing it cost this process more CPU than the service spent on the turn,
+ * and on two cores that contention showed in the service's own CPU figures (bench/README). The
+ * service writes `model` first and every message as `{"role":…`; in a JSON text those bytes are
+ * escaped, so they match only where the fields are.
+ */
+function readChatBody(raw: Buffer): ReadRequest {
+  let messages = 0;
+  let last = -1;
+  for (let at = raw.indexOf(ROLE); at >= 0; at = raw.indexOf(ROLE, at + ROLE.length)) {
+    messages++;
+    last = at;
   }
-  return last?.role === 'tool';
+  const role = last < 0 ? '' : raw.toString('latin1', last + ROLE.length, raw.indexOf('"', last + ROLE.length));
+  return {
+    model: MODEL.exec(raw.toString('latin1', 0, 512))?.[1] ?? '',
+    messageCount: messages,
+    endsWithToolResult: role === 'tool',
+    tools: raw.includes('"tools":[{'),
+  };
 }
 
 let calls = 0;
@@ -74,20 +110,19 @@ const startFake = opts.provider === 'anthropic' ? startFakeAnthropic : startFake
 const server = await startFake({
   api_key: opts.apiKey ?? 'bench-key',
   models: [{ id: 'gpt-bench', display_name: 'gpt-bench' }],
+  parseBody: opts.provider === 'anthropic' ? readMessagesBody : readChatBody,
   respond(request) {
     calls++;
+    const read = request.body as ReadRequest;
     // The service's compaction asks for a summary with no tools offered (actors/session/compaction/summarise.ts).
-    const summary = ((request.body?.tools ?? []) as unknown[]).length === 0;
-    if (opts.report) {
-      const m = ((request.body?.messages ?? []) as unknown[]).length;
-      process.stdout.write(`{"m":${m},"b":${request.raw.length},"s":${summary ? 1 : 0}}\n`);
-    }
+    const summary = !read.tools;
+    if (opts.report) process.stdout.write(`{"m":${read.messageCount},"b":${request.raw.length},"s":${summary ? 1 : 0}}\n`);
     // Keep the recorded requests from growing over a soak: the bench never reads them.
     server.requests.length = 0;
     if (summary) {
       return { type: 'reply', reply: { text: SUMMARY, usage: { input_tokens: 2_000, output_tokens: 60, cache_read_tokens: 0 } } };
     }
-    if (endsWithToolResult(request)) {
+    if (read.endsWithToolResult) {
       return {
         type: 'reply',
         reply: { text: REPLY_TOKENS, usage: { input_tokens: 180, output_tokens: REPLY_TOKENS.length, cache_read_tokens: 0 } },

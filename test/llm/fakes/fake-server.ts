@@ -51,8 +51,8 @@ export interface VendorCodec {
   /** Which route a request hits, or undefined for 404. */
   route(method: string, url: string): 'generate' | 'models' | undefined;
   authorized(headers: IncomingMessage['headers'], apiKey: string): boolean;
-  /** Complete SSE frames ("event: …\ndata: …\n\n") for a reply to `body`. */
-  encode(reply: FakeReply, body: any): string[];
+  /** Complete SSE frames ("event: …\ndata: …\n\n") for a reply to `body`, sent to `url`. */
+  encode(reply: FakeReply, body: any, url: string): string[];
   errorBody(status: number): object;
   modelsBody(models: FakeModel[]): object;
 }
@@ -63,6 +63,8 @@ export interface FakeServerOptions {
   models?: FakeModel[];
   /** Computes the step for a generation request when the queue is empty. */
   respond?: (request: RecordedRequest) => FakeStep;
+  /** Reads a request's body (default: its JSON, or its text when that is not JSON). */
+  parseBody?: (raw: Buffer) => unknown;
 }
 
 export interface FakeLlmServer {
@@ -78,16 +80,20 @@ export interface FakeLlmServer {
 
 const DEFAULT_STEP: FakeStep = { type: 'reply', reply: { text: ['ok'] } };
 
-async function readBody(req: IncomingMessage): Promise<{ raw: Buffer; body: any }> {
+async function readBody(req: IncomingMessage, parseBody = parseJsonBody): Promise<{ raw: Buffer; body: any }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks);
+  return { raw, body: parseBody(raw) };
+}
+
+function parseJsonBody(raw: Buffer): unknown {
   const text = raw.toString('utf8');
-  if (!text) return { raw, body: undefined };
+  if (!text) return undefined;
   try {
-    return { raw, body: JSON.parse(text) };
+    return JSON.parse(text);
   } catch {
-    return { raw, body: text };
+    return text;
   }
 }
 
@@ -119,7 +125,7 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
   const queue: FakeStep[] = [];
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
-    const { raw, body } = await readBody(req);
+    const { raw, body } = await readBody(req, opts.parseBody);
     const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, raw };
     requests.push(recorded);
     const route = codec.route(recorded.method, recorded.url);
@@ -135,7 +141,7 @@ export async function startFakeServer(codec: VendorCodec, opts: FakeServerOption
         step.retry_after ? { 'retry-after': step.retry_after } : {},
       );
     }
-    await stream(res, step.type === 'frames' ? step.frames : codec.encode(step.reply, body), step);
+    await stream(res, step.type === 'frames' ? step.frames : codec.encode(step.reply, body, recorded.url), step);
   });
   let connections = 0;
   server.on('connection', () => connections++);

@@ -148,7 +148,7 @@ export const openAiCodec: VendorCodec = {
     return undefined;
   },
   authorized: (headers, apiKey) => headers.authorization === `Bearer ${apiKey}`,
-  encode: (reply, body) => (Array.isArray(body?.messages) ? chatFrames(reply, body) : responsesFrames(reply, body)),
+  encode: (reply, body, url) => (url.split('?')[0] === '/v1/chat/completions' ? chatFrames(reply, body) : responsesFrames(reply, body)),
   errorBody(status) {
     const e = ERRORS[status] ?? ERRORS[500]!;
     return { error: { message: status === 401 ? OPENAI_ERROR_SECRET : `fake error ${status}`, type: e.type, param: null, code: e.code } };
