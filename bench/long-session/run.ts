@@ -97,6 +97,11 @@ interface Bucket {
   serviceCpuMsPerTurn: number;
   postgresCpuMsPerTurn: number | null;
   natsCpuMsPerTurn: number | null;
+  /**
+   * The fake vendor's CPU a turn: not the service's, but it shares the machine's two cores, and
+   * what it spends on a request grows with the request's bytes (see fake-llm.ts's readChatBody).
+   */
+  fakeCpuMsPerTurn?: number;
   turnMs: { mean: number; p50: number; p95: number };
   /** What the fake received per LLM request in the bucket (two requests per turn). */
   messagesPerRequest: number;
@@ -121,13 +126,14 @@ const pct = (xs: number[], p: number) =>
 interface Sample {
   serviceSec: number;
   depsSec: number[];
+  fakeSec: number;
   latencies: number[];
   requests: { m: number; b: number; s?: number }[];
   busy: number[];
   failed: number;
 }
 
-const emptySample = (): Sample => ({ serviceSec: 0, depsSec: [], latencies: [], requests: [], busy: [], failed: 0 });
+const emptySample = (): Sample => ({ serviceSec: 0, depsSec: [], fakeSec: 0, latencies: [], requests: [], busy: [], failed: 0 });
 
 /** Runs turns `done + 1` to `end` of every session and adds what they cost to `into`. */
 async function measure(
@@ -141,6 +147,7 @@ async function measure(
   const svc0 = readTreeCpu(s.proc.pid);
   const deps0 = s.deps.map((d) => readCpuByCmdline(d));
   const sys0 = readSystemCpu();
+  const fake0 = fake.proc.cpuSeconds();
   const fakeAt = fake.requests.length;
   const failed0 = sessions.reduce((a, x) => a + x.failures, 0);
   while (done < end) {
@@ -149,6 +156,7 @@ async function measure(
   }
   into.serviceSec += cpuDelta(svc0, readTreeCpu(s.proc.pid));
   for (const [i, d] of s.deps.entries()) into.depsSec[i] = (into.depsSec[i] ?? 0) + cpuDelta(deps0[i]!, readCpuByCmdline(d));
+  into.fakeSec += (fake.proc.cpuSeconds() ?? 0) - (fake0 ?? 0);
   into.requests.push(...fake.requests.slice(fakeAt));
   const busy = busyShare(sys0, readSystemCpu());
   if (busy !== null) into.busy.push(busy);
@@ -170,6 +178,7 @@ function toBucket(mode: Mode, from: number, to: number, m: Sample, mark: Mark = 
     serviceCpuMsPerTurn: ms(m.serviceSec),
     postgresCpuMsPerTurn: m.depsSec[0] !== undefined ? ms(m.depsSec[0]) : null,
     natsCpuMsPerTurn: m.depsSec[1] !== undefined ? ms(m.depsSec[1]) : null,
+    fakeCpuMsPerTurn: ms(m.fakeSec),
     turnMs: {
       mean: round1(m.latencies.reduce((a, b) => a + b, 0) / n),
       p50: round1(pct(m.latencies, 50)),
@@ -328,10 +337,12 @@ async function main(): Promise<void> {
       bytesPerTurn: ratio(last.bytesPerTurn, first.bytesPerTurn),
     }));
   });
-  console.log('mode      turns        svc ms/turn  pg ms  nats ms  turn ms mean/p50/p95   msgs/req  compactions  ~tokens/turn  busy');
+  console.log(
+    'mode      turns        svc ms/turn  pg ms  nats ms  fake ms  turn ms mean/p50/p95   msgs/req  compactions  ~tokens/turn  busy',
+  );
   for (const b of buckets) {
     console.log(
-      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}${b.padKiB ? ' yp' : b.young ? ' y' : b.paired ? ` p${b.paired[0]}` : ''}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
+      `${b.mode.padEnd(9)} ${`${b.from + 1}-${b.to}${b.padKiB ? ' yp' : b.young ? ' y' : b.paired ? ` p${b.paired[0]}` : ''}`.padEnd(12)} ${String(b.serviceCpuMsPerTurn).padStart(11)}  ${String(b.postgresCpuMsPerTurn ?? '-').padStart(5)}  ${String(b.natsCpuMsPerTurn ?? '-').padStart(7)}  ${String(b.fakeCpuMsPerTurn ?? '-').padStart(7)}  ${`${b.turnMs.mean}/${b.turnMs.p50}/${b.turnMs.p95}`.padEnd(22)} ${String(b.messagesPerRequest).padStart(8)}  ${String(b.compactions).padStart(11)}  ${String(b.approxTokensPerTurn).padStart(12)}  ${b.machineBusy === null ? '-' : Math.round(b.machineBusy * 100) + ' %'}`,
     );
   }
   for (const r of ratios)
