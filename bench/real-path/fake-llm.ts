@@ -84,7 +84,7 @@ const MODEL = /"model":"([^"]*)"/;
 
 /**
  * A Chat Completions body, read from its bytes without parsing it. At turn 1,000 of a long session
- * a request is ~780 KB: parsing it cost this process more CPU than the service spent on the turn,
+ * a request is ~390 KB: parsing it cost this process more CPU than the service spent on the turn,
  * and on two cores that contention showed in the service's own CPU figures (bench/README). The
  * service writes `model` first and every message as `{"role":…`; in a JSON text those bytes are
  * escaped, so they match only where the fields are.

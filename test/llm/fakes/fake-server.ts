@@ -63,7 +63,7 @@ export interface FakeServerOptions {
   models?: FakeModel[];
   /** Computes the step for a generation request when the queue is empty. */
   respond?: (request: RecordedRequest) => FakeStep;
-  /** Reads a request's body (default: its JSON, or its text when that is not JSON). */
+  /** Reads a request's non-empty body (default: its JSON, or its text when that is not JSON). */
   parseBody?: (raw: Buffer) => unknown;
 }
 
@@ -84,12 +84,11 @@ async function readBody(req: IncomingMessage, parseBody = parseJsonBody): Promis
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks);
-  return { raw, body: parseBody(raw) };
+  return { raw, body: raw.length ? parseBody(raw) : undefined };
 }
 
 function parseJsonBody(raw: Buffer): unknown {
   const text = raw.toString('utf8');
-  if (!text) return undefined;
   try {
     return JSON.parse(text);
   } catch {
