@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { OpenAI } from 'openai';
 import { LlmError } from './errors.js';
 import {
@@ -42,6 +43,21 @@ function chatMessage(m: LlmMessage): ChatMessage {
 /** The encoded messages of a list, kept per message and list: a step encodes only what is new (see encodedMessages). */
 const encodedChatMessages = encodedMessages((m) => jsonBytes(chatMessage(m)));
 
+/**
+ * The system message's bytes, kept by the prompt's text: every step and turn of an agent sends
+ * the same prompt (a new string each turn), and a long one cost each step its encoding again.
+ */
+const systemMessages = new LRUCache<string, Uint8Array>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (bytes) => bytes.length });
+
+function systemMessageBytes(system: string): Uint8Array {
+  let bytes = systemMessages.get(system);
+  if (!bytes) {
+    bytes = jsonBytes({ role: 'system', content: system });
+    systemMessages.set(system, bytes);
+  }
+  return bytes;
+}
+
 /** Maps neutral messages to Chat Completions messages (system prompt first). */
 export function toChatMessages(system: string, messages: readonly LlmMessage[]): ChatMessage[] {
   const mapped = messages.map(chatMessage);
@@ -53,7 +69,7 @@ export function toChatMessages(system: string, messages: readonly LlmMessage[]):
  * the history's messages sent as their kept, joined encodings (issue 26).
  */
 export function chatBody(req: LlmRequest, officialEndpoint: boolean): readonly Uint8Array[] {
-  const system = req.system ? jsonBytes({ role: 'system', content: req.system }) : undefined;
+  const system = req.system ? systemMessageBytes(req.system) : undefined;
   return encodeJsonBody(chatParams(req, officialEndpoint, []), 'messages', encodedChatMessages(req.messages), system);
 }
 

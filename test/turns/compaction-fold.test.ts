@@ -155,6 +155,23 @@ describe('compaction: the transcript fold and the boundary (pure)', () => {
     assert.equal(await countTokens('openai', cut, 0), whole, 'kept: a request with no budget left counts it exactly');
   });
 
+  it("counting: the system prompt and tools are counted once for every turn that sends them (each turn's setup builds new ones)", async () => {
+    assert.ok(await loadOpenAiTokenizer());
+    const setup = () => ({
+      system: ['You answer questions about the fleet. ', 'Cite the manual. '.repeat(600)].join(''),
+      tools: [{ name: 'lookup', description: 'Looks a part up.', parameters: { type: 'object', properties: { id: { type: 'string' } } } }],
+      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Which part?' }] }],
+    });
+    const first = setup();
+    const whole = await countTokens('openai', first, 1_000_000);
+    const next = setup();
+    assert.ok(next.tools !== first.tools && next.messages[0] !== first.messages[0], 'new objects, as a new turn has');
+    // No budget left: only what is kept is exact. The new turn's message is counted on 12 characters of budget.
+    assert.equal(await countTokens('openai', next, 'Which part?'.length), whole);
+    const other = { ...setup(), system: `${setup().system}And be brief.` };
+    assert.notEqual(await countTokens('openai', other, 'Which part?'.length), whole, 'another prompt is not taken for it');
+  });
+
   it('the bound that spares a count is never below the exact count (English, CJK, emoji, base64, JSON)', async () => {
     assert.ok(await loadOpenAiTokenizer());
     const texts = ['hello world '.repeat(500), '上下文窗口压缩'.repeat(300), '🙂🚀👩‍💻'.repeat(200), randomBytes(3000).toString('base64')];

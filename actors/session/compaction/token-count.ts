@@ -16,6 +16,7 @@
  * later step of a session near its limit a full bound of tokenising (~1.5 ms for 32 K characters).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import { perMessageList, type LlmMessage, type LlmProviderType, type LlmToolDefinition } from '../../../src/llm/index.js';
 
 export interface RequestShape {
@@ -57,6 +58,12 @@ interface Measured {
 const perMessage = new WeakMap<LlmMessage, Measured>();
 /** The fixed part (system prompt and tools), kept per tool list: a turn's steps share both. */
 const perToolList = new WeakMap<readonly LlmToolDefinition[], { system: string; size: Measured }>();
+/**
+ * And kept by its content, across turns and sessions: every turn's setup builds a new prompt and
+ * tool list, equal to the last turn's, and a prompt of a few KB cost every turn its tokenising
+ * again (32 K characters of a long one: ~1.5 ms a step). Bounded in characters held.
+ */
+const byContent = new LRUCache<string, Measured>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (_, key) => key.length || 1 });
 
 function measured(texts: string[], images: number): Measured {
   let chars = 0;
@@ -96,7 +103,14 @@ function ofMessage(m: LlmMessage): Measured {
 function fixedPart({ system, tools }: RequestShape): Measured {
   const kept = perToolList.get(tools);
   if (kept?.system === system) return kept.size;
-  const size = measured([system, ...tools.flatMap((t) => [t.name, t.description, JSON.stringify(t.parameters)])], 0);
+  const texts = [system, ...tools.flatMap((t) => [t.name, t.description, JSON.stringify(t.parameters)])];
+  // Each text led by its length: no two different lists make the same key.
+  const key = texts.map((t) => `${t.length}:${t}`).join('');
+  let size = byContent.get(key);
+  if (!size) {
+    size = measured(texts, 0);
+    byContent.set(key, size);
+  }
   perToolList.set(tools, { system, size });
   return size;
 }
