@@ -312,6 +312,8 @@ async function runMode(mode: Mode, fake: Awaited<ReturnType<typeof startFake>>):
 }
 
 async function main(): Promise<void> {
+  // Read before the run: what it measured is the commit it built, not the one checked out when it ends.
+  const machine = machineInfo();
   const fake = await startFake();
   onInterrupt(() => fake.proc.stop(5000));
   const buckets: Bucket[] = [];
@@ -358,7 +360,7 @@ async function main(): Promise<void> {
     );
     writeFileSync(
       file,
-      JSON.stringify({ args: { turns, width, parallel, ends, env: extraEnv }, machine: machineInfo(), buckets, ratios }, null, 2) + '\n',
+      JSON.stringify({ args: { turns, width, parallel, ends, env: extraEnv }, machine, buckets, ratios }, null, 2) + '\n',
     );
     log(`results in ${file}`);
   }
