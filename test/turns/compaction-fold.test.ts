@@ -166,7 +166,7 @@ describe('compaction: the transcript fold and the boundary (pure)', () => {
     const whole = await countTokens('openai', first, 1_000_000);
     const next = setup();
     assert.ok(next.tools !== first.tools && next.messages[0] !== first.messages[0], 'new objects, as a new turn has');
-    // No budget left: only what is kept is exact. The new turn's message is counted on 12 characters of budget.
+    // A budget of the new message's own 11 characters: the count is whole only if the prompt and tools are kept.
     assert.equal(await countTokens('openai', next, 'Which part?'.length), whole);
     const other = { ...setup(), system: `${setup().system}And be brief.` };
     assert.notEqual(await countTokens('openai', other, 'Which part?'.length), whole, 'another prompt is not taken for it');
