@@ -7,6 +7,7 @@ import { callWithRetries, streamWithRetries, type LlmRetryOptions } from './retr
 import { toolCallEvent } from './tool-arguments.js';
 import { replyToolAsText } from './structured-output.js';
 import type { LlmModelInfo, LlmProvider, LlmProviderConfig, LlmStopReason, LlmStreamEvent } from './types.js';
+import { responseBody, vendorFetch } from './vendor-fetch.js';
 import { vendorSseItems } from './vendor-sse.js';
 
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -56,7 +57,7 @@ function openBlock(
  */
 export function anthropicEvents(response: Response): AsyncGenerator<StreamEvent> {
   return vendorSseItems(
-    response.body,
+    responseBody(response),
     (sse) => sse.event === 'message_stop',
     (sse) => {
       if (sse.event === 'ping' || !sse.event || !sse.data) return undefined;
@@ -142,6 +143,7 @@ export function createAnthropicProvider(config: LlmProviderConfig, retry: LlmRet
     authToken: null,
     baseURL: config.base_url || DEFAULT_ANTHROPIC_BASE_URL,
     maxRetries: 0,
+    fetch: vendorFetch,
   });
   return {
     type: 'anthropic',

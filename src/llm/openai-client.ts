@@ -1,6 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { APIError, OpenAI } from 'openai';
 import type { LlmModelInfo, LlmProviderConfig, LlmUserPart } from './types.js';
+import { partsBody, responseBody, vendorFetch } from './vendor-fetch.js';
 import { vendorSseItems } from './vendor-sse.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -14,12 +15,12 @@ const NON_CHAT_MODEL = /embedding|whisper|tts|dall-e|davinci|babbage|moderation|
  * the SDK changes where requests go.
  */
 export function createOpenAiClient(config: Pick<LlmProviderConfig, 'api_key' | 'base_url'>): OpenAI {
-  return new OpenAI({ apiKey: config.api_key, baseURL: config.base_url || DEFAULT_OPENAI_BASE_URL, maxRetries: 0 });
+  return new OpenAI({ apiKey: config.api_key, baseURL: config.base_url || DEFAULT_OPENAI_BASE_URL, maxRetries: 0, fetch: vendorFetch });
 }
 
 /**
  * A streaming POST through the SDK's generic `post` (its documented call for any endpoint): the
- * SDK still sends it (auth, headers, fetch, errors), and the bytes on the wire are the same as
+ * SDK still sends it (auth, headers, errors; vendorFetch carries it), and the bytes on the wire are the same as
  * `chat.completions.create` / `responses.create` send. Those also watch their own JSON encoding of
  * the body to learn the `stream` flag (a replacer called per JSON value): about a third of the
  * encoding's cost, and the request of a long session is 300+ KB (issue 26: 6.5 -> 4.7 ms of CPU
@@ -41,23 +42,13 @@ export function postStreaming(
   body: readonly Uint8Array[],
   signal?: AbortSignal,
 ): Promise<Response> {
-  return client.post(path, { body: chunkStream(body), headers: jsonHeaders(body), stream: true, signal }).asResponse();
+  return client.post(path, { body: partsBody(body), headers: jsonHeaders(body), stream: true, signal }).asResponse();
 }
 
 const jsonHeaders = (body: readonly Uint8Array[]) => ({
   'content-type': 'application/json',
   'content-length': String(body.reduce((n, part) => n + part.byteLength, 0)),
 });
-
-/** A stream of `parts`, in order: fetch reads them without copying (a default stream passes chunks by reference). */
-export function chunkStream(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
-  return new ReadableStream({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
-}
 
 /** `GET /models`, all pages, without the non-chat families; the id doubles as display name. */
 export async function listOpenAiModels(client: OpenAI): Promise<LlmModelInfo[]> {
@@ -84,7 +75,7 @@ export function toolOutputText(content: string, isError: boolean | undefined): s
  * SDK's `APIError`, an item that is not JSON throws the SDK's SyntaxError.
  */
 export function openAiStreamItems<T>(response: Response): AsyncGenerator<T> {
-  return vendorSseItems(response.body, isDone, (sse) => {
+  return vendorSseItems(responseBody(response), isDone, (sse) => {
     if (isDone(sse)) return undefined;
     let data: { error?: object } | null;
     try {

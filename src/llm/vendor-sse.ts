@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /**
@@ -10,7 +11,8 @@ const END_GRACE_MS = 1_000;
  * The items of a vendor's streaming response: each server-sent event through `decode` (which
  * returns the item, undefined to skip the event, or throws the vendor's error). The official SDK
  * makes the request (auth, headers, timeouts, its error classes for non-2xx answers) and hands
- * over the body (`.asResponse()`); reading it here costs less than the SDKs' stream layers, which
+ * over the body (`.asResponse()`, `responseBody`: undici's Node stream when vendorFetch carried the
+ * request, else the web stream); reading it here costs less than the SDKs' stream layers, which
  * run every chunk through several async generators and a promise race, and cancel the body after
  * the last event before the body has ended, aborting the fetch
  * (docs/decisions/0085-vendor-streams-eventsource-parser.md).
@@ -21,12 +23,12 @@ const END_GRACE_MS = 1_000;
  * generator from bytes to items: each layer of async iteration costs a promise per event.
  */
 export async function* vendorSseItems<T>(
-  body: ReadableStream<Uint8Array> | null,
+  body: Readable | ReadableStream<Uint8Array> | null,
   isLast: (message: EventSourceMessage) => boolean,
   decode: (message: EventSourceMessage) => T | undefined,
 ): AsyncGenerator<T> {
   if (!body) return;
-  const reader = body.getReader();
+  const reader = chunkReader(body);
   const decoder = new TextDecoder();
   const parsed: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => parsed.push(message) });
@@ -56,7 +58,7 @@ export async function* vendorSseItems<T>(
 }
 
 /** Reads what follows the last event; true when the body ended within the grace period. */
-async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+async function readToEnd(reader: ChunkReader): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(resolve, END_GRACE_MS, 'late');
@@ -72,4 +74,20 @@ async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The two calls the reading needs, on either kind of body: the next chunk, and giving up the rest. */
+interface ChunkReader {
+  read(): Promise<IteratorResult<Uint8Array, unknown>>;
+  cancel(): Promise<unknown>;
+}
+
+function chunkReader(body: Readable | ReadableStream<Uint8Array>): ChunkReader {
+  if (body instanceof ReadableStream) return body.getReader() as ChunkReader;
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  return {
+    read: () => chunks.next(),
+    // Destroying the stream settles a pending read and frees the connection, as cancelling a web stream does.
+    cancel: async () => void body.destroy(),
+  };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { after, before, describe, test } from 'node:test';
 import { createLlmProvider, deriveMessages, type LlmMessage, type LlmRequest, type LlmUserMessage } from '../../src/llm/index.js';
 import { createOpenAiClient, postStreaming } from '../../src/llm/openai-client.js';
@@ -200,24 +201,24 @@ describe('openai pre-encoded request bodies (issue 26)', () => {
     assert.deepEqual(encoded.headers, object.headers);
   });
 
-  test('fetch gets the encoded body as a one-chunk stream, not bytes it would copy twice (decision 0109)', async () => {
-    // The SDK takes fetch from globalThis when its client is made (lazily, at the first request): a spy in place meanwhile sees what it sends.
-    const real = globalThis.fetch;
+  test('undici gets the encoded body as its parts, not a copy of them (decisions 0109, 0113)', async () => {
+    // What undici is asked to send, seen where it creates the request (its diagnostics channel).
     const bodies: unknown[] = [];
-    globalThis.fetch = (input, init) => {
-      bodies.push(init?.body);
-      return real(input, init);
-    };
+    const onCreate = (message: unknown) => bodies.push((message as { request: { body: unknown } }).request.body);
+    diagnostics.subscribe('undici:request:create', onCreate);
     const req = request({ messages: histories()[1]!.messages });
     try {
       const provider = createLlmProvider({ provider_type: 'openai_completions', api_key: 'test-key', base_url: `${fake.origin}/v1` });
       await collect(provider.stream(req));
     } finally {
-      globalThis.fetch = real;
+      diagnostics.unsubscribe('undici:request:create', onCreate);
     }
     assert.equal(bodies.length, 1);
-    assert.ok(bodies[0] instanceof ReadableStream, `fetch got ${Object.prototype.toString.call(bodies[0])}`);
+    const parts = bodies[0] as Uint8Array[];
+    assert.ok(Array.isArray(parts), `undici got ${Object.prototype.toString.call(bodies[0])}`);
+    assert.ok(parts.every((part) => part instanceof Uint8Array));
     const received = fake.requests.at(-1)!;
+    assert.deepEqual(Buffer.concat(parts), received.raw);
     assert.deepEqual(received.raw, expected(toChatParams(request({ messages: structuredClone(req.messages) }), false)));
     assert.equal(received.headers['content-length'], String(received.raw.length));
     assert.equal(received.headers['transfer-encoding'], undefined);
