@@ -17,7 +17,7 @@ export async function vendorFetch(input: string | URL | Request, init: RequestIn
   const url = typeof input === 'string' || input instanceof URL ? input : input.url;
   const answer = await request(url, {
     method: (init.method ?? 'GET') as 'GET',
-    headers: headerRecord(init.headers),
+    headers: requestHeaders(init.headers),
     // undici writes an iterable's chunks as they come (its request.js); its typings list only single-chunk bodies.
     body: requestBody(init.body) as string | Uint8Array | undefined,
     signal: init.signal ?? undefined,
@@ -85,12 +85,10 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | Iterable<
   throw new TypeError('vendorFetch: unsupported request body');
 }
 
-function headerRecord(headers: RequestInit['headers']): Record<string, string> {
-  const record: Record<string, string> = {};
-  if (!headers) return record;
-  const entries = headers instanceof Headers || Array.isArray(headers) ? headers : Object.entries(headers);
-  for (const [name, value] of entries as Iterable<[string, string]>) record[name.toLowerCase()] = value;
-  return record;
+/** The SDKs pass a Headers, which undici reads as pairs; anything else is read as `fetch` would. */
+function requestHeaders(headers: RequestInit['headers']): Headers | null {
+  if (!headers) return null;
+  return headers instanceof Headers ? headers : new Headers(headers);
 }
 
 function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {

@@ -28,8 +28,7 @@ export async function* vendorSseItems<T>(
   decode: (message: EventSourceMessage) => T | undefined,
 ): AsyncGenerator<T> {
   if (!body) return;
-  const reader = chunkReader(body);
-  const decoder = new TextDecoder();
+  const reader = textReader(body);
   const parsed: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => parsed.push(message) });
   let ended = false;
@@ -40,7 +39,7 @@ export async function* vendorSseItems<T>(
         ended = true;
         return;
       }
-      parser.feed(decoder.decode(value, { stream: true }));
+      parser.feed(value);
       for (let i = 0; i < parsed.length; i++) {
         const message = parsed[i]!;
         const item = decode(message);
@@ -58,7 +57,7 @@ export async function* vendorSseItems<T>(
 }
 
 /** Reads what follows the last event; true when the body ended within the grace period. */
-async function readToEnd(reader: ChunkReader): Promise<boolean> {
+async function readToEnd(reader: TextReader): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(resolve, END_GRACE_MS, 'late');
@@ -76,17 +75,28 @@ async function readToEnd(reader: ChunkReader): Promise<boolean> {
   }
 }
 
-/** The two calls the reading needs, on either kind of body: the next chunk, and giving up the rest. */
-interface ChunkReader {
-  read(): Promise<IteratorResult<Uint8Array, unknown>>;
+/** The two calls the reading needs, on either kind of body: the next text, and giving up the rest. */
+interface TextReader {
+  read(): Promise<IteratorResult<string, unknown>>;
   cancel(): Promise<unknown>;
 }
 
-function chunkReader(body: Readable | ReadableStream<Uint8Array>): ChunkReader {
-  if (body instanceof ReadableStream) return body.getReader() as ChunkReader;
-  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+function textReader(body: Readable | ReadableStream<Uint8Array>): TextReader {
+  if (body instanceof ReadableStream) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    return {
+      read: async () => {
+        const next = await reader.read();
+        return next.done ? next : { done: false, value: decoder.decode(next.value, { stream: true }) };
+      },
+      cancel: () => reader.cancel(),
+    };
+  }
+  // The stream's own decoder keeps a character split across chunks whole.
+  const texts = body.setEncoding('utf8')[Symbol.asyncIterator]() as AsyncIterator<string>;
   return {
-    read: () => chunks.next(),
+    read: () => texts.next(),
     // Destroying the stream settles a pending read and frees the connection, as cancelling a web stream does.
     cancel: async () => void body.destroy(),
   };

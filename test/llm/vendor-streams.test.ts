@@ -63,6 +63,14 @@ describe('openai_completions - the stream read from the SDK response', () => {
     assert.ok(ms >= 900 && ms < 5_000, `ended after ${Math.round(ms)} ms`);
   });
 
+  test('a character split across two reads of the body comes out whole', async () => {
+    const frame = Buffer.from(sseFrame(chunk({ role: 'assistant', content: 'Zeit: 日本 é' })));
+    const cut = frame.indexOf(Buffer.from('日')) + 1; // inside the character's three bytes
+    const rest = helloFrames.slice(2).join('');
+    fake.enqueue({ type: 'frames', frames: [frame.subarray(0, cut), frame.subarray(cut), rest], frame_delay_ms: 20 });
+    assert.equal(text(await collect(provider.stream(request()))), 'Zeit: 日本 é');
+  });
+
   test('frames after [DONE] are not read as chunks', async () => {
     fake.enqueue({ type: 'frames', frames: [...helloFrames, sseFrame(chunk({ content: ' again' }))] });
     assert.equal(text(await collect(provider.stream(request()))), 'Hello');

@@ -25,8 +25,8 @@ export type FakeStep =
   | { type: 'error'; status: number; retry_after?: string; body?: object }
   /** Streams the first `after_frames` SSE frames of `reply`, then destroys the socket. */
   | { type: 'cut'; reply: FakeReply; after_frames: number }
-  /** Streams these raw SSE frames; `hold_open` leaves the body open until the client goes. */
-  | { type: 'frames'; frames: string[]; hold_open?: boolean };
+  /** Streams these raw SSE frames (or bytes), `frame_delay_ms` apart; `hold_open` leaves the body open until the client goes. */
+  | { type: 'frames'; frames: (string | Uint8Array)[]; hold_open?: boolean; frame_delay_ms?: number };
 
 export interface RecordedRequest {
   method: string;
@@ -101,14 +101,14 @@ function sendJson(res: ServerResponse, status: number, body: object, headers: Re
   res.end(JSON.stringify(body));
 }
 
-function write(res: ServerResponse, frame: string): Promise<void> {
+function write(res: ServerResponse, frame: string | Uint8Array): Promise<void> {
   return new Promise((resolve) => res.write(frame, () => resolve()));
 }
 
-async function stream(res: ServerResponse, frames: string[], step: FakeStep): Promise<void> {
+async function stream(res: ServerResponse, frames: (string | Uint8Array)[], step: FakeStep): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const limit = step.type === 'cut' ? step.after_frames : frames.length;
-  const delay = step.type === 'reply' ? (step.frame_delay_ms ?? 0) : 0;
+  const delay = step.type === 'reply' || step.type === 'frames' ? (step.frame_delay_ms ?? 0) : 0;
   for (const frame of frames.slice(0, limit)) {
     if (res.destroyed) return;
     await write(res, frame);
