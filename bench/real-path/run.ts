@@ -11,7 +11,7 @@
  *        [--provider openai|anthropic] [--sessions 1,10,50]
  *        [--duration 20] [--warmup 5] [--rounds 1] [--soak 0] [--soak-sessions 50] [--cpu-prof]
  *        [--prof-dir DIR] [--quiet-wait 30] [--no-peer] [--no-write] [--label name] [--baseline DIR] [--fresh]
- *        [--baseline-node-option FLAG] [--node-option FLAG] [--from-source]
+ *        [--baseline-node-option FLAG] [--node-option FLAG] [--baseline-env K=V] [--env K=V] [--from-source]
  *
  * The peers' packages are installed (and Mastra's app built) on first use into bench/.cache/<peer>
  * (git-ignored, out of the test run); `--no-peer` skips them. Every process is separate: the service(s), nats-server,
@@ -98,6 +98,8 @@ const { values: args } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     /** Extra Node flags for our services, repeatable. */
     'node-option': { type: 'string', multiple: true, default: [] },
+    /** Environment for the `--baseline` services instead of `--env` (A/B of a setting: `--baseline .`). */
+    'baseline-env': { type: 'string', multiple: true },
     /** Node flags for the `--baseline` services instead of `--node-option` (A/B of a flag: `--baseline .`). */
     'baseline-node-option': { type: 'string', multiple: true },
     /** Our services log process.memoryUsage() and /proc smaps_rollup every 10 s into DIR/<label>.jsonl (bench/real-path/mem-sampler.ts). */
@@ -194,13 +196,14 @@ async function startService(
   root = ROOT,
   label: string = target,
   extraFlags: string[] = args['node-option'] ?? [],
+  extraEnv: string[] = args.env ?? [],
 ): Promise<Running> {
   const own = ownCleanups();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-real-path-'));
   own.add(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   const env = serviceEnv(port, dataDir, ADMIN_KEY, { TURN_CONCURRENCY: '200', LLM_PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' });
-  for (const kv of args.env ?? []) {
+  for (const kv of extraEnv) {
     const eq = kv.indexOf('=');
     if (eq < 1) throw new Error(`--env: ${kv} is not K=V`);
     env[kv.slice(0, eq)] = kv.slice(eq + 1);
@@ -379,7 +382,8 @@ async function main(): Promise<void> {
         running.push(await startService(t, fakeOrigin));
         if (args.baseline) {
           const flags = args['baseline-node-option'] ?? args['node-option'];
-          running.push(await startService(t, fakeOrigin, resolve(args.baseline), `${t}-base`, flags));
+          const env = args['baseline-env'] ?? args.env;
+          running.push(await startService(t, fakeOrigin, resolve(args.baseline), `${t}-base`, flags, env));
         }
       }
     }
