@@ -87,6 +87,22 @@ export function onInterrupt(fn: () => Promise<unknown>): void {
   interruptCleanups.push(fn);
 }
 
+/**
+ * The last `limit` characters of a stream's text. Trimmed once the kept text is twice the limit,
+ * not per chunk: slicing a growing string per chunk copied up to the limit every time, which a
+ * service logging every request (LOG_LEVEL=info) turned into the harness's own CPU load.
+ */
+function tailText(limit: number): { add(chunk: Buffer): void; text(): string } {
+  let kept = '';
+  return {
+    add(chunk) {
+      kept += chunk.toString('utf8');
+      if (kept.length > 2 * limit) kept = kept.slice(-limit);
+    },
+    text: () => kept.slice(-limit),
+  };
+}
+
 /** Starts a process; it is SIGKILLed if the benchmark process exits without stopping it. */
 export function spawnProcess(opts: SpawnOptions): Proc {
   const [command, args] = pinned(opts.cpus, opts.command ?? process.execPath, opts.args);
@@ -96,16 +112,13 @@ export function spawnProcess(opts: SpawnOptions): Proc {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
-  let out = '';
-  let stdout = '';
-  const keep = (chunk: Buffer) => {
-    out = (out + chunk.toString('utf8')).slice(-65536);
-  };
+  const out = tailText(65536);
+  const stdout = tailText(1 << 20);
   child.stdout!.on('data', (chunk: Buffer) => {
-    stdout = (stdout + chunk.toString('utf8')).slice(-1 << 20);
-    keep(chunk);
+    stdout.add(chunk);
+    out.add(chunk);
   });
-  child.stderr!.on('data', keep);
+  child.stderr!.on('data', out.add);
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
       live.delete(child);
@@ -117,8 +130,8 @@ export function spawnProcess(opts: SpawnOptions): Proc {
     name: opts.name,
     pid,
     child,
-    output: () => out,
-    stdout: () => stdout,
+    output: out.text,
+    stdout: stdout.text,
     exited,
     async stop(graceMs = 10_000) {
       if (child.exitCode === null && child.signalCode === null) {
