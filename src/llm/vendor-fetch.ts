@@ -26,10 +26,13 @@ export async function vendorFetch(input: string | URL | Request, init: RequestIn
   const ok = answer.statusCode >= 200 && answer.statusCode <= 299 && answer.statusCode !== 204;
   if (!ok || !headers.get('content-type')?.startsWith('text/event-stream')) {
     const text = await answer.body.text();
-    return new Response(answer.statusCode === 204 || answer.statusCode === 304 ? null : text, { status: answer.statusCode, headers });
+    return new Response(NULL_BODY_STATUSES.has(answer.statusCode) ? null : text, { status: answer.statusCode, headers });
   }
   return streamedResponse(answer.statusCode, headers, answer.body);
 }
+
+/** Statuses a Response may not be given a body for, not even an empty one. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
  * A Response for an event stream whose chunks stay in `body`: `responseBody` hands them over; a
