@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { APIConnectionTimeoutError, APIUserAbortError, OpenAI } from 'openai';
 import { partsBody, responseBody, vendorFetch } from '../../src/llm/vendor-fetch.js';
 
 /**
@@ -22,6 +23,8 @@ describe('vendorFetch - the SDKs fetch over undici request', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_1' });
       res.write('data: one\n\n');
       res.end('data: two\n\n');
+    } else if (what === 'v1') {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: [DONE]\n\n'), 1_000).unref();
     } else if (what === 'reset') {
       res.writeHead(205).end();
     } else if (what === 'error') {
@@ -79,5 +82,14 @@ describe('vendorFetch - the SDKs fetch over undici request', () => {
     assert.deepEqual(got.body, Buffer.concat(parts));
     assert.equal(got.headers['content-length'], length);
     assert.equal(got.headers['transfer-encoding'], undefined);
+  });
+
+  test('through the SDK, an abort and a timeout before the answer are the SDK errors fetch gave', async () => {
+    const client = (timeout?: number) =>
+      new OpenAI({ apiKey: 'k', baseURL: `${origin}/v1`, maxRetries: 0, fetch: vendorFetch, ...(timeout ? { timeout } : {}) });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('user cancelled')), 50);
+    await assert.rejects(client().post('/chat/completions', { body: {}, stream: true, signal: ac.signal }).asResponse(), APIUserAbortError);
+    await assert.rejects(client(100).post('/chat/completions', { body: {}, stream: true }).asResponse(), APIConnectionTimeoutError);
   });
 });
