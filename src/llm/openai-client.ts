@@ -20,8 +20,8 @@ export function createOpenAiClient(config: Pick<LlmProviderConfig, 'api_key' | '
 
 /**
  * A streaming POST through the SDK's generic `post` (its documented call for any endpoint): the
- * SDK still sends it (auth, headers, errors; vendorFetch carries it), and the bytes on the wire are the same as
- * `chat.completions.create` / `responses.create` send. Those also watch their own JSON encoding of
+ * SDK still sends it (auth, headers, errors; vendorFetch carries it), and the bytes on the wire
+ * are the same as `chat.completions.create` / `responses.create` send. Those also watch their own JSON encoding of
  * the body to learn the `stream` flag (a replacer called per JSON value): about a third of the
  * encoding's cost, and the request of a long session is 300+ KB (issue 26: 6.5 -> 4.7 ms of CPU
  * a request at 313 KB). Our body sets `stream: true` itself, and the caller reads the raw Response.
@@ -29,12 +29,11 @@ export function createOpenAiClient(config: Pick<LlmProviderConfig, 'api_key' | '
  * every request); the SDK sends bytes verbatim, so the content type its JSON encoder would set is
  * set here.
  *
- * The body's parts go to the SDK as a stream with their length (decision 0109): fetch copies a
- * byte body into a new buffer, then copies it again to keep a replayable clone (two 300 KB copies
- * per request of a long session, and the garbage they make), and hands a stream's chunks to the
- * socket as they are. The parts are the body's head, the kept bytes of the history and its tail
- * (encodeJsonBody), so the history is not copied at all. The wire is the same: the same bytes,
- * with `content-length`.
+ * The body's parts go to the SDK as a stream with their length (decisions 0109, 0113): vendorFetch
+ * hands undici the parts behind it, and any other `fetch` reads the stream's chunks as they are,
+ * where a byte body would be copied twice (300 KB copies per request of a long session). The parts
+ * are the body's head, the kept bytes of the history and its tail (encodeJsonBody), so the history
+ * is not copied at all. The wire is the same: the same bytes, with `content-length`.
  */
 export function postStreaming(
   client: OpenAI,
