@@ -25,7 +25,9 @@ for (const mode of ['pglite', 'nats'] as const) {
   describe(`mcp tools in turns (${mode})`, () => {
     it('list, call, error result, list change, cancel mid-call, a hang, a flood, a header secret that never shows', async (t) => {
       const demo = await startDemoServer(t);
-      const app = await startTestApp(t, { mode, env: { MCP_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', MCP_CALL_TIMEOUT_MS: 1500 } });
+      // Long enough that the size cap, not the deadline, stops the flood: the demo server encodes
+      // 10 MB in this process, which a loaded 2-core CI took over 1.5 s to start sending.
+      const app = await startTestApp(t, { mode, env: { MCP_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', MCP_CALL_TIMEOUT_MS: 6000 } });
       const config = { servers: [{ name: 'demo', url: demo.url, headers: { Authorization: 'Bearer {{secret:MCP_TOKEN}}' } }] };
       const { id } = await createSession(app, { capabilities: [{ ref: 'mcp', config }] });
       const put = await app.request('PUT', `/v1/sessions/${id}/storage/secrets`, {
@@ -80,7 +82,7 @@ for (const mode of ['pglite', 'nats'] as const) {
 
       await t.test('a tool that never answers fails at MCP_CALL_TIMEOUT_MS; one that answers 10 MB fails at the cap', async () => {
         const [hang] = completed(await runTurn(app, sse, id, '@tool demo__hang {}'));
-        assert.equal(hang!['error'], 'MCP server "demo" did not answer within 1500 ms.');
+        assert.equal(hang!['error'], 'MCP server "demo" did not answer within 6000 ms.');
         const [flood] = completed(await runTurn(app, sse, id, '@tool demo__flood {}'));
         assert.equal(flood!['error'], 'MCP server "demo" answered more than 1048576 bytes (MCP_MAX_RESPONSE_BYTES).');
         const [echo] = completed(await runTurn(app, sse, id, '@tool demo__echo {"text":"still fine"}'));
