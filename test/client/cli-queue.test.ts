@@ -20,7 +20,9 @@ describe('agent-session messages (CLI): on_busy, the queue and its cancel', () =
     const session = await app.request('POST', '/v1/sessions', { body: { agent_id: agent.body.id } });
     const sid: string = session.body.id;
 
-    const first = await run('messages', 'send', sid, '@tokens 200 delay=40\nslow');
+    // A turn of ~48 s that the test cancels once the queue is checked: seven CLI runs on a loaded
+    // CI took longer than a turn of fixed length, and the queued message started before its unqueue.
+    const first = await run('messages', 'send', sid, '@tokens 1200 delay=40\nslow');
     ok(first);
     assert.match(first.stdout, /^started [0-9a-f-]{36}\n$/);
     const refused = await run('messages', 'send', sid, 'too soon');
@@ -65,6 +67,8 @@ describe('agent-session messages (CLI): on_busy, the queue and its cancel', () =
     );
     const again = await run('messages', 'unqueue', sid, '019a0000-0000-7000-8000-0000000000ff');
     assert.equal(again.code, 1, 'an unknown queued id is refused');
+    const cancelFirst = await app.request('POST', `/v1/sessions/${sid}/cancel`);
+    assert.equal(cancelFirst.status, 200, cancelFirst.text);
 
     // chat --on-busy enqueue: its message waits behind B, then streams its own reply.
     const chat = await run('chat', sid, '--on-busy', 'enqueue', '-m', 'after everything');
@@ -83,12 +87,12 @@ describe('agent-session messages (CLI): on_busy, the queue and its cancel', () =
       .filter((e) => e.type === 'input.message' && started.has(e.data['message'].id))
       .map((e) => e.data['message'].content[0].text);
     assert.deepEqual(texts, [
-      '@tokens 200 delay=40\nslow',
+      '@tokens 1200 delay=40\nslow',
       '@tokens 2\nqueued B',
       'after everything',
       '@tokens 300 delay=40\nlong again',
       '@tokens 2\nstop',
     ]);
-    assert.ok(idled.some((e) => e.type === 'turn.cancelled'));
+    assert.equal(idled.filter((e) => e.type === 'turn.cancelled').length, 2, 'the first turn by cancel, the long one by interrupt');
   });
 });

@@ -16,11 +16,16 @@ const SUMMARY = 'SUMMARY-BRAVO the user sent two notes';
 const isCompaction = (r: RecordedRequest) => JSON.stringify(r.body ?? '').includes('You compact the history');
 const generations = (fake: FakeLlmServer) => fake.requests.filter((r) => r.url.startsWith('/v1/responses') && !isCompaction(r));
 
-/** Summaries for compaction requests (slow while `slow()`), else a short reply. */
-function responder(slow: () => boolean) {
+/** Summaries for compaction requests (slow while `slow()`, and not before `held()` settles), else a short reply. */
+function responder(slow: () => boolean, held: () => Promise<void> | undefined = () => undefined) {
   return (r: RecordedRequest): FakeStep =>
     isCompaction(r)
-      ? { type: 'reply', reply: { text: ['SUMMARY-BRAVO', ' the user sent two notes'] }, frame_delay_ms: slow() ? 2_000 : 0 }
+      ? {
+          type: 'reply',
+          reply: { text: ['SUMMARY-BRAVO', ' the user sent two notes'] },
+          frame_delay_ms: slow() ? 2_000 : 0,
+          after: held(),
+        }
       : { type: 'reply', reply: { text: ['ok'] } };
 }
 
@@ -44,8 +49,15 @@ for (const mode of ['pglite', 'nats'] as const satisfies TestMode[]) {
   describe(`compaction on demand (${mode})`, () => {
     let fake: FakeLlmServer;
     let slow = false;
+    let held: Promise<void> | undefined;
     before(async () => {
-      fake = await startFakeOpenAi({ api_key: KEY, respond: responder(() => slow) });
+      fake = await startFakeOpenAi({
+        api_key: KEY,
+        respond: responder(
+          () => slow,
+          () => held,
+        ),
+      });
     });
     after(() => fake.close());
 
@@ -56,6 +68,13 @@ for (const mode of ['pglite', 'nats'] as const satisfies TestMode[]) {
       await turn(app, id, 'n2marker second note', 2);
       const sse = await watch(app, id);
       t.after(() => sse.close());
+      // The summary call waits until the status is read: a loaded CI once finished the compaction first.
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      t.after(() => {
+        release();
+        held = undefined;
+      });
 
       const r = await compact(app, id, { instructions: 'Keep every number.' });
       assert.equal(r.status, 202, r.text);
@@ -63,6 +82,7 @@ for (const mode of ['pglite', 'nats'] as const satisfies TestMode[]) {
       assert.equal(r.body.status, 'active');
       const turnId: string = r.body.turn_id;
       assert.equal((await app.request('GET', `/v1/sessions/${id}`)).body.status, 'active', 'the session shows the compaction at once');
+      release();
 
       const seen = await sse.until('session.idled', 3);
       assert.deepEqual(typesOf(seen, turnId), [

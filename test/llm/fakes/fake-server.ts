@@ -20,7 +20,8 @@ export interface FakeReply {
 }
 
 export type FakeStep =
-  | { type: 'reply'; reply: FakeReply; frame_delay_ms?: number }
+  /** `after`: the answer starts once it settles, so a test can look while the call is in flight. */
+  | { type: 'reply'; reply: FakeReply; frame_delay_ms?: number; after?: Promise<unknown> }
   /** An HTTP error with the vendor's error body; `retry_after` is sent as Retry-After. */
   | { type: 'error'; status: number; retry_after?: string; body?: object }
   /** Streams the first `after_frames` SSE frames of `reply`, then destroys the socket. */
@@ -106,6 +107,7 @@ function write(res: ServerResponse, frame: string | Uint8Array): Promise<void> {
 }
 
 async function stream(res: ServerResponse, frames: (string | Uint8Array)[], step: FakeStep): Promise<void> {
+  if (step.type === 'reply' && step.after) await step.after;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const limit = step.type === 'cut' ? step.after_frames : frames.length;
   const delay = step.type === 'reply' || step.type === 'frames' ? (step.frame_delay_ms ?? 0) : 0;
