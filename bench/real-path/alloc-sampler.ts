@@ -10,6 +10,10 @@
  *     --node-option=--import=$PWD/bench/real-path/alloc-sampler.ts \
  *     --env BENCH_ALLOC_PROF=/tmp/alloc.heapprofile --env BENCH_ALLOC_FROM_S=15 --env BENCH_ALLOC_S=15
  *
+ * `BENCH_ALLOC_SURVIVORS=1` (with `--node-option=--expose-gc`) samples only what outlived a
+ * scavenge: what the old generation took in (bench/real-path/gc-sampler.ts measures how much) and
+ * by whom.
+ *
  * `BENCH_ALLOC_FROM_LOAD_S` counts the start from the first model request instead of the process
  * start (start-up time varies by mode and build). The conversations in the window (model requests
  * sent / 2: the benchmark's conversation is model → tool → model) go into `.top.txt` and `.json`,
@@ -18,32 +22,17 @@
  */
 import type { HeapProfiler } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
-import { subscribe } from 'node:diagnostics_channel';
 import { Session } from 'node:inspector/promises';
+import { type LoadWindow, loadWindow } from './load-window.js';
 
 type ProfileNode = HeapProfiler.SamplingHeapProfileNode;
 
 const file = process.env['BENCH_ALLOC_PROF'];
-const fromS = Number(process.env['BENCH_ALLOC_FROM_S'] ?? '15');
-const forS = Number(process.env['BENCH_ALLOC_S'] ?? '15');
 const fromLoadS = process.env['BENCH_ALLOC_FROM_LOAD_S'];
-
-/** Model requests sent while sampling (two per conversation); `null` before the window opens. */
-let modelCalls: number | null = null;
-let loadSeen = false;
-if (file) {
-  // The model requests go through undici (fetch), which reports each on this channel; the HTTP
-  // server (uWebSockets.js) has no such hook. Active only with the sampler preloaded.
-  subscribe('undici:request:create', (m) => {
-    const { request } = m as { request: { path: string } };
-    if (!request.path.includes('/chat/completions') && !request.path.includes('/messages')) return;
-    if (modelCalls !== null) modelCalls++;
-    if (!loadSeen && fromLoadS !== undefined) {
-      loadSeen = true;
-      setTimeout(() => void sample(), Number(fromLoadS) * 1000).unref();
-    }
-  });
-}
+const forS = Number(process.env['BENCH_ALLOC_S'] ?? '15');
+/** Leave out what a scavenge collected: what is left survived one (promoted, bar the last scavenge's). */
+const survivors = process.env['BENCH_ALLOC_SURVIVORS'] === '1';
+const session = new Session();
 
 /** Bytes per function (name and place), summed over every stack it allocated from. */
 function selfBytes(root: ProfileNode): Map<string, number> {
@@ -58,17 +47,19 @@ function selfBytes(root: ProfileNode): Map<string, number> {
   return out;
 }
 
-async function sample(): Promise<void> {
-  const session = new Session();
-  modelCalls = 0;
+async function open(): Promise<void> {
   session.connect();
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 16_384,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: !survivors,
   });
-  await new Promise((r) => setTimeout(r, forS * 1000));
-  const conversations = modelCalls === null ? null : modelCalls / 2;
+}
+
+async function close(window: LoadWindow): Promise<void> {
+  const conversations = window.conversations();
+  // Survivors: what was allocated since the last scavenge is still in the profile; one now drops its dead.
+  if (survivors) (globalThis as { gc?: (o: object) => void }).gc?.({ type: 'minor', execution: 'sync' });
   const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
   session.disconnect();
   writeFileSync(file!, JSON.stringify(profile));
@@ -82,4 +73,12 @@ async function sample(): Promise<void> {
   writeFileSync(`${file}.top.txt`, lines.join('\n') + '\n');
 }
 
-if (file && fromLoadS === undefined) setTimeout(() => void sample(), fromS * 1000).unref();
+if (file) {
+  loadWindow({
+    fromS: Number(fromLoadS ?? process.env['BENCH_ALLOC_FROM_S'] ?? '15'),
+    forS,
+    fromLoad: fromLoadS !== undefined,
+    open,
+    close,
+  });
+}
