@@ -7,7 +7,7 @@
  * from the samples), with their share.
  *
  *   node --import tsx bench/real-path/run.ts --targets nats --no-peer --sessions 50 --duration 20 --warmup 5 \
- *     --node-option=--import=$PWD/bench/real-path/alloc-sampler.ts \
+ *     --node-option=--import=tsx --node-option=--import=$PWD/bench/real-path/alloc-sampler.ts \
  *     --env BENCH_ALLOC_PROF=/tmp/alloc.heapprofile --env BENCH_ALLOC_FROM_S=15 --env BENCH_ALLOC_S=15
  *
  * `BENCH_ALLOC_SURVIVORS=1` (with `--node-option=--expose-gc`) samples only what outlived a

@@ -8,7 +8,7 @@
  * collection frees. Appends one JSON line per window to $BENCH_GC_LOG.
  *
  *   node --import tsx bench/real-path/run.ts --targets nats --no-peer --sessions 50 --duration 20 --warmup 5 \
- *     --node-option=--import=$PWD/bench/real-path/gc-sampler.ts --env BENCH_GC_LOG=/tmp/gc.jsonl
+ *     --node-option=--import=tsx --node-option=--import=$PWD/bench/real-path/gc-sampler.ts --env BENCH_GC_LOG=/tmp/gc.jsonl
  *
  * Helper threads' work (concurrent marking and sweeping) is not in the main-thread times; the
  * benchmark's service CPU counts it.
