@@ -57,8 +57,12 @@ export function refreshInterval(intervalEvents: number, transcript: Transcript):
 }
 
 export function createSnapshotStore(store: Store, log: Logger, o: SnapshotStoreOptions, observer: FoldObserver = {}) {
-  /** Sessions with a write in flight: a turn that ends meanwhile does not queue another. */
-  const writing = new Set<string>();
+  /**
+   * Sessions with a write in flight, and the newest transcript a turn that ended meanwhile left to
+   * write after it (null: none). Without it, a turn ending during a slow write left the snapshot
+   * behind until the session's next turn.
+   */
+  const writing = new Map<string, Transcript | null>();
 
   async function load(sessionId: string): Promise<LoadedSnapshot | undefined> {
     const [row] = await store.sql<{ version: number; sequence: number; body: string }>(LOAD, [sessionId]);
@@ -84,22 +88,31 @@ export function createSnapshotStore(store: Store, log: Logger, o: SnapshotStoreO
 
   /**
    * Writes a snapshot of `transcript` in the background when the log grew by the interval since
-   * `storedAt`; returns the sequence the stored snapshot will be at. A session deleted meanwhile
-   * refuses the row (foreign key): nothing to keep.
+   * `storedAt`; returns the sequence the stored snapshot will be at. While a write of the session
+   * is in flight, the newest transcript waits for it (the ones in between are never written). A
+   * session deleted meanwhile refuses the row (foreign key): nothing to keep.
    */
   function refresh(sessionId: string, transcript: Transcript, storedAt: number): number {
-    if (o.intervalEvents <= 0 || transcript.sequence - storedAt < refreshInterval(o.intervalEvents, transcript) || writing.has(sessionId))
-      return storedAt;
-    writing.add(sessionId);
+    if (o.intervalEvents <= 0 || transcript.sequence - storedAt < refreshInterval(o.intervalEvents, transcript)) return storedAt;
+    if (writing.has(sessionId)) {
+      writing.set(sessionId, transcript);
+      return transcript.sequence;
+    }
+    writing.set(sessionId, null);
     // After the current macrotask: the turn's ack and the next claim go first.
-    setImmediate(() => {
-      write(sessionId, transcript)
-        .catch((err: unknown) =>
-          log.warn({ err, sessionId }, 'storing the session snapshot failed; the next cold turn reads a longer tail'),
-        )
-        .finally(() => writing.delete(sessionId));
-    });
+    setImmediate(() => void writeQueued(sessionId, transcript));
     return transcript.sequence;
+  }
+
+  /** Writes `first`, then the newest transcript queued while each write ran. */
+  async function writeQueued(sessionId: string, first: Transcript): Promise<void> {
+    for (let next: Transcript | null = first; next; next = writing.get(sessionId) ?? null) {
+      writing.set(sessionId, null);
+      await write(sessionId, next).catch((err: unknown) =>
+        log.warn({ err, sessionId }, 'storing the session snapshot failed; the next cold turn reads a longer tail'),
+      );
+    }
+    writing.delete(sessionId);
   }
 
   return {
