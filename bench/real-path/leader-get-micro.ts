@@ -9,7 +9,6 @@
  * Gets go through the service's `createLeaderGet` (nats.js's STREAM.MSG.GET request, JSON and
  * base64 answer); publishes through its `createAckedPublisher` with a msg id, as events are.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -17,28 +16,14 @@ import { connect } from '@nats-io/transport-node';
 import { createAckedPublisher } from '../../src/bus/nats/acked-publisher.js';
 import { createLeaderGet } from '../../src/bus/nats/leader-get.js';
 import { startNatsServer } from '../../test/helpers/nats-server.js';
-import { readCpuSeconds } from '../lib/process.js';
+import { cpuDelta, readCpuByCmdline } from '../lib/process.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const IN_FLIGHT = Number(process.argv[3] ?? 50);
 
-/** The nats-server process whose command line names a file beside this store directory (its config). */
-function serverPid(storeDir: string): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes('nats-server') && cmdline.includes(dirname(storeDir))) return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error(`no nats-server process for ${storeDir}`);
-}
-
 /** Client and server CPU per operation, in µs, of `N` runs of `op`, `IN_FLIGHT` at a time. */
-async function measure(pid: number, op: (i: number) => Promise<unknown>): Promise<{ client: number; server: number }> {
-  const server0 = readCpuSeconds(pid)!;
+async function measure(server: string, op: (i: number) => Promise<unknown>): Promise<{ client: number; server: number }> {
+  const server0 = readCpuByCmdline(server);
   const client0 = process.cpuUsage();
   let next = 0;
   await Promise.all(
@@ -47,13 +32,14 @@ async function measure(pid: number, op: (i: number) => Promise<unknown>): Promis
     }),
   );
   const c = process.cpuUsage(client0);
-  const server = readCpuSeconds(pid)! - server0;
-  return { client: (c.user + c.system) / N, server: (server * 1e6) / N };
+  const serverSeconds = cpuDelta(server0, readCpuByCmdline(server));
+  return { client: (c.user + c.system) / N, server: (serverSeconds * 1e6) / N };
 }
 
 const nats = await startNatsServer();
 try {
-  const pid = serverPid(nats.storeDir);
+  // The server's command line names its config, beside its store directory.
+  const server = dirname(nats.storeDir);
   const nc = await connect({ servers: nats.url, noAsyncTraces: true });
   const jsm = await jetstreamManager(nc);
   const kv = await new Kvm(nc).create('micro_claims', { history: 1 });
@@ -63,8 +49,8 @@ try {
   const publisher = createAckedPublisher(nc, { timeoutMs: 5_000 });
   const payload = new TextEncoder().encode(JSON.stringify({ type: 'output.message.completed', data: { text: 'x'.repeat(300) } }));
   for (let pass = 1; pass <= 2; pass++) {
-    const g = await measure(pid, () => get('KV_micro_claims', { last_by_subj: '$KV.micro_claims.s1' }));
-    const p = await measure(pid, (i) => publisher.publish(`mevt.${i % 1000}`, payload, { msgID: `${pass}-${i}` }));
+    const g = await measure(server, () => get('KV_micro_claims', { last_by_subj: '$KV.micro_claims.s1' }));
+    const p = await measure(server, (i) => publisher.publish(`mevt.${i % 1000}`, payload, { msgID: `${pass}-${i}` }));
     process.stdout.write(
       `pass ${pass} (${N} each, ${IN_FLIGHT} in flight): leader get ${g.client.toFixed(1)} µs client + ${g.server.toFixed(1)} µs nats-server; ` +
         `acked publish ${p.client.toFixed(1)} + ${p.server.toFixed(1)} µs\n`,

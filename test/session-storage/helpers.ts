@@ -13,6 +13,8 @@ import { seedEmbeddedDataDir } from '../helpers/pglite-template.js';
 
 export interface StorageFixture {
   store: Store;
+  /** The PostgreSQL database's URL (undefined with PGlite), for a second connection of a test's own. */
+  databaseUrl?: string;
   storage: Storage;
   orgId: string;
   userId: string;
@@ -30,6 +32,7 @@ export function testKeyring() {
 /** A fresh PostgreSQL database (or PGlite with `pglite`) with the migrations applied, plus the storage over it. */
 export async function storageFixture(t: TestContext, opts: Partial<StorageOptions> & { pglite?: boolean } = {}): Promise<StorageFixture> {
   let store: Store;
+  let databaseUrl: string | undefined;
   if (opts.pglite) {
     const dataDir = mkdtempSync(join(tmpdir(), 'ass-storage-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -37,6 +40,7 @@ export async function storageFixture(t: TestContext, opts: Partial<StorageOption
     store = await createStore({ dataDir, log: silentLog });
   } else {
     const db = await createTestDatabase('storage');
+    databaseUrl = db.url;
     t.after(() => db.drop());
     store = await createStore({ databaseUrl: db.url, dataDir: '/tmp', log: silentLog, poolMax: 4 });
   }
@@ -59,6 +63,7 @@ export async function storageFixture(t: TestContext, opts: Partial<StorageOption
   const userId = await user(orgId);
   return {
     store,
+    ...(databaseUrl ? { databaseUrl } : {}),
     storage,
     orgId,
     userId,

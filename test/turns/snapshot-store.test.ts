@@ -10,43 +10,21 @@ import { it } from 'node:test';
 import pg from 'pg';
 import { createSnapshotStore } from '../../actors/session/log/snapshot-store.js';
 import { emptyTranscript, type Transcript } from '../../actors/session/log/transcript.js';
-import { createStore } from '../../src/db/index.js';
-import { newId } from '../../src/ids.js';
-import { createTestDatabase } from '../helpers/postgres.js';
-import { silentLog } from '../session-storage/helpers.js';
+import { silentLog, storageFixture } from '../session-storage/helpers.js';
 
 const at = (sequence: number): Transcript => ({ ...emptyTranscript(), sequence });
 
 it('a turn ending during a slow snapshot write is written after it; the newest of those waiting wins', async (t) => {
-  const db = await createTestDatabase('snapshot_store');
-  const store = await createStore({ databaseUrl: db.url, dataDir: '/tmp', log: silentLog, poolMax: 4 });
-  const blocker = new pg.Client({ connectionString: db.url });
-  t.after(async () => {
-    await blocker.end().catch(() => undefined);
-    await store.close();
-    await db.drop();
-  });
-  const [orgId, userId, sessionId] = [newId(), newId(), newId()];
-  await store.sql(`insert into organizations (id, name, created_at, updated_at) values (?, ?, now(), now())`, [orgId, `org-${orgId}`]);
-  await store.sql(
-    `insert into users (id, organization_id, email, name, role, created_at, updated_at) values (?, ?, ?, 'u', 'member', now(), now())`,
-    [userId, orgId, `${userId}@example.test`],
-  );
-  await store.sql(
-    `insert into sessions (id, organization_id, user_id, harness_id, status, created_at, updated_at) values (?, ?, ?, ?, 'idle', now(), now())`,
-    [sessionId, orgId, userId, newId()],
-  );
-  const written: number[] = [];
-  const snapshots = createSnapshotStore(
-    store,
-    silentLog,
-    { intervalEvents: 5 },
-    { snapshotWritten: () => void written.push(written.length) },
-  );
+  const { store, databaseUrl, session } = await storageFixture(t);
+  const { id: sessionId } = await session();
+  let writes = 0;
+  const snapshots = createSnapshotStore(store, silentLog, { intervalEvents: 5 }, { snapshotWritten: () => void writes++ });
   const stored = async () =>
     (await store.sql<{ sequence: number }>('select sequence from session_snapshots where session_id = ?', [sessionId]))[0]?.sequence;
 
   // Another connection holds the table, so the first write waits in the database.
+  const blocker = new pg.Client({ connectionString: databaseUrl });
+  blocker.on('error', () => undefined); // ended by the fixture's database drop if an assertion fails first
   await blocker.connect();
   await blocker.query('begin; lock table session_snapshots in exclusive mode');
 
@@ -56,6 +34,7 @@ it('a turn ending during a slow snapshot write is written after it; the newest o
   assert.equal(snapshots.refresh(sessionId, at(24), 13), 24, 'a turn ending meanwhile will be stored');
   assert.equal(snapshots.refresh(sessionId, at(40), 24), 40, 'and a later one supersedes it');
   await blocker.query('commit');
+  await blocker.end();
 
   const deadline = Date.now() + 10_000;
   while ((await stored()) !== 40) {
@@ -63,7 +42,7 @@ it('a turn ending during a slow snapshot write is written after it; the newest o
     await new Promise((r) => setTimeout(r, 25));
   }
   await new Promise((r) => setTimeout(r, 100));
-  assert.equal(written.length, 2, 'written at 13 and 40; 24 never');
+  assert.equal(writes, 2, 'written at 13 and 40; 24 never');
 
   assert.equal(snapshots.refresh(sessionId, at(50), 40), 50, 'with no write in flight, the next one starts at once');
   while ((await stored()) !== 50) {
